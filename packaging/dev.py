@@ -1,0 +1,99 @@
+"""Set up the development environment and run the app or the test suite.
+
+Usage (from the repository root, with nothing but Python 3.11+ and pip)::
+
+    python3 packaging/dev.py run     # create .venv on first use, launch the app
+    python3 packaging/dev.py test    # create .venv on first use, ruff + import contracts + pytest
+    python3 packaging/dev.py setup   # only create / refresh .venv
+
+Extra arguments after ``run`` or ``test`` go to the app or to pytest. The environment is rebuilt
+when ``pyproject.toml`` or ``packaging/constraints.txt`` change. Only the standard library is used.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+VENV = ROOT / ".venv"
+CONSTRAINTS = ROOT / "packaging" / "constraints.txt"
+STAMP = VENV / ".vancetope-installed"
+
+
+def _bin(name: str) -> Path:
+    scripts = "Scripts" if os.name == "nt" else "bin"
+    suffix = ".exe" if os.name == "nt" else ""
+    return VENV / scripts / f"{name}{suffix}"
+
+
+def _fingerprint() -> str:
+    digest = hashlib.sha256()
+    for path in (ROOT / "pyproject.toml", CONSTRAINTS):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def _run(*args: object, **kwargs) -> None:
+    subprocess.run([str(a) for a in args], check=True, **kwargs)
+
+
+def setup() -> None:
+    """Create .venv and install the project with its dev extras, torch first from the constraints."""
+    if STAMP.exists() and STAMP.read_text() == _fingerprint():
+        return
+    if sys.version_info < (3, 11):  # noqa: UP036 - this script may run on an older system Python
+        sys.exit(f"Vancetope Desktop needs Python 3.11 or newer, this is {sys.version.split()[0]}.")
+    if not _bin("python").exists():
+        print(f"Creating {VENV} …", flush=True)
+        venv.EnvBuilder(with_pip=True).create(VENV)
+    pip = [_bin("python"), "-m", "pip", "install", "--disable-pip-version-check"]
+    # torch is installed alone and first, so that sentence-transformers finds the CPU build in place.
+    torch_pin = [
+        line.strip() for line in CONSTRAINTS.read_text().splitlines()
+        if line.strip().startswith("torch")
+    ]
+    _run(*pip, *torch_pin)
+    _run(*pip, "-c", CONSTRAINTS, "-e", f"{ROOT}[dev]")
+    STAMP.write_text(_fingerprint())
+
+
+def run_app(extra: list[str]) -> int:
+    """Launch the desktop app on the default (or ``VANCETOPE_LIBRARY``) library."""
+    return subprocess.call([str(_bin("vancetope-desktop")), *extra])
+
+
+def run_tests(extra: list[str]) -> int:
+    """Run ruff, the import-linter contracts and the whole pytest suite; return the exit code."""
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    steps = [
+        [str(_bin("ruff")), "check", "vancetope_desktop", "tests", "packaging"],
+        [str(_bin("lint-imports"))],
+        [str(_bin("python")), "-m", "pytest", *extra],
+    ]
+    for step in steps:
+        print("$", " ".join(step[:1] + step[1:]), flush=True)
+        code = subprocess.call(step, cwd=ROOT, env=env)
+        if code != 0:
+            return code
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] not in {"run", "test", "setup"}:
+        print(__doc__)
+        return 2
+    setup()
+    if argv[0] == "run":
+        return run_app(argv[1:])
+    if argv[0] == "test":
+        return run_tests(argv[1:])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,218 @@
+"""The numpy query encoder against the real sentence-transformers model (bundled all-MiniLM-L6-v2)."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from vancetope_desktop.core.errors import IndexUnavailable
+from vancetope_desktop.core.settings import BUNDLED_MODEL
+from vancetope_desktop.index.models import ModelSpec, resolve_model
+from vancetope_desktop.index.query_encoder import QueryEncoder, gelu, unsupported_reason
+
+REPO = Path(__file__).resolve().parents[2]
+
+LONG = " ".join(
+    f"Paragraph {i}: the receptor-binding domain of SARS-CoV-2 binds ACE2 with nanomolar affinity."
+    for i in range(40)
+)  # ~800 word pieces: truncated at 256 tokens
+QUERIES = [
+    "hello",
+    "x",
+    "",
+    "   leading and trailing whitespace   ",
+    "C++ template metaprogramming",
+    "SARS-CoV-2 spike protein mutations (D614G, N501Y)",
+    "What is the effect of vitamin D supplementation on COVID-19 severity?",
+    "日本語の検索クエリ 中文查询 한국어 질의",
+    "Ünïcödé café naïve résumé Straße",
+    "α-helix vs β-sheet: ΔG = −5 kJ/mol at 37 °C",
+    "emoji 🧬🔬 and symbols ©®™ …",
+    "https://doi.org/10.1038/s41586-020-2012-7",
+    "def f(x): return x**2  # python\tcode\nnew line",
+    "[CLS] literal special tokens [SEP] [MASK]",
+    "UPPER CASE AND MiXeD cAsE",
+    LONG,
+]
+
+
+def _cosine(a: np.ndarray, b: np.ndarray) -> float:
+    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+
+
+@pytest.fixture(scope="module", autouse=True)
+def offline() -> Iterator[None]:
+    """Hub offline, and any TCP/UDP connection or DNS lookup fails loudly: nothing may download."""
+
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError(f"network access attempted: {args!r}")
+
+    real_connect = socket.socket.connect
+
+    def connect(self: socket.socket, address: Any) -> Any:
+        if self.family in (socket.AF_INET, socket.AF_INET6):
+            refuse(address)
+        return real_connect(self, address)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("HF_HUB_OFFLINE", "1")
+        mp.setenv("TRANSFORMERS_OFFLINE", "1")
+        mp.setattr(socket.socket, "connect", connect)
+        mp.setattr(socket, "getaddrinfo", refuse)
+        yield
+
+
+@pytest.fixture(scope="module")
+def spec() -> ModelSpec:
+    return resolve_model(BUNDLED_MODEL)
+
+
+@pytest.fixture(scope="module")
+def encoder(spec: ModelSpec) -> QueryEncoder:
+    return QueryEncoder(spec)
+
+
+def _sentence_transformer(path: Path, max_seq_length: int) -> Any:
+    from sentence_transformers import SentenceTransformer
+
+    model = SentenceTransformer(str(path), device="cpu", local_files_only=True)
+    model.max_seq_length = max_seq_length
+    return model
+
+
+@pytest.fixture(scope="module")
+def st_model(spec: ModelSpec) -> Any:
+    """The reference: the real sentence-transformers pipeline, loaded once for this module."""
+    return _sentence_transformer(spec.path, spec.max_tokens)
+
+
+def test_bundled_model_is_supported(spec: ModelSpec) -> None:
+    assert unsupported_reason(spec) is None
+    assert spec.pooling == ("mean",) and spec.normalize and spec.max_tokens == 256
+
+
+def test_vectors_match_sentence_transformers(encoder: QueryEncoder, st_model: Any) -> None:
+    reference = st_model.encode(QUERIES, convert_to_numpy=True, batch_size=len(QUERIES))
+    for text, expected in zip(QUERIES, reference, strict=True):
+        got = encoder.encode(text)
+        assert got.shape == (384,) and got.dtype == np.float32
+        assert _cosine(got, expected) >= 0.9999, text[:60]
+        assert np.linalg.norm(got) == pytest.approx(1.0, abs=1e-5)
+
+
+def test_padded_batch_matches_single_texts(encoder: QueryEncoder) -> None:
+    batch = encoder.encode(QUERIES)  # padded to the longest (256 tokens): padding must not leak in
+    assert batch.shape == (len(QUERIES), 384) and batch.dtype == np.float32
+    for row, text in zip(batch, QUERIES, strict=True):
+        assert _cosine(row, encoder.encode(text)) >= 0.99999, text[:60]
+    assert encoder.encode([]).shape == (0, 384)
+
+
+def test_token_ids_match_sentence_transformers(encoder: QueryEncoder, st_model: Any) -> None:
+    tokenizer = st_model.tokenizer
+    for text in QUERIES:
+        ids, mask = encoder.tokenize([text])
+        expected = tokenizer(text, truncation=True, max_length=256)["input_ids"]
+        assert ids[0].tolist() == expected, text[:60]
+        assert mask.all()
+    ids, _ = encoder.tokenize([LONG])
+    assert ids.shape == (1, 256)  # truncated at max_seq_length, [CLS]/[SEP] included
+    assert ids[0, 0] == 101 and ids[0, -1] == 102
+
+
+def test_gelu_is_the_exact_erf_form() -> None:
+    x = np.linspace(-8, 8, 4001, dtype=np.float32)
+    exact = np.array([0.5 * v * (1 + math.erf(v / math.sqrt(2))) for v in x.tolist()])
+    assert np.max(np.abs(gelu(x) - exact)) < 1e-6
+    assert gelu(x).dtype == np.float32
+
+
+def _variant(spec: ModelSpec, tmp: Path, *, config: dict[str, Any] | None = None,
+             pooling: dict[str, Any] | None = None, prefix: str = "") -> ModelSpec:
+    """A copy of the bundled model (weights linked, not copied) with edited configs."""
+    for item in spec.path.iterdir():
+        if item.is_file() and item.name not in ("config.json", "model.safetensors"):
+            (tmp / item.name).symlink_to(item)
+    (tmp / "1_Pooling").mkdir()
+    original_pooling = json.loads((spec.path / "1_Pooling" / "config.json").read_text())
+    (tmp / "1_Pooling" / "config.json").write_text(json.dumps({**original_pooling, **(pooling or {})}))
+    original_config = json.loads((spec.path / "config.json").read_text())
+    (tmp / "config.json").write_text(json.dumps({**original_config, **(config or {})}))
+    if prefix:
+        from safetensors.numpy import load_file, save_file
+
+        weights = load_file(str(spec.path / "model.safetensors"))
+        renamed = {prefix + key: value for key, value in weights.items()}
+        save_file(renamed, str(tmp / "model.safetensors"), {"format": "pt"})
+    else:
+        (tmp / "model.safetensors").symlink_to(spec.path / "model.safetensors")
+    return resolve_model(str(tmp))
+
+
+@pytest.mark.parametrize(
+    ("variant", "changes_vectors"),
+    [
+        ({"pooling": {"pooling_mode_mean_tokens": False, "pooling_mode_cls_token": True}}, True),
+        ({"pooling": {"pooling_mode_mean_tokens": False, "pooling_mode_max_tokens": True}}, True),
+        ({"config": {"hidden_act": "gelu_new"}}, True),
+        ({"prefix": "bert."}, False),
+    ],
+    ids=["cls-pooling", "max-pooling", "gelu-tanh", "bert-prefixed-keys"],
+)
+def test_supported_variants_match_sentence_transformers(
+    spec: ModelSpec, encoder: QueryEncoder, tmp_path: Path, variant: dict[str, Any], changes_vectors: bool
+) -> None:
+    """Code paths the bundled model does not take, checked against sentence-transformers on edited copies."""
+    edited = _variant(spec, tmp_path, **variant)
+    assert unsupported_reason(edited) is None
+    texts = [*QUERIES[4:8], LONG]
+    reference = _sentence_transformer(edited.path, edited.max_tokens).encode(texts, convert_to_numpy=True)
+    got = QueryEncoder(edited).encode(texts)
+    for text, a, b in zip(texts, got, reference, strict=True):
+        assert _cosine(a, b) >= 0.9999, text[:60]
+    # The edit must matter (far more than the numpy/torch discrepancy), or this would prove nothing.
+    # The tanh GELU is close to the erf one (cosine ~0.999997), hence a distance test, not a cosine one.
+    to_reference = float(np.abs(got - reference).max())
+    to_unedited = float(np.abs(got - encoder.encode(texts)).max())
+    assert (to_unedited > 10 * to_reference) == changes_vectors, (to_unedited, to_reference)
+
+
+def test_unsupported_models_are_refused(spec: ModelSpec, tmp_path: Path) -> None:
+    relu = _variant(spec, tmp_path, config={"hidden_act": "relu"})
+    assert "hidden_act" in (unsupported_reason(relu) or "")
+    with pytest.raises(IndexUnavailable, match="numpy query encoder"):
+        QueryEncoder(relu)
+    dense = ModelSpec(**{**_fields(spec), "modules": ("Transformer", "Pooling", "Dense", "Normalize")})
+    assert "pipeline" in (unsupported_reason(dense) or "")
+    weighted = ModelSpec(**{**_fields(spec), "pooling": ("weightedmean",)})
+    assert "pooling" in (unsupported_reason(weighted) or "")
+
+
+def _fields(spec: ModelSpec) -> dict[str, Any]:
+    return {name: getattr(spec, name) for name in spec.__dataclass_fields__}
+
+
+def test_encoding_a_query_does_not_import_torch() -> None:
+    """The point of the module: a cold process embeds a query with numpy only."""
+    code = (
+        "import sys\n"
+        "from vancetope_desktop.index.models import resolve_model\n"
+        "from vancetope_desktop.index.query_encoder import QueryEncoder\n"
+        f"vector = QueryEncoder(resolve_model({BUNDLED_MODEL!r})).encode('SARS-CoV-2 C++ query')\n"
+        "assert vector.shape == (384,), vector.shape\n"
+        "heavy = sorted(m for m in ('torch', 'transformers', 'sentence_transformers') if m in sys.modules)\n"
+        "assert not heavy, heavy\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    result = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr

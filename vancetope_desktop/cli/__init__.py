@@ -1,0 +1,1 @@
+"""The ``vancetope`` command: a thin typer adapter over the services."""

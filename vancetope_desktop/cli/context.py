@@ -1,0 +1,80 @@
+"""Shared CLI plumbing: the common options, opening the library, printing JSON or text, error → exit code."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+from pydantic import BaseModel
+from rich.console import Console
+
+from ..core.errors import VancetopeError
+from ..services.library import Library
+
+LibraryOption = Annotated[
+    Path | None,
+    typer.Option("--library", envvar="VANCETOPE_LIBRARY", help="Library folder (default: your data directory).",
+                 show_default=False),
+]
+ScopeOption = Annotated[
+    str | None, typer.Option("--scope", "-s", help="Act in this scope, e.g. project/proj_5 (default: current).")
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
+
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+T = TypeVar("T")
+
+
+@contextmanager
+def open_library(path: Path | None) -> Iterator[Library]:
+    """Open the library for one command and close it afterwards (errors become a one-line exit)."""
+    with guarded():
+        library = Library.open(path)
+        try:
+            yield library
+        finally:
+            library.close()
+
+
+@contextmanager
+def guarded() -> Iterator[None]:
+    """Turn a :class:`VancetopeError` into ``error: …`` on stderr and its exit code."""
+    try:
+        yield
+    except VancetopeError as error:
+        err.print(f"[red]error:[/red] {error}", markup=True)
+        raise typer.Exit(error.exit_code) from None
+    except KeyboardInterrupt:
+        err.print("interrupted")
+        raise typer.Exit(130) from None
+
+
+def to_jsonable(value: Any) -> Any:
+    """Pydantic models, lists and dicts of them → plain JSON values."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    if isinstance(value, list | tuple):
+        return [to_jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {k: to_jsonable(v) for k, v in value.items()}
+    return value
+
+
+def print_json(value: Any) -> None:
+    """Write ``value`` as indented JSON on stdout."""
+    sys.stdout.write(json.dumps(to_jsonable(value), ensure_ascii=False, indent=2) + "\n")
+
+
+def emit(as_json: bool, value: Any, human: Callable[[], None]) -> None:
+    """Print ``value`` as JSON, or call ``human`` to print it for people."""
+    if as_json:
+        print_json(value)
+    else:
+        human()

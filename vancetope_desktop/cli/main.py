@@ -1,0 +1,393 @@
+"""``vancetope``: the library from the terminal (seed §6.1), over the same services as the app."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from ..core.documents import DocumentStatus, DocumentType
+from ..core.errors import InvalidInput
+from ..core.tags import combine, split_tag_list
+from ..services import documents as doc_service
+from ..services import folders, imports, indexing, moves, scopes
+from ..services import search as search_service
+from ..services.library import Library
+from . import render
+from .context import JsonOption, LibraryOption, ScopeOption, emit, err, guarded, open_library, out, print_json
+
+app = typer.Typer(help="Vancetope: scoped research memory from the terminal.", no_args_is_help=True,
+                  pretty_exceptions_enable=False, add_completion=False)
+memory = typer.Typer(help="Add, upload, search, browse, tag and move documents.", no_args_is_help=True)
+scope_app = typer.Typer(help="Create, list and choose scopes.", no_args_is_help=True)
+index_app = typer.Typer(help="The search index: status, run, rebuild, retry.", no_args_is_help=True)
+app.add_typer(memory, name="memory")
+app.add_typer(scope_app, name="scope")
+app.add_typer(index_app, name="index")
+
+TagsOption = Annotated[str | None, typer.Option("--tags", "-t", help="Comma-separated tags; all must match.")]
+AnyTagsOption = Annotated[str | None, typer.Option("--any-tags", help="Comma-separated tags; any may match.")]
+NotTagsOption = Annotated[str | None, typer.Option("--not-tags", help="Comma-separated tags to exclude.")]
+WhereOption = Annotated[
+    str | None, typer.Option("--where", help="Tag expression, e.g. '#attention and (#efficiency or #sparse)'.")
+]
+TypeOption = Annotated[list[DocumentType] | None, typer.Option("--type", help="Only documents of this type.")]
+StatusOption = Annotated[
+    list[DocumentStatus] | None, typer.Option("--status", help="Include these states (default: active).")
+]
+
+
+def _progress() -> Progress:
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                    console=err, transient=True)
+
+
+def _index_now(lib: Library, document_ids: list[str], wait: bool, quiet: bool) -> None:
+    """Embed what was queued: here if no other process is the writer, else wait for it (or not)."""
+    if not document_ids:
+        return
+    with _progress() as bar:
+        task = bar.add_task("indexing", total=None)
+        report = indexing.try_drain(
+            lib, progress=lambda p: bar.update(task, completed=p.chunks_done, total=p.chunks_total,
+                                               description="embedding chunks"),
+        )
+        if report is None:
+            pid = lib.writer_lock.holder_pid()
+            if not wait:
+                if not quiet:
+                    err.print(f"queued; process {pid} is indexing the library")
+                return
+            bar.update(task, description=f"indexing by process {pid}")
+            indexing.wait_until_indexed(lib, document_ids,
+                                        progress=lambda done, total: bar.update(task, completed=done, total=total))
+        elif report.failed:
+            for doc_id, reason in report.failed:
+                err.print(f"[red]index failed[/red] {doc_id}: {reason}")
+
+
+# -- memory -----------------------------------------------------------------------------------------
+@memory.command("add")
+def memory_add(
+    content: Annotated[str, typer.Argument(help="The text: a fact, note or result. '-' reads standard input.")],
+    doc_type: Annotated[
+        DocumentType, typer.Option("--type", help="fact, note, result, reference…")
+    ] = DocumentType.FACT,
+    title: Annotated[str | None, typer.Option(help="Title (default: the first line).")] = None,
+    tags: TagsOption = None, folder: Annotated[str | None, typer.Option(help="Folder id.")] = None,
+    scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False,
+    wait: Annotated[bool, typer.Option(help="Wait until it is searchable by meaning.")] = True,
+) -> None:
+    """Add a fact (or note, result…) to a scope: `memory add "Deadline is June 15th"`."""
+    if content == "-":
+        content = typer.get_text_stream("stdin").read()
+    with open_library(library) as lib:
+        doc = doc_service.add_text(lib, content, doc_type=doc_type, title=title, tags=split_tag_list(tags),
+                                   scope=scope, folder_id=folder)
+        _index_now(lib, [doc.id], wait, as_json)
+        doc = doc_service.get_document(lib, doc.id)
+        emit(as_json, doc, lambda: out.print(f"added {doc.type.value} {doc.id} to {doc.scope}: {doc.title}"))
+
+
+@memory.command("upload")
+def memory_upload(
+    paths: Annotated[list[Path], typer.Argument(help="Files and folders (folders are mirrored as folders).")],
+    tags: TagsOption = None, folder: Annotated[str | None, typer.Option(help="Folder id to import into.")] = None,
+    password: Annotated[str | None, typer.Option(help="Password for encrypted PDFs.")] = None,
+    scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False,
+    wait: Annotated[bool, typer.Option(help="Wait until everything is searchable by meaning.")] = True,
+) -> None:
+    """Upload files or folders: `memory upload paper.pdf --tags attention,2024`. Exit 1 if any file failed."""
+    with open_library(library) as lib:
+        with _progress() as bar:
+            task = bar.add_task("importing", total=None)
+            report = imports.upload(
+                lib, paths, scope=scope, folder_id=folder, tags=split_tag_list(tags), password=password,
+                progress=lambda p: bar.update(task, completed=p.done, total=p.total, description=p.current[:40]),
+            )
+        _index_now(lib, report.document_ids, wait, as_json)
+        emit(as_json, report.model_dump(mode="json") | {"failed": len(report.failed)},
+             lambda: render.import_report(report))
+    if report.failed:
+        raise typer.Exit(1)
+
+
+def _filter(tags: str | None, any_tags: str | None, not_tags: str | None, where: str | None):
+    return combine(split_tag_list(tags), split_tag_list(any_tags), split_tag_list(not_tags), where)
+
+
+@memory.command("search")
+def memory_search(
+    query: Annotated[str, typer.Argument(help="What you are looking for, in your own words.")],
+    tags: TagsOption = None, any_tags: AnyTagsOption = None, not_tags: NotTagsOption = None,
+    where: WhereOption = None, doc_type: TypeOption = None, status: StatusOption = None,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=500)] = 10,
+    scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False,
+) -> None:
+    """Search by meaning and by words in the scope and its ancestors: `memory search "Sparse Attention"`."""
+    with open_library(library) as lib:
+        response = search_service.search(
+            lib, query, scope=scope, tag_filter=_filter(tags, any_tags, not_tags, where), types=doc_type or (),
+            statuses=status or (DocumentStatus.ACTIVE,), limit=limit,
+        )
+        if as_json:
+            print_json({**response.model_dump(mode="json"),
+                        "hits": [{**h.model_dump(mode="json"), "page": h.page, "snippet": h.snippet}
+                                 for h in response.hits]})
+        else:
+            render.search(response)
+
+
+@memory.command("list")
+def memory_list(
+    tags: TagsOption = None, any_tags: AnyTagsOption = None, not_tags: NotTagsOption = None,
+    where: WhereOption = None, doc_type: TypeOption = None, status: StatusOption = None,
+    own: Annotated[bool, typer.Option("--own", help="Only the scope's own documents, not inherited ones.")] = False,
+    limit: Annotated[int | None, typer.Option("--limit", "-n", min=1)] = None,
+    scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False,
+) -> None:
+    """List documents: `memory list --tags attention,efficiency` (both tags), `--where`, `--type`…"""
+    with open_library(library) as lib:
+        acting = scopes.resolve_scope(lib, scope)
+        docs = doc_service.list_documents(
+            lib, scope=acting, tag_filter=_filter(tags, any_tags, not_tags, where), types=doc_type or (),
+            statuses=status or (DocumentStatus.ACTIVE,), include_ancestors=not own, limit=limit,
+        )
+        emit(as_json, docs, lambda: render.documents(docs, acting))
+
+
+@memory.command("browse")
+def memory_browse(scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False) -> None:
+    """Show the folder tree of a scope's own documents."""
+    with open_library(library) as lib:
+        acting = scopes.resolve_scope(lib, scope)
+        docs = doc_service.list_documents(lib, scope=acting, include_ancestors=False)
+        emit(as_json, docs, lambda: render.browse(acting, docs))
+
+
+@memory.command("read")
+def memory_read(
+    doc_id: Annotated[str, typer.Argument(help="Document id (doc_…).")],
+    version: Annotated[int | None, typer.Option(help="Read this earlier version.")] = None,
+    library: LibraryOption = None, as_json: JsonOption = False,
+) -> None:
+    """Print a document: its details and text (or an earlier version)."""
+    with open_library(library) as lib:
+        doc = doc_service.get_document(lib, doc_id)
+        if version is not None:
+            old = doc_service.read_version(lib, doc_id, version)
+            emit(as_json, old, lambda: out.print(f"{old.title} (version {old.number})\n\n{old.content or ''}",
+                                                 markup=False))
+            return
+        emit(as_json, doc, lambda: render.document(doc, doc.content))
+
+
+@memory.command("tag")
+def memory_tag(
+    doc_id: Annotated[str, typer.Argument(help="Document id.")],
+    add: Annotated[str | None, typer.Option("--add", help="Comma-separated tags to add.")] = None,
+    remove: Annotated[str | None, typer.Option("--remove", help="Comma-separated tags to remove.")] = None,
+    library: LibraryOption = None, as_json: JsonOption = False,
+) -> None:
+    """Add and remove tags: `memory tag DOC --add important --remove unread`."""
+    with open_library(library) as lib:
+        doc = doc_service.tag_document(lib, doc_id, add=split_tag_list(add), remove=split_tag_list(remove))
+        indexing.try_drain(lib)
+        emit(as_json, doc, lambda: out.print(f"{doc.id}: {render.tag_text(doc.tags) or '(no tags)'}"))
+
+
+def _move_scope(doc_id: str, to: str, library: Path | None, as_json: bool, verb: str) -> None:
+    with open_library(library) as lib:
+        moved = moves.move_to_scope(lib, doc_id, to)
+        indexing.try_drain(lib)
+        emit(as_json, moved, lambda: out.print(
+            f"{verb} {len(moved)} document(s) to {moved[0].scope}" if moved else "already there"))
+
+
+@memory.command("promote")
+def memory_promote(
+    doc_id: Annotated[str, typer.Argument(help="Document (or folder) id.")],
+    to: Annotated[str, typer.Option("--to", help="An ancestor: a kind (project) or a path.")],
+    library: LibraryOption = None, as_json: JsonOption = False,
+) -> None:
+    """Move a document up the tree: `memory promote DOC --to project`."""
+    _move_scope(doc_id, to, library, as_json, "promoted")
+
+
+@memory.command("demote")
+def memory_demote(
+    doc_id: Annotated[str, typer.Argument(help="Document (or folder) id.")],
+    to: Annotated[str, typer.Option("--to", help="A descendant scope path, e.g. think-process/tp_12.")],
+    library: LibraryOption = None, as_json: JsonOption = False,
+) -> None:
+    """Move a document down the tree: `memory demote DOC --to think-process/tp_12`."""
+    _move_scope(doc_id, to, library, as_json, "demoted")
+
+
+@memory.command("mkdir")
+def memory_mkdir(
+    name: Annotated[str, typer.Argument(help="Folder name.")],
+    parent: Annotated[str | None, typer.Option(help="Parent folder id.")] = None,
+    scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False,
+) -> None:
+    """Create a folder."""
+    with open_library(library) as lib:
+        folder = folders.create_folder(lib, name, scope=scope, parent_id=parent)
+        emit(as_json, folder, lambda: out.print(f"created folder {folder.id} {folder.title}"))
+
+
+@memory.command("move")
+def memory_move(
+    doc_id: Annotated[str, typer.Argument(help="Document or folder id.")],
+    folder: Annotated[str, typer.Option("--folder", help="Target folder id, or '/' for the top level.")],
+    library: LibraryOption = None, as_json: JsonOption = False,
+) -> None:
+    """Move a document or folder into another folder of its scope."""
+    with open_library(library) as lib:
+        doc = folders.move_to_folder(lib, doc_id, None if folder == "/" else folder)
+        emit(as_json, doc, lambda: out.print(f"moved {doc.id} to {folder}"))
+
+
+@memory.command("edit")
+def memory_edit(
+    doc_id: Annotated[str, typer.Argument(help="Document id.")],
+    title: Annotated[str | None, typer.Option(help="New title.")] = None,
+    content: Annotated[str | None, typer.Option(help="New text ('-' reads standard input).")] = None,
+    reason: Annotated[str, typer.Option(help="Why, kept with the previous version.")] = "edited",
+    library: LibraryOption = None, as_json: JsonOption = False,
+) -> None:
+    """Change a note's, fact's or result's title or text; the previous version is kept."""
+    if content == "-":
+        content = typer.get_text_stream("stdin").read()
+    with open_library(library) as lib:
+        doc = doc_service.update_document(lib, doc_id, title=title, content=content, reason=reason)
+        _index_now(lib, [doc.id], True, as_json)
+        emit(as_json, doc, lambda: out.print(f"{doc.id} is now version {doc.version}"))
+
+
+@memory.command("versions")
+def memory_versions(doc_id: Annotated[str, typer.Argument()], library: LibraryOption = None,
+                    as_json: JsonOption = False) -> None:
+    """List a document's earlier versions."""
+    with open_library(library) as lib:
+        doc = doc_service.get_document(lib, doc_id)
+        items = doc_service.list_versions(lib, doc_id)
+        emit(as_json, items, lambda: render.versions(items, doc))
+
+
+def _set_status(doc_id: str, status: DocumentStatus, library: Path | None, as_json: bool, verb: str) -> None:
+    with open_library(library) as lib:
+        changed = doc_service.set_status(lib, doc_id, status)
+        emit(as_json, changed, lambda: out.print(f"{verb} {len(changed)} document(s)"))
+
+
+@memory.command("delete")
+def memory_delete(doc_id: Annotated[str, typer.Argument()], library: LibraryOption = None,
+                  as_json: JsonOption = False) -> None:
+    """Move a document (a folder: with its contents) to the trash."""
+    _set_status(doc_id, DocumentStatus.DELETED, library, as_json, "moved to the trash")
+
+
+@memory.command("restore")
+def memory_restore(doc_id: Annotated[str, typer.Argument()], library: LibraryOption = None,
+                   as_json: JsonOption = False) -> None:
+    """Bring a document back from the trash (or from archived/stale)."""
+    _set_status(doc_id, DocumentStatus.ACTIVE, library, as_json, "restored")
+
+
+@memory.command("archive")
+def memory_archive(doc_id: Annotated[str, typer.Argument()], library: LibraryOption = None,
+                   as_json: JsonOption = False) -> None:
+    """Archive a document: kept, but left out of lists and search unless asked for."""
+    _set_status(doc_id, DocumentStatus.ARCHIVED, library, as_json, "archived")
+
+
+@memory.command("purge")
+def memory_purge(doc_id: Annotated[str, typer.Argument()], library: LibraryOption = None,
+                 as_json: JsonOption = False) -> None:
+    """Delete a trashed document for good."""
+    with open_library(library) as lib:
+        doc_service.purge_document(lib, doc_id)
+        indexing.try_drain(lib)
+        emit(as_json, {"purged": doc_id}, lambda: out.print(f"purged {doc_id}"))
+
+
+# -- scope ------------------------------------------------------------------------------------------
+@scope_app.command("create")
+def scope_create(
+    kind: Annotated[str, typer.Argument(help="group, project, session or think-process.")],
+    key: Annotated[str, typer.Argument(help="The scope's id, e.g. tp_12.")],
+    parent: Annotated[str | None, typer.Option(help="Parent scope path, e.g. session/sess_7.")] = None,
+    name: Annotated[str | None, typer.Option(help="Human name.")] = None,
+    library: LibraryOption = None, as_json: JsonOption = False,
+) -> None:
+    """Create a scope: `scope create think-process tp_12 --parent session/sess_7 --name "Hypothesis Check"`."""
+    with open_library(library) as lib:
+        created = scopes.create_scope(lib, kind, key, parent=parent, name=name)
+        emit(as_json, created, lambda: out.print(f"created {created.path} ({created.name})"))
+
+
+@scope_app.command("list")
+def scope_list(library: LibraryOption = None, as_json: JsonOption = False) -> None:
+    """Show the scope tree and the current scope."""
+    with open_library(library) as lib:
+        items, current = scopes.list_scopes(lib), scopes.current_scope(lib)
+        emit(as_json, {"current": current, "scopes": items}, lambda: render.scopes(items, current))
+
+
+@scope_app.command("use")
+def scope_use(path: Annotated[str, typer.Argument(help="Scope path, e.g. project/proj_5.")],
+              library: LibraryOption = None, as_json: JsonOption = False) -> None:
+    """Make a scope the current one (remembered in the library)."""
+    with open_library(library) as lib:
+        chosen = scopes.use_scope(lib, path)
+        emit(as_json, chosen, lambda: out.print(f"current scope: {chosen.path} ({chosen.name})"))
+
+
+# -- index ------------------------------------------------------------------------------------------
+@index_app.command("status")
+def index_status(library: LibraryOption = None, as_json: JsonOption = False) -> None:
+    """Documents per indexing state, queued work, failures, and whether a re-index is needed."""
+    with open_library(library) as lib:
+        status = indexing.index_status(lib)
+        emit(as_json, status, lambda: render.index_status(status))
+
+
+@index_app.command("run")
+def index_run(library: LibraryOption = None, as_json: JsonOption = False) -> None:
+    """Index queued documents now (if no other process is doing it)."""
+    with open_library(library) as lib:
+        with _progress() as bar:
+            task = bar.add_task("embedding chunks", total=None)
+            report = indexing.try_drain(lib, progress=lambda p: bar.update(task, completed=p.chunks_done,
+                                                                            total=p.chunks_total))
+        if report is None:
+            err.print(f"process {lib.writer_lock.holder_pid()} is indexing this library")
+            raise typer.Exit(1)
+        emit(as_json, {"indexed": len(report.indexed), "chunks": report.chunks, "failed": report.failed},
+             lambda: out.print(f"indexed {len(report.indexed)} document(s), {report.chunks} chunks"))
+
+
+@index_app.command("rebuild")
+def index_rebuild(library: LibraryOption = None, as_json: JsonOption = False) -> None:
+    """Re-embed everything with the embedding model named in the settings."""
+    with open_library(library) as lib:
+        queued = indexing.start_reindex(lib)
+        _index_now(lib, ["*"] if queued else [], False, as_json)
+        emit(as_json, {"queued": queued}, lambda: out.print(f"re-indexed {queued} document(s)"))
+
+
+def run() -> None:
+    """Console-script entry point."""
+    with guarded():
+        try:
+            app()
+        except InvalidInput as error:  # typer may surface ours from parameter callbacks
+            err.print(f"error: {error}")
+            raise SystemExit(error.exit_code) from None
+
+
+if __name__ == "__main__":
+    run()

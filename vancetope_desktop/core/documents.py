@@ -1,0 +1,126 @@
+"""Documents (seed §3.1): the value objects the services hand to the CLI, the app and agents.
+
+These are plain pydantic models, detached from the database: adapters may keep them, send them
+across threads, or dump them as JSON (``model_dump(mode="json")``).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class DocumentType(StrEnum):
+    """What a document is (seed §2 table, plus ``folder`` from §3.2)."""
+
+    NOTE = "note"
+    FILE = "file"
+    RESULT = "result"
+    FACT = "fact"
+    REFERENCE = "reference"
+    STRUCTURED = "structured"
+    FOLDER = "folder"
+
+
+class DocumentStatus(StrEnum):
+    """Lifecycle: ``deleted`` is a restorable trash, purged only explicitly."""
+
+    ACTIVE = "active"
+    ARCHIVED = "archived"
+    STALE = "stale"
+    DELETED = "deleted"
+
+
+class IndexState(StrEnum):
+    """Where a document is in the indexing pipeline."""
+
+    PENDING = "pending"
+    INDEXED = "indexed"
+    FAILED = "failed"
+    NEEDS_OCR = "needs_ocr"
+    NOT_INDEXED = "not_indexed"  # folders, and documents with nothing to index
+
+
+class SourceType(StrEnum):
+    """Where a document came from (seed §3.1 ``source.type``)."""
+
+    USER_UPLOAD = "user_upload"
+    THINK_PROCESS_RESULT = "think_process_result"
+    TOOL_OUTPUT = "tool_output"
+    MANUAL = "manual"
+
+
+class Source(BaseModel):
+    """Provenance: ``{type, think_process_id, node_id}``."""
+
+    model_config = ConfigDict(frozen=True)
+
+    type: SourceType = SourceType.MANUAL
+    think_process_id: str | None = None
+    node_id: str | None = None
+
+
+class DocumentInfo(BaseModel):
+    """A document as the services return it.
+
+    ``content`` is the text body for notes, facts and results; for files it is None and
+    ``file_path`` points at the stored original (under the library's ``files/``).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    scope: str
+    type: DocumentType
+    title: str
+    content: str | None = None
+    mime_type: str = "text/plain"
+    tags: list[str] = Field(default_factory=list)
+    source: Source = Field(default_factory=Source)
+    created_at: datetime
+    updated_at: datetime
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    folder_id: str | None = None
+    status: DocumentStatus = DocumentStatus.ACTIVE
+    index_state: IndexState = IndexState.PENDING
+    index_error: str | None = None
+    file_path: str | None = None
+    content_hash: str | None = None
+    version: int = 1
+
+
+class VersionInfo(BaseModel):
+    """A previous state of a document, kept when its content, title or tags changed."""
+
+    model_config = ConfigDict(frozen=True)
+
+    document_id: str
+    number: int
+    title: str
+    content: str | None
+    tags: list[str]
+    metadata: dict[str, Any]
+    content_hash: str | None
+    reason: str
+    created_at: datetime
+
+
+class ChunkInfo(BaseModel):
+    """One indexed piece of a document: its text, page (PDFs, 1-based) and section."""
+
+    model_config = ConfigDict(frozen=True)
+
+    document_id: str
+    ordinal: int
+    text: str
+    page: int | None = None
+    section: str | None = None
+    token_count: int = 0
+
+    @property
+    def chunk_id(self) -> str:
+        """The id shared by the vector store and the lexical index: ``doc_id:ordinal``."""
+        return f"{self.document_id}:{self.ordinal}"

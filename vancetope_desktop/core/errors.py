@@ -1,0 +1,87 @@
+"""One exception hierarchy for the core; the CLI, the app and the agent tools turn these into messages.
+
+Every error carries a one-line, user-facing message (``str(error)``). Adapters map the class to an
+exit code or dialog; nothing in the core prints.
+"""
+
+from __future__ import annotations
+
+
+class VancetopeError(Exception):
+    """Base class of every error the product raises on purpose."""
+
+    exit_code = 1
+
+
+class LibraryError(VancetopeError):
+    """The library folder cannot be opened (missing, unwritable, corrupt)."""
+
+
+class LibraryTooNew(LibraryError):
+    """The library was written by a newer version of Vancetope Desktop (schema version is higher)."""
+
+
+class NotFound(VancetopeError):
+    """A document, scope, folder or version that was asked for does not exist."""
+
+    exit_code = 3
+
+
+class DocumentNotFound(NotFound):
+    """No document has the given id."""
+
+
+class ScopeNotFound(NotFound):
+    """No scope has the given path."""
+
+
+class ScopeError(VancetopeError):
+    """A scope cannot be created or used that way (bad kind, bad parent, duplicate)."""
+
+
+class ScopeNotVisible(VancetopeError):
+    """The document or scope is outside what the acting scope may see (seed §4.2 visibility rule)."""
+
+    exit_code = 4
+
+
+class InvalidInput(VancetopeError):
+    """An argument is malformed: an empty tag, a bad filter expression, an unknown document type."""
+
+    exit_code = 2
+
+
+class FolderCycle(InvalidInput):
+    """A folder would move into itself or one of its descendants."""
+
+
+class ImportFailed(VancetopeError):
+    """A file could not be imported; the subclass says why."""
+
+
+class UnsupportedFile(ImportFailed):
+    """No extractor handles this kind of file."""
+
+
+class EmptyFile(ImportFailed):
+    """The file has no bytes, or no content at all."""
+
+
+class FileTooLarge(ImportFailed):
+    """The file exceeds the configured import size limit."""
+
+
+class EncryptedPdf(ImportFailed):
+    """The PDF needs a password to open (a user password); permission-only PDFs are not this."""
+
+
+class DamagedFile(ImportFailed):
+    """The file is corrupt beyond repair by its parser."""
+
+
+class IndexUnavailable(VancetopeError):
+    """The vector or lexical index cannot serve the request (e.g. embedding model mismatch)."""
+
+
+class ModelMismatch(IndexUnavailable):
+    """The library's vectors were made by another embedding model than the configured one."""

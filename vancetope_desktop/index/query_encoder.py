@@ -1,0 +1,291 @@
+"""A pure-numpy BERT sentence encoder, for embedding search queries without torch.
+
+Why it exists: the CLI's cold ``vancetope memory search`` has a budget of about 1.5 s in total, but
+importing sentence-transformers costs 4-6 s and ~500 MB (torch alone >1 s). A query is a few dozen
+word pieces, for which a 6-layer MiniLM forward pass in numpy takes a few milliseconds. This module
+needs only ``numpy``, ``tokenizers`` and ``safetensors.numpy`` (~0.1 s to import together), reads the
+same ``model.safetensors`` / ``tokenizer.json`` as sentence-transformers, and reproduces its vectors
+(cosine ≥ 0.9999; tested against the real model in ``tests/index/test_query_encoder.py``).
+
+It mirrors Hugging Face ``BertModel`` (post-LayerNorm encoder, absolute position embeddings,
+``token_type_ids`` all 0) followed by the sentence-transformers Pooling and Normalize modules.
+:func:`unsupported_reason` says whether a resolved model fits; otherwise use sentence-transformers.
+Documents are still embedded by sentence-transformers (faster for large batches).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from safetensors import safe_open
+from safetensors.numpy import load_file
+from tokenizers import Tokenizer
+
+from vancetope_desktop.core.errors import IndexUnavailable
+
+from .models import ModelSpec
+
+__all__ = ["SUPPORTED_ACTIVATIONS", "SUPPORTED_POOLING", "QueryEncoder", "gelu", "unsupported_reason"]
+
+SUPPORTED_POOLING = frozenset({"mean", "cls", "max"})
+"""Single pooling modes implemented here (sentence-transformers ``Pooling`` semantics)."""
+
+SUPPORTED_ACTIVATIONS = frozenset({"gelu", "gelu_new", "gelu_pytorch_tanh"})
+"""``config.json`` ``hidden_act`` values implemented (names from transformers' ``ACT2FN``)."""
+
+_WEIGHTS = "model.safetensors"
+_TOKENIZER = "tokenizer.json"
+_FLOAT_DTYPES = {"F32", "F16"}  # numpy has no bfloat16; BF16 checkpoints go to sentence-transformers
+# Additive attention bias for padding keys: large enough that exp() underflows to exactly 0, small
+# enough that score + bias never overflows float32 (transformers uses finfo.min, same effect).
+_MASK_BIAS = np.float32(-1e9)
+_SQRT_HALF = np.float32(1.0 / math.sqrt(2.0))
+_SQRT_2_OVER_PI = np.float32(math.sqrt(2.0 / math.pi))
+
+
+def unsupported_reason(spec: ModelSpec) -> str | None:
+    """Why :class:`QueryEncoder` cannot reproduce ``spec``'s vectors, or ``None`` if it can.
+
+    Reads only small files (configs and the safetensors header), never the weights.
+    """
+    if spec.modules not in (("Transformer", "Pooling"), ("Transformer", "Pooling", "Normalize")):
+        return f"pipeline {' → '.join(spec.modules)} (only Transformer → Pooling → [Normalize])"
+    if len(spec.pooling) != 1 or spec.pooling[0] not in SUPPORTED_POOLING:
+        return f"pooling {'+'.join(spec.pooling)}"
+    base = spec.transformer_path
+    for required in (_WEIGHTS, _TOKENIZER):
+        if not (base / required).is_file():
+            return f"no {required}"
+    config = _config(base)
+    if config.get("model_type") != "bert":
+        return f"model_type {config.get('model_type')!r} (only 'bert')"
+    if config.get("hidden_act") not in SUPPORTED_ACTIVATIONS:
+        return f"hidden_act {config.get('hidden_act')!r}"
+    if config.get("position_embedding_type", "absolute") != "absolute":
+        return f"position_embedding_type {config.get('position_embedding_type')!r}"
+    if config.get("is_decoder") or config.get("add_cross_attention"):
+        return "decoder / cross-attention BERT"
+    st_config = spec.path / "config_sentence_transformers.json"
+    if st_config.is_file():
+        # A default prompt would be prepended by sentence-transformers on every encode() call.
+        prompt = json.loads(st_config.read_text(encoding="utf-8")).get("default_prompt_name")
+        if prompt:
+            return f"default prompt {prompt!r}"
+    try:
+        with safe_open(str(base / _WEIGHTS), framework="np") as handle:
+            dtypes = {handle.get_slice(key).get_dtype() for key in handle.keys()}  # noqa: SIM118
+    except Exception as exc:  # a corrupt header is sentence-transformers' problem to report
+        return f"unreadable {_WEIGHTS}: {exc}"
+    if not dtypes & _FLOAT_DTYPES or dtypes - _FLOAT_DTYPES - {"I64", "I32"}:
+        return f"weight dtypes {sorted(dtypes)}"
+    return None
+
+
+def _config(path: Path) -> dict[str, Any]:
+    value = json.loads((path / "config.json").read_text(encoding="utf-8"))
+    return value if isinstance(value, dict) else {}
+
+
+def _erf(x: np.ndarray) -> np.ndarray:
+    """Vectorised erf, Abramowitz & Stegun 7.1.26 (|error| ≤ 1.5e-7, below float32 resolution here).
+
+    numpy has no erf, and scipy would cost more import time than everything else in this module.
+    """
+    a = np.abs(x)
+    t = 1.0 / (1.0 + 0.3275911 * a)
+    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
+    return np.copysign(1.0 - poly * np.exp(-a * a), x)
+
+
+def gelu(x: np.ndarray, kind: str = "gelu") -> np.ndarray:
+    """The activation named by ``config.json`` ``hidden_act``, as in transformers' ``ACT2FN``.
+
+    ``"gelu"`` is the exact erf form ``0.5·x·(1 + erf(x/√2))`` used by ``BertModel`` (and by
+    all-MiniLM-L6-v2); ``"gelu_new"`` / ``"gelu_pytorch_tanh"`` are the tanh approximation.
+    Returns an array of ``x``'s shape and dtype.
+    """
+    if kind == "gelu":
+        return (0.5 * x * (1.0 + _erf(x * _SQRT_HALF))).astype(x.dtype, copy=False)
+    if kind in ("gelu_new", "gelu_pytorch_tanh"):
+        inner = _SQRT_2_OVER_PI * (x + np.float32(0.044715) * x * x * x)
+        return (0.5 * x * (1.0 + np.tanh(inner))).astype(x.dtype, copy=False)
+    raise ValueError(f"unsupported activation {kind!r}")
+
+
+def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float) -> np.ndarray:
+    mean = x.mean(axis=-1, keepdims=True)
+    centered = x - mean
+    var = np.mean(centered * centered, axis=-1, keepdims=True)
+    return centered / np.sqrt(var + np.float32(eps)) * weight + bias
+
+
+class QueryEncoder:
+    """Sentence embeddings of a BERT sentence-transformers model in numpy (float32, CPU).
+
+    Build with :meth:`from_spec`. Immutable after construction, so :meth:`encode` is thread-safe
+    (the ``tokenizers`` object is never reconfigured after ``__init__``). Loading reads the whole
+    ``model.safetensors`` (~90 MB for MiniLM, ~50 ms warm) and ``tokenizer.json`` (~20 ms).
+    """
+
+    def __init__(self, spec: ModelSpec) -> None:
+        """Load weights and tokenizer for ``spec``.
+
+        Raises:
+            IndexUnavailable: if :func:`unsupported_reason` objects, or a weight tensor is missing.
+        """
+        reason = unsupported_reason(spec)
+        if reason is not None:
+            raise IndexUnavailable(f"The numpy query encoder cannot run {spec.name}: {reason}.")
+        config = _config(spec.transformer_path)
+        self.spec = spec
+        self.max_length = spec.max_tokens
+        self._eps = float(config.get("layer_norm_eps", 1e-12))
+        self._act = str(config["hidden_act"])
+        self._heads = int(config["num_attention_heads"])
+        hidden = int(config["hidden_size"])
+        self._head_dim = hidden // self._heads
+        self._pooling = spec.pooling[0]
+        self._tokenizer = self._load_tokenizer(spec, config)
+        self._load_weights(spec.transformer_path / _WEIGHTS, int(config["num_hidden_layers"]))
+
+    @classmethod
+    def from_spec(cls, spec: ModelSpec) -> QueryEncoder:
+        """Same as ``QueryEncoder(spec)``."""
+        return cls(spec)
+
+    @staticmethod
+    def _load_tokenizer(spec: ModelSpec, config: dict[str, Any]) -> Tokenizer:
+        tokenizer = Tokenizer.from_file(str(spec.transformer_path / _TOKENIZER))
+        # tokenizer.json may carry its own truncation/padding (all-MiniLM-L6-v2's says 128, fixed width);
+        # sentence-transformers overrides both per call: truncate at max_seq_length (special tokens
+        # included), pad to the longest text of the batch, on the right.
+        padding = tokenizer.padding or {}
+        pad_id = int(padding.get("pad_id", config.get("pad_token_id") or 0))
+        pad_token = str(padding.get("pad_token") or tokenizer.id_to_token(pad_id) or "[PAD]")
+        tokenizer.no_padding()
+        tokenizer.enable_truncation(max_length=spec.max_tokens, strategy="longest_first", direction="right")
+        tokenizer.enable_padding(direction="right", pad_id=pad_id, pad_type_id=0, pad_token=pad_token)
+        return tokenizer
+
+    def _load_weights(self, path: Path, layers: int) -> None:
+        raw = load_file(str(path))
+        # Checkpoints saved from BertFor* heads prefix the encoder with "bert."; BertModel's do not.
+        prefix = "bert." if "bert.embeddings.word_embeddings.weight" in raw else ""
+
+        def get(key: str) -> np.ndarray:
+            try:
+                return np.ascontiguousarray(raw[prefix + key], dtype=np.float32)
+            except KeyError:
+                raise IndexUnavailable(f"{path} has no tensor {prefix + key!r}.") from None
+
+        self._word = get("embeddings.word_embeddings.weight")
+        # token_type_ids are all 0 for single texts, so the type embedding folds into the positions.
+        self._position = get("embeddings.position_embeddings.weight") + get(
+            "embeddings.token_type_embeddings.weight"
+        )[0]
+        self._emb_norm = (get("embeddings.LayerNorm.weight"), get("embeddings.LayerNorm.bias"))
+        self._layers: list[dict[str, np.ndarray]] = []
+        for i in range(layers):
+            p = f"encoder.layer.{i}."
+            attn = p + "attention.self."
+            # Linear weights are (out, in) as in torch; x @ W.T goes to BLAS as a transposed GEMM, no copy.
+            self._layers.append(
+                {
+                    # Q, K and V fused into one (3H, H) matrix: one GEMM per layer instead of three.
+                    "qkv_w": np.concatenate([get(attn + n + ".weight") for n in ("query", "key", "value")]),
+                    "qkv_b": np.concatenate([get(attn + n + ".bias") for n in ("query", "key", "value")]),
+                    "out_w": get(p + "attention.output.dense.weight"),
+                    "out_b": get(p + "attention.output.dense.bias"),
+                    "ln1_w": get(p + "attention.output.LayerNorm.weight"),
+                    "ln1_b": get(p + "attention.output.LayerNorm.bias"),
+                    "in_w": get(p + "intermediate.dense.weight"),
+                    "in_b": get(p + "intermediate.dense.bias"),
+                    "ff_w": get(p + "output.dense.weight"),
+                    "ff_b": get(p + "output.dense.bias"),
+                    "ln2_w": get(p + "output.LayerNorm.weight"),
+                    "ln2_b": get(p + "output.LayerNorm.bias"),
+                }
+            )
+
+    @property
+    def dimension(self) -> int:
+        """Length of the output vectors."""
+        return int(self._word.shape[1])
+
+    def tokenize(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Token ids and attention mask, both ``(len(texts), longest)`` int64, as sentence-transformers.
+
+        Texts are truncated to ``max_length`` tokens including ``[CLS]``/``[SEP]``, padded on the right.
+        """
+        encodings = self._tokenizer.encode_batch(list(texts))
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        return ids, mask
+
+    def encode(self, texts: str | Sequence[str]) -> np.ndarray:
+        """Embed one text or a batch.
+
+        Args:
+            texts: a string, or a sequence of strings (padded together; pass similar lengths for speed).
+
+        Returns:
+            float32 ``(dimension,)`` for a string, ``(len(texts), dimension)`` for a sequence;
+            unit L2 norm when the model ends with Normalize (as sentence-transformers would).
+        """
+        single = isinstance(texts, str)
+        batch = [texts] if single else list(texts)
+        if not batch:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        ids, mask = self.tokenize(batch)
+        hidden = self._forward(ids, mask)
+        vectors = self._pool(hidden, mask)
+        if self.spec.normalize:
+            norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+            vectors = vectors / np.maximum(norms, np.float32(1e-12))  # torch F.normalize's eps
+        vectors = vectors.astype(np.float32, copy=False)
+        return vectors[0] if single else vectors
+
+    def _forward(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """BertModel's last hidden state, ``(batch, length, hidden)`` float32."""
+        batch, length = ids.shape
+        heads, head_dim = self._heads, self._head_dim
+        x = self._word[ids] + self._position[:length]
+        x = _layer_norm(x, *self._emb_norm, self._eps)
+        # Padding keys get a large negative bias; skipped when nothing is padded (always for one query).
+        bias = None
+        if not mask.all():
+            bias = np.where(mask[:, None, None, :] == 0, _MASK_BIAS, np.float32(0.0))
+        scale = np.float32(1.0 / math.sqrt(head_dim))
+        x = x.reshape(batch * length, -1)  # 2-D activations: every Linear is one GEMM
+        for w in self._layers:
+            qkv = x @ w["qkv_w"].T + w["qkv_b"]  # (B·L, 3H)
+            # (3, B, heads, L, head_dim), contiguous: numpy hands batched matmuls to BLAS only then.
+            qkv = qkv.reshape(batch, length, 3, heads, head_dim)
+            qkv = np.ascontiguousarray(qkv.transpose(2, 0, 3, 1, 4))
+            q, k, v = qkv[0] * scale, qkv[1], qkv[2]
+            scores = q @ k.transpose(0, 1, 3, 2)  # (B, heads, L, L)
+            if bias is not None:
+                scores += bias
+            scores -= scores.max(axis=-1, keepdims=True)
+            np.exp(scores, out=scores)
+            scores /= scores.sum(axis=-1, keepdims=True)
+            context = (scores @ v).transpose(0, 2, 1, 3).reshape(batch * length, heads * head_dim)
+            x = _layer_norm(context @ w["out_w"].T + w["out_b"] + x, w["ln1_w"], w["ln1_b"], self._eps)
+            inner = gelu(x @ w["in_w"].T + w["in_b"], self._act)
+            x = _layer_norm(inner @ w["ff_w"].T + w["ff_b"] + x, w["ln2_w"], w["ln2_b"], self._eps)
+        return x.reshape(batch, length, -1)
+
+    def _pool(self, hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """sentence-transformers Pooling over real (unpadded) tokens, ``(batch, hidden)``."""
+        weights = mask[:, :, None].astype(np.float32)
+        if self._pooling == "mean":
+            total = (hidden * weights).sum(axis=1)
+            return total / np.maximum(weights.sum(axis=1), np.float32(1e-9))
+        if self._pooling == "cls":
+            return hidden[:, 0]  # right padding: [CLS] is always position 0
+        return np.where(weights > 0, hidden, -np.inf).max(axis=1)  # "max"

@@ -1,0 +1,261 @@
+"""The index writer: drains the queued index jobs into the vector store, in one process at a time.
+
+Adding a document and queuing its ``embed`` job commit in one SQLite transaction, so the queue is
+the durable record of what still has to reach Chroma. The writer embeds a batch, writes the vectors
+(idempotently: a document's old vectors are deleted, then its chunks upserted under the stable ids
+``doc_id:ordinal``), and only then deletes the jobs. A crash anywhere in between leaves the jobs in
+place and the next drain redoes them, so every chunk ends up indexed exactly once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import Engine, delete, func
+from sqlmodel import Session, select
+
+from ..core.documents import IndexState
+from ..core.scopes import ScopeKind
+from ..store import tables
+from ..store.db import get_meta, read_session, set_meta, write_session
+from .embedder import Embedder
+from .vector_store import VectorStore
+
+
+@dataclass(frozen=True)
+class DrainProgress:
+    """Progress of a drain: documents and chunks done out of those queued when it started."""
+
+    documents_done: int
+    documents_total: int
+    chunks_done: int
+    chunks_total: int
+    current: str = ""
+
+
+@dataclass
+class DrainReport:
+    """What a drain did: documents indexed, failures with reasons, chunks embedded, cancelled or not."""
+
+    indexed: list[str] = field(default_factory=list)
+    failed: list[tuple[str, str]] = field(default_factory=list)
+    chunks: int = 0
+    cancelled: bool = False
+
+
+def pending_work(engine: Engine) -> tuple[int, int]:
+    """``(documents, chunks)`` still queued for embedding."""
+    with read_session(engine) as session:
+        documents = session.exec(
+            select(func.count(func.distinct(tables.JobRow.document_id))).where(tables.JobRow.kind == "embed")
+        ).one()
+        chunks = session.exec(
+            select(func.count()).select_from(tables.ChunkRow).where(
+                tables.ChunkRow.document_id.in_(  # type: ignore[attr-defined]
+                    select(tables.JobRow.document_id).where(tables.JobRow.kind == "embed")
+                )
+            )
+        ).one()
+    return int(documents), int(chunks)
+
+
+class IndexWriter:
+    """Drains index jobs. Only the holder of the library's writer lock may call :meth:`drain`.
+
+    Args:
+        engine: the library database.
+        vectors: the vector store to write.
+        embedder: returns the embedder of the library's index model (called lazily: loading it is slow).
+        model_spec: the settings string of that model, recorded in the library on first use.
+        batch_chunks: chunks embedded per batch; larger batches amortise model calls, smaller ones
+            commit progress more often.
+    """
+
+    def __init__(self, engine: Engine, vectors: VectorStore, embedder: Callable[[], Embedder], model_spec: str,
+                 batch_chunks: int = 256) -> None:
+        self.engine = engine
+        self.vectors = vectors
+        self._embedder = embedder
+        self.model_spec = model_spec
+        self.batch_chunks = batch_chunks
+
+    def drain(self, progress: Callable[[DrainProgress], None] | None = None,
+              cancel: Callable[[], bool] | None = None) -> DrainReport:
+        """Process queued jobs until the queue is empty or ``cancel()`` returns True.
+
+        Returns:
+            A :class:`DrainReport`. Failures of single documents are recorded on the document
+            (``index_state=failed`` with the reason) and do not stop the drain.
+        """
+        report = DrainReport()
+        total_docs, total_chunks = pending_work(self.engine)
+        done_docs = 0
+        while True:
+            if cancel is not None and cancel():
+                report.cancelled = True
+                break
+            with read_session(self.engine) as session:
+                jobs = session.exec(select(tables.JobRow).order_by(tables.JobRow.id).limit(200)).all()  # type: ignore[arg-type]
+            if not jobs:
+                break
+            other = [j for j in jobs if j.kind != "embed"]
+            for job in other:
+                self._run_maintenance(job)
+            embed_jobs = [j for j in jobs if j.kind == "embed"]
+            if embed_jobs:
+                batch = self._take_batch(embed_jobs)
+                done = self._embed_batch(batch, report)
+                done_docs += done
+                if progress is not None:
+                    progress(DrainProgress(done_docs, max(total_docs, done_docs), report.chunks,
+                                           max(total_chunks, report.chunks)))
+        return report
+
+    # -- embedding -----------------------------------------------------------------------------
+    def _take_batch(self, jobs: list[tables.JobRow]) -> dict[str, list[int]]:
+        """Group jobs by document, in queue order, until the batch holds ``batch_chunks`` chunks."""
+        batch: dict[str, list[int]] = {}
+        size = 0
+        with read_session(self.engine) as session:
+            for job in jobs:
+                if job.document_id not in batch:
+                    if batch and size >= self.batch_chunks:
+                        continue
+                    size += session.exec(
+                        select(func.count()).select_from(tables.ChunkRow)
+                        .where(tables.ChunkRow.document_id == job.document_id)
+                    ).one()
+                batch.setdefault(job.document_id, []).append(job.id)  # type: ignore[arg-type]
+        return batch
+
+    def _embed_batch(self, batch: dict[str, list[int]], report: DrainReport) -> int:
+        documents: list[tuple[tables.DocumentRow, list[tables.ChunkRow], dict[str, Any]]] = []
+        with read_session(self.engine) as session:
+            for document_id in batch:
+                row = session.get(tables.DocumentRow, document_id)
+                if row is None:
+                    continue  # purged meanwhile: its jobs are simply dropped
+                chunks = list(session.exec(
+                    select(tables.ChunkRow).where(tables.ChunkRow.document_id == document_id)
+                    .order_by(tables.ChunkRow.ordinal)  # type: ignore[arg-type]
+                ).all())
+                documents.append((row, chunks, _chunk_metadata(session, row)))
+        texts = [chunk.text for _, chunks, _ in documents for chunk in chunks]
+        failures: dict[str, str] = {}
+        embedder = self._embedder()
+        try:
+            vectors = embedder.encode_documents(texts) if texts else None
+        except Exception as error:  # a model failure must not lose the queue: record and stop this batch
+            for row, _, _ in documents:
+                failures[row.id] = f"embedding failed: {error}"
+            vectors = None
+        offset = 0
+        for row, chunks, base in documents:
+            if row.id in failures:
+                continue
+            count = len(chunks)
+            try:
+                self.vectors.delete_document(row.scope_path, row.id)
+                if count and vectors is not None:
+                    self.vectors.upsert(
+                        row.scope_path, embedder.name, [f"{row.id}:{c.ordinal}" for c in chunks],
+                        vectors[offset : offset + count],
+                        [{**base, "page": c.page, "ordinal": c.ordinal} for c in chunks],
+                    )
+            except Exception as error:
+                failures[row.id] = f"vector store: {error}"
+            offset += count
+        with write_session(self.engine) as session:
+            job_ids = [i for ids in batch.values() for i in ids]
+            session.exec(delete(tables.JobRow).where(tables.JobRow.id.in_(job_ids)))  # type: ignore[union-attr]
+            for row, chunks, _ in documents:
+                current = session.get(tables.DocumentRow, row.id)
+                if current is None:
+                    continue
+                still_queued = session.exec(
+                    select(func.count()).select_from(tables.JobRow)
+                    .where(tables.JobRow.document_id == row.id, tables.JobRow.kind == "embed")
+                ).one()
+                if row.id in failures:
+                    current.index_state, current.index_error = IndexState.FAILED.value, failures[row.id]
+                    report.failed.append((row.id, failures[row.id]))
+                elif not still_queued:
+                    current.index_state, current.index_error = IndexState.INDEXED.value, None
+                    report.indexed.append(row.id)
+                    report.chunks += len(chunks)
+                session.add(current)
+            if get_meta(session, "index_model") is None:
+                set_meta(session, "index_model", self.model_spec)
+            generation = _bump_generation(session)
+        self.vectors.mark_written(generation)
+        return len(documents)
+
+    # -- moves, drops, metadata ----------------------------------------------------------------
+    def _run_maintenance(self, job: tables.JobRow) -> None:
+        error = None
+        try:
+            with read_session(self.engine) as session:
+                row = session.get(tables.DocumentRow, job.document_id)
+                base = _chunk_metadata(session, row) if row is not None else None
+            if job.kind == "drop":
+                self.vectors.delete_document(job.payload["scope"], job.document_id)
+            elif job.kind == "move" and row is not None and base is not None:
+                self._move(row, job.payload["from"], base)
+            elif job.kind == "refresh" and row is not None and base is not None:
+                self.vectors.update_metadata(row.scope_path, row.id, base)
+        except Exception as failure:  # recorded on the job; the drain goes on with the rest
+            error = str(failure)
+        with write_session(self.engine) as session:
+            stored = session.get(tables.JobRow, job.id)
+            if stored is None:
+                return
+            if error is None or stored.attempts >= 3:
+                session.delete(stored)
+            else:
+                stored.attempts += 1
+                stored.last_error = error
+                session.add(stored)
+            generation = _bump_generation(session)
+        self.vectors.mark_written(generation)
+
+    def _move(self, row: tables.DocumentRow, source_scope: str, base: dict[str, Any]) -> None:
+        """Carry a document's vectors to its new scope without re-embedding; idempotent."""
+        if source_scope == row.scope_path:
+            return
+        ids, embeddings, metadatas = self.vectors.document_vectors(source_scope, row.id)
+        if ids:
+            model = self._embedder_name_for(source_scope)
+            self.vectors.upsert(row.scope_path, model, ids, embeddings,
+                                [{**m, **base} for m in metadatas])
+            self.vectors.delete_document(source_scope, row.id)
+        else:
+            # Already moved by an interrupted run (the vectors are at the target), or never embedded.
+            self.vectors.update_metadata(row.scope_path, row.id, base)
+
+    def _embedder_name_for(self, scope: str) -> str:
+        for info in self.vectors.collections():
+            if info.scope == scope and info.model:
+                return info.model
+        return self._embedder().name
+
+
+def _bump_generation(session: Session) -> int:
+    generation = int(get_meta(session, "index_generation", "0") or 0) + 1
+    set_meta(session, "index_generation", str(generation))
+    return generation
+
+
+def _chunk_metadata(session: Session, row: tables.DocumentRow) -> dict[str, Any]:
+    """Seed §5.2 chunk metadata: scope, its session/project/group, doc id and type, tags."""
+    meta: dict[str, Any] = {"scope": row.scope_path, "doc_id": row.id, "doc_type": row.type}
+    scope = session.get(tables.ScopeRow, row.scope_path)
+    seen: set[str] = set()
+    while scope is not None and scope.path not in seen:
+        seen.add(scope.path)
+        kind = ScopeKind(scope.kind)
+        meta[kind.value.replace("-", "_")] = scope.path
+        scope = session.get(tables.ScopeRow, scope.parent_path) if scope.parent_path else None
+    meta["tags"] = sorted(session.exec(select(tables.TagRow.tag).where(tables.TagRow.document_id == row.id)).all())
+    return meta

@@ -1,0 +1,1 @@
+"""Turning files and text into titled, tagged, chunked text: one extractor per format."""

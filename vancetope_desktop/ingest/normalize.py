@@ -1,0 +1,131 @@
+"""Text clean-up shared by every extractor, and decoding of text files whose encoding is unknown.
+
+PDF text layers and old text files carry artefacts that break search: typographic ligatures
+(``ﬁ`` is one code point, so "efficient" typed by a user never matches "eﬃcient"), words hyphenated
+at line ends, soft hyphens, zero-width spaces, odd spaces. :func:`normalize_text` removes them;
+:func:`decode_text_bytes` turns bytes into text without ever failing.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+# The Alphabetic Presentation Forms block (U+FB00–FB06): the ligatures fonts map to single code points.
+_LIGATURES = str.maketrans(
+    {"ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl", "ﬅ": "st", "ﬆ": "st"}
+)
+# Zero-width space, word joiner, BOM/ZWNBSP and soft hyphen carry no text. ZWJ/ZWNJ (U+200D/U+200C)
+# are kept on purpose: they change meaning in Persian, Indic scripts and emoji sequences.
+_INVISIBLE = re.compile("[\u200b\u2060\ufeff\u00ad]")
+# A soft hyphen at a line end marks a word the typesetter split: always join.
+_SOFT_HYPHEN_BREAK = re.compile("\u00ad[ \t]*\n[ \t]*")
+# "effi-\ncient" → "efficient": a hyphen right after a letter, at a line end, before a lowercase letter.
+# A fragment that already contains a hyphen ("state-of-the-\nart") keeps it: it is a compound word.
+_HYPHEN_BREAK = re.compile(r"(?P<word>[^\W\d_][\w\-‐]*)[-‐][ \t]*\n[ \t]*(?=[^\W\d_])")
+# Control characters except tab and newline; they come from broken font encodings.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# Every Unicode space separator (NBSP, thin space, ideographic space…) and tab become a plain space.
+_SPACES = re.compile(r"[^\S\n]+")
+_BLANK_LINES = re.compile(r"\n{3,}")
+# Line and page separators other than "\n": form feed (page break), vertical tab, U+2028/U+2029.
+_LINE_BREAKS = str.maketrans({"\f": "\n\n", "\v": "\n", "\u2028": "\n", "\u2029": "\n\n", "\x85": "\n"})
+_ODD_SPACE = re.compile(r"[^\S\n\t]")
+
+
+def _join_hyphenated(match: re.Match[str]) -> str:
+    word = match.group("word")
+    following = match.string[match.end() : match.end() + 1]
+    if not following.islower():
+        return match.group(0)
+    if "-" in word or "‐" in word:
+        return word + "-"
+    return word
+
+
+def normalize_text(text: str, *, join_hyphens: bool = True) -> str:
+    """Clean extracted or typed text for indexing.
+
+    Steps: line endings to ``\\n``; NFC; ligatures expanded (ﬀ ﬁ ﬂ ﬃ ﬄ ﬅ ﬆ); soft hyphens,
+    zero-width spaces and control characters removed; end-of-line hyphenation joined
+    (``"effi-\\ncient"`` → ``"efficient"``, but ``"state-of-the-\\nart"`` → ``"state-of-the-art"``);
+    runs of spaces inside a line collapsed (leading indentation kept, trailing spaces dropped);
+    three or more newlines collapsed to one blank line (paragraph breaks survive).
+
+    Args:
+        text: any text.
+        join_hyphens: False for source code, where a line ending in ``-`` is an operator.
+
+    Returns:
+        The cleaned text, stripped of leading/trailing blank lines; may be ``""``.
+    """
+    text = text.translate(_LINE_BREAKS).replace("\r\n", "\n").replace("\r", "\n")
+    text = unicodedata.normalize("NFC", text).translate(_LIGATURES)
+    text = _SOFT_HYPHEN_BREAK.sub("", text)
+    text = _INVISIBLE.sub("", text)
+    text = _CONTROL.sub("", text)
+    if join_hyphens:
+        text = _HYPHEN_BREAK.sub(_join_hyphenated, text)
+    lines = []
+    for line in text.split("\n"):
+        body = line.lstrip()
+        indent = _ODD_SPACE.sub(" ", line[: len(line) - len(body)])
+        lines.append(indent + _SPACES.sub(" ", body).rstrip() if body else "")
+    return _BLANK_LINES.sub("\n\n", "\n".join(lines)).strip("\n")
+
+
+_UTF8_BOM = b"\xef\xbb\xbf"
+# CJK ideographs, kana and Hangul: what a GBK/GB18030 file is expected to contain.
+_CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+
+
+def _looks_like_gb18030(data: bytes) -> str | None:
+    """Return the GB18030 reading of ``data`` if it is clean and plausibly Chinese, else None.
+
+    Latin-1 text also "decodes" as GB18030 (``b"\\xb0C"`` is a valid double-byte code), so two
+    checks apply: most non-ASCII characters must be CJK, and in real GBK text both bytes of a
+    character are high (≥ 0x80, the GB2312 block), so a high byte followed by ASCII is suspicious.
+    """
+    try:
+        text = data.decode("gb18030")
+    except UnicodeDecodeError:
+        return None
+    non_ascii = [ch for ch in text if ord(ch) > 0x7F]
+    if not non_ascii:
+        return None
+    cjk = sum(1 for ch in non_ascii if _CJK.match(ch))
+    low_trail = sum(1 for ch in non_ascii if len(b := ch.encode("gb18030")) == 2 and b[1] < 0x80)
+    if cjk / len(non_ascii) >= 0.6 and low_trail / len(non_ascii) <= 0.2:
+        return text
+    return None
+
+
+def decode_text_bytes(data: bytes) -> tuple[str, list[str]]:
+    """Decode the bytes of a text file whose encoding is not declared.
+
+    Order: UTF-8 BOM stripped → UTF-16 when a UTF-16 BOM is present → strict UTF-8 →
+    GB18030 (only when it decodes cleanly and yields CJK text, see :func:`_looks_like_gb18030`) →
+    Windows-1252 → Latin-1 (never fails). Only the first strict UTF-8 path is silent.
+
+    Args:
+        data: the raw file content.
+
+    Returns:
+        ``(text, warnings)``; warnings name the fallback encoding used, e.g.
+        ``["not UTF-8: decoded as Windows-1252"]``. The text is not normalised.
+    """
+    if data.startswith(_UTF8_BOM):
+        data = data[len(_UTF8_BOM) :]
+    elif data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return data.decode("utf-16", errors="replace"), []
+    try:
+        return data.decode("utf-8"), []
+    except UnicodeDecodeError:
+        pass
+    gb_text = _looks_like_gb18030(data)
+    if gb_text is not None:
+        return gb_text, ["not UTF-8: decoded as GB18030 (Chinese)"]
+    try:
+        return data.decode("cp1252"), ["not UTF-8: decoded as Windows-1252"]
+    except UnicodeDecodeError:
+        return data.decode("latin-1"), ["not UTF-8: decoded as Latin-1"]

@@ -1,0 +1,155 @@
+"""PDF extraction with PyMuPDF: page-by-page text, chunks that never span two pages, typed failures.
+
+Safety: only ``page.get_text()`` is used, never raw stream decoding, so a JBIG2 decompression bomb
+costs milliseconds; outlines are never walked (cyclic outlines exist); pages are processed one at a
+time so a 350-page book does not hold every page's layout in memory.
+"""
+
+from __future__ import annotations
+
+import re
+import stringprep
+import unicodedata
+from pathlib import Path
+
+import pymupdf
+
+from ..core.documents import DocumentType
+from ..core.errors import DamagedFile, EmptyFile, EncryptedPdf
+from .base import ChunkDraft, Extraction
+from .chunking import pack_paragraphs
+from .normalize import normalize_text
+from .pdfmeta import read_facts
+from .quality import measure_text, strip_junk, strip_ornaments
+
+MIME_TYPE = "application/pdf"
+# Text flags: keep ligatures and whitespace as found (normalize_text handles them), clip to the
+# page; TEXT_PRESERVE_IMAGES is left out on purpose so images are never decoded.
+_TEXT_FLAGS = pymupdf.TEXT_PRESERVE_LIGATURES | pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP
+_CJK = "\u3000-\u9fff\uac00-\ud7af\uff00-\uffef"
+_CJK_BREAK = re.compile(f"(?<=[{_CJK}])\n(?=[{_CJK}])")
+_KEPT_HYPHEN_BREAK = re.compile(r"(?<=\w)-\n")
+
+
+def saslprep(password: str) -> str:
+    """RFC 4013 SASLprep mapping, which PDF 2.0 (AES-256, R6) applies to passwords before hashing.
+
+    Non-ASCII spaces become spaces, "commonly mapped to nothing" characters (soft hyphen, zero-width
+    joiners…) are removed, then NFKC: ``"S\\u00aaSL\\u00adprep"`` → ``"SaSLprep"``. Prohibited-output
+    checks are skipped: a password that fails them simply does not authenticate.
+    """
+    mapped = "".join(
+        " " if stringprep.in_table_c12(ch) else "" if stringprep.in_table_b1(ch) else ch for ch in password
+    )
+    return unicodedata.normalize("NFKC", mapped)
+
+
+def _open(path: Path, password: str | None) -> pymupdf.Document:
+    """Open and authenticate, mapping failures to the product's errors."""
+    name = path.name
+    try:
+        doc = pymupdf.open(path, filetype="pdf")
+    except (pymupdf.FileDataError, pymupdf.EmptyFileError, RuntimeError, ValueError) as exc:
+        raise DamagedFile(f"{name} is damaged and cannot be opened: {exc}") from exc
+    if doc.needs_pass:
+        if password is None:
+            doc.close()
+            raise EncryptedPdf(f"{name} needs a password")
+        candidates = dict.fromkeys([password, saslprep(password), unicodedata.normalize("NFKC", password)])
+        if not any(doc.authenticate(candidate) for candidate in candidates):
+            doc.close()
+            raise EncryptedPdf(f"{name} needs a password: the password given is wrong")
+    return doc
+
+
+def _page_blocks(page: pymupdf.Page) -> list[str]:
+    """Raw text of the page's text blocks, in the PDF's reading order."""
+    blocks = page.get_text("blocks", flags=_TEXT_FLAGS)
+    return [strip_ornaments(block[4]) for block in blocks if block[6] == 0]
+
+
+def _paragraph(block_text: str) -> str:
+    """A block as one normalised paragraph: its layout line breaks become spaces, except inside CJK
+    text and after a hyphen that normalize_text kept ("Super-\nCDMS" → "Super-CDMS")."""
+    text = normalize_text(strip_junk(block_text))
+    return _KEPT_HYPHEN_BREAK.sub("-", _CJK_BREAK.sub("", text)).replace("\n", " ")
+
+
+def extract_pdf(path: Path, *, password: str | None = None) -> Extraction:
+    """Extract a PDF page by page.
+
+    Each page's paragraphs are packed into chunks of about 200 words; a chunk never mixes pages and
+    carries its 1-based page number. Pages whose text layer is missing or unreadable (see
+    :mod:`.quality`) are listed in ``metadata["ocr_pages"]``; when no page has usable text the
+    result has ``needs_ocr=True`` and no chunks.
+
+    Args:
+        path: the file (it may have junk before ``%PDF-``; MuPDF repairs that).
+        password: user password for encrypted files; tried as given, SASLprep-mapped and NFKC.
+
+    Returns:
+        An :class:`Extraction` with doc_type FILE and metadata page_count, title, authors, year, doi.
+
+    Raises:
+        EncryptedPdf: a user password is needed and none, or a wrong one, was given.
+        DamagedFile: MuPDF cannot open the file.
+        EmptyFile: the PDF has no pages.
+    """
+    doc = _open(path, password)
+    try:
+        return _extract(doc, path)
+    finally:
+        doc.close()
+
+
+def _extract(doc: pymupdf.Document, path: Path) -> Extraction:
+    warnings: list[str] = []
+    if doc.is_repaired:
+        warnings.append("the PDF was damaged and has been repaired; some text may be missing")
+    if doc.page_count == 0:
+        raise EmptyFile(f"{path.name}: PDF has no pages")
+    chunks: list[ChunkDraft] = []
+    page_texts: list[str] = []
+    ocr_pages: list[int] = []
+    first_pages_raw: list[str] = []
+    first_text_page: int | None = None
+    for index in range(doc.page_count):
+        try:
+            page = doc[index]
+            blocks = _page_blocks(page)
+        except (RuntimeError, ValueError) as exc:  # one broken page must not lose the others
+            warnings.append(f"page {index + 1} could not be read: {exc}")
+            blocks = []
+        raw = "\n".join(blocks)
+        paragraphs = [p for p in map(_paragraph, blocks) if p.strip()]
+        if index < 2:
+            first_pages_raw.append(raw)
+        if not paragraphs or not measure_text(raw).usable:
+            # A page without text is a scan only if it shows an image (listing images decodes nothing).
+            if paragraphs or page.get_images():
+                ocr_pages.append(index + 1)
+            continue
+        if first_text_page is None and index < 2:
+            first_text_page = index
+        page_texts.append("\n\n".join(paragraphs))
+        chunks.extend(ChunkDraft(text, page=index + 1) for text in pack_paragraphs(paragraphs))
+
+    facts = read_facts(doc, first_pages_raw, first_text_page)
+    metadata = {"page_count": doc.page_count, **facts.as_metadata()}
+    needs_ocr = not chunks
+    if needs_ocr:
+        warnings.append("no usable text layer (scanned or unreadable fonts): the PDF needs OCR")
+    elif ocr_pages:
+        metadata["ocr_pages"] = ocr_pages
+        shown = ", ".join(map(str, ocr_pages[:10])) + (" …" if len(ocr_pages) > 10 else "")
+        warnings.append(f"{len(ocr_pages)} page(s) without usable text (need OCR): {shown}")
+    return Extraction(
+        doc_type=DocumentType.FILE,
+        mime_type=MIME_TYPE,
+        title=facts.title,
+        text="\n\n".join(page_texts),
+        chunks=chunks,
+        metadata=metadata,
+        needs_ocr=needs_ocr,
+        warnings=warnings,
+    )

@@ -1,0 +1,318 @@
+"""Documents: add text, read, list, retitle and edit (with versions), tag, trash and restore, purge."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from sqlalchemy import delete, func, text
+from sqlmodel import select
+
+from ..core.documents import ChunkInfo, DocumentInfo, DocumentStatus, DocumentType, IndexState, Source, VersionInfo
+from ..core.errors import DocumentNotFound, InvalidInput, NotFound
+from ..core.ids import new_document_id
+from ..core.tags import TagFilter, normalize_tags
+from ..ingest.registry import extract_text
+from ..store import fulltext, tables
+from ..store.blobs import hash_text
+from ..store.db import read_session, write_session
+from ..store.filters import SqlFilter
+from ..store.tables import utcnow
+from . import records
+from .chunking import prepare_chunks
+from .library import Library
+from .scopes import ancestry, resolve_scope
+
+TEXT_TYPES = (DocumentType.NOTE, DocumentType.FACT, DocumentType.RESULT, DocumentType.REFERENCE,
+              DocumentType.STRUCTURED)
+
+
+def add_text(lib: Library, content: str, *, doc_type: DocumentType = DocumentType.FACT, title: str | None = None,
+             tags: Iterable[str] = (), scope: str | None = None, folder_id: str | None = None,
+             source: Source | None = None, metadata: dict[str, Any] | None = None,
+             mime_type: str | None = None) -> DocumentInfo:
+    """Store typed text (a fact, note, result…) as a new document and queue its indexing.
+
+    Facts and results are one chunk each (split only if longer than the model's limit); notes are
+    chunked by ``##`` sections. The document, its chunks and its index job commit together.
+
+    Args:
+        content: the text; must not be blank.
+        title: defaults to the first line (at most 80 characters).
+        scope: scope path; None means the current scope.
+        folder_id: a folder of the same scope, or None.
+
+    Raises:
+        InvalidInput: blank content, a folder type, bad tags. ScopeNotFound, DocumentNotFound (folder).
+    """
+    if doc_type not in TEXT_TYPES:
+        raise InvalidInput(f"cannot add text as a {doc_type.value}")
+    if not content.strip():
+        raise InvalidInput("the content is empty")
+    scope_path = resolve_scope(lib, scope)
+    wanted_tags = normalize_tags(tags)
+    extraction = extract_text(content, doc_type, title)
+    chunks, counts = prepare_chunks(lib, extraction)
+    with write_session(lib.engine) as session:
+        if folder_id is not None:
+            _check_folder(session, folder_id, scope_path)
+        now = utcnow()
+        row = tables.DocumentRow(
+            id=new_document_id(), scope_path=scope_path, type=doc_type.value,
+            title=_title(title or extraction.title, content), content=extraction.text or content,
+            mime_type=mime_type or extraction.mime_type, meta={**extraction.metadata, **(metadata or {})},
+            folder_id=folder_id, content_hash=hash_text(content), created_at=now, updated_at=now,
+            index_state=IndexState.PENDING.value if chunks else IndexState.NOT_INDEXED.value,
+        )
+        _apply_source(row, source or Source())
+        session.add(row)
+        session.flush()
+        records.set_tags(session, row.id, normalize_tags([*wanted_tags, *extraction.tags]))
+        records.replace_chunks(session, row, chunks, counts)
+        if chunks:
+            records.enqueue(session, row.id, "embed")
+        records.bump_change_counter(session)
+        session.flush()
+        return records.info(lib, session, row.id)
+
+
+def _title(title: str | None, content: str) -> str:
+    if title and title.strip():
+        return title.strip()
+    first = next((line.strip() for line in content.splitlines() if line.strip()), "Untitled")
+    first = first.lstrip("#").strip() or "Untitled"
+    return first if len(first) <= 80 else first[:79].rstrip() + "…"
+
+
+def _apply_source(row: tables.DocumentRow, source: Source) -> None:
+    row.source_type = source.type.value
+    row.source_think_process = source.think_process_id
+    row.source_node = source.node_id
+
+
+def _check_folder(session, folder_id: str, scope_path: str) -> tables.DocumentRow:
+    folder = session.get(tables.DocumentRow, folder_id)
+    if folder is None or folder.type != DocumentType.FOLDER.value:
+        raise DocumentNotFound(f"no folder {folder_id}")
+    if folder.scope_path != scope_path:
+        raise InvalidInput(f"folder {folder_id} is in {folder.scope_path}, not in {scope_path}")
+    return folder
+
+
+def get_document(lib: Library, document_id: str) -> DocumentInfo:
+    """One document by id. Raises DocumentNotFound."""
+    with read_session(lib.engine) as session:
+        return records.info(lib, session, document_id)
+
+
+def list_documents(lib: Library, *, scope: str | None = None, tag_filter: TagFilter | None = None,
+                   types: Sequence[DocumentType] = (), statuses: Sequence[DocumentStatus] = (DocumentStatus.ACTIVE,),
+                   include_ancestors: bool = True, folder_id: str | None = None, recursive: bool = False,
+                   limit: int | None = None) -> list[DocumentInfo]:
+    """Documents visible from ``scope`` (its own and, unless told otherwise, its ancestors'), newest first.
+
+    Args:
+        tag_filter: see ``core.tags`` (AND / OR / NOT, hierarchical).
+        types: restrict to these types (empty: all types, folders included).
+        statuses: which lifecycle states to include (default: active only).
+        folder_id: only documents in this folder (``recursive``: and in its subfolders).
+    """
+    scope_path = resolve_scope(lib, scope)
+    scopes = ancestry(lib, scope_path) if include_ancestors else [scope_path]
+    where = SqlFilter().and_in("scope_path", scopes).and_in("status", [s.value for s in statuses])
+    if types:
+        where.and_in("type", [t.value for t in types])
+    where.and_tags(tag_filter)
+    with read_session(lib.engine) as session:
+        if folder_id is not None:
+            folders = folder_descendants(session, folder_id) if recursive else [folder_id]
+            where.and_in("folder_id", folders)
+        sql = f"SELECT d.id FROM document d WHERE {where.sql} ORDER BY d.created_at DESC, d.id"
+        if limit:
+            sql += f" LIMIT {int(limit)}"
+        ids = [row[0] for row in session.exec(text(sql), params=where.params).all()]
+        rows = {r.id: r for r in session.exec(select(tables.DocumentRow).where(tables.DocumentRow.id.in_(ids))).all()}  # type: ignore[attr-defined]
+        tags = records.tags_by_document(session, ids)
+        return [records.to_info(lib, rows[i], tags[i]) for i in ids]
+
+
+def folder_descendants(session, folder_id: str) -> list[str]:
+    """``folder_id`` and every folder below it (breadth first; cycles cannot exist but are guarded)."""
+    found, frontier = [folder_id], [folder_id]
+    while frontier:
+        children = session.exec(
+            select(tables.DocumentRow.id).where(
+                tables.DocumentRow.folder_id.in_(frontier),  # type: ignore[union-attr]
+                tables.DocumentRow.type == DocumentType.FOLDER.value,
+            )
+        ).all()
+        frontier = [c for c in children if c not in found]
+        found.extend(frontier)
+    return found
+
+
+def update_document(lib: Library, document_id: str, *, title: str | None = None, content: str | None = None,
+                    metadata: dict[str, Any] | None = None, reason: str = "edited") -> DocumentInfo:
+    """Change a document's title, text content or metadata, keeping the previous state as a version.
+
+    A content change re-chunks the document and queues it for re-embedding; a title change updates
+    the lexical index. Files keep their stored original: their content cannot be edited here.
+
+    Raises:
+        DocumentNotFound. InvalidInput: blank title/content, or editing the content of a file or folder.
+    """
+    if title is not None and not title.strip():
+        raise InvalidInput("a title cannot be empty")
+    if content is not None and not content.strip():
+        raise InvalidInput("the content is empty")
+    prepared = None
+    with read_session(lib.engine) as session:
+        current = records.document_row(session, document_id)
+        doc_type = DocumentType(current.type)
+    if content is not None:
+        if doc_type not in TEXT_TYPES:
+            raise InvalidInput(f"the content of a {doc_type.value} cannot be edited")
+        extraction = extract_text(content, doc_type, title or current.title)
+        prepared = prepare_chunks(lib, extraction)
+    with write_session(lib.engine) as session:
+        row = records.document_row(session, document_id)
+        changed_content = content is not None and hash_text(content) != row.content_hash
+        changed_title = title is not None and title.strip() != row.title
+        if not (changed_content or changed_title or metadata):
+            return records.info(lib, session, document_id)
+        records.snapshot_version(session, row, reason)
+        if changed_title:
+            row.title = title.strip()  # type: ignore[union-attr]
+            fulltext.retitle_document(session, row.id, row.title)
+        if metadata:
+            row.meta = {**row.meta, **metadata}
+        if changed_content and prepared is not None:
+            row.content = content
+            row.content_hash = hash_text(content)  # type: ignore[arg-type]
+            records.replace_chunks(session, row, *prepared)
+            row.index_state = IndexState.PENDING.value
+            row.index_error = None
+            records.enqueue(session, row.id, "embed")
+        elif changed_title:
+            records.enqueue(session, row.id, "refresh")
+        session.add(row)
+        records.bump_change_counter(session)
+        session.flush()
+        return records.info(lib, session, document_id)
+
+
+def tag_document(lib: Library, document_id: str, *, add: Iterable[str] = (), remove: Iterable[str] = (),
+                 reason: str | None = None) -> DocumentInfo:
+    """Add and remove tags (a removed tag also removes the tags below it: ``-topic`` drops ``topic/x``).
+
+    The previous tag set is kept as a version; vectors get the new tags through a ``refresh`` job.
+
+    Raises:
+        DocumentNotFound. InvalidInput: malformed tags.
+    """
+    to_add, to_remove = normalize_tags(add), normalize_tags(remove)
+    with write_session(lib.engine) as session:
+        row = records.document_row(session, document_id)
+        before = records.tags_of(session, document_id)
+        after = [t for t in before if not any(t == r or t.startswith(r + "/") for r in to_remove)]
+        after += [t for t in to_add if t not in after]
+        if sorted(after) == before:
+            return records.info(lib, session, document_id)
+        records.snapshot_version(session, row, reason or _tag_reason(to_add, to_remove))
+        records.set_tags(session, document_id, after)
+        session.add(row)
+        records.enqueue(session, row.id, "refresh")
+        records.bump_change_counter(session)
+        session.flush()
+        return records.info(lib, session, document_id)
+
+
+def _tag_reason(added: list[str], removed: list[str]) -> str:
+    parts = [f"+#{t}" for t in added] + [f"-#{t}" for t in removed]
+    return "tags " + " ".join(parts)
+
+
+def set_status(lib: Library, document_id: str, status: DocumentStatus) -> list[DocumentInfo]:
+    """Move a document (and, for a folder, everything inside it) to ``status``.
+
+    ``deleted`` is the trash: the document keeps its vectors and can be restored with ``active``.
+
+    Returns:
+        Every document whose status changed.
+    """
+    with write_session(lib.engine) as session:
+        root = records.document_row(session, document_id)
+        ids = [root.id]
+        if root.type == DocumentType.FOLDER.value:
+            folders = folder_descendants(session, root.id)
+            contained = session.exec(
+                select(tables.DocumentRow.id).where(tables.DocumentRow.folder_id.in_(folders))  # type: ignore[union-attr]
+            ).all()
+            ids = list(dict.fromkeys([*folders, *contained]))
+        changed = []
+        for doc_id in ids:
+            row = records.document_row(session, doc_id)
+            if row.status != status.value:
+                row.status = status.value
+                row.updated_at = utcnow()
+                session.add(row)
+                changed.append(doc_id)
+        records.bump_change_counter(session)
+        session.flush()
+        return [records.info(lib, session, i) for i in changed]
+
+
+def purge_document(lib: Library, document_id: str) -> None:
+    """Delete a trashed document for good: rows, chunks, lexical rows, versions; vectors via a job.
+
+    Raises:
+        DocumentNotFound. InvalidInput: the document is not in the trash.
+    """
+    with write_session(lib.engine) as session:
+        row = records.document_row(session, document_id)
+        if row.status != DocumentStatus.DELETED.value:
+            raise InvalidInput(f"{document_id} is not in the trash; delete it first")
+        if row.type == DocumentType.FOLDER.value:
+            inside = session.exec(
+                select(func.count()).select_from(tables.DocumentRow).where(tables.DocumentRow.folder_id == row.id)
+            ).one()
+            if inside:
+                raise InvalidInput(f"folder {document_id} is not empty; purge its contents first")
+        fulltext.unindex_document(session, row.id)
+        records.enqueue(session, row.id, "drop", scope=row.scope_path)
+        session.exec(delete(tables.DocumentRow).where(tables.DocumentRow.id == row.id))
+        records.bump_change_counter(session)
+
+
+def list_versions(lib: Library, document_id: str) -> list[VersionInfo]:
+    """Previous versions of a document, oldest first (the current state is not among them)."""
+    with read_session(lib.engine) as session:
+        records.document_row(session, document_id)
+        rows = session.exec(
+            select(tables.VersionRow).where(tables.VersionRow.document_id == document_id)
+            .order_by(tables.VersionRow.number)  # type: ignore[arg-type]
+        ).all()
+        return [records.version_info(r) for r in rows]
+
+
+def read_version(lib: Library, document_id: str, number: int) -> VersionInfo:
+    """One previous version. Raises NotFound."""
+    with read_session(lib.engine) as session:
+        row = session.exec(
+            select(tables.VersionRow).where(tables.VersionRow.document_id == document_id,
+                                            tables.VersionRow.number == number)
+        ).first()
+        if row is None:
+            raise NotFound(f"{document_id} has no version {number}")
+        return records.version_info(row)
+
+
+def list_chunks(lib: Library, document_id: str) -> list[ChunkInfo]:
+    """A document's chunks in order (for reading, the viewer and agents). Raises DocumentNotFound."""
+    with read_session(lib.engine) as session:
+        records.document_row(session, document_id)
+        rows = session.exec(
+            select(tables.ChunkRow).where(tables.ChunkRow.document_id == document_id)
+            .order_by(tables.ChunkRow.ordinal)  # type: ignore[arg-type]
+        ).all()
+        return [records.chunk_info(r) for r in rows]

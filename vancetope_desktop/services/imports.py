@@ -1,0 +1,269 @@
+"""Importing files and folders: store the original, extract, chunk, and queue indexing — or say why not.
+
+Each file is handled on its own: its blob is written first (content addressed, atomic), then the
+document, tags, chunks, lexical rows and index job commit in one transaction. A file that cannot
+be read never leaves a half-written document and never stops the rest of a folder:
+
+* empty, too large or unsupported files are refused with their reason (no document);
+* encrypted (password-only) and damaged files are kept as documents in state ``failed`` with the
+  reason, so the original is preserved and the import can be retried (e.g. with a password);
+* image-only scans are kept, marked ``needs_ocr``, and not indexed as garbage.
+"""
+
+from __future__ import annotations
+
+import mimetypes
+import os
+import unicodedata
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field
+from sqlalchemy import text
+from sqlmodel import Session
+
+from ..core.documents import DocumentStatus, DocumentType, IndexState, SourceType
+from ..core.errors import DamagedFile, EncryptedPdf, ImportFailed, InvalidInput
+from ..core.ids import new_document_id
+from ..core.tags import normalize_tags
+from ..ingest.base import Extraction
+from ..ingest.registry import SUPPORTED_EXTENSIONS, extract_file
+from ..store import tables
+from ..store.blobs import hash_file
+from ..store.db import write_session
+from ..store.tables import utcnow
+from . import records
+from .chunking import prepare_chunks
+from .folders import ensure_folder
+from .library import Library
+from .scopes import resolve_scope
+
+Status = Literal["imported", "updated", "duplicate", "failed", "needs_ocr", "skipped"]
+
+
+class ImportOutcome(BaseModel):
+    """What happened to one file."""
+
+    path: str
+    status: Status
+    document_id: str | None = None
+    title: str | None = None
+    reason: str | None = None
+    chunks: int = 0
+    pages: int | None = None
+    warnings: list[str] = Field(default_factory=list)
+
+
+class ImportReport(BaseModel):
+    """Every file's outcome, in the order handled, and the folders created for uploaded directories."""
+
+    outcomes: list[ImportOutcome] = Field(default_factory=list)
+    folders: list[str] = Field(default_factory=list)
+
+    @property
+    def failed(self) -> list[ImportOutcome]:
+        """Outcomes that are failures (refused files and documents kept in state ``failed``)."""
+        return [o for o in self.outcomes if o.status == "failed"]
+
+    @property
+    def document_ids(self) -> list[str]:
+        """Ids of the documents created or updated (for waiting on their indexing)."""
+        return [o.document_id for o in self.outcomes if o.document_id and o.status in ("imported", "updated")]
+
+
+class ImportProgress(BaseModel):
+    """Files handled so far out of those found, and the current file's name."""
+
+    done: int
+    total: int
+    current: str
+
+
+def _walk(paths: Iterable[Path]) -> list[tuple[Path, tuple[str, ...]]]:
+    """Files to import with the folder names (relative to the dropped folder) they sit in."""
+    found: list[tuple[Path, tuple[str, ...]]] = []
+    for path in paths:
+        if path.is_dir():
+            base = path.parent
+            for directory, subdirectories, files in os.walk(path):
+                subdirectories[:] = sorted(d for d in subdirectories if not d.startswith("."))
+                relative = Path(directory).relative_to(base).parts
+                for name in sorted(files):
+                    if not name.startswith("."):
+                        found.append((Path(directory) / name, relative))
+        else:
+            found.append((path, ()))
+    return found
+
+
+def _display_name(path: Path) -> str:
+    return unicodedata.normalize("NFC", path.name)
+
+
+def upload(lib: Library, paths: Sequence[Path], *, scope: str | None = None, folder_id: str | None = None,
+           tags: Iterable[str] = (), password: str | None = None,
+           progress: Callable[[ImportProgress], None] | None = None,
+           cancel: Callable[[], bool] | None = None) -> ImportReport:
+    """Import files and whole folders (mirrored as folders) into ``scope``.
+
+    Args:
+        paths: files and directories; hidden entries inside directories are skipped, and files in
+            directories whose type no extractor knows are listed as ``skipped``.
+        folder_id: the folder to import into (None: top level of the scope).
+        tags: tags given to every imported document, besides those found in the files.
+        password: tried on encrypted PDFs.
+        progress: called after each file.
+        cancel: checked before each file; the files not reached are not mentioned in the report.
+
+    Raises:
+        InvalidInput: bad tags or a missing path. ScopeNotFound. (Per-file problems go in the report.)
+    """
+    scope_path = resolve_scope(lib, scope)
+    extra_tags = normalize_tags(tags)
+    missing = [str(p) for p in paths if not p.exists()]
+    if missing:
+        raise InvalidInput(f"no such file or folder: {', '.join(missing)}")
+    report = ImportReport()
+    folder_ids: dict[tuple[str, ...], str | None] = {(): folder_id}
+    files = _walk(paths)
+    for done, (path, relative) in enumerate(files, start=1):
+        if cancel is not None and cancel():
+            break
+        explicit = not relative
+        if not explicit and not _looks_supported(path):
+            report.outcomes.append(ImportOutcome(path=str(path), status="skipped", reason="unsupported file type"))
+        else:
+            parent = _folder_for(lib, scope_path, relative, folder_ids, report)
+            report.outcomes.append(_import_one(lib, path, scope_path, parent, extra_tags, password))
+        if progress is not None:
+            progress(ImportProgress(done=done, total=len(files), current=_display_name(path)))
+    return report
+
+
+def _looks_supported(path: Path) -> bool:
+    if path.suffix.lower() in SUPPORTED_EXTENSIONS:
+        return True
+    try:
+        with path.open("rb") as handle:
+            return b"%PDF-" in handle.read(1024)
+    except OSError:
+        return False
+
+
+def _folder_for(lib: Library, scope_path: str, relative: tuple[str, ...],
+                folder_ids: dict[tuple[str, ...], str | None], report: ImportReport) -> str | None:
+    if relative in folder_ids:
+        return folder_ids[relative]
+    parent = _folder_for(lib, scope_path, relative[:-1], folder_ids, report)
+    with write_session(lib.engine) as session:
+        folder = ensure_folder(session, scope_path, unicodedata.normalize("NFC", relative[-1]), parent)
+        records.bump_change_counter(session)
+    folder_ids[relative] = folder.id
+    report.folders.append(folder.id)
+    return folder.id
+
+
+def _import_one(lib: Library, path: Path, scope_path: str, folder_id: str | None, tags: list[str],
+                password: str | None) -> ImportOutcome:
+    name = _display_name(path)
+    try:
+        size = path.stat().st_size
+        limit = lib.settings.max_import_mb * 1024 * 1024
+        extraction: Extraction | None = None
+        failure: ImportFailed | None = None
+        try:
+            extraction = extract_file(path, password=password, max_bytes=limit)
+        except (EncryptedPdf, DamagedFile) as error:
+            failure = error  # kept as a failed document: the original is preserved for a retry
+        digest = hash_file(path)
+        with write_session(lib.engine) as session:
+            duplicate = _find(session, scope_path, "content_hash", digest)
+        if duplicate is not None:
+            return _duplicate(lib, duplicate, path)
+        chunks, counts = prepare_chunks(lib, extraction) if extraction is not None else ([], [])
+        lib.blobs.put(path, digest)
+        with write_session(lib.engine) as session:
+            previous = _find(session, scope_path, "source_path", str(path.resolve()))
+            row = previous or tables.DocumentRow(id=new_document_id(), scope_path=scope_path, type="file", title=name)
+            if previous is not None:
+                records.snapshot_version(session, previous, "re-imported: the file changed")
+            else:
+                row.folder_id = folder_id
+                row.created_at = row.updated_at = utcnow()
+            _fill(row, path, name, size, digest, extraction, failure)
+            row.source_type = SourceType.USER_UPLOAD.value
+            session.add(row)
+            session.flush()
+            found_tags = extraction.tags if extraction is not None else []
+            old_tags = records.tags_of(session, row.id) if previous is not None else []
+            records.set_tags(session, row.id, normalize_tags([*old_tags, *tags, *found_tags]))
+            records.replace_chunks(session, row, chunks, counts)
+            if chunks:
+                records.enqueue(session, row.id, "embed")
+            records.bump_change_counter(session)
+    except ImportFailed as error:
+        return ImportOutcome(path=str(path), status="failed", reason=str(error))
+    except OSError as error:
+        return ImportOutcome(path=str(path), status="failed", reason=f"cannot read {name}: {error.strerror}")
+    if failure is not None:
+        return ImportOutcome(path=str(path), status="failed", document_id=row.id, title=row.title,
+                             reason=f"{failure} (kept as {row.id}, not indexed)")
+    assert extraction is not None
+    status: Status = "needs_ocr" if extraction.needs_ocr else ("updated" if previous is not None else "imported")
+    return ImportOutcome(
+        path=str(path), status=status, document_id=row.id, title=row.title, chunks=len(chunks),
+        pages=extraction.metadata.get("page_count"), warnings=list(extraction.warnings),
+        reason="no text layer: stored, marked 'needs OCR', not indexed" if extraction.needs_ocr else None,
+    )
+
+
+def _find(session: Session, scope_path: str, key: str, value: str) -> tables.DocumentRow | None:
+    column = "d.content_hash" if key == "content_hash" else "json_extract(d.metadata, '$.source_path')"
+    row = session.exec(
+        text(f"SELECT d.id FROM document d WHERE d.scope_path = :scope AND d.type != 'folder' AND {column} = :value "
+             "ORDER BY d.created_at LIMIT 1"),
+        params={"scope": scope_path, "value": value},
+    ).first()
+    return None if row is None else session.get(tables.DocumentRow, row[0])
+
+
+def _duplicate(lib: Library, row: tables.DocumentRow, path: Path) -> ImportOutcome:
+    reason = f"same content as {row.id} ({row.title})"
+    if row.status == DocumentStatus.DELETED.value:
+        with write_session(lib.engine) as session:
+            stored = records.document_row(session, row.id)
+            stored.status = DocumentStatus.ACTIVE.value
+            session.add(stored)
+            records.bump_change_counter(session)
+        reason += ", restored from the trash"
+    return ImportOutcome(path=str(path), status="duplicate", document_id=row.id, title=row.title, reason=reason)
+
+
+def _fill(row: tables.DocumentRow, path: Path, name: str, size: int, digest: str,
+          extraction: Extraction | None, failure: ImportFailed | None) -> None:
+    meta = {"original_name": name, "source_path": str(path.resolve()), "file_size": size,
+            "file_suffix": path.suffix.lower()}
+    if extraction is not None:
+        meta.update(extraction.metadata)
+        if extraction.warnings:
+            meta["import_warnings"] = list(extraction.warnings)
+        row.type = extraction.doc_type.value
+        row.mime_type = extraction.mime_type
+        row.title = extraction.title or Path(name).stem
+        row.content = extraction.text
+        if extraction.needs_ocr:
+            row.index_state, row.index_error = IndexState.NEEDS_OCR.value, "no text layer (needs OCR)"
+        else:
+            row.index_state = IndexState.PENDING.value if extraction.chunks else IndexState.NOT_INDEXED.value
+            row.index_error = None
+    else:
+        row.type = DocumentType.FILE.value
+        row.mime_type = mimetypes.guess_type(name)[0] or "application/octet-stream"
+        row.title = Path(name).stem
+        row.index_state, row.index_error = IndexState.FAILED.value, str(failure)
+    row.meta = meta
+    row.blob_hash = digest
+    row.content_hash = digest
+    row.status = DocumentStatus.ACTIVE.value
+    row.updated_at = utcnow()

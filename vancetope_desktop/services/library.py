@@ -1,0 +1,181 @@
+"""The library: one folder holding the database, the vector store, the original files and settings.
+
+``Library.open`` is the composition root of the core: paths → settings → database → blob store →
+vector store. The embedding model loads lazily, on first use, so opening a library is cheap.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from platformdirs import user_data_path
+from pydantic import ValidationError
+from sqlalchemy import Engine
+
+from ..core.errors import LibraryError
+from ..core.scopes import ScopeKind
+from ..core.settings import Settings
+from ..index.embedder import Embedder
+from ..index.locks import WriterLock
+from ..index.models import resolve_model
+from ..index.vector_store import VectorStore
+from ..store import tables
+from ..store.blobs import BlobStore
+from ..store.db import create_database_engine, ensure_schema, get_meta, read_session, set_meta, write_session
+
+LIBRARY_ENV = "VANCETOPE_LIBRARY"
+DEFAULT_GROUP = "group/default"
+DEFAULT_PROJECT = "project/inbox"
+
+
+def default_library_path() -> Path:
+    """``$VANCETOPE_LIBRARY`` if set, else ``<user data dir>/Vancetope Desktop/library`` (platformdirs)."""
+    if os.environ.get(LIBRARY_ENV):
+        return Path(os.environ[LIBRARY_ENV]).expanduser()
+    return user_data_path("Vancetope Desktop", appauthor=False) / "library"
+
+
+@dataclass(frozen=True)
+class LibraryPaths:
+    """Where each part of a library lives, relative to its root folder."""
+
+    root: Path
+
+    @property
+    def database(self) -> Path:
+        return self.root / "library.sqlite"
+
+    @property
+    def chroma(self) -> Path:
+        return self.root / "chroma"
+
+    @property
+    def files(self) -> Path:
+        return self.root / "files"
+
+    @property
+    def settings(self) -> Path:
+        return self.root / "settings.json"
+
+    @property
+    def locks(self) -> Path:
+        return self.root / "locks"
+
+
+class Library:
+    """An open library. Thread-safe for the services; close it when done.
+
+    Attributes:
+        paths: the folder layout.
+        settings: the typed settings (``settings.json``).
+        engine: the SQLAlchemy engine on ``library.sqlite``.
+        blobs: the content-addressed file store.
+        vectors: the per-scope Chroma collections.
+        writer_lock: the lock electing the process that drains the index queue.
+    """
+
+    def __init__(self, paths: LibraryPaths, settings: Settings, engine: Engine) -> None:
+        self.paths = paths
+        self.settings = settings
+        self.engine = engine
+        self.blobs = BlobStore(paths.files)
+        self.vectors = VectorStore(paths.chroma, paths.locks / "chroma.lock", self.index_generation)
+        self.writer_lock = WriterLock(paths.locks / "writer.lock")
+        self._embedders: dict[str, Embedder] = {}
+        self._embedder_mutex = threading.Lock()
+
+    @classmethod
+    def open(cls, root: Path | None = None, *, settings: Settings | None = None) -> Library:
+        """Open the library at ``root`` (default: :func:`default_library_path`), creating it if needed.
+
+        A new library gets one project group and one project, ``project/inbox``, as current scope.
+
+        Raises:
+            LibraryError: the folder is not writable or the database is unreadable.
+            LibraryTooNew: the library was written by a newer version.
+        """
+        paths = LibraryPaths((root or default_library_path()).expanduser().resolve())
+        try:
+            paths.root.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise LibraryError(f"cannot create the library folder {paths.root}: {error.strerror}") from error
+        if settings is None:
+            settings = load_settings(paths.settings)
+        if not paths.settings.exists():
+            save_settings(paths.settings, settings)
+        engine = create_database_engine(paths.database)
+        ensure_schema(engine)
+        library = cls(paths, settings, engine)
+        library._bootstrap()
+        return library
+
+    def _bootstrap(self) -> None:
+        with write_session(self.engine) as session:
+            if session.get(tables.ScopeRow, DEFAULT_GROUP) is None:
+                session.add(tables.ScopeRow(path=DEFAULT_GROUP, kind=ScopeKind.GROUP.value, key="default",
+                                            name="My Research"))
+                session.flush()
+            if session.get(tables.ScopeRow, DEFAULT_PROJECT) is None:
+                session.add(tables.ScopeRow(path=DEFAULT_PROJECT, kind=ScopeKind.PROJECT.value, key="inbox",
+                                            name="Inbox", parent_path=DEFAULT_GROUP))
+            if get_meta(session, "current_scope") is None:
+                set_meta(session, "current_scope", DEFAULT_PROJECT)
+
+    def close(self) -> None:
+        """Release the writer lock and the database connections."""
+        self.writer_lock.release()
+        self.engine.dispose()
+
+    def __enter__(self) -> Library:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- index bookkeeping ---------------------------------------------------------------
+    def index_generation(self) -> int:
+        """The counter the writer bumps after each batch of vector writes (see ``VectorStore``)."""
+        with read_session(self.engine) as session:
+            return int(get_meta(session, "index_generation", "0") or 0)
+
+    def index_model(self) -> str:
+        """The embedding model spec the library's vectors were made with (the settings' until set)."""
+        with read_session(self.engine) as session:
+            return get_meta(session, "index_model") or self.settings.embedding_model
+
+    def embedder(self, spec: str | None = None) -> Embedder:
+        """The embedder for ``spec`` (default: :meth:`index_model`), created once per process.
+
+        Raises:
+            IndexUnavailable: the model cannot be found locally.
+        """
+        spec = spec or self.index_model()
+        with self._embedder_mutex:
+            if spec not in self._embedders:
+                self._embedders[spec] = Embedder(resolve_model(spec), batch_size=self.settings.embedding_batch_size)
+            return self._embedders[spec]
+
+
+def load_settings(path: Path) -> Settings:
+    """Read ``settings.json``; defaults when missing.
+
+    Raises:
+        LibraryError: the file is not valid JSON or breaks the schema (with the field at fault).
+    """
+    if not path.exists():
+        return Settings()
+    try:
+        return Settings.model_validate(json.loads(path.read_text(encoding="utf-8")))
+    except (json.JSONDecodeError, ValidationError) as error:
+        raise LibraryError(f"invalid settings file {path}: {error}") from error
+
+
+def save_settings(path: Path, settings: Settings) -> None:
+    """Write ``settings.json`` atomically (temporary file, then rename)."""
+    temporary = path.with_suffix(".json.tmp")
+    temporary.write_text(settings.model_dump_json(indent=2), encoding="utf-8")
+    os.replace(temporary, path)

@@ -1,0 +1,67 @@
+"""Moving documents between scopes along one branch of the tree: promotion and demotion (seed §4.3).
+
+A move keeps the document's id, versions and tags, and carries its vectors to the target scope's
+collection without re-embedding (a ``move`` job for the index writer). The document row changes
+scope in one transaction, so it is never visible in two scopes at once.
+"""
+
+from __future__ import annotations
+
+from sqlmodel import select
+
+from ..core.documents import DocumentInfo, DocumentType
+from ..core.errors import ScopeError
+from ..store import tables
+from ..store.db import write_session
+from ..store.tables import utcnow
+from . import records
+from .documents import folder_descendants
+from .library import Library
+from .scopes import ancestry, resolve_relative
+
+
+def move_to_scope(lib: Library, document_id: str, target: str) -> list[DocumentInfo]:
+    """Promote or demote a document (a folder: with everything inside it) to ``target``.
+
+    Args:
+        target: a full scope path, or a kind (``project``) meaning that ancestor of the document's scope.
+
+    Returns:
+        Every document moved.
+
+    Raises:
+        DocumentNotFound. ScopeNotFound. ScopeError: the target is on another branch of the tree
+        (neither an ancestor nor a descendant of the document's scope).
+    """
+    with write_session(lib.engine) as session:
+        source = records.document_row(session, document_id).scope_path
+    target_path = resolve_relative(lib, source, target)
+    if target_path == source:
+        return []
+    if source not in ancestry(lib, target_path) and target_path not in ancestry(lib, source):
+        raise ScopeError(
+            f"{target_path} is not on the branch of {source}: documents move only up to an ancestor "
+            "(promote) or down to a descendant (demote)"
+        )
+    with write_session(lib.engine) as session:
+        root = records.document_row(session, document_id)
+        ids = [root.id]
+        if root.type == DocumentType.FOLDER.value:
+            folders = folder_descendants(session, root.id)
+            inside = session.exec(
+                select(tables.DocumentRow.id).where(tables.DocumentRow.folder_id.in_(folders))  # type: ignore[union-attr]
+            ).all()
+            ids = list(dict.fromkeys([*folders, *inside]))
+        for doc_id in ids:
+            row = records.document_row(session, doc_id)
+            previous = row.scope_path
+            row.scope_path = target_path
+            row.updated_at = utcnow()
+            if doc_id == root.id:
+                row.folder_id = None  # its folder stays behind in the source scope
+            session.add(row)
+            if row.type != DocumentType.FOLDER.value:
+                records.enqueue(session, doc_id, "move", **{"from": previous})
+        records.bump_change_counter(session)
+        session.flush()
+        return [records.info(lib, session, i) for i in ids]

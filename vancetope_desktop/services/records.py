@@ -1,0 +1,135 @@
+"""Row-level helpers shared by the services: row → value object, chunks + lexical index, jobs, versions.
+
+Everything here runs inside the caller's write transaction, so a document, its tags, its chunks,
+its lexical index rows and its queued index job are committed together or not at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from sqlalchemy import delete
+from sqlmodel import Session, select
+
+from ..core.documents import (
+    ChunkInfo,
+    DocumentInfo,
+    DocumentStatus,
+    DocumentType,
+    IndexState,
+    Source,
+    SourceType,
+    VersionInfo,
+)
+from ..core.errors import DocumentNotFound
+from ..ingest.base import ChunkDraft
+from ..store import fulltext, tables
+from ..store.db import get_meta, set_meta
+from ..store.tables import utcnow
+from .library import Library
+
+
+def document_row(session: Session, document_id: str) -> tables.DocumentRow:
+    """The row of ``document_id``. Raises DocumentNotFound."""
+    row = session.get(tables.DocumentRow, document_id)
+    if row is None:
+        raise DocumentNotFound(f"no document {document_id}")
+    return row
+
+
+def tags_of(session: Session, document_id: str) -> list[str]:
+    """A document's tags, sorted."""
+    return sorted(session.exec(select(tables.TagRow.tag).where(tables.TagRow.document_id == document_id)).all())
+
+
+def tags_by_document(session: Session, document_ids: Iterable[str]) -> dict[str, list[str]]:
+    """Tags of many documents in one query: id → sorted tags."""
+    ids = list(document_ids)
+    result: dict[str, list[str]] = {i: [] for i in ids}
+    for start in range(0, len(ids), 500):
+        rows = session.exec(
+            select(tables.TagRow).where(tables.TagRow.document_id.in_(ids[start : start + 500]))  # type: ignore[attr-defined]
+        ).all()
+        for row in rows:
+            result[row.document_id].append(row.tag)
+    for tags in result.values():
+        tags.sort()
+    return result
+
+
+def to_info(lib: Library, row: tables.DocumentRow, tags: list[str]) -> DocumentInfo:
+    """A detached :class:`DocumentInfo` for a row (with the stored file's path for files)."""
+    file_path = None
+    if row.blob_hash:
+        suffix = row.meta.get("file_suffix", "")
+        file_path = str(lib.blobs.path_for(row.blob_hash, suffix))
+    return DocumentInfo(
+        id=row.id, scope=row.scope_path, type=DocumentType(row.type), title=row.title, content=row.content,
+        mime_type=row.mime_type, tags=tags,
+        source=Source(type=SourceType(row.source_type), think_process_id=row.source_think_process,
+                      node_id=row.source_node),
+        created_at=row.created_at, updated_at=row.updated_at, metadata=dict(row.meta), folder_id=row.folder_id,
+        status=DocumentStatus(row.status), index_state=IndexState(row.index_state), index_error=row.index_error,
+        file_path=file_path, content_hash=row.content_hash, version=row.version,
+    )
+
+
+def info(lib: Library, session: Session, document_id: str) -> DocumentInfo:
+    """Load one document as a value object. Raises DocumentNotFound."""
+    row = document_row(session, document_id)
+    return to_info(lib, row, tags_of(session, document_id))
+
+
+def set_tags(session: Session, document_id: str, tags: Iterable[str]) -> None:
+    """Replace a document's tags with ``tags`` (already normalised)."""
+    session.exec(delete(tables.TagRow).where(tables.TagRow.document_id == document_id))
+    for tag in dict.fromkeys(tags):
+        session.add(tables.TagRow(document_id=document_id, tag=tag))
+
+
+def replace_chunks(session: Session, row: tables.DocumentRow, chunks: list[ChunkDraft], counts: list[int]) -> None:
+    """Replace a document's chunks and their lexical index rows with ``chunks`` (token counts beside)."""
+    fulltext.unindex_document(session, row.id)
+    session.exec(delete(tables.ChunkRow).where(tables.ChunkRow.document_id == row.id))
+    session.flush()
+    for ordinal, (draft, count) in enumerate(zip(chunks, counts, strict=True)):
+        chunk = tables.ChunkRow(document_id=row.id, ordinal=ordinal, text=draft.text, page=draft.page,
+                                section=draft.section, token_count=count)
+        session.add(chunk)
+        session.flush()
+        assert chunk.id is not None
+        fulltext.index_chunk(session, chunk.id, row.title, draft.text)
+
+
+def enqueue(session: Session, document_id: str, kind: str, **payload: object) -> None:
+    """Queue index work for the writer (committed with the caller's transaction)."""
+    session.add(tables.JobRow(document_id=document_id, kind=kind, payload=dict(payload)))
+
+
+def snapshot_version(session: Session, row: tables.DocumentRow, reason: str) -> None:
+    """Keep the document's current state as a version before it changes; bumps ``row.version``."""
+    session.add(tables.VersionRow(
+        document_id=row.id, number=row.version, title=row.title, content=row.content,
+        tags=tags_of(session, row.id), meta=dict(row.meta), content_hash=row.content_hash,
+        blob_hash=row.blob_hash, reason=reason, created_at=row.updated_at,
+    ))
+    row.version += 1
+    row.updated_at = utcnow()
+
+
+def version_info(row: tables.VersionRow) -> VersionInfo:
+    """A stored version as a value object."""
+    return VersionInfo(document_id=row.document_id, number=row.number, title=row.title, content=row.content,
+                       tags=list(row.tags), metadata=dict(row.meta), content_hash=row.content_hash,
+                       reason=row.reason, created_at=row.created_at)
+
+
+def bump_change_counter(session: Session) -> None:
+    """Record that documents changed, so other processes (the open app) notice within seconds."""
+    set_meta(session, "change_counter", str(int(get_meta(session, "change_counter", "0") or 0) + 1))
+
+
+def chunk_info(row: tables.ChunkRow) -> ChunkInfo:
+    """A chunk row as a value object."""
+    return ChunkInfo(document_id=row.document_id, ordinal=row.ordinal, text=row.text, page=row.page,
+                     section=row.section, token_count=row.token_count)

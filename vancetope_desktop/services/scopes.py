@@ -1,0 +1,174 @@
+"""Scopes: create, list, pick the current one, and compute what a scope may see (seed §4.2)."""
+
+from __future__ import annotations
+
+from sqlmodel import Session, select
+
+from ..core.errors import ScopeError, ScopeNotFound, ScopeNotVisible
+from ..core.scope_info import ScopeInfo, VisibleScope
+from ..core.scopes import ScopeKind, ScopePath, parse_kind, proximity_weight, validate_scope_key
+from ..store import tables
+from ..store.db import get_meta, read_session, set_meta, write_session
+from .library import Library
+
+
+def _info(row: tables.ScopeRow) -> ScopeInfo:
+    return ScopeInfo(path=row.path, kind=ScopeKind(row.kind), key=row.key, name=row.name,
+                     parent=row.parent_path, archived=row.archived, created_at=row.created_at)
+
+
+def create_scope(lib: Library, kind: str, key: str, *, parent: str | None = None, name: str | None = None) -> ScopeInfo:
+    """Create a scope ``kind/key`` under ``parent`` (a group has no parent).
+
+    Args:
+        kind: group, project, session or think-process (aliases accepted).
+        key: the scope's id, e.g. ``tp_12``; any printable text without ``/``.
+        parent: the parent scope's path; required for every kind but group. When omitted for a
+            project, the current scope's group is used.
+        name: human name; defaults to the key.
+
+    Raises:
+        InvalidInput: bad kind or key. ScopeNotFound: unknown parent.
+        ScopeError: the path exists already, or the parent is of the wrong kind.
+    """
+    path = ScopePath(parse_kind(kind), validate_scope_key(key))
+    with write_session(lib.engine) as session:
+        if session.get(tables.ScopeRow, str(path)) is not None:
+            raise ScopeError(f"scope {path} exists already")
+        expected = path.kind.parent_kind
+        if expected is None:
+            if parent:
+                raise ScopeError("a project group has no parent")
+            parent_path = None
+        else:
+            parent_path = parent or _default_parent(session, expected)
+            parent_row = session.get(tables.ScopeRow, str(ScopePath.parse(parent_path)))
+            if parent_row is None:
+                raise ScopeNotFound(f"no scope {parent_path}")
+            if parent_row.kind != expected.value:
+                raise ScopeError(f"a {path.kind.label} belongs under a {expected.label}, not under {parent_row.path}")
+            parent_path = parent_row.path
+        row = tables.ScopeRow(path=str(path), kind=path.kind.value, key=path.key,
+                              name=(name or path.key).strip() or path.key, parent_path=parent_path)
+        session.add(row)
+        session.flush()
+        return _info(row)
+
+
+def _default_parent(session: Session, kind: ScopeKind) -> str:
+    current = get_meta(session, "current_scope")
+    for path in _ancestry(session, current) if current else []:
+        if path.startswith(kind.value + "/"):
+            return path
+    raise ScopeError(f"give --parent: the current scope has no {kind.label} above it")
+
+
+def _ancestry(session: Session, path: str) -> list[str]:
+    """``path`` then its parent, grandparent … up to the group."""
+    chain, seen = [], set()
+    row = session.get(tables.ScopeRow, path)
+    if row is None:
+        raise ScopeNotFound(f"no scope {path}")
+    while row is not None and row.path not in seen:
+        chain.append(row.path)
+        seen.add(row.path)
+        row = session.get(tables.ScopeRow, row.parent_path) if row.parent_path else None
+    return chain
+
+
+def resolve_scope(lib: Library, text: str | None) -> str:
+    """Turn a scope given by a user into a path: ``None`` → the current scope, a path → itself.
+
+    Raises:
+        ScopeNotFound: no such scope. InvalidInput: malformed path.
+    """
+    with read_session(lib.engine) as session:
+        if text is None:
+            return get_meta(session, "current_scope") or ""
+        path = str(ScopePath.parse(text))
+        if session.get(tables.ScopeRow, path) is None:
+            raise ScopeNotFound(f"no scope {path} (see `vancetope scope list`)")
+        return path
+
+
+def get_scope(lib: Library, path: str) -> ScopeInfo:
+    """One scope by path. Raises ScopeNotFound."""
+    with read_session(lib.engine) as session:
+        row = session.get(tables.ScopeRow, path)
+        if row is None:
+            raise ScopeNotFound(f"no scope {path}")
+        return _info(row)
+
+
+def list_scopes(lib: Library, *, include_archived: bool = False) -> list[ScopeInfo]:
+    """Every scope, parents before children (depth first, by name)."""
+    with read_session(lib.engine) as session:
+        rows = session.exec(select(tables.ScopeRow)).all()
+    children: dict[str | None, list[tables.ScopeRow]] = {}
+    for row in rows:
+        if include_archived or not row.archived:
+            children.setdefault(row.parent_path, []).append(row)
+    ordered: list[ScopeInfo] = []
+
+    def walk(parent: str | None) -> None:
+        for row in sorted(children.get(parent, []), key=lambda r: (r.name.casefold(), r.path)):
+            ordered.append(_info(row))
+            walk(row.path)
+
+    walk(None)
+    return ordered
+
+
+def current_scope(lib: Library) -> str:
+    """The current scope's path (persisted in the library)."""
+    return resolve_scope(lib, None)
+
+
+def use_scope(lib: Library, path: str) -> ScopeInfo:
+    """Make ``path`` the current scope. Raises ScopeNotFound."""
+    path = resolve_scope(lib, path)
+    with write_session(lib.engine) as session:
+        set_meta(session, "current_scope", path)
+    return get_scope(lib, path)
+
+
+def visible_scopes(lib: Library, path: str) -> list[VisibleScope]:
+    """The scopes ``path`` sees: itself then each ancestor, with distance and search weight.
+
+    Seed §4.2: a scope sees its own memory and its ancestors', never a sibling's or a descendant's.
+    """
+    with read_session(lib.engine) as session:
+        chain = _ancestry(session, path)
+    weights = lib.settings.scope_weights
+    return [VisibleScope(path=p, distance=d, weight=proximity_weight(d, weights)) for d, p in enumerate(chain)]
+
+
+def ancestry(lib: Library, path: str) -> list[str]:
+    """``path`` and its ancestors, nearest first. Raises ScopeNotFound."""
+    with read_session(lib.engine) as session:
+        return _ancestry(session, path)
+
+
+def check_visible(lib: Library, acting: str, target: str) -> None:
+    """Raise ScopeNotVisible unless ``target`` is ``acting`` or one of its ancestors."""
+    if target not in ancestry(lib, acting):
+        raise ScopeNotVisible(
+            f"{target} is not visible from {acting}: a scope sees only itself and its ancestors"
+        )
+
+
+def resolve_relative(lib: Library, start: str, target: str) -> str:
+    """Resolve a move target given from ``start``: a kind (``project``) or a full path.
+
+    A bare kind means the scope of that kind on ``start``'s branch (its ancestor of that kind).
+
+    Raises:
+        ScopeNotFound / ScopeError: no such scope on the branch.
+    """
+    if "/" in target:
+        return resolve_scope(lib, target)
+    kind = parse_kind(target)
+    for path in ancestry(lib, start):
+        if path.startswith(kind.value + "/"):
+            return path
+    raise ScopeError(f"{start} has no {kind.label} above it; give a full scope path")

@@ -1,0 +1,118 @@
+"""The SQLite database: engine set-up (WAL, foreign keys, busy timeout), schema creation, sessions.
+
+Several processes share one library (the app, the CLI, an agent server). SQLite in WAL mode lets
+readers run beside one writer; write transactions start with ``BEGIN IMMEDIATE`` so that two writers
+queue on the busy timeout instead of failing with "database is locked" when a read transaction is
+upgraded (SQLite cannot wait in that case, see https://www.sqlite.org/lang_transaction.html).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from sqlalchemy import Engine, create_engine, event, text
+from sqlmodel import Session, SQLModel
+
+from ..core.errors import LibraryError, LibraryTooNew
+from . import tables
+from .fulltext import create_fulltext_table
+
+BUSY_TIMEOUT_MS = 60_000
+"""How long a writer waits for another process's write transaction (a large import commits in batches)."""
+
+
+def create_database_engine(path: Path) -> Engine:
+    """Open (creating if needed) the SQLite file at ``path`` with the library's connection settings.
+
+    Raises:
+        LibraryError: when the file cannot be opened as a database.
+    """
+    engine = create_engine(
+        f"sqlite:///{path}",
+        connect_args={"timeout": BUSY_TIMEOUT_MS / 1000, "check_same_thread": False},
+    )
+
+    @event.listens_for(engine, "connect")
+    def _configure(dbapi_connection, _record) -> None:
+        # The driver must not open transactions itself; "begin" below does it (IMMEDIATE for writes).
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        # NORMAL is crash-safe in WAL mode (a process crash loses nothing committed).
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _begin(connection) -> None:
+        mode = connection.get_execution_options().get("sqlite_begin", "DEFERRED")
+        connection.exec_driver_sql(f"BEGIN {mode}")
+
+    try:
+        with engine.connect() as connection:
+            connection.exec_driver_sql("SELECT 1")
+    except Exception as error:  # sqlite3.DatabaseError and friends: the file is not a database
+        raise LibraryError(f"cannot open the library database {path}: {error}") from error
+    return engine
+
+
+def ensure_schema(engine: Engine) -> None:
+    """Create missing tables and record the schema version; refuse a library from a newer version.
+
+    Raises:
+        LibraryTooNew: the library's schema version is higher than this program's.
+    """
+    with write_session(engine) as session:
+        found = session.exec(text("SELECT name FROM sqlite_master WHERE type='table' AND name='meta'")).first()
+        if found:
+            row = session.get(tables.MetaRow, "schema_version")
+            if row is not None and int(row.value) > tables.SCHEMA_VERSION:
+                raise LibraryTooNew(
+                    f"this library was written by a newer Vancetope Desktop (schema {row.value}; this version "
+                    f"reads up to {tables.SCHEMA_VERSION}); update the program to open it"
+                )
+    SQLModel.metadata.create_all(engine, tables=[t.__table__ for t in _TABLES])
+    with write_session(engine) as session:
+        create_fulltext_table(session)
+        if session.get(tables.MetaRow, "schema_version") is None:
+            session.add(tables.MetaRow(key="schema_version", value=str(tables.SCHEMA_VERSION)))
+
+
+_TABLES = (
+    tables.MetaRow, tables.ScopeRow, tables.DocumentRow, tables.TagRow,
+    tables.VersionRow, tables.ChunkRow, tables.JobRow,
+)
+
+
+@contextmanager
+def write_session(engine: Engine) -> Iterator[Session]:
+    """A session whose transaction takes the write lock at once and commits on success, rolls back on error."""
+    with Session(engine.execution_options(sqlite_begin="IMMEDIATE"), expire_on_commit=False) as session, \
+            session.begin():
+        yield session
+
+
+@contextmanager
+def read_session(engine: Engine) -> Iterator[Session]:
+    """A session for reads (a deferred transaction: it never blocks writers in WAL mode)."""
+    with Session(engine, expire_on_commit=False) as session, session.begin():
+        yield session
+
+
+def get_meta(session: Session, key: str, default: str | None = None) -> str | None:
+    """Read one ``meta`` value."""
+    row = session.get(tables.MetaRow, key)
+    return default if row is None else row.value
+
+
+def set_meta(session: Session, key: str, value: str) -> None:
+    """Write one ``meta`` value (inside the caller's write transaction)."""
+    row = session.get(tables.MetaRow, key)
+    if row is None:
+        session.add(tables.MetaRow(key=key, value=value))
+    else:
+        row.value = value
+        session.add(row)

@@ -1,0 +1,62 @@
+"""Document filters compiled to SQL over ``document d``: scopes, types, statuses and tag expressions."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..core.tags import AllOf, AnyOf, NoneOf, TagFilter, TagIs
+
+
+@dataclass
+class SqlFilter:
+    """A WHERE fragment over alias ``d`` with named parameters; combine with :meth:`and_`."""
+
+    clauses: list[str] = field(default_factory=list)
+    params: dict[str, Any] = field(default_factory=dict)
+
+    def _name(self, stem: str) -> str:
+        return f"{stem}{len(self.params)}"
+
+    def and_in(self, column: str, values: Sequence[str]) -> SqlFilter:
+        """Restrict ``d.column`` to ``values`` (an empty list matches nothing)."""
+        if not values:
+            self.clauses.append("0")
+            return self
+        names = []
+        for value in values:
+            name = self._name("v")
+            self.params[name] = value
+            names.append(f":{name}")
+        self.clauses.append(f"d.{column} IN ({', '.join(names)})")
+        return self
+
+    def and_tags(self, tag_filter: TagFilter | None) -> SqlFilter:
+        """Restrict to documents matching a tag filter (hierarchical: ``a`` also matches ``a/b``)."""
+        if tag_filter is not None:
+            self.clauses.append(self._tag_sql(tag_filter))
+        return self
+
+    def _tag_sql(self, node: TagFilter) -> str:
+        match node:
+            case TagIs(tag=tag):
+                exact, below = self._name("t"), self._name("t")
+                self.params[exact] = tag
+                self.params[below] = tag.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "/%"
+                return (
+                    "EXISTS (SELECT 1 FROM document_tag x WHERE x.document_id = d.id AND "
+                    f"(x.tag = :{exact} OR x.tag LIKE :{below} ESCAPE '\\'))"
+                )
+            case AllOf(items=items):
+                return "(" + " AND ".join(self._tag_sql(i) for i in items) + ")" if items else "1"
+            case AnyOf(items=items):
+                return "(" + " OR ".join(self._tag_sql(i) for i in items) + ")" if items else "0"
+            case NoneOf(item=item):
+                return f"NOT {self._tag_sql(item)}"
+        raise TypeError(node)
+
+    @property
+    def sql(self) -> str:
+        """The fragment, ``1`` when unrestricted."""
+        return " AND ".join(self.clauses) if self.clauses else "1"

@@ -1,0 +1,87 @@
+"""The lexical index: an SQLite FTS5 table over chunks, with text analysis that works for CJK.
+
+FTS5's ``unicode61`` tokenizer (with ``remove_diacritics 2``, so "Müller" matches "Muller") splits on
+spaces and punctuation, which leaves Chinese or Japanese sentences as one giant token. Before
+indexing and querying, runs of CJK characters are rewritten as overlapping character bigrams, the
+scheme of Lucene's CJKAnalyzer, so "日本語" is found inside "日本語の文章".
+"""
+
+from __future__ import annotations
+
+import re
+
+from sqlalchemy import text
+from sqlmodel import Session
+
+_CJK = (
+    "\u3040-\u30ff"  # Hiragana, Katakana
+    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # CJK ideographs
+    "\uac00-\ud7af"  # Hangul syllables
+    "\U00020000-\U0002a6df"
+)
+_CJK_RUN = re.compile(f"[{_CJK}]+")
+_WORD = re.compile(r"\w+")
+MAX_QUERY_TERMS = 64
+"""Terms beyond this are ignored: a pasted paragraph must not turn into a slow 500-term OR query."""
+
+
+def _bigrams(match: re.Match[str]) -> str:
+    run = match.group(0)
+    if len(run) == 1:
+        return f" {run} "
+    return " " + " ".join(run[i : i + 2] for i in range(len(run) - 1)) + " "
+
+
+def analyze(value: str) -> str:
+    """Rewrite text for FTS5: CJK runs become space-separated bigrams; everything else is unchanged."""
+    return _CJK_RUN.sub(_bigrams, value)
+
+
+def match_expression(query: str) -> str | None:
+    """Turn any user string into a safe FTS5 MATCH expression (an OR of quoted terms), or None.
+
+    Quoting every term makes FTS5 syntax characters inert: ``SARS-CoV-2``, ``C++``, ``"unbalanced``,
+    ``Smith's`` and ``AND`` all become plain terms. Returns None when no word character is left.
+    """
+    terms: dict[str, None] = {}
+    for term in _WORD.findall(analyze(query)):
+        terms.setdefault(term.lower(), None)
+        if len(terms) >= MAX_QUERY_TERMS:
+            break
+    if not terms:
+        return None
+    return " OR ".join(f'"{term}"' for term in terms)
+
+
+def create_fulltext_table(session: Session) -> None:
+    """Create ``chunk_fts(title, body)`` if missing; its rowid is ``chunk.id``."""
+    session.exec(
+        text(
+            "CREATE VIRTUAL TABLE IF NOT EXISTS chunk_fts USING fts5("
+            "title, body, tokenize = 'unicode61 remove_diacritics 2')"
+        )
+    )
+
+
+def index_chunk(session: Session, chunk_id: int, title: str, body: str) -> None:
+    """Add one chunk to the lexical index (inside the caller's transaction)."""
+    session.exec(
+        text("INSERT INTO chunk_fts(rowid, title, body) VALUES (:id, :title, :body)"),
+        params={"id": chunk_id, "title": analyze(title), "body": analyze(body)},
+    )
+
+
+def unindex_document(session: Session, document_id: str) -> None:
+    """Remove every chunk of a document from the lexical index (call before deleting the chunks)."""
+    session.exec(
+        text("DELETE FROM chunk_fts WHERE rowid IN (SELECT id FROM chunk WHERE document_id = :doc)"),
+        params={"doc": document_id},
+    )
+
+
+def retitle_document(session: Session, document_id: str, title: str) -> None:
+    """Update the title column of a document's chunks after a rename."""
+    session.exec(
+        text("UPDATE chunk_fts SET title = :title WHERE rowid IN (SELECT id FROM chunk WHERE document_id = :doc)"),
+        params={"doc": document_id, "title": analyze(title)},
+    )

@@ -1,0 +1,132 @@
+"""The SQLite schema as SQLModel tables. Plain rows only: services turn them into core value objects.
+
+Schema version 1. Any change to these tables bumps :data:`SCHEMA_VERSION` and adds a step to
+``store/migrations.py``.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import JSON, Column, ForeignKey, Index, String, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+SCHEMA_VERSION = 1
+
+
+def utcnow() -> datetime:
+    """Timezone-aware current time in UTC (all stored times are UTC)."""
+    return datetime.now(UTC)
+
+
+class MetaRow(SQLModel, table=True):
+    """Key/value facts about the library: schema version, current scope, index generation."""
+
+    __tablename__ = "meta"
+    key: str = Field(primary_key=True)
+    value: str
+
+
+class ScopeRow(SQLModel, table=True):
+    """One node of the scope tree, identified by its path ``kind/key``."""
+
+    __tablename__ = "scope"
+    path: str = Field(primary_key=True)
+    kind: str = Field(index=True)
+    key: str
+    name: str
+    parent_path: str | None = Field(
+        default=None, sa_column=Column(String, ForeignKey("scope.path", ondelete="RESTRICT"), index=True)
+    )
+    archived: bool = False
+    settings: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class DocumentRow(SQLModel, table=True):
+    """A document (seed §3.1). Files keep their bytes in the blob store under ``blob_hash``."""
+
+    __tablename__ = "document"
+    __table_args__ = (Index("ix_document_scope_status", "scope_path", "status"),)
+    id: str = Field(primary_key=True)
+    scope_path: str = Field(sa_column=Column(String, ForeignKey("scope.path", ondelete="RESTRICT"), nullable=False))
+    type: str
+    title: str
+    content: str | None = None
+    mime_type: str = "text/plain"
+    source_type: str = "manual"
+    source_think_process: str | None = None
+    source_node: str | None = None
+    meta: dict[str, Any] = Field(default_factory=dict, sa_column=Column("metadata", JSON, nullable=False))
+    folder_id: str | None = Field(
+        default=None, sa_column=Column(String, ForeignKey("document.id", ondelete="SET NULL"), index=True)
+    )
+    status: str = "active"
+    index_state: str = "pending"
+    index_error: str | None = None
+    blob_hash: str | None = Field(default=None, index=True)
+    content_hash: str | None = Field(default=None, index=True)
+    version: int = 1
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+
+
+class TagRow(SQLModel, table=True):
+    """One (document, tag) pair; tags are stored normalised (see ``core.tags.normalize_tag``)."""
+
+    __tablename__ = "document_tag"
+    document_id: str = Field(
+        sa_column=Column(String, ForeignKey("document.id", ondelete="CASCADE"), primary_key=True)
+    )
+    tag: str = Field(sa_column=Column(String, primary_key=True, index=True))
+
+
+class VersionRow(SQLModel, table=True):
+    """A previous state of a document, written before its content, title or tags change."""
+
+    __tablename__ = "document_version"
+    __table_args__ = (UniqueConstraint("document_id", "number"),)
+    id: int | None = Field(default=None, primary_key=True)
+    document_id: str = Field(sa_column=Column(String, ForeignKey("document.id", ondelete="CASCADE"), index=True))
+    number: int
+    title: str
+    content: str | None = None
+    tags: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    meta: dict[str, Any] = Field(default_factory=dict, sa_column=Column("metadata", JSON, nullable=False))
+    content_hash: str | None = None
+    blob_hash: str | None = None
+    reason: str = ""
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class ChunkRow(SQLModel, table=True):
+    """A chunk of a document's text; its integer id is also its rowid in the FTS5 table ``chunk_fts``."""
+
+    __tablename__ = "chunk"
+    __table_args__ = (UniqueConstraint("document_id", "ordinal"),)
+    id: int | None = Field(default=None, primary_key=True)
+    document_id: str = Field(sa_column=Column(String, ForeignKey("document.id", ondelete="CASCADE"), index=True))
+    ordinal: int
+    text: str
+    page: int | None = None
+    section: str | None = None
+    token_count: int = 0
+
+
+class JobRow(SQLModel, table=True):
+    """Queued index work, drained by the one writer. Not a foreign key: jobs outlive purged documents.
+
+    kinds: ``embed`` (embed a document's chunks into its scope's collection), ``drop`` (remove a
+    document's vectors from ``payload["scope"]``), ``move`` (carry vectors from ``payload["from"]`` to
+    the document's current scope), ``refresh`` (rewrite chunk metadata such as tags).
+    """
+
+    __tablename__ = "index_job"
+    id: int | None = Field(default=None, primary_key=True)
+    document_id: str = Field(index=True)
+    kind: str
+    payload: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    attempts: int = 0
+    last_error: str | None = None
+    created_at: datetime = Field(default_factory=utcnow)
