@@ -31,3 +31,13 @@ def corpus() -> Path:
 def scifact() -> Path:
     """The SciFact benchmark in BEIR format: ``../shared/eval/scifact``."""
     return _need(SHARED / "eval" / "scifact", "the SciFact benchmark")
+
+
+@pytest.fixture
+def library(tmp_path):
+    """A fresh library in a temporary folder (real SQLite, real Chroma, the bundled model)."""
+    from vancetope_desktop.services.library import Library
+
+    lib = Library.open(tmp_path / "library")
+    yield lib
+    lib.close()

@@ -20,6 +20,7 @@ from vancetope_desktop.core.errors import IndexUnavailable
 from vancetope_desktop.core.settings import BUNDLED_MODEL, Settings
 from vancetope_desktop.index.embedder import Embedder
 from vancetope_desktop.index.models import ModelSpec, resolve_model
+from vancetope_desktop.index.query_encoder import QueryEncoder
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -231,9 +232,10 @@ def test_text_at_the_chunk_limit_is_not_truncated(embedder: Embedder) -> None:
         words.pop()
     text = " ".join(words)
     assert embedder.max_tokens - 10 < embedder.count_tokens(text) <= embedder.max_tokens
-    ids, _ = embedder._numpy_encoder().tokenize([text])
+    encoder = QueryEncoder(embedder.spec)  # tokenizes exactly like sentence-transformers (tested there)
+    ids, _ = encoder.tokenize([text])
     assert ids.shape[1] == embedder.count_tokens(text) + 2 <= embedder.spec.max_tokens
-    longer, _ = embedder._numpy_encoder().tokenize([text + " " + " ".join(WORDS)])
+    longer, _ = encoder.tokenize([text + " " + " ".join(WORDS)])
     assert longer.shape[1] == embedder.spec.max_tokens  # beyond the limit: truncated
 
 

@@ -40,7 +40,10 @@ SUPPORTED_ACTIVATIONS = frozenset({"gelu", "gelu_new", "gelu_pytorch_tanh"})
 
 _WEIGHTS = "model.safetensors"
 _TOKENIZER = "tokenizer.json"
-_FLOAT_DTYPES = {"F32", "F16"}  # numpy has no bfloat16; BF16 checkpoints go to sentence-transformers
+# Half-precision checkpoints run in half precision under transformers, so float32 numpy would not
+# reproduce them closely enough; they (and bfloat16, unknown to numpy) go to sentence-transformers.
+_WEIGHT_DTYPES = {"F32"}
+_INDEX_DTYPES = {"I64", "I32"}  # e.g. embeddings.position_ids, unused
 # Additive attention bias for padding keys: large enough that exp() underflows to exactly 0, small
 # enough that score + bias never overflows float32 (transformers uses finfo.min, same effect).
 _MASK_BIAS = np.float32(-1e9)
@@ -70,6 +73,9 @@ def unsupported_reason(spec: ModelSpec) -> str | None:
         return f"position_embedding_type {config.get('position_embedding_type')!r}"
     if config.get("is_decoder") or config.get("add_cross_attention"):
         return "decoder / cross-attention BERT"
+    bert_config = base / "sentence_bert_config.json"
+    if bert_config.is_file() and json.loads(bert_config.read_text(encoding="utf-8")).get("do_lower_case"):
+        return "do_lower_case (sentence-transformers lowercases before the tokenizer)"
     st_config = spec.path / "config_sentence_transformers.json"
     if st_config.is_file():
         # A default prompt would be prepended by sentence-transformers on every encode() call.
@@ -81,7 +87,7 @@ def unsupported_reason(spec: ModelSpec) -> str | None:
             dtypes = {handle.get_slice(key).get_dtype() for key in handle.keys()}  # noqa: SIM118
     except Exception as exc:  # a corrupt header is sentence-transformers' problem to report
         return f"unreadable {_WEIGHTS}: {exc}"
-    if not dtypes & _FLOAT_DTYPES or dtypes - _FLOAT_DTYPES - {"I64", "I32"}:
+    if not dtypes & _WEIGHT_DTYPES or dtypes - _WEIGHT_DTYPES - _INDEX_DTYPES:
         return f"weight dtypes {sorted(dtypes)}"
     return None
 
@@ -150,7 +156,7 @@ class QueryEncoder:
         hidden = int(config["hidden_size"])
         self._head_dim = hidden // self._heads
         self._pooling = spec.pooling[0]
-        self._tokenizer = self._load_tokenizer(spec, config)
+        self._tokenizer, self._pad_id = self._load_tokenizer(spec, config)
         self._load_weights(spec.transformer_path / _WEIGHTS, int(config["num_hidden_layers"]))
 
     @classmethod
@@ -159,18 +165,17 @@ class QueryEncoder:
         return cls(spec)
 
     @staticmethod
-    def _load_tokenizer(spec: ModelSpec, config: dict[str, Any]) -> Tokenizer:
+    def _load_tokenizer(spec: ModelSpec, config: dict[str, Any]) -> tuple[Tokenizer, int]:
+        """The tokenizer, truncating like sentence-transformers, and the padding id."""
         tokenizer = Tokenizer.from_file(str(spec.transformer_path / _TOKENIZER))
-        # tokenizer.json may carry its own truncation/padding (all-MiniLM-L6-v2's says 128, fixed width);
+        # tokenizer.json may carry its own truncation/padding (all-MiniLM-L6-v2's: 128, fixed width);
         # sentence-transformers overrides both per call: truncate at max_seq_length (special tokens
-        # included), pad to the longest text of the batch, on the right.
+        # included), pad on the right to the longest text of the batch (done in tokenize()).
         padding = tokenizer.padding or {}
         pad_id = int(padding.get("pad_id", config.get("pad_token_id") or 0))
-        pad_token = str(padding.get("pad_token") or tokenizer.id_to_token(pad_id) or "[PAD]")
         tokenizer.no_padding()
         tokenizer.enable_truncation(max_length=spec.max_tokens, strategy="longest_first", direction="right")
-        tokenizer.enable_padding(direction="right", pad_id=pad_id, pad_type_id=0, pad_token=pad_token)
-        return tokenizer
+        return tokenizer, pad_id
 
     def _load_weights(self, path: Path, layers: int) -> None:
         raw = load_file(str(path))
@@ -179,7 +184,7 @@ class QueryEncoder:
 
         def get(key: str) -> np.ndarray:
             try:
-                return np.ascontiguousarray(raw[prefix + key], dtype=np.float32)
+                return np.ascontiguousarray(raw[prefix + key])
             except KeyError:
                 raise IndexUnavailable(f"{path} has no tensor {prefix + key!r}.") from None
 
@@ -222,9 +227,15 @@ class QueryEncoder:
 
         Texts are truncated to ``max_length`` tokens including ``[CLS]``/``[SEP]``, padded on the right.
         """
-        encodings = self._tokenizer.encode_batch(list(texts))
-        ids = np.array([e.ids for e in encodings], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        # One encode() per text rather than encode_batch(): queries are few and short, and the batch
+        # call starts the tokenizers thread pool, after which any fork() prints a warning to stderr.
+        encoded = [self._tokenizer.encode(text).ids for text in texts]
+        longest = max((len(e) for e in encoded), default=0)
+        ids = np.full((len(encoded), longest), self._pad_id, dtype=np.int64)
+        mask = np.zeros((len(encoded), longest), dtype=np.int64)
+        for row, tokens in enumerate(encoded):
+            ids[row, : len(tokens)] = tokens
+            mask[row, : len(tokens)] = 1
         return ids, mask
 
     def encode(self, texts: str | Sequence[str]) -> np.ndarray:

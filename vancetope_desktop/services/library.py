@@ -85,8 +85,6 @@ class Library:
         self.blobs = BlobStore(paths.files)
         self.vectors = VectorStore(paths.chroma, paths.locks / "chroma.lock", self.index_generation)
         self.writer_lock = WriterLock(paths.locks / "writer.lock")
-        self._embedders: dict[str, Embedder] = {}
-        self._embedder_mutex = threading.Lock()
 
     @classmethod
     def open(cls, root: Path | None = None, *, settings: Settings | None = None) -> Library:
@@ -148,16 +146,22 @@ class Library:
             return get_meta(session, "index_model") or self.settings.embedding_model
 
     def embedder(self, spec: str | None = None) -> Embedder:
-        """The embedder for ``spec`` (default: :meth:`index_model`), created once per process.
+        """The embedder for ``spec`` (default: :meth:`index_model`), shared by every library of the process.
 
         Raises:
             IndexUnavailable: the model cannot be found locally.
         """
         spec = spec or self.index_model()
-        with self._embedder_mutex:
-            if spec not in self._embedders:
-                self._embedders[spec] = Embedder(resolve_model(spec), batch_size=self.settings.embedding_batch_size)
-            return self._embedders[spec]
+        key = (spec, self.settings.embedding_batch_size)
+        with _EMBEDDERS_MUTEX:
+            if key not in _EMBEDDERS:
+                _EMBEDDERS[key] = Embedder(resolve_model(spec), batch_size=self.settings.embedding_batch_size)
+            return _EMBEDDERS[key]
+
+
+# Loading a model costs seconds and hundreds of MB: one instance per model in the process.
+_EMBEDDERS: dict[tuple[str, int], Embedder] = {}
+_EMBEDDERS_MUTEX = threading.Lock()
 
 
 def load_settings(path: Path) -> Settings:

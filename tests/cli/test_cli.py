@@ -1,0 +1,87 @@
+"""The `vancetope` command in-process (typer's runner): every seed §6.1 operation, JSON output, exit codes."""
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from vancetope_desktop.cli.main import app
+
+
+@pytest.fixture
+def cli(tmp_path):
+    runner = CliRunner()
+    library = str(tmp_path / "lib")
+
+    def invoke(*args, ok=True):
+        result = runner.invoke(app, [*args, "--library", library])
+        if ok:
+            assert result.exit_code == 0, result.output + str(result.exception)
+        return result
+
+    return invoke
+
+
+def as_json(result):
+    return json.loads(result.stdout)
+
+
+def test_add_search_list_tag_read_versions(cli):
+    added = as_json(cli("memory", "add", "Deadline is June 15th", "--tags", "admin,#Deadlines", "--json"))
+    assert added["id"].startswith("doc_") and added["tags"] == ["admin", "deadlines"]
+    assert added["index_state"] == "indexed"
+    hits = as_json(cli("memory", "search", "when is the due date", "--json"))["hits"]
+    assert hits[0]["document"]["id"] == added["id"]
+    listed = as_json(cli("memory", "list", "--tags", "admin", "--json"))
+    assert [d["id"] for d in listed] == [added["id"]]
+    tagged = as_json(cli("memory", "tag", added["id"], "--add", "important", "--remove", "admin", "--json"))
+    assert tagged["tags"] == ["deadlines", "important"]
+    versions = as_json(cli("memory", "versions", added["id"], "--json"))
+    assert versions[0]["tags"] == ["admin", "deadlines"]
+    assert "Deadline is June 15th" in cli("memory", "read", added["id"]).stdout
+
+
+def test_scopes_and_promotion(cli):
+    cli("scope", "create", "session", "sess_7", "--parent", "project/inbox")
+    cli("scope", "create", "think-process", "tp_12", "--parent", "session/sess_7", "--name", "Hypothesis Check")
+    cli("scope", "use", "think-process/tp_12")
+    scopes = as_json(cli("scope", "list", "--json"))
+    assert scopes["current"] == "think-process/tp_12"
+    doc = as_json(cli("memory", "add", "Hypothesis 1 holds under restriction X", "--type", "result", "--json"))
+    assert doc["scope"] == "think-process/tp_12"
+    moved = as_json(cli("memory", "promote", doc["id"], "--to", "project", "--json"))
+    assert moved[0]["scope"] == "project/inbox"
+    back = as_json(cli("memory", "demote", doc["id"], "--to", "think-process/tp_12", "--json"))
+    assert back[0]["scope"] == "think-process/tp_12"
+
+
+def test_seed_one_command_for_two_tags(cli):
+    a = as_json(cli("memory", "add", "paper a", "--tags", "attention,efficiency", "--json"))["id"]
+    cli("memory", "add", "paper b", "--tags", "attention", "--json")
+    listed = as_json(cli("memory", "list", "--tags", "attention,efficiency", "--json"))
+    assert [d["id"] for d in listed] == [a]
+    listed = as_json(cli("memory", "list", "--where", "#attention and not #efficiency", "--json"))
+    assert len(listed) == 1 and listed[0]["id"] != a
+
+
+def test_errors_exit_non_zero_with_one_line(cli):
+    result = cli("memory", "read", "doc_missing", ok=False)
+    assert result.exit_code == 3 and "no document doc_missing" in result.stderr
+    result = cli("scope", "use", "nonsense", ok=False)
+    assert result.exit_code == 2
+    result = cli("memory", "list", "--where", "(#a", ok=False)
+    assert result.exit_code == 2 and "missing ')'" in result.stderr
+
+
+def test_folders_browse_move_delete_restore(cli):
+    folder = as_json(cli("memory", "mkdir", "Papers", "--json"))["id"]
+    doc = as_json(cli("memory", "add", "a note", "--type", "note", "--json"))["id"]
+    cli("memory", "move", doc, "--folder", folder)
+    tree = cli("memory", "browse").stdout
+    assert "Papers" in tree and "a note" in tree
+    cli("memory", "delete", folder)
+    assert as_json(cli("memory", "list", "--json")) == []
+    cli("memory", "restore", folder)
+    assert len(as_json(cli("memory", "list", "--json"))) == 2
+    status = as_json(cli("index", "status", "--json"))
+    assert status["states"]["indexed"] == 1 and status["queued_jobs"] == 0
