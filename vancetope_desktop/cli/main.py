@@ -45,8 +45,9 @@ def _progress() -> Progress:
 
 
 def _index_now(lib: Library, document_ids: list[str], wait: bool, quiet: bool) -> None:
-    """Embed what was queued: here if no other process is the writer, else wait for it (or not)."""
-    if not document_ids:
+    """Embed what is queued (also work left by an interrupted run): here if no other process is the
+    writer, else wait for that process to index ``document_ids`` (or not, with ``--no-wait``)."""
+    if not wait or (not document_ids and indexing.pending_work(lib) == (0, 0)):
         return
     with _progress() as bar:
         task = bar.add_task("indexing", total=None)
@@ -56,7 +57,7 @@ def _index_now(lib: Library, document_ids: list[str], wait: bool, quiet: bool) -
         )
         if report is None:
             pid = lib.writer_lock.holder_pid()
-            if not wait:
+            if not document_ids:
                 if not quiet:
                     err.print(f"queued; process {pid} is indexing the library")
                 return
@@ -78,7 +79,8 @@ def memory_add(
     title: Annotated[str | None, typer.Option(help="Title (default: the first line).")] = None,
     tags: TagsOption = None, folder: Annotated[str | None, typer.Option(help="Folder id.")] = None,
     scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False,
-    wait: Annotated[bool, typer.Option(help="Wait until it is searchable by meaning.")] = True,
+    wait: Annotated[bool, typer.Option(help="Index now and wait until it is searchable by meaning; "
+                                       "--no-wait leaves it to the open app or the next `index run`.")] = True,
 ) -> None:
     """Add a fact (or note, result…) to a scope: `memory add "Deadline is June 15th"`."""
     if content == "-":
@@ -97,7 +99,8 @@ def memory_upload(
     tags: TagsOption = None, folder: Annotated[str | None, typer.Option(help="Folder id to import into.")] = None,
     password: Annotated[str | None, typer.Option(help="Password for encrypted PDFs.")] = None,
     scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False,
-    wait: Annotated[bool, typer.Option(help="Wait until everything is searchable by meaning.")] = True,
+    wait: Annotated[bool, typer.Option(help="Index now and wait until everything is searchable by meaning; "
+                                       "--no-wait leaves it to the open app or the next `index run`.")] = True,
 ) -> None:
     """Upload files or folders: `memory upload paper.pdf --tags attention,2024`. Exit 1 if any file failed."""
     with open_library(library) as lib:
@@ -108,8 +111,11 @@ def memory_upload(
                 progress=lambda p: bar.update(task, completed=p.done, total=p.total, description=p.current[:40]),
             )
         _index_now(lib, report.document_ids, wait, as_json)
-        emit(as_json, report.model_dump(mode="json") | {"failed": len(report.failed)},
-             lambda: render.import_report(report))
+        if as_json:
+            print_json(report.model_dump(mode="json") | {"failed": len(report.failed)})
+            render.import_failures(report)
+        else:
+            render.import_report(report)
     if report.failed:
         raise typer.Exit(1)
 
@@ -375,7 +381,7 @@ def index_rebuild(library: LibraryOption = None, as_json: JsonOption = False) ->
     """Re-embed everything with the embedding model named in the settings."""
     with open_library(library) as lib:
         queued = indexing.start_reindex(lib)
-        _index_now(lib, ["*"] if queued else [], False, as_json)
+        _index_now(lib, [], False, as_json)
         emit(as_json, {"queued": queued}, lambda: out.print(f"re-indexed {queued} document(s)"))
 
 

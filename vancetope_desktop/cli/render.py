@@ -136,6 +136,12 @@ def import_report(report: ImportReport) -> None:
     out.print(", ".join(f"{n} {status}" for status, n in counts.items()) or "Nothing to import.")
 
 
+def import_failures(report: ImportReport) -> None:
+    """One line per failed file on stderr (also in JSON mode, where stdout holds only the JSON)."""
+    for outcome in report.failed:
+        err.print(f"failed {escape(outcome.path)}: {escape(outcome.reason or '')}")
+
+
 def index_status(status: IndexStatus) -> None:
     out.print(f"index model: {status.index_model}")
     if status.reindex_needed:

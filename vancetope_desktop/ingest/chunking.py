@@ -24,7 +24,8 @@ _CJK_CHAR = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf
 
 def word_count(text: str) -> int:
     """Words in ``text``: whitespace-separated tokens, plus one per CJK character (no spaces there)."""
-    return len(text.split()) + len(_CJK_CHAR.findall(text))
+    cjk = len(_CJK_CHAR.findall(text))
+    return len((_CJK_CHAR.sub(" ", text) if cjk else text).split()) + cjk
 
 
 def pack_paragraphs(paragraphs: Iterable[str], max_words: int = DEFAULT_MAX_WORDS) -> list[str]:
@@ -77,6 +78,7 @@ class _Splitter:
         self.overlap = overlap
 
     def tokens(self, span: Span) -> int:
+        """Word pieces in ``text[start:end]``."""
         return self.count(self.text[span[0] : span[1]])
 
     def atoms(self, span: Span, level: int = 0) -> list[tuple[Span, int]]:
@@ -122,8 +124,12 @@ class _Splitter:
                 return out
             previous_stop = stop
             # Step back so the next window repeats up to `overlap` tokens of this one.
-            i = self.first_index(cuts, bisect.bisect_right(cuts, start), bisect.bisect_left(cuts, stop),
-                                 lambda c, stop=stop: self.tokens((c, stop)) <= self.overlap)
+            i = self.first_index(
+                cuts,
+                bisect.bisect_right(cuts, start),
+                bisect.bisect_left(cuts, stop),
+                lambda c, stop=stop: self.tokens((c, stop)) <= self.overlap,
+            )
             start = cuts[i] if i < len(cuts) and cuts[i] < stop else stop
 
     def farthest(self, start: int, cuts: Sequence[int]) -> int:

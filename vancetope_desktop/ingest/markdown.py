@@ -45,35 +45,45 @@ class _Section:
 
 
 def split_front_matter(text: str) -> tuple[dict[str, Any], str, list[str]]:
-    """Separate YAML front matter from the body.
+    """Separate YAML front matter (python-frontmatter's YAML handler, safe loader) from the body.
 
     Args:
         text: the whole note (a leading BOM is ignored).
 
     Returns:
         ``(metadata, body, warnings)``. Without front matter, metadata is empty and body is the
-        text. Invalid YAML never fails: metadata is empty, the body keeps the whole text, and a
-        warning says why.
+        text. Front matter that is not valid YAML, or not a mapping, never fails: metadata is
+        empty, the body keeps the whole text, and a warning says why.
     """
     text = text.lstrip("\ufeff")
-    if not text.startswith("---"):
+    handler = frontmatter.YAMLHandler()
+    if not handler.detect(text):
         return {}, text, []
     try:
-        metadata, body = frontmatter.parse(text)
-    except (yaml.YAMLError, ValueError, TypeError) as exc:
+        block, body = handler.split(text)
+    except ValueError:  # an opening "---" without a closing one: a horizontal rule
+        return {}, text, []
+    try:
+        data = handler.load(block)
+    except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1})" if mark is not None else ""
         return {}, text, [f"front matter is not valid YAML{where}: kept as text, no properties read"]
-    return to_jsonable(dict(metadata)), body, []
+    if data is None:
+        return {}, body.lstrip("\n"), []
+    if not isinstance(data, dict):
+        return {}, text, ["front matter is not a list of properties: kept as text"]
+    return to_jsonable(data), body.lstrip("\n"), []
 
 
-def _tag_values(value: Any) -> Iterable[str]:
-    """Front matter tag values: a list (possibly nested) or a comma/space separated string."""
+def _tag_values(value: Any, *, in_list: bool = False) -> Iterable[str]:
+    """Front matter tag values: a list (possibly nested; each item one tag, spaces become "-" in
+    normalize_tag) or a comma/space separated string (``tags: a, b c``)."""
     if isinstance(value, str):
-        yield from (t for t in re.split(r"[,\s]+", value) if t)
+        yield from ([value] if in_list else (t for t in re.split(r"[,\s]+", value) if t))
     elif isinstance(value, list | tuple):
         for item in value:
-            yield from _tag_values(item)
+            yield from _tag_values(item, in_list=True)
     elif value is not None:
         yield str(value)
 
@@ -97,8 +107,12 @@ def _prose_lines(lines: Iterable[str]) -> Iterable[tuple[str, bool]]:
             fence = match.group(1)
             yield line, True
         elif fence is not None:
-            if match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence) \
-                    and not line.strip()[len(match.group(1)):].strip():
+            if (
+                match
+                and match.group(1)[0] == fence[0]
+                and len(match.group(1)) >= len(fence)
+                and not line.strip()[len(match.group(1)) :].strip()
+            ):
                 fence = None
             yield line, True
         else:

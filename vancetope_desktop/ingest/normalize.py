@@ -12,9 +12,7 @@ import re
 import unicodedata
 
 # The Alphabetic Presentation Forms block (U+FB00–FB06): the ligatures fonts map to single code points.
-_LIGATURES = str.maketrans(
-    {"ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl", "ﬅ": "st", "ﬆ": "st"}
-)
+_LIGATURES = str.maketrans({"ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl", "ﬅ": "st", "ﬆ": "st"})
 # Zero-width space, word joiner, BOM/ZWNBSP and soft hyphen carry no text. ZWJ/ZWNJ (U+200D/U+200C)
 # are kept on purpose: they change meaning in Persian, Indic scripts and emoji sequences.
 _INVISIBLE = re.compile("[\u200b\u2060\ufeff\u00ad]")

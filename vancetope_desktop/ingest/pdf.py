@@ -70,7 +70,7 @@ def _page_blocks(page: pymupdf.Page) -> list[str]:
 
 def _paragraph(block_text: str) -> str:
     """A block as one normalised paragraph: its layout line breaks become spaces, except inside CJK
-    text and after a hyphen that normalize_text kept ("Super-\nCDMS" → "Super-CDMS")."""
+    text and after a hyphen that normalize_text kept ("Super-\\nCDMS" → "Super-CDMS")."""
     text = normalize_text(strip_junk(block_text))
     return _KEPT_HYPHEN_BREAK.sub("-", _CJK_BREAK.sub("", text)).replace("\n", " ")
 

@@ -48,11 +48,24 @@ def strip_junk(text: str) -> str:
 
 # Name prefixes that are not scripts (math alphanumerics, letterlike symbols): they count as neutral.
 _NEUTRAL_PREFIXES = frozenset(
-    {"MODIFIER", "MATHEMATICAL", "SCRIPT", "BLACK-LETTER", "DOUBLE-STRUCK", "MICRO", "FEMININE",
-     "MASCULINE", "PLANCK", "ANGSTROM", "OHM", "KELVIN", "COMBINING", "CARON"}
+    {
+        "MODIFIER",
+        "MATHEMATICAL",
+        "SCRIPT",
+        "BLACK-LETTER",
+        "DOUBLE-STRUCK",
+        "MICRO",
+        "FEMININE",
+        "MASCULINE",
+        "PLANCK",
+        "ANGSTROM",
+        "OHM",
+        "KELVIN",
+        "COMBINING",
+        "CARON",
+    }
 )
-_SCRIPT_ALIASES = {"HIRAGANA": "CJK", "KATAKANA": "CJK", "HALFWIDTH": "CJK", "FULLWIDTH": "CJK",
-                   "COPTIC": "GREEK"}
+_SCRIPT_ALIASES = {"HIRAGANA": "CJK", "KATAKANA": "CJK", "HALFWIDTH": "CJK", "FULLWIDTH": "CJK", "COPTIC": "GREEK"}
 
 
 def _script(ch: str) -> str | None:

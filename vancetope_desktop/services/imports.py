@@ -179,15 +179,18 @@ def _import_one(lib: Library, path: Path, scope_path: str, folder_id: str | None
         digest = hash_file(path)
         with write_session(lib.engine) as session:
             duplicate = _find(session, scope_path, "content_hash", digest)
-        if duplicate is not None:
+        retry = duplicate if duplicate is not None and duplicate.index_state == IndexState.FAILED.value else None
+        if duplicate is not None and retry is None:
             return _duplicate(lib, duplicate, path)
         chunks, counts = prepare_chunks(lib, extraction) if extraction is not None else ([], [])
         lib.blobs.put(path, digest)
         with write_session(lib.engine) as session:
-            previous = _find(session, scope_path, "source_path", str(path.resolve()))
+            previous = (session.get(tables.DocumentRow, retry.id) if retry is not None
+                        else _find(session, scope_path, "source_path", str(path.resolve())))
             row = previous or tables.DocumentRow(id=new_document_id(), scope_path=scope_path, type="file", title=name)
             if previous is not None:
-                records.snapshot_version(session, previous, "re-imported: the file changed")
+                records.snapshot_version(session, previous, "import retried" if retry is not None
+                                         else "re-imported: the file changed")
             else:
                 row.folder_id = folder_id
                 row.created_at = row.updated_at = utcnow()

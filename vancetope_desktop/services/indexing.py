@@ -14,7 +14,7 @@ from sqlalchemy import func
 from sqlmodel import select
 
 from ..core.documents import IndexState
-from ..index.writer import DrainProgress, DrainReport, IndexWriter
+from ..index.writer import DrainProgress, DrainReport, IndexWriter, pending_work as _pending_work
 from ..store import tables
 from ..store.db import get_meta, read_session, set_meta, write_session
 from . import records
@@ -26,6 +26,11 @@ def writer_for(lib: Library) -> IndexWriter:
     spec = lib.index_model()
     return IndexWriter(lib.engine, lib.vectors, lambda: lib.embedder(spec), spec,
                        batch_chunks=max(lib.settings.embedding_batch_size * 4, 64))
+
+
+def pending_work(lib: Library) -> tuple[int, int]:
+    """``(documents, chunks)`` queued for embedding in the library."""
+    return _pending_work(lib.engine)
 
 
 def try_drain(lib: Library, progress: Callable[[DrainProgress], None] | None = None,

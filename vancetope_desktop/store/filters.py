@@ -15,9 +15,12 @@ class SqlFilter:
 
     clauses: list[str] = field(default_factory=list)
     params: dict[str, Any] = field(default_factory=dict)
+    _counter: int = 0
 
     def _name(self, stem: str) -> str:
-        return f"{stem}{len(self.params)}"
+        name = f"{stem}{self._counter}"
+        self._counter += 1
+        return name
 
     def and_in(self, column: str, values: Sequence[str]) -> SqlFilter:
         """Restrict ``d.column`` to ``values`` (an empty list matches nothing)."""

@@ -1,0 +1,71 @@
+"""Two processes on one library: the app (here a resident writer) open while the CLI writes and reads."""
+
+import os
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from vancetope_desktop.services import documents, search
+from vancetope_desktop.services.library import Library
+
+CLI = [sys.executable, "-m", "vancetope_desktop.cli.main"]
+RESIDENT = Path(__file__).with_name("resident_writer.py")
+
+
+@pytest.fixture
+def resident(tmp_path):
+    library = tmp_path / "lib"
+    Library.open(library).close()
+    process = subprocess.Popen([sys.executable, str(RESIDENT), str(library)], stdout=subprocess.PIPE, text=True)
+    assert process.stdout.readline().strip() == "ready"
+    yield library
+    process.kill()
+    process.wait()
+    process.stdout.close()
+
+
+def cli(library, *args):
+    env = dict(os.environ, VANCETOPE_LIBRARY=str(library))
+    return subprocess.run([*CLI, *args], capture_output=True, text=True, env=env, timeout=300)
+
+
+def test_cli_writes_while_the_app_indexes_and_a_reader_sees_new_vectors(resident):
+    with Library.open(resident) as reader:  # a long-lived reader, like an agent server
+        assert not reader.writer_lock.try_acquire()
+        assert search.search(reader, "glacier melt rates").hits == []  # opens its vector client now
+        result = cli(resident, "memory", "add", "Greenland glaciers lost ice faster in 2023", "--json")
+        assert result.returncode == 0, result.stderr
+        doc_id = __import__("json").loads(result.stdout)["id"]
+        assert documents.get_document(reader, doc_id).index_state.value == "indexed"
+        deadline = time.monotonic() + 10
+        while True:
+            hits = search.search(reader, "glacier melt rates").hits
+            if hits and hits[0].vector is not None:
+                break
+            assert time.monotonic() < deadline, "the reader never saw the new vectors"
+            time.sleep(0.5)
+        assert hits[0].document.id == doc_id
+
+
+def test_concurrent_writers_never_see_database_locked(resident):
+    def add_many(prefix):
+        codes = []
+        for i in range(4):
+            result = cli(resident, "memory", "add", f"{prefix} fact number {i}", "--no-wait")
+            codes.append((result.returncode, result.stderr))
+        return codes
+
+    with ThreadPoolExecutor(3) as pool:
+        results = [code for batch in pool.map(add_many, ["alpha", "beta", "gamma"]) for code in batch]
+    assert all(code == 0 for code, _ in results), [err for code, err in results if code]
+    assert not any("locked" in err for _, err in results)
+    with Library.open(resident) as lib:
+        deadline = time.monotonic() + 60
+        while any(d.index_state.value == "pending" for d in documents.list_documents(lib)):
+            assert time.monotonic() < deadline
+            time.sleep(0.5)
+        assert len(documents.list_documents(lib)) == 12
