@@ -85,3 +85,17 @@ def test_folders_browse_move_delete_restore(cli):
     assert len(as_json(cli("memory", "list", "--json"))) == 2
     status = as_json(cli("index", "status", "--json"))
     assert status["states"]["indexed"] == 1 and status["queued_jobs"] == 0
+
+
+def test_scope_option_enforces_visibility(cli):
+    cli("scope", "create", "session", "s1", "--parent", "project/inbox")
+    cli("scope", "create", "think-process", "tp_a", "--parent", "session/s1")
+    cli("scope", "create", "think-process", "tp_b", "--parent", "session/s1")
+    doc = as_json(cli("memory", "add", "private to a", "--scope", "think-process/tp_a", "--json", "--no-wait"))["id"]
+    result = cli("memory", "read", doc, "--scope", "think-process/tp_b", ok=False)
+    assert result.exit_code == 4 and "not visible" in result.stderr
+    result = cli("memory", "tag", doc, "--add", "x", "--scope", "think-process/tp_b", ok=False)
+    assert result.exit_code == 4
+    assert "private to a" in cli("memory", "read", doc, "--scope", "think-process/tp_a").stdout
+    listed = as_json(cli("memory", "list", "--scope", "think-process/tp_b", "--json"))
+    assert doc not in [d["id"] for d in listed]

@@ -25,7 +25,8 @@ def seed_library(library):
                            tags=["efficiency", "hardware"]).id,
         "deadline": add(library, "Deadline: 15.06.2026", scope="project/proj_5").id,
         "extraction_flash": add(library, "Flash Attention optimises memory IO on GPU hardware, not compute; "
-                                "hardware requirement: CUDA GPU with large shared memory.", doc_type=DocumentType.RESULT,
+                                "hardware requirement: CUDA GPU with large shared memory.",
+                                doc_type=DocumentType.RESULT,
                                 title="extraction_flash", scope="think-process/tp_analysis",
                                 tags=["extraction", "efficiency"]).id,
         "unpromoted": add(library, "Flash attention hardware notes: runs on A100 GPUs only in our tests.",
@@ -59,7 +60,7 @@ def test_seed_scenario_hypothesis_check_sees_project_and_promoted_results_only(s
 
 
 def test_scope_weight_orders_equal_matches(seed_library):
-    library, ids = seed_library
+    library, _ = seed_library
     same = "Reformer and Flash Attention are orthogonal"
     near = documents.add_text(library, same, scope="think-process/tp_check").id
     far = documents.add_text(library, same, scope="group/grp_1").id

@@ -120,6 +120,12 @@ def memory_upload(
         raise typer.Exit(1)
 
 
+def _visible(lib: Library, doc_id: str, scope: str | None) -> None:
+    """With ``--scope``, act only on documents that scope may see (seed §4.2); without it, on any."""
+    if scope is not None:
+        doc_service.get_document(lib, doc_id, acting_scope=scope)
+
+
 def _filter(tags: str | None, any_tags: str | None, not_tags: str | None, where: str | None):
     return combine(split_tag_list(tags), split_tag_list(any_tags), split_tag_list(not_tags), where)
 
@@ -177,11 +183,11 @@ def memory_browse(scope: ScopeOption = None, library: LibraryOption = None, as_j
 def memory_read(
     doc_id: Annotated[str, typer.Argument(help="Document id (doc_…).")],
     version: Annotated[int | None, typer.Option(help="Read this earlier version.")] = None,
-    library: LibraryOption = None, as_json: JsonOption = False,
+    scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False,
 ) -> None:
     """Print a document: its details and text (or an earlier version)."""
     with open_library(library) as lib:
-        doc = doc_service.get_document(lib, doc_id)
+        doc = doc_service.get_document(lib, doc_id, acting_scope=scope)
         if version is not None:
             old = doc_service.read_version(lib, doc_id, version)
             emit(as_json, old, lambda: out.print(f"{old.title} (version {old.number})\n\n{old.content or ''}",
@@ -195,17 +201,19 @@ def memory_tag(
     doc_id: Annotated[str, typer.Argument(help="Document id.")],
     add: Annotated[str | None, typer.Option("--add", help="Comma-separated tags to add.")] = None,
     remove: Annotated[str | None, typer.Option("--remove", help="Comma-separated tags to remove.")] = None,
-    library: LibraryOption = None, as_json: JsonOption = False,
+    scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False,
 ) -> None:
     """Add and remove tags: `memory tag DOC --add important --remove unread`."""
     with open_library(library) as lib:
+        _visible(lib, doc_id, scope)
         doc = doc_service.tag_document(lib, doc_id, add=split_tag_list(add), remove=split_tag_list(remove))
         indexing.try_drain(lib)
         emit(as_json, doc, lambda: out.print(f"{doc.id}: {render.tag_text(doc.tags) or '(no tags)'}"))
 
 
-def _move_scope(doc_id: str, to: str, library: Path | None, as_json: bool, verb: str) -> None:
+def _move_scope(doc_id: str, to: str, scope: str | None, library: Path | None, as_json: bool, verb: str) -> None:
     with open_library(library) as lib:
+        _visible(lib, doc_id, scope)
         moved = moves.move_to_scope(lib, doc_id, to)
         indexing.try_drain(lib)
         emit(as_json, moved, lambda: out.print(
@@ -216,20 +224,20 @@ def _move_scope(doc_id: str, to: str, library: Path | None, as_json: bool, verb:
 def memory_promote(
     doc_id: Annotated[str, typer.Argument(help="Document (or folder) id.")],
     to: Annotated[str, typer.Option("--to", help="An ancestor: a kind (project) or a path.")],
-    library: LibraryOption = None, as_json: JsonOption = False,
+    scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False,
 ) -> None:
     """Move a document up the tree: `memory promote DOC --to project`."""
-    _move_scope(doc_id, to, library, as_json, "promoted")
+    _move_scope(doc_id, to, scope, library, as_json, "promoted")
 
 
 @memory.command("demote")
 def memory_demote(
     doc_id: Annotated[str, typer.Argument(help="Document (or folder) id.")],
     to: Annotated[str, typer.Option("--to", help="A descendant scope path, e.g. think-process/tp_12.")],
-    library: LibraryOption = None, as_json: JsonOption = False,
+    scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False,
 ) -> None:
     """Move a document down the tree: `memory demote DOC --to think-process/tp_12`."""
-    _move_scope(doc_id, to, library, as_json, "demoted")
+    _move_scope(doc_id, to, scope, library, as_json, "demoted")
 
 
 @memory.command("mkdir")
@@ -248,10 +256,11 @@ def memory_mkdir(
 def memory_move(
     doc_id: Annotated[str, typer.Argument(help="Document or folder id.")],
     folder: Annotated[str, typer.Option("--folder", help="Target folder id, or '/' for the top level.")],
-    library: LibraryOption = None, as_json: JsonOption = False,
+    scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False,
 ) -> None:
     """Move a document or folder into another folder of its scope."""
     with open_library(library) as lib:
+        _visible(lib, doc_id, scope)
         doc = folders.move_to_folder(lib, doc_id, None if folder == "/" else folder)
         emit(as_json, doc, lambda: out.print(f"moved {doc.id} to {folder}"))
 
@@ -262,59 +271,63 @@ def memory_edit(
     title: Annotated[str | None, typer.Option(help="New title.")] = None,
     content: Annotated[str | None, typer.Option(help="New text ('-' reads standard input).")] = None,
     reason: Annotated[str, typer.Option(help="Why, kept with the previous version.")] = "edited",
-    library: LibraryOption = None, as_json: JsonOption = False,
+    scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False,
 ) -> None:
     """Change a note's, fact's or result's title or text; the previous version is kept."""
     if content == "-":
         content = typer.get_text_stream("stdin").read()
     with open_library(library) as lib:
+        _visible(lib, doc_id, scope)
         doc = doc_service.update_document(lib, doc_id, title=title, content=content, reason=reason)
         _index_now(lib, [doc.id], True, as_json)
         emit(as_json, doc, lambda: out.print(f"{doc.id} is now version {doc.version}"))
 
 
 @memory.command("versions")
-def memory_versions(doc_id: Annotated[str, typer.Argument()], library: LibraryOption = None,
+def memory_versions(doc_id: Annotated[str, typer.Argument()], scope: ScopeOption = None, library: LibraryOption = None,
                     as_json: JsonOption = False) -> None:
     """List a document's earlier versions."""
     with open_library(library) as lib:
-        doc = doc_service.get_document(lib, doc_id)
+        doc = doc_service.get_document(lib, doc_id, acting_scope=scope)
         items = doc_service.list_versions(lib, doc_id)
         emit(as_json, items, lambda: render.versions(items, doc))
 
 
-def _set_status(doc_id: str, status: DocumentStatus, library: Path | None, as_json: bool, verb: str) -> None:
+def _set_status(doc_id: str, status: DocumentStatus, scope: str | None, library: Path | None, as_json: bool,
+                verb: str) -> None:
     with open_library(library) as lib:
+        _visible(lib, doc_id, scope)
         changed = doc_service.set_status(lib, doc_id, status)
         emit(as_json, changed, lambda: out.print(f"{verb} {len(changed)} document(s)"))
 
 
 @memory.command("delete")
-def memory_delete(doc_id: Annotated[str, typer.Argument()], library: LibraryOption = None,
+def memory_delete(doc_id: Annotated[str, typer.Argument()], scope: ScopeOption = None, library: LibraryOption = None,
                   as_json: JsonOption = False) -> None:
     """Move a document (a folder: with its contents) to the trash."""
-    _set_status(doc_id, DocumentStatus.DELETED, library, as_json, "moved to the trash")
+    _set_status(doc_id, DocumentStatus.DELETED, scope, library, as_json, "moved to the trash")
 
 
 @memory.command("restore")
-def memory_restore(doc_id: Annotated[str, typer.Argument()], library: LibraryOption = None,
+def memory_restore(doc_id: Annotated[str, typer.Argument()], scope: ScopeOption = None, library: LibraryOption = None,
                    as_json: JsonOption = False) -> None:
     """Bring a document back from the trash (or from archived/stale)."""
-    _set_status(doc_id, DocumentStatus.ACTIVE, library, as_json, "restored")
+    _set_status(doc_id, DocumentStatus.ACTIVE, scope, library, as_json, "restored")
 
 
 @memory.command("archive")
-def memory_archive(doc_id: Annotated[str, typer.Argument()], library: LibraryOption = None,
+def memory_archive(doc_id: Annotated[str, typer.Argument()], scope: ScopeOption = None, library: LibraryOption = None,
                    as_json: JsonOption = False) -> None:
     """Archive a document: kept, but left out of lists and search unless asked for."""
-    _set_status(doc_id, DocumentStatus.ARCHIVED, library, as_json, "archived")
+    _set_status(doc_id, DocumentStatus.ARCHIVED, scope, library, as_json, "archived")
 
 
 @memory.command("purge")
-def memory_purge(doc_id: Annotated[str, typer.Argument()], library: LibraryOption = None,
+def memory_purge(doc_id: Annotated[str, typer.Argument()], scope: ScopeOption = None, library: LibraryOption = None,
                  as_json: JsonOption = False) -> None:
     """Delete a trashed document for good."""
     with open_library(library) as lib:
+        _visible(lib, doc_id, scope)
         doc_service.purge_document(lib, doc_id)
         indexing.try_drain(lib)
         emit(as_json, {"purged": doc_id}, lambda: out.print(f"purged {doc_id}"))

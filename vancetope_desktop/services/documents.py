@@ -21,7 +21,7 @@ from ..store.tables import utcnow
 from . import records
 from .chunking import prepare_chunks
 from .library import Library
-from .scopes import ancestry, resolve_scope
+from .scopes import ancestry, check_visible, resolve_scope
 
 TEXT_TYPES = (DocumentType.NOTE, DocumentType.FACT, DocumentType.RESULT, DocumentType.REFERENCE,
               DocumentType.STRUCTURED)
@@ -99,10 +99,20 @@ def _check_folder(session, folder_id: str, scope_path: str) -> tables.DocumentRo
     return folder
 
 
-def get_document(lib: Library, document_id: str) -> DocumentInfo:
-    """One document by id. Raises DocumentNotFound."""
+def get_document(lib: Library, document_id: str, *, acting_scope: str | None = None) -> DocumentInfo:
+    """One document by id.
+
+    Args:
+        acting_scope: when given, the document must be visible from it (its scope or an ancestor).
+
+    Raises:
+        DocumentNotFound. ScopeNotVisible: the document lies outside what ``acting_scope`` sees.
+    """
     with read_session(lib.engine) as session:
-        return records.info(lib, session, document_id)
+        doc = records.info(lib, session, document_id)
+    if acting_scope is not None:
+        check_visible(lib, resolve_scope(lib, acting_scope), doc.scope)
+    return doc
 
 
 def list_documents(lib: Library, *, scope: str | None = None, tag_filter: TagFilter | None = None,
@@ -149,6 +159,22 @@ def folder_descendants(session, folder_id: str) -> list[str]:
         frontier = [c for c in children if c not in found]
         found.extend(frontier)
     return found
+
+
+def with_contents(session, document_id: str) -> list[str]:
+    """``document_id`` and, for a folder, every folder and document below it (the document first).
+
+    Raises:
+        DocumentNotFound.
+    """
+    root = records.document_row(session, document_id)
+    if root.type != DocumentType.FOLDER.value:
+        return [root.id]
+    folders = folder_descendants(session, root.id)
+    inside = session.exec(
+        select(tables.DocumentRow.id).where(tables.DocumentRow.folder_id.in_(folders))  # type: ignore[union-attr]
+    ).all()
+    return list(dict.fromkeys([*folders, *inside]))
 
 
 def update_document(lib: Library, document_id: str, *, title: str | None = None, content: str | None = None,
@@ -241,14 +267,7 @@ def set_status(lib: Library, document_id: str, status: DocumentStatus) -> list[D
         Every document whose status changed.
     """
     with write_session(lib.engine) as session:
-        root = records.document_row(session, document_id)
-        ids = [root.id]
-        if root.type == DocumentType.FOLDER.value:
-            folders = folder_descendants(session, root.id)
-            contained = session.exec(
-                select(tables.DocumentRow.id).where(tables.DocumentRow.folder_id.in_(folders))  # type: ignore[union-attr]
-            ).all()
-            ids = list(dict.fromkeys([*folders, *contained]))
+        ids = with_contents(session, document_id)
         changed = []
         for doc_id in ids:
             row = records.document_row(session, doc_id)

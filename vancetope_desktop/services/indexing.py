@@ -14,7 +14,8 @@ from sqlalchemy import func
 from sqlmodel import select
 
 from ..core.documents import IndexState
-from ..index.writer import DrainProgress, DrainReport, IndexWriter, pending_work as _pending_work
+from ..index.writer import DrainProgress, DrainReport, IndexWriter
+from ..index.writer import pending_work as _pending_work
 from ..store import tables
 from ..store.db import get_meta, read_session, set_meta, write_session
 from . import records

@@ -7,15 +7,12 @@ scope in one transaction, so it is never visible in two scopes at once.
 
 from __future__ import annotations
 
-from sqlmodel import select
-
 from ..core.documents import DocumentInfo, DocumentType
 from ..core.errors import ScopeError
-from ..store import tables
 from ..store.db import write_session
 from ..store.tables import utcnow
 from . import records
-from .documents import folder_descendants
+from .documents import with_contents
 from .library import Library
 from .scopes import ancestry, resolve_relative
 
@@ -44,20 +41,13 @@ def move_to_scope(lib: Library, document_id: str, target: str) -> list[DocumentI
             "(promote) or down to a descendant (demote)"
         )
     with write_session(lib.engine) as session:
-        root = records.document_row(session, document_id)
-        ids = [root.id]
-        if root.type == DocumentType.FOLDER.value:
-            folders = folder_descendants(session, root.id)
-            inside = session.exec(
-                select(tables.DocumentRow.id).where(tables.DocumentRow.folder_id.in_(folders))  # type: ignore[union-attr]
-            ).all()
-            ids = list(dict.fromkeys([*folders, *inside]))
+        ids = with_contents(session, document_id)
         for doc_id in ids:
             row = records.document_row(session, doc_id)
             previous = row.scope_path
             row.scope_path = target_path
             row.updated_at = utcnow()
-            if doc_id == root.id:
+            if doc_id == document_id:
                 row.folder_id = None  # its folder stays behind in the source scope
             session.add(row)
             if row.type != DocumentType.FOLDER.value:

@@ -33,8 +33,10 @@ class MainWindow(QMainWindow):
         self.resize(1100, 700)
         self.scope_tree = QTreeWidget()
         self.scope_tree.setHeaderLabel("Scopes")
-        self.document_table = QTableWidget(0, 4)
-        self.document_table.setHorizontalHeaderLabels(["Title", "Type", "Tags", "Scope"])
+        self.document_table = QTableWidget(0, 5)
+        self.document_table.setHorizontalHeaderLabels(["Title", "Type", "Tags", "Scope", "Index"])
+        self.document_table.verticalHeader().setVisible(False)
+        self.document_table.setWordWrap(False)
         self.document_table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         self.document_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.document_table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -76,7 +78,7 @@ class MainWindow(QMainWindow):
         for row, doc in enumerate(docs):
             inherited = doc.scope != path
             values = [doc.title, doc.type.value, " ".join(f"#{t}" for t in doc.tags),
-                      f"↑ {doc.scope}" if inherited else doc.scope]
+                      f"↑ {doc.scope}" if inherited else doc.scope, doc.index_state.value.replace("_", " ")]
             for column, value in enumerate(values):
                 self.document_table.setItem(row, column, QTableWidgetItem(value))
         self.status_label.setText(f"{path}: {len(docs)} documents visible")

@@ -1,0 +1,42 @@
+"""The library database: WAL, foreign keys, schema version, refusal of newer libraries."""
+
+import sqlite3
+
+import pytest
+
+from vancetope_desktop.core.errors import LibraryError, LibraryTooNew
+from vancetope_desktop.services.library import Library
+from vancetope_desktop.store import tables
+
+
+def test_database_settings_and_layout(library):
+    root = library.paths.root
+    assert (root / "library.sqlite").exists() and (root / "files").is_dir() and (root / "settings.json").exists()
+    with library.engine.connect() as connection:
+        assert connection.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+        assert connection.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+    with sqlite3.connect(root / "library.sqlite") as con:
+        version = con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0]
+    assert int(version) == tables.SCHEMA_VERSION
+
+
+def test_a_library_from_a_newer_version_is_refused(tmp_path):
+    Library.open(tmp_path / "lib").close()
+    with sqlite3.connect(tmp_path / "lib" / "library.sqlite") as con:
+        con.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(tables.SCHEMA_VERSION + 1),))
+    with pytest.raises(LibraryTooNew, match="newer Vancetope Desktop"):
+        Library.open(tmp_path / "lib")
+
+
+def test_a_file_that_is_not_a_database_is_a_clear_error(tmp_path):
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "library.sqlite").write_bytes(b"this is not sqlite" * 100)
+    with pytest.raises(LibraryError, match="cannot open the library database"):
+        Library.open(tmp_path / "lib")
+
+
+def test_invalid_settings_file_names_the_problem(tmp_path):
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "settings.json").write_text('{"embedding_batch_size": 0}')
+    with pytest.raises(LibraryError, match="embedding_batch_size"):
+        Library.open(tmp_path / "lib")
