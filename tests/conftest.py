@@ -7,6 +7,9 @@ from pathlib import Path
 
 import pytest
 
+# Qt must never try to reach a display in tests, whether pytest runs from dev.py or by hand.
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
 REPO = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("VANCETOPE_SHARED", REPO.parent / "shared"))
 

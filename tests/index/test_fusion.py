@@ -28,3 +28,46 @@ def test_passages_are_ordered_by_support_and_capped():
     lexical = [RankedChunk("a:4", "a", 9.0)]
     doc = fuse(dense, lexical, {}, chunks_per_document=2)[0]
     assert doc.chunks[0] == "a:4" and len(doc.chunks) == 2
+
+
+def test_convex_minmax_sums_weighted_normalised_scores():
+    dense = [RankedChunk("a:0", "a", 0.9), RankedChunk("b:0", "b", 0.5), RankedChunk("c:0", "c", 0.7)]
+    lexical = [RankedChunk("b:1", "b", 10.0), RankedChunk("c:1", "c", 4.0), RankedChunk("d:0", "d", 2.0)]
+    result = {d.document_id: d for d in fuse(dense, lexical, {}, method="convex", normalization="minmax",
+                                             dense_weight=0.6, lexical_weight=0.4)}
+    # dense min-max: a 1.0, c 0.5, b 0.0; lexical min-max: b 1.0, c 0.25, d 0.0; a missing lexically → 0.
+    assert result["a"].fused == pytest.approx(0.6)
+    assert result["b"].fused == pytest.approx(0.4)
+    assert result["c"].fused == pytest.approx(0.6 * 0.5 + 0.4 * 0.25)
+    assert result["d"].fused == pytest.approx(0.0)
+
+
+def test_convex_theoretical_uses_score_floors():
+    dense = [RankedChunk("a:0", "a", 0.5), RankedChunk("b:0", "b", 0.0)]
+    lexical = [RankedChunk("a:1", "a", 8.0), RankedChunk("b:1", "b", 2.0)]
+    result = {d.document_id: d for d in fuse(dense, lexical, {}, method="convex", normalization="theoretical",
+                                             dense_weight=0.5, lexical_weight=0.5)}
+    # cosine floor -1: a (0.5+1)/1.5 = 1, b 1/1.5; BM25 floor 0: a 1, b 0.25.
+    assert result["a"].fused == pytest.approx(1.0)
+    assert result["b"].fused == pytest.approx(0.5 * (1 / 1.5) + 0.5 * 0.25)
+
+
+def test_top_chunks_sums_a_documents_best_chunks():
+    dense = [RankedChunk("a:0", "a", 0.9), RankedChunk("b:0", "b", 0.8), RankedChunk("b:1", "b", 0.7),
+             RankedChunk("b:2", "b", 0.1)]
+    ranked = fuse(dense, [], {}, top_chunks=2)
+    assert [d.document_id for d in ranked] == ["b", "a"]  # b: 0.8 + 0.7 > a: 0.9
+    assert ranked[0].vector == 0.8  # the reported score stays the best chunk's
+
+
+def test_convex_scope_weight_multiplies_final_score():
+    dense = [RankedChunk("grp:0", "grp", 0.9), RankedChunk("tp:0", "tp", 0.8), RankedChunk("x:0", "x", 0.1)]
+    ranked = {d.document_id: d for d in fuse(dense, [], {"grp": 0.3}, method="convex", dense_weight=1.0,
+                                             lexical_weight=0.0)}
+    assert ranked["grp"].score == pytest.approx(0.3 * ranked["grp"].fused)
+    assert ranked["tp"].score == pytest.approx(ranked["tp"].fused)
+
+
+def test_unknown_method_is_refused():
+    with pytest.raises(ValueError):
+        fuse([], [], {}, method="magic")

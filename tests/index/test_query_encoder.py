@@ -111,9 +111,10 @@ def test_vectors_match_sentence_transformers(encoder: QueryEncoder, st_model: An
 
 
 def test_padded_batch_matches_single_texts(encoder: QueryEncoder) -> None:
-    batch = encoder.encode(QUERIES)  # padded to the longest (256 tokens): padding must not leak in
-    assert batch.shape == (len(QUERIES), 384) and batch.dtype == np.float32
-    for row, text in zip(batch, QUERIES, strict=True):
+    texts = QUERIES[:-1]  # the short ones: padded to the longest of them; padding must not leak in
+    batch = encoder.encode(texts)
+    assert batch.shape == (len(texts), 384) and batch.dtype == np.float32
+    for row, text in zip(batch, texts, strict=True):
         assert _cosine(row, encoder.encode(text)) >= 0.99999, text[:60]
     assert encoder.encode([]).shape == (0, 384)
 
@@ -175,7 +176,7 @@ def test_supported_variants_match_sentence_transformers(
     """Code paths the bundled model does not take, checked against sentence-transformers on edited copies."""
     edited = _variant(spec, tmp_path, **variant)
     assert unsupported_reason(edited) is None
-    texts = [*QUERIES[4:8], LONG]
+    texts = QUERIES[4:8]  # truncation is covered above; keep these runs short
     reference = _sentence_transformer(edited.path, edited.max_tokens).encode(texts, convert_to_numpy=True)
     got = QueryEncoder(edited).encode(texts)
     for text, a, b in zip(texts, got, reference, strict=True):

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from vancetope_desktop.ingest.normalize import decode_text_bytes, normalize_text
+from vancetope_desktop.ingest.normalize import compose_spacing_accents, decode_text_bytes, normalize_text
 
 
 @pytest.mark.parametrize(
@@ -28,6 +28,29 @@ from vancetope_desktop.ingest.normalize import decode_text_bytes, normalize_text
 )
 def test_normalize_text(raw: str, expected: str) -> None:
     assert normalize_text(raw) == expected
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        # TeX prints the accent as its own glyph before the letter (all from corpus/papers).
+        ("R¨as¨anen", "Räsänen"),
+        ("Lemaˆıtre–Tolman", "Lemaître–Tolman"),  # circumflex over a dotless i
+        ("na¨ıve", "naïve"),
+        ("Universit`a di Napoli", "Università di Napoli"),
+        ("Amparo `a Pesquisa", "Amparo à Pesquisa"),
+        ("Kry´sci´nski, Koˇcisk´y", "Kryściński, Kočiský"),
+        ("Lourenc¸o", "Lourenço"),  # a cedilla may come after its letter
+        # Left alone: no precomposed letter (math hats and bars), quotes, code, apostrophes.
+        ("ˆf and t¯tH", "ˆf and t¯tH"),
+        ("``PAGER-M: a protocol''", "``PAGER-M: a protocol''"),
+        ("run `make` first", "run `make` first"),
+        ("Student´s t-test, ALZHEIMER´S", "Student´s t-test, ALZHEIMER´S"),
+        ("the authors´ roles", "the authors´ roles"),
+    ],
+)
+def test_compose_spacing_accents(raw: str, expected: str) -> None:
+    assert compose_spacing_accents(raw) == expected
 
 
 def test_code_keeps_trailing_minus() -> None:

@@ -141,6 +141,25 @@ def test_ligatures_are_expanded(corpus: Path) -> None:
         assert word in paper
 
 
+def test_tex_accents_are_joined_to_their_letters(corpus: Path) -> None:
+    # "Lemaˆıtre–Tolman", "R¨as¨anen" in the text layer: a search for the names must find them.
+    text = extract_pdf(corpus / "papers/apparent-average-accelerations-universe-jcap2008.pdf").text
+    assert "Lemaître–Tolman" in text and "Räsänen" in text
+    assert "ˆı" not in text and "¨a" not in text
+    assert "naïve" in extract_pdf(corpus / "papers/trace-based-jit-type-specialization-pldi2009.pdf").text
+
+
+def test_rules_drawn_with_characters_are_dropped(corpus: Path) -> None:
+    # International Psychogeriatrics draws its rules with hundreds of "." (one word piece each): they
+    # made seven chunks of nothing but dots. Math ellipses stay.
+    extraction = extract_pdf(corpus / "papers/stressful-life-events-dementia-psychogeriatrics.pdf")
+    assert not any(c.text.count(".") > len(c.text) / 2 for c in extraction.chunks)
+    assert "........" not in extraction.text
+    assert "Anna Sundström" in extraction.text
+    timp = extract_pdf(corpus / "papers/timp-r-package-spectroscopy-jss2007.pdf").text
+    assert ". . ." in timp
+
+
 def test_end_of_line_hyphens_are_joined(corpus: Path) -> None:
     text = extract_pdf(corpus / "papers/trace-based-jit-type-specialization-pldi2009.pdf").text
     # "com-\npile", "al-\nternative", "ac-\ntual" in the abstract's layout lines.

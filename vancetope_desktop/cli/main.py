@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Annotated
 
@@ -47,10 +48,14 @@ def _progress() -> Progress:
 def _index_now(lib: Library, document_ids: list[str], wait: bool, quiet: bool) -> None:
     """Embed what is queued (also work left by an interrupted run): here if no other process is the
     writer, else wait for that process to index ``document_ids`` (or not, with ``--no-wait``)."""
-    if not wait or (not document_ids and indexing.pending_work(lib) == (0, 0)):
+    if not wait:
         return
+    _, queued_chunks = indexing.pending_work(lib)
+    if not document_ids and not queued_chunks:
+        return
+    started = time.monotonic()
     with _progress() as bar:
-        task = bar.add_task("indexing", total=None)
+        task = bar.add_task("embedding chunks", total=queued_chunks or None)
         report = indexing.try_drain(
             lib, progress=lambda p: bar.update(task, completed=p.chunks_done, total=p.chunks_total,
                                                description="embedding chunks"),
@@ -64,9 +69,12 @@ def _index_now(lib: Library, document_ids: list[str], wait: bool, quiet: bool) -
             bar.update(task, description=f"indexing by process {pid}")
             indexing.wait_until_indexed(lib, document_ids,
                                         progress=lambda done, total: bar.update(task, completed=done, total=total))
-        elif report.failed:
+        else:
             for doc_id, reason in report.failed:
                 err.print(f"[red]index failed[/red] {doc_id}: {reason}")
+    if report is not None and report.chunks and not quiet:
+        err.print(f"indexed {len(report.indexed)} document(s), {report.chunks} chunks "
+                  f"in {time.monotonic() - started:.1f} s")
 
 
 # -- memory -----------------------------------------------------------------------------------------

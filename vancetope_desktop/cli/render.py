@@ -41,7 +41,10 @@ def document(doc: DocumentInfo, body: str | None) -> None:
         out.print(escape(tag_text(doc.tags)))
     details = {k: v for k, v in doc.metadata.items() if k in ("authors", "year", "doi", "page_count", "original_name")}
     for key, value in details.items():
-        out.print(f"[dim]{key}:[/dim] {escape(str(value))}")
+        shown = "; ".join(map(str, value)) if isinstance(value, list) else str(value)
+        out.print(f"[dim]{key.replace('_', ' ')}:[/dim] {escape(shown)}")
+    for warning in doc.metadata.get("import_warnings", []):
+        out.print(f"[yellow]warning:[/yellow] {escape(str(warning))}")
     out.print(f"[dim]status:[/dim] {doc.status.value}, [dim]index:[/dim] {doc.index_state.value}"
               + (f" ({escape(doc.index_error)})" if doc.index_error else ""))
     if doc.file_path:
@@ -130,6 +133,8 @@ def import_report(report: ImportReport) -> None:
         if outcome.reason:
             line += f": {escape(outcome.reason)}"
         (err if outcome.status == "failed" else out).print(line)
+        for warning in outcome.warnings:
+            out.print(f"          [yellow]warning:[/yellow] {escape(warning)}")
     counts: dict[str, int] = {}
     for outcome in report.outcomes:
         counts[outcome.status] = counts.get(outcome.status, 0) + 1

@@ -10,6 +10,7 @@ proximity weight of the document's scope.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -48,35 +49,91 @@ class FusedDocument:
     chunks: list[str] = field(default_factory=list)
 
 
-def _document_ranking(chunks: Iterable[RankedChunk]) -> list[tuple[str, RankedChunk]]:
+NORMALIZATIONS = ("minmax", "theoretical", "zscore")
+"""Score normalisations for ``method="convex"`` (see :func:`normalize`)."""
+
+METHODS = ("rrf", "convex")
+
+
+def _document_scores(chunks: Iterable[RankedChunk], top_chunks: int = 1) -> list[tuple[str, float, RankedChunk]]:
+    """Documents of one ranking, best first: ``(id, score, best chunk)``.
+
+    A document's score is its best chunk's (``top_chunks=1``) or the sum of its ``top_chunks`` best.
+    """
     best: dict[str, RankedChunk] = {}
+    sums: dict[str, list[float]] = {}
     for chunk in sorted(chunks, key=lambda c: -c.score):
         best.setdefault(chunk.document_id, chunk)
-    return list(best.items())
+        scores = sums.setdefault(chunk.document_id, [])
+        if len(scores) < top_chunks:
+            scores.append(chunk.score)
+    ranked = [(doc, sum(sums[doc]), chunk) for doc, chunk in best.items()]
+    ranked.sort(key=lambda item: (-item[1], item[0]))
+    return ranked
+
+
+def normalize(scores: list[float], kind: str, floor: float | None = None) -> list[float]:
+    """Map one ranking's document scores to comparable, non-negative values.
+
+    * ``minmax``: ``(s - min) / (max - min)`` over the retrieved list, in [0, 1];
+    * ``theoretical``: ``(s - floor) / (max - floor)`` with the score's theoretical minimum ``floor``
+      (cosine: -1, BM25: 0), Bruch et al.'s TMM, in [0, 1];
+    * ``zscore``: ``(s - min) / std``, the z-score shifted so the lowest retrieved score is 0
+      (non-negative so that the scope weight can multiply it).
+
+    A document a ranking did not retrieve gets 0 from that ranking.
+    """
+    if not scores:
+        return []
+    high, low = max(scores), min(scores)
+    if kind == "theoretical" and floor is not None:
+        low = min(low, floor)
+    if kind == "zscore":
+        mean = sum(scores) / len(scores)
+        spread = math.sqrt(sum((s - mean) ** 2 for s in scores) / len(scores))
+    else:
+        spread = high - low
+    if spread <= 0:
+        return [1.0 for _ in scores]
+    return [(s - low) / spread for s in scores]
 
 
 def fuse(dense: Iterable[RankedChunk], lexical: Iterable[RankedChunk], scope_weights: Mapping[str, float],
-         *, k: int = 60, dense_weight: float = 1.0, lexical_weight: float = 1.0,
-         chunks_per_document: int = 3) -> list[FusedDocument]:
+         *, method: str = "rrf", k: int = 60, dense_weight: float = 1.0, lexical_weight: float = 1.0,
+         normalization: str = "minmax", top_chunks: int = 1, chunks_per_document: int = 3) -> list[FusedDocument]:
     """Fuse two chunk rankings into documents, best first.
 
     Args:
         dense: chunks with cosine similarity (any order; higher is better).
         lexical: chunks with BM25 score (any order; higher is better).
         scope_weights: document id → proximity weight; documents missing here weigh 1.0.
+        method: ``rrf`` (weighted reciprocal rank fusion) or ``convex`` (weighted sum of normalised scores).
         k: the RRF constant; larger values flatten the head of each ranking.
+        dense_weight / lexical_weight: the weight of each ranking in either method.
+        normalization: for ``convex``, one of :data:`NORMALIZATIONS`.
+        top_chunks: a document's score in one ranking is the sum of its ``top_chunks`` best chunks' scores.
         chunks_per_document: how many supporting chunk ids to keep per document.
 
     Returns:
         Documents sorted by ``score`` descending (ties broken by document id for stable output).
     """
+    if method not in METHODS:
+        raise ValueError(f"unknown fusion method {method!r}")
+    if normalization not in NORMALIZATIONS:
+        raise ValueError(f"unknown normalization {normalization!r}")
     dense, lexical = list(dense), list(lexical)
     documents: dict[str, FusedDocument] = {}
     chunk_scores: dict[str, dict[str, float]] = {}
-    for ranking, weight, attr in ((dense, dense_weight, "vector"), (lexical, lexical_weight, "lexical")):
-        for rank, (document_id, best) in enumerate(_document_ranking(ranking), start=1):
+    sides = ((dense, dense_weight, "vector", -1.0), (lexical, lexical_weight, "lexical", 0.0))
+    for ranking, weight, attr, floor in sides:
+        ranked = _document_scores(ranking, top_chunks)
+        if method == "rrf":
+            contributions = [weight / (k + rank) for rank in range(1, len(ranked) + 1)]
+        else:
+            contributions = [weight * n for n in normalize([s for _, s, _ in ranked], normalization, floor)]
+        for rank, ((document_id, _, best), part) in enumerate(zip(ranked, contributions, strict=True), start=1):
             doc = documents.setdefault(document_id, FusedDocument(document_id))
-            doc.fused += weight / (k + rank)
+            doc.fused += part
             setattr(doc, attr, best.score)
             setattr(doc, f"{attr}_rank", rank)
         for position, chunk in enumerate(sorted(ranking, key=lambda c: -c.score), start=1):
@@ -86,6 +143,6 @@ def fuse(dense: Iterable[RankedChunk], lexical: Iterable[RankedChunk], scope_wei
     for doc in documents.values():
         doc.scope_weight = scope_weights.get(doc.document_id, 1.0)
         doc.score = doc.fused * doc.scope_weight
-        ranked = sorted(chunk_scores.get(doc.document_id, {}).items(), key=lambda item: -item[1])
-        doc.chunks = [chunk_id for chunk_id, _ in ranked[:chunks_per_document]]
+        ranked_chunks = sorted(chunk_scores.get(doc.document_id, {}).items(), key=lambda item: -item[1])
+        doc.chunks = [chunk_id for chunk_id, _ in ranked_chunks[:chunks_per_document]]
     return sorted(documents.values(), key=lambda d: (-d.score, d.document_id))

@@ -5,6 +5,10 @@ the durable record of what still has to reach Chroma. The writer embeds a batch,
 (idempotently: a document's old vectors are deleted, then its chunks upserted under the stable ids
 ``doc_id:ordinal``), and only then deletes the jobs. A crash anywhere in between leaves the jobs in
 place and the next drain redoes them, so every chunk ends up indexed exactly once.
+
+Vector writes are grouped per scope: a batch makes one delete and one upsert per scope, not per
+document (each Chroma call takes the cross-process lock and costs tens of milliseconds, which
+dominated the drain of many small notes); a failing group is retried document by document.
 """
 
 from __future__ import annotations
@@ -151,22 +155,7 @@ class IndexWriter:
             for row, _, _ in documents:
                 failures[row.id] = f"embedding failed: {error}"
             vectors = None
-        offset = 0
-        for row, chunks, base in documents:
-            if row.id in failures:
-                continue
-            count = len(chunks)
-            try:
-                self.vectors.delete_document(row.scope_path, row.id)
-                if count and vectors is not None:
-                    self.vectors.upsert(
-                        row.scope_path, embedder.name, [f"{row.id}:{c.ordinal}" for c in chunks],
-                        vectors[offset : offset + count],
-                        [{**base, "page": c.page, "ordinal": c.ordinal} for c in chunks],
-                    )
-            except Exception as error:
-                failures[row.id] = f"vector store: {error}"
-            offset += count
+        self._write_vectors(documents, vectors, embedder.name, failures)
         with write_session(self.engine) as session:
             job_ids = [i for ids in batch.values() for i in ids]
             session.exec(delete(tables.JobRow).where(tables.JobRow.id.in_(job_ids)))  # type: ignore[union-attr]
@@ -191,6 +180,43 @@ class IndexWriter:
             generation = _bump_generation(session)
         self.vectors.mark_written(generation)
         return len(documents)
+
+    def _write_vectors(self, documents: list[tuple[tables.DocumentRow, list[tables.ChunkRow], dict[str, Any]]],
+                       vectors: Any, model: str, failures: dict[str, str]) -> None:
+        """Replace the batch's vectors: per scope, one delete of the documents' old vectors, one upsert.
+
+        Two Chroma calls per scope instead of two per document (each takes the cross-process lock and
+        costs tens of ms whatever its size). If a scope's batched write fails, its documents are
+        retried one by one so a single bad document is recorded as failed without failing the rest.
+        """
+        groups: dict[str, list[tuple[tables.DocumentRow, list[tables.ChunkRow], dict[str, Any], int]]] = {}
+        offset = 0
+        for row, chunks, base in documents:
+            if row.id not in failures:
+                groups.setdefault(row.scope_path, []).append((row, chunks, base, offset))
+            offset += len(chunks)
+        for scope, members in groups.items():
+            try:
+                self._replace(scope, members, vectors, model)
+            except Exception:
+                for member in members:
+                    try:
+                        self._replace(scope, [member], vectors, model)
+                    except Exception as error:
+                        failures[member[0].id] = f"vector store: {error}"
+
+    def _replace(self, scope: str, members: list[tuple[tables.DocumentRow, list[tables.ChunkRow],
+                                                        dict[str, Any], int]], vectors: Any, model: str) -> None:
+        self.vectors.delete_documents(scope, [row.id for row, _, _, _ in members])
+        ids: list[str] = []
+        metadatas: list[dict[str, Any]] = []
+        rows: list[int] = []
+        for row, chunks, base, offset in members:
+            ids += [f"{row.id}:{c.ordinal}" for c in chunks]
+            metadatas += [{**base, "page": c.page, "ordinal": c.ordinal} for c in chunks]
+            rows += range(offset, offset + len(chunks))
+        if ids:
+            self.vectors.upsert(scope, model, ids, vectors[rows], metadatas)
 
     # -- moves, drops, metadata ----------------------------------------------------------------
     def _run_maintenance(self, job: tables.JobRow) -> None:

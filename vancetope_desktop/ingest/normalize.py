@@ -72,6 +72,41 @@ def normalize_text(text: str, *, join_hyphens: bool = True) -> str:
     return _BLANK_LINES.sub("\n\n", "\n".join(lines)).strip("\n")
 
 
+# Spacing accents → the combining mark they stand for. TeX-made PDFs often print an accent as its own
+# glyph before the letter: "R¨as¨anen", "Lemaˆıtre" (with a dotless i), "Universit`a", "Kry´sci´nski".
+_COMBINING = {"\u00b4": "\u0301", "`": "\u0300", "\u00a8": "\u0308", "\u02c6": "\u0302", "\u02dc": "\u0303",
+              "\u02c7": "\u030c", "\u02d8": "\u0306", "\u02da": "\u030a", "\u00b8": "\u0327", "\u02d9": "\u0307",
+              "\u00af": "\u0304", "\u02dd": "\u030b", "\u02db": "\u0328"}
+_SPACING_ACCENT = re.compile(f"(?P<accent>[{''.join(_COMBINING)}])(?P<letter>[^\\W\\d_])")
+# Accents that hang below the letter (cedilla, ogonek) may come after it: "Lourenc¸o".
+_ACCENT_BELOW_AFTER = re.compile("(?P<letter>[^\\W\\d_])(?P<accent>[\u00b8\u02db])")
+_DOTLESS = {"ı": "i", "ȷ": "j"}
+
+
+def _compose(match: re.Match[str]) -> str:
+    accent, letter = match.group("accent"), match.group("letter")
+    before = match.string[match.start() - 1 : match.start()]
+    after = match.string[match.end() : match.end() + 1]
+    if accent == "`" and not before.isalpha() and after.isalpha():
+        return match.group(0)  # a backquote: code, or TeX's opening quote ``like this'' (but "`a" is "à")
+    if accent == "\u00b4" and letter in "sS" and not after.isalpha():
+        return match.group(0)  # an apostrophe typed as an acute accent: "Student´s t-test"
+    composed = unicodedata.normalize("NFC", _DOTLESS.get(letter, letter) + _COMBINING[accent])
+    return composed if len(composed) == 1 else match.group(0)
+
+
+def compose_spacing_accents(text: str) -> str:
+    """Join a spacing accent to the letter after it when Unicode has that accented letter.
+
+    ``"R¨as¨anen"`` → ``"Räsänen"``, ``"Lemaˆıtre"`` → ``"Lemaître"``, ``"na¨ıve"`` → ``"naïve"``; a
+    cedilla or ogonek may also follow its letter (``"Lourenc¸o"`` → ``"Lourenço"``). Accents
+    over letters without a precomposed form (math: ``"ˆf"``, ``"t¯t"``) are left as they are, as are a
+    backquote not inside a word (code, TeX quotes) and an acute accent used as an apostrophe before a
+    final s. Meant for PDF text layers; typed text is left to :func:`normalize_text`.
+    """
+    return _ACCENT_BELOW_AFTER.sub(_compose, _SPACING_ACCENT.sub(_compose, text))
+
+
 _UTF8_BOM = b"\xef\xbb\xbf"
 # CJK ideographs, kana and Hangul: what a GBK/GB18030 file is expected to contain.
 _CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")

@@ -2,7 +2,8 @@
 
 Safety: only ``page.get_text()`` is used, never raw stream decoding, so a JBIG2 decompression bomb
 costs milliseconds; outlines are never walked (cyclic outlines exist); pages are processed one at a
-time so a 350-page book does not hold every page's layout in memory.
+time so a 350-page book does not hold every page's layout in memory (only its blocks' text and boxes
+are kept, until the running headers and footers are known: see :mod:`.furniture`).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import re
 import stringprep
 import unicodedata
+from dataclasses import replace
 from pathlib import Path
 
 import pymupdf
@@ -18,7 +20,8 @@ from ..core.documents import DocumentType
 from ..core.errors import DamagedFile, EmptyFile, EncryptedPdf
 from .base import ChunkDraft, Extraction
 from .chunking import pack_paragraphs
-from .normalize import normalize_text
+from .furniture import Block, find_furniture
+from .normalize import compose_spacing_accents, normalize_text
 from .pdfmeta import read_facts
 from .quality import measure_text, strip_junk, strip_ornaments
 
@@ -29,6 +32,9 @@ _TEXT_FLAGS = pymupdf.TEXT_PRESERVE_LIGATURES | pymupdf.TEXT_PRESERVE_WHITESPACE
 _CJK = "\u3000-\u9fff\uac00-\ud7af\uff00-\uffef"
 _CJK_BREAK = re.compile(f"(?<=[{_CJK}])\n(?=[{_CJK}])")
 _KEPT_HYPHEN_BREAK = re.compile(r"(?<=\w)-\n")
+# Rules and leaders drawn with characters: "......" lines, "_______" separators, dot leaders of a
+# table of contents. Each dot is one word piece, so a rule of dots became a chunk of its own.
+_RULE = re.compile(r"([._\-=·•*~])(?: ?\1){7,}")
 
 
 def saslprep(password: str) -> str:
@@ -62,26 +68,35 @@ def _open(path: Path, password: str | None) -> pymupdf.Document:
     return doc
 
 
-def _page_blocks(page: pymupdf.Page) -> list[str]:
-    """Raw text of the page's text blocks, in the PDF's reading order."""
-    blocks = page.get_text("blocks", flags=_TEXT_FLAGS)
-    return [strip_ornaments(block[4]) for block in blocks if block[6] == 0]
+def _page_blocks(page: pymupdf.Page) -> list[Block]:
+    """The page's text blocks in the PDF's reading order: raw text and box as fractions of the page."""
+    rect = page.rect
+    width, height = rect.width or 1.0, rect.height or 1.0
+    return [
+        Block(strip_ornaments(text), (x0 - rect.x0) / width, (y0 - rect.y0) / height,
+              (x1 - rect.x0) / width, (y1 - rect.y0) / height)
+        for x0, y0, x1, y1, text, _, kind in page.get_text("blocks", flags=_TEXT_FLAGS)
+        if kind == 0
+    ]
 
 
 def _paragraph(block_text: str) -> str:
     """A block as one normalised paragraph: its layout line breaks become spaces, except inside CJK
-    text and after a hyphen that normalize_text kept ("Super-\\nCDMS" → "Super-CDMS")."""
-    text = normalize_text(strip_junk(block_text))
-    return _KEPT_HYPHEN_BREAK.sub("-", _CJK_BREAK.sub("", text)).replace("\n", " ")
+    text and after a hyphen that normalize_text kept ("Super-\\nCDMS" → "Super-CDMS"); TeX's separate
+    accent glyphs are joined to their letters ("R¨as¨anen" → "Räsänen"); rules drawn with eight or
+    more dots, underscores, dashes… are dropped ("..." and ". . ." stay)."""
+    text = compose_spacing_accents(normalize_text(_RULE.sub(" ", strip_junk(block_text))))
+    return _KEPT_HYPHEN_BREAK.sub("-", _CJK_BREAK.sub("", text)).replace("\n", " ").strip()
 
 
 def extract_pdf(path: Path, *, password: str | None = None) -> Extraction:
     """Extract a PDF page by page.
 
     Each page's paragraphs are packed into chunks of about 200 words; a chunk never mixes pages and
-    carries its 1-based page number. Pages whose text layer is missing or unreadable (see
-    :mod:`.quality`) are listed in ``metadata["ocr_pages"]``; when no page has usable text the
-    result has ``needs_ocr=True`` and no chunks.
+    carries its 1-based page number. Running headers, footers, margin stamps and page numbers
+    (:func:`.furniture.find_furniture`) are left out of the chunks and the text. Pages whose text
+    layer is missing or unreadable (see :mod:`.quality`) are listed in ``metadata["ocr_pages"]``;
+    when no page has usable text the result has ``needs_ocr=True`` and no chunks.
 
     Args:
         path: the file (it may have junk before ``%PDF-``; MuPDF repairs that).
@@ -108,31 +123,44 @@ def _extract(doc: pymupdf.Document, path: Path) -> Extraction:
         warnings.append("the PDF was damaged and has been repaired; some text may be missing")
     if doc.page_count == 0:
         raise EmptyFile(f"{path.name}: PDF has no pages")
-    chunks: list[ChunkDraft] = []
-    page_texts: list[str] = []
+    page_blocks: list[list[Block]] = []
+    text_pages: list[int] = []  # 0-based indices of the pages with usable text
     ocr_pages: list[int] = []
     first_pages_raw: list[str] = []
     first_text_page: int | None = None
     for index in range(doc.page_count):
+        page: pymupdf.Page | None = None
         try:
             page = doc[index]
             blocks = _page_blocks(page)
         except (RuntimeError, ValueError) as exc:  # one broken page must not lose the others
             warnings.append(f"page {index + 1} could not be read: {exc}")
             blocks = []
-        raw = "\n".join(blocks)
-        paragraphs = [p for p in map(_paragraph, blocks) if p.strip()]
+        raw = "\n".join(b.text for b in blocks)
+        # Kept with their boxes, as paragraphs, until the running headers are known.
+        page_blocks.append([replace(b, text=_paragraph(b.text)) for b in blocks])
+        has_text = any(b.text.strip() for b in page_blocks[-1])
         if index < 2:
             first_pages_raw.append(raw)
-        if not paragraphs or not measure_text(raw).usable:
+        if not has_text or not measure_text(raw).usable:
             # A page without text is a scan only if it shows an image (listing images decodes nothing).
-            if paragraphs or page.get_images():
+            if has_text or (page is not None and page.get_images()):
                 ocr_pages.append(index + 1)
             continue
         if first_text_page is None and index < 2:
             first_text_page = index
-        page_texts.append("\n\n".join(paragraphs))
-        chunks.extend(ChunkDraft(text, page=index + 1) for text in pack_paragraphs(paragraphs))
+        text_pages.append(index)
+
+    # Running headers, footers and page numbers are left out of the text and the chunks (the
+    # metadata reader above still saw them: a DOI or year may sit in a footer).
+    furniture = find_furniture(page_blocks)
+    chunks: list[ChunkDraft] = []
+    page_texts: list[str] = []
+    for index in text_pages:
+        paragraphs = [b.text for i, b in enumerate(page_blocks[index]) if b.text.strip() and i not in furniture[index]]
+        if paragraphs:
+            page_texts.append("\n\n".join(paragraphs))
+            chunks.extend(ChunkDraft(text, page=index + 1) for text in pack_paragraphs(paragraphs))
 
     facts = read_facts(doc, first_pages_raw, first_text_page)
     metadata = {"page_count": doc.page_count, **facts.as_metadata()}

@@ -16,7 +16,6 @@ from .base import ChunkDraft, Extraction
 from .bibliography import extract_bibtex, extract_csl_json, extract_ris, is_csl_json
 from .markdown import extract_markdown
 from .normalize import decode_text_bytes, normalize_text
-from .pdf import extract_pdf
 from .structured import extract_data, extract_delimited, parse_json, parse_yaml
 from .text import CODE_LANGUAGES, PLAIN_TEXT_TYPES, extract_code, extract_plain_text
 
@@ -160,6 +159,8 @@ def extract_file(path: Path, *, password: str | None = None, max_bytes: int | No
     if size <= SNIFF_BYTES and not head.strip():
         raise EmptyFile(f"{path.name} has no content (only whitespace)")
     if _is_pdf(path, head):
+        from .pdf import extract_pdf  # deferred: PyMuPDF costs ~0.6 s to import, and searches never need it
+
         return extract_pdf(path, password=password)
     if _suffix(path) not in SUPPORTED_EXTENSIONS:  # a note may start with "MZ" or "GIF8" as text
         for signature, kind in _BINARY_SIGNATURES.items():

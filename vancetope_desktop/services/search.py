@@ -110,7 +110,8 @@ def search(lib: Library, query: str, *, scope: str | None = None, tag_filter: Ta
         candidates = dict(session.exec(
             text(f"SELECT d.id, d.scope_path FROM document d WHERE {where.sql}"), params=where.params
         ).all())
-        lexical = search_chunks(session, query, where, settings.candidates) if query.strip() else []
+        lexical = search_chunks(session, query, where, settings.candidates, title_weight=settings.title_weight,
+                                max_postings=settings.lexical_max_postings) if query.strip() else []
     dense: list[RankedChunk] = []
     vector_ok = False
     if query.strip() and candidates:
@@ -122,7 +123,9 @@ def search(lib: Library, query: str, *, scope: str | None = None, tag_filter: Ta
             warnings.append(f"vector search unavailable, keyword results only: {error}")
     fused = fuse(dense, [RankedChunk(h.chunk_id, h.document_id, h.score) for h in lexical],
                  {doc: weight_of[candidates[doc]] for doc in candidates},
-                 k=settings.rrf_k, dense_weight=settings.dense_weight, lexical_weight=settings.lexical_weight)
+                 method=settings.fusion, k=settings.rrf_k, dense_weight=settings.dense_weight,
+                 lexical_weight=settings.lexical_weight, normalization=settings.fusion_normalization,
+                 top_chunks=settings.top_chunks)
     hits = _materialise(lib, fused[:limit], query, distance_of)
     return SearchResponse(query=query, scope=acting, hits=hits, scopes=list(weight_of), vector_search=vector_ok,
                           warnings=warnings)

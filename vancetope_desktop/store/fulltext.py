@@ -37,20 +37,28 @@ def analyze(value: str) -> str:
     return _CJK_RUN.sub(_bigrams, value)
 
 
+def query_terms(query: str) -> list[str]:
+    """The distinct lower-cased terms of a query, analysed like the index, at most :data:`MAX_QUERY_TERMS`."""
+    terms: dict[str, None] = {}
+    for term in _WORD.findall(analyze(query)):
+        terms.setdefault(term.lower(), None)
+        if len(terms) >= MAX_QUERY_TERMS:
+            break
+    return list(terms)
+
+
+def terms_expression(terms: list[str]) -> str | None:
+    """An FTS5 MATCH expression that is the OR of ``terms``, each quoted; None for no terms."""
+    return " OR ".join(f'"{term}"' for term in terms) if terms else None
+
+
 def match_expression(query: str) -> str | None:
     """Turn any user string into a safe FTS5 MATCH expression (an OR of quoted terms), or None.
 
     Quoting every term makes FTS5 syntax characters inert: ``SARS-CoV-2``, ``C++``, ``"unbalanced``,
     ``Smith's`` and ``AND`` all become plain terms. Returns None when no word character is left.
     """
-    terms: dict[str, None] = {}
-    for term in _WORD.findall(analyze(query)):
-        terms.setdefault(term.lower(), None)
-        if len(terms) >= MAX_QUERY_TERMS:
-            break
-    if not terms:
-        return None
-    return " OR ".join(f'"{term}"' for term in terms)
+    return terms_expression(query_terms(query))
 
 
 def create_fulltext_table(session: Session) -> None:

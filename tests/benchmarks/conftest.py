@@ -1,0 +1,3 @@
+"""The benchmarks are scripts run on demand (see README.md here), never collected by pytest."""
+
+collect_ignore_glob = ["*.py"]
