@@ -139,7 +139,7 @@ class Rankings:
         self.lib = lib
         self.queries = queries
         self._dense: dict[str, list[RankedChunk]] | None = None
-        self._lexical: dict[tuple[float, int | None], dict[str, list[RankedChunk]]] = {}
+        self._lexical: dict[tuple[float, int | None, bool], dict[str, list[RankedChunk]]] = {}
 
     def dense(self) -> dict[str, list[RankedChunk]]:
         """Query id → chunks by cosine similarity (``VectorStore.query`` on the library's scope)."""
@@ -153,16 +153,17 @@ class Rankings:
             }
         return self._dense
 
-    def lexical(self, title_weight: float, max_postings: int | None) -> dict[str, list[RankedChunk]]:
-        """Query id → chunks by BM25 (``lexical.search_chunks`` with this title weight and budget)."""
-        key = (title_weight, max_postings)
+    def lexical(self, title_weight: float, max_postings: int | None,
+                stemming: bool = True) -> dict[str, list[RankedChunk]]:
+        """Query id → chunks by BM25 (``lexical.search_chunks`` with this title weight, budget, stemming)."""
+        key = (title_weight, max_postings, stemming)
         if key not in self._lexical:
             where = SqlFilter().and_in("scope_path", [DEFAULT_PROJECT]).and_in("status", ["active"])
             with read_session(self.lib.engine) as session:
                 self._lexical[key] = {
                     q: [RankedChunk(h.chunk_id, h.document_id, h.score)
                         for h in search_chunks(session, text, where, DEPTH, title_weight=title_weight,
-                                               max_postings=max_postings)]
+                                               max_postings=max_postings, stemming=stemming)]
                     for q, text in self.queries.items()
                 }
         return self._lexical[key]
@@ -203,14 +204,15 @@ def run_product(lib: Library, queries: dict[str, str], mapping: dict[str, str]) 
 def tune(lib: Library, mapping: dict[str, str]) -> dict[str, list[tuple[str, float, float]]]:
     """Grid search on the TRAIN split; tables of (configuration, nDCG@10, Recall@100), best first.
 
-    Stage A: BM25 alone over title weight x postings budget. Stage B: both fusion methods over their
-    grids, title weights and candidate depths. Stage C: chunk aggregation for the best of B.
+    Stage A: BM25 alone over title weight x postings budget x stemming. Stage B: both fusion methods
+    over their grids, title weights and candidate depths (with the shipped budget and stemming).
+    Stage C: chunk aggregation for the best of B, the shipped settings and the previous default.
     """
     queries, qrels = scifact_queries("train"), scifact_qrels("train")
     rankings = Rankings(lib, queries)
     dense = rankings.dense()
     stages: dict[str, list[tuple[str, float, float]]] = {"A": [], "B": [], "C": []}
-    best_options: dict[str, tuple[float, int | None, int, dict]] = {}
+    best_options: dict[str, tuple[float, int, dict]] = {}
 
     def record(stage: str, label: str, run: dict[str, list[str]]) -> float:
         ndcg, recall = evaluate(run, qrels)
@@ -218,30 +220,38 @@ def tune(lib: Library, mapping: dict[str, str]) -> dict[str, list[tuple[str, flo
         return ndcg
 
     record("A", "dense only", run_single(dense, mapping))
-    for title_weight, budget in itertools.product(TITLE_WEIGHTS, BUDGETS):
-        record("A", f"bm25 title_weight={title_weight} max_postings={budget}",
-               run_single(rankings.lexical(title_weight, budget), mapping))
-    budget = lib.settings.lexical_max_postings if hasattr(lib.settings, "lexical_max_postings") else BUDGETS[1]
+    for title_weight, budget, stemming in itertools.product(TITLE_WEIGHTS, BUDGETS, (False, True)):
+        record("A", f"bm25 title_weight={title_weight} max_postings={budget} stemming={stemming}",
+               run_single(rankings.lexical(title_weight, budget, stemming), mapping))
+    budget, stemming = lib.settings.lexical_max_postings, lib.settings.lexical_stemming
     best_score = -1.0
     for title_weight, depth, grid in itertools.product(TITLE_WEIGHTS, DEPTHS, GRIDS.values()):
-        lexical = rankings.lexical(title_weight, budget)
+        lexical = rankings.lexical(title_weight, budget, stemming)
         for options in grid():
             label = f"tw={title_weight} depth={depth} " + " ".join(f"{k}={v}" for k, v in options.items())
             score = record("B", label, run_fused(dense, lexical, mapping, depth, **options))
             if score > best_score:
-                best_score, best_options["best"] = score, (title_weight, budget, depth, options)
-    title_weight, budget, depth, options = best_options["best"]
+                best_score, best_options["best"] = score, (title_weight, depth, options)
+    title_weight, depth, options = best_options["best"]
     for top_chunks in (1, 2, 3):
         label = f"best of B, top_chunks={top_chunks}"
-        record("C", label, run_fused(dense, rankings.lexical(title_weight, budget), mapping, depth,
+        record("C", label, run_fused(dense, rankings.lexical(title_weight, budget, stemming), mapping, depth,
                                      **options, top_chunks=top_chunks))
+    s = lib.settings
+    shipped = dict(method=s.fusion, k=s.rrf_k, dense_weight=s.dense_weight, lexical_weight=s.lexical_weight,
+                   normalization=s.fusion_normalization, top_chunks=s.top_chunks)
+    record("C", "shipped settings", run_fused(dense, rankings.lexical(s.title_weight, budget, stemming), mapping,
+                                              s.candidates, **shipped))
+    record("C", "previous default (RRF k=60, title 2, no stemming)",
+           run_fused(dense, rankings.lexical(2.0, None, False), mapping, 100, method="rrf", k=60,
+                     dense_weight=1.0, lexical_weight=1.0))
     for rows in stages.values():
         rows.sort(key=lambda r: (-r[1], -r[2]))
     return stages
 
 
 TITLE_WEIGHTS = (1.0, 2.0, 3.0, 5.0)
-BUDGETS: tuple[int | None, ...] = (None, 20_000, 5_000)
+BUDGETS: tuple[int | None, ...] = (None, 20_000)
 DEPTHS = (100, 200)
 
 
@@ -252,7 +262,7 @@ def _rrf_grid() -> list[dict]:
 
 def _convex_grid() -> list[dict]:
     return [dict(method="convex", normalization=norm, dense_weight=round(alpha, 2), lexical_weight=round(1 - alpha, 2))
-            for norm in fusion.NORMALIZATIONS for alpha in (0.3, 0.4, 0.5, 0.6, 0.7)]
+            for norm in fusion.NORMALIZATIONS for alpha in (0.3, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7)]
 
 
 GRIDS: dict[str, Callable[[], list[dict]]] = {"rrf": _rrf_grid, "convex": _convex_grid}
@@ -297,8 +307,8 @@ def report(lib: Library, mapping: dict[str, str], built: dict, split: str) -> No
     rows = []
     dense_run = run_single(rankings.dense(), mapping)
     rows.append(["dense-only (VectorStore.query, best chunk)", *_fmt(evaluate(dense_run, qrels)), "0.648"])
-    bm25_run = run_single(rankings.lexical(getattr(settings, "title_weight", 2.0),
-                                           getattr(settings, "lexical_max_postings", None)), mapping)
+    bm25_run = run_single(rankings.lexical(settings.title_weight, settings.lexical_max_postings,
+                                           settings.lexical_stemming), mapping)
     rows.append(["BM25-only (lexical.search_chunks, best chunk)", *_fmt(evaluate(bm25_run, qrels)), "0.682"])
     product_run, seconds = run_product(lib, queries, mapping)
     rows.append(["hybrid (services.search.search)", *_fmt(evaluate(product_run, qrels)),

@@ -1,4 +1,6 @@
-"""Reciprocal rank fusion arithmetic and scope weighting (a unit test: plain numbers, no stores)."""
+"""Fusion arithmetic (the default convex z-score fusion and RRF) and scope weighting: plain numbers, no stores."""
+
+import math
 
 import pytest
 
@@ -8,7 +10,8 @@ from vancetope_desktop.index.fusion import RankedChunk, fuse
 def test_rrf_sums_reciprocal_ranks_of_best_chunks():
     dense = [RankedChunk("a:0", "a", 0.9), RankedChunk("b:0", "b", 0.8), RankedChunk("a:1", "a", 0.7)]
     lexical = [RankedChunk("b:2", "b", 12.0), RankedChunk("c:0", "c", 3.0)]
-    result = {d.document_id: d for d in fuse(dense, lexical, {}, k=60)}
+    result = {d.document_id: d for d in fuse(dense, lexical, {}, method="rrf", k=60, dense_weight=1.0,
+                                             lexical_weight=1.0)}
     assert result["a"].fused == pytest.approx(1 / 61)
     assert result["b"].fused == pytest.approx(1 / 62 + 1 / 61)
     assert result["c"].fused == pytest.approx(1 / 62)
@@ -16,11 +19,35 @@ def test_rrf_sums_reciprocal_ranks_of_best_chunks():
     assert result["a"].lexical is None and result["a"].vector_rank == 1
 
 
+def test_default_fusion_is_the_even_sum_of_min_shifted_z_scores():
+    dense = [RankedChunk("a:0", "a", 0.9), RankedChunk("b:0", "b", 0.8), RankedChunk("a:1", "a", 0.7),
+             RankedChunk("c:0", "c", 0.5)]
+    lexical = [RankedChunk("b:2", "b", 12.0), RankedChunk("c:1", "c", 3.0)]
+    result = {d.document_id: d for d in fuse(dense, lexical, {})}
+    # Documents' best chunks: dense a 0.9, b 0.8, c 0.5 (mean 0.7333, population std 0.16997);
+    # lexical b 12, c 3 (std 4.5). Each becomes (score - lowest) / std; a missing document gets 0.
+    dense_std = math.sqrt(((0.9 - 2.2 / 3) ** 2 + (0.8 - 2.2 / 3) ** 2 + (0.5 - 2.2 / 3) ** 2) / 3)
+    assert result["a"].fused == pytest.approx(0.5 * 0.4 / dense_std)
+    assert result["b"].fused == pytest.approx(0.5 * 0.3 / dense_std + 0.5 * 9.0 / 4.5)
+    assert result["c"].fused == pytest.approx(0.0)
+    assert result["b"].vector == 0.8 and result["b"].lexical == 12.0 and result["a"].lexical is None
+
+
 def test_scope_weight_multiplies_and_reorders():
     dense = [RankedChunk("grp:0", "grp", 0.9), RankedChunk("tp:0", "tp", 0.8)]
-    ranked = fuse(dense, [], {"grp": 0.3, "tp": 1.0})
+    ranked = fuse(dense, [], {"grp": 0.3, "tp": 1.0}, method="rrf", k=60, dense_weight=1.0)
     assert [d.document_id for d in ranked] == ["tp", "grp"]
     assert ranked[1].score == pytest.approx(0.3 / 61)
+
+
+def test_scope_weight_multiplies_the_default_fusion_and_reorders():
+    dense = [RankedChunk("grp:0", "grp", 0.9), RankedChunk("tp:0", "tp", 0.85), RankedChunk("x:0", "x", 0.1)]
+    ranked = fuse(dense, [], {"grp": 0.3, "tp": 1.0})
+    assert [d.document_id for d in ranked] == ["tp", "grp", "x"]
+    std = math.sqrt(((0.9 - 0.6166667) ** 2 + (0.85 - 0.6166667) ** 2 + (0.1 - 0.6166667) ** 2) / 3)
+    assert ranked[0].score == pytest.approx(0.5 * 0.75 / std, rel=1e-5)
+    assert ranked[1].fused == pytest.approx(0.5 * 0.8 / std, rel=1e-5)
+    assert ranked[1].score == pytest.approx(0.3 * ranked[1].fused)
 
 
 def test_passages_are_ordered_by_support_and_capped():

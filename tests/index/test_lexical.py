@@ -1,6 +1,11 @@
-"""The BM25 postings budget: which query terms are kept (plain functions, no database)."""
+"""BM25 search of chunks: the postings budget, light stemming, filtering after ranking."""
 
-from vancetope_desktop.index.lexical import selective_terms
+from vancetope_desktop.core.documents import DocumentType
+from vancetope_desktop.core.tags import TagIs
+from vancetope_desktop.index.lexical import search_chunks, selective_terms, stem_prefix
+from vancetope_desktop.services import documents
+from vancetope_desktop.store.db import read_session
+from vancetope_desktop.store.filters import SqlFilter
 
 
 def test_rarest_terms_are_kept_within_the_budget_in_query_order():
@@ -20,3 +25,42 @@ def test_terms_unknown_to_the_vocabulary_are_kept():
 def test_a_small_library_keeps_every_term():
     frequencies = {"a": 3, "b": 2, "c": 1}
     assert selective_terms(["a", "b", "c"], frequencies, max_postings=20_000) == ["a", "b", "c"]
+
+
+def test_stem_prefix_strips_plurals_and_leaves_short_and_foreign_words():
+    assert stem_prefix("cells") == "cell*"
+    assert stem_prefix("studies") == "study*"
+    assert stem_prefix("causes") == "cause*"
+    assert stem_prefix("stress") == "stress*"
+    assert stem_prefix("virus") == "virus*"
+    assert stem_prefix("does") == "does"  # the stem "doe" is too short: stays an exact word
+    assert stem_prefix("age") == "age"
+    assert stem_prefix("müller") == "müller"
+    assert stem_prefix("covid19") == "covid19"
+
+
+def _search(library, query, **options):
+    where = SqlFilter().and_in("scope_path", ["project/inbox"]).and_in("status", ["active"])
+    with read_session(library.engine) as session:
+        return search_chunks(session, query, where, 5, **options)
+
+
+def test_budget_leaves_out_frequent_terms_and_stemming_matches_inflections(library):
+    for i in range(20):
+        documents.add_text(library, f"common words only, number {i}", doc_type=DocumentType.NOTE)
+    rare = documents.add_text(library, "common words and the rare cells", doc_type=DocumentType.NOTE).id
+    assert {h.document_id for h in _search(library, "common cell", max_postings=5)} == {rare}
+    assert len(_search(library, "common cell", max_postings=None)) == 5
+    assert _search(library, "cell", stemming=False) == []
+    assert [h.document_id for h in _search(library, "cell")] == [rare]
+
+
+def test_a_narrow_filter_still_gets_its_best_chunks(library):
+    for i in range(40):
+        documents.add_text(library, f"alpha alpha alpha beta {i}", doc_type=DocumentType.NOTE)
+    wanted = {documents.add_text(library, f"alpha gamma {i}", doc_type=DocumentType.NOTE, tags=["x"]).id
+              for i in range(3)}
+    where = SqlFilter().and_in("scope_path", ["project/inbox"]).and_tags(TagIs("x"))
+    with read_session(library.engine) as session:
+        hits = search_chunks(session, "alpha", where, 5)
+    assert {h.document_id for h in hits} == wanted

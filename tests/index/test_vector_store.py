@@ -38,3 +38,15 @@ def test_vectors_of_another_model_are_never_mixed(tmp_path):
     store.upsert("project/p", "model-a", ["d:0"], np.ones((1, 4), np.float32), [{"doc_id": "d"}])
     with pytest.raises(ValueError, match="model-a"):
         store.upsert("project/p", "model-b", ["e:0"], np.ones((1, 4), np.float32), [{"doc_id": "e"}])
+
+
+def test_delete_documents_removes_several_documents_in_one_call(tmp_path):
+    store = VectorStore(tmp_path / "chroma", tmp_path / "chroma.lock", lambda: 0)
+    ids = [f"doc_{d}:{o}" for d in "abc" for o in range(2)]
+    vectors = np.eye(6, 4, dtype=np.float32) + 0.01
+    store.upsert("project/p", "m", ids, vectors, [{"doc_id": i.split(":")[0]} for i in ids])
+    store.delete_documents("project/p", ["doc_a", "doc_c", "doc_missing"])
+    hits = store.query("project/p", np.ones(4, np.float32), 10)
+    assert sorted(h.chunk_id for h in hits) == ["doc_b:0", "doc_b:1"]
+    assert {h.document_id for h in hits} == {"doc_b"}
+    store.delete_documents("project/absent", ["doc_b"])  # no collection: nothing to do, no error

@@ -29,21 +29,24 @@ class Settings(BaseModel):
     max_import_mb: int = Field(512, ge=1, description="Files larger than this are refused at import.")
     # Ranking (see index/fusion.py for how these were chosen and what they score on SciFact).
     fusion: Literal["rrf", "convex"] = Field(
-        "rrf", description="How the vector and BM25 rankings are combined: reciprocal rank fusion or a weighted "
+        "convex", description="How the vector and BM25 rankings are combined: reciprocal rank fusion or a weighted "
         "sum of normalised scores."
     )
     fusion_normalization: Literal["minmax", "theoretical", "zscore"] = Field(
-        "minmax", description="Score normalisation of the 'convex' fusion."
+        "zscore", description="Score normalisation of the 'convex' fusion."
     )
     rrf_k: int = Field(60, ge=1, description="Reciprocal rank fusion constant (Cormack et al. 2009 use 60).")
-    dense_weight: float = Field(1.0, ge=0.0, description="Weight of the vector ranking in the fusion.")
-    lexical_weight: float = Field(1.0, ge=0.0, description="Weight of the BM25 ranking in the fusion.")
+    dense_weight: float = Field(0.5, ge=0.0, description="Weight of the vector ranking in the fusion.")
+    lexical_weight: float = Field(0.5, ge=0.0, description="Weight of the BM25 ranking in the fusion.")
     top_chunks: int = Field(1, ge=1, le=10, description="A document scores the sum of its best chunks' scores "
                             "in each ranking, this many of them.")
     candidates: int = Field(100, ge=10, le=2000, description="Chunks fetched per ranking before fusion.")
     title_weight: float = Field(2.0, ge=0.0, description="BM25 weight of a document's title against its text (1).")
+    lexical_stemming: bool = Field(
+        True, description="Query words also match their inflections (light English stemming, by prefix)."
+    )
     lexical_max_postings: int | None = Field(
-        20_000, ge=100, description="Bound on the BM25 work per query: the most frequent query terms are left "
+        10_000, ge=100, description="Bound on the BM25 work per query: the most frequent query terms are left "
         "out once the others already match this many chunks (None: never)."
     )
 

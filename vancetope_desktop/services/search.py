@@ -3,7 +3,7 @@
 1. The acting scope's visible scopes (itself and its ancestors) and their proximity weights.
 2. Candidate documents: visible, in the wanted statuses and types, matching the tag filter.
 3. Two chunk rankings: BM25 over FTS5 and cosine over each visible scope's Chroma collection.
-4. Weighted reciprocal rank fusion per document (``index/fusion.py``), times the scope weight.
+4. Fusion of the two rankings per document (``index/fusion.py``, as the settings say), times the scope weight.
 5. Results: documents with their best passages, a snippet, the page, and every score part.
 """
 
@@ -111,7 +111,8 @@ def search(lib: Library, query: str, *, scope: str | None = None, tag_filter: Ta
             text(f"SELECT d.id, d.scope_path FROM document d WHERE {where.sql}"), params=where.params
         ).all())
         lexical = search_chunks(session, query, where, settings.candidates, title_weight=settings.title_weight,
-                                max_postings=settings.lexical_max_postings) if query.strip() else []
+                                max_postings=settings.lexical_max_postings,
+                                stemming=settings.lexical_stemming) if query.strip() else []
     dense: list[RankedChunk] = []
     vector_ok = False
     if query.strip() and candidates:
