@@ -99,3 +99,22 @@ def test_scope_option_enforces_visibility(cli):
     assert "private to a" in cli("memory", "read", doc, "--scope", "think-process/tp_a").stdout
     listed = as_json(cli("memory", "list", "--scope", "think-process/tp_b", "--json"))
     assert doc not in [d["id"] for d in listed]
+
+
+def test_current_scope_is_the_acting_scope_and_moves_have_a_direction(cli):
+    cli("scope", "create", "session", "s1", "--parent", "project/inbox")
+    cli("scope", "create", "think-process", "tp_a", "--parent", "session/s1")
+    cli("scope", "create", "think-process", "tp_b", "--parent", "session/s1")
+    cli("scope", "use", "think-process/tp_b")
+    doc = as_json(cli("memory", "add", "b's private result", "--json", "--no-wait"))["id"]
+    cli("scope", "use", "think-process/tp_a")
+    assert cli("memory", "read", doc, ok=False).exit_code == 4
+    assert cli("memory", "tag", doc, "--add", "leaked", ok=False).exit_code == 4
+    assert cli("memory", "promote", doc, "--to", "project", ok=False).exit_code == 4
+    cli("scope", "use", "think-process/tp_b")
+    result = cli("memory", "demote", doc, "--to", "project/inbox", ok=False)
+    assert result.exit_code == 2 and "promotion, not a demotion" in result.stderr
+    cli("memory", "promote", doc, "--to", "session")
+    cli("scope", "use", "session/s1")
+    result = cli("memory", "promote", doc, "--to", "think-process/tp_a", ok=False)
+    assert result.exit_code == 2 and "demotion, not a promotion" in result.stderr

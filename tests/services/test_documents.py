@@ -92,3 +92,12 @@ def test_folders_nest_move_and_refuse_cycles(library):
 def test_blank_content_is_refused(library):
     with pytest.raises(InvalidInput):
         documents.add_text(library, "   ")
+
+
+def test_a_fact_titled_by_its_text_follows_edits(library):
+    fact = documents.add_text(library, "Deadline is June 15th")
+    fact = documents.update_document(library, fact.id, content="Deadline moved to July 1st")
+    assert fact.title == "Deadline moved to July 1st"
+    fact = documents.update_document(library, fact.id, title="Deadline")
+    fact = documents.update_document(library, fact.id, content="Deadline moved to July 8th")
+    assert fact.title == "Deadline"

@@ -23,7 +23,7 @@ app = typer.Typer(help="Vancetope: scoped research memory from the terminal.", n
                   pretty_exceptions_enable=False, add_completion=False)
 memory = typer.Typer(help="Add, upload, search, browse, tag and move documents.", no_args_is_help=True)
 scope_app = typer.Typer(help="Create, list and choose scopes.", no_args_is_help=True)
-index_app = typer.Typer(help="The search index: status, run, rebuild, retry.", no_args_is_help=True)
+index_app = typer.Typer(help="The search index: status, run, rebuild.", no_args_is_help=True)
 app.add_typer(memory, name="memory")
 app.add_typer(scope_app, name="scope")
 app.add_typer(index_app, name="index")
@@ -104,7 +104,8 @@ def memory_add(
 @memory.command("upload")
 def memory_upload(
     paths: Annotated[list[Path], typer.Argument(help="Files and folders (folders are mirrored as folders).")],
-    tags: TagsOption = None, folder: Annotated[str | None, typer.Option(help="Folder id to import into.")] = None,
+    tags: Annotated[str | None, typer.Option("--tags", "-t", help="Comma-separated tags for every file.")] = None,
+    folder: Annotated[str | None, typer.Option(help="Folder id to import into.")] = None,
     password: Annotated[str | None, typer.Option(help="Password for encrypted PDFs.")] = None,
     scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False,
     wait: Annotated[bool, typer.Option(help="Index now and wait until everything is searchable by meaning; "
@@ -129,9 +130,8 @@ def memory_upload(
 
 
 def _visible(lib: Library, doc_id: str, scope: str | None) -> None:
-    """With ``--scope``, act only on documents that scope may see (seed §4.2); without it, on any."""
-    if scope is not None:
-        doc_service.get_document(lib, doc_id, acting_scope=scope)
+    """Act only on documents the acting scope (``--scope``, else the current one) may see (seed §4.2)."""
+    doc_service.get_document(lib, doc_id, acting_scope=scopes.resolve_scope(lib, scope))
 
 
 def _filter(tags: str | None, any_tags: str | None, not_tags: str | None, where: str | None):
@@ -175,7 +175,9 @@ def memory_list(
             lib, scope=acting, tag_filter=_filter(tags, any_tags, not_tags, where), types=doc_type or (),
             statuses=status or (DocumentStatus.ACTIVE,), include_ancestors=not own, limit=limit,
         )
-        emit(as_json, docs, lambda: render.documents(docs, acting))
+        # Listings stay small: the text of each document is for `memory read`.
+        emit(as_json, [d.model_dump(mode="json", exclude={"content"}) for d in docs],
+             lambda: render.documents(docs, acting))
 
 
 @memory.command("browse")
@@ -195,7 +197,7 @@ def memory_read(
 ) -> None:
     """Print a document: its details and text (or an earlier version)."""
     with open_library(library) as lib:
-        doc = doc_service.get_document(lib, doc_id, acting_scope=scope)
+        doc = doc_service.get_document(lib, doc_id, acting_scope=scopes.resolve_scope(lib, scope))
         if version is not None:
             old = doc_service.read_version(lib, doc_id, version)
             emit(as_json, old, lambda: out.print(f"{old.title} (version {old.number})\n\n{old.content or ''}",
@@ -222,7 +224,7 @@ def memory_tag(
 def _move_scope(doc_id: str, to: str, scope: str | None, library: Path | None, as_json: bool, verb: str) -> None:
     with open_library(library) as lib:
         _visible(lib, doc_id, scope)
-        moved = moves.move_to_scope(lib, doc_id, to)
+        moved = moves.move_to_scope(lib, doc_id, to, direction="up" if verb == "promoted" else "down")
         indexing.try_drain(lib)
         emit(as_json, moved, lambda: out.print(
             f"{verb} {len(moved)} document(s) to {moved[0].scope}" if moved else "already there"))
@@ -296,7 +298,7 @@ def memory_versions(doc_id: Annotated[str, typer.Argument()], scope: ScopeOption
                     as_json: JsonOption = False) -> None:
     """List a document's earlier versions."""
     with open_library(library) as lib:
-        doc = doc_service.get_document(lib, doc_id, acting_scope=scope)
+        doc = doc_service.get_document(lib, doc_id, acting_scope=scopes.resolve_scope(lib, scope))
         items = doc_service.list_versions(lib, doc_id)
         emit(as_json, items, lambda: render.versions(items, doc))
 

@@ -110,7 +110,8 @@ def scopes(items: list[ScopeInfo], current: str) -> None:
 
 def versions(items: list[VersionInfo], current: DocumentInfo) -> None:
     table = Table(show_edge=False, pad_edge=False)
-    for column in ("version", "saved", "title", "tags", "reason"):
+    # A version's reason is the change that replaced it, hence the column name.
+    for column in ("version", "saved", "title", "tags", "then changed by"):
         table.add_column(column)
     for version in items:
         table.add_row(str(version.number), version.created_at.strftime("%Y-%m-%d %H:%M:%S"), escape(version.title),

@@ -38,6 +38,8 @@ class ScopeNotFound(NotFound):
 class ScopeError(VancetopeError):
     """A scope cannot be created or used that way (bad kind, bad parent, duplicate)."""
 
+    exit_code = 2
+
 
 class ScopeNotVisible(VancetopeError):
     """The document or scope is outside what the acting scope may see (seed §4.2 visibility rule)."""

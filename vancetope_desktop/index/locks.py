@@ -55,7 +55,12 @@ class WriterLock:
         return True
 
     def holder_pid(self) -> int | None:
-        """The pid written by the current holder, if readable (for messages only)."""
+        """The pid of the process holding the lock now, or None when nobody holds it (for messages only)."""
+        if self._handle is not None:
+            return os.getpid()
+        if self.try_acquire():  # free: the pid in the file belongs to a process that has gone
+            self.release()
+            return None
         try:
             return int(self.path.read_text().strip() or 0) or None
         except (OSError, ValueError):

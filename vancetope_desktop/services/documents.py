@@ -60,7 +60,8 @@ def add_text(lib: Library, content: str, *, doc_type: DocumentType = DocumentTyp
         row = tables.DocumentRow(
             id=new_document_id(), scope_path=scope_path, type=doc_type.value,
             title=_title(title or extraction.title, content), content=extraction.text or content,
-            mime_type=mime_type or extraction.mime_type, meta={**extraction.metadata, **(metadata or {})},
+            mime_type=mime_type or extraction.mime_type,
+            meta={**extraction.metadata, **(metadata or {}), "title_from_content": not (title and title.strip())},
             folder_id=folder_id, content_hash=hash_text(content), created_at=now, updated_at=now,
             index_state=IndexState.PENDING.value if chunks else IndexState.NOT_INDEXED.value,
         )
@@ -207,6 +208,12 @@ def update_document(lib: Library, document_id: str, *, title: str | None = None,
         if not (changed_content or changed_title or metadata):
             return records.info(lib, session, document_id)
         records.snapshot_version(session, row, reason)
+        if title is not None:
+            row.meta = {**row.meta, "title_from_content": False}
+        elif changed_content and row.meta.get("title_from_content"):
+            # A fact titled by its first line keeps following it (else the old text lingers in lists).
+            new_title = _title(None, content or "")
+            changed_title, title = new_title != row.title, new_title
         if changed_title:
             row.title = title.strip()  # type: ignore[union-attr]
             fulltext.retitle_document(session, row.id, row.title)
@@ -244,7 +251,9 @@ def tag_document(lib: Library, document_id: str, *, add: Iterable[str] = (), rem
         after += [t for t in to_add if t not in after]
         if sorted(after) == before:
             return records.info(lib, session, document_id)
-        records.snapshot_version(session, row, reason or _tag_reason(to_add, to_remove))
+        added = [t for t in after if t not in before]
+        removed = [t for t in before if t not in after]
+        records.snapshot_version(session, row, reason or _tag_reason(added, removed))
         records.set_tags(session, document_id, after)
         session.add(row)
         records.enqueue(session, row.id, "refresh")

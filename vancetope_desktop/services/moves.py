@@ -7,6 +7,8 @@ scope in one transaction, so it is never visible in two scopes at once.
 
 from __future__ import annotations
 
+from typing import Literal
+
 from ..core.documents import DocumentInfo, DocumentType
 from ..core.errors import ScopeError
 from ..store.db import write_session
@@ -17,11 +19,14 @@ from .library import Library
 from .scopes import ancestry, resolve_relative
 
 
-def move_to_scope(lib: Library, document_id: str, target: str) -> list[DocumentInfo]:
+def move_to_scope(lib: Library, document_id: str, target: str,
+                  direction: Literal["up", "down"] | None = None) -> list[DocumentInfo]:
     """Promote or demote a document (a folder: with everything inside it) to ``target``.
 
     Args:
         target: a full scope path, or a kind (``project``) meaning that ancestor of the document's scope.
+        direction: ``"up"`` (promotion: the target must be an ancestor), ``"down"`` (demotion: a
+            descendant), or None for either.
 
     Returns:
         Every document moved.
@@ -35,11 +40,16 @@ def move_to_scope(lib: Library, document_id: str, target: str) -> list[DocumentI
     target_path = resolve_relative(lib, source, target)
     if target_path == source:
         return []
-    if source not in ancestry(lib, target_path) and target_path not in ancestry(lib, source):
+    upward = target_path in ancestry(lib, source)
+    if not upward and source not in ancestry(lib, target_path):
         raise ScopeError(
             f"{target_path} is not on the branch of {source}: documents move only up to an ancestor "
             "(promote) or down to a descendant (demote)"
         )
+    if direction == "up" and not upward:
+        raise ScopeError(f"{target_path} is below {source}: that is a demotion, not a promotion")
+    if direction == "down" and upward:
+        raise ScopeError(f"{target_path} is above {source}: that is a promotion, not a demotion")
     with write_session(lib.engine) as session:
         ids = with_contents(session, document_id)
         for doc_id in ids:
