@@ -36,6 +36,7 @@ HEAVY = ("torch", "sentence_transformers", "transformers", "chromadb", "sqlmodel
          "platformdirs", "portalocker")
 PHASES = """
 import json, sys, time
+from pathlib import Path
 start = time.perf_counter()
 phases = {}
 def mark(name):
@@ -45,7 +46,7 @@ from vancetope_desktop.cli import main as cli_main
 mark("import the CLI (typer, services, sqlmodel, numpy, ...)")
 from vancetope_desktop.services.library import Library
 from vancetope_desktop.services import search
-lib = Library.open(sys.argv[1])
+lib = Library.open(Path(sys.argv[1]))
 mark("Library.open (SQLite engine, schema check)")
 lib.embedder().encode_query("warm")
 mark("query encoder: tokenizer + numpy weights load, first encode")

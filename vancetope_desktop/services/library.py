@@ -179,7 +179,11 @@ def load_settings(path: Path) -> Settings:
 
 
 def save_settings(path: Path, settings: Settings) -> None:
-    """Write ``settings.json`` atomically (temporary file, then rename)."""
+    """Write ``settings.json`` atomically (temporary file, then rename).
+
+    Only values that differ from the defaults are written, so a library follows improved defaults
+    (e.g. search tuning) of later versions unless the user chose otherwise.
+    """
     temporary = path.with_suffix(".json.tmp")
-    temporary.write_text(settings.model_dump_json(indent=2), encoding="utf-8")
+    temporary.write_text(settings.model_dump_json(indent=2, exclude_defaults=True), encoding="utf-8")
     os.replace(temporary, path)

@@ -48,7 +48,8 @@ class DocumentRow(SQLModel, table=True):
     """A document (seed §3.1). Files keep their bytes in the blob store under ``blob_hash``."""
 
     __tablename__ = "document"
-    __table_args__ = (Index("ix_document_scope_status", "scope_path", "status"),)
+    # Covering index for search's candidate query (scope, status, type → id): index-only at 100k chunks.
+    __table_args__ = (Index("ix_document_scope_status_type", "scope_path", "status", "type", "id"),)
     id: str = Field(primary_key=True)
     scope_path: str = Field(sa_column=Column(String, ForeignKey("scope.path", ondelete="RESTRICT"), nullable=False))
     type: str
