@@ -64,7 +64,10 @@ def setup() -> None:
 
 def run_app(extra: list[str]) -> int:
     """Launch the desktop app on the default (or ``VANCETOPE_LIBRARY``) library."""
-    return subprocess.call([str(_bin("vancetope-desktop")), *extra])
+    app = str(_bin("vancetope-desktop"))
+    if os.name == "posix":  # become the app, so that signals sent to this process reach it
+        os.execv(app, [app, *extra])
+    return subprocess.call([app, *extra])
 
 
 def run_tests(extra: list[str]) -> int:
