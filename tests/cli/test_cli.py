@@ -118,3 +118,8 @@ def test_current_scope_is_the_acting_scope_and_moves_have_a_direction(cli):
     cli("scope", "use", "session/s1")
     result = cli("memory", "promote", doc, "--to", "think-process/tp_a", ok=False)
     assert result.exit_code == 2 and "demotion, not a promotion" in result.stderr
+
+
+def test_empty_query_is_bad_input(cli):
+    result = cli("memory", "search", "  ", ok=False)
+    assert result.exit_code == 2 and "query is empty" in result.stderr

@@ -64,3 +64,10 @@ def test_a_narrow_filter_still_gets_its_best_chunks(library):
     with read_session(library.engine) as session:
         hits = search_chunks(session, "alpha", where, 5)
     assert {h.document_id for h in hits} == wanted
+
+
+def test_stop_words_are_dropped_from_queries_unless_nothing_else_is_left():
+    from vancetope_desktop.store.fulltext import query_terms
+
+    assert query_terms("How do I bake sourdough bread?") == ["bake", "sourdough", "bread"]
+    assert query_terms("to be or not to be") == ["to", "be", "or", "not"]

@@ -101,3 +101,10 @@ def test_a_fact_titled_by_its_text_follows_edits(library):
     fact = documents.update_document(library, fact.id, title="Deadline")
     fact = documents.update_document(library, fact.id, content="Deadline moved to July 8th")
     assert fact.title == "Deadline"
+
+
+def test_folder_names_are_unique_per_level(library):
+    papers = folders.create_folder(library, "Papers")
+    with pytest.raises(InvalidInput, match="already there"):
+        folders.create_folder(library, "Papers")
+    folders.create_folder(library, "Papers", parent_id=papers.id)  # another level: fine

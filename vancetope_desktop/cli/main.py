@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from pathlib import Path
 from typing import Annotated
@@ -147,6 +148,9 @@ def memory_search(
     scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False,
 ) -> None:
     """Search by meaning and by words in the scope and its ancestors: `memory search "Sparse Attention"`."""
+    if not query.strip():
+        with guarded():
+            raise InvalidInput("the query is empty: say what you are looking for")
     with open_library(library) as lib:
         response = search_service.search(
             lib, query, scope=scope, tag_filter=_filter(tags, any_tags, not_tags, where), types=doc_type or (),
@@ -416,6 +420,9 @@ def run() -> None:
         except InvalidInput as error:  # typer may surface ours from parameter callbacks
             err.print(f"error: {error}")
             raise SystemExit(error.exit_code) from None
+        except BrokenPipeError:  # `vancetope memory read DOC | head`: the reader has what it wanted
+            sys.stderr.close()
+            raise SystemExit(0) from None
 
 
 if __name__ == "__main__":

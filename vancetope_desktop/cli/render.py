@@ -29,8 +29,8 @@ def documents(docs: list[DocumentInfo], acting_scope: str | None = None) -> None
     for column in ("id", "type", "title", "tags", "scope", "state"):
         table.add_column(column, overflow="fold")
     for doc in docs:
-        scope = doc.scope if doc.scope != acting_scope else ""
-        table.add_row(doc.id, doc.type.value, escape(doc.title), escape(tag_text(doc.tags)), scope,
+        scope = doc.scope if doc.scope == acting_scope else f"↑ {doc.scope}"
+        table.add_row(doc.id, doc.type.value, escape(doc.title), escape(tag_text(doc.tags)), escape(scope),
                       doc.index_state.value if doc.status.value == "active" else doc.status.value)
     out.print(table)
 

@@ -23,18 +23,29 @@ def create_folder(lib: Library, title: str, *, scope: str | None = None, parent_
     """
     scope_path = resolve_scope(lib, scope)
     with write_session(lib.engine) as session:
-        folder = ensure_folder(session, scope_path, title, parent_id, create_only=True)
+        existing = _named_folder(session, scope_path, title.strip(), parent_id)
+        if existing is not None:
+            raise InvalidInput(f"a folder named {existing.title!r} is already there ({existing.id})")
+        folder = ensure_folder(session, scope_path, title, parent_id)
         records.bump_change_counter(session)
         return records.info(lib, session, folder.id)
 
 
-def ensure_folder(session: Session, scope_path: str, title: str, parent_id: str | None, *,
-                  create_only: bool = False) -> tables.DocumentRow:
-    """The folder named ``title`` under ``parent_id`` in ``scope_path``, created if missing.
+def _named_folder(session: Session, scope_path: str, title: str, parent_id: str | None) -> tables.DocumentRow | None:
+    return session.exec(
+        select(tables.DocumentRow).where(
+            tables.DocumentRow.scope_path == scope_path, tables.DocumentRow.type == DocumentType.FOLDER.value,
+            tables.DocumentRow.title == title, tables.DocumentRow.folder_id == parent_id,
+            tables.DocumentRow.status == "active",
+        )
+    ).first()
 
-    Args:
-        create_only: always create a new folder, even when one of that name exists (like a file manager
-            would refuse; here the name may repeat only when asked explicitly).
+
+def ensure_folder(session: Session, scope_path: str, title: str, parent_id: str | None) -> tables.DocumentRow:
+    """The active folder named ``title`` under ``parent_id`` in ``scope_path``, created if missing.
+
+    Raises:
+        InvalidInput: blank title, a parent that is not a folder or is in another scope.
     """
     title = title.strip()
     if not title:
@@ -45,16 +56,9 @@ def ensure_folder(session: Session, scope_path: str, title: str, parent_id: str 
             raise InvalidInput(f"{parent_id} is not a folder")
         if parent.scope_path != scope_path:
             raise InvalidInput(f"folder {parent_id} is in {parent.scope_path}, not in {scope_path}")
-    if not create_only:
-        existing = session.exec(
-            select(tables.DocumentRow).where(
-                tables.DocumentRow.scope_path == scope_path, tables.DocumentRow.type == DocumentType.FOLDER.value,
-                tables.DocumentRow.title == title, tables.DocumentRow.folder_id == parent_id,
-                tables.DocumentRow.status == "active",
-            )
-        ).first()
-        if existing is not None:
-            return existing
+    existing = _named_folder(session, scope_path, title, parent_id)
+    if existing is not None:
+        return existing
     now = utcnow()
     row = tables.DocumentRow(
         id=new_document_id(), scope_path=scope_path, type=DocumentType.FOLDER.value, title=title,

@@ -21,6 +21,15 @@ _CJK = (
 )
 _CJK_RUN = re.compile(f"[{_CJK}]+")
 _WORD = re.compile(r"\w+")
+STOP_WORDS = frozenset({
+    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it", "no", "not",
+    "of", "on", "or", "such", "that", "the", "their", "then", "there", "these", "they", "this", "to", "was",
+    "will", "with", "how", "what", "which", "who", "why", "when", "where", "do", "does", "did", "i", "we",
+    "you", "my", "our", "can",
+})
+"""Lucene's English stop set plus question words: dropped from queries (not from the index) because in a
+small library BM25's IDF cannot tell that "how" or "the" carry no meaning. A query made only of stop
+words keeps them (``"to be or not to be"``)."""
 MAX_QUERY_TERMS = 64
 """Terms beyond this are ignored: a pasted paragraph must not turn into a slow 500-term OR query."""
 
@@ -38,13 +47,13 @@ def analyze(value: str) -> str:
 
 
 def query_terms(query: str) -> list[str]:
-    """The distinct lower-cased terms of a query, analysed like the index, at most :data:`MAX_QUERY_TERMS`."""
+    """The distinct lower-cased terms of a query, analysed like the index, stop words dropped (see
+    :data:`STOP_WORDS`), at most :data:`MAX_QUERY_TERMS`."""
     terms: dict[str, None] = {}
     for term in _WORD.findall(analyze(query)):
         terms.setdefault(term.lower(), None)
-        if len(terms) >= MAX_QUERY_TERMS:
-            break
-    return list(terms)
+    content = [t for t in terms if t not in STOP_WORDS] or list(terms)
+    return content[:MAX_QUERY_TERMS]
 
 
 def terms_expression(terms: list[str]) -> str | None:
