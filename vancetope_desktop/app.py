@@ -1,4 +1,8 @@
-"""``vancetope-desktop``: the composition root of the app (paths → settings → services → UI)."""
+"""``vancetope-desktop``: the composition root of the app (paths → settings → services → UI).
+
+Start-up stays light so the window appears within a second: only Qt, SQLite and the services' modules
+load here; Chroma, sentence-transformers and the model load on worker threads once the window shows.
+"""
 
 from __future__ import annotations
 
@@ -8,28 +12,61 @@ from pathlib import Path
 
 from .core.errors import VancetopeError
 from .services.library import Library
+from .services.preferences import load_preferences
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="vancetope-desktop", description="Vancetope Desktop")
+    parser.add_argument("--library", type=Path, default=None,
+                        help="library folder (default: the one chosen in Settings, else the user's data folder)")
+    parser.add_argument("--screenshots", type=Path, default=None, metavar="DIR",
+                        help="save screenshots of the main screens into DIR and quit (installs the demo library "
+                             "into an empty library first)")
+    parser.add_argument("--startup-probe", action="store_true", help=argparse.SUPPRESS)
+    return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Open the library (``--library PATH``, ``$VANCETOPE_LIBRARY`` or the default) and show the window."""
-    parser = argparse.ArgumentParser(prog="vancetope-desktop", description="Vancetope Desktop")
-    parser.add_argument("--library", type=Path, default=None, help="library folder")
-    args, qt_args = parser.parse_known_args(argv)
+    """Open the library (``--library``, the preferences' choice, ``$VANCETOPE_LIBRARY`` or the default)."""
+    args, qt_args = _parser().parse_known_args(argv)
 
+    from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication, QMessageBox
 
+    from .ui import themes
     from .ui.main_window import MainWindow
 
     app = QApplication([sys.argv[0], *qt_args])
     app.setApplicationName("Vancetope Desktop")
     app.setOrganizationName("Vancetope")
+    app.setWindowIcon(themes.icon("app"))
+    preferences = load_preferences()
+    themes.apply_theme(app, preferences.theme)
     try:
-        library = Library.open(args.library)
+        library = Library.open(args.library or preferences.library_path)
     except VancetopeError as error:
         QMessageBox.critical(None, "Vancetope Desktop", f"Cannot open the library:\n{error}")
         return 1
-    window = MainWindow(library)
+    window = MainWindow(library, preferences=preferences)
     window.show()
+    if args.startup_probe:
+        # For the start-up benchmark: report once the first frame is painted, then quit.
+        QTimer.singleShot(0, lambda: (print("window shown", flush=True), window.close(), app.quit()))
+    if args.screenshots is not None:
+        from .ui.screenshots import ScreenshotTour
+
+        tour = ScreenshotTour(window, args.screenshots)
+
+        def report() -> None:
+            for path in tour.saved:
+                print(path, flush=True)
+            for error in tour.errors:
+                print(f"screenshots: {error}", file=sys.stderr, flush=True)
+            window.close()
+            app.exit(1 if tour.errors else 0)
+
+        tour.finished.connect(report)
+        tour.start()
     try:
         return app.exec()
     finally:

@@ -1,28 +1,131 @@
-"""The first window: opens on a library, shows the scope tree and what each scope sees."""
+"""The main window without the indexing process: what each scope shows, menus and shortcuts, the
+first-start page and the demo library, layout persistence, refused drops, and the screenshot command."""
 
-from PySide6.QtCore import Qt
+from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
+import pytest
+from PySide6.QtCore import QMimeData, QPointF, QSettings, QUrl
+from PySide6.QtGui import QKeySequence
+
+from tests.ui.drops import drag_and_drop
 from vancetope_desktop.services import documents, scopes
+from vancetope_desktop.services.preferences import Preferences
+from vancetope_desktop.ui.document_model import Column
 from vancetope_desktop.ui.main_window import MainWindow
+from vancetope_desktop.ui.screenshots import SHOTS
 
 
-def _titles(window):
-    table = window.document_table
-    return {table.item(row, 0).text(): table.item(row, 3).text() for row in range(table.rowCount())}
+@pytest.fixture
+def make_window(qtbot, tmp_path, monkeypatch):
+    monkeypatch.setenv("VANCETOPE_CONFIG_DIR", str(tmp_path / "config"))
+    made = []
+
+    def make(library):
+        settings = QSettings(str(tmp_path / "window.ini"), QSettings.Format.IniFormat)
+        window = MainWindow(library, settings=settings, preferences=Preferences(), start_background=False)
+        qtbot.addWidget(window)
+        window.show()
+        qtbot.waitUntil(lambda: window.workbench.snapshot is not None, timeout=10_000)
+        made.append(window)
+        return window
+
+    yield make
+    for window in made:
+        window.close()
 
 
-def test_window_shows_scopes_and_visible_documents(qtbot, library):
-    scopes.create_scope(library, "session", "sess_7", parent="project/inbox")
+def _rows(window) -> dict[str, str]:
+    model = window.table.document_model
+    return {model.index(r, Column.TITLE).data(): model.index(r, Column.SCOPE).data() for r in range(model.rowCount())}
+
+
+def test_each_scope_shows_its_own_and_inherited_documents_never_a_siblings(qtbot, library, make_window):
+    scopes.create_scope(library, "session", "sess_7", parent="project/inbox", name="Session 7")
     scopes.create_scope(library, "think-process", "tp_12", parent="session/sess_7", name="Hypothesis Check")
+    scopes.create_scope(library, "think-process", "tp_13", parent="session/sess_7", name="Paper Analysis")
     documents.add_text(library, "Deadline is June 15th")
     documents.add_text(library, "Counterarguments", scope="think-process/tp_12")
-    window = MainWindow(library)
-    qtbot.addWidget(window)
-    assert window.scope_tree.currentItem().data(0, Qt.ItemDataRole.UserRole) == "project/inbox"
-    assert _titles(window) == {"Deadline is June 15th": "project/inbox"}
+    documents.add_text(library, "Extraction of Vaswani", scope="think-process/tp_13")
+    window = make_window(library)
+    assert _rows(window) == {"Deadline is June 15th": "Inbox"}
+    assert window.scope_switcher.breadcrumb_text() == "My Research › Inbox"
 
-    tp_item = window.scope_tree.findItems("Hypothesis Check", Qt.MatchFlag.MatchRecursive)[0]
-    window.scope_tree.setCurrentItem(tp_item)
-    assert _titles(window) == {"Counterarguments": "think-process/tp_12",
-                               "Deadline is June 15th": "↑ project/inbox"}
-    assert "2 documents" in window.status_label.text()
+    window.scope_switcher.scope_selected.emit("think-process/tp_12")
+    qtbot.waitUntil(lambda: window.workbench.snapshot.state.scope == "think-process/tp_12", timeout=10_000)
+    qtbot.waitUntil(lambda: len(_rows(window)) == 2, timeout=10_000)
+    assert _rows(window) == {"Counterarguments": "Hypothesis Check", "Deadline is June 15th": "↑ Inbox"}
+    assert window.scope_switcher.breadcrumb_text() == "My Research › Inbox › Session 7 › Hypothesis Check"
+    assert scopes.current_scope(library) == "think-process/tp_12"  # shared with the CLI's `scope use`
+    tree_scopes = [t.key for t in window.folder_tree.folder_model.targets() if t.kind == "scope"]
+    assert tree_scopes == ["think-process/tp_12", "session/sess_7", "project/inbox", "group/default"]
+
+
+def test_menus_carry_the_usual_shortcuts(library, make_window):
+    window = make_window(library)
+    expected = {
+        window.new_note_action: QKeySequence(QKeySequence.StandardKey.New),
+        window.find_action: QKeySequence(QKeySequence.StandardKey.Find),
+        window.trash_action: QKeySequence(QKeySequence.StandardKey.Delete),
+        window.rename_action: QKeySequence("F2"),
+        window.import_action: QKeySequence(QKeySequence.StandardKey.Open),
+    }
+    for action, keys in expected.items():
+        assert action.shortcut() == keys, action.text()
+    menu_titles = [a.text() for a in window.menuBar().actions()]
+    assert menu_titles == ["&File", "&Edit", "&View", "&Scope", "&Help"]
+    file_menu = window.menuBar().actions()[0].menu()
+    assert {"New note…", "Import files…", "Import folder…", "Settings…", "Quit"} <= {
+        a.text() for a in file_menu.actions()}
+    window.find_action.trigger()
+    assert window.search_dock.isVisible()
+
+
+def test_first_start_offers_the_demo_and_it_loads(qtbot, library, make_window):
+    window = make_window(library)
+    assert window.library_stack.currentWidget() is window.welcome
+    window.welcome.demo_button.click()
+    qtbot.waitUntil(lambda: window.workbench.snapshot.state.scope == "project/transformer-efficiency",
+                    timeout=60_000)
+    qtbot.waitUntil(lambda: not window.workbench.snapshot.library_empty, timeout=10_000)
+    assert window.library_stack.currentWidget() is not window.welcome
+    titles = set(_rows(window))
+    assert any("FlashAttention" in t for t in titles)
+    assert "Supervisor: Prof. Müller" in titles
+    folders = {f.title for f in window.workbench.snapshot.folders}
+    assert {"Papers", "Facts", "References"} <= folders
+
+
+def test_layout_is_restored_on_the_next_start(library, make_window):
+    first = make_window(library)
+    first.resize(700, 500)
+    first.tags_dock.hide()
+    first.close()
+    second = make_window(library)
+    assert second.height() == 500  # (the offscreen screen is too narrow to test the width)
+    assert not second.tags_dock.isVisible()
+
+
+def test_a_web_link_dropped_on_the_window_gets_a_clear_message(qtbot, library, make_window):
+    window = make_window(library)
+    mime = QMimeData()
+    mime.setUrls([QUrl("https://arxiv.org/abs/1706.03762")])
+    drag_and_drop(window.table.viewport(), mime, QPointF(20, 20))
+    qtbot.waitUntil(lambda: window.error_box is not None, timeout=5000)
+    assert "web link" in window.error_box.text()
+    assert window.tasks.tasks == []
+
+
+@pytest.mark.slow
+def test_the_screenshot_command_saves_the_main_screens(tmp_path):
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "VANCETOPE_CONFIG_DIR": str(tmp_path / "config")}
+    shots = tmp_path / "shots"
+    result = subprocess.run(
+        [sys.executable, "-m", "vancetope_desktop.app", "--library", str(tmp_path / "library"),
+         "--screenshots", str(shots)], env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    for name in SHOTS:
+        assert (shots / name).stat().st_size > 20_000, name

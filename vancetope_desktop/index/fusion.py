@@ -91,6 +91,9 @@ class FusedDocument:
     chunks: list[str] = field(default_factory=list)
 
 
+MIN_RELATIVE_SPREAD = 0.05
+"""The z-score's deviation is at least this fraction of the largest score (see :func:`normalize`)."""
+
 NORMALIZATIONS = ("minmax", "theoretical", "zscore")
 """Score normalisations for ``method="convex"`` (see :func:`normalize`)."""
 
@@ -121,7 +124,8 @@ def normalize(scores: list[float], kind: str, floor: float | None = None) -> lis
     * ``theoretical``: ``(s - floor) / (max - floor)`` with the score's theoretical minimum ``floor``
       (cosine: -1, BM25: 0), Bruch et al.'s TMM, in [0, 1];
     * ``zscore``: ``(s - min) / std``, the z-score shifted so the lowest retrieved score is 0
-      (non-negative so that the scope weight can multiply it).
+      (non-negative so that the scope weight can multiply it); ``std`` is at least
+      :data:`MIN_RELATIVE_SPREAD` × the largest absolute score, so near-equal scores stay near-equal.
 
     A document a ranking did not retrieve gets 0 from that ranking.
     """
@@ -133,6 +137,10 @@ def normalize(scores: list[float], kind: str, floor: float | None = None) -> lis
     if kind == "zscore":
         mean = sum(scores) / len(scores)
         spread = math.sqrt(sum((s - mean) ** 2 for s in scores) / len(scores))
+        # With a handful of candidates (a small library) the deviation can be tiny, and dividing by it
+        # would blow noise (BM25 2.78 vs 2.72) up to the full scale: never divide by less than a
+        # fraction of the scores' own size.
+        spread = max(spread, MIN_RELATIVE_SPREAD * max(abs(high), abs(low)))
     else:
         spread = high - low
     if spread <= 0:

@@ -1,8 +1,9 @@
-"""Documents: add text, read, list, retitle and edit (with versions), tag, trash and restore, purge."""
+"""Documents: add text, read, list and count (smart views), edit (with versions and restore), tag, trash, purge."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import delete, func, text
@@ -119,7 +120,8 @@ def get_document(lib: Library, document_id: str, *, acting_scope: str | None = N
 def list_documents(lib: Library, *, scope: str | None = None, tag_filter: TagFilter | None = None,
                    types: Sequence[DocumentType] = (), statuses: Sequence[DocumentStatus] = (DocumentStatus.ACTIVE,),
                    include_ancestors: bool = True, folder_id: str | None = None, recursive: bool = False,
-                   limit: int | None = None) -> list[DocumentInfo]:
+                   limit: int | None = None, unfiled: bool = False, index_states: Sequence[IndexState] = (),
+                   added_since: datetime | None = None) -> list[DocumentInfo]:
     """Documents visible from ``scope`` (its own and, unless told otherwise, its ancestors'), newest first.
 
     Args:
@@ -127,17 +129,16 @@ def list_documents(lib: Library, *, scope: str | None = None, tag_filter: TagFil
         types: restrict to these types (empty: all types, folders included).
         statuses: which lifecycle states to include (default: active only).
         folder_id: only documents in this folder (``recursive``: and in its subfolders).
+        unfiled: only documents in no folder (top-level folders count as unfiled too: exclude them by ``types``).
+        index_states: restrict to these indexing states (empty: any).
+        added_since: only documents created at or after this time (naive means UTC).
+
+    The workbench's smart views are these filters: see :func:`smart_view_filters`.
     """
-    scope_path = resolve_scope(lib, scope)
-    scopes = ancestry(lib, scope_path) if include_ancestors else [scope_path]
-    where = SqlFilter().and_in("scope_path", scopes).and_in("status", [s.value for s in statuses])
-    if types:
-        where.and_in("type", [t.value for t in types])
-    where.and_tags(tag_filter)
     with read_session(lib.engine) as session:
-        if folder_id is not None:
-            folders = folder_descendants(session, folder_id) if recursive else [folder_id]
-            where.and_in("folder_id", folders)
+        where = _document_filter(lib, session, scope=scope, tag_filter=tag_filter, types=types, statuses=statuses,
+                                 include_ancestors=include_ancestors, folder_id=folder_id, recursive=recursive,
+                                 unfiled=unfiled, index_states=index_states, added_since=added_since)
         sql = f"SELECT d.id FROM document d WHERE {where.sql} ORDER BY d.created_at DESC, d.id"
         if limit:
             sql += f" LIMIT {int(limit)}"
@@ -145,6 +146,99 @@ def list_documents(lib: Library, *, scope: str | None = None, tag_filter: TagFil
         rows = {r.id: r for r in session.exec(select(tables.DocumentRow).where(tables.DocumentRow.id.in_(ids))).all()}  # type: ignore[attr-defined]
         tags = records.tags_by_document(session, ids)
         return [records.to_info(lib, rows[i], tags[i]) for i in ids]
+
+
+def count_documents(lib: Library, *, scope: str | None = None, tag_filter: TagFilter | None = None,
+                    types: Sequence[DocumentType] = (),
+                    statuses: Sequence[DocumentStatus] = (DocumentStatus.ACTIVE,), include_ancestors: bool = True,
+                    folder_id: str | None = None, recursive: bool = False, unfiled: bool = False,
+                    index_states: Sequence[IndexState] = (), added_since: datetime | None = None) -> int:
+    """How many documents :func:`list_documents` would return with the same filters (one ``COUNT`` query).
+
+    Raises:
+        ScopeNotFound: unknown scope.
+    """
+    with read_session(lib.engine) as session:
+        where = _document_filter(lib, session, scope=scope, tag_filter=tag_filter, types=types, statuses=statuses,
+                                 include_ancestors=include_ancestors, folder_id=folder_id, recursive=recursive,
+                                 unfiled=unfiled, index_states=index_states, added_since=added_since)
+        return int(session.exec(text(f"SELECT COUNT(*) FROM document d WHERE {where.sql}"),
+                                params=where.params).one()[0])
+
+
+def _document_filter(lib: Library, session, *, scope: str | None, tag_filter: TagFilter | None,
+                     types: Sequence[DocumentType], statuses: Sequence[DocumentStatus], include_ancestors: bool,
+                     folder_id: str | None, recursive: bool, unfiled: bool, index_states: Sequence[IndexState],
+                     added_since: datetime | None) -> SqlFilter:
+    """The WHERE clause shared by :func:`list_documents` and :func:`count_documents`."""
+    scope_path = resolve_scope(lib, scope)
+    scopes = ancestry(lib, scope_path) if include_ancestors else [scope_path]
+    where = SqlFilter().and_in("scope_path", scopes).and_in("status", [s.value for s in statuses])
+    if types:
+        where.and_in("type", [t.value for t in types])
+    if index_states:
+        where.and_in("index_state", [s.value for s in index_states])
+    if unfiled:
+        where.clauses.append("d.folder_id IS NULL")
+    if added_since is not None:
+        # Times are stored as naive UTC text ('YYYY-MM-DD HH:MM:SS.ffffff'), which compares in time order.
+        since = added_since.astimezone(UTC) if added_since.tzinfo else added_since
+        where.params["added_since"] = since.strftime("%Y-%m-%d %H:%M:%S.%f")
+        where.clauses.append("d.created_at >= :added_since")
+    where.and_tags(tag_filter)
+    if folder_id is not None:
+        folders = folder_descendants(session, folder_id) if recursive else [folder_id]
+        where.and_in("folder_id", folders)
+    return where
+
+
+SMART_VIEWS = ("all", "unfiled", "recent", "problems", "trash")
+"""The workbench's built-in views, in display order (see :func:`smart_view_filters`)."""
+RECENT_DAYS = 7
+"""The ``recent`` view shows documents added in the last this many days."""
+CONTENT_TYPES = tuple(t for t in DocumentType if t is not DocumentType.FOLDER)
+"""Every document type but folders (the smart views list documents, not folders)."""
+
+
+def smart_view_filters(view: str, *, now: datetime | None = None) -> dict[str, Any]:
+    """The :func:`list_documents` / :func:`count_documents` keyword filters behind a smart view.
+
+    ``all``: active documents; ``unfiled``: active documents in no folder; ``recent``: active
+    documents added in the last :data:`RECENT_DAYS` days; ``problems``: active documents whose
+    indexing failed or that need OCR; ``trash``: deleted documents. Folders are left out, except from
+    the trash (a trashed folder is restored or purged from there).
+
+    Args:
+        view: one of :data:`SMART_VIEWS`.
+        now: the reference time for ``recent`` (default: now, UTC).
+
+    Raises:
+        InvalidInput: an unknown view.
+    """
+    if view == "trash":
+        return {"statuses": (DocumentStatus.DELETED,)}
+    filters: dict[str, Any] = {"statuses": (DocumentStatus.ACTIVE,), "types": CONTENT_TYPES}
+    if view == "unfiled":
+        filters["unfiled"] = True
+    elif view == "recent":
+        filters["added_since"] = (now or utcnow()) - timedelta(days=RECENT_DAYS)
+    elif view == "problems":
+        filters["index_states"] = (IndexState.FAILED, IndexState.NEEDS_OCR)
+    elif view != "all":
+        raise InvalidInput(f"unknown view {view!r} (use one of {', '.join(SMART_VIEWS)})")
+    return filters
+
+
+def smart_counts(lib: Library, scope: str | None = None, *, include_ancestors: bool = True) -> dict[str, int]:
+    """Document counts of every smart view visible from ``scope``: ``{"all": …, "unfiled": …, "recent": …,
+    "problems": …, "trash": …}``, each equal to ``count_documents(**smart_view_filters(view))``.
+
+    Raises:
+        ScopeNotFound: unknown scope.
+    """
+    now = utcnow()
+    return {view: count_documents(lib, scope=scope, include_ancestors=include_ancestors,
+                                  **smart_view_filters(view, now=now)) for view in SMART_VIEWS}
 
 
 def folder_descendants(session, folder_id: str) -> list[str]:
@@ -333,6 +427,53 @@ def read_version(lib: Library, document_id: str, number: int) -> VersionInfo:
         if row is None:
             raise NotFound(f"{document_id} has no version {number}")
         return records.version_info(row)
+
+
+def restore_version(lib: Library, document_id: str, number: int) -> DocumentInfo:
+    """Bring back version ``number``'s title, tags, metadata and, for text documents, content.
+
+    The state being replaced is itself kept as a new version (reason ``restored version N``), so a
+    restore can be undone the same way. Restored content is re-chunked and queued for embedding as in
+    :func:`update_document`; a title or tag change alone queues a ``refresh`` job as in
+    :func:`tag_document`. Files and folders keep their stored original: only title, tags and
+    metadata come back. Restoring a version identical to the current state changes nothing.
+
+    Raises:
+        DocumentNotFound. NotFound: the document has no such version.
+    """
+    version = read_version(lib, document_id, number)
+    with read_session(lib.engine) as session:
+        doc_type = DocumentType(records.document_row(session, document_id).type)
+    content = version.content if doc_type in TEXT_TYPES and version.content and version.content.strip() else None
+    prepared = prepare_chunks(lib, extract_text(content, doc_type, version.title)) if content is not None else None
+    with write_session(lib.engine) as session:
+        row = records.document_row(session, document_id)
+        before_tags = records.tags_of(session, document_id)
+        # A file's metadata also says where its stored original is (file_suffix): that must not go back.
+        metadata = {**version.metadata, **{k: v for k, v in row.meta.items() if k == "file_suffix"}}
+        changed_title = version.title != row.title
+        changed_tags = sorted(version.tags) != before_tags
+        changed_content = content is not None and content != row.content
+        if not (changed_title or changed_tags or changed_content or metadata != row.meta):
+            return records.info(lib, session, document_id)
+        records.snapshot_version(session, row, f"restored version {number}")
+        row.title, row.meta = version.title, metadata
+        if changed_tags:
+            records.set_tags(session, document_id, version.tags)
+        if changed_content and prepared is not None:
+            row.content = content
+            row.content_hash = version.content_hash or hash_text(content or "")
+            records.replace_chunks(session, row, *prepared)  # indexes the chunks under the restored title
+            row.index_state, row.index_error = IndexState.PENDING.value, None
+            records.enqueue(session, row.id, "embed")
+        elif changed_title or changed_tags:
+            if changed_title:
+                fulltext.retitle_document(session, row.id, row.title)
+            records.enqueue(session, row.id, "refresh")
+        session.add(row)
+        records.bump_change_counter(session)
+        session.flush()
+        return records.info(lib, session, document_id)
 
 
 def list_chunks(lib: Library, document_id: str) -> list[ChunkInfo]:

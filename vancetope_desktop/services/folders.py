@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from pydantic import BaseModel, ConfigDict
+from sqlalchemy import func
 from sqlmodel import Session, select
 
-from ..core.documents import DocumentInfo, DocumentType, IndexState
+from ..core.documents import DocumentInfo, DocumentStatus, DocumentType, IndexState
 from ..core.errors import FolderCycle, InvalidInput
 from ..core.ids import new_document_id
 from ..store import tables
@@ -12,7 +14,7 @@ from ..store.db import read_session, write_session
 from ..store.tables import utcnow
 from . import records
 from .library import Library
-from .scopes import resolve_scope
+from .scopes import ancestry, resolve_scope
 
 
 def create_folder(lib: Library, title: str, *, scope: str | None = None, parent_id: str | None = None) -> DocumentInfo:
@@ -23,12 +25,17 @@ def create_folder(lib: Library, title: str, *, scope: str | None = None, parent_
     """
     scope_path = resolve_scope(lib, scope)
     with write_session(lib.engine) as session:
-        existing = _named_folder(session, scope_path, title.strip(), parent_id)
-        if existing is not None:
-            raise InvalidInput(f"a folder named {existing.title!r} is already there ({existing.id})")
+        _refuse_duplicate(session, scope_path, title.strip(), parent_id)
         folder = ensure_folder(session, scope_path, title, parent_id)
         records.bump_change_counter(session)
         return records.info(lib, session, folder.id)
+
+
+def _refuse_duplicate(session: Session, scope_path: str, title: str, parent_id: str | None,
+                      allowed_id: str | None = None) -> None:
+    existing = _named_folder(session, scope_path, title, parent_id)
+    if existing is not None and existing.id != allowed_id:
+        raise InvalidInput(f"a folder named {existing.title!r} is already there ({existing.id})")
 
 
 def _named_folder(session: Session, scope_path: str, title: str, parent_id: str | None) -> tables.DocumentRow | None:
@@ -111,3 +118,104 @@ def folder_path(lib: Library, document_id: str) -> list[str]:
             row = records.document_row(session, row.folder_id)
             names.append(row.title)
         return names[::-1]
+
+
+class FolderNode(BaseModel):
+    """One folder of a folder tree, with how many active documents it holds.
+
+    Attributes:
+        parent_id: the containing folder, None at the top level (also when the parent is not active).
+        own_count: active non-folder documents directly inside.
+        total_count: active non-folder documents inside it or any of its subfolders.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    scope: str
+    title: str
+    parent_id: str | None
+    own_count: int
+    total_count: int
+
+
+def folder_tree(lib: Library, *, scope: str | None = None, include_ancestors: bool = True) -> list[FolderNode]:
+    """The active folders visible from ``scope``, parents before children, with document counts.
+
+    Two queries (the folders, then documents counted per folder); totals add up in Python.
+
+    Args:
+        scope: scope path; None means the current scope.
+        include_ancestors: also the ancestors' folders (what the scope sees), else its own only.
+
+    Returns:
+        Depth first: top-level folders of the nearest scope first (``scope``, then its parent…),
+        siblings by title (case-insensitive). A folder whose parent is trashed or archived shows at
+        the top level.
+
+    Raises:
+        ScopeNotFound: unknown scope.
+    """
+    scope_path = resolve_scope(lib, scope)
+    scopes = ancestry(lib, scope_path) if include_ancestors else [scope_path]
+    doc = tables.DocumentRow
+    active = DocumentStatus.ACTIVE.value
+    with read_session(lib.engine) as session:
+        folders = session.exec(
+            select(doc.id, doc.scope_path, doc.title, doc.folder_id).where(
+                doc.scope_path.in_(scopes), doc.type == DocumentType.FOLDER.value, doc.status == active,  # type: ignore[attr-defined]
+            )
+        ).all()
+        counts = dict(session.exec(
+            select(doc.folder_id, func.count()).where(
+                doc.scope_path.in_(scopes), doc.type != DocumentType.FOLDER.value, doc.status == active,  # type: ignore[attr-defined]
+                doc.folder_id.is_not(None),  # type: ignore[union-attr]
+            ).group_by(doc.folder_id)
+        ).all())
+    known = {f.id for f in folders}
+    children: dict[str | None, list] = {}
+    for folder in folders:
+        children.setdefault(folder.folder_id if folder.folder_id in known else None, []).append(folder)
+    rank = {path: i for i, path in enumerate(scopes)}
+    nodes: list[FolderNode] = []
+
+    def walk(parent: str | None, seen: frozenset[str]) -> int:
+        total = 0
+        for folder in sorted(children.get(parent, []), key=lambda f: (rank[f.scope_path], f.title.casefold(), f.id)):
+            if folder.id in seen:  # cycles cannot be made through move_to_folder; guard anyway
+                continue
+            at = len(nodes)
+            nodes.append(FolderNode(id=folder.id, scope=folder.scope_path, title=folder.title,
+                                    parent_id=parent, own_count=counts.get(folder.id, 0), total_count=0))
+            subtotal = counts.get(folder.id, 0) + walk(folder.id, seen | {folder.id})
+            nodes[at] = nodes[at].model_copy(update={"total_count": subtotal})
+            total += subtotal
+        return total
+
+    walk(None, frozenset())
+    return nodes
+
+
+def rename_folder(lib: Library, folder_id: str, title: str) -> DocumentInfo:
+    """Give a folder a new title, keeping the old one as a version (reason ``renamed from 'old'``).
+
+    Raises:
+        DocumentNotFound. InvalidInput: blank title, not a folder, or an active sibling folder
+        (same scope and parent) already has that title.
+    """
+    title = title.strip()
+    if not title:
+        raise InvalidInput("a folder needs a name")
+    with write_session(lib.engine) as session:
+        row = records.document_row(session, folder_id)
+        if row.type != DocumentType.FOLDER.value:
+            raise InvalidInput(f"{folder_id} is not a folder")
+        if title == row.title:
+            return records.info(lib, session, folder_id)
+        _refuse_duplicate(session, row.scope_path, title, row.folder_id, allowed_id=row.id)
+        records.snapshot_version(session, row, f"renamed from {row.title!r}")
+        row.title = title
+        session.add(row)
+        records.bump_change_counter(session)
+        session.flush()
+        return records.info(lib, session, folder_id)

@@ -104,7 +104,8 @@ def _display_name(path: Path) -> str:
 def upload(lib: Library, paths: Sequence[Path], *, scope: str | None = None, folder_id: str | None = None,
            tags: Iterable[str] = (), password: str | None = None,
            progress: Callable[[ImportProgress], None] | None = None,
-           cancel: Callable[[], bool] | None = None) -> ImportReport:
+           cancel: Callable[[], bool] | None = None, extractor: Callable[..., Extraction] = extract_file,
+           ) -> ImportReport:
     """Import files and whole folders (mirrored as folders) into ``scope``.
 
     Args:
@@ -115,6 +116,8 @@ def upload(lib: Library, paths: Sequence[Path], *, scope: str | None = None, fol
         password: tried on encrypted PDFs.
         progress: called after each file.
         cancel: checked before each file; the files not reached are not mentioned in the report.
+        extractor: what reads each file (default :func:`extract_file` in this thread; the app passes
+            an ``ingest.process_pool.ProcessExtractor`` so that PyMuPDF never holds its GIL).
 
     Raises:
         InvalidInput: bad tags or a missing path. ScopeNotFound. (Per-file problems go in the report.)
@@ -135,7 +138,7 @@ def upload(lib: Library, paths: Sequence[Path], *, scope: str | None = None, fol
             report.outcomes.append(ImportOutcome(path=str(path), status="skipped", reason="unsupported file type"))
         else:
             parent = _folder_for(lib, scope_path, relative, folder_ids, report)
-            report.outcomes.append(_import_one(lib, path, scope_path, parent, extra_tags, password))
+            report.outcomes.append(_import_one(lib, path, scope_path, parent, extra_tags, password, extractor))
         if progress is not None:
             progress(ImportProgress(done=done, total=len(files), current=_display_name(path)))
     return report
@@ -165,7 +168,7 @@ def _folder_for(lib: Library, scope_path: str, relative: tuple[str, ...],
 
 
 def _import_one(lib: Library, path: Path, scope_path: str, folder_id: str | None, tags: list[str],
-                password: str | None) -> ImportOutcome:
+                password: str | None, extractor: Callable[..., Extraction]) -> ImportOutcome:
     name = _display_name(path)
     try:
         size = path.stat().st_size
@@ -173,7 +176,7 @@ def _import_one(lib: Library, path: Path, scope_path: str, folder_id: str | None
         extraction: Extraction | None = None
         failure: ImportFailed | None = None
         try:
-            extraction = extract_file(path, password=password, max_bytes=limit)
+            extraction = extractor(path, password=password, max_bytes=limit)
         except (EncryptedPdf, DamagedFile) as error:
             failure = error  # kept as a failed document: the original is preserved for a retry
         digest = hash_file(path)

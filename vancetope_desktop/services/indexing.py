@@ -34,6 +34,12 @@ def pending_work(lib: Library) -> tuple[int, int]:
     return _pending_work(lib.engine)
 
 
+def has_jobs(lib: Library) -> bool:
+    """True when any index job (embed, refresh, move, drop) is queued."""
+    with read_session(lib.engine) as session:
+        return session.exec(select(tables.JobRow.id).limit(1)).first() is not None
+
+
 def try_drain(lib: Library, progress: Callable[[DrainProgress], None] | None = None,
               cancel: Callable[[], bool] | None = None) -> DrainReport | None:
     """Drain the queue if this process can take the writer lock; None when another process holds it.

@@ -140,6 +140,11 @@ class Library:
         with read_session(self.engine) as session:
             return int(get_meta(session, "index_generation", "0") or 0)
 
+    def change_counter(self) -> int:
+        """A counter every document change bumps (in any process): the open app polls it to notice edits."""
+        with read_session(self.engine) as session:
+            return int(get_meta(session, "change_counter", "0") or 0)
+
     def index_model(self) -> str:
         """The embedding model spec the library's vectors were made with (the settings' until set)."""
         with read_session(self.engine) as session:

@@ -1,15 +1,20 @@
-"""Scopes: create, list, pick the current one, and compute what a scope may see (seed §4.2)."""
+"""Scopes: create, list, rename, archive, pick the current one, and compute what a scope may see (seed §4.2)."""
 
 from __future__ import annotations
 
+import re
+
 from sqlmodel import Session, select
 
-from ..core.errors import ScopeError, ScopeNotFound, ScopeNotVisible
+from ..core.errors import InvalidInput, ScopeError, ScopeNotFound, ScopeNotVisible
 from ..core.scope_info import ScopeInfo, VisibleScope
 from ..core.scopes import ScopeKind, ScopePath, parse_kind, proximity_weight, validate_scope_key
 from ..store import tables
 from ..store.db import get_meta, read_session, set_meta, write_session
+from . import records
 from .library import Library
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def _info(row: tables.ScopeRow) -> ScopeInfo:
@@ -172,3 +177,72 @@ def resolve_relative(lib: Library, start: str, target: str) -> str:
         if path.startswith(kind.value + "/"):
             return path
     raise ScopeError(f"{start} has no {kind.label} above it; give a full scope path")
+
+
+def rename_scope(lib: Library, path: str, name: str) -> ScopeInfo:
+    """Change a scope's human name; its path (``kind/key``), and so every reference to it, stays.
+
+    Raises:
+        ScopeNotFound. InvalidInput: a blank name, more than 200 characters, or control characters.
+    """
+    path = resolve_scope(lib, path)
+    name = name.strip()
+    if not name:
+        raise InvalidInput("a scope name cannot be empty")
+    if len(name) > 200 or _CONTROL.search(name):
+        raise InvalidInput(f"a scope name has at most 200 characters and no control characters: {name!r}")
+    with write_session(lib.engine) as session:
+        row = session.get(tables.ScopeRow, path)
+        assert row is not None  # resolve_scope checked it
+        row.name = name
+        session.add(row)
+        records.bump_change_counter(session)
+        session.flush()
+        return _info(row)
+
+
+def archive_scope(lib: Library, path: str, archived: bool = True) -> ScopeInfo:
+    """Archive a scope with everything below it, or bring it back (``archived=False``).
+
+    Archived scopes keep their documents and visibility; they are only hidden from
+    :func:`list_scopes`. When the current scope is archived (itself or through an ancestor), the
+    nearest ancestor left unarchived becomes current; archiving a whole group falls back to the first
+    other unarchived group by name. Unarchiving also unarchives the scope's subtree and its archived
+    ancestors, so it is reachable in the tree again.
+
+    Raises:
+        ScopeNotFound. ScopeError: archiving the last unarchived group.
+    """
+    path = resolve_scope(lib, path)
+    with write_session(lib.engine) as session:
+        rows = {r.path: r for r in session.exec(select(tables.ScopeRow)).all()}
+        subtree = _subtree(rows, path)
+        other_groups = sorted((r for r in rows.values() if r.parent_path is None and not r.archived
+                               and r.path != path), key=lambda r: (r.name.casefold(), r.path))
+        if archived and rows[path].parent_path is None and not other_groups:
+            raise ScopeError(f"{path} is the last project group; create another group before archiving it")
+        changed = subtree if archived else subtree + _ancestry(session, path)[1:]
+        for scope_path in changed:
+            rows[scope_path].archived = archived
+            session.add(rows[scope_path])
+        if archived and get_meta(session, "current_scope") in subtree:
+            ancestors = [p for p in _ancestry(session, path)[1:] if not rows[p].archived]
+            fallback = ancestors[0] if ancestors else other_groups[0].path if other_groups else None
+            if fallback is not None:
+                set_meta(session, "current_scope", fallback)
+        records.bump_change_counter(session)
+        session.flush()
+        return _info(rows[path])
+
+
+def _subtree(rows: dict[str, tables.ScopeRow], path: str) -> list[str]:
+    """``path`` and every scope below it, breadth first."""
+    children: dict[str | None, list[str]] = {}
+    for row in rows.values():
+        children.setdefault(row.parent_path, []).append(row.path)
+    found, frontier = [path], [path]
+    while frontier:
+        frontier = [c for p in frontier for c in children.get(p, []) if c not in found]
+        found.extend(frontier)
+    return found
+

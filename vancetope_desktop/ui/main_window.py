@@ -1,84 +1,616 @@
-"""The main window: the scope tree on the left, the documents of the chosen scope on the right.
+"""The main window: builds the panes, docks, menus and status bar, and wires them to the workbench.
 
-This is the first, read-only window over a library; the workbench (viewer, tag chips, search pane,
-drag-and-drop) builds on it.
+Panes never talk to each other or to the services: they emit signals that this window routes to the
+:class:`Workbench` (which runs the work in the background), and they are fed from its snapshots.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+import gc
+from pathlib import Path
+
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QHeaderView,
+    QApplication,
+    QDockWidget,
+    QFileDialog,
     QLabel,
+    QLineEdit,
     QMainWindow,
-    QSplitter,
-    QTableWidget,
-    QTableWidgetItem,
-    QTreeWidget,
-    QTreeWidgetItem,
+    QMessageBox,
+    QStackedWidget,
+    QTabWidget,
+    QToolBar,
+    QVBoxLayout,
+    QWidget,
 )
 
-from ..services import documents, scopes
+from ..core.documents import DocumentInfo, DocumentStatus
+from ..core.scopes import ScopeKind
+from ..services import documents, search
 from ..services.library import Library
+from ..services.preferences import Preferences, load_preferences, save_preferences
+from . import dialogs, themes
+from .about import show_about
+from .details_panel import DetailsPanel
+from .dnd import local_paths_from_mime
+from .document_table import DocumentTableView
+from .folder_model import FolderTarget
+from .folder_tree import FolderTreeView
+from .scope_switcher import ScopeSwitcher
+from .search_pane import SearchPane, SearchRequest
+from .settings_dialog import SettingsDialog
+from .snapshot import Snapshot
+from .tag_chips import TagChipsDelegate
+from .tag_pane import TagPane
+from .tasks import TaskContext, TaskManager
+from .tasks_panel import StatusIndicator, TasksPanel
+from .viewer import DocumentViewer
+from .welcome import WelcomePage
+from .workbench import Workbench
+
+LIBRARY_TAB = 0
 
 
 class MainWindow(QMainWindow):
-    """Shows the library's scopes and the documents visible from the selected scope."""
+    """Scope switcher, folder tree, tag pane, document list, viewer tabs, details, search and tasks.
 
-    def __init__(self, library: Library) -> None:
+    Args:
+        library: the open library (the window does not close it).
+        settings: where geometry and dock layout are kept (tests pass a temporary file).
+        preferences: per-user choices (theme); loaded from the user's config when None.
+        start_background: start the indexer and the change poll (tests of pure layout turn it off).
+    """
+
+    def __init__(self, library: Library, *, settings: QSettings | None = None,
+                 preferences: Preferences | None = None, start_background: bool = True) -> None:
         super().__init__()
         self.library = library
+        self.qsettings = settings or QSettings()
+        self.preferences = preferences or load_preferences()
+        self.tasks = TaskManager(self)
+        self.error_box: QMessageBox | None = None
+        self._first_snapshot = True
+        self.workbench = Workbench(library, self.tasks, self)
         self.setWindowTitle(f"Vancetope Desktop — {library.paths.root}")
-        self.resize(1100, 700)
-        self.scope_tree = QTreeWidget()
-        self.scope_tree.setHeaderLabel("Scopes")
-        self.document_table = QTableWidget(0, 5)
-        self.document_table.setHorizontalHeaderLabels(["Title", "Type", "Tags", "Scope", "Index"])
-        self.document_table.verticalHeader().setVisible(False)
-        self.document_table.setWordWrap(False)
-        self.document_table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        self.document_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.document_table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        splitter = QSplitter(Qt.Orientation.Horizontal)
-        splitter.addWidget(self.scope_tree)
-        splitter.addWidget(self.document_table)
-        splitter.setSizes([280, 820])
-        self.setCentralWidget(splitter)
-        self.status_label = QLabel()
-        self.statusBar().addWidget(self.status_label)
-        self.scope_tree.currentItemChanged.connect(self._scope_selected)
-        self.reload()
+        self.setAcceptDrops(True)
+        self.resize(1360, 860)
+        self._build_panes()
+        self._build_docks()
+        self._build_toolbar()
+        self._build_menus()
+        self._build_status_bar()
+        self._wire()
+        self._restore_layout()
+        self.workbench.refresh()
+        if start_background:
+            self.workbench.indexer.start()
 
-    def reload(self) -> None:
-        """Rebuild the scope tree and select the library's current scope."""
-        self.scope_tree.clear()
-        current = scopes.current_scope(self.library)
-        items: dict[str, QTreeWidgetItem] = {}
-        for scope in scopes.list_scopes(self.library):
-            parent = items.get(scope.parent or "")
-            item = QTreeWidgetItem([scope.name])
-            item.setData(0, Qt.ItemDataRole.UserRole, scope.path)
-            item.setToolTip(0, scope.path)
-            if parent is None:
-                self.scope_tree.addTopLevelItem(item)
-            else:
-                parent.addChild(item)
-            items[scope.path] = item
-        self.scope_tree.expandAll()
-        if current in items:
-            self.scope_tree.setCurrentItem(items[current])
+    # --- building ---------------------------------------------------------------------------------
+    def _build_panes(self) -> None:
+        self.scope_switcher = ScopeSwitcher()
+        self.folder_tree = FolderTreeView()
+        self.tag_pane = TagPane()
+        self.table = DocumentTableView()
+        self.chips_delegate = TagChipsDelegate(self.table)
+        self.table.setItemDelegateForColumn(self.table.TAGS_COLUMN, self.chips_delegate)
+        self.details = DetailsPanel()
+        self.search_pane = SearchPane()
+        self.search_pane.set_model_ready(False)
+        self.tasks_panel = TasksPanel(self.tasks)
+        self.welcome = WelcomePage()
+        self.truncated_label = QLabel()
+        self.truncated_label.hide()
+        table_page = QWidget()
+        box = QVBoxLayout(table_page)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.addWidget(self.table)
+        box.addWidget(self.truncated_label)
+        self.library_stack = QStackedWidget()
+        self.library_stack.addWidget(table_page)
+        self.library_stack.addWidget(self.welcome)
+        self.tabs = QTabWidget()
+        self.tabs.setDocumentMode(True)
+        self.tabs.setTabsClosable(True)
+        self.tabs.setMovable(True)
+        self.tabs.addTab(self.library_stack, "Library")
+        self.tabs.tabBar().setTabButton(LIBRARY_TAB, self.tabs.tabBar().ButtonPosition.RightSide, None)
+        self.setCentralWidget(self.tabs)
 
-    def _scope_selected(self, item: QTreeWidgetItem | None, _previous: QTreeWidgetItem | None) -> None:
-        if item is None:
+    def _dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(name)
+        dock.setWidget(widget)
+        self.addDockWidget(area, dock)
+        return dock
+
+    def _build_docks(self) -> None:
+        left, right = Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea
+        self.folders_dock = self._dock("Folders", "folders", self.folder_tree, left)
+        self.tags_dock = self._dock("Tags", "tags", self.tag_pane, left)
+        self.search_dock = self._dock("Search", "search", self.search_pane, right)
+        self.details_dock = self._dock("Details", "details", self.details, right)
+        self.tasks_dock = self._dock("Tasks", "tasks", self.tasks_panel, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.splitDockWidget(self.folders_dock, self.tags_dock, Qt.Orientation.Vertical)
+        self.splitDockWidget(self.search_dock, self.details_dock, Qt.Orientation.Vertical)
+        self.resizeDocks([self.folders_dock, self.search_dock], [260, 380], Qt.Orientation.Horizontal)
+        self.tasks_dock.hide()
+
+    def _build_toolbar(self) -> None:
+        bar = QToolBar("Main")
+        bar.setObjectName("main-toolbar")
+        bar.setMovable(False)
+        bar.addWidget(self.scope_switcher)
+        spacer = QWidget()
+        spacer.setSizePolicy(spacer.sizePolicy().Policy.Expanding, spacer.sizePolicy().Policy.Preferred)
+        bar.addWidget(spacer)
+        self.quick_filter = QLineEdit()
+        self.quick_filter.setPlaceholderText("Filter the list…")
+        self.quick_filter.setClearButtonEnabled(True)
+        self.quick_filter.setMaximumWidth(260)
+        bar.addWidget(self.quick_filter)
+        self.addToolBar(bar)
+        self.toolbar = bar
+
+    def _action(self, text: str, slot, shortcut: QKeySequence | str | None = None, *,
+                context: Qt.ShortcutContext = Qt.ShortcutContext.WindowShortcut) -> QAction:
+        action = QAction(text, self)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+            action.setShortcutContext(context)
+        action.triggered.connect(lambda _checked=False: slot())
+        self.addAction(action)
+        return action
+
+    def _build_menus(self) -> None:
+        key = QKeySequence.StandardKey
+        self.new_note_action = self._action("New note…", self.new_note, key.New)
+        self.import_action = self._action("Import files…", self.import_files, key.Open)
+        self.import_folder_action = self._action("Import folder…", self.import_folder, "Ctrl+Shift+O")
+        self.demo_action = self._action("Load the demo library", self.workbench.install_demo)
+        self.settings_action = self._action("Settings…", self.open_settings, key.Preferences)
+        self.quit_action = self._action("Quit", self.close, key.Quit)
+        self.find_action = self._action("Find…", self.focus_search, key.Find)
+        local = Qt.ShortcutContext.WidgetWithChildrenShortcut
+        self.rename_action = self._action("Rename", self.rename_selected, "F2", context=local)
+        self.trash_action = self._action("Move to Trash", self.trash_selected, key.Delete, context=local)
+        for widget in (self.table, self.folder_tree):
+            widget.addAction(self.rename_action)
+            widget.addAction(self.trash_action)
+        self.about_action = self._action("About Vancetope Desktop", lambda: show_about(self, self.library.paths.root))
+
+        menus = self.menuBar()
+        file_menu = menus.addMenu("&File")
+        for action in (self.new_note_action, self.import_action, self.import_folder_action, self.demo_action):
+            file_menu.addAction(action)
+        file_menu.addSeparator()
+        file_menu.addAction(self.settings_action)
+        file_menu.addSeparator()
+        file_menu.addAction(self.quit_action)
+        edit_menu = menus.addMenu("&Edit")
+        for action in (self.rename_action, self.trash_action, self.find_action):
+            edit_menu.addAction(action)
+        view_menu = menus.addMenu("&View")
+        for dock in (self.folders_dock, self.tags_dock, self.search_dock, self.details_dock, self.tasks_dock):
+            view_menu.addAction(dock.toggleViewAction())
+        view_menu.addSeparator()
+        theme_menu = view_menu.addMenu("Theme")
+        self.theme_actions: dict[str, QAction] = {}
+        for name in ("system", "light", "dark"):
+            action = theme_menu.addAction(name.title())
+            action.setCheckable(True)
+            action.setChecked(self.preferences.theme == name)
+            action.triggered.connect(lambda _c=False, n=name: self.set_theme(n))
+            self.theme_actions[name] = action
+        scope_menu = menus.addMenu("&Scope")
+        scope_menu.addAction("New scope inside the current one…", lambda: self.create_scope(self.current_scope))
+        scope_menu.addAction("Rename the current scope…", lambda: self.rename_scope(self.current_scope))
+        scope_menu.addAction("Archive the current scope", lambda: self.archive_scope(self.current_scope))
+        help_menu = menus.addMenu("&Help")
+        help_menu.addAction(self.about_action)
+
+    def _build_status_bar(self) -> None:
+        self.indicator = StatusIndicator(self.tasks)
+        self.statusBar().addPermanentWidget(self.indicator)
+        self.scope_label = QLabel()
+        self.statusBar().addWidget(self.scope_label)
+
+    # --- wiring -----------------------------------------------------------------------------------
+    def _wire(self) -> None:
+        wb = self.workbench
+        wb.snapshot_ready.connect(self._apply_snapshot)
+        wb.failed.connect(self.show_error)
+        wb.notice.connect(lambda text: self.statusBar().showMessage(text, 8000))
+        wb.indexer.model_ready.connect(lambda: self.search_pane.set_model_ready(True))
+        wb.indexer.model_ready.connect(settle_heap)
+        wb.indexer.model_failed.connect(lambda reason: self.show_error(f"The embedding model failed: {reason}"))
+        self.indicator.open_requested.connect(self.show_tasks)
+        self.tasks.task_added.connect(lambda task: self.show_tasks() if task.title.startswith("Importing") else None)
+
+        self.scope_switcher.scope_selected.connect(wb.set_scope)
+        self.scope_switcher.create_requested.connect(self.create_scope)
+        self.scope_switcher.rename_requested.connect(self.rename_scope)
+        self.scope_switcher.archive_requested.connect(self.archive_scope)
+
+        tree = self.folder_tree
+        tree.target_selected.connect(lambda target: wb.set_target(target))
+        tree.subfolders_toggled.connect(wb.set_subfolders)
+        tree.new_folder_requested.connect(self.new_folder)
+        tree.delete_requested.connect(self.delete_folder)
+        tree.empty_trash_requested.connect(self.empty_trash)
+        model = tree.folder_model
+        model.rename_requested.connect(wb.rename_folder)
+        model.files_dropped.connect(lambda paths, target: wb.import_paths(paths, target))
+        model.documents_dropped.connect(lambda ids, target: wb.move_documents(ids, target))
+        model.drop_refused.connect(self.show_error)
+
+        self.tag_pane.filter_changed.connect(wb.set_tag_filter)
+        self.tag_pane.rename_requested.connect(wb.rename_tag)
+        self.tag_pane.merge_requested.connect(wb.merge_tags)
+        self.tag_pane.color_requested.connect(lambda tag, color: wb.set_tag_color(tag, color or None))
+        self.tag_pane.delete_requested.connect(wb.delete_tags)
+
+        table = self.table
+        table.selection_changed.connect(self._selection_changed)
+        table.open_requested.connect(lambda doc_id: self.open_document(doc_id))
+        table.rename_requested.connect(lambda doc_id: self.rename_document(doc_id))
+        table.trash_requested.connect(lambda ids: wb.set_status(ids, DocumentStatus.DELETED, "Move to Trash"))
+        table.restore_requested.connect(lambda ids: wb.set_status(ids, DocumentStatus.ACTIVE, "Restore"))
+        table.purge_requested.connect(self.purge)
+        table.document_model.files_dropped.connect(lambda paths: wb.import_paths(paths))
+        table.document_model.drop_refused.connect(self.show_error)
+        self.quick_filter.textChanged.connect(table.set_quick_filter)
+
+        details = self.details
+        details.title_edited.connect(wb.rename_document)
+        details.metadata_edited.connect(wb.update_metadata)
+        details.tag_added.connect(lambda doc_id, tag: wb.add_tag([doc_id], tag))
+        details.tag_removed.connect(lambda doc_id, tag: wb.remove_tag([doc_id], tag))
+        details.tag_clicked.connect(self.tag_pane.select_tag)
+        details.retry_requested.connect(wb.retry_document)
+        details.version_restore_requested.connect(wb.restore_version)
+        details.version_open_requested.connect(self.open_version)
+
+        self.search_pane.search_requested.connect(self.run_search)
+        self.search_pane.result_activated.connect(self.open_document)
+        self.search_pane.result_selected.connect(self._search_selected)
+
+        self.tabs.tabCloseRequested.connect(self._close_tab)
+        self.tabs.currentChanged.connect(self._tab_changed)
+
+        welcome = self.welcome
+        welcome.demo_requested.connect(wb.install_demo)
+        welcome.import_files_requested.connect(self.import_files)
+        welcome.import_folder_requested.connect(self.import_folder)
+        welcome.new_note_requested.connect(self.new_note)
+
+    # --- snapshot ---------------------------------------------------------------------------------
+    def _apply_snapshot(self, snapshot: Snapshot) -> None:
+        if self._first_snapshot:
+            self._first_snapshot = False
+            settle_heap()
+        state = snapshot.state
+        self.scope_switcher.set_scopes(snapshot.scopes, state.scope)
+        self.folder_tree.set_snapshot(snapshot.visible, snapshot.scope_names, snapshot.folders,
+                                      snapshot.smart_counts, state.scope)
+        self.tag_pane.set_tags(snapshot.tags)
+        self.chips_delegate.set_colors(snapshot.tag_colors)
+        self.details.set_tag_colors(snapshot.tag_colors)
+        self.details.set_tag_completions([t.tag for t in snapshot.tags])
+        self.table.set_trash_mode(state.target.kind == "smart" and state.target.key == "trash")
+        self.table.set_documents(snapshot.documents, current_scope=state.scope, scope_names=snapshot.scope_names)
+        self.search_pane.set_visible_scopes(snapshot.visible, state.scope, snapshot.scope_names)
+        self.library_stack.setCurrentIndex(1 if snapshot.library_empty else 0)
+        self.truncated_label.setVisible(snapshot.truncated)
+        self.truncated_label.setText(f"Showing the newest {len(snapshot.documents)} documents; narrow the list "
+                                     "with a folder, tags or search.")
+        self.scope_label.setText(f"{self.scope_switcher.breadcrumb_text()} · {len(snapshot.documents)} documents")
+        self._selection_changed(self.table.selected_ids())
+
+    @property
+    def current_scope(self) -> str:
+        """The scope the window shows."""
+        return self.workbench.state.scope
+
+    def _document(self, doc_id: str) -> DocumentInfo | None:
+        snapshot = self.workbench.snapshot
+        if snapshot is None:
+            return None
+        return next((d for d in snapshot.documents if d.id == doc_id), None)
+
+    def _selection_changed(self, ids: list[str]) -> None:
+        doc = self._document(ids[0]) if len(ids) == 1 else None
+        self._show_details(doc)
+
+    def _show_details(self, doc: DocumentInfo | None) -> None:
+        snapshot = self.workbench.snapshot
+        if doc is None or snapshot is None:
+            self.details.show_document(None)
             return
-        path = item.data(0, Qt.ItemDataRole.UserRole)
-        docs = documents.list_documents(self.library, scope=path, limit=2000)
-        self.document_table.setRowCount(len(docs))
-        for row, doc in enumerate(docs):
-            inherited = doc.scope != path
-            values = [doc.title, doc.type.value, " ".join(f"#{t}" for t in doc.tags),
-                      f"↑ {doc.scope}" if inherited else doc.scope, doc.index_state.value.replace("_", " ")]
-            for column, value in enumerate(values):
-                self.document_table.setItem(row, column, QTableWidgetItem(value))
-        self.status_label.setText(f"{path}: {len(docs)} documents visible")
+        names = snapshot.scope_names
+        self.details.show_document(doc, scope_label=names.get(doc.scope, doc.scope),
+                                   inherited=doc.scope != self.current_scope,
+                                   folder_path=_folder_path(snapshot, doc.folder_id))
+        lib = self.library
+        self.workbench.read(lambda _c: documents.list_versions(lib, doc.id),
+                            lambda versions: self._versions_loaded(doc.id, versions))
+
+    def _versions_loaded(self, doc_id: str, versions: list) -> None:
+        if self.details.document_id() == doc_id:
+            self.details.set_versions(versions)
+
+    def _search_selected(self, doc_id: str) -> None:
+        lib = self.library
+        self.workbench.read(lambda _c: documents.get_document(lib, doc_id), self._show_details)
+
+    # --- documents and viewer tabs -------------------------------------------------------------------
+    def open_document(self, doc_id: str, page: int | None = None, highlight: str | None = None) -> None:
+        """Open a document in a viewer tab (reusing its tab), at ``page`` with ``highlight`` found."""
+        lib = self.library
+        self.workbench.read(lambda _c: documents.get_document(lib, doc_id),
+                            lambda doc: self._show_in_tab(doc, page, highlight))
+
+    def _show_in_tab(self, doc: DocumentInfo, page: int | None, highlight: str | None) -> None:
+        viewer = self._viewer_for(doc.id)
+        if viewer is None:
+            viewer = DocumentViewer()
+            viewer.set_dark(themes.is_dark(QApplication.instance()))
+            viewer.save_requested.connect(self._save_from_viewer)
+            viewer.status_changed.connect(lambda text: self.statusBar().showMessage(text, 8000))
+            self.tabs.addTab(viewer, _short(doc.title))
+        index = self.tabs.indexOf(viewer)
+        self.tabs.setTabToolTip(index, doc.title)
+        self.tabs.setCurrentIndex(index)
+        viewer.show_document(doc, page=page, highlight=highlight)
+        self._show_details(doc)
+
+    def _viewer_for(self, doc_id: str) -> DocumentViewer | None:
+        for index in range(1, self.tabs.count()):
+            widget = self.tabs.widget(index)
+            if isinstance(widget, DocumentViewer) and widget.current_document_id() == doc_id:
+                return widget
+        return None
+
+    def current_viewer(self) -> DocumentViewer | None:
+        """The viewer of the current tab, if a document tab is current."""
+        widget = self.tabs.currentWidget()
+        return widget if isinstance(widget, DocumentViewer) else None
+
+    def _save_from_viewer(self, doc_id: str, content: str) -> None:
+        self.workbench.save_content(doc_id, content, on_saved=lambda doc: self._show_in_tab(doc, None, None))
+
+    def _close_tab(self, index: int) -> None:
+        if index != LIBRARY_TAB:
+            widget = self.tabs.widget(index)
+            if isinstance(widget, DocumentViewer) and widget.has_unsaved_changes() and not dialogs.confirm(
+                    self, "Unsaved changes", "This note has unsaved changes. Close it and lose them?"):
+                return
+            self.tabs.removeTab(index)
+            widget.deleteLater()
+
+    def _tab_changed(self, index: int) -> None:
+        viewer = self.current_viewer()
+        if viewer is not None and viewer.current_document_id():
+            self._search_selected(viewer.current_document_id())
+
+    def open_version(self, doc_id: str, number: int) -> None:
+        """Show an earlier version's text in a read-only dialog."""
+        lib = self.library
+
+        def shown(version) -> None:
+            box = QMessageBox(self)
+            box.setWindowTitle(f"Version {version.number} of {version.title}")
+            box.setText(f"{version.reason} · {version.created_at:%Y-%m-%d %H:%M}\nTags: "
+                        + " ".join(f"#{t}" for t in version.tags))
+            box.setDetailedText(version.content or "(a file: its text is not versioned)")
+            box.open()
+
+        self.workbench.read(lambda _c: documents.read_version(lib, doc_id, number), shown)
+
+    # --- search -------------------------------------------------------------------------------------
+    def run_search(self, request: SearchRequest) -> None:
+        """Run a search pane request in the background; the pane drops stale answers."""
+        lib, scope = self.library, request.scope or self.current_scope
+
+        def work(_context: TaskContext):
+            return search.search(lib, request.query, scope=scope, tag_filter=request.tag_filter(),
+                                 types=request.types, scopes=request.scopes, limit=request.limit)
+
+        self.tasks.submit("search", work, lane="read",
+                          on_result=lambda response: self.search_pane.show_response(request.request_id, response),
+                          on_error=lambda error: self.search_pane.show_error(request.request_id, str(error)))
+
+    def focus_search(self) -> None:
+        """Show the search pane and put the cursor in its query box (Ctrl+F)."""
+        self.search_dock.show()
+        self.search_dock.raise_()
+        self.search_pane.focus_query()
+
+    # --- user actions -------------------------------------------------------------------------------
+    def new_note(self) -> None:
+        """Ask for a note and create it in the current folder, then open it."""
+        dialog = dialogs.NewNoteDialog(self)
+        if dialog.exec():
+            title, text = dialog.values()
+            self.workbench.new_note(title, text, on_created=lambda doc: self._show_in_tab(doc, None, None))
+
+    def import_files(self) -> None:
+        """Pick files to import into the current folder."""
+        names, _ = QFileDialog.getOpenFileNames(self, "Import files")
+        if names:
+            self.workbench.import_paths([Path(n) for n in names])
+
+    def import_folder(self) -> None:
+        """Pick a folder to import (it becomes a folder of the library)."""
+        name = QFileDialog.getExistingDirectory(self, "Import a folder")
+        if name:
+            self.workbench.import_paths([Path(name)])
+
+    def rename_selected(self) -> None:
+        """F2: rename the selected document, or the folder when the tree has focus."""
+        if self.folder_tree.hasFocus():
+            self.folder_tree.edit(self.folder_tree.currentIndex())
+            return
+        ids = self.table.selected_ids()
+        if len(ids) == 1:
+            self.rename_document(ids[0])
+
+    def rename_document(self, doc_id: str) -> None:
+        """Ask for a new title."""
+        doc = self._document(doc_id)
+        title = dialogs.ask_text(self, "Rename", "New title:", doc.title if doc else "")
+        if title:
+            self.workbench.rename_document(doc_id, title)
+
+    def trash_selected(self) -> None:
+        """Del: move the selected documents (or the selected folder) to the trash."""
+        if self.folder_tree.hasFocus():
+            target = self.folder_tree.current_target()
+            if target is not None:
+                self.delete_folder(target)
+            return
+        ids = self.table.selected_ids()
+        if ids and self.table.trash_mode():
+            self.purge(ids)
+        elif ids:
+            self.workbench.set_status(ids, DocumentStatus.DELETED, "Move to Trash")
+
+    def purge(self, ids: list[str]) -> None:
+        """Delete trashed documents for good, after asking."""
+        question = f"Delete {len(ids)} document(s) for good? This cannot be undone."
+        if dialogs.confirm(self, "Delete permanently", question):
+            self.workbench.purge(ids)
+
+    def empty_trash(self) -> None:
+        """Delete everything in the current scope's trash, after asking."""
+        if dialogs.confirm(self, "Empty trash", "Delete every document in the trash for good?"):
+            self.workbench.empty_trash()
+
+    def new_folder(self, target: FolderTarget) -> None:
+        """Ask for a name and create a folder inside ``target``."""
+        name = dialogs.ask_text(self, "New folder", "Folder name:")
+        if name:
+            self.workbench.create_folder(name, target)
+
+    def delete_folder(self, target: FolderTarget) -> None:
+        """Move a folder with its contents to the trash, after asking."""
+        if target.kind == "folder" and dialogs.confirm(self, "Delete folder",
+                                                       "Move this folder and everything in it to the trash?"):
+            self.workbench.set_status([target.key], DocumentStatus.DELETED, "Delete folder")
+
+    def create_scope(self, parent_path: str) -> None:
+        """Ask for a new scope inside ``parent_path`` ("" for a new project group)."""
+        snapshot = self.workbench.snapshot
+        parent = next((s for s in snapshot.scopes if s.path == parent_path), None) if snapshot else None
+        if parent is not None and parent.kind == ScopeKind.THINK_PROCESS:
+            self.show_error("A Think Process has no scopes inside it.")
+            return
+        dialog = dialogs.NewScopeDialog(parent.kind if parent else None, parent.name if parent else "", self)
+        if dialog.exec():
+            kind, key, name = dialog.values()
+            self.workbench.create_scope(kind, key, name, parent.path if parent else None)
+
+    def rename_scope(self, path: str) -> None:
+        """Ask for a scope's new name."""
+        snapshot = self.workbench.snapshot
+        scope = next((s for s in snapshot.scopes if s.path == path), None) if snapshot else None
+        name = dialogs.ask_text(self, "Rename scope", "Name:", scope.name if scope else "")
+        if name:
+            self.workbench.rename_scope(path, name)
+
+    def archive_scope(self, path: str) -> None:
+        """Archive a scope with everything below it, after asking."""
+        if dialogs.confirm(self, "Archive scope", f"Archive {path} and every scope inside it? Their documents are "
+                           "kept but hidden."):
+            self.workbench.archive_scope(path)
+
+    def open_settings(self) -> None:
+        """The Settings dialog; saves library settings and preferences when accepted."""
+        dialog = SettingsDialog(self.library.settings, self.preferences, self)
+        if dialog.exec():
+            self.workbench.save_settings(dialog.result_settings())
+            self.preferences = dialog.result_preferences()
+            save_preferences(self.preferences)
+            self.set_theme(self.preferences.theme)
+
+    def set_theme(self, name: str) -> None:
+        """Switch the theme now and remember it."""
+        dark = themes.apply_theme(QApplication.instance(), name)
+        for theme, action in self.theme_actions.items():
+            action.setChecked(theme == name)
+        if self.preferences.theme != name:
+            self.preferences = self.preferences.model_copy(update={"theme": name})
+            save_preferences(self.preferences)
+        for index in range(1, self.tabs.count()):
+            widget = self.tabs.widget(index)
+            if isinstance(widget, DocumentViewer):
+                widget.set_dark(dark)
+
+    def show_tasks(self) -> None:
+        """Show the Tasks panel."""
+        self.tasks_dock.show()
+        self.tasks_dock.raise_()
+
+    def show_error(self, text: str) -> None:
+        """Tell the user something went wrong in a window-modal box that does not block the event loop."""
+        self.statusBar().showMessage(text, 12000)
+        if self.error_box is None:
+            self.error_box = QMessageBox(QMessageBox.Icon.Warning, "Vancetope Desktop", "", parent=self)
+            self.error_box.finished.connect(lambda _result: setattr(self, "error_box", None))
+            self.error_box.setText(text)
+            self.error_box.open()
+        else:  # several problems at once (a drop of many links): one box lists them all
+            self.error_box.setText(self.error_box.text() + "\n" + text)
+
+    # --- drops on the window ------------------------------------------------------------------------
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if event.mimeData().hasUrls():
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        paths, problems = local_paths_from_mime(event.mimeData())
+        for problem in problems:
+            self.show_error(problem)
+        if paths:
+            self.workbench.import_paths(paths)
+            event.acceptProposedAction()
+
+    # --- layout persistence ---------------------------------------------------------------------------
+    def _restore_layout(self) -> None:
+        geometry = self.qsettings.value("window/geometry")
+        state = self.qsettings.value("window/state")
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        if state is not None:
+            self.restoreState(state)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.qsettings.setValue("window/geometry", self.saveGeometry())
+        self.qsettings.setValue("window/state", self.saveState())
+        self.qsettings.sync()
+        self.workbench.close()
+        super().closeEvent(event)
+
+
+def settle_heap() -> None:
+    """Move everything loaded so far out of the garbage collector's reach (``gc.freeze``).
+
+    A full collection walks every live object while holding the GIL: with Qt, SQLAlchemy and the
+    model loaded that takes 100 ms or more and freezes the window, whichever thread triggers it.
+    Start-up objects live as long as the app, so they never need collecting.
+    """
+    gc.freeze()
+
+
+def _folder_path(snapshot: Snapshot, folder_id: str | None) -> list[str]:
+    by_id = {f.id: f for f in snapshot.folders}
+    names: list[str] = []
+    while folder_id and folder_id in by_id and len(names) < 64:
+        names.append(by_id[folder_id].title)
+        folder_id = by_id[folder_id].parent_id
+    return names[::-1]
+
+
+def _short(title: str, width: int = 28) -> str:
+    return title if len(title) <= width else title[: width - 1] + "…"

@@ -1,0 +1,217 @@
+"""The real main window on a temporary library, driven like a scientist would (pytest-qt, offscreen).
+
+Files arrive by simulated drops of ``file://`` URLs from ``../shared/corpus/papers``, indexing runs in
+the real indexing process with the bundled model, and every check reads what the window shows.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+
+import pytest
+from PySide6.QtCore import QMimeData, QPointF, QSettings, Qt, QTimer, QUrl
+from PySide6.QtTest import QTest
+
+from tests.ui.drops import drag_and_drop
+from vancetope_desktop.core.documents import IndexState
+from vancetope_desktop.services import scopes
+from vancetope_desktop.services.library import Library
+from vancetope_desktop.services.preferences import Preferences
+from vancetope_desktop.ui.document_model import Column
+from vancetope_desktop.ui.folder_model import FolderTarget
+from vancetope_desktop.ui.main_window import MainWindow
+from vancetope_desktop.ui.tasks import TaskState
+from vancetope_desktop.ui.viewer.pdf_viewer import PdfViewer
+
+pytestmark = [pytest.mark.corpus, pytest.mark.slow]
+
+
+@pytest.fixture
+def window(qtbot, tmp_path, monkeypatch):
+    monkeypatch.setenv("VANCETOPE_CONFIG_DIR", str(tmp_path / "config"))
+    lib = Library.open(tmp_path / "library")
+    settings = QSettings(str(tmp_path / "window.ini"), QSettings.Format.IniFormat)
+    win = MainWindow(lib, settings=settings, preferences=Preferences())
+    qtbot.addWidget(win)
+    win.show()
+    qtbot.waitUntil(lambda: win.workbench.snapshot is not None, timeout=10_000)
+    yield win
+    win.close()
+    lib.close()
+
+
+def _file_mime(paths) -> QMimeData:
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
+    return mime
+
+
+def _tree_point(win, target: FolderTarget) -> QPointF:
+    view = win.folder_tree
+    return QPointF(view.visualRect(view.folder_model.index_for(target)).center())
+
+
+def _drop_on_tree(win, target: FolderTarget, mime) -> None:
+    moved, dropped = drag_and_drop(win.folder_tree.viewport(), mime, _tree_point(win, target))
+    assert moved and dropped
+
+
+def _import_task(win):
+    return next(t for t in win.tasks.tasks if t.title.startswith("Importing"))
+
+
+def _titles(win) -> set[str]:
+    model = win.table.proxy
+    return {model.index(row, 0).data() for row in range(model.rowCount())}
+
+
+def _doc(win, needle: str):
+    return next(d for d in win.workbench.snapshot.documents if needle in (d.metadata.get("original_name") or d.title))
+
+
+def _all_indexed(win, count: int) -> bool:
+    docs = win.workbench.snapshot.documents
+    return len(docs) >= count and all(d.index_state == IndexState.INDEXED for d in docs)
+
+
+class GapMeter:
+    """Records the largest gap between ticks of a 5 ms timer on the UI thread."""
+
+    def __init__(self) -> None:
+        self.largest = 0.0
+        self._last = time.perf_counter()
+        self.timer = QTimer()
+        self.timer.setInterval(5)
+        self.timer.timeout.connect(self._tick)
+
+    def start(self) -> None:
+        self._last = time.perf_counter()
+        self.timer.start()
+
+    def _tick(self) -> None:
+        now = time.perf_counter()
+        self.largest = max(self.largest, now - self._last)
+        self._last = now
+
+
+def test_event_loop_never_stalls_while_50_papers_import(window, qtbot, corpus, tmp_path):
+    papers = sorted((corpus / "papers").glob("*.pdf"))
+    copies = []
+    for batch in range(3):  # 54 distinct files: the same papers with a byte appended after %%EOF
+        folder = tmp_path / f"batch {batch}"
+        folder.mkdir()
+        for paper in papers:
+            copy = folder / paper.name
+            shutil.copyfile(paper, copy)
+            with copy.open("ab") as handle:
+                handle.write(f"\n% copy {batch}\n".encode())
+            copies.append(copy)
+    assert len(copies) >= 50
+    # Start-up work (loading the query encoder) is not the import: measure from a settled window.
+    qtbot.waitUntil(lambda: window.workbench.indexer.ready, timeout=60_000)
+    meter = GapMeter()
+    meter.start()
+    _drop_on_tree(window, FolderTarget("smart", "all", window.current_scope), _file_mime(copies))
+    qtbot.waitUntil(lambda: any(t.title.startswith("Importing") for t in window.tasks.tasks), timeout=5000)
+    task = _import_task(window)
+    qtbot.waitUntil(lambda: task.state.finished, timeout=300_000)
+    assert task.state == TaskState.DONE, task.error
+    # Keep measuring while the indexing process embeds, then cancel it from the Tasks panel.
+    qtbot.waitUntil(lambda: any(t.title == "Indexing" and t.done > 0 for t in window.tasks.tasks), timeout=120_000)
+    indexing = next(t for t in window.tasks.tasks if t.title == "Indexing")
+    meter.timer.stop()
+    assert meter.largest < 0.1, f"the event loop stalled for {meter.largest * 1000:.0f} ms"
+    panel = window.tasks_panel
+    row = next(r for r in range(panel.model.rowCount()) if panel.model.task(r) is indexing)
+    panel.view.setCurrentIndex(panel.model.index(row, 0))
+    panel.cancel_button.click()
+    qtbot.waitUntil(lambda: indexing.state.finished, timeout=60_000)
+    assert indexing.state == TaskState.CANCELLED
+    qtbot.waitUntil(lambda: len(window.workbench.snapshot.documents) == len(copies), timeout=10_000)
+    assert any(d.index_state == IndexState.PENDING for d in window.workbench.snapshot.documents)
+
+
+def test_a_scientist_imports_tags_searches_and_files_papers(window, qtbot, corpus):
+    win = window
+    assert win.library_stack.currentWidget() is win.welcome  # first start: the demo and import offer
+    papers = [corpus / "papers" / name for name in (
+        "higgs-boson-mass-atlas-cms-arxiv1503.07589.pdf",
+        "trace-based-jit-type-specialization-pldi2009.pdf",
+        "size-distribution-near-earth-objects-arxiv1707.04066.pdf",
+    )]
+    _drop_on_tree(win, FolderTarget("smart", "all", win.current_scope), _file_mime(papers))
+    qtbot.waitUntil(lambda: _all_indexed(win, 3), timeout=300_000)
+    assert win.library_stack.currentWidget() is not win.welcome
+    higgs, jit, asteroids = (_doc(win, n) for n in ("higgs", "trace-based", "near-earth"))
+
+    # Tag chips in the details panel: add with the editor, remove with the chip's ×.
+    def add_tags(doc, *tags):
+        win.table.select_ids([doc.id])
+        qtbot.waitUntil(lambda: win.details.document_id() == doc.id, timeout=5000)
+        for tag in tags:
+            editor = win.details.tags_editor
+            editor.line_edit.setText(tag)
+            QTest.keyClick(editor.line_edit, Qt.Key.Key_Return)
+            qtbot.waitUntil(lambda t=tag: t in _doc(win, doc.metadata.get("original_name", doc.title)).tags,
+                            timeout=10_000)
+
+    add_tags(higgs, "physics", "review")
+    add_tags(jit, "review")
+    add_tags(asteroids, "physics")
+    win.table.select_ids([higgs.id])
+    qtbot.waitUntil(lambda: win.details.document_id() == higgs.id, timeout=5000)
+    chip = next(c for c in win.details.tags_editor.chips() if c.tag == "review")
+    QTest.mouseClick(chip, Qt.MouseButton.LeftButton, pos=chip.close_button_rect().center())
+    qtbot.waitUntil(lambda: "review" not in _doc(win, "higgs").tags, timeout=10_000)
+    add_tags(higgs, "review")
+
+    # Two tags in the tag pane: AND, then OR.
+    win.tag_pane.select_tag("physics")
+    win.tag_pane.select_tag("review")
+    qtbot.waitUntil(lambda: win.workbench.state.tags == ("physics", "review"), timeout=5000)
+    qtbot.waitUntil(lambda: [d.id for d in win.workbench.snapshot.documents] == [higgs.id], timeout=10_000)
+    win.tag_pane.set_match_mode("any")
+    qtbot.waitUntil(lambda: len(win.workbench.snapshot.documents) == 3, timeout=10_000)
+    win.tag_pane.clear_filter()
+
+    # Search, then open the top result at its page.
+    pane = win.search_pane
+    win.focus_search()
+    pane.query_edit.setText("mass of the Higgs boson combined from ATLAS and CMS")
+    pane.search_now()
+    qtbot.waitUntil(lambda: pane.model.rowCount() > 0, timeout=60_000)
+    top = pane.model.hit(0)
+    assert top.document.id == higgs.id, [pane.model.hit(r).document.title for r in range(pane.model.rowCount())]
+    pane.results_view.setCurrentIndex(pane.model.index(0, 0))
+    QTest.keyClick(pane.results_view, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: win.current_viewer() is not None
+                    and win.current_viewer().current_document_id() == higgs.id, timeout=10_000)
+    pdf = win.current_viewer().viewer(PdfViewer)
+    qtbot.waitUntil(lambda: pdf.current_page() == (top.page or 1), timeout=10_000)
+
+    # Drag a document from the list onto a folder of the tree.
+    win.tabs.setCurrentIndex(0)
+    win.workbench.create_folder("Reading")
+    qtbot.waitUntil(lambda: any(f.title == "Reading" for f in win.workbench.snapshot.folders), timeout=10_000)
+    folder = next(f for f in win.workbench.snapshot.folders if f.title == "Reading")
+    win.table.select_ids([jit.id])
+    rows = win.table.selectionModel().selectedRows()
+    mime = win.table.proxy.mimeData(rows)
+    _drop_on_tree(win, FolderTarget("folder", folder.id, folder.scope), mime)
+    qtbot.waitUntil(lambda: _doc(win, "trace-based").folder_id == folder.id, timeout=10_000)
+
+    # Switch scope: a session below sees the papers as inherited; a sibling project sees none of them.
+    project = win.current_scope
+    lib = win.library
+    scopes.create_scope(lib, "session", "s1", parent=project, name="Session one")
+    scopes.create_scope(lib, "project", "other", parent=scopes.get_scope(lib, project).parent, name="Other")
+    win.workbench.set_scope("session/s1")
+    qtbot.waitUntil(lambda: win.workbench.snapshot.state.scope == "session/s1", timeout=10_000)
+    qtbot.waitUntil(lambda: len(win.workbench.snapshot.documents) == 3, timeout=10_000)
+    scope_column = win.table.document_model.index(0, Column.SCOPE).data()
+    assert scope_column.startswith("↑")
+    win.workbench.set_scope("project/other")
+    qtbot.waitUntil(lambda: win.workbench.snapshot.state.scope == "project/other", timeout=10_000)
+    assert win.workbench.snapshot.documents == []
+    assert "Other" in win.scope_switcher.breadcrumb_text()

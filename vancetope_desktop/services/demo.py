@@ -1,0 +1,324 @@
+"""The demo library offered on first start: seed 000 §8, the "Transformer Efficiency Review" project.
+
+Everything the demo holds is data under ``resources/demo/``: ``demo.yaml`` lists the scopes and
+documents (kind, file or text, folder, tags, source), and the files hold the original text written for
+the demo. The three "papers" are Markdown summaries rendered to real PDFs at install time with PyMuPDF's
+``Story`` (HTML layout) and imported like any upload, so the demo exercises the same path as a user's
+files: PDF extraction, metadata, chunking and indexing.
+
+The install only queues indexing; the app's indexer (or ``indexing.try_drain``) embeds the chunks.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Literal
+
+import markdown
+import yaml
+from pydantic import BaseModel, Field, model_validator
+from sqlmodel import select
+
+from ..core.documents import DocumentType, Source, SourceType
+from ..core.errors import ScopeError, ScopeNotFound, VancetopeError
+from ..core.scopes import ScopePath
+from ..ingest.markdown import split_front_matter
+from ..resources import resource_path
+from ..store import tables
+from ..store.db import read_session
+from . import documents, folders, imports, scopes
+from .library import Library
+
+DEMO_GROUP = "group/ml-research"
+DEMO_PROJECT = "project/transformer-efficiency"
+DEMO_NOTICE = "Demo summary written for Vancetope Desktop, not the original paper."
+
+Kind = Literal["paper", "fact", "note", "result", "reference"]
+_TEXT_TYPES: dict[str, DocumentType] = {
+    "fact": DocumentType.FACT, "note": DocumentType.NOTE, "result": DocumentType.RESULT,
+    "reference": DocumentType.REFERENCE,
+}
+# A4 in points, with margins that leave room for the footer line.
+_PAGE = (0.0, 0.0, 595.0, 842.0)
+_FRAME = (62.0, 60.0, 533.0, 780.0)
+
+
+class DemoSource(BaseModel):
+    """A document's provenance in the manifest (seed §3.1 ``source``)."""
+
+    type: SourceType = SourceType.MANUAL
+    think_process: str | None = None
+    node: str | None = None
+
+    def to_source(self) -> Source:
+        """The core :class:`Source` value."""
+        return Source(type=self.type, think_process_id=self.think_process, node_id=self.node)
+
+
+class DemoScope(BaseModel):
+    """A scope to create: its path (``kind/key``), human name and parent path."""
+
+    path: str
+    name: str
+    parent: str | None = None
+
+
+class DemoDocument(BaseModel):
+    """One document of the manifest; exactly one of ``file`` (relative to ``resources/demo``) or ``text``."""
+
+    kind: Kind
+    scope: str
+    folder: str | None = None
+    file: str | None = None
+    text: str | None = None
+    title: str | None = None
+    tags: list[str] = Field(default_factory=list)
+    source: DemoSource | None = None
+
+    @model_validator(mode="after")
+    def _one_body(self) -> DemoDocument:
+        if (self.file is None) == (self.text is None):
+            raise ValueError("a demo document needs exactly one of 'file' and 'text'")
+        if self.kind == "paper" and self.file is None:
+            raise ValueError("a demo paper needs a Markdown 'file' to render")
+        return self
+
+    @property
+    def name(self) -> str:
+        """How the report names the document: the file name (a paper's ``.pdf``), else its title or first line."""
+        if self.file is not None:
+            path = Path(self.file)
+            return path.with_suffix(".pdf").name if self.kind == "paper" else path.name
+        return self.title or (self.text or "").strip().splitlines()[0]
+
+
+class DemoManifest(BaseModel):
+    """``resources/demo/demo.yaml``: the scopes (parents first), the documents, and the scope to open."""
+
+    version: int = 1
+    project: str
+    scopes: list[DemoScope]
+    documents: list[DemoDocument]
+
+    @model_validator(mode="after")
+    def _unique_names(self) -> DemoManifest:
+        names = [d.name for d in self.documents]
+        if len(set(names)) != len(names):
+            raise ValueError("demo document names must be unique (the report maps names to ids)")
+        return self
+
+
+class DemoReport(BaseModel):
+    """What :func:`install_demo` created.
+
+    Attributes:
+        project: the demo project's path (now the current scope).
+        think_processes: the think process scopes' paths.
+        scopes: every scope created, parents first.
+        documents: document name (``vaswani2017.pdf``, ``extraction_flash.md``, a fact's text…) → id.
+        failures: one message per document that could not be added (the rest were added).
+        cancelled: True when ``cancel`` fired before anything was written (then nothing was created).
+    """
+
+    project: str
+    think_processes: list[str] = Field(default_factory=list)
+    scopes: list[str] = Field(default_factory=list)
+    documents: dict[str, str] = Field(default_factory=dict)
+    failures: list[str] = Field(default_factory=list)
+    cancelled: bool = False
+
+    @property
+    def document_ids(self) -> list[str]:
+        """Ids of the documents created, in manifest order."""
+        return list(self.documents.values())
+
+
+def load_manifest() -> DemoManifest:
+    """Read and validate ``resources/demo/demo.yaml``.
+
+    Raises:
+        FileNotFoundError: the resources are missing (a broken install).
+        pydantic.ValidationError: the manifest breaks the schema.
+    """
+    data = yaml.safe_load(resource_path("demo", "demo.yaml").read_text(encoding="utf-8"))
+    return DemoManifest.model_validate(data)
+
+
+def is_library_empty(lib: Library) -> bool:
+    """True when the library holds no document at all, in any status (folders count as documents).
+
+    The app offers the demo on first start when this is True.
+    """
+    with read_session(lib.engine) as session:
+        return session.exec(select(tables.DocumentRow.id).limit(1)).first() is None
+
+
+def install_demo(lib: Library, *, progress: Callable[[str], None] | None = None,
+                 cancel: Callable[[], bool] | None = None) -> DemoReport:
+    """Create the demo's scopes, folders and documents in one go, then make the demo project current.
+
+    The papers are rendered to PDF first, in a temporary folder; ``cancel`` is honoured only during
+    that phase, so a cancelled install leaves nothing behind and a started one completes (the library
+    never holds half a demo, which a second install would refuse). Indexing is queued, not awaited.
+
+    Args:
+        progress: called with a short human-readable message before each step.
+        cancel: polled before each paper is rendered; True stops the install before any write.
+
+    Returns:
+        A :class:`DemoReport`; per-document problems are listed in ``failures``, not raised.
+
+    Raises:
+        ScopeError: one of the demo's scopes exists already (the demo is installed).
+        FileNotFoundError: the demo resources are missing.
+    """
+    manifest = load_manifest()
+    say = progress or (lambda _message: None)
+    _refuse_if_installed(lib, manifest)
+    report = DemoReport(project=manifest.project)
+    with tempfile.TemporaryDirectory(prefix="vancetope-demo-") as temporary:
+        pdfs: dict[int, Path] = {}
+        papers = [(i, d) for i, d in enumerate(manifest.documents) if d.kind == "paper"]
+        for done, (index, spec) in enumerate(papers, start=1):
+            if cancel is not None and cancel():
+                report.cancelled = True
+                return report
+            say(f"Rendering {spec.name} ({done}/{len(papers)})")
+            pdfs[index] = render_paper(resource_path("demo", spec.file or ""), Path(temporary) / spec.name)
+        if cancel is not None and cancel():
+            report.cancelled = True
+            return report
+        say("Creating the demo project")
+        for scope in manifest.scopes:
+            path = ScopePath.parse(scope.path)
+            scopes.create_scope(lib, path.kind.value, path.key, parent=scope.parent, name=scope.name)
+            report.scopes.append(str(path))
+        report.think_processes = [p for p in report.scopes if p.startswith("think-process/")]
+        folder_ids: dict[tuple[str, str], str] = {}
+        for index, spec in enumerate(manifest.documents):
+            say(f"Adding {spec.name}")
+            try:
+                folder_id = _folder(lib, spec, folder_ids)
+                if spec.kind == "paper":
+                    _add_paper(lib, spec, pdfs[index], folder_id, report)
+                else:
+                    report.documents[spec.name] = _add_text(lib, spec, folder_id)
+            except VancetopeError as error:
+                report.failures.append(f"{spec.name}: {error}")
+    scopes.use_scope(lib, manifest.project)
+    say("Demo library ready")
+    return report
+
+
+def _refuse_if_installed(lib: Library, manifest: DemoManifest) -> None:
+    for scope in manifest.scopes:
+        try:
+            scopes.get_scope(lib, scope.path)
+        except ScopeNotFound:
+            continue
+        raise ScopeError(f"the demo library is installed already ({scope.path} exists)")
+
+
+def _folder(lib: Library, spec: DemoDocument, cache: dict[tuple[str, str], str]) -> str | None:
+    """The id of the document's folder (nested with ``/``), creating missing levels once."""
+    if not spec.folder:
+        return None
+    parent: str | None = None
+    parts = [p.strip() for p in spec.folder.split("/") if p.strip()]
+    for depth in range(1, len(parts) + 1):
+        key = (spec.scope, "/".join(parts[:depth]))
+        if key not in cache:
+            cache[key] = folders.create_folder(lib, parts[depth - 1], scope=spec.scope, parent_id=parent).id
+        parent = cache[key]
+    return parent
+
+
+def _add_paper(lib: Library, spec: DemoDocument, pdf: Path, folder_id: str | None, report: DemoReport) -> None:
+    outcome = imports.upload(lib, [pdf], scope=spec.scope, folder_id=folder_id, tags=spec.tags).outcomes[0]
+    if outcome.document_id is not None:
+        report.documents[spec.name] = outcome.document_id
+    if outcome.status != "imported":
+        report.failures.append(f"{spec.name}: {outcome.status}: {outcome.reason}")
+
+
+def _add_text(lib: Library, spec: DemoDocument, folder_id: str | None) -> str:
+    """Add a fact, note, result or reference; a file's front matter gives its title and metadata."""
+    metadata: dict[str, Any] = {}
+    title = spec.title
+    if spec.file is not None:
+        front, body, _ = split_front_matter(resource_path("demo", spec.file).read_text(encoding="utf-8"))
+        title = title or front.pop("title", None)
+        metadata = {**front, "file_name": Path(spec.file).name}
+    else:
+        body = spec.text or ""
+    doc = documents.add_text(
+        lib, body, doc_type=_TEXT_TYPES[spec.kind], title=title, tags=spec.tags, scope=spec.scope,
+        folder_id=folder_id, source=spec.source.to_source() if spec.source else None, metadata=metadata,
+        mime_type="text/markdown" if spec.file is not None else None,
+    )
+    return doc.id
+
+
+def render_paper(source: Path, target: Path) -> Path:
+    """Render a demo paper's Markdown source to a PDF at ``target`` and return ``target``.
+
+    The front matter (``title``, ``authors``, ``year``, ``venue``, ``arxiv``) becomes the title block
+    and the PDF metadata (title, ``;``-separated authors, creation date in ``year``), which is where
+    the importer's metadata reader (``ingest/pdfmeta.py``) finds authors and year. The body is
+    Markdown with tables, laid out on A4 pages by PyMuPDF's ``Story``; each page gets a footer with
+    the demo notice and its page number.
+
+    Raises:
+        OSError: the source cannot be read or the target written.
+    """
+    import pymupdf  # deferred: PyMuPDF costs ~0.6 s to import and only the install needs it
+
+    front, body, _ = split_front_matter(source.read_text(encoding="utf-8"))
+    authors = [str(a) for a in front.get("authors", [])]
+    page_html = _title_block(front, authors) + markdown.markdown(body, extensions=["tables"])
+    css = resource_path("demo", "papers", "paper.css").read_text(encoding="utf-8")
+    story = pymupdf.Story(page_html, user_css=css)
+    buffer = io.BytesIO()
+    writer = pymupdf.DocumentWriter(buffer)
+    more = True
+    while more:
+        device = writer.begin_page(pymupdf.Rect(_PAGE))
+        more, _ = story.place(pymupdf.Rect(_FRAME))
+        story.draw(device)
+        writer.end_page()
+    writer.close()
+    doc = pymupdf.open("pdf", buffer.getvalue())
+    try:
+        for page in doc:
+            footer = f"Vancetope Desktop demo summary, not the original paper  |  page {page.number + 1} of {len(doc)}"
+            page.insert_text((_FRAME[0], _PAGE[3] - 36), footer, fontname="helv", fontsize=7.5, color=(0.4, 0.4, 0.4))
+        year = int(front.get("year", 2000))
+        doc.set_metadata({
+            "title": str(front.get("title", source.stem)), "author": "; ".join(authors), "subject": DEMO_NOTICE,
+            "creator": "Vancetope Desktop", "producer": "PyMuPDF",
+            "creationDate": f"D:{year:04d}0101000000", "modDate": f"D:{year:04d}0101000000",
+        })
+        doc.save(target, garbage=3, deflate=True)
+    finally:
+        doc.close()
+    return target
+
+
+def _title_block(front: dict[str, Any], authors: list[str]) -> str:
+    """The first-page header: title, authors, venue line, and the boxed demo notice."""
+    venue = ", ".join(str(v) for v in (front.get("venue"), front.get("year")) if v)
+    if front.get("arxiv"):
+        venue += f" · arXiv:{front['arxiv']}"
+    original = front.get("original_title", front.get("title", ""))
+    return (
+        f"<h1>{html.escape(str(front.get('title', '')))}</h1>"
+        f"<p class='authors'>Summarised from: {html.escape(', '.join(authors))}</p>"
+        f"<p class='venue'>{html.escape(venue)}</p>"
+        f"<p class='notice'><b>{html.escape(DEMO_NOTICE)}</b> A short original summary of"
+        f" “{html.escape(str(original))}” for trying out Vancetope Desktop; read the original publication for"
+        " its actual text, figures and results.</p>"
+    )

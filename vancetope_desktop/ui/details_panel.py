@@ -1,0 +1,529 @@
+"""The details panel (like Zotero's item pane): everything about the selected document, editable in place.
+
+A pure widget: :meth:`DetailsPanel.show_document` and :meth:`DetailsPanel.set_versions` feed it
+plain values; edits leave as signals carrying the document id, and the main window calls
+``services.documents`` and shows the refreshed document again. Documents inherited from an ancestor
+scope are shown read-only.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtGui import QFont, QPalette
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFormLayout,
+    QFrame,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QScrollArea,
+    QSizePolicy,
+    QStackedWidget,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ..core.documents import DocumentInfo, DocumentType, IndexState, SourceType, VersionInfo
+from .tag_chips import TagChipsEditor
+
+STANDARD_FIELDS = ("authors", "year", "doi", "journal")
+"""Bibliographic fields offered on files and references even when empty, in this order."""
+
+HIDDEN_KEYS = frozenset({"title", "title_from_content", "file_suffix", "ocr_pages", "keys"})
+"""Internal metadata the form never shows (``title`` is the extracted one; the document title is above)."""
+
+DERIVED_KEYS = frozenset({"page_count", "item_count"})
+"""Facts measured from the file: shown, not editable."""
+
+LIST_SEPARATOR = "; "
+
+_TYPE_NAMES = {
+    DocumentType.NOTE: "Note", DocumentType.FILE: "File", DocumentType.RESULT: "Result",
+    DocumentType.FACT: "Fact", DocumentType.REFERENCE: "Reference", DocumentType.STRUCTURED: "Structured data",
+    DocumentType.FOLDER: "Folder",
+}
+_STATE_TEXT = {
+    IndexState.PENDING: "Waiting to be indexed",
+    IndexState.INDEXED: "Indexed",
+    IndexState.FAILED: "Indexing failed",
+    IndexState.NEEDS_OCR: "Needs OCR: some pages have no text layer",
+    IndexState.NOT_INDEXED: "Not indexed",
+}
+_SOURCE_TEXT = {
+    SourceType.USER_UPLOAD: "Uploaded by the user",
+    SourceType.TOOL_OUTPUT: "Tool output",
+    SourceType.MANUAL: "Written in the app",
+    SourceType.THINK_PROCESS_RESULT: "Think process result",
+}
+_INTEGER = re.compile(r"[+-]?\d+")
+
+
+def field_label(key: str) -> str:
+    """Form label of a metadata key: ``doi`` → ``DOI``, ``page_count`` → ``Page count``."""
+    return {"doi": "DOI", "isbn": "ISBN", "url": "URL"}.get(key, key.replace("_", " ").capitalize())
+
+
+def format_value(value: Any) -> str:
+    """Metadata value as form text: lists joined with ``"; "``, None as empty."""
+    if value is None:
+        return ""
+    if isinstance(value, list | tuple):
+        return LIST_SEPARATOR.join(str(v) for v in value)
+    return str(value)
+
+
+def parse_value(text: str, original: Any, key: str) -> Any:
+    """Form text back to a metadata value shaped like ``original``.
+
+    Lists (and ``authors``) split on ``;``; integers (and ``year``) become int when the text is one,
+    floats become float when they parse; empty text is None (the field was cleared).
+    """
+    text = text.strip()
+    if not text:
+        return None
+    if isinstance(original, list | tuple) or (original is None and key == "authors"):
+        return [part.strip() for part in text.split(";") if part.strip()]
+    if (isinstance(original, int) and not isinstance(original, bool)) or (original is None and key == "year"):
+        return int(text) if _INTEGER.fullmatch(text) else text
+    if isinstance(original, float):
+        try:
+            return float(text)
+        except ValueError:
+            return text
+    return text
+
+
+def _is_shown(value: Any) -> bool:
+    scalar = (str, int, float, bool)
+    return value is None or isinstance(value, scalar) or (
+        isinstance(value, list | tuple) and all(isinstance(v, scalar) for v in value))
+
+
+def _date(value: datetime) -> str:
+    local = value.astimezone() if value.tzinfo is not None else value
+    return local.strftime("%Y-%m-%d %H:%M")
+
+
+def _value_label() -> QLabel:
+    label = QLabel()
+    label.setWordWrap(True)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+    return label
+
+
+def _typing(field: QLineEdit) -> bool:
+    """True while the user has unsent changes in ``field`` (a refresh must not overwrite them)."""
+    return field.hasFocus() and field.isModified()
+
+
+def _heading(text: str) -> QLabel:
+    label = QLabel(text)
+    font = QFont(label.font())
+    font.setBold(True)
+    label.setFont(font)
+    label.setContentsMargins(0, 8, 0, 0)
+    return label
+
+
+def _form() -> QFormLayout:
+    form = QFormLayout()
+    form.setContentsMargins(0, 0, 0, 0)
+    form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
+    form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+    form.setLabelAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+    return form
+
+
+class DetailsPanel(QWidget):
+    """The selected document: title, type, scope, folder, source, dates, metadata, tags, indexing, versions.
+
+    Signals (all carry the document id first, except ``tag_clicked``):
+        title_edited(str, str): new title (stripped, never blank).
+        metadata_edited(str, dict): only the changed keys; a cleared field is None.
+        tag_added(str, str), tag_removed(str, str): one tag each.
+        tag_clicked(str): a chip was clicked (e.g. to filter by it).
+        retry_requested(str): re-run indexing of a failed document.
+        version_open_requested(str, int), version_restore_requested(str, int): a version number.
+    """
+
+    title_edited = Signal(str, str)
+    metadata_edited = Signal(str, dict)
+    tag_added = Signal(str, str)
+    tag_removed = Signal(str, str)
+    tag_clicked = Signal(str)
+    retry_requested = Signal(str)
+    version_open_requested = Signal(str, int)
+    version_restore_requested = Signal(str, int)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._doc: DocumentInfo | None = None
+        self._read_only = False
+        self.metadata_fields: dict[str, QLineEdit | QLabel] = {}
+        self._metadata_values: dict[str, Any] = {}
+        self._title_value = ""  # last title shown or sent: editingFinished repeats on focus-out
+
+        self.empty_label = QLabel("No document selected")
+        self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty_label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+
+        body = QWidget()
+        column = QVBoxLayout(body)
+        column.setContentsMargins(8, 8, 8, 8)
+        column.setSpacing(4)
+        self._build_header(column)
+        self._build_info(column)
+        self._build_metadata(column)
+        self._build_tags(column)
+        self._build_indexing(column)
+        self._build_versions(column)
+        column.addStretch(1)
+
+        self.scroll = QScrollArea()
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroll.setWidget(body)
+        self._stack = QStackedWidget()
+        self._stack.addWidget(self.empty_label)
+        self._stack.addWidget(self.scroll)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self._stack)
+        self.setMinimumWidth(220)
+        self.show_document(None)
+
+    # --- building ---
+
+    def _build_header(self, column: QVBoxLayout) -> None:
+        self.title_edit = QLineEdit()
+        self.title_edit.setFrame(False)
+        self.title_edit.setPlaceholderText("Title")
+        self.title_edit.setAccessibleName("Title")
+        font = QFont(self.title_edit.font())
+        font.setPointSizeF(font.pointSizeF() * 1.25)
+        font.setBold(True)
+        self.title_edit.setFont(font)
+        self.title_edit.editingFinished.connect(self._title_finished)
+        self.inherited_label = QLabel()
+        self.inherited_label.setWordWrap(True)
+        self.inherited_label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        italic = QFont(self.inherited_label.font())
+        italic.setItalic(True)
+        self.inherited_label.setFont(italic)
+        column.addWidget(self.title_edit)
+        column.addWidget(self.inherited_label)
+
+    def _build_info(self, column: QVBoxLayout) -> None:
+        form = _form()
+        self.type_label = _value_label()
+        self.scope_label = _value_label()
+        self.folder_label = _value_label()
+        self.file_label = _value_label()
+        self.source_label = _value_label()
+        self.created_label = _value_label()
+        self.updated_label = _value_label()
+        self._info_form = form
+        for name, label in (("Type", self.type_label), ("Scope", self.scope_label), ("Folder", self.folder_label),
+                            ("File", self.file_label), ("Source", self.source_label),
+                            ("Created", self.created_label), ("Modified", self.updated_label)):
+            form.addRow(name, label)
+        column.addLayout(form)
+
+    def _build_metadata(self, column: QVBoxLayout) -> None:
+        self.metadata_heading = _heading("Metadata")
+        self._metadata_form = _form()
+        column.addWidget(self.metadata_heading)
+        column.addLayout(self._metadata_form)
+
+    def _build_tags(self, column: QVBoxLayout) -> None:
+        self.tags_editor = TagChipsEditor()
+        self.tags_editor.tag_added.connect(lambda tag: self._emit_for_doc(self.tag_added, tag))
+        self.tags_editor.tag_removed.connect(lambda tag: self._emit_for_doc(self.tag_removed, tag))
+        self.tags_editor.tag_clicked.connect(self.tag_clicked)
+        column.addWidget(_heading("Tags"))
+        column.addWidget(self.tags_editor)
+
+    def _build_indexing(self, column: QVBoxLayout) -> None:
+        self.index_label = _value_label()
+        self.index_error_label = _value_label()
+        self.retry_button = QPushButton("Retry indexing")
+        self.retry_button.clicked.connect(lambda: self._emit_for_doc(self.retry_requested))
+        row = QHBoxLayout()
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.retry_button)
+        row.addStretch(1)
+        column.addWidget(_heading("Indexing"))
+        column.addWidget(self.index_label)
+        column.addWidget(self.index_error_label)
+        column.addLayout(row)
+
+    def _build_versions(self, column: QVBoxLayout) -> None:
+        self.versions_heading = _heading("Versions")
+        self.versions_list = QTreeWidget()
+        self.versions_list.setColumnCount(3)
+        self.versions_list.setHeaderLabels(["#", "Date", "Reason"])
+        self.versions_list.setRootIsDecorated(False)
+        self.versions_list.setUniformRowHeights(True)
+        self.versions_list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        header = self.versions_list.header()
+        header.setStretchLastSection(True)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        self.versions_empty = QLabel("No earlier versions")
+        self.versions_empty.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        self.open_version_button = QPushButton("Open")
+        self.restore_version_button = QPushButton("Restore")
+        self.restore_version_button.setToolTip("Make this version current (the present state is kept as a version)")
+        row = QHBoxLayout()
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.open_version_button)
+        row.addWidget(self.restore_version_button)
+        row.addStretch(1)
+        column.addWidget(self.versions_heading)
+        column.addWidget(self.versions_empty)
+        column.addWidget(self.versions_list)
+        column.addLayout(row)
+        self.versions_list.itemSelectionChanged.connect(self._update_version_buttons)
+        self.versions_list.itemDoubleClicked.connect(lambda _item, _col: self._open_version())
+        self.open_version_button.clicked.connect(self._open_version)
+        self.restore_version_button.clicked.connect(self._restore_version)
+
+    # --- public API ---
+
+    def document(self) -> DocumentInfo | None:
+        """The document shown, or None."""
+        return self._doc
+
+    def document_id(self) -> str | None:
+        """Id of the document shown, or None."""
+        return self._doc.id if self._doc is not None else None
+
+    def is_read_only(self) -> bool:
+        """True while an inherited document is shown (no edits leave the panel)."""
+        return self._read_only
+
+    def show_document(self, doc: DocumentInfo | None, *, scope_label: str = "", inherited: bool = False,
+                      folder_path: list[str] | None = None) -> None:
+        """Show a document, or the empty state for None.
+
+        Args:
+            doc: the document (from ``services.documents``).
+            scope_label: how to name its scope (e.g. ``"Hypothesis Check (think-process/tp_12)"``);
+                defaults to ``doc.scope``.
+            inherited: the document lives in an ancestor of the current scope: shown read-only.
+            folder_path: names of its folders from the top (``["Papers", "2024"]``); empty at top level.
+        """
+        same_doc = doc is not None and self._doc is not None and doc.id == self._doc.id
+        self._doc = doc
+        self._read_only = doc is not None and inherited
+        if doc is None:
+            self._stack.setCurrentWidget(self.empty_label)
+            self.tags_editor.set_tags([])
+            self.set_versions([])
+            return
+        self._stack.setCurrentWidget(self.scroll)
+        if not same_doc:
+            self.scroll.verticalScrollBar().setValue(0)
+            self.tags_editor.reset_input()
+        if not (same_doc and _typing(self.title_edit)):
+            self.title_edit.setText(doc.title)
+            self.title_edit.setCursorPosition(0)
+        self._title_value = doc.title
+        self.title_edit.setReadOnly(self._read_only)
+        self.title_edit.setToolTip(doc.title)
+        scope = scope_label or doc.scope
+        self.inherited_label.setText(f"Inherited from {scope}: read-only here" if inherited else "")
+        self.inherited_label.setVisible(inherited)
+        self._show_info(doc, scope, folder_path or [])
+        self._show_metadata(doc, same_doc)
+        self.tags_editor.set_tags(list(doc.tags))
+        self.tags_editor.set_read_only(self._read_only)
+        self._show_indexing(doc)
+        if not same_doc:
+            self.set_versions([])
+        self._update_version_buttons()
+
+    def set_versions(self, versions: list[VersionInfo]) -> None:
+        """List the shown document's earlier versions (newest first); others' versions are ignored."""
+        self.versions_list.clear()
+        doc_id = self._doc.id if self._doc is not None else None
+        mine = sorted((v for v in versions if v.document_id == doc_id), key=lambda v: v.number, reverse=True)
+        for version in mine:
+            item = QTreeWidgetItem([str(version.number), _date(version.created_at), version.reason])
+            item.setData(0, Qt.ItemDataRole.UserRole, version.number)
+            item.setToolTip(2, version.reason)
+            item.setTextAlignment(0, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            self.versions_list.addTopLevelItem(item)
+        self._fit_versions_height(len(mine))
+        self.versions_list.setVisible(bool(mine))
+        self.versions_empty.setVisible(not mine)
+        self.open_version_button.setVisible(bool(mine))
+        self.restore_version_button.setVisible(bool(mine))
+        self._update_version_buttons()
+
+    def _fit_versions_height(self, rows: int) -> None:
+        # As tall as its rows (up to 6, then it scrolls): a fixed tall list wastes a narrow dock.
+        row_height = self.versions_list.sizeHintForRow(0) if rows else 0
+        header = self.versions_list.header().sizeHint().height()
+        frame = 2 * self.versions_list.frameWidth()
+        self.versions_list.setFixedHeight(header + frame + min(max(rows, 1), 6) * max(row_height, 1) + 2)
+
+    def set_tag_colors(self, colors: Mapping[str, str]) -> None:
+        """Configured tag colours ``{tag: "#rrggbb"}`` for the chips."""
+        self.tags_editor.set_colors(colors)
+
+    def set_tag_completions(self, tags: list[str]) -> None:
+        """Known tags offered while typing a new tag."""
+        self.tags_editor.set_completions(tags)
+
+    def changeEvent(self, event: QEvent) -> None:
+        """Re-pick the state colours when the palette switches between light and dark."""
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and self._doc is not None:
+            self._show_indexing(self._doc)
+
+    # --- showing ---
+
+    def _show_info(self, doc: DocumentInfo, scope: str, folder_path: list[str]) -> None:
+        self.type_label.setText(_TYPE_NAMES.get(doc.type, doc.type.value) + self._type_suffix(doc))
+        self.scope_label.setText(scope)
+        self.scope_label.setToolTip(doc.scope)
+        self.folder_label.setText(" / ".join(folder_path) if folder_path else "(top level)")
+        file_name = Path(doc.file_path).name if doc.file_path else ""
+        self.file_label.setText(file_name)
+        self.file_label.setToolTip(doc.file_path or "")
+        self._info_form.setRowVisible(self.file_label, bool(file_name))
+        self.source_label.setText(self._source_text(doc))
+        self.created_label.setText(_date(doc.created_at))
+        self.updated_label.setText(_date(doc.updated_at) + (f" (version {doc.version})" if doc.version > 1 else ""))
+
+    @staticmethod
+    def _type_suffix(doc: DocumentInfo) -> str:
+        if doc.type is DocumentType.FILE and doc.mime_type and doc.mime_type != "text/plain":
+            return f" · {doc.mime_type}"
+        return ""
+
+    @staticmethod
+    def _source_text(doc: DocumentInfo) -> str:
+        source = doc.source
+        text = _SOURCE_TEXT.get(source.type, source.type.value)
+        details = []
+        if source.think_process_id:
+            details.append(f"think process {source.think_process_id}")
+        if source.node_id:
+            details.append(f"node {source.node_id}")
+        return f"{text}: {', '.join(details)}" if details else text
+
+    def _show_metadata(self, doc: DocumentInfo, same_doc: bool) -> None:
+        metadata = doc.metadata
+        keys: list[str] = []
+        if doc.type in (DocumentType.FILE, DocumentType.REFERENCE) or any(k in metadata for k in STANDARD_FIELDS):
+            keys.extend(STANDARD_FIELDS)
+        keys.extend(k for k in sorted(metadata) if k not in STANDARD_FIELDS and k not in HIDDEN_KEYS
+                    and _is_shown(metadata[k]))
+        self._metadata_values = {k: metadata.get(k) for k in keys}
+        if same_doc and keys == list(self.metadata_fields):
+            # A refresh of the same document: update in place, so a field being typed in survives.
+            for key, field in self.metadata_fields.items():
+                if not (isinstance(field, QLineEdit) and _typing(field)):
+                    field.setText(format_value(metadata.get(key)))
+                if isinstance(field, QLineEdit):
+                    field.setReadOnly(self._read_only)
+            return
+        old, self.metadata_fields = self.metadata_fields, {}
+        for field in old.values():
+            field.blockSignals(True)  # removal moves focus; a dying field must not report an edit
+        while self._metadata_form.rowCount():
+            self._metadata_form.removeRow(0)
+        for key in keys:
+            text = format_value(metadata.get(key))
+            if key in DERIVED_KEYS:
+                field: QLineEdit | QLabel = _value_label()
+                field.setText(text)
+            else:
+                field = QLineEdit(text)
+                field.setCursorPosition(0)
+                field.setReadOnly(self._read_only)
+                field.setToolTip(text)
+                if key == "authors":
+                    field.setPlaceholderText("Last, First; Last, First")
+                field.editingFinished.connect(lambda key=key: self._metadata_finished(key))
+            self._metadata_form.addRow(field_label(key), field)
+            self.metadata_fields[key] = field
+        self.metadata_heading.setVisible(bool(keys))
+
+    def _show_indexing(self, doc: DocumentInfo) -> None:
+        state = doc.index_state
+        self.index_label.setText(_STATE_TEXT.get(state, state.value))
+        problem = state in (IndexState.FAILED, IndexState.NEEDS_OCR)
+        error = doc.index_error or ""
+        self.index_error_label.setText(error)
+        self.index_error_label.setVisible(bool(error))
+        # A state colour, chosen per palette so it stays readable on light and dark windows.
+        dark = self.palette().color(QPalette.ColorRole.Window).lightnessF() < 0.5
+        red = "#ff7b72" if dark else "#c62828"
+        self.index_error_label.setStyleSheet(f"color: {red};" if problem else "")
+        self.index_label.setStyleSheet(f"color: {red}; font-weight: bold;" if state is IndexState.FAILED else "")
+        self.retry_button.setVisible(state is IndexState.FAILED)
+
+    # --- edits ---
+
+    def _emit_for_doc(self, signal: Any, *args: Any) -> None:
+        if self._doc is not None and not self._read_only:
+            signal.emit(self._doc.id, *args)
+
+    def _title_finished(self) -> None:
+        if self._doc is None or self._read_only:
+            return
+        new = self.title_edit.text().strip()
+        if not new:  # a document always has a title: put the old one back
+            self.title_edit.setText(self._title_value)
+            return
+        self.title_edit.setModified(False)
+        if new != self._title_value:
+            self._title_value = new
+            self.title_edited.emit(self._doc.id, new)
+
+    def _metadata_finished(self, key: str) -> None:
+        field = self.metadata_fields.get(key)
+        if self._doc is None or self._read_only or not isinstance(field, QLineEdit):
+            return
+        field.setModified(False)
+        original = self._metadata_values.get(key)
+        if field.text().strip() == format_value(original).strip():
+            return
+        value = parse_value(field.text(), original, key)
+        self._metadata_values[key] = value  # editingFinished fires again on focus-out: emit once
+        self.metadata_edited.emit(self._doc.id, {key: value})
+
+    def _selected_version(self) -> int | None:
+        items = self.versions_list.selectedItems()
+        return int(items[0].data(0, Qt.ItemDataRole.UserRole)) if items else None
+
+    def _update_version_buttons(self) -> None:
+        selected = self._selected_version() is not None
+        self.open_version_button.setEnabled(selected)
+        self.restore_version_button.setEnabled(selected and not self._read_only)
+
+    def _open_version(self) -> None:
+        number = self._selected_version()
+        if self._doc is not None and number is not None:
+            self.version_open_requested.emit(self._doc.id, number)
+
+    def _restore_version(self) -> None:
+        number = self._selected_version()
+        if number is not None:
+            self._emit_for_doc(self.version_restore_requested, number)

@@ -1,0 +1,103 @@
+"""Small dialogs of the window: a new note, a new scope, and one-line questions."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPlainTextEdit,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ..core.errors import InvalidInput
+from ..core.scopes import ScopeKind, validate_scope_key
+
+
+class NewNoteDialog(QDialog):
+    """Asks for a note's title and Markdown text; OK only when the text is not blank."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("New note")
+        self.resize(560, 420)
+        self.title_edit = QLineEdit()
+        self.title_edit.setPlaceholderText("Title (default: the first line)")
+        self.body_edit = QPlainTextEdit()
+        self.body_edit.setPlaceholderText("Markdown text; #tags in the text become tags")
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        self.body_edit.textChanged.connect(self._validate)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.title_edit)
+        layout.addWidget(self.body_edit, 1)
+        layout.addWidget(self.buttons)
+        self._validate()
+
+    def _validate(self) -> None:
+        ok = bool(self.body_edit.toPlainText().strip())
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(ok)
+
+    def values(self) -> tuple[str, str]:
+        """``(title, text)`` as typed."""
+        return self.title_edit.text().strip(), self.body_edit.toPlainText()
+
+
+class NewScopeDialog(QDialog):
+    """Asks for a new scope's id and name; the kind follows from the parent (a group has none)."""
+
+    def __init__(self, parent_kind: ScopeKind | None, parent_name: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        kinds = list(ScopeKind)
+        self.kind = kinds[kinds.index(parent_kind) + 1] if parent_kind is not None else ScopeKind.GROUP
+        self.setWindowTitle(f"New {self.kind.label}")
+        self.key_edit = QLineEdit()
+        self.key_edit.setPlaceholderText("an id, e.g. tp_14 or literature-2026")
+        self.name_edit = QLineEdit()
+        self.name_edit.setPlaceholderText("a name people read (default: the id)")
+        self.error = QLabel()
+        self.error.setStyleSheet("color: #c0392b")
+        form = QFormLayout()
+        if parent_kind is not None:
+            form.addRow("Inside:", QLabel(parent_name))
+        form.addRow("Id:", self.key_edit)
+        form.addRow("Name:", self.name_edit)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        self.buttons.accepted.connect(self._accept)
+        self.buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(self.error)
+        layout.addWidget(self.buttons)
+
+    def _accept(self) -> None:
+        try:
+            validate_scope_key(self.key_edit.text().strip())
+        except InvalidInput as error:
+            self.error.setText(str(error))
+            return
+        self.accept()
+
+    def values(self) -> tuple[str, str, str]:
+        """``(kind, key, name)``."""
+        key = self.key_edit.text().strip()
+        return self.kind.value, key, self.name_edit.text().strip() or key
+
+
+def ask_text(parent: QWidget, title: str, label: str, default: str = "") -> str | None:
+    """One line of text from the user, stripped; None when cancelled or blank."""
+    text, ok = QInputDialog.getText(parent, title, label, QLineEdit.EchoMode.Normal, default)
+    return text.strip() if ok and text.strip() else None
+
+
+def confirm(parent: QWidget, title: str, text: str) -> bool:
+    """A Yes/No question, No by default."""
+    answer = QMessageBox.question(parent, title, text, QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+                                  QMessageBox.StandardButton.No)
+    return answer == QMessageBox.StandardButton.Yes

@@ -1,0 +1,168 @@
+"""Drag and drop: document ids in a private MIME type, and local files out of whatever the OS hands us.
+
+Item models carry ids, never objects (STYLE.md pattern 3). External drops arrive as ``QMimeData.urls()``
+on every desktop; some sources (terminals, a few file managers, browsers) only give ``text/uri-list`` or
+plain text, so those are read as a fallback. Paths are used exactly as the OS spells them: a name stored
+in NFD (macOS, some archives) must be opened in NFD. NFC is used only to compare and to show names.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Iterable
+from pathlib import Path
+
+from PySide6.QtCore import QMimeData, QPoint, QRect, Qt, QUrl
+from PySide6.QtGui import QColor, QDrag, QFontMetrics, QPainter, QPalette, QPixmap
+from PySide6.QtWidgets import QWidget
+
+DOCUMENT_MIME = "application/x-vancetope-document-ids"
+URI_LIST_MIME = "text/uri-list"
+_WEB_SCHEMES = frozenset({"http", "https", "ftp", "ftps"})
+
+
+def encode_document_ids(ids: Iterable[str]) -> QMimeData:
+    """Pack document ids into a new QMimeData.
+
+    Args:
+        ids: document (or folder) ids; duplicates are dropped, order kept.
+
+    Returns:
+        QMimeData with :data:`DOCUMENT_MIME` (UTF-8, one id per line) and the same lines as plain
+        text, so dropping onto a text editor or an agent prompt pastes the ids.
+    """
+    unique = list(dict.fromkeys(i for i in ids if i))
+    mime = QMimeData()
+    payload = "\n".join(unique)
+    mime.setData(DOCUMENT_MIME, payload.encode("utf-8"))
+    mime.setText(payload)
+    return mime
+
+
+def decode_document_ids(mime: QMimeData) -> list[str]:
+    """The ids packed by :func:`encode_document_ids`, in order; [] when the data holds none."""
+    if not mime.hasFormat(DOCUMENT_MIME):
+        return []
+    text = bytes(mime.data(DOCUMENT_MIME).data()).decode("utf-8", errors="replace")
+    return list(dict.fromkeys(line.strip() for line in text.splitlines() if line.strip()))
+
+
+def has_droppable_urls(mime: QMimeData) -> bool:
+    """Whether the data looks like a drop of files or links (it may still be refused with a message)."""
+    return bool(_urls_of(mime))
+
+
+def local_paths_from_mime(mime: QMimeData) -> tuple[list[Path], list[str]]:
+    """Split dropped data into local paths to import and messages about what cannot be imported.
+
+    Reads ``mime.urls()``; when that is empty, ``text/uri-list`` lines or plain-text lines that are
+    ``file://`` (or web) URLs. Percent-encoded names (spaces, accents, CJK) are decoded by QUrl.
+
+    Returns:
+        (paths, messages): existing files and folders as the OS names them, without duplicates; one
+        human sentence per refused item (a web link, a path that no longer exists, another scheme).
+    """
+    paths: list[Path] = []
+    messages: list[str] = []
+    seen: set[str] = set()
+    for url in _urls_of(mime):
+        if url.isLocalFile():
+            wanted = Path(url.toLocalFile())
+            found = find_on_disk(wanted)
+            if found is None:
+                messages.append(f"{display_name(wanted)} no longer exists (moved or deleted?)")
+            elif str(found) not in seen:
+                seen.add(str(found))
+                paths.append(found)
+        elif url.scheme().lower() in _WEB_SCHEMES:
+            messages.append(f"{url.toDisplayString()} is a web link, not a file: download it first")
+        else:
+            messages.append(f"{url.toDisplayString()} is not a local file")
+    return paths, messages
+
+
+def find_on_disk(path: Path) -> Path | None:
+    """``path`` if it exists, else the entry of its folder whose name matches in NFC, else None.
+
+    The fallback covers a source that normalised the name (to NFC, say) while the file on disk is
+    named in NFD: the entry is returned exactly as the OS lists it, so opening it works.
+    """
+    if path.exists():
+        return path
+    parent = path.parent
+    wanted = unicodedata.normalize("NFC", path.name)
+    try:
+        for entry in parent.iterdir():
+            if unicodedata.normalize("NFC", entry.name) == wanted:
+                return entry
+    except OSError:
+        return None
+    return None
+
+
+def display_name(path: Path) -> str:
+    """A path as people read it: NFC-normalised (never use the result to open the file)."""
+    return unicodedata.normalize("NFC", str(path))
+
+
+def _urls_of(mime: QMimeData) -> list[QUrl]:
+    if mime.hasUrls():
+        # QMimeData.urls() keeps RFC 2483 '#' comment lines as fragment-only URLs: skip them.
+        return [u for u in mime.urls() if u.isValid() and not u.isEmpty() and (u.scheme() or u.path())]
+    if mime.hasFormat(URI_LIST_MIME):
+        text = bytes(mime.data(URI_LIST_MIME).data()).decode("utf-8", errors="replace")
+        # RFC 2483: '#' lines are comments.
+        return [u for u in _parse_url_lines(text, comments=True) if u.scheme()]
+    if mime.hasText():
+        return [u for u in _parse_url_lines(mime.text(), comments=False) if _looks_like_url_line(u)]
+    return []
+
+
+def _parse_url_lines(text: str, *, comments: bool) -> list[QUrl]:
+    urls = []
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or (comments and line.startswith("#")):
+            continue
+        url = QUrl(line)
+        if url.isValid():
+            urls.append(url)
+    return urls
+
+
+def _looks_like_url_line(url: QUrl) -> bool:
+    # Plain text is anything; only lines that are file or web URLs count as a drop of files.
+    return url.isLocalFile() or url.scheme().lower() in _WEB_SCHEMES
+
+
+def start_id_drag(source: QWidget, mime: QMimeData, count: int, noun: str = "document") -> Qt.DropAction:
+    """Run a drag of ``mime`` from ``source`` with a small "3 documents" badge; returns the action taken.
+
+    Views call this from ``startDrag`` instead of Qt's default, which after a move tries to remove or
+    clear the dragged rows in the source model; here the main window reloads after the real move.
+    """
+    drag = QDrag(source)
+    drag.setMimeData(mime)
+    drag.setPixmap(drag_badge(source, f"{count} {noun}" + ("" if count == 1 else "s")))
+    return drag.exec(Qt.DropAction.CopyAction | Qt.DropAction.MoveAction, Qt.DropAction.MoveAction)
+
+
+def drag_badge(widget: QWidget, text: str) -> QPixmap:
+    """A rounded label with ``text`` in the widget's highlight colours, used as the drag pixmap."""
+    metrics = QFontMetrics(widget.font())
+    rect = QRect(QPoint(0, 0), metrics.size(0, text)).adjusted(0, 0, 16, 8)
+    ratio = widget.devicePixelRatioF()
+    pixmap = QPixmap(rect.size() * ratio)
+    pixmap.setDevicePixelRatio(ratio)
+    pixmap.fill(QColor(0, 0, 0, 0))
+    painter = QPainter(pixmap)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    palette = widget.palette()
+    painter.setBrush(palette.color(QPalette.ColorRole.Highlight))
+    painter.setPen(Qt.PenStyle.NoPen)
+    painter.drawRoundedRect(rect, 6, 6)
+    painter.setPen(palette.color(QPalette.ColorRole.HighlightedText))
+    painter.setFont(widget.font())
+    painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
+    painter.end()
+    return pixmap

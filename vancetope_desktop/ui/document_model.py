@@ -1,0 +1,465 @@
+"""The document table: a thin Qt model over ``DocumentInfo`` values, and its sort/quick-filter proxy.
+
+The main window loads documents in a worker and hands them over with :meth:`DocumentTableModel.set_documents`;
+this module never calls services. Rows are dragged as ids (:mod:`.dnd`); files dropped onto the table are
+reported with :attr:`DocumentTableModel.files_dropped` for the main window to import.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from enum import IntEnum
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QMimeData,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    QSortFilterProxyModel,
+    Qt,
+    QTimer,
+    Signal,
+)
+from PySide6.QtGui import QBrush, QColor, QGuiApplication, QIcon, QPainter, QPalette, QPixmap
+from PySide6.QtWidgets import QApplication, QStyle
+
+from ..core.documents import DocumentInfo, DocumentType, IndexState
+from ..resources import RESOURCES
+from .dnd import DOCUMENT_MIME, URI_LIST_MIME, decode_document_ids, encode_document_ids, local_paths_from_mime
+
+TAGS_ROLE = Qt.ItemDataRole.UserRole + 1
+"""``list[str]``: the row's tags, for the chips delegate."""
+DOC_ID_ROLE = Qt.ItemDataRole.UserRole + 2
+"""``str``: the row's document id (any column)."""
+SORT_ROLE = Qt.ItemDataRole.UserRole + 3
+"""A sortable value: casefolded text, year as int, dates as POSIX timestamps; None when unknown."""
+SEARCH_ROLE = Qt.ItemDataRole.UserRole + 4
+"""``str``: folded title, authors, tags and year of the row, for the quick filter (any column)."""
+
+_AnyIndex = QModelIndex | QPersistentModelIndex
+_NO_PARENT = QModelIndex()  # a shared default: Qt's signatures default to the invalid index
+
+
+class Column(IntEnum):
+    """The table's columns, in order."""
+
+    TITLE = 0
+    AUTHORS = 1
+    YEAR = 2
+    TAGS = 3
+    SCOPE = 4
+    INDEX = 5
+    ADDED = 6
+    MODIFIED = 7
+
+
+_HEADERS = ("Title", "Authors", "Year", "Tags", "Scope", "Index", "Added", "Modified")
+_INDEX_WORDS = {
+    IndexState.PENDING: "pending", IndexState.INDEXED: "indexed", IndexState.NEEDS_OCR: "needs OCR",
+    IndexState.FAILED: "failed", IndexState.NOT_INDEXED: "—",
+}
+_INDEX_COLOURS = {
+    IndexState.PENDING: "#d4a017", IndexState.INDEXED: "#3a9d5d", IndexState.NEEDS_OCR: "#e07b24",
+    IndexState.FAILED: "#d64541",
+}
+_TYPE_FALLBACKS = {
+    "pdf": QStyle.StandardPixmap.SP_FileIcon,
+    "file": QStyle.StandardPixmap.SP_FileIcon,
+    "note": QStyle.StandardPixmap.SP_FileDialogContentsView,
+    "fact": QStyle.StandardPixmap.SP_MessageBoxInformation,
+    "result": QStyle.StandardPixmap.SP_DialogApplyButton,
+    "reference": QStyle.StandardPixmap.SP_FileDialogInfoView,
+    "structured": QStyle.StandardPixmap.SP_FileDialogDetailedView,
+    "folder": QStyle.StandardPixmap.SP_DirIcon,
+}
+MAX_AUTHORS_SHOWN = 3
+_NAME_PARTICLES = frozenset({"van", "von", "de", "der", "den", "del", "della", "di", "da", "du", "le", "la", "ter"})
+_NAME_SUFFIXES = frozenset({"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"})
+_icons: dict[str, QIcon] = {}
+
+
+def themed_icon(name: str, fallback: QStyle.StandardPixmap) -> QIcon:
+    """``resources/icons/<name>.svg`` when shipped, else the style's ``fallback`` icon.
+
+    Icons are cached by name; the first call needs a QApplication.
+    """
+    icon = _icons.get(name)
+    if icon is None:
+        svg = RESOURCES / "icons" / f"{name}.svg"
+        icon = QIcon(str(svg)) if svg.is_file() else QApplication.style().standardIcon(fallback)
+        _icons[name] = icon
+    return icon
+
+
+def type_icon_name(doc: DocumentInfo) -> str:
+    """The icon name of a document: its type, with ``pdf`` for PDF files."""
+    if doc.type == DocumentType.FILE and doc.mime_type == "application/pdf":
+        return "pdf"
+    return doc.type.value
+
+
+def muted_colour() -> QColor:
+    """The colour for secondary text (inherited rows, counts): the palette's placeholder text colour."""
+    return QGuiApplication.palette().color(QPalette.ColorRole.PlaceholderText)
+
+
+def author_list(metadata: Mapping[str, Any]) -> list[str]:
+    """``metadata["authors"]`` as a list of names: a list is kept, a string is split on ';' or ' and '."""
+    value = metadata.get("authors")
+    if isinstance(value, str):
+        parts = value.split(";") if ";" in value else value.split(" and ")
+        return [p.strip() for p in parts if p.strip()]
+    if isinstance(value, list | tuple):
+        return [str(v).strip() for v in value if str(v).strip()]
+    return []
+
+
+def surname(name: str) -> str:
+    """A short name for a column: "Ashish Vaswani" → "Vaswani", "Curie, Marie" → "Curie",
+    "Ludwig van Beethoven" → "van Beethoven"; collaborations and one-word names stay whole."""
+    if "," in name:
+        return name.split(",", 1)[0].strip()
+    words = name.split()
+    if len(words) < 2 or any(w.casefold().startswith(("collab", "consort")) for w in words):
+        return name.strip()
+    while len(words) > 1 and words[-1].casefold() in _NAME_SUFFIXES:
+        words.pop()
+    start = len(words) - 1
+    while start > 1 and words[start - 1].casefold() in _NAME_PARTICLES:
+        start -= 1
+    return " ".join(words[start:])
+
+
+def format_authors(names: Sequence[str]) -> str:
+    """Surnames of the first three authors, then "… +N" for the rest: "Vaswani, Shazeer, Parmar, … +5"."""
+    shown = ", ".join(surname(n) for n in names[:MAX_AUTHORS_SHOWN])
+    rest = len(names) - MAX_AUTHORS_SHOWN
+    return f"{shown}, … +{rest}" if rest > 0 else shown
+
+
+def year_of(metadata: Mapping[str, Any]) -> int | None:
+    """``metadata["year"]`` as an int ("2017", 2017, "2017-05" → 2017); None when absent or not a year."""
+    value = metadata.get("year")
+    text = str(value).strip()[:4] if value is not None else ""
+    return int(text) if text.isdigit() else None
+
+
+def local_time(moment: datetime) -> datetime:
+    """A stored time in the local zone (naive values are UTC, as the store writes them)."""
+    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).astimezone()
+
+
+def fold(text: str) -> str:
+    """Text for accent- and case-insensitive matching: NFKD without combining marks, casefolded.
+
+    "Müller" and "Mu\\u0308ller" both fold to "muller"; German transliteration ("mueller") is
+    added by :func:`search_text`.
+    """
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).casefold()
+
+
+_GERMAN = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss", "Ä": "Ae", "Ö": "Oe", "Ü": "Ue"})
+
+
+def search_text(doc: DocumentInfo) -> str:
+    """Folded title, authors, tags and year of ``doc``, also in German transliteration (ü → ue)."""
+    year = year_of(doc.metadata)
+    raw = " ".join([doc.title, *author_list(doc.metadata), *(f"#{t}" for t in doc.tags), str(year or "")])
+    composed = unicodedata.normalize("NFC", raw)
+    folded = fold(composed)
+    german = fold(composed.translate(_GERMAN))
+    return folded if german == folded else f"{folded}\n{german}"
+
+
+def _dot_icon(colour: str) -> QIcon:
+    pixmap = QPixmap(12, 12)
+    pixmap.fill(QColor(0, 0, 0, 0))
+    painter = QPainter(pixmap)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.setPen(Qt.PenStyle.NoPen)
+    painter.setBrush(QColor(colour))
+    painter.drawEllipse(2, 2, 8, 8)
+    painter.end()
+    return QIcon(pixmap)
+
+
+class DocumentTableModel(QAbstractTableModel):
+    """Rows of documents, columns :class:`Column`; drags ids, accepts dropped files.
+
+    Signals:
+        files_dropped(list[Path]): local files dropped onto the table (import into the current folder).
+        drop_refused(str): one message per dropped item that cannot be imported (web link, missing file).
+    """
+
+    files_dropped = Signal(list)
+    drop_refused = Signal(str)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._docs: list[DocumentInfo] = []
+        self._rows: dict[str, int] = {}
+        self._current_scope = ""
+        self._scope_names: dict[str, str] = {}
+        self._search: dict[str, str] = {}
+        self._dots: dict[IndexState, QIcon] = {}
+
+    # -- feeding -------------------------------------------------------------------------------------
+
+    def set_documents(
+        self, docs: Sequence[DocumentInfo], *, current_scope: str, scope_names: Mapping[str, str]
+    ) -> None:
+        """Replace all rows.
+
+        Args:
+            docs: the documents to show, in the order given (the proxy sorts).
+            current_scope: the acting scope's path; documents of other scopes are shown as inherited.
+            scope_names: scope path → human name; a missing path shows its key.
+        """
+        self.beginResetModel()
+        self._docs = list(docs)
+        self._rows = {d.id: row for row, d in enumerate(self._docs)}
+        self._current_scope = current_scope
+        self._scope_names = dict(scope_names)
+        self._search.clear()
+        self.endResetModel()
+
+    def update_document(self, doc: DocumentInfo) -> bool:
+        """Replace the row of ``doc.id`` if shown (emits dataChanged); returns whether it was shown."""
+        row = self._rows.get(doc.id)
+        if row is None:
+            return False
+        self._docs[row] = doc
+        self._search.pop(doc.id, None)
+        self.dataChanged.emit(self.index(row, 0), self.index(row, len(Column) - 1))
+        return True
+
+    def document(self, row: int) -> DocumentInfo:
+        """The document of ``row``. Raises IndexError for a row out of range."""
+        if not 0 <= row < len(self._docs):
+            raise IndexError(f"no row {row} (the table has {len(self._docs)})")
+        return self._docs[row]
+
+    def row_for(self, doc_id: str) -> int | None:
+        """The row showing ``doc_id``, or None."""
+        return self._rows.get(doc_id)
+
+    def documents(self) -> list[DocumentInfo]:
+        """All rows' documents, in model order."""
+        return list(self._docs)
+
+    def is_inherited(self, doc: DocumentInfo) -> bool:
+        """Whether ``doc`` lives in an ancestor scope rather than the current one."""
+        return bool(self._current_scope) and doc.scope != self._current_scope
+
+    def scope_name(self, path: str) -> str:
+        """The human name of a scope path (its key when unknown)."""
+        return self._scope_names.get(path) or path.partition("/")[2] or path
+
+    # -- Qt model API --------------------------------------------------------------------------------
+
+    def rowCount(self, parent: _AnyIndex = _NO_PARENT) -> int:
+        return 0 if parent.isValid() else len(self._docs)
+
+    def columnCount(self, parent: _AnyIndex = _NO_PARENT) -> int:
+        return 0 if parent.isValid() else len(Column)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(
+            _HEADERS
+        ):
+            return _HEADERS[section]
+        return None
+
+    def flags(self, index: _AnyIndex) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.ItemIsDropEnabled  # files dropped on the empty area below the rows
+        return (
+            Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+            | Qt.ItemFlag.ItemIsDragEnabled | Qt.ItemFlag.ItemIsDropEnabled | Qt.ItemFlag.ItemNeverHasChildren
+        )
+
+    def data(self, index: _AnyIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not self.checkIndex(index, QAbstractTableModel.CheckIndexOption.IndexIsValid):
+            return None
+        doc = self._docs[index.row()]
+        column = Column(index.column())
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._display(doc, column)
+        if role == DOC_ID_ROLE:
+            return doc.id
+        if role == SORT_ROLE:
+            return self._sort_value(doc, column)
+        if role == TAGS_ROLE:
+            return list(doc.tags)
+        if role == SEARCH_ROLE:
+            return self._search_text(doc)
+        if role == Qt.ItemDataRole.DecorationRole:
+            return self._decoration(doc, column)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self._tooltip(doc, column)
+        if role == Qt.ItemDataRole.ForegroundRole and column == Column.SCOPE and self.is_inherited(doc):
+            return QBrush(muted_colour())
+        return None
+
+    # -- cell values ---------------------------------------------------------------------------------
+
+    def _display(self, doc: DocumentInfo, column: Column) -> str:
+        match column:
+            case Column.TITLE:
+                return doc.title
+            case Column.AUTHORS:
+                return format_authors(author_list(doc.metadata))
+            case Column.YEAR:
+                year = year_of(doc.metadata)
+                return str(year) if year is not None else ""
+            case Column.TAGS:
+                return " ".join(f"#{t}" for t in doc.tags)
+            case Column.SCOPE:
+                name = self.scope_name(doc.scope)
+                return f"↑ {name}" if self.is_inherited(doc) else name
+            case Column.INDEX:
+                return _INDEX_WORDS.get(doc.index_state, doc.index_state.value)
+            case Column.ADDED:
+                return local_time(doc.created_at).strftime("%Y-%m-%d %H:%M")
+            case Column.MODIFIED:
+                return local_time(doc.updated_at).strftime("%Y-%m-%d %H:%M")
+
+    def _sort_value(self, doc: DocumentInfo, column: Column) -> Any:
+        match column:
+            case Column.YEAR:
+                return year_of(doc.metadata)
+            case Column.ADDED:
+                return local_time(doc.created_at).timestamp()
+            case Column.MODIFIED:
+                return local_time(doc.updated_at).timestamp()
+            case Column.AUTHORS:
+                names = author_list(doc.metadata)
+                return fold(surname(names[0])) if names else None
+            case _:
+                return fold(self._display(doc, column)) or None
+
+    def _decoration(self, doc: DocumentInfo, column: Column) -> QIcon | None:
+        if column == Column.TITLE:
+            name = type_icon_name(doc)
+            return themed_icon(name, _TYPE_FALLBACKS.get(name, QStyle.StandardPixmap.SP_FileIcon))
+        if column == Column.INDEX and doc.index_state in _INDEX_COLOURS:
+            if doc.index_state not in self._dots:
+                self._dots[doc.index_state] = _dot_icon(_INDEX_COLOURS[doc.index_state])
+            return self._dots[doc.index_state]
+        return None
+
+    def _tooltip(self, doc: DocumentInfo, column: Column) -> str | None:
+        match column:
+            case Column.TITLE:
+                return doc.title if not doc.file_path else f"{doc.title}\n{doc.file_path}"
+            case Column.AUTHORS:
+                return "\n".join(author_list(doc.metadata)) or None
+            case Column.SCOPE:
+                name = self.scope_name(doc.scope)
+                return f"inherited from {name} ({doc.scope})" if self.is_inherited(doc) else doc.scope
+            case Column.INDEX:
+                word = _INDEX_WORDS.get(doc.index_state, doc.index_state.value)
+                return f"{word}: {doc.index_error}" if doc.index_error else word
+            case _:
+                return None
+
+    def _search_text(self, doc: DocumentInfo) -> str:
+        text = self._search.get(doc.id)
+        if text is None:
+            text = self._search[doc.id] = search_text(doc)
+        return text
+
+    # -- drag and drop -------------------------------------------------------------------------------
+
+    def supportedDragActions(self) -> Qt.DropAction:
+        return Qt.DropAction.CopyAction | Qt.DropAction.MoveAction
+
+    def supportedDropActions(self) -> Qt.DropAction:
+        return Qt.DropAction.CopyAction | Qt.DropAction.MoveAction
+
+    def mimeTypes(self) -> list[str]:
+        return [DOCUMENT_MIME, URI_LIST_MIME, "text/plain"]
+
+    def mimeData(self, indexes: Sequence[QModelIndex]) -> QMimeData:
+        """The ids of the rows touched by ``indexes`` (row order, once each) as :data:`DOCUMENT_MIME`."""
+        rows = sorted({i.row() for i in indexes if i.isValid() and i.model() is self})
+        return encode_document_ids(self._docs[r].id for r in rows)
+
+    def canDropMimeData(
+        self, data: QMimeData, action: Qt.DropAction, row: int, column: int, parent: _AnyIndex
+    ) -> bool:
+        # Documents dragged within the table have nowhere to go; files (and links, refused with a
+        # message in dropMimeData) are accepted anywhere on the table.
+        if not action & (Qt.DropAction.CopyAction | Qt.DropAction.MoveAction):
+            return False
+        if decode_document_ids(data):
+            return False
+        paths, refused = local_paths_from_mime(data)
+        return bool(paths or refused)
+
+    def dropMimeData(self, data: QMimeData, action: Qt.DropAction, row: int, column: int, parent: _AnyIndex) -> bool:
+        """Report dropped files with :attr:`files_dropped` and refusals with :attr:`drop_refused`.
+
+        Signals are emitted on the next event-loop turn so that a slot opening a dialog does not run
+        inside the platform's drag loop.
+        """
+        if not self.canDropMimeData(data, action, row, column, parent):
+            return False
+        paths, refused = local_paths_from_mime(data)
+        for message in refused:
+            QTimer.singleShot(0, self, lambda m=message: self.drop_refused.emit(m))
+        if paths:
+            QTimer.singleShot(0, self, lambda: self.files_dropped.emit(paths))
+        return bool(paths)
+
+
+class DocumentFilterProxy(QSortFilterProxyModel):
+    """Sorts by :data:`SORT_ROLE` (unknown values last) and filters by a quick-filter text.
+
+    The quick filter keeps rows whose folded title, authors, tags and year contain every word of the
+    text (case- and accent-insensitive, both Unicode normal forms; "mueller" also finds "Müller").
+    """
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._words: list[str] = []
+        self.setSortRole(SORT_ROLE)
+        self.setDynamicSortFilter(True)
+
+    def set_quick_filter(self, text: str) -> None:
+        """Filter by ``text`` (blank: show all)."""
+        words = fold(unicodedata.normalize("NFC", text)).split()
+        if words != self._words:
+            self.beginFilterChange()
+            self._words = words
+            self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+
+    def quick_filter_words(self) -> list[str]:
+        """The folded words the filter is looking for."""
+        return list(self._words)
+
+    def filterAcceptsRow(self, source_row: int, source_parent: _AnyIndex) -> bool:
+        if not self._words:
+            return True
+        model = self.sourceModel()
+        haystack = model.data(model.index(source_row, 0, source_parent), SEARCH_ROLE) or ""
+        return all(word in haystack for word in self._words)
+
+    def lessThan(self, source_left: _AnyIndex, source_right: _AnyIndex) -> bool:
+        # Qt sorts descending by calling lessThan(right, left); the checks of the sort order below keep
+        # unknown values last and ties in title order both ways, as spreadsheets do.
+        descending = self.sortOrder() == Qt.SortOrder.DescendingOrder
+        left = source_left.data(SORT_ROLE)
+        right = source_right.data(SORT_ROLE)
+        if (left is None) != (right is None):
+            return (left is None) == descending
+        if left is not None and left != right:
+            return left < right
+        left_title = source_left.siblingAtColumn(Column.TITLE).data(SORT_ROLE) or ""
+        right_title = source_right.siblingAtColumn(Column.TITLE).data(SORT_ROLE) or ""
+        return right_title < left_title if descending else left_title < right_title

@@ -1,0 +1,326 @@
+"""The document table view: sortable, quick-filterable rows with drag-out, file drops and row actions.
+
+It owns a :class:`DocumentTableModel` (``view.document_model``) behind a :class:`DocumentFilterProxy`
+(``view.proxy``). The main window feeds the model, connects to the model's ``files_dropped`` /
+``drop_refused`` and to this view's request signals. The selection survives reloads by document id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from PySide6.QtCore import QItemSelection, QItemSelectionModel, QModelIndex, QPoint, Qt, Signal
+from PySide6.QtGui import QAction, QContextMenuEvent, QGuiApplication, QKeyEvent, QResizeEvent
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QTableView, QWidget
+
+from ..core.documents import DocumentInfo
+from .dnd import start_id_drag
+from .document_model import DOC_ID_ROLE, Column, DocumentFilterProxy, DocumentTableModel
+
+_SAMPLE_TEXT = {  # typical content, to size the columns from the font rather than in pixels
+    Column.AUTHORS: "Vaswani, Shazeer, Parmar, … +5",
+    Column.YEAR: "2026",
+    Column.TAGS: "#transformers #nlp",
+    Column.SCOPE: "↑ Attention project",
+    Column.INDEX: "needs OCR  ●●",  # the dot decoration takes an icon's width
+    Column.ADDED: "2026-11-30 14:05",
+    Column.MODIFIED: "2026-11-30 14:05",
+}
+_PADDING = 22  # cell margins, plus the index dot or the sort arrow
+_SHRINKABLE = (Column.AUTHORS, Column.TAGS, Column.SCOPE)
+_TITLE_SHARE = 0.3  # of the table's width, kept for the title before the text columns shrink
+HIDDEN_BY_DEFAULT = (Column.MODIFIED,)
+"""Columns hidden until the user shows them from the header's menu (the title needs the room)."""
+
+
+class DocumentTableView(QTableView):
+    """Documents as rows; multi-selection; drag rows out as ids; drop files in.
+
+    Signals:
+        selection_changed(list[str]): ids of the selected rows, in view order.
+        open_requested(str): double-click, Enter or "Open" on a row.
+        rename_requested(str): F2 or "Rename" on the current row.
+        trash_requested(list[str]): "Move to Trash" (Delete) on the selection.
+        restore_requested(list[str]): "Restore from Trash" (trash mode only).
+        purge_requested(list[str]): "Delete permanently" (Shift+Delete; trash mode only; confirm first).
+
+    Keys (Enter, F2, Delete, Shift+Delete, Ctrl+Shift+C) are handled in :meth:`keyPressEvent`, not as
+    action shortcuts, so a window-wide Edit menu using the same shortcuts stays unambiguous and wins.
+    """
+
+    TAGS_COLUMN = Column.TAGS
+    """The column a tag-chips delegate paints (its values are in ``TAGS_ROLE``)."""
+
+    selection_changed = Signal(list)
+    open_requested = Signal(str)
+    rename_requested = Signal(str)
+    trash_requested = Signal(list)
+    restore_requested = Signal(list)
+    purge_requested = Signal(list)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.document_model = DocumentTableModel(self)
+        self.proxy = DocumentFilterProxy(self)
+        self.proxy.setSourceModel(self.document_model)
+        self.setModel(self.proxy)
+        self.setSortingEnabled(True)
+        self.sortByColumn(Column.ADDED, Qt.SortOrder.DescendingOrder)
+        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.setDragDropMode(QAbstractItemView.DragDropMode.DragDrop)
+        self.setAcceptDrops(True)
+        self.setDropIndicatorShown(False)  # a drop imports into the current folder, not between rows
+        self.setWordWrap(False)
+        self.setShowGrid(False)
+        self.setAlternatingRowColors(True)
+        self.verticalHeader().setVisible(False)
+        self.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
+        self._size_columns()
+        self.column_actions = self._column_actions()
+
+        key, shift, ctrl = Qt.Key, Qt.KeyboardModifier.ShiftModifier, Qt.KeyboardModifier.ControlModifier
+        self._keys: dict[tuple[Qt.Key, Qt.KeyboardModifier], QAction] = {}
+        self.open_action = self._action("Open", self._open_current, key.Key_Return, key.Key_Enter)
+        self.rename_action = self._action("Rename…", self._rename_current, key.Key_F2)
+        self.trash_action = self._action("Move to Trash", lambda: self._emit_ids(self.trash_requested), key.Key_Delete)
+        self.restore_action = self._action("Restore from Trash", lambda: self._emit_ids(self.restore_requested))
+        self.delete_permanently_action = self._action(
+            "Delete permanently…", lambda: self._emit_ids(self.purge_requested), (key.Key_Delete, shift))
+        self.copy_id_action = self._action("Copy id", self._copy_ids, (key.Key_C, ctrl | shift))
+        self._trash_mode = False
+        self.set_trash_mode(False)
+
+        self._last_ids: list[str] = []
+        self._kept_ids: list[str] = []
+        self._kept_current: str | None = None
+        self.doubleClicked.connect(self._open_index)
+        self.selectionModel().selectionChanged.connect(self._selection_changed)
+        self.proxy.modelAboutToBeReset.connect(self._remember_selection)
+        self.proxy.modelReset.connect(self._restore_selection)
+
+    # -- public --------------------------------------------------------------------------------------
+
+    def set_documents(
+        self, docs: Sequence[DocumentInfo], *, current_scope: str, scope_names: Mapping[str, str]
+    ) -> None:
+        """Show ``docs`` (see :meth:`DocumentTableModel.set_documents`); the selection is kept by id."""
+        self.document_model.set_documents(docs, current_scope=current_scope, scope_names=scope_names)
+
+    def set_quick_filter(self, text: str) -> None:
+        """Show only rows whose title, authors, tags or year contain every word of ``text``."""
+        self.proxy.set_quick_filter(text)
+
+    def set_trash_mode(self, on: bool) -> None:
+        """Offer Restore / Delete permanently (showing the trash) instead of Move to Trash."""
+        self._trash_mode = on
+        self.trash_action.setEnabled(not on)
+        self.trash_action.setVisible(not on)
+        for action in (self.restore_action, self.delete_permanently_action):
+            action.setEnabled(on)
+            action.setVisible(on)
+
+    def trash_mode(self) -> bool:
+        """Whether the view shows the trash."""
+        return self._trash_mode
+
+    def selected_ids(self) -> list[str]:
+        """Ids of the selected rows, top to bottom as shown."""
+        rows = sorted(self.selectionModel().selectedRows(), key=lambda i: i.row())
+        return [i.data(DOC_ID_ROLE) for i in rows]
+
+    def current_id(self) -> str | None:
+        """The id of the current (focused) row, or None."""
+        index = self.currentIndex()
+        return index.data(DOC_ID_ROLE) if index.isValid() else None
+
+    def select_ids(self, ids: Sequence[str]) -> None:
+        """Select the rows of ``ids`` that are shown (others are ignored) and scroll to the first."""
+        selection = QItemSelection()
+        first: QModelIndex | None = None
+        for doc_id in ids:
+            row = self.document_model.row_for(doc_id)
+            index = self.proxy.mapFromSource(self.document_model.index(row, 0)) if row is not None else QModelIndex()
+            if index.isValid():
+                selection.select(index, index.siblingAtColumn(len(Column) - 1))
+                first = first or index
+        flags = QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
+        self.selectionModel().select(selection, flags)
+        if first is not None:
+            self.selectionModel().setCurrentIndex(first, QItemSelectionModel.SelectionFlag.NoUpdate)
+            self.scrollTo(first)
+
+    # -- internals -----------------------------------------------------------------------------------
+
+    def _size_columns(self) -> None:
+        header = self.horizontalHeader()
+        header.setHighlightSections(False)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(Column.TITLE, QHeaderView.ResizeMode.Stretch)
+        header.setMinimumSectionSize(self.fontMetrics().horizontalAdvance("Year") + _PADDING)
+        self._natural = {c: self.fontMetrics().horizontalAdvance(s) + _PADDING for c, s in _SAMPLE_TEXT.items()}
+        self._auto_fit = True
+        self._fitting = False
+        header.sectionResized.connect(self._section_resized)
+        self._fit_columns()
+
+    def _fit_columns(self) -> None:
+        """Natural column widths, shrinking the text columns when the title would get under its share."""
+        if not self._auto_fit:
+            return
+        width = self.viewport().width()
+        visible = [c for c in self._natural if not self.isColumnHidden(c)]
+        fixed = sum(self._natural[c] for c in visible if c not in _SHRINKABLE)
+        wanted = sum(self._natural[c] for c in visible if c in _SHRINKABLE)
+        room = width - fixed - int(width * _TITLE_SHARE)
+        scale = min(1.0, max(room, 0) / wanted) if wanted else 1.0
+        header = self.horizontalHeader()
+        self._fitting = True
+        try:
+            for column in visible:
+                size = self._natural[column]
+                if column in _SHRINKABLE:
+                    size = max(int(size * scale), header.minimumSectionSize())
+                header.resizeSection(column, size)
+        finally:
+            self._fitting = False
+
+    def _section_resized(self, section: int, _old: int, _new: int) -> None:
+        if not self._fitting and section != Column.TITLE:
+            self._auto_fit = False  # the user (or restored header state) decides the widths from now on
+
+    def _set_column_shown(self, column: Column, shown: bool) -> None:
+        self._fitting = True
+        try:
+            self.setColumnHidden(column, not shown)
+        finally:
+            self._fitting = False
+        self._fit_columns()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit_columns()
+
+    def _column_actions(self) -> dict[Column, QAction]:
+        header = self.horizontalHeader()
+        header.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        header.customContextMenuRequested.connect(self._show_header_menu)
+        actions = {}
+        for column in Column:
+            if column == Column.TITLE:
+                continue
+            name = self.document_model.headerData(column, Qt.Orientation.Horizontal)
+            action = QAction(name, self, checkable=True, checked=column not in HIDDEN_BY_DEFAULT)
+            action.toggled.connect(lambda on, c=column: self._set_column_shown(c, on))
+            self._set_column_shown(column, column not in HIDDEN_BY_DEFAULT)
+            actions[column] = action
+        return actions
+
+    def header_menu(self) -> QMenu:
+        """The header's menu: one checkable entry per column that can be hidden."""
+        menu = QMenu(self)
+        for action in self.column_actions.values():
+            menu.addAction(action)
+        return menu
+
+    def _show_header_menu(self, pos: QPoint) -> None:
+        self.header_menu().exec(self.horizontalHeader().mapToGlobal(pos))
+
+    def _action(self, text: str, slot: object, *keys: Qt.Key | tuple[Qt.Key, Qt.KeyboardModifier]) -> QAction:
+        action = QAction(text, self)
+        action.triggered.connect(slot)
+        for item in keys:
+            combo = item if isinstance(item, tuple) else (item, Qt.KeyboardModifier.NoModifier)
+            self._keys[combo] = action
+        return action
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        modifiers = event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
+        action = self._keys.get((Qt.Key(event.key()), modifiers))
+        if action is not None and action.isEnabled() and action.isVisible():
+            action.trigger()
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
+    def _emit_ids(self, signal: Signal) -> None:
+        ids = self.selected_ids()
+        if ids:
+            signal.emit(ids)
+
+    def _open_index(self, index: QModelIndex) -> None:
+        if index.isValid():
+            self.open_requested.emit(index.data(DOC_ID_ROLE))
+
+    def _open_current(self) -> None:
+        self._open_index(self.currentIndex())
+
+    def _rename_current(self) -> None:
+        doc_id = self.current_id()
+        if doc_id is not None:
+            self.rename_requested.emit(doc_id)
+
+    def _copy_ids(self) -> None:
+        ids = self.selected_ids()
+        if ids:
+            QGuiApplication.clipboard().setText("\n".join(ids))
+
+    def _selection_changed(self, _selected: QItemSelection, _deselected: QItemSelection) -> None:
+        self._announce_selection()
+
+    def _announce_selection(self) -> None:
+        ids = self.selected_ids()
+        if ids != self._last_ids:
+            self._last_ids = ids
+            self.selection_changed.emit(ids)
+
+    def _remember_selection(self) -> None:
+        self._kept_ids = self.selected_ids()
+        self._kept_current = self.current_id()
+
+    def _restore_selection(self) -> None:
+        # A reset clears the selection silently; select the same documents again, then announce once.
+        kept = [i for i in self._kept_ids if self.document_model.row_for(i) is not None]
+        if self._kept_current in kept:
+            kept.remove(self._kept_current)
+            kept.insert(0, self._kept_current)
+        self.selectionModel().blockSignals(True)
+        try:
+            self.select_ids(kept)
+        finally:
+            self.selectionModel().blockSignals(False)
+        self._announce_selection()
+
+    def contextMenuEvent(self, event: QContextMenuEvent) -> None:
+        index = self.indexAt(event.pos())
+        if index.isValid() and not self.selectionModel().isRowSelected(index.row(), QModelIndex()):
+            self.selectRow(index.row())
+        menu = self.context_menu()
+        if not menu.isEmpty():
+            menu.exec(event.globalPos())
+
+    def context_menu(self) -> QMenu:
+        """The row menu for the current selection (empty when nothing is selected)."""
+        menu = QMenu(self)
+        count = len(self.selected_ids())
+        if not count:
+            return menu
+        if count == 1:
+            menu.addAction(self.open_action)
+            menu.addAction(self.rename_action)
+            menu.addSeparator()
+        if self._trash_mode:
+            menu.addAction(self.restore_action)
+            menu.addAction(self.delete_permanently_action)
+        else:
+            menu.addAction(self.trash_action)
+        menu.addSeparator()
+        menu.addAction(self.copy_id_action)
+        return menu
+
+    def startDrag(self, supportedActions: Qt.DropAction) -> None:
+        ids = self.selected_ids()
+        if ids:
+            rows = [self.proxy.mapToSource(i) for i in self.selectionModel().selectedRows()]
+            start_id_drag(self, self.document_model.mimeData(rows), len(ids))

@@ -1,0 +1,194 @@
+"""Keeps the library's index up to date while the window is open.
+
+Embedding runs in a child process (``cli/index_worker.py``), so torch, the model and vector writes never
+hold this process's GIL while the user types. The child's JSON lines become a visible, cancellable
+"Indexing" task. The query encoder (numpy, no torch) loads here in the background at start-up; search
+shows "loading model…" until then. A poll of the library's change counter notices documents written by
+other processes (the CLI, an agent over MCP).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from PySide6.QtCore import QObject, QProcess, QTimer, Signal
+
+from ..services.library import Library
+from .tasks import Task, TaskContext, TaskManager, TaskState
+
+POLL_MS = 1500
+STOP_WAIT_MS = 5000
+
+
+class Indexer(QObject):
+    """Runs the indexing process, shows its progress as a task, and watches for outside changes.
+
+    Signals:
+        model_ready(): the query encoder is loaded; searches are fast from now on.
+        model_failed(str): the model could not be loaded (the reason).
+        progressed(): the indexing process reported progress (documents' states may have changed).
+        finished(object): a drain ended (its JSON report as a dict; None when it could not run).
+        outside_change(): the change counter moved without this window writing.
+    """
+
+    model_ready = Signal()
+    model_failed = Signal(str)
+    progressed = Signal()
+    finished = Signal(object)
+    outside_change = Signal()
+
+    def __init__(self, lib: Library, tasks: TaskManager, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._lib = lib
+        self._tasks = tasks
+        self._task: Task | None = None
+        self._process: QProcess | None = None
+        self._buffer = b""
+        self.ready = False
+        self.seen_counter = -1
+        self._timer = QTimer(self)
+        self._timer.setInterval(POLL_MS)
+        self._timer.timeout.connect(self._poll)
+        self._polling = False
+        self._stopping = False
+        self._asked = False
+
+    def start(self) -> None:
+        """Load the query encoder, start the indexing process, and watch for outside changes."""
+        lib = self._lib
+
+        def load(_context: TaskContext) -> None:
+            lib.embedder().encode_query("warm up")
+
+        self._tasks.submit("Loading the embedding model", load, lane="index", visible=True, cancellable=False,
+                           on_result=lambda _: self._loaded(), on_error=lambda e: self.model_failed.emit(str(e)))
+        self._ensure_process()
+        self._timer.start()
+
+    def stop(self) -> None:
+        """Stop polling and end the indexing process (finished batches stay committed)."""
+        self._stopping = True
+        self._timer.stop()
+        process, self._process = self._process, None
+        if process is None:
+            return
+        process.closeWriteChannel()  # end of stdin: the worker cancels and exits
+        if not process.waitForFinished(STOP_WAIT_MS):
+            process.kill()
+            process.waitForFinished(STOP_WAIT_MS)
+        if self._task is not None:
+            self._tasks.finish(self._task, TaskState.CANCELLED)
+            self._task = None
+
+    @property
+    def busy(self) -> bool:
+        """True from a :meth:`kick` until the indexing process reports the drain ended."""
+        return self._asked or self._task is not None
+
+    def kick(self) -> None:
+        """Ask the indexing process to drain now (new documents were queued)."""
+        if self._stopping:
+            return
+        self._ensure_process()
+        if self._process is not None:
+            self._asked = True
+            self._process.write(b"drain\n")
+
+    def cancel(self) -> None:
+        """Stop the running drain after its current batch."""
+        if self._process is not None:
+            self._process.write(b"cancel\n")
+
+    # --- the child process -----------------------------------------------------------------------
+    def _ensure_process(self) -> None:
+        if self._process is not None or self._stopping:
+            return
+        process = QProcess(self)
+        process.setProgram(sys.executable)
+        process.setArguments(["-m", "vancetope_desktop.cli.index_worker", "--library", str(self._lib.paths.root)])
+        process.setProcessChannelMode(QProcess.ProcessChannelMode.SeparateChannels)
+        process.readyReadStandardOutput.connect(self._read)
+        process.finished.connect(self._process_ended)
+        self._process = process
+        self._buffer = b""
+        process.start()
+
+    def _read(self) -> None:
+        if self._process is None:
+            return
+        self._buffer += bytes(self._process.readAllStandardOutput().data())
+        *lines, self._buffer = self._buffer.split(b"\n")
+        for line in lines:
+            try:
+                message = json.loads(line)
+            except ValueError:
+                continue
+            self._handle(message)
+
+    def _handle(self, message: dict) -> None:
+        event = message.get("event")
+        if event == "progress":
+            task = self._task or self._new_task()
+            text = f"{message['documents_done']}/{message['documents_total']} documents"
+            if message.get("current"):
+                text += f" · {message['current']}"
+            self._tasks.update(task, message["done"], message["total"], text)
+            self.progressed.emit()
+        elif event == "drained":
+            self._asked = False
+            task, self._task = self._task, None
+            if task is not None:
+                task.messages = [f"{doc}: {reason}" for doc, reason in message.get("failed", [])]
+                task.detail = f"{message.get('indexed', 0)} documents, {message.get('chunks', 0)} chunks"
+                self._tasks.finish(task, TaskState.CANCELLED if message.get("cancelled") else TaskState.DONE)
+            self.finished.emit(message)
+        elif event == "error":
+            self._fail(str(message.get("message")))
+
+    def _new_task(self) -> Task:
+        self._task = self._tasks.track("Indexing", self.cancel)
+        return self._task
+
+    def _process_ended(self, _code: int, _status) -> None:
+        process, self._process = self._process, None
+        if process is not None:
+            error = bytes(process.readAllStandardError().data()).decode(errors="replace").strip()
+            process.deleteLater()
+            if not self._stopping:
+                self._fail(error.splitlines()[-1] if error else "the indexing process ended")
+
+    def _fail(self, reason: str) -> None:
+        self._asked = False
+        task, self._task = self._task, None
+        if task is None:
+            task = self._tasks.track("Indexing", self.cancel)
+        task.retry = self.kick
+        self._tasks.finish(task, TaskState.FAILED, reason)
+        self.finished.emit(None)
+
+    # --- start-up and polling ----------------------------------------------------------------------
+    def _loaded(self) -> None:
+        self.ready = True
+        self.model_ready.emit()
+
+    def note_counter(self, value: int) -> None:
+        """Record the change counter the window's latest load saw (so the poll ignores our own writes)."""
+        self.seen_counter = max(self.seen_counter, value)
+
+    def _poll(self) -> None:
+        if self._polling:
+            return
+        self._polling = True
+        lib = self._lib
+        self._tasks.submit("poll", lambda _c: lib.change_counter(), lane="read",
+                           on_result=self._polled, on_error=lambda _e: self._polled(None))
+
+    def _polled(self, counter: int | None) -> None:
+        self._polling = False
+        if counter is None or counter == self.seen_counter:
+            return
+        outside = self.seen_counter >= 0
+        self.seen_counter = counter
+        if outside:
+            self.outside_change.emit()

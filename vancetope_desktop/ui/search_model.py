@@ -1,0 +1,218 @@
+"""The search pane's data side: the request it emits, query-word highlighting, and the results item model.
+
+Nothing here calls a service: the pane emits a :class:`SearchRequest`, the main window runs
+``services.search.search`` off the UI thread and hands the ``SearchResponse`` back.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import unicodedata
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import Any
+
+from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt
+
+from ..core.documents import DocumentType
+from ..core.tags import TagFilter, all_of, any_of
+from ..index.lexical import stem_prefix
+from ..services.search import SearchHit, SearchResponse
+
+HIGHLIGHT_CLASS = "hit"
+"""CSS class of the highlighted query words; the delegate styles it for the current palette."""
+
+
+@dataclass(frozen=True)
+class SearchRequest:
+    """One search the pane asks for; the main window turns it into a ``services.search.search`` call.
+
+    Attributes:
+        request_id: increases with every request; only the answer to the latest one is shown.
+        query: the text typed (never blank).
+        tags: normalised tag filters; empty means no tag restriction.
+        tag_mode: ``"all"`` (every tag) or ``"any"`` (at least one).
+        types: document types wanted; empty means every type.
+        scopes: the visible scope paths to search, or None for all of them.
+        limit: number of documents wanted.
+        scope: the acting scope given to ``set_visible_scopes`` (None: the library's current scope).
+    """
+
+    request_id: int
+    query: str
+    tags: tuple[str, ...] = ()
+    tag_mode: str = "all"
+    types: tuple[DocumentType, ...] = ()
+    scopes: tuple[str, ...] | None = None
+    limit: int = 30
+    scope: str | None = None
+
+    def tag_filter(self) -> TagFilter | None:
+        """The tags as a ``core.tags`` filter for ``search(tag_filter=…)``; None without tags."""
+        if not self.tags:
+            return None
+        return any_of(self.tags) if self.tag_mode == "any" else all_of(self.tags)
+
+
+_WORD = re.compile(r"\w+")
+
+
+def fold(text: str) -> str:
+    """Case- and accent-free form used for matching: NFKD, combining marks dropped, case-folded."""
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c)).casefold()
+
+
+def query_prefixes(query: str) -> list[str]:
+    """The folded word prefixes to highlight for ``query``.
+
+    Single ASCII characters are left out (they would light up half the snippet); plural endings are
+    stripped the way the BM25 index matches them (``index.lexical.stem_prefix``), so "requirements"
+    also lights "requirement".
+    """
+    prefixes = []
+    for word in _WORD.findall(fold(query)):
+        if len(word) < 2 and word.isascii():
+            continue
+        prefixes.append(stem_prefix(word).removesuffix("*"))
+    return list(dict.fromkeys(prefixes))
+
+
+def highlight_html(text: str, query: str, css_class: str = HIGHLIGHT_CLASS) -> str:
+    """``text`` as HTML with each word that starts like a query word wrapped in ``<b class=…>``.
+
+    Matching is case- and accent-insensitive on word starts (query "resume" lights "Résumés"); the
+    whole word is lit, as the index matched it by prefix. Everything else is HTML-escaped, so markup
+    in documents shows literally.
+
+    Returns:
+        An HTML fragment (no ``<html>``/``<body>``).
+    """
+    text = unicodedata.normalize("NFC", text)  # decomposed accents would split words under \w
+    prefixes = query_prefixes(query)
+    out: list[str] = []
+    pos = 0
+    for match in _WORD.finditer(text) if prefixes else ():
+        folded = fold(match.group())
+        if any(folded.startswith(p) for p in prefixes):
+            out.append(html.escape(text[pos:match.start()], quote=False))
+            out.append(f'<b class="{css_class}">{html.escape(match.group(), quote=False)}</b>')
+            pos = match.end()
+    out.append(html.escape(text[pos:], quote=False))
+    return "".join(out)
+
+
+class ResultRole(IntEnum):
+    """Item data roles of :class:`SearchResultsModel` (``DisplayRole`` is the title too)."""
+
+    TITLE = Qt.ItemDataRole.UserRole + 1
+    SNIPPET_HTML = Qt.ItemDataRole.UserRole + 2
+    PAGE = Qt.ItemDataRole.UserRole + 3
+    SCOPE = Qt.ItemDataRole.UserRole + 4
+    SCOPE_NAME = Qt.ItemDataRole.UserRole + 5
+    INHERITED = Qt.ItemDataRole.UserRole + 6
+    SCORE = Qt.ItemDataRole.UserRole + 7
+    DOCUMENT_ID = Qt.ItemDataRole.UserRole + 8
+    HIT = Qt.ItemDataRole.UserRole + 9
+
+
+def scope_label(path: str) -> str:
+    """A short name for a scope path when no human name is known: its key (``project/inbox`` → ``inbox``)."""
+    return path.split("/", 1)[-1] if "/" in path else path
+
+
+class SearchResultsModel(QAbstractListModel):
+    """One row per :class:`SearchHit` of the latest response, in rank order.
+
+    Holds the hits (detached pydantic values) and the query they answer; the snippet HTML is
+    built once per response. ``scope_names`` maps scope paths to human names for the badges.
+    """
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._hits: list[SearchHit] = []
+        self._snippets: list[str] = []
+        self._query = ""
+        self._scope_names: dict[str, str] = {}
+
+    def set_response(self, response: SearchResponse) -> None:
+        """Replace the rows with ``response.hits``, highlighting ``response.query`` in the snippets."""
+        self.beginResetModel()
+        self._query = response.query
+        self._hits = list(response.hits)
+        self._snippets = [highlight_html(h.snippet, response.query) for h in self._hits]
+        self.endResetModel()
+
+    def clear(self) -> None:
+        """Remove every row."""
+        self.beginResetModel()
+        self._hits, self._snippets, self._query = [], [], ""
+        self.endResetModel()
+
+    def set_scope_names(self, names: dict[str, str]) -> None:
+        """Scope path → human name, shown in the badges; unknown paths show their key."""
+        self._scope_names = dict(names)
+        if self._hits:
+            self.dataChanged.emit(self.index(0), self.index(len(self._hits) - 1), [ResultRole.SCOPE_NAME])
+
+    @property
+    def query(self) -> str:
+        """The query of the response shown ("" when empty)."""
+        return self._query
+
+    def hit(self, row: int) -> SearchHit:
+        """The hit at ``row``. Raises IndexError."""
+        return self._hits[row]
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
+        """Number of hits; a list has no children, so 0 under any valid parent."""
+        return 0 if parent.isValid() else len(self._hits)
+
+    def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
+        """Results are selectable, never editable, and have no children."""
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        """The value of ``role`` (see :class:`ResultRole`) for the hit at ``index``; None otherwise."""
+        if not index.isValid() or not 0 <= index.row() < len(self._hits) or index.column() != 0:
+            return None
+        hit = self._hits[index.row()]
+        match role:
+            case Qt.ItemDataRole.DisplayRole | ResultRole.TITLE:
+                return hit.document.title
+            case Qt.ItemDataRole.ToolTipRole:
+                return self._tooltip(hit)
+            case ResultRole.SNIPPET_HTML:
+                return self._snippets[index.row()]
+            case ResultRole.PAGE:
+                return hit.page
+            case ResultRole.SCOPE:
+                return hit.document.scope
+            case ResultRole.SCOPE_NAME:
+                return self._scope_names.get(hit.document.scope) or scope_label(hit.document.scope)
+            case ResultRole.INHERITED:
+                return hit.distance > 0
+            case ResultRole.SCORE:
+                return hit.score
+            case ResultRole.DOCUMENT_ID:
+                return hit.document.id
+            case ResultRole.HIT:
+                return hit
+        return None
+
+    def roleNames(self) -> dict[int, bytes]:
+        """Qt's role names plus ours (``title``, ``snippet_html``…), for introspection and QML."""
+        names = dict(super().roleNames())
+        names.update({int(r): r.name.lower().encode() for r in ResultRole})
+        return names
+
+    @staticmethod
+    def _tooltip(hit: SearchHit) -> str:
+        def part(value: float | None) -> str:
+            return "–" if value is None else f"{value:.3f}"
+
+        return (f"{hit.document.title}\n{hit.document.type.value} in {hit.document.scope}\n"
+                f"score {hit.score:.3f} = fused {hit.fused:.3f} × scope weight {hit.scope_weight:g} "
+                f"(vector {part(hit.vector)}, words {part(hit.lexical)})")

@@ -1,0 +1,359 @@
+"""The search pane: query box, filters, status line and result cards. It never calls a service itself.
+
+The pane emits :class:`~.search_model.SearchRequest` values on ``search_requested``; the main window
+runs ``services.search.search`` in a worker and calls :meth:`SearchPane.show_response` (or
+:meth:`SearchPane.show_error`) with the request's id. Typing is debounced and only the answer to the
+newest request is shown (the "latest search wins" pattern; qutebrowser's ``misc/throttle.py`` and
+Spyder's find-in-files do the same).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+
+from PySide6.QtCore import QEvent, QItemSelection, QModelIndex, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QKeyEvent, QPalette
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListView,
+    QSizePolicy,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ..core.documents import DocumentType
+from ..core.scope_info import VisibleScope
+from ..core.tags import normalize_tag
+from ..services.search import SearchResponse
+from .search_delegate import SearchResultsDelegate
+from .search_model import ResultRole, SearchRequest, SearchResultsModel, scope_label
+
+__all__ = ["DEBOUNCE_MS", "SearchPane", "SearchRequest"]
+
+DEBOUNCE_MS = 250
+"""Quiet time after the last keystroke before a search is sent."""
+DEFAULT_LIMIT = 30
+SCOPE_BUTTON_CHARS = 18
+"""Scope names longer than this are cut on their toggle (the tooltip has the full path)."""
+PILL_STYLE = """
+QToolButton { border: 1px solid palette(mid); border-radius: 10px; padding: 1px 8px; background: palette(base); }
+QToolButton:hover { border-color: palette(highlight); }
+QToolButton:checked {
+    background: palette(highlight); color: palette(highlighted-text); border-color: palette(highlight);
+}
+"""
+"""Scope toggles, tag chips and the match toggle as pills; palette() roles keep them right in dark themes."""
+
+
+class SearchPane(QWidget):
+    """Search box, type/tag/scope filters, a status line and the result list.
+
+    Signals:
+        search_requested(SearchRequest): run this search and answer with ``show_response``.
+        result_activated(str, object, str): (document id, page or None, passage text to highlight),
+            on double-click or Enter on a result.
+        result_selected(str): document id of the newly selected result.
+    """
+
+    search_requested = Signal(object)
+    result_activated = Signal(str, object, str)
+    result_selected = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None, *, limit: int = DEFAULT_LIMIT) -> None:
+        super().__init__(parent)
+        self.limit = limit
+        self._next_id = 0
+        self._pending: int | None = None
+        self._started = 0.0
+        self._done_text = ""
+        self._error: str | None = None
+        self._model_ready = True
+        self._scope: str | None = None
+        self._tags: list[str] = []
+        self._scope_buttons: list[QToolButton] = []
+
+        self.query_edit = QLineEdit()
+        self.query_edit.setPlaceholderText("Search by meaning or words…")
+        self.query_edit.setClearButtonEnabled(True)
+        self.query_edit.setProperty("role", "search")  # the theme's rounded search field
+        self.type_combo = QComboBox()
+        self.type_combo.addItem("All types", None)
+        for doc_type in DocumentType:
+            if doc_type is not DocumentType.FOLDER:
+                self.type_combo.addItem(doc_type.value.capitalize(), doc_type)
+        self.match_button = QToolButton()
+        self.match_button.setCheckable(True)
+        self.match_button.setToolTip("Documents must carry every tag (all) or at least one (any)")
+        self.match_button.setVisible(False)
+        self.status_label = QLabel()
+        self.status_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.model = SearchResultsModel(self)
+        self.results_view = QListView()
+        self.results_view.setModel(self.model)
+        self.results_view.setItemDelegate(SearchResultsDelegate(self.results_view))
+        self.results_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.results_view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.results_view.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        # Card heights depend on the width (wrapped snippets), so lay out again on every resize.
+        self.results_view.setResizeMode(QListView.ResizeMode.Adjust)
+        self.results_view.setUniformItemSizes(False)
+        self.results_view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # Cards (Base) stand out on the window colour, in light and dark palettes alike.
+        self.results_view.viewport().setBackgroundRole(QPalette.ColorRole.Window)
+        self._debounce = QTimer(self)
+        self._debounce.setSingleShot(True)
+        self._debounce.setInterval(DEBOUNCE_MS)
+        self._build_layout()
+
+        self._debounce.timeout.connect(self.search_now)
+        self.query_edit.textChanged.connect(self._query_changed)
+        self.query_edit.returnPressed.connect(self.search_now)
+        self.query_edit.installEventFilter(self)
+        self.type_combo.currentIndexChanged.connect(self._filters_changed)
+        self.match_button.toggled.connect(self._match_toggled)
+        self.results_view.activated.connect(self._activated)
+        self.results_view.selectionModel().selectionChanged.connect(self._selection_changed)
+        self._match_toggled(False)
+        self._update_status()
+
+    def _build_layout(self) -> None:
+        top = QHBoxLayout()
+        top.addWidget(self.query_edit, 1)
+        top.addWidget(self.type_combo)
+        self._scope_row = QHBoxLayout()
+        self._scope_row.setContentsMargins(0, 0, 0, 0)
+        self._scope_row.setSpacing(2)
+        self._scope_row.addStretch(1)
+        self._tag_row = QHBoxLayout()
+        self._tag_row.setContentsMargins(0, 0, 0, 0)
+        self._tag_row.setSpacing(4)
+        self._tag_row.addStretch(1)
+        self._tag_row.addWidget(self.match_button)
+        self._scope_box, self._tag_box = QWidget(), QWidget()
+        for box, row in ((self._scope_box, self._scope_row), (self._tag_box, self._tag_row)):
+            box.setLayout(row)
+            # Many scopes or tags are cut at the pane's edge rather than forcing the dock wider.
+            box.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+            box.setStyleSheet(PILL_STYLE)
+        self._tag_box.setVisible(False)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.setSpacing(4)
+        layout.addLayout(top)
+        layout.addWidget(self._scope_box)
+        layout.addWidget(self._tag_box)
+        layout.addWidget(self.status_label)
+        layout.addWidget(self.results_view, 1)
+
+    # Public API -------------------------------------------------------------------------------
+
+    def query(self) -> str:
+        """The text in the query box."""
+        return self.query_edit.text()
+
+    def focus_query(self) -> None:
+        """Focus the query box with its text selected (the main window's Ctrl+F)."""
+        self.query_edit.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.query_edit.selectAll()
+
+    def set_model_ready(self, ready: bool) -> None:
+        """Whether the embedding model is loaded; until then the status says "loading model…".
+
+        Searches are still emitted meanwhile: the backend waits for the model.
+        """
+        self._model_ready = ready
+        self._update_status()
+
+    def set_visible_scopes(self, scopes: Sequence[VisibleScope], current: str,
+                           names: Mapping[str, str] | None = None) -> None:
+        """Show one toggle per scope ``current`` sees (all on) and search again if there is a query.
+
+        Args:
+            scopes: the acting scope then its ancestors (``services.scopes.visible_scopes``).
+            current: the acting scope's path, sent as ``SearchRequest.scope``.
+            names: optional path → human name (``ScopeInfo.name``); without one a scope shows its key.
+        """
+        names = dict(names or {})
+        self._scope = current
+        self.model.set_scope_names(names)
+        for button in self._scope_buttons:
+            self._scope_row.removeWidget(button)
+            button.deleteLater()
+        self._scope_buttons = []
+        for scope in scopes:
+            name = names.get(scope.path) or scope_label(scope.path)
+            short = name if len(name) <= SCOPE_BUTTON_CHARS else name[: SCOPE_BUTTON_CHARS - 1] + "…"
+            button = QToolButton()
+            button.setText(short if scope.distance == 0 else f"↑ {short}")
+            button.setCheckable(True)
+            button.setChecked(True)
+            button.setProperty("scope_path", scope.path)
+            button.setToolTip(f"{name}\n{scope.path} — search weight {scope.weight:g}"
+                              + ("" if scope.distance == 0 else " (inherited)"))
+            button.toggled.connect(lambda checked, b=button: self._scope_toggled(b, checked))
+            self._scope_row.insertWidget(len(self._scope_buttons), button)
+            self._scope_buttons.append(button)
+        self._filters_changed()
+
+    def add_tag_filter(self, tag: str) -> None:
+        """Restrict results to documents tagged ``tag`` (normalised; a repeat is ignored).
+
+        Raises:
+            InvalidInput: not a valid tag (see ``core.tags.normalize_tag``).
+        """
+        tag = normalize_tag(tag)
+        if tag in self._tags:
+            return
+        self._tags.append(tag)
+        chip = QToolButton()
+        chip.setText(f"#{tag}  ✕")
+        chip.setToolTip(f"Remove the tag filter #{tag}")
+        chip.setProperty("tag", tag)
+        chip.clicked.connect(lambda: self.remove_tag_filter(tag))
+        self._tag_row.insertWidget(len(self._tags) - 1, chip)
+        self._tags_changed()
+
+    def remove_tag_filter(self, tag: str) -> None:
+        """Drop the tag filter ``tag`` (as given to :meth:`add_tag_filter`); unknown tags are ignored."""
+        tag = normalize_tag(tag)
+        if tag not in self._tags:
+            return
+        self._tags.remove(tag)
+        for chip in self._tag_box.findChildren(QToolButton):
+            if chip.property("tag") == tag:
+                self._tag_row.removeWidget(chip)
+                chip.deleteLater()
+        self._tags_changed()
+
+    def tag_filters(self) -> list[str]:
+        """The tag filters in the order they were added."""
+        return list(self._tags)
+
+    def search_now(self) -> SearchRequest | None:
+        """Emit a request for the current query and filters at once; None (nothing sent) for a blank query."""
+        self._debounce.stop()
+        query = self.query_edit.text().strip()
+        if not query:
+            return None
+        self._next_id += 1
+        checked = [b.property("scope_path") for b in self._scope_buttons if b.isChecked()]
+        all_on = len(checked) == len(self._scope_buttons)
+        request = SearchRequest(
+            request_id=self._next_id, query=query, tags=tuple(self._tags),
+            tag_mode="any" if self.match_button.isChecked() else "all",
+            types=() if self.type_combo.currentData() is None else (self.type_combo.currentData(),),
+            scopes=None if all_on else tuple(checked), limit=self.limit, scope=self._scope,
+        )
+        self._pending = request.request_id
+        self._started = time.perf_counter()
+        self._error = None
+        self._update_status()
+        self.search_requested.emit(request)
+        return request
+
+    def show_response(self, request_id: int, response: SearchResponse) -> None:
+        """Show ``response`` if it answers the latest request; answers to older requests are dropped."""
+        if request_id != self._next_id or self._pending != request_id:
+            return
+        elapsed_ms = (time.perf_counter() - self._started) * 1000
+        self._pending = None
+        self.model.set_response(response)
+        count = len(response.hits)
+        self._done_text = f"{count} result{'' if count == 1 else 's'} ({elapsed_ms:.0f} ms)" if count else "no results"
+        self.status_label.setToolTip("\n".join(response.warnings))
+        if response.warnings:
+            self._done_text += " — " + response.warnings[0]
+        self._update_status()
+
+    def show_error(self, request_id: int, message: str) -> None:
+        """Show ``message`` in the status line if it concerns the latest request (results are cleared)."""
+        if request_id != self._next_id or self._pending != request_id:
+            return
+        self._pending = None
+        self._error = message
+        self.model.clear()
+        self._update_status()
+
+    # Internals --------------------------------------------------------------------------------
+
+    def _update_status(self) -> None:
+        error = self._error is not None
+        if error:
+            text = f"Search failed: {self._error}"
+        elif not self._model_ready and (self._pending is not None or not self._done_text):
+            text = "loading model…"
+        elif self._pending is not None:
+            text = "searching…"
+        else:
+            text = self._done_text
+        self.status_label.setText(text)
+        # The theme's stylesheet colours QLabel[role="hint"|"error"] for light and dark (ui/themes.py).
+        role = "error" if error else "hint"
+        if self.status_label.property("role") != role:
+            self.status_label.setProperty("role", role)
+            self.status_label.style().unpolish(self.status_label)
+            self.status_label.style().polish(self.status_label)
+
+    def _query_changed(self, text: str) -> None:
+        if text.strip():
+            self._debounce.start()  # start() restarts a running timer: the delay counts from the last key
+            return
+        # A cleared box forgets the results and makes any outstanding answer stale.
+        self._debounce.stop()
+        self._next_id += 1
+        self._pending = None
+        self._error = None
+        self._done_text = ""
+        self.model.clear()
+        self._update_status()
+
+    def _filters_changed(self) -> None:
+        if self.query_edit.text().strip():
+            self.search_now()
+
+    def _tags_changed(self) -> None:
+        self._tag_box.setVisible(bool(self._tags))
+        self.match_button.setVisible(len(self._tags) >= 2)
+        self._filters_changed()
+
+    def _match_toggled(self, any_mode: bool) -> None:
+        self.match_button.setText("Match any" if any_mode else "Match all")
+        if len(self._tags) >= 2:
+            self._filters_changed()
+
+    def _scope_toggled(self, button: QToolButton, checked: bool) -> None:
+        if not checked and not any(b.isChecked() for b in self._scope_buttons):
+            # At least one scope must stay searched: undo the click without a new search.
+            button.blockSignals(True)
+            button.setChecked(True)
+            button.blockSignals(False)
+            return
+        self._filters_changed()
+
+    def _activated(self, index: QModelIndex) -> None:
+        hit = index.data(ResultRole.HIT)
+        if hit is not None:
+            passage = hit.passages[0].text if hit.passages else ""
+            self.result_activated.emit(hit.document.id, hit.page, passage)
+
+    def _selection_changed(self, selected: QItemSelection, _deselected: QItemSelection) -> None:
+        indexes = selected.indexes()
+        if indexes:
+            self.result_selected.emit(indexes[0].data(ResultRole.DOCUMENT_ID))
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Down in the query box moves to the results (selecting the first one)."""
+        if (watched is self.query_edit and event.type() == QEvent.Type.KeyPress
+                and isinstance(event, QKeyEvent) and event.key() == Qt.Key.Key_Down and self.model.rowCount()):
+            view = self.results_view
+            selected = view.selectionModel().selectedIndexes()
+            view.setFocus(Qt.FocusReason.OtherFocusReason)
+            view.setCurrentIndex(selected[0] if selected else self.model.index(0))
+            return True
+        return super().eventFilter(watched, event)

@@ -1,0 +1,292 @@
+"""The Settings dialog: the user's preferences (theme, library location) and the library's settings.
+
+The dialog edits copies and never saves or applies anything itself. After ``exec()`` returns
+``Accepted`` the caller takes :meth:`SettingsDialog.result_settings` and
+:meth:`SettingsDialog.result_preferences`, saves them (``library.save_settings``,
+``preferences.save_preferences``) and applies them (``themes.apply_theme``; a re-index when the
+embedding model changed). Invalid input shows an inline error and keeps the dialog open.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import ValidationError
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSizePolicy,
+    QSpinBox,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ..core.errors import IndexUnavailable, InvalidInput
+from ..core.scopes import DEFAULT_PROXIMITY_WEIGHTS, proximity_weight
+from ..core.settings import BUNDLED_MODEL, Settings
+from ..index.models import resolve_model
+from ..services.library import default_library_path
+from ..services.preferences import Preferences, check_library_location
+
+THEME_CHOICES = (("system", "System"), ("light", "Light"), ("dark", "Dark"))
+FUSION_CHOICES = (
+    ("convex", "Weighted sum of normalised scores"),
+    ("rrf", "Reciprocal rank fusion"),
+)
+WEIGHT_LABELS = ("Own scope", "Parent scope", "Two levels up", "Three levels up")
+
+
+def _role_label(text: str, role: str) -> QLabel:
+    """A word-wrapped label styled by the theme's ``QLabel[role=...]`` rule (hint, warning, error)."""
+    label = QLabel(text)
+    label.setWordWrap(True)
+    label.setProperty("role", role)
+    return label
+
+
+def _fixed_width(widget: QWidget) -> None:
+    """Keep a number field at its natural width instead of stretching across the form."""
+    widget.setSizePolicy(QSizePolicy.Policy.Fixed, widget.sizePolicy().verticalPolicy())
+    widget.setMinimumWidth(110)
+
+
+class _InputError(Exception):
+    """Invalid input on one tab: the message to show and the widget to focus."""
+
+    def __init__(self, message: str, widget: QWidget) -> None:
+        super().__init__(message)
+        self.widget = widget
+
+
+class SettingsDialog(QDialog):
+    """Edit :class:`Preferences` and :class:`Settings` on three tabs: General, Search and Indexing.
+
+    Args:
+        settings: The library's current settings (not modified).
+        preferences: The user's current preferences (not modified).
+        parent: The owning window.
+    """
+
+    def __init__(self, settings: Settings, preferences: Preferences, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Settings")
+        self.setMinimumWidth(520)
+        self._settings = settings
+        self._preferences = preferences
+        self._result: tuple[Settings, Preferences] | None = None
+
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self._general_tab(), "General")
+        self.tabs.addTab(self._search_tab(), "Search")
+        self.tabs.addTab(self._indexing_tab(), "Indexing")
+        self.error_label = _role_label("", "error")
+        self.error_label.hide()
+        self.button_box = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        self.button_box.accepted.connect(self.accept)
+        self.button_box.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.tabs)
+        layout.addWidget(self.error_label)
+        layout.addWidget(self.button_box)
+
+    # --- tabs -------------------------------------------------------------------------------------
+
+    def _general_tab(self) -> QWidget:
+        self.theme_combo = QComboBox()
+        for value, label in THEME_CHOICES:
+            self.theme_combo.addItem(label, value)
+        self.theme_combo.setCurrentIndex(self.theme_combo.findData(self._preferences.theme))
+
+        self.library_edit = QLineEdit(str(self._preferences.library_path or ""))
+        self.library_edit.setPlaceholderText(f"Default: {default_library_path()}")
+        self.library_edit.setToolTip(f"The default is {default_library_path()}")
+        self.library_edit.setClearButtonEnabled(True)
+        self.browse_button = QPushButton("Browse…")
+        self.browse_button.clicked.connect(self._browse_library)
+        row = QHBoxLayout()
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.library_edit, 1)
+        row.addWidget(self.browse_button)
+
+        form = QFormLayout()
+        form.addRow("Theme:", self.theme_combo)
+        form.addRow("Library folder:", row)
+        form.addRow("", _role_label("Leave empty for the default folder. A new location takes effect when "
+                                    "Vancetope Desktop restarts.", "hint"))
+        return self._page(form)
+
+    def _search_tab(self) -> QWidget:
+        self.weight_spins: list[QDoubleSpinBox] = []
+        form = QFormLayout()
+        form.addRow(_role_label("How much a match counts by where its document lives: in the scope you work in, "
+                                "or further up the tree. Nearer scopes weigh at least as much as farther ones.",
+                                "hint"))
+        for distance, label in enumerate(WEIGHT_LABELS):
+            spin = QDoubleSpinBox()
+            spin.setRange(0.0, 1.0)
+            spin.setDecimals(2)
+            spin.setSingleStep(0.05)
+            spin.setValue(proximity_weight(distance, self._settings.scope_weights))
+            _fixed_width(spin)
+            self.weight_spins.append(spin)
+            form.addRow(f"{label}:", spin)
+
+        self.fusion_combo = QComboBox()
+        for value, label in FUSION_CHOICES:
+            self.fusion_combo.addItem(label, value)
+        self.fusion_combo.setCurrentIndex(self.fusion_combo.findData(self._settings.fusion))
+        form.addRow("Combine rankings by:", self.fusion_combo)
+
+        self.restore_defaults_button = QPushButton("Restore defaults")
+        self.restore_defaults_button.clicked.connect(self.restore_search_defaults)
+        page = self._page(form)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(self.restore_defaults_button)
+        page.layout().addLayout(buttons)
+        return page
+
+    def _indexing_tab(self) -> QWidget:
+        self.model_combo = QComboBox()
+        self.model_combo.setEditable(True)
+        self.model_combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        self.model_combo.addItem(BUNDLED_MODEL)
+        if self._settings.embedding_model != BUNDLED_MODEL:
+            self.model_combo.addItem(self._settings.embedding_model)
+        self.model_combo.setCurrentText(self._settings.embedding_model)
+        self.model_combo.lineEdit().setPlaceholderText("bundled:all-MiniLM-L6-v2, a model folder or a model name")
+        self.model_combo.setToolTip("The bundled model, a folder holding a sentence-transformers model, or the "
+                                    "name of a model already in the local Hugging Face cache. Nothing is "
+                                    "ever downloaded.")
+        self.model_warning = _role_label("Changing the model re-indexes the whole library: every document is "
+                                         "embedded again. Keyword search keeps working meanwhile.", "warning")
+
+        self.batch_spin = QSpinBox()
+        self.batch_spin.setRange(1, 1024)
+        self.batch_spin.setValue(self._settings.embedding_batch_size)
+        _fixed_width(self.batch_spin)
+        self.batch_spin.setToolTip("Passages embedded at once; larger is faster but needs more memory.")
+        self.max_import_spin = QSpinBox()
+        self.max_import_spin.setRange(1, 1_000_000)
+        self.max_import_spin.setSuffix(" MB")
+        self.max_import_spin.setValue(self._settings.max_import_mb)
+        _fixed_width(self.max_import_spin)
+
+        form = QFormLayout()
+        form.addRow("Embedding model:", self.model_combo)
+        form.addRow("", self.model_warning)
+        form.addRow("Batch size:", self.batch_spin)
+        form.addRow("Largest file to import:", self.max_import_spin)
+        return self._page(form)
+
+    @staticmethod
+    def _page(form: QFormLayout) -> QWidget:
+        page = QWidget()
+        layout = QVBoxLayout(page)
+        layout.addLayout(form)
+        layout.addStretch(1)
+        return page
+
+    # --- actions ----------------------------------------------------------------------------------
+
+    def restore_search_defaults(self) -> None:
+        """Put the Search tab back to the defaults (proximity weights and fusion)."""
+        for distance, spin in enumerate(self.weight_spins):
+            spin.setValue(proximity_weight(distance, DEFAULT_PROXIMITY_WEIGHTS))
+        self.fusion_combo.setCurrentIndex(self.fusion_combo.findData(Settings().fusion))
+
+    def _browse_library(self) -> None:
+        start = self.library_edit.text().strip() or str(default_library_path().parent)
+        chosen = QFileDialog.getExistingDirectory(self, "Choose the library folder", start)
+        if chosen:
+            self.library_edit.setText(chosen)
+
+    def accept(self) -> None:
+        """Validate every tab; on success keep the results and close, otherwise show the error and stay."""
+        try:
+            result = (self._validated_settings(), self._validated_preferences())
+        except _InputError as error:
+            self.error_label.setText(str(error))
+            self.error_label.show()
+            page = error.widget.parentWidget()
+            while page is not None and self.tabs.indexOf(page) < 0:
+                page = page.parentWidget()
+            if page is not None:
+                self.tabs.setCurrentWidget(page)
+            error.widget.setFocus()
+            return
+        self._result = result
+        self.error_label.hide()
+        super().accept()
+
+    def _validated_preferences(self) -> Preferences:
+        text = self.library_edit.text().strip()
+        library_path: Path | None = None
+        if text:
+            try:
+                library_path = check_library_location(text)
+            except InvalidInput as error:
+                raise _InputError(f"Library folder: {error}.", self.library_edit) from error
+        return self._preferences.model_copy(
+            update={"theme": self.theme_combo.currentData(), "library_path": library_path}
+        )
+
+    def _validated_settings(self) -> Settings:
+        weights = tuple(round(spin.value(), 4) for spin in self.weight_spins)
+        if weights[0] <= 0:
+            raise _InputError("Search: the own scope's weight must be above 0.", self.weight_spins[0])
+        for distance in range(1, len(weights)):
+            if weights[distance] > weights[distance - 1]:
+                raise _InputError(f"Search: '{WEIGHT_LABELS[distance]}' cannot weigh more than "
+                                  f"'{WEIGHT_LABELS[distance - 1]}'.", self.weight_spins[distance])
+        model = self.model_combo.currentText().strip()
+        if not model:
+            raise _InputError("Indexing: choose an embedding model.", self.model_combo)
+        # Only a changed model is checked: a library whose model went missing can still save other settings.
+        if model != self._settings.embedding_model:
+            try:
+                resolve_model(model)  # offline and cheap: reads the model's small JSON files
+            except IndexUnavailable as error:
+                raise _InputError(f"Indexing: {error}", self.model_combo) from error
+        values = self._settings.model_dump()
+        values.update(scope_weights=weights, fusion=self.fusion_combo.currentData(), embedding_model=model,
+                      embedding_batch_size=self.batch_spin.value(), max_import_mb=self.max_import_spin.value())
+        try:
+            return Settings.model_validate(values)
+        except ValidationError as error:  # the widgets' ranges should make this unreachable
+            raise _InputError(f"Invalid settings: {error}", self.tabs) from error
+
+    # --- results ----------------------------------------------------------------------------------
+
+    def result_settings(self) -> Settings:
+        """The edited library settings, validated (a new object).
+
+        Raises:
+            RuntimeError: the dialog was not accepted.
+        """
+        if self._result is None:
+            raise RuntimeError("the Settings dialog was not accepted")
+        return self._result[0]
+
+    def result_preferences(self) -> Preferences:
+        """The edited user preferences, validated (a new object).
+
+        Raises:
+            RuntimeError: the dialog was not accepted.
+        """
+        if self._result is None:
+            raise RuntimeError("the Settings dialog was not accepted")
+        return self._result[1]
+
+    def model_changed(self) -> bool:
+        """Whether the accepted settings name another embedding model (the caller must re-index)."""
+        return self.result_settings().embedding_model != self._settings.embedding_model

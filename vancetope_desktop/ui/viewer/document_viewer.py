@@ -1,0 +1,261 @@
+"""The document pane: picks a sub-viewer for a document and turns every failure into a message.
+
+A bad file (missing, damaged, encrypted, binary) must never take the window down: each sub-viewer
+raises the core's typed errors and this widget shows them as readable text in its own area.
+Sub-viewers are created on first use, so opening the app costs nothing for viewers not needed yet.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout, QWidget
+
+from ...core.documents import DocumentInfo
+from ...core.errors import DamagedFile, EmptyFile, EncryptedPdf, UnsupportedFile, VancetopeError
+from .data_viewer import DataViewer
+from .image_viewer import ImageViewer
+from .kinds import ViewKind, choose_view, file_name, is_editable
+from .markdown_viewer import MarkdownViewer
+from .message import MessageView
+from .pdf_viewer import PdfViewer
+from .rendering import MAX_RENDER_CHARS
+from .text_files import read_text_file
+from .text_viewer import TextViewer
+
+log = logging.getLogger(__name__)
+
+_Viewer = PdfViewer | MarkdownViewer | TextViewer | DataViewer | ImageViewer
+
+
+class DocumentViewer(QWidget):
+    """Shows one document: PDF, markdown (editable for typed notes), text/code, data, image or a message.
+
+    Signals:
+        save_requested(str, str): ``(document id, new text)`` when the user saves an edited note.
+            The owner saves it (``services.documents.update_document``) and calls
+            :meth:`show_document` again with the updated document.
+        status_changed(str): short messages for a status bar.
+    """
+
+    save_requested = Signal(str, str)
+    status_changed = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.title_label = QLabel()
+        self.title_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        font = self.title_label.font()
+        font.setBold(True)
+        self.title_label.setFont(font)
+        self.title_label.setContentsMargins(6, 4, 6, 4)
+        self.notice_label = QLabel()
+        self.notice_label.setWordWrap(True)
+        self.notice_label.setStyleSheet("QLabel { background: palette(alternate-base); padding: 4px 8px; }")
+        self.stack = QStackedWidget()
+        self.message = MessageView()
+        self.stack.addWidget(self.message)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self.title_label)
+        layout.addWidget(self.notice_label)
+        layout.addWidget(self.stack, 1)
+        self.message.password_entered.connect(self._unlock)
+        self._viewers: dict[type[QWidget], _Viewer] = {}
+        self._doc: DocumentInfo | None = None
+        self._kind: ViewKind | None = None
+        self._request: tuple[int | None, str | None] = (None, None)
+        self._dark = False
+        self.clear()
+
+    # -- public API ----------------------------------------------------------------------------------
+
+    def show_document(self, doc: DocumentInfo, *, page: int | None = None, highlight: str | None = None) -> None:
+        """Show ``doc``, at ``page`` (1-based, PDFs) with ``highlight`` (a passage or query words) marked.
+
+        Showing the same unchanged PDF again only moves to the page and highlight (no reload).
+        A draft in the note editor is dropped: ask :meth:`has_unsaved_changes` first.
+        """
+        same_pdf = self._is_open_pdf(doc)
+        self._doc, self._kind, self._request = doc, choose_view(doc), (page, highlight)
+        self.title_label.setText(doc.title)
+        self.title_label.setToolTip(doc.file_path or doc.title)
+        self.title_label.show()
+        if same_pdf:
+            pdf = self._viewer(PdfViewer)
+            if page is not None:
+                pdf.go_to_page(page)
+            if highlight and highlight.strip():
+                pdf.highlight(highlight, page=page)
+            return
+        self._set_notes([])
+        self._release()  # close the previous PDF / drop the previous table before reading the next file
+        try:
+            self._set_notes(self._show(doc, self._kind, page, highlight))
+        except EncryptedPdf as exc:
+            self._show_message("This PDF is protected by a password", f"{exc}: enter the password to open it.",
+                               ask_password=True)
+        except Exception as exc:  # the viewer must survive any file; unexpected errors are logged
+            self._show_failure(doc, exc)
+
+    def _is_open_pdf(self, doc: DocumentInfo) -> bool:
+        """Whether ``doc`` is the PDF already open and unchanged (same id and modification time)."""
+        shown = self._doc
+        return (shown is not None and self._kind is ViewKind.PDF and shown.id == doc.id
+                and shown.updated_at == doc.updated_at and shown.file_path == doc.file_path
+                and self.stack.currentWidget() is self._viewers.get(PdfViewer))
+
+    def clear(self) -> None:
+        """Show nothing (no document selected) and release the sub-viewers' files."""
+        self._doc, self._kind, self._request = None, None, (None, None)
+        self._release()
+        self.title_label.clear()
+        self.title_label.hide()
+        self._set_notes([])
+        self._show_message("No document selected", "Choose a document to see it here.")
+
+    def current_document_id(self) -> str | None:
+        """The id of the document shown, or None."""
+        return self._doc.id if self._doc is not None else None
+
+    def current_widget(self) -> QWidget:
+        """The sub-viewer (or message view) currently visible."""
+        return self.stack.currentWidget()
+
+    def viewer(self, kind: type[_Viewer]) -> _Viewer | None:
+        """The sub-viewer of that class if it has been created (for tests and the main window)."""
+        return self._viewers.get(kind)
+
+    def has_unsaved_changes(self) -> bool:
+        """Whether the note editor holds unsaved text."""
+        markdown = self._viewers.get(MarkdownViewer)
+        return isinstance(markdown, MarkdownViewer) and markdown.has_unsaved_changes()
+
+    def set_dark(self, dark: bool) -> None:
+        """Re-render code and markdown colours for a dark (or light) theme; PDF pages stay white."""
+        self._dark = dark
+        for viewer in self._viewers.values():
+            if isinstance(viewer, MarkdownViewer | TextViewer):
+                viewer.set_dark(dark)
+
+    def is_dark(self) -> bool:
+        """Whether dark-theme colours are in use."""
+        return self._dark
+
+    # -- choosing and filling a sub-viewer -------------------------------------------------------------
+
+    def _show(self, doc: DocumentInfo, kind: ViewKind, page: int | None, highlight: str | None) -> list[str]:
+        if kind is ViewKind.FOLDER:
+            self._show_message(f"📁 {doc.title}", "A folder: its documents are listed in the library tree.")
+            return []
+        path = Path(doc.file_path) if doc.file_path else None
+        if path is not None and not path.is_file():
+            raise FileNotFoundError(f"The stored file {path} is missing")
+        if kind is ViewKind.PDF and path is not None:
+            return self._activate(PdfViewer).open(path, page=page, highlight=highlight)
+        if kind is ViewKind.MARKDOWN:
+            source = read_text_file(path) if path is not None else None
+            text = source.text if source is not None else doc.content or ""
+            notes = source.notes if source is not None else []
+            if len(text) > MAX_RENDER_CHARS:
+                return [*notes, "Too long to render: shown as markdown source.",
+                        *self._activate(TextViewer).show_text(text, file_name="note.md", highlight=highlight)]
+            editable = source is None and is_editable(doc)
+            return notes + self._activate(MarkdownViewer).show_markdown(
+                text, document_id=doc.id, editable=editable, highlight=highlight)
+        if kind is ViewKind.DATA and path is not None:
+            try:
+                return self._activate(DataViewer).open(path)
+            except DamagedFile as exc:  # not parseable: the text is still worth seeing
+                return [str(exc), *self._show_text_file(doc, path, highlight)]
+        if kind is ViewKind.IMAGE and path is not None:
+            return self._activate(ImageViewer).open(path)
+        if kind is ViewKind.TEXT:
+            if path is not None:
+                return self._show_text_file(doc, path, highlight)
+            return self._activate(TextViewer).show_text(doc.content or "", highlight=highlight)
+        if doc.content:
+            return ["No preview for this kind of file: showing its extracted text.",
+                    *self._activate(TextViewer).show_text(doc.content, highlight=highlight)]
+        raise UnsupportedFile(f"No preview for {file_name(doc)} ({doc.mime_type})")
+
+    def _show_text_file(self, doc: DocumentInfo, path: Path, highlight: str | None) -> list[str]:
+        source = read_text_file(path)
+        language = doc.metadata.get("language")
+        notes = self._activate(TextViewer).show_text(source.text, file_name=file_name(doc),
+                                                     language=language if isinstance(language, str) else None,
+                                                     highlight=highlight)
+        return source.notes + notes
+
+    def _activate(self, kind: type[_Viewer]) -> _Viewer:
+        viewer = self._viewer(kind)
+        self.stack.setCurrentWidget(viewer)
+        return viewer
+
+    def _viewer(self, kind: type[_Viewer]) -> _Viewer:
+        viewer = self._viewers.get(kind)
+        if viewer is None:
+            viewer = kind()
+            if isinstance(viewer, MarkdownViewer | TextViewer):
+                viewer.set_dark(self._dark)
+            if isinstance(viewer, MarkdownViewer):
+                viewer.save_requested.connect(self.save_requested)
+            if isinstance(viewer, PdfViewer):
+                viewer.status_changed.connect(self.status_changed)
+            self._viewers[kind] = viewer
+            self.stack.addWidget(viewer)
+        return viewer
+
+    def _release(self) -> None:
+        for viewer in self._viewers.values():
+            if isinstance(viewer, PdfViewer):
+                viewer.close_document()
+            elif isinstance(viewer, DataViewer | ImageViewer):
+                viewer.clear()
+
+    # -- messages ---------------------------------------------------------------------------------------
+
+    def _show_message(self, title: str, detail: str = "", *, body: str | None = None,
+                      ask_password: bool = False) -> None:
+        self.message.show_message(title, detail, body=body, ask_password=ask_password)
+        self.stack.setCurrentWidget(self.message)
+
+    def _show_failure(self, doc: DocumentInfo, exc: Exception) -> None:
+        self._release()
+        if isinstance(exc, FileNotFoundError):
+            title = "The stored file is missing"
+        elif isinstance(exc, EmptyFile):
+            title = "This document is empty"
+        elif isinstance(exc, UnsupportedFile):
+            title = "No preview for this file"
+        elif isinstance(exc, VancetopeError | OSError):
+            title = "This file cannot be shown"
+        else:
+            log.exception("viewer failed on document %s", doc.id)
+            title = "Something went wrong showing this document"
+        detail = str(exc) or type(exc).__name__
+        body = doc.content or None
+        if body:
+            detail += "\nIts extracted text is shown below."
+        self._show_message(title, detail, body=body)
+        self.status_changed.emit(f"{doc.title}: {title.lower()}")
+
+    def _set_notes(self, notes: list[str]) -> None:
+        self.notice_label.setText("\n".join(notes))
+        self.notice_label.setVisible(bool(notes))
+
+    def _unlock(self, password: str) -> None:
+        doc = self._doc
+        if doc is None or doc.file_path is None:
+            return
+        page, highlight = self._request
+        try:
+            self._activate(PdfViewer).open(doc.file_path, page=page, highlight=highlight, password=password)
+        except EncryptedPdf:
+            self._show_message("This PDF is protected by a password", "Wrong password. Try again.",
+                               ask_password=True)
+        except Exception as exc:
+            self._show_failure(doc, exc)

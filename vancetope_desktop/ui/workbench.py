@@ -1,0 +1,369 @@
+"""The window's controller: what the user does, run through the services on worker threads.
+
+Every action is a small function over the services submitted to a lane of the :class:`TaskManager`;
+when it ends the controller reloads the :class:`Snapshot` (the latest request wins) and announces it on
+``snapshot_ready``. Panes never call services themselves: the main window wires their signals here.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from ..core.documents import DocumentStatus, DocumentType
+from ..core.errors import ScopeNotFound, VancetopeError
+from ..ingest.process_pool import ProcessExtractor
+from ..services import demo, documents, folders, imports, scopes, tags
+from ..services.library import Library, save_settings
+from ..store.db import read_session
+from .folder_model import FolderTarget
+from .indexer import Indexer
+from .snapshot import Snapshot, ViewState, load_snapshot
+from .tasks import Task, TaskContext, TaskManager
+
+
+class Workbench(QObject):
+    """Holds the view state, loads snapshots and runs user actions in the background.
+
+    Signals:
+        snapshot_ready(Snapshot): fresh data for every pane.
+        failed(str): an action failed; the text says why (shown in the status bar or a dialog).
+        notice(str): something finished that the user should hear about ("Imported 12 files").
+        documents_imported(list): ids of documents an import created or updated.
+    """
+
+    snapshot_ready = Signal(object)
+    failed = Signal(str)
+    notice = Signal(str)
+    documents_imported = Signal(list)
+
+    def __init__(self, lib: Library, tasks: TaskManager, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.lib = lib
+        self.tasks = tasks
+        self.indexer = Indexer(lib, tasks, self)
+        self.extractor = ProcessExtractor()
+        self.state = ViewState(scope=scopes.current_scope(lib))
+        self.snapshot: Snapshot | None = None
+        self._generation = itertools.count(1)
+        self._latest = 0
+        self.indexer.finished.connect(lambda _report: self.refresh())
+        self.indexer.outside_change.connect(self.refresh)
+        # While a long drain runs, show documents turning "indexed" every few seconds, not per batch.
+        self._progress_refresh = QTimer(self)
+        self._progress_refresh.setSingleShot(True)
+        self._progress_refresh.setInterval(3000)
+        self._progress_refresh.timeout.connect(self.refresh)
+        self.indexer.progressed.connect(lambda: self._progress_refresh.isActive() or self._progress_refresh.start())
+
+    def close(self) -> None:
+        """Stop the background processes and wait for running tasks (the window is closing)."""
+        self.indexer.stop()
+        self.tasks.shutdown()
+        self.extractor.close()
+
+    # --- loading ---------------------------------------------------------------------------------
+    def refresh(self, state: ViewState | None = None) -> None:
+        """Load a snapshot for ``state`` (default: the current one); older loads still running are dropped."""
+        if state is not None:
+            self.state = state
+        generation = self._latest = next(self._generation)
+        lib, wanted = self.lib, self.state
+
+        def load(_context: TaskContext) -> tuple[int, Snapshot]:
+            counter = lib.change_counter()
+            try:
+                return counter, load_snapshot(lib, wanted)
+            except ScopeNotFound:  # archived or renamed elsewhere: fall back to the library's current scope
+                return counter, load_snapshot(lib, ViewState(scope=scopes.current_scope(lib)))
+
+        self.tasks.submit("load", load, lane="read",
+                          on_result=lambda result: self._loaded(generation, *result),
+                          on_error=lambda error: self._load_failed(generation, error))
+
+    def _loaded(self, generation: int, counter: int, snapshot: Snapshot) -> None:
+        self.indexer.note_counter(counter)
+        if generation != self._latest:
+            return
+        self.state = snapshot.state
+        self.snapshot = snapshot
+        self.snapshot_ready.emit(snapshot)
+
+    def _load_failed(self, generation: int, error: BaseException) -> None:
+        if generation != self._latest:
+            return
+        self.failed.emit(f"Could not load the library: {error}")
+
+    def set_scope(self, path: str) -> None:
+        """Make ``path`` the current scope (shared with the CLI's ``scope use``) and show it."""
+        self.state = ViewState(scope=path, tags=self.state.tags, tag_mode=self.state.tag_mode,
+                               subfolders=self.state.subfolders)
+        self._latest = next(self._generation)  # a load still running for the old scope must not win
+        self.run("Switch scope", lambda _c: scopes.use_scope(self.lib, path))
+
+    def set_target(self, target: FolderTarget) -> None:
+        """Show the documents of a smart entry, a scope or a folder."""
+        self.refresh(replace(self.state, target=target))
+
+    def set_tag_filter(self, selected: Sequence[str], mode: str) -> None:
+        """Filter the document list by tags (``mode`` ``all`` or ``any``)."""
+        self.refresh(replace(self.state, tags=tuple(selected), tag_mode=mode))
+
+    def set_subfolders(self, on: bool) -> None:
+        """Whether a folder shows the documents of its subfolders too."""
+        self.refresh(replace(self.state, subfolders=on))
+
+    # --- running actions -------------------------------------------------------------------------
+    def run(self, title: str, fn: Callable[[TaskContext], Any], *, on_result: Callable[[Any], None] | None = None,
+            visible: bool = False, index: bool = True) -> Task:
+        """Run a write ``fn`` on the serial lane, then refresh (and index, when ``index``)."""
+
+        def done(result: Any) -> None:
+            if on_result is not None:
+                on_result(result)
+            self.refresh()
+            if index:
+                self.indexer.kick()
+
+        return self.tasks.submit(title, fn, lane="write", visible=visible, on_result=done,
+                                 on_error=lambda error: self._action_failed(title, error))
+
+    def read(self, fn: Callable[[TaskContext], Any], on_result: Callable[[Any], None]) -> Task:
+        """Run a read ``fn`` on the read lane and hand its result to ``on_result``."""
+        return self.tasks.submit("read", fn, lane="read", on_result=on_result,
+                                 on_error=lambda error: self._action_failed("Loading", error))
+
+    def _action_failed(self, title: str, error: BaseException) -> None:
+        self.failed.emit(f"{title} failed: {error}")
+        self.refresh()
+
+    # --- imports ---------------------------------------------------------------------------------
+    def import_paths(self, paths: Sequence[Path], target: FolderTarget | None = None) -> Task:
+        """Import files and folders (folders become folders) into a folder or scope of the current scope.
+
+        The task lists each failed file with its reason; Retry imports only those again.
+        """
+        scope, folder_id = self._destination(target)
+        lib, wanted = self.lib, list(paths)
+        noun = f"{len(wanted)} item{'s' if len(wanted) != 1 else ''}"
+
+        def work(context: TaskContext) -> imports.ImportReport:
+            return imports.upload(
+                lib, wanted, scope=scope, folder_id=folder_id,
+                progress=lambda p: context.progress(p.done, p.total, p.current),
+                cancel=context.cancelled, extractor=self.extractor)
+
+        task: Task | None = None
+
+        def done(report: imports.ImportReport) -> None:
+            failed = report.failed
+            if task is not None:
+                task.messages = [f"{Path(o.path).name}: {o.reason}" for o in failed]
+                task.messages += [f"{Path(o.path).name}: needs OCR ({o.reason or 'no text layer'})"
+                                  for o in report.outcomes if o.status == "needs_ocr"]
+                if failed:
+                    retry_paths = [Path(o.path) for o in failed]
+                    task.retry = lambda: self.import_paths(retry_paths, target)
+            imported = sum(1 for o in report.outcomes if o.status in ("imported", "updated"))
+            text = f"Imported {imported} of {len(report.outcomes)} files"
+            if failed:
+                text += f"; {len(failed)} failed (see Tasks)"
+            self.notice.emit(text)
+            self.documents_imported.emit(report.document_ids)
+
+        task = self.run(f"Importing {noun}", work, on_result=done, visible=True)
+        return task
+
+    def _destination(self, target: FolderTarget | None) -> tuple[str, str | None]:
+        """Scope and folder id an import or new note goes to: the chosen folder, else the current scope."""
+        target = target or self.state.target
+        if target.kind == "folder" and target.scope == self.state.scope:
+            return target.scope, target.key
+        return self.state.scope, None
+
+    # --- documents -------------------------------------------------------------------------------
+    def new_note(self, title: str, content: str, on_created: Callable[[Any], None] | None = None) -> Task:
+        """Create a note in the current folder (or the scope's top level)."""
+        scope, folder_id = self._destination(None)
+        lib = self.lib
+        return self.run("New note", lambda _c: documents.add_text(
+            lib, content, doc_type=DocumentType.NOTE, title=title, scope=scope, folder_id=folder_id),
+            on_result=on_created)
+
+    def rename_document(self, doc_id: str, title: str) -> Task:
+        """Give a document (or folder) a new title."""
+        return self.run("Rename", lambda _c: documents.update_document(self.lib, doc_id, title=title))
+
+    def save_content(self, doc_id: str, content: str, on_saved: Callable[[Any], None] | None = None) -> Task:
+        """Save an edited note's text as a new version."""
+        return self.run("Save", lambda _c: documents.update_document(self.lib, doc_id, content=content),
+                        on_result=on_saved)
+
+    def update_metadata(self, doc_id: str, metadata: dict[str, Any]) -> Task:
+        """Change metadata fields (authors, year…) of a document."""
+        return self.run("Edit metadata", lambda _c: documents.update_document(self.lib, doc_id, metadata=metadata))
+
+    def add_tag(self, doc_ids: Sequence[str], tag: str) -> Task:
+        """Add ``tag`` to every document of ``doc_ids``."""
+        ids = list(doc_ids)
+        return self.run("Add tag", lambda _c: [documents.tag_document(self.lib, i, add=[tag]) for i in ids])
+
+    def remove_tag(self, doc_ids: Sequence[str], tag: str) -> Task:
+        """Remove ``tag`` (and the tags below it) from every document of ``doc_ids``."""
+        ids = list(doc_ids)
+        return self.run("Remove tag", lambda _c: [documents.tag_document(self.lib, i, remove=[tag]) for i in ids])
+
+    def set_status(self, doc_ids: Sequence[str], status: DocumentStatus, title: str) -> Task:
+        """Move documents to the trash (``deleted``) or back (``active``)."""
+        ids = list(doc_ids)
+        return self.run(title, lambda _c: [documents.set_status(self.lib, i, status) for i in ids])
+
+    def purge(self, doc_ids: Sequence[str]) -> Task:
+        """Delete trashed documents for good (contents of a folder first)."""
+        ids, lib = list(doc_ids), self.lib
+
+        def work(_context: TaskContext) -> None:
+            for doc_id in ids:
+                for inner in reversed(_contents(lib, doc_id)):
+                    documents.purge_document(lib, inner)
+
+        return self.run("Delete permanently", work)
+
+    def empty_trash(self) -> Task:
+        """Delete every trashed document of the current scope for good."""
+        lib, scope = self.lib, self.state.scope
+
+        def work(_context: TaskContext) -> int:
+            trashed = documents.list_documents(lib, scope=scope, include_ancestors=False,
+                                               statuses=(DocumentStatus.DELETED,))
+            ids = {d.id for d in trashed}
+            # Innermost first: a folder can only go once it is empty.
+            for doc in sorted(trashed, key=lambda d: -len(folders.folder_path(lib, d.id))):
+                if doc.id in ids:
+                    documents.purge_document(lib, doc.id)
+            return len(ids)
+
+        return self.run("Empty trash", work, on_result=lambda n: self.notice.emit(f"Deleted {n} documents for good"))
+
+    def restore_version(self, doc_id: str, number: int) -> Task:
+        """Bring back version ``number`` of a document (kept as a new version)."""
+        return self.run("Restore version", lambda _c: documents.restore_version(self.lib, doc_id, number))
+
+    def retry_document(self, doc_id: str) -> Task:
+        """Import a failed document's stored original again."""
+        lib = self.lib
+
+        def work(_context: TaskContext) -> imports.ImportReport:
+            doc = documents.get_document(lib, doc_id)
+            if not doc.file_path:
+                raise VancetopeError("this document has no stored file to import again")
+            return imports.upload(lib, [Path(doc.file_path)], scope=doc.scope, folder_id=doc.folder_id,
+                                  extractor=self.extractor)
+
+        return self.run("Retry import", work, visible=True)
+
+    # --- folders ---------------------------------------------------------------------------------
+    def create_folder(self, name: str, parent: FolderTarget | None = None) -> Task:
+        """Create a folder under a folder of the current scope (or at its top level)."""
+        scope, parent_id = self._destination(parent)
+        return self.run("New folder", lambda _c: folders.create_folder(self.lib, name, scope=scope,
+                                                                       parent_id=parent_id), index=False)
+
+    def rename_folder(self, folder_id: str, name: str) -> Task:
+        """Rename a folder."""
+        return self.run("Rename folder", lambda _c: folders.rename_folder(self.lib, folder_id, name), index=False)
+
+    def move_documents(self, doc_ids: Sequence[str], target: FolderTarget) -> Task:
+        """Put documents (or folders) into a folder of their scope, or at the top level for a scope target."""
+        ids, folder_id = list(doc_ids), target.key if target.kind == "folder" else None
+        return self.run("Move", lambda _c: [folders.move_to_folder(self.lib, i, folder_id) for i in ids],
+                        index=False)
+
+    # --- tags ------------------------------------------------------------------------------------
+    def rename_tag(self, old: str, new: str) -> Task:
+        """Rename a tag across the library; the tags below it follow."""
+        return self.run("Rename tag", lambda _c: tags.rename_tag(self.lib, old, new))
+
+    def merge_tags(self, sources: Sequence[str], target: str) -> Task:
+        """Merge tags into one."""
+        wanted = list(sources)
+        return self.run("Merge tags", lambda _c: tags.merge_tags(self.lib, wanted, target))
+
+    def delete_tags(self, doomed: Sequence[str]) -> Task:
+        """Remove tags (and the tags below them) from every document."""
+        wanted = list(doomed)
+        return self.run("Delete tags", lambda _c: tags.delete_tags(self.lib, wanted))
+
+    def set_tag_color(self, tag: str, color: str | None) -> Task:
+        """Colour a tag (None: back to its automatic colour)."""
+        return self.run("Tag colour", lambda _c: tags.set_tag_color(self.lib, tag, color), index=False)
+
+    # --- scopes ----------------------------------------------------------------------------------
+    def create_scope(self, kind: str, key: str, name: str, parent: str | None) -> Task:
+        """Create a scope and switch to it."""
+        lib = self.lib
+
+        def work(_context: TaskContext) -> str:
+            created = scopes.create_scope(lib, kind, key, parent=parent, name=name)
+            scopes.use_scope(lib, created.path)
+            return created.path
+
+        return self.run("New scope", work, on_result=lambda path: setattr(self, "state", ViewState(scope=path)),
+                        index=False)
+
+    def rename_scope(self, path: str, name: str) -> Task:
+        """Give a scope a new human name."""
+        return self.run("Rename scope", lambda _c: scopes.rename_scope(self.lib, path, name), index=False)
+
+    def archive_scope(self, path: str) -> Task:
+        """Archive a scope and everything below it; the current scope moves up if it was inside."""
+        lib = self.lib
+
+        def work(_context: TaskContext) -> str:
+            scopes.archive_scope(lib, path)
+            return scopes.current_scope(lib)
+
+        return self.run("Archive scope", work, on_result=lambda current: setattr(
+            self, "state", ViewState(scope=current)), index=False)
+
+    # --- library ---------------------------------------------------------------------------------
+    def install_demo(self) -> Task:
+        """Fill the library with the seed's "Transformer Efficiency Review" demo and switch to it."""
+        lib = self.lib
+
+        def work(context: TaskContext) -> demo.DemoReport:
+            return demo.install_demo(lib, progress=lambda text: context.progress(0, 0, text),
+                                     cancel=context.cancelled)
+
+        def done(report: demo.DemoReport) -> None:
+            self.state = ViewState(scope=report.project)
+            self.notice.emit("The demo library is ready: Transformer Efficiency Review")
+
+        return self.run("Installing the demo library", work, on_result=done, visible=True)
+
+    def save_settings(self, settings) -> Task:
+        """Save the library's settings; a new embedding model re-indexes the library."""
+        lib = self.lib
+        model_changed = settings.embedding_model != lib.settings.embedding_model
+
+        def work(_context: TaskContext) -> int:
+            save_settings(lib.paths.settings, settings)
+            lib.settings = settings
+            if model_changed:
+                from ..services.indexing import start_reindex
+
+                return start_reindex(lib)
+            return 0
+
+        return self.run("Save settings", work)
+
+
+def _contents(lib: Library, doc_id: str) -> list[str]:
+    """``doc_id`` and, for a folder, everything inside it, parents before children."""
+    with read_session(lib.engine) as session:
+        return documents.with_contents(session, doc_id)
