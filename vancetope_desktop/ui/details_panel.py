@@ -402,7 +402,8 @@ class DetailsPanel(QWidget):
         self.scope_label.setText(scope)
         self.scope_label.setToolTip(doc.scope)
         self.folder_label.setText(" / ".join(folder_path) if folder_path else "(top level)")
-        file_name = Path(doc.file_path).name if doc.file_path else ""
+        # The stored copy is named by its hash: show the name the user knows, the stored path on hover.
+        file_name = (doc.metadata.get("original_name") or Path(doc.file_path).name) if doc.file_path else ""
         self.file_label.setText(file_name)
         self.file_label.setToolTip(doc.file_path or "")
         self._info_form.setRowVisible(self.file_label, bool(file_name))

@@ -20,7 +20,7 @@ from .document_model import DOC_ID_ROLE, Column, DocumentFilterProxy, DocumentTa
 _SAMPLE_TEXT = {  # typical content, to size the columns from the font rather than in pixels
     Column.AUTHORS: "Vaswani, Shazeer, Parmar, … +5",
     Column.YEAR: "2026",
-    Column.TAGS: "#transformers #nlp",
+    Column.TAGS: "#transformers #nlp #attention",
     Column.SCOPE: "↑ Attention project",
     Column.INDEX: "needs OCR  ●●",  # the dot decoration takes an icon's width
     Column.ADDED: "2026-11-30 14:05",

@@ -30,7 +30,7 @@ from ..core.documents import DocumentInfo, DocumentStatus
 from ..core.scopes import ScopeKind
 from ..services import documents, search
 from ..services.library import Library
-from ..services.preferences import Preferences, load_preferences, save_preferences
+from ..services.preferences import Preferences, load_preferences, preferences_path, save_preferences
 from . import dialogs, themes
 from .about import show_about
 from .details_panel import DetailsPanel
@@ -58,7 +58,8 @@ class MainWindow(QMainWindow):
 
     Args:
         library: the open library (the window does not close it).
-        settings: where geometry and dock layout are kept (tests pass a temporary file).
+        settings: where geometry and dock layout are kept (default: ``window.ini`` beside the
+            preferences file).
         preferences: per-user choices (theme); loaded from the user's config when None.
         start_background: start the indexer and the change poll (tests of pure layout turn it off).
     """
@@ -67,7 +68,9 @@ class MainWindow(QMainWindow):
                  preferences: Preferences | None = None, start_background: bool = True) -> None:
         super().__init__()
         self.library = library
-        self.qsettings = settings or QSettings()
+        # Window layout lives beside the preferences (and follows VANCETOPE_CONFIG_DIR in tests).
+        self.qsettings = settings or QSettings(str(preferences_path().with_name("window.ini")),
+                                               QSettings.Format.IniFormat)
         self.preferences = preferences or load_preferences()
         self.tasks = TaskManager(self)
         self.error_box: QMessageBox | None = None
@@ -169,7 +172,7 @@ class MainWindow(QMainWindow):
         self.import_action = self._action("Import files…", self.import_files, key.Open)
         self.import_folder_action = self._action("Import folder…", self.import_folder, "Ctrl+Shift+O")
         self.demo_action = self._action("Load the demo library", self.workbench.install_demo)
-        self.settings_action = self._action("Settings…", self.open_settings, key.Preferences)
+        self.settings_action = self._action("Settings…", self.open_settings, "Ctrl+,")
         self.quit_action = self._action("Quit", self.close, key.Quit)
         self.find_action = self._action("Find…", self.focus_search, key.Find)
         local = Qt.ShortcutContext.WidgetWithChildrenShortcut

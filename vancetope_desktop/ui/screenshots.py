@@ -2,7 +2,7 @@
 
 Used for the README and by a test. On an empty library it installs the demo library first, waits until
 everything is indexed, then: the library with a paper open, search results, the tag pane filtering by
-two tags, and the Tasks panel. Each step waits on the window's own signals, never on fixed sleeps,
+a tag, and the Tasks panel. Each step waits on the window's own signals, never on fixed sleeps,
 except a short settle time for QPdfView to paint its pages.
 """
 
@@ -19,6 +19,7 @@ from .main_window import MainWindow
 SHOTS = ("library-pdf.png", "search.png", "tags.png", "tasks.png")
 DEMO_QUERY = "What are the hardware requirements of Flash Attention?"
 SETTLE_MS = 800
+WINDOW_SIZE = (1440, 900)  # the same pictures whatever the screen and the saved layout
 
 
 class ScreenshotTour(QObject):
@@ -42,6 +43,8 @@ class ScreenshotTour(QObject):
     def start(self) -> None:
         """Begin the tour once the first snapshot has arrived."""
         self.folder.mkdir(parents=True, exist_ok=True)
+        self.window.resize(*WINDOW_SIZE)
+        self.window.tasks_dock.hide()
         self._when(lambda: self.window.workbench.snapshot is not None, self._maybe_install_demo)
 
     # --- steps ------------------------------------------------------------------------------------

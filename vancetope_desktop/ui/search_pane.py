@@ -77,6 +77,7 @@ class SearchPane(QWidget):
         self._scope: str | None = None
         self._tags: list[str] = []
         self._scope_buttons: list[QToolButton] = []
+        self._shown_scopes: tuple | None = None
 
         self.query_edit = QLineEdit()
         self.query_edit.setPlaceholderText("Search by meaning or words…")
@@ -180,6 +181,10 @@ class SearchPane(QWidget):
             names: optional path → human name (``ScopeInfo.name``); without one a scope shows its key.
         """
         names = dict(names or {})
+        shown = (current, [(s.path, s.distance) for s in scopes], names)
+        if shown == self._shown_scopes:
+            return  # every window refresh passes the scopes again: keep the user's toggles and results
+        self._shown_scopes = shown
         self._scope = current
         self.model.set_scope_names(names)
         for button in self._scope_buttons:
