@@ -188,7 +188,19 @@ def test_a_scientist_imports_tags_searches_and_files_papers(window, qtbot, corpu
     qtbot.waitUntil(lambda: win.current_viewer() is not None
                     and win.current_viewer().current_document_id() == higgs.id, timeout=10_000)
     pdf = win.current_viewer().viewer(PdfViewer)
-    qtbot.waitUntil(lambda: pdf.current_page() == (top.page or 1), timeout=10_000)
+    page = top.page or 1
+
+    def passage_shown() -> bool:
+        # The passage is highlighted on the hit's page, and that page is in view (scrolling to a match
+        # near a page's top can leave the previous page's bottom at the top of the viewport).
+        selected = pdf.view.currentSearchResultIndex()
+        return (selected >= 0 and pdf.find_bar.model.resultAtIndex(selected).page() == page - 1
+                and pdf.current_page() in (page - 1, page))
+
+    try:
+        qtbot.waitUntil(passage_shown, timeout=20_000)
+    except Exception:
+        raise AssertionError(f"viewer at page {pdf.current_page()}, hit on page {page}") from None
 
     # Drag a document from the list onto a folder of the tree.
     win.tabs.setCurrentIndex(0)

@@ -12,9 +12,11 @@ from PySide6.QtCore import QMimeData, QPointF, QSettings, QUrl
 from PySide6.QtGui import QKeySequence
 
 from tests.ui.drops import drag_and_drop
+from vancetope_desktop.core.documents import DocumentStatus, DocumentType
 from vancetope_desktop.services import documents, scopes
 from vancetope_desktop.services.preferences import Preferences
 from vancetope_desktop.ui.document_model import Column
+from vancetope_desktop.ui.folder_model import FolderTarget
 from vancetope_desktop.ui.main_window import MainWindow
 from vancetope_desktop.ui.screenshots import SHOTS
 
@@ -129,3 +131,42 @@ def test_the_screenshot_command_saves_the_main_screens(tmp_path):
     assert result.returncode == 0, result.stderr[-2000:]
     for name in SHOTS:
         assert (shots / name).stat().st_size > 20_000, name
+
+
+def test_folder_tag_and_scope_actions_go_through_the_services(qtbot, library, make_window):
+    note = documents.add_text(library, "Flash attention tiles the softmax", doc_type=DocumentType.NOTE,
+                              tags=["topic/attention"])
+    scopes.create_scope(library, "session", "s1", parent="project/inbox", name="Session one")
+    window = make_window(library)
+    wb = window.workbench
+
+    def snapshot_has(check):
+        qtbot.waitUntil(lambda: check(wb.snapshot), timeout=10_000)
+
+    wb.create_folder("Reading")
+    snapshot_has(lambda s: [f.title for f in s.folders] == ["Reading"])
+    folder = wb.snapshot.folders[0]
+    window.folder_tree.folder_model.rename_requested.emit(folder.id, "To read")
+    snapshot_has(lambda s: [f.title for f in s.folders] == ["To read"])
+    wb.move_documents([note.id], FolderTarget("folder", folder.id, folder.scope))
+    snapshot_has(lambda s: s.folders[0].own_count == 1)
+    wb.set_status([folder.id], DocumentStatus.DELETED, "Delete folder")
+    snapshot_has(lambda s: s.folders == [] and s.smart_counts["trash"] == 2)
+    wb.set_target(FolderTarget("smart", "trash", "project/inbox"))
+    snapshot_has(lambda s: {d.title for d in s.documents} == {"To read", "Flash attention tiles the softmax"})
+    assert window.table.trash_mode()
+    wb.set_status([folder.id], DocumentStatus.ACTIVE, "Restore")
+    snapshot_has(lambda s: s.smart_counts["trash"] == 0)
+
+    window.tag_pane.rename_requested.emit("topic", "subject")
+    snapshot_has(lambda s: [t.tag for t in s.tags] == ["subject", "subject/attention"])
+    window.tag_pane.color_requested.emit("subject", "#aa3355")
+    snapshot_has(lambda s: s.tag_colors == {"subject": "#aa3355"})
+
+    wb.rename_scope("session/s1", "Literature review")
+    snapshot_has(lambda s: any(x.name == "Literature review" for x in s.scopes))
+    wb.set_scope("session/s1")
+    snapshot_has(lambda s: s.state.scope == "session/s1")
+    wb.archive_scope("session/s1")
+    snapshot_has(lambda s: s.state.scope == "project/inbox" and all(x.path != "session/s1" for x in s.scopes))
+    assert window.scope_switcher.breadcrumb_text() == "My Research › Inbox"

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import threading
 from pathlib import Path
@@ -30,6 +31,7 @@ from ..services import indexing
 from ..services.library import Library
 
 POLL_SECONDS = 2.0
+EXIT_GRACE_SECONDS = 1.0
 
 
 class _Commands:
@@ -51,6 +53,9 @@ class _Commands:
         self.closed.set()
         self.cancel.set()
         self.drain.set()  # wake the loop so it can exit
+        # The app closed or died: do not embed for minutes more (loading the model, a long batch).
+        # Leaving mid-batch is safe: jobs are only deleted once their vectors are written.
+        threading.Timer(EXIT_GRACE_SECONDS, os._exit, args=(0,)).start()
 
 
 def _say(event: str, **fields: object) -> None:

@@ -24,7 +24,7 @@ from .registry import extract_file
 def lower_priority() -> None:
     """Let the interactive process win the CPU over background workers (POSIX ``nice``; no-op elsewhere)."""
     if hasattr(os, "nice"):
-        os.nice(5)
+        os.nice(10)
 
 
 class ProcessExtractor:

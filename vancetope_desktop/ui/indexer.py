@@ -18,7 +18,7 @@ from ..services.library import Library
 from .tasks import Task, TaskContext, TaskManager, TaskState
 
 POLL_MS = 1500
-STOP_WAIT_MS = 5000
+STOP_WAIT_MS = 3000  # the worker leaves within a second of its stdin closing
 
 
 class Indexer(QObject):
