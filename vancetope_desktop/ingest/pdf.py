@@ -9,7 +9,6 @@ are kept, until the running headers and footers are known: see :mod:`.furniture`
 from __future__ import annotations
 
 import re
-import stringprep
 import unicodedata
 from dataclasses import replace
 from pathlib import Path
@@ -22,6 +21,7 @@ from .base import ChunkDraft, Extraction
 from .chunking import pack_paragraphs
 from .furniture import Block, find_furniture
 from .normalize import compose_spacing_accents, normalize_text
+from .passwords import saslprep
 from .pdfmeta import read_facts
 from .quality import measure_text, strip_junk, strip_ornaments
 
@@ -35,19 +35,6 @@ _KEPT_HYPHEN_BREAK = re.compile(r"(?<=\w)-\n")
 # Rules and leaders drawn with characters: "......" lines, "_______" separators, dot leaders of a
 # table of contents. Each dot is one word piece, so a rule of dots became a chunk of its own.
 _RULE = re.compile(r"([._\-=·•*~])(?: ?\1){7,}")
-
-
-def saslprep(password: str) -> str:
-    """RFC 4013 SASLprep mapping, which PDF 2.0 (AES-256, R6) applies to passwords before hashing.
-
-    Non-ASCII spaces become spaces, "commonly mapped to nothing" characters (soft hyphen, zero-width
-    joiners…) are removed, then NFKC: ``"S\\u00aaSL\\u00adprep"`` → ``"SaSLprep"``. Prohibited-output
-    checks are skipped: a password that fails them simply does not authenticate.
-    """
-    mapped = "".join(
-        " " if stringprep.in_table_c12(ch) else "" if stringprep.in_table_b1(ch) else ch for ch in password
-    )
-    return unicodedata.normalize("NFKC", mapped)
 
 
 def _open(path: Path, password: str | None) -> pymupdf.Document:

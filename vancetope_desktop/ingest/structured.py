@@ -28,7 +28,7 @@ _DELIMITERS = ",;\t|"
 _SNIFF_BYTES = 64 * 1024
 
 
-def _detect_delimiter(text: str, preferred: str | None) -> str:
+def detect_delimiter(text: str, preferred: str | None) -> str:
     """csv.Sniffer on the first 64 KB; when it gives up (ragged rows), the candidate that occurs most
     often in the header line; ``preferred`` (tab for .tsv) wins when it occurs there at all."""
     header = next((line for line in text.splitlines() if line.strip()), "")
@@ -59,7 +59,7 @@ def extract_delimited(
         An :class:`Extraction` (doc_type STRUCTURED) with metadata columns, row_count, delimiter;
         sections are "row N" (1-based, header excluded).
     """
-    delimiter = _detect_delimiter(text, preferred_delimiter)
+    delimiter = detect_delimiter(text, preferred_delimiter)
     rows = csv.reader(io.StringIO(text), delimiter=delimiter)
     header: list[str] | None = None
     chunks: list[ChunkDraft] = []

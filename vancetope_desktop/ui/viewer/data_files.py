@@ -9,12 +9,12 @@ from pathlib import Path
 from typing import Any
 
 from ...core.errors import DamagedFile
-from ...ingest.structured import _detect_delimiter, parse_json, parse_yaml
+from ...ingest.structured import detect_delimiter, parse_json, parse_yaml
 from .text_files import read_text_file
 
 # The importer's own delimiter rule (csv.Sniffer, then the most frequent candidate in the header line),
 # so the table shows the columns that were indexed.
-sniff_delimiter = _detect_delimiter
+sniff_delimiter = detect_delimiter
 
 MAX_ROWS = 5_000
 """Rows shown in a table; a note says when more exist."""

@@ -16,7 +16,7 @@ from PySide6.QtPdfWidgets import QPdfView
 from PySide6.QtWidgets import QSpinBox, QToolBar, QVBoxLayout, QWidget
 
 from ...core.errors import DamagedFile, EmptyFile, EncryptedPdf, UnsupportedFile
-from ...ingest.pdf import saslprep
+from ...ingest.passwords import saslprep
 from .pdf_find import PdfFindBar
 from .phrases import pick_search_phrase
 
