@@ -61,7 +61,7 @@ def test_each_scope_shows_its_own_and_inherited_documents_never_a_siblings(qtbot
     qtbot.waitUntil(lambda: len(_rows(window)) == 2, timeout=10_000)
     assert _rows(window) == {"Counterarguments": "Hypothesis Check", "Deadline is June 15th": "↑ Inbox"}
     assert window.scope_switcher.breadcrumb_text() == "My Research › Inbox › Session 7 › Hypothesis Check"
-    assert scopes.current_scope(library) == "think-process/tp_12"  # shared with the CLI's `scope use`
+    assert scopes.current_scope(library) == "project/inbox"  # the CLI's current scope is not the window's
     tree_scopes = [t.key for t in window.folder_tree.folder_model.targets() if t.kind == "scope"]
     assert tree_scopes == ["think-process/tp_12", "session/sess_7", "project/inbox", "group/default"]
 
@@ -101,14 +101,19 @@ def test_first_start_offers_the_demo_and_it_loads(qtbot, library, make_window):
     assert {"Papers", "Facts", "References"} <= folders
 
 
-def test_layout_is_restored_on_the_next_start(library, make_window):
+def test_layout_and_scope_are_restored_on_the_next_start(qtbot, library, make_window):
+    scopes.create_scope(library, "session", "s1", parent="project/inbox", name="Session one")
     first = make_window(library)
     first.resize(700, 500)
     first.tags_dock.hide()
+    first.workbench.set_scope("session/s1")
+    qtbot.waitUntil(lambda: first.workbench.snapshot.state.scope == "session/s1", timeout=10_000)
     first.close()
     second = make_window(library)
     assert second.height() == 500  # (the offscreen screen is too narrow to test the width)
     assert not second.tags_dock.isVisible()
+    assert second.workbench.snapshot.state.scope == "session/s1"
+    assert scopes.current_scope(library) == "project/inbox"
 
 
 def test_a_web_link_dropped_on_the_window_gets_a_clear_message(qtbot, library, make_window):

@@ -144,6 +144,29 @@ def upload(lib: Library, paths: Sequence[Path], *, scope: str | None = None, fol
     return report
 
 
+def retry_import(lib: Library, document_id: str, *, password: str | None = None,
+                 extractor: Callable[..., Extraction] = extract_file) -> ImportOutcome:
+    """Extract a failed document's stored original again (e.g. with the PDF's password), in place.
+
+    The document keeps its id, folder, tags, name and source path; the previous state is kept as a
+    version ("import retried").
+
+    Raises:
+        DocumentNotFound. InvalidInput: the document has no stored file or did not fail.
+    """
+    with write_session(lib.engine) as session:
+        row = records.document_row(session, document_id)
+        if not row.blob_hash:
+            raise InvalidInput(f"{document_id} has no stored file to import again")
+        if row.index_state != IndexState.FAILED.value:
+            raise InvalidInput(f"{document_id} did not fail to import; nothing to retry")
+        meta = dict(row.meta)
+        stored = lib.blobs.path_for(row.blob_hash, meta.get("file_suffix", ""))
+        origin = (meta.get("original_name") or stored.name, meta.get("source_path") or str(stored))
+        scope_path, folder_id = row.scope_path, row.folder_id
+    return _import_one(lib, stored, scope_path, folder_id, [], password, extractor, origin=origin)
+
+
 def _looks_supported(path: Path) -> bool:
     if path.suffix.lower() in SUPPORTED_EXTENSIONS:
         return True
@@ -168,8 +191,10 @@ def _folder_for(lib: Library, scope_path: str, relative: tuple[str, ...],
 
 
 def _import_one(lib: Library, path: Path, scope_path: str, folder_id: str | None, tags: list[str],
-                password: str | None, extractor: Callable[..., Extraction]) -> ImportOutcome:
-    name = _display_name(path)
+                password: str | None, extractor: Callable[..., Extraction], *,
+                origin: tuple[str, str] | None = None) -> ImportOutcome:
+    """Import one file; ``origin`` = (name, source path) when ``path`` is the stored copy (a retry)."""
+    name = origin[0] if origin else _display_name(path)
     try:
         size = path.stat().st_size
         limit = lib.settings.max_import_mb * 1024 * 1024
@@ -197,7 +222,7 @@ def _import_one(lib: Library, path: Path, scope_path: str, folder_id: str | None
             else:
                 row.folder_id = folder_id
                 row.created_at = row.updated_at = utcnow()
-            _fill(row, path, name, size, digest, extraction, failure)
+            _fill(row, origin[1] if origin else str(path.resolve()), name, size, digest, extraction, failure)
             row.source_type = SourceType.USER_UPLOAD.value
             session.add(row)
             session.flush()
@@ -246,10 +271,10 @@ def _duplicate(lib: Library, row: tables.DocumentRow, path: Path) -> ImportOutco
     return ImportOutcome(path=str(path), status="duplicate", document_id=row.id, title=row.title, reason=reason)
 
 
-def _fill(row: tables.DocumentRow, path: Path, name: str, size: int, digest: str,
+def _fill(row: tables.DocumentRow, source_path: str, name: str, size: int, digest: str,
           extraction: Extraction | None, failure: ImportFailed | None) -> None:
-    meta = {"original_name": name, "source_path": str(path.resolve()), "file_size": size,
-            "file_suffix": path.suffix.lower()}
+    meta = {"original_name": name, "source_path": source_path, "file_size": size,
+            "file_suffix": Path(name).suffix.lower()}
     if extraction is not None:
         meta.update(extraction.metadata)
         if extraction.warnings:

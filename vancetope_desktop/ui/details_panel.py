@@ -259,7 +259,7 @@ class DetailsPanel(QWidget):
     def _build_indexing(self, column: QVBoxLayout) -> None:
         self.index_label = _value_label()
         self.index_error_label = _value_label()
-        self.retry_button = QPushButton("Retry indexing")
+        self.retry_button = QPushButton("Retry import")
         self.retry_button.clicked.connect(lambda: self._emit_for_doc(self.retry_requested))
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)

@@ -96,6 +96,12 @@ def ask_text(parent: QWidget, title: str, label: str, default: str = "") -> str 
     return text.strip() if ok and text.strip() else None
 
 
+def ask_password(parent: QWidget, name: str) -> str | None:
+    """The password of an encrypted PDF ``name``; None when cancelled."""
+    text, ok = QInputDialog.getText(parent, "Password", f"Password of {name}:", QLineEdit.EchoMode.Password)
+    return text if ok and text else None
+
+
 def confirm(parent: QWidget, title: str, text: str) -> bool:
     """A Yes/No question, No by default."""
     answer = QMessageBox.question(parent, title, text, QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,

@@ -7,11 +7,12 @@ Panes never talk to each other or to the services: they emit signals that this w
 from __future__ import annotations
 
 import gc
+import hashlib
 import sys
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt
-from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
@@ -30,6 +31,7 @@ from PySide6.QtWidgets import (
 from ..core.documents import DocumentInfo, DocumentStatus
 from ..core.scopes import ScopeKind
 from ..services import documents, search
+from ..services.demo import DEMO_PROJECT
 from ..services.library import Library
 from ..services.preferences import Preferences, load_preferences, preferences_path, save_preferences
 from . import dialogs, themes
@@ -76,7 +78,9 @@ class MainWindow(QMainWindow):
         self.tasks = TaskManager(self)
         self.error_box: QMessageBox | None = None
         self._first_snapshot = True
-        self.workbench = Workbench(library, self.tasks, self)
+        self._scope_key = "last_scope/" + hashlib.sha1(str(library.paths.root).encode()).hexdigest()[:16]
+        remembered = self.qsettings.value(self._scope_key)
+        self.workbench = Workbench(library, self.tasks, self, scope=remembered if isinstance(remembered, str) else None)
         self.setWindowTitle(f"Vancetope Desktop — {library.paths.root}")
         self.setAcceptDrops(True)
         self.resize(1360, 860)
@@ -118,6 +122,7 @@ class MainWindow(QMainWindow):
         self.tabs.setDocumentMode(True)
         self.tabs.setTabsClosable(True)
         self.tabs.setMovable(True)
+        self.tabs.setElideMode(Qt.TextElideMode.ElideRight)  # tabs shrink before the bar scrolls
         self.tabs.addTab(self.library_stack, "Library")
         self.tabs.tabBar().setTabButton(LIBRARY_TAB, self.tabs.tabBar().ButtonPosition.RightSide, None)
         self.setCentralWidget(self.tabs)
@@ -172,7 +177,7 @@ class MainWindow(QMainWindow):
         self.new_note_action = self._action("New note…", self.new_note, key.New)
         self.import_action = self._action("Import files…", self.import_files, key.Open)
         self.import_folder_action = self._action("Import folder…", self.import_folder, "Ctrl+Shift+O")
-        self.demo_action = self._action("Load the demo library", self.workbench.install_demo)
+        self.demo_action = self._action("Load the demo library", self.load_demo)
         self.settings_action = self._action("Settings…", self.open_settings, "Ctrl+,")
         self.quit_action = self._action("Quit", self.close, key.Quit)
         self.find_action = self._action("Find…", self.focus_search, key.Find)
@@ -201,9 +206,11 @@ class MainWindow(QMainWindow):
         view_menu.addSeparator()
         theme_menu = view_menu.addMenu("Theme")
         self.theme_actions: dict[str, QAction] = {}
+        themes_group = QActionGroup(self)  # exclusive: shown as radio marks
         for name in ("system", "light", "dark"):
             action = theme_menu.addAction(name.title())
             action.setCheckable(True)
+            themes_group.addAction(action)
             action.setChecked(self.preferences.theme == name)
             action.triggered.connect(lambda _c=False, n=name: self.set_theme(n))
             self.theme_actions[name] = action
@@ -238,7 +245,7 @@ class MainWindow(QMainWindow):
         self.scope_switcher.archive_requested.connect(self.archive_scope)
 
         tree = self.folder_tree
-        tree.target_selected.connect(lambda target: wb.set_target(target))
+        tree.target_selected.connect(lambda target: (wb.set_target(target), self.tabs.setCurrentIndex(LIBRARY_TAB)))
         tree.subfolders_toggled.connect(wb.set_subfolders)
         tree.new_folder_requested.connect(self.new_folder)
         tree.delete_requested.connect(self.delete_folder)
@@ -250,6 +257,7 @@ class MainWindow(QMainWindow):
         model.drop_refused.connect(self.show_error)
 
         self.tag_pane.filter_changed.connect(wb.set_tag_filter)
+        self.tag_pane.filter_changed.connect(self._sync_search_tags)
         self.tag_pane.rename_requested.connect(wb.rename_tag)
         self.tag_pane.merge_requested.connect(wb.merge_tags)
         self.tag_pane.color_requested.connect(lambda tag, color: wb.set_tag_color(tag, color or None))
@@ -265,6 +273,7 @@ class MainWindow(QMainWindow):
         table.document_model.files_dropped.connect(lambda paths: wb.import_paths(paths))
         table.document_model.drop_refused.connect(self.show_error)
         self.quick_filter.textChanged.connect(table.set_quick_filter)
+        self.quick_filter.textChanged.connect(lambda _text: self._update_count())
 
         details = self.details
         details.title_edited.connect(wb.rename_document)
@@ -272,7 +281,7 @@ class MainWindow(QMainWindow):
         details.tag_added.connect(lambda doc_id, tag: wb.add_tag([doc_id], tag))
         details.tag_removed.connect(lambda doc_id, tag: wb.remove_tag([doc_id], tag))
         details.tag_clicked.connect(self.tag_pane.select_tag)
-        details.retry_requested.connect(wb.retry_document)
+        details.retry_requested.connect(self.retry_document)
         details.version_restore_requested.connect(wb.restore_version)
         details.version_open_requested.connect(self.open_version)
 
@@ -284,7 +293,7 @@ class MainWindow(QMainWindow):
         self.tabs.currentChanged.connect(self._tab_changed)
 
         welcome = self.welcome
-        welcome.demo_requested.connect(wb.install_demo)
+        welcome.demo_requested.connect(self.load_demo)
         welcome.import_files_requested.connect(self.import_files)
         welcome.import_folder_requested.connect(self.import_folder)
         welcome.new_note_requested.connect(self.new_note)
@@ -309,8 +318,16 @@ class MainWindow(QMainWindow):
         self.truncated_label.setVisible(snapshot.truncated)
         self.truncated_label.setText(f"Showing the newest {len(snapshot.documents)} documents; narrow the list "
                                      "with a folder, tags or search.")
-        self.scope_label.setText(f"{self.scope_switcher.breadcrumb_text()} · {len(snapshot.documents)} documents")
+        self._update_count()
         self._selection_changed(self.table.selected_ids())
+
+    def _update_count(self) -> None:
+        snapshot = self.workbench.snapshot
+        if snapshot is None:
+            return
+        total, shown = len(snapshot.documents), self.table.proxy.rowCount()
+        count = f"{shown} of {total} documents" if shown != total else _plural(total, "document")
+        self.scope_label.setText(f"{self.scope_switcher.breadcrumb_text()} · {count}")
 
     @property
     def current_scope(self) -> str:
@@ -425,6 +442,16 @@ class MainWindow(QMainWindow):
                           on_result=lambda response: self.search_pane.show_response(request.request_id, response),
                           on_error=lambda error: self.search_pane.show_error(request.request_id, str(error)))
 
+    def _sync_search_tags(self, selected: list[str], mode: str) -> None:
+        """The tag pane's selection also narrows the search (as Zotero's tag selector does)."""
+        pane = self.search_pane
+        for tag in pane.tag_filters():
+            if tag not in selected:
+                pane.remove_tag_filter(tag)
+        for tag in selected:
+            pane.add_tag_filter(tag)
+        pane.match_button.setChecked(mode == "any")
+
     def focus_search(self) -> None:
         """Show the search pane and put the cursor in its query box (Ctrl+F)."""
         self.search_dock.show()
@@ -438,6 +465,15 @@ class MainWindow(QMainWindow):
         if dialog.exec():
             title, text = dialog.values()
             self.workbench.new_note(title, text, on_created=lambda doc: self._show_in_tab(doc, None, None))
+
+    def load_demo(self) -> None:
+        """Install the demo library, or go to it when it is there already."""
+        snapshot = self.workbench.snapshot
+        if snapshot is not None and any(s.path == DEMO_PROJECT for s in snapshot.scopes):
+            self.workbench.set_scope(DEMO_PROJECT)
+            self.statusBar().showMessage("The demo library is installed already: here it is.", 8000)
+            return
+        self.workbench.install_demo()
 
     def import_files(self) -> None:
         """Pick files to import into the current folder."""
@@ -479,6 +515,16 @@ class MainWindow(QMainWindow):
             self.purge(ids)
         elif ids:
             self.workbench.set_status(ids, DocumentStatus.DELETED, "Move to Trash")
+
+    def retry_document(self, doc_id: str) -> None:
+        """Import a failed document again; an encrypted PDF first asks for its password."""
+        doc = self._document(doc_id)
+        password = None
+        if doc is not None and "password" in (doc.index_error or "").lower():
+            password = dialogs.ask_password(self, doc.metadata.get("original_name") or doc.title)
+            if password is None:
+                return
+        self.workbench.retry_document(doc_id, password)
 
     def purge(self, ids: list[str]) -> None:
         """Delete trashed documents for good, after asking."""
@@ -592,6 +638,7 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:
         self.qsettings.setValue("window/geometry", self.saveGeometry())
         self.qsettings.setValue("window/state", self.saveState())
+        self.qsettings.setValue(self._scope_key, self.current_scope)
         self.qsettings.sync()
         self.workbench.close()
         super().closeEvent(event)
@@ -616,6 +663,10 @@ def _folder_path(snapshot: Snapshot, folder_id: str | None) -> list[str]:
         names.append(by_id[folder_id].title)
         folder_id = by_id[folder_id].parent_id
     return names[::-1]
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def _short(title: str, width: int = 28) -> str:

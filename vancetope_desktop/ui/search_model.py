@@ -19,6 +19,7 @@ from ..core.documents import DocumentType
 from ..core.tags import TagFilter, all_of, any_of
 from ..index.lexical import stem_prefix
 from ..services.search import SearchHit, SearchResponse
+from ..store.fulltext import STOP_WORDS
 
 HIGHLIGHT_CLASS = "hit"
 """CSS class of the highlighted query words; the delegate styles it for the current palette."""
@@ -66,14 +67,15 @@ def fold(text: str) -> str:
 def query_prefixes(query: str) -> list[str]:
     """The folded word prefixes to highlight for ``query``.
 
-    Single ASCII characters are left out (they would light up half the snippet); plural endings are
+    Single ASCII characters and English stop words (``store.fulltext.STOP_WORDS``, which the keyword
+    search ignores) are left out, as they would light up half the snippet; plural endings are
     stripped the way the BM25 index matches them (``index.lexical.stem_prefix``), so "requirements"
     also lights "requirement".
     """
     prefixes = []
     for word in _WORD.findall(fold(query)):
-        if len(word) < 2 and word.isascii():
-            continue
+        if (len(word) < 2 and word.isascii()) or word in STOP_WORDS:
+            continue  # the keyword search drops stop words too: "of" and "the" must not light up
         prefixes.append(stem_prefix(word).removesuffix("*"))
     return list(dict.fromkeys(prefixes))
 

@@ -16,7 +16,7 @@ from typing import Any
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from ..core.documents import DocumentStatus, DocumentType
-from ..core.errors import ScopeNotFound, VancetopeError
+from ..core.errors import ScopeNotFound
 from ..ingest.process_pool import ProcessExtractor
 from ..services import demo, documents, folders, imports, scopes, tags
 from ..services.library import Library, save_settings
@@ -42,13 +42,15 @@ class Workbench(QObject):
     notice = Signal(str)
     documents_imported = Signal(list)
 
-    def __init__(self, lib: Library, tasks: TaskManager, parent: QObject | None = None) -> None:
+    def __init__(self, lib: Library, tasks: TaskManager, parent: QObject | None = None, *,
+                 scope: str | None = None) -> None:
         super().__init__(parent)
         self.lib = lib
         self.tasks = tasks
         self.indexer = Indexer(lib, tasks, self)
         self.extractor = ProcessExtractor()
-        self.state = ViewState(scope=scopes.current_scope(lib))
+        # The window's scope is its own (remembered by the window); the CLI's current scope stays put.
+        self.state = ViewState(scope=scope or scopes.current_scope(lib))
         self.snapshot: Snapshot | None = None
         self._generation = itertools.count(1)
         self._latest = 0
@@ -100,11 +102,9 @@ class Workbench(QObject):
         self.failed.emit(f"Could not load the library: {error}")
 
     def set_scope(self, path: str) -> None:
-        """Make ``path`` the current scope (shared with the CLI's ``scope use``) and show it."""
-        self.state = ViewState(scope=path, tags=self.state.tags, tag_mode=self.state.tag_mode,
-                               subfolders=self.state.subfolders)
-        self._latest = next(self._generation)  # a load still running for the old scope must not win
-        self.run("Switch scope", lambda _c: scopes.use_scope(self.lib, path))
+        """Show ``path``: its own documents and its ancestors' (the CLI's current scope is not changed)."""
+        self.refresh(ViewState(scope=path, tags=self.state.tags, tag_mode=self.state.tag_mode,
+                               subfolders=self.state.subfolders))
 
     def set_target(self, target: FolderTarget) -> None:
         """Show the documents of a smart entry, a scope or a folder."""
@@ -150,7 +150,7 @@ class Workbench(QObject):
         """
         scope, folder_id = self._destination(target)
         lib, wanted = self.lib, list(paths)
-        noun = f"{len(wanted)} item{'s' if len(wanted) != 1 else ''}"
+        noun = _describe(wanted)
 
         def work(context: TaskContext) -> imports.ImportReport:
             return imports.upload(
@@ -169,11 +169,7 @@ class Workbench(QObject):
                 if failed:
                     retry_paths = [Path(o.path) for o in failed]
                     task.retry = lambda: self.import_paths(retry_paths, target)
-            imported = sum(1 for o in report.outcomes if o.status in ("imported", "updated"))
-            text = f"Imported {imported} of {len(report.outcomes)} files"
-            if failed:
-                text += f"; {len(failed)} failed (see Tasks)"
-            self.notice.emit(text)
+            self.notice.emit(import_summary(report))
             self.documents_imported.emit(report.document_ids)
 
         task = self.run(f"Importing {noun}", work, on_result=done, visible=True)
@@ -254,18 +250,20 @@ class Workbench(QObject):
         """Bring back version ``number`` of a document (kept as a new version)."""
         return self.run("Restore version", lambda _c: documents.restore_version(self.lib, doc_id, number))
 
-    def retry_document(self, doc_id: str) -> Task:
-        """Import a failed document's stored original again."""
+    def retry_document(self, doc_id: str, password: str | None = None) -> Task:
+        """Extract a failed document's stored original again, in place (with the PDF's password if given)."""
         lib = self.lib
 
-        def work(_context: TaskContext) -> imports.ImportReport:
-            doc = documents.get_document(lib, doc_id)
-            if not doc.file_path:
-                raise VancetopeError("this document has no stored file to import again")
-            return imports.upload(lib, [Path(doc.file_path)], scope=doc.scope, folder_id=doc.folder_id,
-                                  extractor=self.extractor)
+        def work(_context: TaskContext) -> imports.ImportOutcome:
+            return imports.retry_import(lib, doc_id, password=password, extractor=self.extractor)
 
-        return self.run("Retry import", work, visible=True)
+        def done(outcome: imports.ImportOutcome) -> None:
+            if outcome.status == "failed":
+                self.failed.emit(f"Still failing: {outcome.reason}")
+            else:
+                self.notice.emit(f"{outcome.title}: imported, indexing now")
+
+        return self.run("Retry import", work, on_result=done, visible=True)
 
     # --- folders ---------------------------------------------------------------------------------
     def create_folder(self, name: str, parent: FolderTarget | None = None) -> Task:
@@ -309,9 +307,7 @@ class Workbench(QObject):
         lib = self.lib
 
         def work(_context: TaskContext) -> str:
-            created = scopes.create_scope(lib, kind, key, parent=parent, name=name)
-            scopes.use_scope(lib, created.path)
-            return created.path
+            return scopes.create_scope(lib, kind, key, parent=parent, name=name).path
 
         return self.run("New scope", work, on_result=lambda path: setattr(self, "state", ViewState(scope=path)),
                         index=False)
@@ -321,15 +317,17 @@ class Workbench(QObject):
         return self.run("Rename scope", lambda _c: scopes.rename_scope(self.lib, path, name), index=False)
 
     def archive_scope(self, path: str) -> Task:
-        """Archive a scope and everything below it; the current scope moves up if it was inside."""
-        lib = self.lib
+        """Archive a scope and everything below it; the window moves up if it showed one of them."""
+        lib, showing = self.lib, self.state.scope
 
         def work(_context: TaskContext) -> str:
-            scopes.archive_scope(lib, path)
-            return scopes.current_scope(lib)
+            archived = scopes.archive_scope(lib, path)
+            if path in scopes.ancestry(lib, showing):
+                return archived.parent or scopes.current_scope(lib)
+            return showing
 
-        return self.run("Archive scope", work, on_result=lambda current: setattr(
-            self, "state", ViewState(scope=current)), index=False)
+        return self.run("Archive scope", work, on_result=lambda scope: setattr(
+            self, "state", ViewState(scope=scope)), index=False)
 
     # --- library ---------------------------------------------------------------------------------
     def install_demo(self) -> Task:
@@ -361,6 +359,32 @@ class Workbench(QObject):
             return 0
 
         return self.run("Save settings", work)
+
+
+def _describe(paths: Sequence[Path]) -> str:
+    """"paper.pdf", "the folder Notes", "3 files", "2 folders and 5 files" for a task title."""
+    folders_ = [p for p in paths if p.is_dir()]
+    files = len(paths) - len(folders_)
+    if len(paths) == 1:
+        return f"the folder {paths[0].name}" if folders_ else paths[0].name
+    parts = []
+    if folders_:
+        parts.append(f"{len(folders_)} folder{'s' if len(folders_) != 1 else ''}")
+    if files:
+        parts.append(f"{files} file{'s' if files != 1 else ''}")
+    return " and ".join(parts)
+
+
+def import_summary(report: imports.ImportReport) -> str:
+    """One line for the status bar: every outcome counted once ("12 imported, 3 need OCR, 2 failed")."""
+    labels = {"imported": "imported", "updated": "updated", "duplicate": "already there", "needs_ocr": "need OCR",
+              "failed": "failed", "skipped": "skipped (unsupported)"}
+    counts = {status: sum(1 for o in report.outcomes if o.status == status) for status in labels}
+    parts = [f"{n} {labels[status]}" for status, n in counts.items() if n]
+    text = f"{len(report.outcomes)} file{'s' if len(report.outcomes) != 1 else ''}: " + ", ".join(parts or ["nothing"])
+    if counts["failed"] or counts["needs_ocr"]:
+        text += " (see Tasks)"
+    return text
 
 
 def _contents(lib: Library, doc_id: str) -> list[str]:

@@ -95,9 +95,9 @@ class DocumentViewer(QWidget):
         self._release()  # close the previous PDF / drop the previous table before reading the next file
         try:
             self._set_notes(self._show(doc, self._kind, page, highlight))
-        except EncryptedPdf as exc:
-            self._show_message("This PDF is protected by a password", f"{exc}: enter the password to open it.",
-                               ask_password=True)
+        except EncryptedPdf:
+            self._show_message("This PDF is protected by a password",
+                               f"{file_name(doc)}: enter the password to open it.", ask_password=True)
         except Exception as exc:  # the viewer must survive any file; unexpected errors are logged
             self._show_failure(doc, exc)
 
