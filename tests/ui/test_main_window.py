@@ -13,8 +13,10 @@ from PySide6.QtGui import QKeySequence
 
 from tests.ui.drops import drag_and_drop
 from vancetope_desktop.core.documents import DocumentStatus, DocumentType
+from vancetope_desktop.core.scopes import ScopeKind
 from vancetope_desktop.services import documents, scopes
 from vancetope_desktop.services.preferences import Preferences
+from vancetope_desktop.ui.dialogs import NewScopeDialog
 from vancetope_desktop.ui.document_model import Column
 from vancetope_desktop.ui.folder_model import FolderTarget
 from vancetope_desktop.ui.main_window import MainWindow
@@ -175,3 +177,14 @@ def test_folder_tag_and_scope_actions_go_through_the_services(qtbot, library, ma
     wb.archive_scope("session/s1")
     snapshot_has(lambda s: s.state.scope == "project/inbox" and all(x.path != "session/s1" for x in s.scopes))
     assert window.scope_switcher.breadcrumb_text() == "My Research › Inbox"
+
+
+def test_new_scope_dialog_derives_the_id_from_the_name(qtbot):
+    dialog = NewScopeDialog(ScopeKind.PROJECT, "Inbox")
+    qtbot.addWidget(dialog)
+    qtbot.keyClicks(dialog.name_edit, "Literature Review 2026")
+    assert dialog.values() == ("session", "literature-review-2026", "Literature Review 2026")
+    dialog.key_edit.clear()
+    qtbot.keyClicks(dialog.key_edit, "s_7")
+    qtbot.keyClicks(dialog.name_edit, "!")
+    assert dialog.values()[1] == "s_7"  # an id the user typed is kept

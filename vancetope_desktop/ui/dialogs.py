@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+import unicodedata
+
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -50,24 +53,32 @@ class NewNoteDialog(QDialog):
 
 
 class NewScopeDialog(QDialog):
-    """Asks for a new scope's id and name; the kind follows from the parent (a group has none)."""
+    """Asks for a new scope's name and id; the kind follows from the parent (a group has none).
+
+    The id (the scope's key in paths such as ``session/literature-2026``) is derived from the name as it
+    is typed, until the user edits it.
+    """
 
     def __init__(self, parent_kind: ScopeKind | None, parent_name: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         kinds = list(ScopeKind)
         self.kind = kinds[kinds.index(parent_kind) + 1] if parent_kind is not None else ScopeKind.GROUP
         self.setWindowTitle(f"New {self.kind.label}")
-        self.key_edit = QLineEdit()
-        self.key_edit.setPlaceholderText("an id, e.g. tp_14 or literature-2026")
         self.name_edit = QLineEdit()
-        self.name_edit.setPlaceholderText("a name people read (default: the id)")
+        self.name_edit.setPlaceholderText("e.g. Literature review 2026")
+        self.key_edit = QLineEdit()
+        self.key_edit.setPlaceholderText("derived from the name")
+        self._key_edited = False
+        self.name_edit.textEdited.connect(self._name_typed)
+        self.key_edit.textEdited.connect(lambda _text: setattr(self, "_key_edited", True))
         self.error = QLabel()
-        self.error.setStyleSheet("color: #c0392b")
+        self.error.setProperty("role", "error")
         form = QFormLayout()
+        form.addRow("Kind:", QLabel(self.kind.label))
         if parent_kind is not None:
             form.addRow("Inside:", QLabel(parent_name))
-        form.addRow("Id:", self.key_edit)
         form.addRow("Name:", self.name_edit)
+        form.addRow("Id:", self.key_edit)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         self.buttons.accepted.connect(self._accept)
         self.buttons.rejected.connect(self.reject)
@@ -75,6 +86,10 @@ class NewScopeDialog(QDialog):
         layout.addLayout(form)
         layout.addWidget(self.error)
         layout.addWidget(self.buttons)
+
+    def _name_typed(self, name: str) -> None:
+        if not self._key_edited:
+            self.key_edit.setText(scope_slug(name))
 
     def _accept(self) -> None:
         try:
@@ -88,6 +103,12 @@ class NewScopeDialog(QDialog):
         """``(kind, key, name)``."""
         key = self.key_edit.text().strip()
         return self.kind.value, key, self.name_edit.text().strip() or key
+
+
+def scope_slug(name: str) -> str:
+    """A path-friendly id from a scope name: ``"Literature review 2026"`` → ``literature-review-2026``."""
+    words = re.findall(r"\w+", unicodedata.normalize("NFC", name).casefold())
+    return "-".join(words)[:60]
 
 
 def ask_text(parent: QWidget, title: str, label: str, default: str = "") -> str | None:

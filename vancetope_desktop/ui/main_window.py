@@ -319,7 +319,18 @@ class MainWindow(QMainWindow):
         self.truncated_label.setText(f"Showing the newest {len(snapshot.documents)} documents; narrow the list "
                                      "with a folder, tags or search.")
         self._update_count()
+        self._retitle_tabs(snapshot)
         self._selection_changed(self.table.selected_ids())
+
+    def _retitle_tabs(self, snapshot: Snapshot) -> None:
+        """Viewer tabs follow renames (their documents' new titles arrive with each snapshot)."""
+        titles = {d.id: d.title for d in snapshot.documents}
+        for index in range(1, self.tabs.count()):
+            widget = self.tabs.widget(index)
+            title = titles.get(widget.current_document_id()) if isinstance(widget, DocumentViewer) else None
+            if title is not None:
+                self.tabs.setTabText(index, _short(title))
+                self.tabs.setTabToolTip(index, title)
 
     def _update_count(self) -> None:
         snapshot = self.workbench.snapshot

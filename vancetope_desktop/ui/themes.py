@@ -85,13 +85,16 @@ def make_palette(dark: bool) -> QPalette:
 
 
 def stylesheet(dark: bool) -> str:
-    """``common.qss`` followed by ``dark.qss`` or ``light.qss`` from ``resources/styles/``.
+    """``common.qss`` followed by ``dark.qss`` or ``light.qss`` from ``resources/styles/``, with
+    ``{icons}`` replaced by the icons folder.
 
     Raises:
         FileNotFoundError: a stylesheet is missing (a broken install).
     """
     names = ("common.qss", "dark.qss" if dark else "light.qss")
-    return "\n".join(resource_path("styles", name).read_text(encoding="utf-8") for name in names)
+    text = "\n".join(resource_path("styles", name).read_text(encoding="utf-8") for name in names)
+    # Qt resolves url() against the working directory: images are named by absolute path.
+    return text.replace("{icons}", resource_path("icons").as_posix())
 
 
 def system_prefers_dark() -> bool:
