@@ -43,10 +43,22 @@ STANDARD_FIELDS = ("authors", "year", "doi", "journal")
 HIDDEN_KEYS = frozenset({"title", "title_from_content", "file_suffix", "ocr_pages", "keys"})
 """Internal metadata the form never shows (``title`` is the extracted one; the document title is above)."""
 
-DERIVED_KEYS = frozenset({"page_count", "item_count"})
-"""Facts measured from the file: shown, not editable."""
+DERIVED_KEYS = frozenset({"page_count", "item_count", "file_size", "source_path", "import_warnings"})
+"""Facts measured from the file or its import: shown, not editable."""
 
 LIST_SEPARATOR = "; "
+
+
+def format_size(size: object) -> str:
+    """Bytes as people read them: ``304636`` → ``297.5 KB`` (binary units, one decimal)."""
+    if not isinstance(size, int | float):
+        return format_value(size)
+    value = float(size)
+    for unit in ("bytes", "KB", "MB", "GB"):
+        if value < 1024 or unit == "GB":
+            return f"{int(value)} bytes" if unit == "bytes" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{value:.1f} GB"
 
 _TYPE_NAMES = {
     DocumentType.NOTE: "Note", DocumentType.FILE: "File", DocumentType.RESULT: "Result",
@@ -450,7 +462,7 @@ class DetailsPanel(QWidget):
         while self._metadata_form.rowCount():
             self._metadata_form.removeRow(0)
         for key in keys:
-            text = format_value(metadata.get(key))
+            text = format_size(metadata[key]) if key == "file_size" else format_value(metadata.get(key))
             if key in DERIVED_KEYS:
                 field: QLineEdit | QLabel = _value_label()
                 field.setText(text)

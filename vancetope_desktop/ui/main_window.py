@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.documents import DocumentInfo, DocumentStatus
+from ..core.documents import DocumentInfo, DocumentStatus, IndexState
 from ..core.scopes import ScopeKind
 from ..services import documents, search
 from ..services.demo import DEMO_PROJECT
@@ -338,6 +338,9 @@ class MainWindow(QMainWindow):
             return
         total, shown = len(snapshot.documents), self.table.proxy.rowCount()
         count = f"{shown} of {total} documents" if shown != total else _plural(total, "document")
+        pending = sum(1 for d in snapshot.documents if d.index_state == IndexState.PENDING)
+        if pending:
+            count += f" · {pending} waiting to be indexed"
         self.scope_label.setText(f"{self.scope_switcher.breadcrumb_text()} · {count}")
 
     @property
