@@ -149,9 +149,10 @@ def test_smart_views_list_and_count_the_same_documents(library, corpus):
     assert ids("recent") == {filed.id, loose.id, failed, scanned}
     assert ids("problems") == {failed, scanned}
     assert ids("trash") == {trashed.id}
-    assert documents.smart_counts(library) == {"all": 5, "unfiled": 4, "recent": 4, "problems": 2, "trash": 1}
+    assert documents.smart_counts(library) == {"all": 5, "unfiled": 4, "recent": 4, "problems": 2, "stale": 0,
+                                                "trash": 1}
     assert documents.smart_counts(library, "project/other") == {
-        "all": 1, "unfiled": 1, "recent": 1, "problems": 0, "trash": 0
+        "all": 1, "unfiled": 1, "recent": 1, "problems": 0, "stale": 0, "trash": 0
     }
     with pytest.raises(InvalidInput):
         documents.smart_view_filters("favourites")

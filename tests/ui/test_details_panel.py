@@ -240,3 +240,16 @@ def test_a_refresh_keeps_what_the_user_is_typing(qtbot, panel):
     with qtbot.waitSignal(panel.metadata_edited) as edited:
         qtbot.keyClick(doi, Qt.Key.Key_Return)
     assert edited.args == ["doc_1", {"doi": "10.1/typing"}]
+
+
+def test_derived_from_links_open_the_inputs(qtbot, panel):
+    panel.show_document(_paper())
+    assert panel.derived_label.isHidden() or not panel.derived_label.text()
+    panel.set_derived_from([("doc_a", "Attention <paper>"), ("doc_b", "Notes")])
+    assert 'href="doc_a"' in panel.derived_label.text()
+    assert "&lt;paper&gt;" in panel.derived_label.text()  # titles are escaped
+    with qtbot.waitSignal(panel.document_link_activated) as blocker:
+        panel.derived_label.linkActivated.emit("doc_b")
+    assert blocker.args == ["doc_b"]
+    panel.show_document(_paper(id="doc_other"))
+    assert panel.derived_label.text() == ""

@@ -14,7 +14,7 @@ from ..core.documents import DocumentStatus, DocumentType
 from ..core.errors import InvalidInput
 from ..core.tags import combine, split_tag_list
 from ..services import documents as doc_service
-from ..services import folders, imports, indexing, moves, scopes
+from ..services import folders, imports, indexing, moves, scopes, sharing
 from ..services import search as search_service
 from ..services.library import Library
 from . import render
@@ -252,6 +252,33 @@ def memory_demote(
 ) -> None:
     """Move a document down the tree: `memory demote DOC --to think-process/tp_12`."""
     _move_scope(doc_id, to, scope, library, as_json, "demoted")
+
+
+@memory.command("share")
+def memory_share(
+    doc_id: Annotated[str, typer.Argument(help="Document id (doc_…).")],
+    with_scope: Annotated[str | None, typer.Option(
+        "--with", "-w", help="The scope that may read it by id (and the scopes below it), e.g. think-process/tp_13. "
+        "Without it: show whom the document is shared with."
+    )] = None,
+    remove: Annotated[bool, typer.Option("--remove", help="Take the share with --with back.")] = False,
+    library: LibraryOption = None, as_json: JsonOption = False,
+) -> None:
+    """Let another branch read a document by id (not search, list or change it): `memory share DOC --with SCOPE`."""
+    # No --scope check: sharing is the user's bridge across the visibility rule, not an act of one scope.
+    if remove and with_scope is None:
+        with guarded():
+            raise InvalidInput("say which share to take back: --remove --with SCOPE")
+    with open_library(library) as lib:
+        if with_scope is None:
+            shares = sharing.sharing_of(lib, doc_id)
+        elif remove:
+            shares = sharing.unshare_document(lib, doc_id, with_scope)
+        else:
+            shares = sharing.share_document(lib, doc_id, with_scope)
+        emit(as_json, shares, lambda: out.print(
+            f"{shares.document_id} (in {shares.scope}) is shared with "
+            + (", ".join(shares.shared_with) if shares.shared_with else "no other scope"), markup=False))
 
 
 @memory.command("mkdir")

@@ -47,6 +47,16 @@ class ScopeNotVisible(VancetopeError):
     exit_code = 4
 
 
+class AccessDenied(VancetopeError):
+    """The acting scope sees the target but may not change it (a think process writes only its own memory)."""
+
+    exit_code = 4
+
+
+class PromotionUnavailable(AccessDenied):
+    """Writing into an ancestor scope needs a promotion request, and the review queue is not available yet."""
+
+
 class InvalidInput(VancetopeError):
     """An argument is malformed: an empty tag, a bad filter expression, an unknown document type."""
 

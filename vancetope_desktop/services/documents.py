@@ -192,8 +192,10 @@ def _document_filter(lib: Library, session, *, scope: str | None, tag_filter: Ta
     return where
 
 
-SMART_VIEWS = ("all", "unfiled", "recent", "problems", "trash")
+SMART_VIEWS = ("all", "unfiled", "recent", "problems", "stale", "trash")
 """The workbench's built-in views, in display order (see :func:`smart_view_filters`)."""
+LISTED_STATUSES = (DocumentStatus.ACTIVE, DocumentStatus.STALE)
+"""What the workbench lists by default: live documents, stale ones included (marked)."""
 RECENT_DAYS = 7
 """The ``recent`` view shows documents added in the last this many days."""
 CONTENT_TYPES = tuple(t for t in DocumentType if t is not DocumentType.FOLDER)
@@ -203,10 +205,11 @@ CONTENT_TYPES = tuple(t for t in DocumentType if t is not DocumentType.FOLDER)
 def smart_view_filters(view: str, *, now: datetime | None = None) -> dict[str, Any]:
     """The :func:`list_documents` / :func:`count_documents` keyword filters behind a smart view.
 
-    ``all``: active documents; ``unfiled``: active documents in no folder; ``recent``: active
-    documents added in the last :data:`RECENT_DAYS` days; ``problems``: active documents whose
-    indexing failed or that need OCR; ``trash``: deleted documents. Folders are left out, except from
-    the trash (a trashed folder is restored or purged from there).
+    ``all``: live documents (:data:`LISTED_STATUSES`: active and stale); ``unfiled``: those in no
+    folder; ``recent``: those added in the last :data:`RECENT_DAYS` days; ``problems``: those whose
+    indexing failed or that need OCR; ``stale``: results marked out of date (``agents.task_tree``);
+    ``trash``: deleted documents. Folders are left out, except from the trash (a trashed folder is
+    restored or purged from there).
 
     Args:
         view: one of :data:`SMART_VIEWS`.
@@ -217,7 +220,11 @@ def smart_view_filters(view: str, *, now: datetime | None = None) -> dict[str, A
     """
     if view == "trash":
         return {"statuses": (DocumentStatus.DELETED,)}
-    filters: dict[str, Any] = {"statuses": (DocumentStatus.ACTIVE,), "types": CONTENT_TYPES}
+    if view == "stale":
+        return {"statuses": (DocumentStatus.STALE,), "types": CONTENT_TYPES}
+    # Stale results stay in the lists (with a badge) until their task is re-run: they are still the
+    # latest output, only possibly out of date.
+    filters: dict[str, Any] = {"statuses": LISTED_STATUSES, "types": CONTENT_TYPES}
     if view == "unfiled":
         filters["unfiled"] = True
     elif view == "recent":
@@ -231,7 +238,7 @@ def smart_view_filters(view: str, *, now: datetime | None = None) -> dict[str, A
 
 def smart_counts(lib: Library, scope: str | None = None, *, include_ancestors: bool = True) -> dict[str, int]:
     """Document counts of every smart view visible from ``scope``: ``{"all": …, "unfiled": …, "recent": …,
-    "problems": …, "trash": …}``, each equal to ``count_documents(**smart_view_filters(view))``.
+    "problems": …, "stale": …, "trash": …}``, each equal to ``count_documents(**smart_view_filters(view))``.
 
     Raises:
         ScopeNotFound: unknown scope.

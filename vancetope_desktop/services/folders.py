@@ -125,7 +125,7 @@ class FolderNode(BaseModel):
 
     Attributes:
         parent_id: the containing folder, None at the top level (also when the parent is not active).
-        own_count: active non-folder documents directly inside.
+        own_count: active or stale non-folder documents directly inside.
         total_count: active non-folder documents inside it or any of its subfolders.
     """
 
@@ -160,6 +160,7 @@ def folder_tree(lib: Library, *, scope: str | None = None, include_ancestors: bo
     scopes = ancestry(lib, scope_path) if include_ancestors else [scope_path]
     doc = tables.DocumentRow
     active = DocumentStatus.ACTIVE.value
+    listed = [DocumentStatus.ACTIVE.value, DocumentStatus.STALE.value]  # as the workbench lists them
     with read_session(lib.engine) as session:
         folders = session.exec(
             select(doc.id, doc.scope_path, doc.title, doc.folder_id).where(
@@ -168,7 +169,8 @@ def folder_tree(lib: Library, *, scope: str | None = None, include_ancestors: bo
         ).all()
         counts = dict(session.exec(
             select(doc.folder_id, func.count()).where(
-                doc.scope_path.in_(scopes), doc.type != DocumentType.FOLDER.value, doc.status == active,  # type: ignore[attr-defined]
+                doc.scope_path.in_(scopes), doc.type != DocumentType.FOLDER.value,
+                doc.status.in_(listed),  # type: ignore[attr-defined]
                 doc.folder_id.is_not(None),  # type: ignore[union-attr]
             ).group_by(doc.folder_id)
         ).all())

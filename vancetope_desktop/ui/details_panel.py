@@ -8,6 +8,7 @@ scope are shown read-only.
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Mapping
 from datetime import datetime
@@ -178,10 +179,12 @@ class DetailsPanel(QWidget):
     retry_requested = Signal(str)
     version_open_requested = Signal(str, int)
     version_restore_requested = Signal(str, int)
+    document_link_activated = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._doc: DocumentInfo | None = None
+        self._derived_for: str | None = None
         self._read_only = False
         self.metadata_fields: dict[str, QLineEdit | QLabel] = {}
         self._metadata_values: dict[str, Any] = {}
@@ -247,9 +250,14 @@ class DetailsPanel(QWidget):
         self.source_label = _value_label()
         self.created_label = _value_label()
         self.updated_label = _value_label()
+        self.derived_label = _value_label()
+        self.derived_label.setTextFormat(Qt.TextFormat.RichText)
+        self.derived_label.setWordWrap(True)
+        self.derived_label.linkActivated.connect(self.document_link_activated)
         self._info_form = form
         for name, label in (("Type", self.type_label), ("Scope", self.scope_label), ("Folder", self.folder_label),
                             ("File", self.file_label), ("Source", self.source_label),
+                            ("Derived from", self.derived_label),
                             ("Created", self.created_label), ("Modified", self.updated_label)):
             form.addRow(name, label)
         column.addLayout(form)
@@ -420,8 +428,18 @@ class DetailsPanel(QWidget):
         self.file_label.setToolTip(doc.file_path or "")
         self._info_form.setRowVisible(self.file_label, bool(file_name))
         self.source_label.setText(self._source_text(doc))
+        if doc.id != self._derived_for:
+            self.set_derived_from([])
         self.created_label.setText(_date(doc.created_at))
         self.updated_label.setText(_date(doc.updated_at) + (f" (version {doc.version})" if doc.version > 1 else ""))
+
+    def set_derived_from(self, inputs: list[tuple[str, str]]) -> None:
+        """Show the documents the current one was derived from as links (``(doc_id, title)`` pairs);
+        clicking one emits ``document_link_activated(doc_id)``."""
+        self._derived_for = self.document_id() if inputs else None
+        links = "<br>".join(f'<a href="{html.escape(doc_id)}">{html.escape(title)}</a>' for doc_id, title in inputs)
+        self.derived_label.setText(links)
+        self._info_form.setRowVisible(self.derived_label, bool(inputs))
 
     @staticmethod
     def _type_suffix(doc: DocumentInfo) -> str:

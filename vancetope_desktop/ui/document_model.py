@@ -27,7 +27,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QBrush, QColor, QGuiApplication, QIcon, QPainter, QPalette, QPixmap
 from PySide6.QtWidgets import QApplication, QStyle
 
-from ..core.documents import DocumentInfo, DocumentType, IndexState
+from ..core.documents import DocumentInfo, DocumentStatus, DocumentType, IndexState
 from ..resources import RESOURCES
 from .dnd import DOCUMENT_MIME, URI_LIST_MIME, decode_document_ids, encode_document_ids, local_paths_from_mime
 
@@ -323,7 +323,8 @@ class DocumentTableModel(QAbstractTableModel):
                 name = self.scope_name(doc.scope)
                 return f"↑ {name}" if self.is_inherited(doc) else name
             case Column.INDEX:
-                return _INDEX_WORDS.get(doc.index_state, doc.index_state.value)
+                words = _INDEX_WORDS.get(doc.index_state, doc.index_state.value)
+                return f"stale · {words}" if doc.status == DocumentStatus.STALE else words
             case Column.ADDED:
                 return local_time(doc.created_at).strftime("%Y-%m-%d %H:%M")
             case Column.MODIFIED:

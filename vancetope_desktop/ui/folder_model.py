@@ -43,6 +43,7 @@ SMART_ENTRIES: tuple[tuple[str, str, QStyle.StandardPixmap], ...] = (
     ("unfiled", "Unfiled", QStyle.StandardPixmap.SP_FileIcon),
     ("recent", "Recently added", QStyle.StandardPixmap.SP_FileDialogDetailedView),
     ("problems", "Needs OCR / Failed", QStyle.StandardPixmap.SP_MessageBoxWarning),
+    ("stale", "Stale results", QStyle.StandardPixmap.SP_BrowserReload),
     ("trash", "Trash", QStyle.StandardPixmap.SP_TrashIcon),
 )
 """(key, label, fallback icon) of the smart entries, in display order."""

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..core.documents import DocumentInfo, DocumentStatus, IndexState
+from ..core.errors import VancetopeError
 from ..core.scopes import ScopeKind
 from ..services import documents, search
 from ..services.demo import DEMO_PROJECT
@@ -284,6 +285,7 @@ class MainWindow(QMainWindow):
         details.retry_requested.connect(self.retry_document)
         details.version_restore_requested.connect(wb.restore_version)
         details.version_open_requested.connect(self.open_version)
+        details.document_link_activated.connect(lambda doc_id: self.open_document(doc_id))
 
         self.search_pane.search_requested.connect(self.run_search)
         self.search_pane.result_activated.connect(self.open_document)
@@ -370,6 +372,11 @@ class MainWindow(QMainWindow):
         lib = self.library
         self.workbench.read(lambda _c: documents.list_versions(lib, doc.id),
                             lambda versions: self._versions_loaded(doc.id, versions))
+        inputs = doc.metadata.get("derived_from") or []
+        if inputs:
+            self.workbench.read(lambda _c: _titles_of(lib, inputs),
+                                lambda found: self.details.document_id() == doc.id
+                                and self.details.set_derived_from(found))
 
     def _versions_loaded(self, doc_id: str, versions: list) -> None:
         if self.details.document_id() == doc_id:
@@ -677,6 +684,17 @@ def _folder_path(snapshot: Snapshot, folder_id: str | None) -> list[str]:
         names.append(by_id[folder_id].title)
         folder_id = by_id[folder_id].parent_id
     return names[::-1]
+
+
+def _titles_of(lib: Library, ids: list[str]) -> list[tuple[str, str]]:
+    """``(id, title)`` of the documents that still exist (a purged input is left out)."""
+    found = []
+    for doc_id in ids:
+        try:
+            found.append((doc_id, documents.get_document(lib, doc_id).title))
+        except VancetopeError:
+            continue
+    return found
 
 
 def _plural(count: int, noun: str) -> str:

@@ -78,13 +78,13 @@ def load_snapshot(lib: Library, state: ViewState) -> Snapshot:
 def _documents(lib: Library, state: ViewState) -> list[DocumentInfo]:
     tag_filter = tag_filter_for(state.tags, state.tag_mode)
     target = state.target
+    listed = {"types": documents.CONTENT_TYPES, "statuses": documents.LISTED_STATUSES, "limit": MAX_LISTED}
     if target.kind == "scope":
         return documents.list_documents(lib, scope=target.key, include_ancestors=False, tag_filter=tag_filter,
-                                        types=documents.CONTENT_TYPES, limit=MAX_LISTED)
+                                        **listed)
     if target.kind == "folder":
         return documents.list_documents(lib, scope=target.scope, include_ancestors=False, folder_id=target.key,
-                                        recursive=state.subfolders, tag_filter=tag_filter,
-                                        types=documents.CONTENT_TYPES, limit=MAX_LISTED)
+                                        recursive=state.subfolders, tag_filter=tag_filter, **listed)
     # Smart views use the very filters their counts use, so a count always matches its list.
     return documents.list_documents(lib, scope=state.scope, tag_filter=tag_filter, limit=MAX_LISTED,
                                     **documents.smart_view_filters(target.key))

@@ -1,0 +1,182 @@
+"""Inputs and outputs of the Think Process memory tools (seed §6.3), as pydantic models.
+
+Each input model is one tool's arguments, named as in the seed (``content``, ``tags``, ``scope``,
+``question``, ``doc_id``); its JSON schema (``model_json_schema()``) with the field descriptions is
+what an MCP server hands to a model. Inputs refuse unknown fields, so a misspelt argument is an error
+rather than silently ignored. Every output that names a document carries its ``doc_…`` id.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal, Self
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..core.documents import DocumentInfo
+
+StorableType = Literal["note", "fact", "result", "reference"]
+"""Document types a tool may store: text only (files come in through the app or ``memory upload``)."""
+
+DocumentTypeName = Literal["note", "file", "result", "fact", "reference", "structured"]
+"""Document types a listing or search may be restricted to (folders are never returned)."""
+
+Access = Literal["own", "ancestor", "shared", "sibling"]
+"""Why the acting scope may read a document (``services.sharing.ReadGrant``)."""
+
+_SCOPE_READ = ("A scope you can see: your own or an ancestor, as a path ('project/proj_5') or a kind ('project', "
+               "the one above you). Only that scope's own documents are used. Default: your scope and all its "
+               "ancestors.")
+_TAGS_FILTER = "Only documents carrying every one of these tags (a tag also matches the tags below it: 'topic' "\
+               "matches 'topic/attention')."
+
+HIDDEN_METADATA = frozenset({"title", "title_from_content", "file_suffix", "source_path"})
+"""Internal metadata left out of :class:`DocumentText`."""
+
+
+class _Input(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class StoreInput(_Input):
+    """``memory_store``: remember a piece of text in your own scope."""
+
+    content: str = Field(description="The text to remember (Markdown is fine). Must not be blank.")
+    tags: list[str] = Field(default_factory=list, description="Tags such as 'attention', 'topic/sparse' or "
+                            "'#hypothesis' (the '#' is optional; tags are case-insensitive).")
+    scope: str | None = Field(default=None, description="Where to store it. Only your own scope is allowed (the "
+                              "default); an ancestor scope needs a promotion the user reviews.")
+    type: StorableType = Field(default="note", description="note: working notes; fact: one short statement; "
+                               "result: an outcome of your work; reference: a citation or link.")
+    title: str | None = Field(default=None, description="A short title. Default: the first line of the content.")
+
+
+class QueryInput(_Input):
+    """``memory_query``: search by meaning and by words in what you can see."""
+
+    question: str = Field(description="What you are looking for, in your own words.")
+    tags: list[str] = Field(default_factory=list, description=_TAGS_FILTER)
+    scope: str | None = Field(default=None, description=_SCOPE_READ)
+    type: DocumentTypeName | None = Field(default=None, description="Only documents of this type.")
+    limit: int = Field(default=10, ge=1, le=50, description="How many documents to return at most.")
+
+
+class ListInput(_Input):
+    """``memory_list``: list documents you can see, newest first."""
+
+    tags: list[str] = Field(default_factory=list, description=_TAGS_FILTER)
+    scope: str | None = Field(default=None, description=_SCOPE_READ)
+    type: DocumentTypeName | None = Field(default=None, description="Only documents of this type.")
+    limit: int = Field(default=50, ge=1, le=500, description="How many documents to return at most.")
+
+
+class ReadInput(_Input):
+    """``memory_read``: read one document's text by id."""
+
+    doc_id: str = Field(description="The document id, e.g. 'doc_3f2a9c01b7de'.")
+    offset: int = Field(default=0, ge=0, description="Start at this character (to read a long text in parts).")
+    max_chars: int = Field(default=20_000, ge=1, le=200_000, description="Return at most this many characters.")
+
+
+class TagInput(_Input):
+    """``memory_tag``: add or remove tags on one of your own documents."""
+
+    doc_id: str = Field(description="The document id, e.g. 'doc_3f2a9c01b7de'.")
+    tags: list[str] = Field(default_factory=list, description="Tags to add. A tag written with a leading '-' "
+                            "('-unread') is removed instead.")
+    remove: list[str] = Field(default_factory=list, description="Tags to remove (removing 'topic' also removes "
+                              "'topic/attention').")
+
+
+class PromotionInput(_Input):
+    """``memory_request_promotion``: ask the user to move one of your documents up to an ancestor scope."""
+
+    doc_id: str = Field(description="The document id, one of your own documents.")
+    to: str = Field(description="The ancestor scope: a kind ('project') or a path ('project/proj_5').")
+    reason: str = Field(description="Why it matters beyond your scope, for the user who reviews it.")
+
+
+class DocumentSummary(BaseModel):
+    """A document without its text: id, title, type, scope, tags, state and provenance."""
+
+    doc_id: str = Field(description="The document id (doc_…); pass it to memory_read or memory_tag.")
+    title: str
+    type: str = Field(description="note, file, result, fact, reference or structured.")
+    scope: str = Field(description="The scope the document belongs to.")
+    tags: list[str] = Field(default_factory=list)
+    status: str = Field(description="active, or stale: a result whose task changed since (may be out of date); "
+                        "archived when read by id.")
+    index_state: str = Field(description="indexed: findable by meaning; pending: by words only until indexed.")
+    version: int
+    created_at: datetime
+    updated_at: datetime
+    think_process_id: str | None = Field(default=None, description="The think process that produced it, if any.")
+    node_id: str | None = Field(default=None, description="The task node that produced it, if any.")
+
+    @classmethod
+    def from_info(cls, doc: DocumentInfo, **extra: Any) -> Self:
+        """Build from a service :class:`DocumentInfo` (``extra``: the subclass's own fields)."""
+        return cls(doc_id=doc.id, title=doc.title, type=doc.type.value, scope=doc.scope, tags=list(doc.tags),
+                   status=doc.status.value, index_state=doc.index_state.value, version=doc.version,
+                   created_at=doc.created_at, updated_at=doc.updated_at,
+                   think_process_id=doc.source.think_process_id, node_id=doc.source.node_id, **extra)
+
+
+class StoredDocument(DocumentSummary):
+    """What ``memory_store`` and ``memory_tag`` return: the document as stored, with its id."""
+
+
+class DocumentText(DocumentSummary):
+    """What ``memory_read`` returns: the document and (part of) its text."""
+
+    access: Access = Field(description="Why you may read it: own scope, an ancestor's, or shared with you.")
+    text: str = Field(description="The text from `offset`, at most `max_chars` characters.")
+    offset: int
+    total_chars: int = Field(description="Length of the whole text.")
+    next_offset: int | None = Field(default=None, description="Pass as `offset` to read on; None at the end.")
+    metadata: dict[str, Any] = Field(default_factory=dict, description="Authors, year, DOI, page count…")
+
+
+class QueryHit(BaseModel):
+    """One document found by ``memory_query``, with the best matching passage."""
+
+    rank: int
+    doc_id: str = Field(description="The document id (doc_…); pass it to memory_read for the whole text.")
+    title: str
+    type: str
+    scope: str
+    tags: list[str] = Field(default_factory=list)
+    status: str = Field(description="active, or stale: a result whose task changed since (may be out of date).")
+    snippet: str = Field(description="The best matching passage, shortened around the question's words.")
+    page: int | None = Field(default=None, description="The passage's page (PDFs), 1-based.")
+    section: str | None = None
+    score: float = Field(description="Relevance within this answer, higher is better, weighted by scope proximity "
+                         "(comparable only between hits of one query).")
+
+
+class QueryResult(BaseModel):
+    """``memory_query``'s answer: hits in rank order and the scopes searched."""
+
+    question: str
+    scope: str = Field(description="The acting scope.")
+    scopes: list[str] = Field(description="The scopes searched, nearest first.")
+    hits: list[QueryHit] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list, description="E.g. search by meaning unavailable: words only.")
+
+
+class DocumentList(BaseModel):
+    """``memory_list``'s answer: documents newest first."""
+
+    scope: str = Field(description="The acting scope.")
+    scopes: list[str] = Field(description="The scopes listed, nearest first.")
+    documents: list[DocumentSummary] = Field(default_factory=list)
+    truncated: bool = Field(default=False, description="True when more documents match than `limit`.")
+
+
+class PromotionRequest(BaseModel):
+    """A promotion waiting for the user's review (returned once the review queue exists)."""
+
+    doc_id: str
+    to: str
+    reason: str
+    status: Literal["pending"] = "pending"

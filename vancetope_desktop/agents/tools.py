@@ -1,0 +1,342 @@
+"""The Think Process memory tools (seed §6.3), bound to one acting scope, over the same services as the app.
+
+``MemoryTools(lib, scope="think-process/tp_12")`` offers ``memory_store``, ``memory_query``,
+``memory_list``, ``memory_read``, ``memory_tag`` and ``memory_request_promotion``. Each takes the
+seed's argument names, validates them through its input model (:mod:`.models`) and returns a pydantic
+model; :data:`TOOLS` lists name, description and models for an MCP server, and
+:meth:`MemoryTools.call` runs a tool from a JSON argument object.
+
+The visibility rule (seed §4.2) is enforced here, not trusted to the caller:
+
+* reading: the acting scope's own documents and its ancestors'; another scope's document only by id
+  and only when the user shared it (``services.sharing``: the one "may read" decision, with the hook
+  for the sibling-visibility setting). Shared documents are not listed or searched: the seed allows
+  other think processes' memory "only via explicit reference".
+* writing (store, tag): the acting scope's own memory only. Writing into an ancestor is a promotion,
+  which needs the review queue (not built yet): :class:`PromotionUnavailable` says so and what to do.
+
+A forbidden access raises a typed error naming the rule (``ScopeNotVisible``, ``AccessDenied``,
+``PromotionUnavailable``), never an empty success; bad arguments raise ``InvalidInput``, unknown ids
+``DocumentNotFound`` and unknown scopes ``ScopeNotFound``. All of them are ``VancetopeError``: an MCP
+server turns ``str(error)`` into a tool error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from ..core.documents import DocumentInfo, DocumentStatus, DocumentType, Source, SourceType
+from ..core.errors import AccessDenied, DocumentNotFound, InvalidInput, PromotionUnavailable, ScopeNotVisible
+from ..core.scopes import ScopeKind, ScopePath
+from ..core.tags import all_of, normalize_tag, normalize_tags
+from ..services import documents, indexing, sharing
+from ..services.library import Library
+from ..services.scopes import ancestry, resolve_relative, resolve_scope
+from ..services.search import search
+from .models import (
+    HIDDEN_METADATA,
+    DocumentList,
+    DocumentSummary,
+    DocumentText,
+    ListInput,
+    PromotionInput,
+    PromotionRequest,
+    QueryHit,
+    QueryInput,
+    QueryResult,
+    ReadInput,
+    StoredDocument,
+    StoreInput,
+    TagInput,
+)
+
+M = TypeVar("M", bound=BaseModel)
+
+LIVE_STATUSES = (DocumentStatus.ACTIVE, DocumentStatus.STALE)
+"""What queries and listings return: stale results stay (their ``status`` says so) until their task re-runs."""
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """One tool as an MCP server exposes it: name, description for the model, argument and result models."""
+
+    name: str
+    description: str
+    input_model: type[BaseModel]
+    output_model: type[BaseModel]
+
+
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec("memory_store", "Store text (a note, fact, result or reference) in your own memory scope and get its "
+             "document id. Tag it so you and later tasks can find it.", StoreInput, StoredDocument),
+    ToolSpec("memory_query", "Search your memory by meaning and by words: your own scope and its ancestors "
+             "(session, project, group), nearer scopes ranked higher. Returns documents with their best passage "
+             "and page.", QueryInput, QueryResult),
+    ToolSpec("memory_list", "List documents you can see, newest first, optionally by tags, type or one scope.",
+             ListInput, DocumentList),
+    ToolSpec("memory_read", "Read a document's text by id: yours, an ancestor scope's, or one the user shared "
+             "with you. Long texts come in parts (offset / next_offset).", ReadInput, DocumentText),
+    ToolSpec("memory_tag", "Add or remove tags on one of your own documents (documents of ancestor scopes are "
+             "read-only).", TagInput, StoredDocument),
+    ToolSpec("memory_request_promotion", "Ask the user to move one of your documents up to an ancestor scope "
+             "(e.g. the project), with a reason for the review.", PromotionInput, PromotionRequest),
+)
+TOOLS_BY_NAME = {spec.name: spec for spec in TOOLS}
+
+
+class MemoryTools:
+    """The memory tools of one acting scope (usually a think process, but any scope kind works).
+
+    Args:
+        lib: an open library.
+        scope: the acting scope's path, e.g. ``think-process/tp_12``.
+        index_now: embed what a store or tag queued before returning (when this process can take the
+            writer lock; otherwise the open app indexes it within seconds). Without it a new document is
+            found by its words at once and by its meaning once indexed.
+
+    Raises:
+        InvalidInput: a blank or malformed scope path. ScopeNotFound: no such scope.
+    """
+
+    def __init__(self, lib: Library, scope: str, *, index_now: bool = False) -> None:
+        if not scope or not scope.strip():
+            raise InvalidInput("the memory tools need an acting scope, e.g. 'think-process/tp_12'")
+        self.lib = lib
+        self.scope = resolve_scope(lib, scope)
+        self.kind = ScopePath.parse(self.scope).kind
+        self.index_now = index_now
+
+    @property
+    def readable_scopes(self) -> list[str]:
+        """The acting scope and its ancestors, nearest first (what queries and listings cover)."""
+        return ancestry(self.lib, self.scope)
+
+    # -- the tools ----------------------------------------------------------------------------------
+    def memory_store(self, content: str, tags: Sequence[str] = (), scope: str | None = None, type: str = "note",
+                     title: str | None = None) -> StoredDocument:
+        """Store ``content`` as a new document of ``type`` in the acting scope.
+
+        A think process's documents get the seed's provenance tag ``thinkprocess:<id>`` (§3.3) and
+        source ``tool_output`` with its id.
+
+        Raises:
+            InvalidInput: blank content, a bad tag or type. PromotionUnavailable: ``scope`` is an
+            ancestor. ScopeNotVisible: ``scope`` is outside the branch. ScopeNotFound / ScopeError:
+            unknown scope.
+        """
+        args = _parse(StoreInput, content=content, tags=tags, scope=scope, type=type, title=title)
+        if not args.content.strip():
+            raise InvalidInput("the content is empty: give the text to remember")
+        wanted = normalize_tags(args.tags)
+        target = self._write_scope(args.scope)
+        source = Source(type=SourceType.TOOL_OUTPUT)
+        if self.kind is ScopeKind.THINK_PROCESS:
+            key = ScopePath.parse(self.scope).key
+            source = Source(type=SourceType.TOOL_OUTPUT, think_process_id=key)
+            wanted.extend(_provenance_tag(key))
+        doc = documents.add_text(self.lib, args.content, doc_type=DocumentType(args.type), title=args.title,
+                                 tags=wanted, scope=target, source=source)
+        return StoredDocument.from_info(self._indexed(doc))
+
+    def memory_query(self, question: str, tags: Sequence[str] = (), scope: str | None = None,
+                     type: str | None = None, limit: int = 10) -> QueryResult:
+        """Hybrid search (seed §5.3) over the acting scope and its ancestors, or over one of them (``scope``).
+
+        Active and stale documents are searched (a hit's ``status`` tells them apart); archived ones are not.
+
+        Raises:
+            InvalidInput: a blank question, a bad tag, type or limit. ScopeNotVisible: ``scope`` is
+            neither the acting scope nor an ancestor. ScopeNotFound / ScopeError: unknown scope.
+        """
+        args = _parse(QueryInput, question=question, tags=tags, scope=scope, type=type, limit=limit)
+        if not args.question.strip():
+            raise InvalidInput("the question is empty: say what you are looking for")
+        tag_filter = all_of(args.tags) if args.tags else None
+        only = None if args.scope is None else [self._read_scope(args.scope)]
+        response = search(self.lib, args.question, scope=self.scope, tag_filter=tag_filter,
+                          types=[DocumentType(args.type)] if args.type else (), statuses=LIVE_STATUSES, scopes=only,
+                          limit=args.limit)
+        hits = [QueryHit(rank=h.rank, doc_id=h.document.id, title=h.document.title, type=h.document.type.value,
+                         scope=h.document.scope, tags=list(h.document.tags), status=h.document.status.value,
+                         snippet=h.snippet, page=h.page,
+                         section=h.passages[0].section if h.passages else None, score=h.score)
+                for h in response.hits]
+        return QueryResult(question=args.question, scope=self.scope, scopes=response.scopes, hits=hits,
+                           warnings=response.warnings)
+
+    def memory_list(self, tags: Sequence[str] = (), scope: str | None = None, type: str | None = None,
+                    limit: int = 50) -> DocumentList:
+        """Live (active or stale) documents of the acting scope and its ancestors (or one of them), newest first.
+
+        Folders, archived and trashed documents are left out.
+
+        Raises:
+            InvalidInput: a bad tag, type or limit. ScopeNotVisible: ``scope`` is neither the acting
+            scope nor an ancestor. ScopeNotFound / ScopeError: unknown scope.
+        """
+        args = _parse(ListInput, tags=tags, scope=scope, type=type, limit=limit)
+        tag_filter = all_of(args.tags) if args.tags else None
+        target = self.scope if args.scope is None else self._read_scope(args.scope)
+        types = [DocumentType(args.type)] if args.type else documents.CONTENT_TYPES
+        docs = documents.list_documents(self.lib, scope=target, tag_filter=tag_filter, types=types,
+                                        statuses=LIVE_STATUSES, include_ancestors=args.scope is None,
+                                        limit=args.limit + 1)
+        return DocumentList(scope=self.scope, scopes=self.readable_scopes if args.scope is None else [target],
+                            documents=[DocumentSummary.from_info(d) for d in docs[: args.limit]],
+                            truncated=len(docs) > args.limit)
+
+    def memory_read(self, doc_id: str, offset: int = 0, max_chars: int = 20_000) -> DocumentText:
+        """A document's details and text (``max_chars`` from ``offset``), if the acting scope may read it.
+
+        Raises:
+            InvalidInput: a blank id or a folder. DocumentNotFound: unknown id, or in the trash.
+            ScopeNotVisible: another branch's document not shared with the acting scope.
+        """
+        args = _parse(ReadInput, doc_id=doc_id, offset=offset, max_chars=max_chars)
+        doc, grant = self._readable(args.doc_id)
+        if doc.type is DocumentType.FOLDER:
+            raise InvalidInput(f"{doc.id} is a folder, not a document: find its documents with memory_list")
+        text = doc.content or ""
+        part = text[args.offset : args.offset + args.max_chars]
+        end = args.offset + len(part)
+        metadata = {k: v for k, v in doc.metadata.items() if k not in HIDDEN_METADATA}
+        return DocumentText.from_info(doc, access=grant.value, text=part, offset=args.offset, total_chars=len(text),
+                                      next_offset=end if end < len(text) else None, metadata=metadata)
+
+    def memory_tag(self, doc_id: str, tags: Sequence[str] = (), remove: Sequence[str] = ()) -> StoredDocument:
+        """Add ``tags`` to one of the acting scope's own documents; remove ``remove`` and any ``-tag`` in ``tags``.
+
+        Removing a tag also removes the tags below it (``topic`` drops ``topic/x``). The previous tags are
+        kept as a version.
+
+        Raises:
+            InvalidInput: no tags, a bad tag. DocumentNotFound. ScopeNotVisible: not readable.
+            AccessDenied: the document is an ancestor's or shared (read-only from here).
+        """
+        args = _parse(TagInput, doc_id=doc_id, tags=tags, remove=remove)
+        minus = [t.strip()[1:] for t in args.tags if t.strip().startswith("-")]
+        add = normalize_tags(t for t in args.tags if not t.strip().startswith("-"))
+        drop = normalize_tags([*args.remove, *minus])
+        if not add and not drop:
+            raise InvalidInput("give tags to add (tags) or to remove (remove, or '-tag' in tags)")
+        doc = self._own(args.doc_id, "tag")
+        return StoredDocument.from_info(self._indexed(documents.tag_document(self.lib, doc.id, add=add, remove=drop)))
+
+    def memory_request_promotion(self, doc_id: str, to: str, reason: str) -> PromotionRequest:
+        """Ask for one of the acting scope's documents to move up to the ancestor ``to``.
+
+        Promotion requests come with the review queue, which is not built yet: after checking the
+        arguments this always raises :class:`PromotionUnavailable`.
+
+        Raises:
+            InvalidInput: a blank reason, or ``to`` is not an ancestor. DocumentNotFound.
+            ScopeNotVisible / AccessDenied: not one of the acting scope's own documents.
+            ScopeNotFound / ScopeError: unknown ``to``. PromotionUnavailable: otherwise, for now.
+        """
+        args = _parse(PromotionInput, doc_id=doc_id, to=to, reason=reason)
+        if not args.reason.strip():
+            raise InvalidInput("give a reason: the user reviews the promotion by it")
+        doc = self._own(args.doc_id, "promote")
+        target = resolve_relative(self.lib, self.scope, args.to.strip())
+        above = self.readable_scopes[1:]
+        if target not in above:
+            raise InvalidInput(f"{target} is not above {self.scope}: a promotion goes to an ancestor"
+                               + (f" ({', '.join(above)})" if above else ", and a project group has none"))
+        raise PromotionUnavailable(
+            f"cannot request the promotion of {doc.id} to {target} yet: promotion requests come with the review "
+            f"queue, which is not available yet. {doc.id} stays in {self.scope}; the user can promote it with "
+            f"`vancetope memory promote {doc.id} --to {target}`"
+        )
+
+    def call(self, name: str, arguments: Mapping[str, Any] | None = None) -> BaseModel:
+        """Run the tool ``name`` with a JSON argument object (what an MCP ``tools/call`` carries).
+
+        Raises:
+            InvalidInput: an unknown tool, arguments that are not an object, unknown or malformed
+            arguments; and whatever the tool raises.
+        """
+        spec = TOOLS_BY_NAME.get(name)
+        if spec is None:
+            raise InvalidInput(f"unknown tool {name!r} (tools: {', '.join(TOOLS_BY_NAME)})")
+        if arguments is not None and not isinstance(arguments, Mapping):
+            raise InvalidInput(f"the arguments of {name} are a JSON object, not {type(arguments).__name__}")
+        args = _parse(spec.input_model, **dict(arguments or {}))
+        return getattr(self, name)(**dict(args))
+
+    # -- the rule -----------------------------------------------------------------------------------
+    def _read_scope(self, text: str) -> str:
+        """A scope argument for reading: the acting scope or an ancestor, else ScopeNotVisible."""
+        target = self._scope_argument(text)
+        if target not in self.readable_scopes:
+            raise ScopeNotVisible(f"{self.scope} cannot see {target}: "
+                                  f"{sharing.visibility_rule(self.lib, self.scope, target)}")
+        return target
+
+    def _write_scope(self, text: str | None) -> str:
+        """A scope argument for writing: only the acting scope. An ancestor is a promotion (not available yet)."""
+        target = self.scope if text is None else self._scope_argument(text)
+        if target == self.scope:
+            return target
+        if target in self.readable_scopes:
+            raise PromotionUnavailable(
+                f"{self.scope} cannot write to {target}: writing to an ancestor scope goes through a promotion "
+                f"request, and promotion requests come with the review queue, which is not available yet. Store "
+                f"it in your own scope (leave scope empty); the user can then promote it with "
+                f"`vancetope memory promote DOC --to {target}`"
+            )
+        raise ScopeNotVisible(f"{self.scope} cannot write to {target}: a {self.kind.label.lower()} writes only its "
+                              f"own memory ({sharing.visibility_rule(self.lib, self.scope, target)})")
+
+    def _scope_argument(self, text: str) -> str:
+        """A path (``project/proj_5``) or a kind meaning that scope above the acting one (``project``)."""
+        if not text.strip():
+            raise InvalidInput("the scope is empty: give a path such as 'project/proj_5', or leave it out")
+        return resolve_relative(self.lib, self.scope, text.strip())
+
+    def _readable(self, doc_id: str) -> tuple[DocumentInfo, sharing.ReadGrant]:
+        """The document ``doc_id`` and why it may be read; the rule is checked before anything else is told."""
+        if not doc_id.strip():
+            raise InvalidInput("the document id is empty: give one such as 'doc_3f2a9c01b7de'")
+        doc = documents.get_document(self.lib, doc_id.strip())
+        grant = sharing.check_read(self.lib, self.scope, doc)
+        if doc.status is DocumentStatus.DELETED:
+            raise DocumentNotFound(f"{doc.id} is in the trash")
+        return doc, grant
+
+    def _own(self, doc_id: str, verb: str) -> DocumentInfo:
+        """A readable document of the acting scope itself, else AccessDenied (documents elsewhere are read-only)."""
+        doc, grant = self._readable(doc_id)
+        if doc.scope != self.scope:
+            how = "shared with it" if grant is sharing.ReadGrant.SHARED else f"in {doc.scope}"
+            raise AccessDenied(
+                f"{self.scope} cannot {verb} {doc.id} ({how}): a {self.kind.label.lower()} changes only its own "
+                f"documents; others are read-only from here (store a note in your own scope that cites {doc.id})"
+            )
+        return doc
+
+    def _indexed(self, doc: DocumentInfo) -> DocumentInfo:
+        """``doc`` after indexing it now when asked to (and possible), else as it is."""
+        if not self.index_now or indexing.try_drain(self.lib) is None:
+            return doc
+        return documents.get_document(self.lib, doc.id)
+
+
+def _provenance_tag(key: str) -> list[str]:
+    """``["thinkprocess:<key>"]``, or nothing when the key cannot be a tag (a scope id may hold a comma)."""
+    try:
+        return [normalize_tag(f"thinkProcess:{key}")]
+    except InvalidInput:
+        return []
+
+
+def _parse(model: type[M], **values: Any) -> M:
+    """Validate tool arguments, turning pydantic's errors into one InvalidInput naming each bad argument."""
+    try:
+        return model.model_validate(values)
+    except ValidationError as error:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}" for e in error.errors())
+        raise InvalidInput(f"bad arguments: {problems}") from None
