@@ -93,7 +93,7 @@ def test_scope_option_enforces_visibility(cli):
     cli("scope", "create", "think-process", "tp_b", "--parent", "session/s1")
     doc = as_json(cli("memory", "add", "private to a", "--scope", "think-process/tp_a", "--json", "--no-wait"))["id"]
     result = cli("memory", "read", doc, "--scope", "think-process/tp_b", ok=False)
-    assert result.exit_code == 4 and "not visible" in result.stderr
+    assert result.exit_code == 4 and "cannot read" in result.stderr and "not a sibling" in result.stderr
     result = cli("memory", "tag", doc, "--add", "x", "--scope", "think-process/tp_b", ok=False)
     assert result.exit_code == 4
     assert "private to a" in cli("memory", "read", doc, "--scope", "think-process/tp_a").stdout

@@ -22,7 +22,8 @@ from ..store.tables import utcnow
 from . import records
 from .chunking import prepare_chunks
 from .library import Library
-from .scopes import ancestry, check_visible, resolve_scope
+from .scopes import ancestry, resolve_scope
+from .sharing import check_read
 
 TEXT_TYPES = (DocumentType.NOTE, DocumentType.FACT, DocumentType.RESULT, DocumentType.REFERENCE,
               DocumentType.STRUCTURED)
@@ -105,15 +106,16 @@ def get_document(lib: Library, document_id: str, *, acting_scope: str | None = N
     """One document by id.
 
     Args:
-        acting_scope: when given, the document must be visible from it (its scope or an ancestor).
+        acting_scope: when given, the document must be readable from it (its scope, an ancestor, or a
+            document the user shared with it: ``services.sharing.check_read``).
 
     Raises:
-        DocumentNotFound. ScopeNotVisible: the document lies outside what ``acting_scope`` sees.
+        DocumentNotFound. ScopeNotVisible: the document lies outside what ``acting_scope`` may read.
     """
     with read_session(lib.engine) as session:
         doc = records.info(lib, session, document_id)
     if acting_scope is not None:
-        check_visible(lib, resolve_scope(lib, acting_scope), doc.scope)
+        check_read(lib, resolve_scope(lib, acting_scope), doc)
     return doc
 
 

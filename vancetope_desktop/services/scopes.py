@@ -6,7 +6,7 @@ import re
 
 from sqlmodel import Session, select
 
-from ..core.errors import InvalidInput, ScopeError, ScopeNotFound, ScopeNotVisible
+from ..core.errors import InvalidInput, ScopeError, ScopeNotFound
 from ..core.scope_info import ScopeInfo, VisibleScope
 from ..core.scopes import ScopeKind, ScopePath, parse_kind, proximity_weight, validate_scope_key
 from ..store import tables
@@ -152,14 +152,6 @@ def ancestry(lib: Library, path: str) -> list[str]:
     """``path`` and its ancestors, nearest first. Raises ScopeNotFound."""
     with read_session(lib.engine) as session:
         return _ancestry(session, path)
-
-
-def check_visible(lib: Library, acting: str, target: str) -> None:
-    """Raise ScopeNotVisible unless ``target`` is ``acting`` or one of its ancestors."""
-    if target not in ancestry(lib, acting):
-        raise ScopeNotVisible(
-            f"{target} is not visible from {acting}: a scope sees only itself and its ancestors"
-        )
 
 
 def resolve_relative(lib: Library, start: str, target: str) -> str:
