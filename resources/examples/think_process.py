@@ -42,6 +42,7 @@ QUESTION = "hardware requirements of Flash Attention"
 # The task tree. A node names its inputs three ways (seed §7.1): by id, by query, by tags. Ids of
 # earlier results are only known once those nodes ran, so the tree is built step by step in run().
 EXTRACT = TaskNode(node_id="extract_hw", node_type="extract", think_process_id=TP_ID, input_query=QUESTION)
+TREE = ("extract_hw", "analyze_hw", "synthesize")
 
 
 def heading(text: str) -> None:
@@ -59,16 +60,18 @@ def text_of(lib: Library, doc: DocumentInfo) -> str:
 def best_sentences(text: str, question: str, count: int) -> list[str]:
     """The ``count`` sentences sharing the most words with ``question``: a stand-in for an LLM's reading."""
     words = {w for w in re.findall(r"[a-z]+", question.lower()) if len(w) > 3}
-    sentences = re.split(r"(?<=[.!?])\s+", " ".join(text.split()))
-    scored = [(sum(w in s.lower() for w in words), -i, s) for i, s in enumerate(sentences) if 20 < len(s) < 400]
+    # Paragraphs and bullets first (headings and title blocks stay apart), then sentence ends.
+    pieces = (" ".join(p.split()) for p in re.split(r"\n\s*\n|•|(?<=[.!?])\s+", text))
+    sentences = [p for p in pieces if 40 <= len(p) <= 400 and p[-1] in ".!?:" and not p.startswith("#")]
+    scored = [(len(words & set(re.findall(r"[a-z]+", s.lower()))), -i, s) for i, s in enumerate(sentences)]
     return [s for _, _, s in sorted(scored, reverse=True)[:count]]
 
 
 def run_extract(lib: Library, quotes: int) -> DocumentInfo:
     """Node 1: quote the best sentences of the two best search hits. ``quotes`` per paper (the "task")."""
     inputs = resolve_inputs(lib, EXTRACT, limit=5)
-    # A re-run may find this node's own earlier result among the hits: an output is never its own input.
-    inputs = [d for d in inputs if d.source.node_id != EXTRACT.node_id][:2]
+    # A re-run finds this tree's own earlier results among the hits: skip them, or the lineage would loop.
+    inputs = [d for d in inputs if not (d.source.think_process_id == TP_ID and d.source.node_id in TREE)][:2]
     lines = [f"# {QUESTION.capitalize()}", ""]
     for doc in inputs:
         lines.append(f"From **{doc.title}** (`{doc.id}`):")
@@ -161,7 +164,7 @@ def run(lib: Library) -> None:
         via = [d for d in doc.metadata.get("derived_from", []) if d in stale]
         how = f"derived from {', '.join(via)}" if via else "the changed node's own result"
         print(f"marked stale: {doc_id} ({doc.source.node_id}): {how}")
-    print("stale from the Results view:",
+    print("memory_list(tags=['stale']):",
           ", ".join(d.doc_id for d in tools.memory_list(tags=["stale"], type="result").documents))
     show_states(lib, results)
 
