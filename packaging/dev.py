@@ -74,7 +74,7 @@ def run_tests(extra: list[str]) -> int:
     """Run ruff, the import-linter contracts and the whole pytest suite; return the exit code."""
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     steps = [
-        [str(_bin("ruff")), "check", "vancetope_desktop", "tests", "packaging"],
+        [str(_bin("ruff")), "check", "vancetope_desktop", "tests", "packaging", "resources"],
         [str(_bin("lint-imports"))],
         [str(_bin("python")), "-m", "pytest", *extra],
     ]

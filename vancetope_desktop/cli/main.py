@@ -439,6 +439,20 @@ def index_rebuild(library: LibraryOption = None, as_json: JsonOption = False) ->
         emit(as_json, {"queued": queued}, lambda: out.print(f"re-indexed {queued} document(s)"))
 
 
+# -- mcp --------------------------------------------------------------------------------------------
+@app.command("mcp")
+def mcp_serve(
+    scope: Annotated[str, typer.Option("--scope", "-s", help="The scope the agent acts for, e.g. think-process/tp_12: "
+                                       "it reads that scope and its ancestors and writes only that scope.")],
+    library: LibraryOption = None,
+) -> None:
+    """Serve a scope's memory tools and documents to an AI agent over MCP (stdio): `mcp --scope think-process/tp_12`."""
+    from ..agents.mcp_server import serve  # the MCP SDK loads only for this command
+
+    with open_library(library) as lib:
+        serve(lib, scope)
+
+
 def run() -> None:
     """Console-script entry point."""
     with guarded():
