@@ -128,7 +128,7 @@ class MemoryTools:
             ancestor. ScopeNotVisible: ``scope`` is outside the branch. ScopeNotFound / ScopeError:
             unknown scope.
         """
-        args = _parse(StoreInput, content=content, tags=tags, scope=scope, type=type, title=title)
+        args = parse_arguments(StoreInput, content=content, tags=tags, scope=scope, type=type, title=title)
         if not args.content.strip():
             raise InvalidInput("the content is empty: give the text to remember")
         wanted = normalize_tags(args.tags)
@@ -152,7 +152,7 @@ class MemoryTools:
             InvalidInput: a blank question, a bad tag, type or limit. ScopeNotVisible: ``scope`` is
             neither the acting scope nor an ancestor. ScopeNotFound / ScopeError: unknown scope.
         """
-        args = _parse(QueryInput, question=question, tags=tags, scope=scope, type=type, limit=limit)
+        args = parse_arguments(QueryInput, question=question, tags=tags, scope=scope, type=type, limit=limit)
         if not args.question.strip():
             raise InvalidInput("the question is empty: say what you are looking for")
         tag_filter = all_of(args.tags) if args.tags else None
@@ -178,7 +178,7 @@ class MemoryTools:
             InvalidInput: a bad tag, type or limit. ScopeNotVisible: ``scope`` is neither the acting
             scope nor an ancestor. ScopeNotFound / ScopeError: unknown scope.
         """
-        args = _parse(ListInput, tags=tags, scope=scope, type=type, limit=limit)
+        args = parse_arguments(ListInput, tags=tags, scope=scope, type=type, limit=limit)
         tag_filter = all_of(args.tags) if args.tags else None
         target = self.scope if args.scope is None else self._read_scope(args.scope)
         types = [DocumentType(args.type)] if args.type else documents.CONTENT_TYPES
@@ -196,7 +196,7 @@ class MemoryTools:
             InvalidInput: a blank id or a folder. DocumentNotFound: unknown id, or in the trash.
             ScopeNotVisible: another branch's document not shared with the acting scope.
         """
-        args = _parse(ReadInput, doc_id=doc_id, offset=offset, max_chars=max_chars)
+        args = parse_arguments(ReadInput, doc_id=doc_id, offset=offset, max_chars=max_chars)
         doc, grant = self._readable(args.doc_id)
         if doc.type is DocumentType.FOLDER:
             raise InvalidInput(f"{doc.id} is a folder, not a document: find its documents with memory_list")
@@ -217,7 +217,7 @@ class MemoryTools:
             InvalidInput: no tags, a bad tag. DocumentNotFound. ScopeNotVisible: not readable.
             AccessDenied: the document is an ancestor's or shared (read-only from here).
         """
-        args = _parse(TagInput, doc_id=doc_id, tags=tags, remove=remove)
+        args = parse_arguments(TagInput, doc_id=doc_id, tags=tags, remove=remove)
         minus = [t.strip()[1:] for t in args.tags if t.strip().startswith("-")]
         add = normalize_tags(t for t in args.tags if not t.strip().startswith("-"))
         drop = normalize_tags([*args.remove, *minus])
@@ -237,7 +237,7 @@ class MemoryTools:
             ScopeNotVisible / AccessDenied: not one of the acting scope's own documents.
             ScopeNotFound / ScopeError: unknown ``to``. PromotionUnavailable: otherwise, for now.
         """
-        args = _parse(PromotionInput, doc_id=doc_id, to=to, reason=reason)
+        args = parse_arguments(PromotionInput, doc_id=doc_id, to=to, reason=reason)
         if not args.reason.strip():
             raise InvalidInput("give a reason: the user reviews the promotion by it")
         doc = self._own(args.doc_id, "promote")
@@ -264,7 +264,7 @@ class MemoryTools:
             raise InvalidInput(f"unknown tool {name!r} (tools: {', '.join(TOOLS_BY_NAME)})")
         if arguments is not None and not isinstance(arguments, Mapping):
             raise InvalidInput(f"the arguments of {name} are a JSON object, not {type(arguments).__name__}")
-        args = _parse(spec.input_model, **dict(arguments or {}))
+        args = parse_arguments(spec.input_model, **dict(arguments or {}))
         return getattr(self, name)(**dict(args))
 
     # -- the rule -----------------------------------------------------------------------------------
@@ -333,7 +333,7 @@ def _provenance_tag(key: str) -> list[str]:
         return []
 
 
-def _parse(model: type[M], **values: Any) -> M:
+def parse_arguments(model: type[M], **values: Any) -> M:
     """Validate tool arguments, turning pydantic's errors into one InvalidInput naming each bad argument."""
     try:
         return model.model_validate(values)

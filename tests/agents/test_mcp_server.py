@@ -1,0 +1,164 @@
+"""`vancetope mcp`: the real server in a subprocess, driven by the MCP SDK's own stdio client."""
+
+import os
+import subprocess
+import sys
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.shared.exceptions import MCPError
+
+from vancetope_desktop.services import documents, indexing, scopes
+from vancetope_desktop.services.library import Library
+
+REPO = Path(__file__).resolve().parents[2]
+TP12, TP13 = "think-process/tp_12", "think-process/tp_13"
+MEMORY_TOOLS = {"memory_store", "memory_query", "memory_list", "memory_read", "memory_tag",
+                "memory_request_promotion", "memory_context"}
+TASK_TOOLS = {"memory_store_result", "mark_task_changed"}
+
+
+def _command(library: Path, scope: str) -> list[str]:
+    return ["-m", "vancetope_desktop.cli.main", "mcp", "--scope", scope, "--library", str(library)]
+
+
+@pytest.fixture
+def prepared(tmp_path):
+    """project/inbox > session/s1 > tp_12 and its sibling tp_13, with a project fact and a sibling's note."""
+    root = tmp_path / "library"
+    with Library.open(root) as lib:
+        scopes.create_scope(lib, "session", "s1", parent="project/inbox")
+        scopes.create_scope(lib, "think-process", "tp_12", parent="session/s1")
+        scopes.create_scope(lib, "think-process", "tp_13", parent="session/s1")
+        fact = documents.add_text(lib, "Project deadline: the review is due on June 15th.", scope="project/inbox")
+        secret = documents.add_text(lib, "Sibling draft: heron migration counts.", scope=TP13)
+        indexing.try_drain(lib)
+    return root, fact.id, secret.id
+
+
+@asynccontextmanager
+async def _connect(library: Path, scope: str, log: Path):
+    params = StdioServerParameters(command=sys.executable, args=_command(library, scope), env=dict(os.environ),
+                                   cwd=str(REPO))
+    with log.open("w") as errlog:
+        async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            yield session
+
+
+def _text(result) -> str:
+    return "\n".join(part.text for part in result.content)
+
+
+def test_round_trip_over_stdio(prepared, tmp_path):
+    root, fact_id, secret_id = prepared
+    log = tmp_path / "server.log"
+    seen: dict = {}
+
+    async def scenario():
+        async with _connect(root, TP12, log) as session:
+            tools = {t.name: t for t in (await session.list_tools()).tools}
+            assert set(tools) == MEMORY_TOOLS | TASK_TOOLS
+            store = tools["memory_store"]
+            assert "content" in store.input_schema["required"] and "tags" in store.input_schema["properties"]
+            assert store.description.startswith("Store text") and "doc_id" in store.output_schema["properties"]
+            assert tools["memory_query"].annotations.read_only_hint
+
+            stored = await session.call_tool("memory_store", {
+                "content": "The gecko regrows its lost tail within about six weeks.", "tags": ["reptile"],
+                "type": "fact"})
+            assert not stored.is_error, _text(stored)
+            doc = stored.structured_content
+            assert doc["doc_id"].startswith("doc_") and doc["scope"] == TP12
+            assert doc["index_state"] == "indexed"  # no app holds the writer lock: the server embedded it
+            assert doc["doc_id"] in _text(stored)  # the same JSON as text, for clients without structured content
+            seen["doc"] = doc["doc_id"]
+
+            # The server gave the writer lock up, so the app's indexing process can take it.
+            with Library.open(root) as app:
+                assert app.writer_lock.try_acquire()
+                # While "the app" holds it, a stored document waits for it, findable by its words.
+                pending = await session.call_tool("memory_store", {"content": "Pending quokka observation."})
+                assert pending.structured_content["index_state"] == "pending"
+                words = await session.call_tool("memory_query", {"question": "quokka"})
+                found = [h["doc_id"] for h in words.structured_content["hits"]]
+                assert pending.structured_content["doc_id"] in found
+                seen["pending"] = pending.structured_content["doc_id"]
+
+            hits = (await session.call_tool("memory_query", {"question": "how fast does a lizard tail grow back"}))
+            assert hits.structured_content["hits"][0]["doc_id"] == doc["doc_id"]
+
+            read = await session.call_tool("memory_read", {"doc_id": doc["doc_id"]})
+            assert read.structured_content["text"].startswith("The gecko regrows")
+            assert read.structured_content["access"] == "own"
+            ancestor = await session.call_tool("memory_read", {"doc_id": fact_id})
+            assert ancestor.structured_content["access"] == "ancestor"
+
+            tagged = await session.call_tool("memory_tag", {"doc_id": doc["doc_id"], "tags": ["important"]})
+            assert tagged.structured_content["tags"] == ["important", "reptile", "thinkprocess:tp_12"]
+
+            forbidden = await session.call_tool("memory_read", {"doc_id": secret_id})
+            assert forbidden.is_error and forbidden.structured_content is None
+            assert f"{TP12} cannot read {secret_id} in {TP13}" in _text(forbidden)
+            assert "sees its own memory and its ancestors', not a sibling's" in _text(forbidden)
+
+            bad = await session.call_tool("memory_query", {"question": "gecko", "limit": 0})
+            assert bad.is_error and "limit" in _text(bad) and "InvalidInput" in _text(bad)
+            misspelt = await session.call_tool("memory_read", {"id": doc["doc_id"]})
+            assert misspelt.is_error and "doc_id" in _text(misspelt) and "id:" in _text(misspelt)
+            upward = await session.call_tool("memory_store", {"content": "x", "scope": "project"})
+            assert upward.is_error and "promotion" in _text(upward)
+            unknown = await session.call_tool("memory_forget", {})
+            assert unknown.is_error and "unknown tool" in _text(unknown)
+
+            result = await session.call_tool("memory_store_result", {
+                "node_id": "extract_1", "node_type": "extract", "title": "Tail regrowth",
+                "content": "Geckos regrow tails in six weeks.", "derived_from": [doc["doc_id"]]})
+            assert not result.is_error, _text(result)
+            assert {"extraction", "auto:extract_1"} <= set(result.structured_content["tags"])
+            changed = await session.call_tool("mark_task_changed", {"node_id": "extract_1"})
+            assert changed.structured_content["stale"] == [result.structured_content["doc_id"]]
+            context = await session.call_tool("memory_context", {"token_budget": 400})
+            assert doc["doc_id"] in context.structured_content["markdown"]
+            assert context.structured_content["tokens"] <= 400
+
+            listed = {str(r.uri) for r in (await session.list_resources()).resources}
+            assert {f"vancetope://document/{doc['doc_id']}", f"vancetope://document/{fact_id}"} <= listed
+            assert f"vancetope://document/{secret_id}" not in listed
+            templates = (await session.list_resource_templates()).resource_templates
+            assert templates[0].uri_template == "vancetope://document/{doc_id}"
+            body = await session.read_resource(f"vancetope://document/{fact_id}")
+            assert body.contents[0].text == "Project deadline: the review is due on June 15th."
+            with pytest.raises(MCPError) as refused:
+                await session.read_resource(f"vancetope://document/{secret_id}")
+            assert "not a sibling's" in refused.value.message
+
+    anyio.run(scenario)
+    with Library.open(root) as lib:  # what the app would show: stored through MCP, embedded by the server
+        stored = documents.get_document(lib, seen["doc"])
+        assert stored.scope == TP12 and "important" in stored.tags
+        assert documents.get_document(lib, seen["pending"]).index_state.value == "indexed"  # a later write drained it
+    assert "Traceback" not in log.read_text()
+
+
+def test_session_scope_offers_no_task_tools(prepared, tmp_path):
+    root, _, _ = prepared
+
+    async def scenario():
+        async with _connect(root, "session/s1", tmp_path / "server.log") as session:
+            return {t.name for t in (await session.list_tools()).tools}
+
+    assert anyio.run(scenario) == MEMORY_TOOLS
+
+
+def test_unknown_scope_fails_before_serving(prepared):
+    root, _, _ = prepared
+    done = subprocess.run([sys.executable, *_command(root, "think-process/tp_99")], input="", capture_output=True,
+                          text=True, timeout=60, cwd=REPO)
+    assert done.returncode == 3
+    assert done.stdout == ""  # stdout belongs to the protocol: errors go to stderr
+    assert "think-process/tp_99" in done.stderr

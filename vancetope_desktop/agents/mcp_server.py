@@ -1,0 +1,283 @@
+"""The memory tools as a Model Context Protocol server over stdio: ``vancetope mcp --scope think-process/tp_12``.
+
+Built on the official SDK's low-level :class:`mcp.server.Server` (not ``MCPServer``): our tools already
+have pydantic input and output models and validate their own arguments, so the server only hands
+their JSON schemas out and maps calls, results and errors. One server acts for one scope, fixed at
+start:
+
+* tools: every tool of :data:`.tools.TOOLS`; from a think process also ``memory_store_result`` and
+  ``mark_task_changed`` (:mod:`.task_tree`); from any scope ``memory_context`` (:mod:`.context`).
+  A result is structured content (the output model as JSON) plus the same JSON as text for clients
+  that ignore structured content. A :class:`VancetopeError` becomes a tool error (``isError``) carrying
+  its message, e.g. the visibility rule; an unexpected exception too, logged with its traceback.
+* resources: ``vancetope://document/{doc_id}``, a document's text read through ``memory_read`` (the
+  same visibility rule); the listing holds the newest :data:`RESOURCE_LIMIT` documents the scope sees.
+
+Tool calls run one at a time on a worker thread (writes go through one serial lane, and the event
+loop keeps answering while a model loads). After a write the server embeds what is queued when no
+other process holds the index writer lock, then gives the lock up: the open app's indexing process
+takes it within its 2 s poll, and the app shows new documents after its change-counter poll.
+Stdout is the protocol channel: nothing here prints, logs go to stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from typing import Any, Literal
+
+import anyio
+import mcp_types as types
+from mcp.server import Server, ServerRequestContext
+from mcp.server.stdio import stdio_server
+from mcp.shared.exceptions import MCPError
+from pydantic import BaseModel, ConfigDict, Field
+
+from .. import __version__
+from ..core.errors import InvalidInput, VancetopeError
+from ..core.scopes import ScopeKind, ScopePath
+from ..services import documents, indexing
+from ..services.library import Library
+from . import task_tree
+from .context import ContextBlock, context_block
+from .models import DocumentSummary, StoredDocument
+from .tools import TOOLS, TOOLS_BY_NAME, MemoryTools, ToolSpec, parse_arguments
+
+logger = logging.getLogger(__name__)
+
+URI_PREFIX = "vancetope://document/"
+URI_TEMPLATE = URI_PREFIX + "{doc_id}"
+RESOURCE_LIMIT = 200
+"""How many documents (newest first) ``resources/list`` names; any readable one is still read by its URI."""
+WRITING_TOOLS = frozenset({"memory_store", "memory_tag", "memory_store_result", "mark_task_changed"})
+READ_ONLY_TOOLS = frozenset({"memory_query", "memory_list", "memory_read", "memory_context"})
+
+
+class _Input(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class StoreResultInput(_Input):
+    """``memory_store_result``: save a task node's output as a result (a re-run replaces it)."""
+
+    node_id: str = Field(min_length=1, description="The task node's id in your tree, e.g. 'extract_paper_1'.")
+    node_type: Literal["extract", "analyze", "verify", "synthesize", "other"] = Field(
+        default="other", description="What the node does; decides the tag (#extraction, #analysis, …).")
+    title: str = Field(description="A short title for the result.")
+    content: str = Field(description="The node's output (Markdown is fine).")
+    derived_from: list[str] = Field(default_factory=list, description="Ids of the documents the node read "
+                                    "(doc_…); each must be readable by you.")
+    tags: list[str] = Field(default_factory=list, description="Further tags, e.g. topics.")
+
+
+class TaskChangedInput(_Input):
+    """``mark_task_changed``: a task changed, so its results and what derives from them may be out of date."""
+
+    node_id: str = Field(min_length=1, description="The task node that changed.")
+
+
+class ContextInput(_Input):
+    """``memory_context``: the most relevant memory for starting work, as Markdown."""
+
+    query: str | None = Field(default=None, description="What you are about to do, to rank by relevance.")
+    token_budget: int = Field(default=1500, ge=50, le=20_000, description="The block's length at most, in tokens.")
+
+
+class StaleDocuments(BaseModel):
+    """What ``mark_task_changed`` returns: the documents now marked stale."""
+
+    node_id: str
+    stale: list[str] = Field(default_factory=list, description="Ids now stale: the node's results first, then "
+                             "what derives from them. Empty when the node has no result yet.")
+
+
+TASK_TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec("memory_store_result", "Save a task node's output as a result document in your scope, with the "
+             "documents it was derived from. Running the node again replaces the content as a new version and "
+             "clears its stale mark.", StoreResultInput, StoredDocument),
+    ToolSpec("mark_task_changed", "Say a task node changed: its results and everything derived from them are "
+             "marked #stale until re-run.", TaskChangedInput, StaleDocuments),
+)
+CONTEXT_TOOL = ToolSpec("memory_context", "Start of work: the most relevant memory you can see (your notes and "
+                        "results, your session's, your project's facts and decisions) as a Markdown block with "
+                        "document ids, within a token budget.", ContextInput, ContextBlock)
+
+
+class ScopedMemory:
+    """The tools and document resources of one acting scope, synchronous (the server calls them on a thread).
+
+    Args:
+        lib: an open library. scope: the acting scope's path, e.g. ``think-process/tp_12``.
+
+    Raises:
+        InvalidInput: a blank or malformed scope. ScopeNotFound: no such scope.
+    """
+
+    def __init__(self, lib: Library, scope: str) -> None:
+        self.lib = lib
+        self.memory = MemoryTools(lib, scope, index_now=True)
+        self.scope = self.memory.scope
+        path = ScopePath.parse(self.scope)
+        self.think_process_id = path.key if path.kind is ScopeKind.THINK_PROCESS else None
+        specs = (*TOOLS, *(TASK_TOOLS if self.think_process_id else ()), CONTEXT_TOOL)
+        self.specs: dict[str, ToolSpec] = {spec.name: spec for spec in specs}
+
+    def call(self, name: str, arguments: dict[str, Any] | None) -> BaseModel:
+        """Run tool ``name`` with its JSON arguments and return its output model.
+
+        Raises:
+            InvalidInput: an unknown tool or bad arguments (naming each); whatever the tool raises.
+        """
+        spec = self.specs.get(name)
+        if spec is None:
+            raise InvalidInput(f"unknown tool {name!r} (tools: {', '.join(self.specs)})")
+        try:
+            if name in TOOLS_BY_NAME:
+                return self.memory.call(name, arguments)
+            args = parse_arguments(spec.input_model, **dict(arguments or {}))
+            if isinstance(args, StoreResultInput):
+                return self._store_result(args)
+            if isinstance(args, TaskChangedInput):
+                stale = task_tree.mark_task_changed(self.lib, args.node_id, think_process_id=self._tp_id())
+                self._index()
+                return StaleDocuments(node_id=args.node_id, stale=stale)
+            assert isinstance(args, ContextInput)
+            return context_block(self.lib, self.scope, token_budget=args.token_budget, query=args.query)
+        finally:
+            if name in WRITING_TOOLS:
+                # A long-running server must not keep the writer lock the app's indexing process waits for.
+                self.lib.writer_lock.release()
+
+    def resources(self) -> list[DocumentSummary]:
+        """The newest :data:`RESOURCE_LIMIT` live documents of the scope and its ancestors (``memory_list``)."""
+        return self.memory.memory_list(limit=RESOURCE_LIMIT).documents
+
+    def read_resource(self, uri: str) -> tuple[DocumentSummary, str]:
+        """The document behind ``vancetope://document/<doc_id>`` and its whole text, read with ``memory_read``.
+
+        Raises:
+            InvalidInput: not a document URI. DocumentNotFound. ScopeNotVisible: the visibility rule.
+        """
+        if not uri.startswith(URI_PREFIX) or not uri[len(URI_PREFIX):].strip():
+            raise InvalidInput(f"not a document URI: {uri!r} (expected {URI_TEMPLATE})")
+        doc_id, parts, offset = uri[len(URI_PREFIX):].strip(), [], 0
+        while True:
+            part = self.memory.memory_read(doc_id, offset=offset, max_chars=200_000)
+            parts.append(part.text)
+            if part.next_offset is None:
+                return part, "".join(parts)
+            offset = part.next_offset
+
+    def _store_result(self, args: StoreResultInput) -> StoredDocument:
+        doc = task_tree.memory_store_result(self.lib, args.node_id, args.node_type, args.title, args.content,
+                                            args.derived_from, think_process_id=self._tp_id(), scope=self.scope,
+                                            tags=args.tags)
+        if self._index():
+            doc = documents.get_document(self.lib, doc.id)
+        return StoredDocument.from_info(doc)
+
+    def _index(self) -> bool:
+        """Embed what is queued if no other process is the writer; True when this process did."""
+        return indexing.try_drain(self.lib) is not None
+
+    def _tp_id(self) -> str:
+        assert self.think_process_id is not None  # task tools are offered to think processes only
+        return self.think_process_id
+
+
+def build_server(memory: ScopedMemory) -> Server[Any]:
+    """An MCP server (low-level SDK) exposing ``memory``'s tools and documents; serve it with :func:`serve_stdio`."""
+    # One call at a time: the services are thread-safe, but writes belong in one serial lane.
+    lane = anyio.CapacityLimiter(1)
+
+    async def run(func: Any, *args: Any) -> Any:
+        return await anyio.to_thread.run_sync(func, *args, limiter=lane)
+
+    async def list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+                         ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[_tool(spec) for spec in memory.specs.values()])
+
+    async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
+        try:
+            result = await run(memory.call, params.name, params.arguments)
+        except VancetopeError as error:
+            return _tool_error(f"{type(error).__name__}: {error}")
+        except Exception as error:  # a bug must not end the session: tell the agent, keep the traceback
+            logger.exception("tool %s failed", params.name)
+            return _tool_error(f"internal error in {params.name}: {error}")
+        data = result.model_dump(mode="json")
+        text = json.dumps(data, ensure_ascii=False)  # compact: it lands in the model's context
+        return types.CallToolResult(content=[types.TextContent(type="text", text=text)], structured_content=data)
+
+    async def list_resources(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+                             ) -> types.ListResourcesResult:
+        docs = await run(memory.resources)
+        return types.ListResourcesResult(resources=[
+            types.Resource(name=d.doc_id, title=d.title, uri=URI_PREFIX + d.doc_id, mime_type="text/plain",
+                           description=_describe(d)) for d in docs
+        ])
+
+    async def list_templates(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+                             ) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(resource_templates=[types.ResourceTemplate(
+            name="document", uri_template=URI_TEMPLATE, mime_type="text/plain",
+            description=f"A document's text by id: {memory.scope}'s own, an ancestor scope's, or one the user "
+                        "shared with it.",
+        )])
+
+    async def read_resource(ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
+                            ) -> types.ReadResourceResult:
+        try:
+            _doc, text = await run(memory.read_resource, params.uri)
+        except VancetopeError as error:
+            # SEP-2164: an unreadable resource is invalid params, with the reason (e.g. the visibility rule).
+            raise MCPError(types.INVALID_PARAMS, f"{type(error).__name__}: {error}", {"uri": params.uri}) from None
+        return types.ReadResourceResult(contents=[types.TextResourceContents(uri=params.uri, mime_type="text/plain",
+                                                                             text=text)])
+
+    return Server(
+        "vancetope", version=__version__, title="Vancetope memory",
+        instructions=f"Research memory of {memory.scope}: you read your own scope and its ancestors and write only "
+                     "your own scope. Call memory_context when you start, memory_query to find, memory_store to "
+                     "remember. Every document has a doc_… id.",
+        on_list_tools=list_tools, on_call_tool=call_tool, on_list_resources=list_resources,
+        on_list_resource_templates=list_templates, on_read_resource=read_resource,
+    )
+
+
+async def serve_stdio(memory: ScopedMemory) -> None:
+    """Serve ``memory`` over this process's stdin/stdout until the client closes stdin."""
+    server = build_server(memory)
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+def serve(lib: Library, scope: str) -> None:
+    """Run the stdio server for ``scope`` until the client disconnects (what ``vancetope mcp`` does).
+
+    Raises:
+        InvalidInput / ScopeNotFound: a bad scope, before anything is served.
+    """
+    memory = ScopedMemory(lib, scope)
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="vancetope mcp: %(levelname)s %(message)s")
+    logger.info("serving %s of %s", memory.scope, lib.paths.root)
+    anyio.run(serve_stdio, memory)
+
+
+def _tool(spec: ToolSpec) -> types.Tool:
+    read_only = spec.name in READ_ONLY_TOOLS
+    return types.Tool(name=spec.name, description=spec.description,
+                      input_schema=spec.input_model.model_json_schema(),
+                      output_schema=spec.output_model.model_json_schema(),
+                      annotations=types.ToolAnnotations(read_only_hint=read_only, destructive_hint=False,
+                                                        open_world_hint=False))
+
+
+def _tool_error(message: str) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(type="text", text=message)], is_error=True)
+
+
+def _describe(doc: DocumentSummary) -> str:
+    tags = " ".join(f"#{t}" for t in doc.tags)
+    return f"{doc.type} in {doc.scope}" + (f", {tags}" if tags else "") + (", stale" if doc.status == "stale" else "")
