@@ -29,7 +29,7 @@ class Indexer(QObject):
         model_failed(str): the model could not be loaded (the reason).
         progressed(): the indexing process reported progress (documents' states may have changed).
         finished(object): a drain ended (its JSON report as a dict; None when it could not run).
-        outside_change(): the change counter moved without this window writing.
+        outside_change(): documents changed or vectors were written by another process.
     """
 
     model_ready = Signal()
@@ -173,7 +173,7 @@ class Indexer(QObject):
         self.model_ready.emit()
 
     def note_counter(self, value: int) -> None:
-        """Record the change counter the window's latest load saw (so the poll ignores our own writes)."""
+        """Record the change counter + index generation the latest load saw (the poll ignores our own writes)."""
         self.seen_counter = max(self.seen_counter, value)
 
     def _poll(self) -> None:
@@ -181,7 +181,8 @@ class Indexer(QObject):
             return
         self._polling = True
         lib = self._lib
-        self._tasks.submit("poll", lambda _c: lib.change_counter(), lane="read",
+        # Documents changed, or vectors written (another process indexing): both change what panes show.
+        self._tasks.submit("poll", lambda _c: lib.change_counter() + lib.index_generation(), lane="read",
                            on_result=self._polled, on_error=lambda _e: self._polled(None))
 
     def _polled(self, counter: int | None) -> None:

@@ -78,7 +78,7 @@ class Workbench(QObject):
         lib, wanted = self.lib, self.state
 
         def load(_context: TaskContext) -> tuple[int, Snapshot]:
-            counter = lib.change_counter()
+            counter = lib.change_counter() + lib.index_generation()  # the sum the indexer's poll watches
             try:
                 return counter, load_snapshot(lib, wanted)
             except ScopeNotFound:  # archived or renamed elsewhere: fall back to the library's current scope
