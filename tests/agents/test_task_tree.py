@@ -5,7 +5,7 @@ import pytest
 from vancetope_desktop.agents.context import context_block
 from vancetope_desktop.agents.task_tree import TaskNode, mark_task_changed, memory_store_result, resolve_inputs
 from vancetope_desktop.core.documents import DocumentStatus, DocumentType, SourceType
-from vancetope_desktop.core.errors import DocumentNotFound, InvalidInput, ScopeNotVisible
+from vancetope_desktop.core.errors import DocumentNotFound, InvalidInput, NotFound, ScopeNotVisible
 from vancetope_desktop.services import documents, folders, indexing, relations, scopes, sharing
 
 TP = "think-process/tp_12"
@@ -149,7 +149,8 @@ def test_task_change_marks_two_levels_of_derived_results_stale_and_nothing_else(
     stale_view = documents.list_documents(lib, scope=TP, statuses=(DocumentStatus.STALE,))
     assert {d.id for d in stale_view} == {a.id, b.id, c.id}
 
-    assert mark_task_changed(lib, "never_ran", think_process_id="tp_12") == []
+    with pytest.raises(NotFound, match="no result for node 'never_ran'"):
+        mark_task_changed(lib, "never_ran", think_process_id="tp_12")
 
 
 def test_stale_propagation_survives_a_derivation_cycle(tree):

@@ -80,7 +80,7 @@ class TaskChangedInput(_Input):
 class ContextInput(_Input):
     """``memory_context``: the most relevant memory for starting work, as Markdown."""
 
-    query: str | None = Field(default=None, description="What you are about to do, to rank by relevance.")
+    question: str | None = Field(default=None, description="What you are about to do, to rank by relevance.")
     token_budget: int = Field(default=1500, ge=50, le=20_000, description="The block's length at most, in tokens.")
 
 
@@ -143,7 +143,7 @@ class ScopedMemory:
                 self._index()
                 return StaleDocuments(node_id=args.node_id, stale=stale)
             assert isinstance(args, ContextInput)
-            return context_block(self.lib, self.scope, token_budget=args.token_budget, query=args.query)
+            return context_block(self.lib, self.scope, token_budget=args.token_budget, query=args.question)
         finally:
             if name in WRITING_TOOLS:
                 # A long-running server must not keep the writer lock the app's indexing process waits for.

@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..core.documents import DocumentInfo, DocumentStatus, DocumentType, Source, SourceType
-from ..core.errors import DocumentNotFound, InvalidInput, ScopeNotVisible
+from ..core.errors import DocumentNotFound, InvalidInput, NotFound, ScopeNotVisible
 from ..core.scopes import ScopeKind
 from ..core.tags import all_of, normalize_tags
 from ..services import documents, folders, relations, sharing
@@ -214,10 +214,13 @@ def mark_task_changed(lib: Library, node_id: str, *, think_process_id: str) -> l
     trashed ones are left as they are.
 
     Returns:
-        The ids now stale: the node's results first, then their descendants breadth first. Empty when
-        the node has no result yet.
+        The ids now stale: the node's results first, then their descendants breadth first.
+
+    Raises:
+        NotFound: the node has no result (a mistyped node id must not pass as "nothing to do").
     """
     roots = [d.id for d in relations.node_results(lib, think_process_id, node_id)]
     if not roots:
-        return []
+        raise NotFound(f"think process {think_process_id} has no result for node {node_id!r}: "
+                       "nothing to mark changed (check the node id)")
     return relations.set_stale(lib, relations.derivation_closure(lib, roots), stale=True)
