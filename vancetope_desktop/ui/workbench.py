@@ -55,7 +55,7 @@ class Workbench(QObject):
         self._generation = itertools.count(1)
         self._latest = 0
         self.indexer.finished.connect(lambda _report: self.refresh())
-        self.indexer.outside_change.connect(self.refresh)
+        self.indexer.outside_change.connect(self._outside_change)
         # While a long drain runs, show documents turning "indexed" every few seconds, not per batch.
         self._progress_refresh = QTimer(self)
         self._progress_refresh.setSingleShot(True)
@@ -68,6 +68,15 @@ class Workbench(QObject):
         self.indexer.stop()
         self.tasks.shutdown()
         self.extractor.close()
+
+    def _outside_change(self) -> None:
+        # While this window imports, its own writes move the counter every file: show them every few
+        # seconds rather than reloading every pane each poll.
+        if any(t.lane == "write" for t in self.tasks.active()):
+            if not self._progress_refresh.isActive():
+                self._progress_refresh.start()
+        else:
+            self.refresh()
 
     # --- loading ---------------------------------------------------------------------------------
     def refresh(self, state: ViewState | None = None) -> None:
