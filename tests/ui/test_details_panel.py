@@ -243,7 +243,9 @@ def test_a_refresh_keeps_what_the_user_is_typing(qtbot, panel):
 
 
 def test_derived_from_links_open_the_inputs(qtbot, panel):
-    panel.show_document(_paper())
+    panel.show_document(_paper(metadata={"derived_from": ["doc_a"], "node_type": "extract"}))
+    assert "derived_from" not in panel.metadata_fields  # shown as links, not as an editable field
+    assert not isinstance(panel.metadata_fields["node_type"], QLineEdit)
     assert panel.derived_label.isHidden() or not panel.derived_label.text()
     panel.set_derived_from([("doc_a", "Attention <paper>"), ("doc_b", "Notes")])
     assert 'href="doc_a"' in panel.derived_label.text()

@@ -8,23 +8,10 @@ from PySide6.QtWidgets import QAbstractItemView, QLineEdit
 
 from tests.ui.drops import drag_and_drop
 from vancetope_desktop.core.scope_info import VisibleScope
+from vancetope_desktop.services.folders import FolderNode
 from vancetope_desktop.ui.dnd import decode_document_ids, encode_document_ids
 from vancetope_desktop.ui.folder_model import COUNT_ROLE, NODE_ROLE, FolderTarget, FolderTreeModel
 from vancetope_desktop.ui.folder_tree import FolderTreeView
-
-try:
-    from vancetope_desktop.services.folders import FolderNode
-except ImportError:  # the services engineer is adding it; same shape until then
-    from pydantic import BaseModel
-
-    class FolderNode(BaseModel):  # type: ignore[no-redef]
-        id: str
-        scope: str
-        title: str
-        parent_id: str | None
-        own_count: int
-        total_count: int
-
 
 pytestmark = pytest.mark.qt_log_level_fail("WARNING")
 

@@ -41,10 +41,11 @@ from .tag_chips import TagChipsEditor
 STANDARD_FIELDS = ("authors", "year", "doi", "journal")
 """Bibliographic fields offered on files and references even when empty, in this order."""
 
-HIDDEN_KEYS = frozenset({"title", "title_from_content", "file_suffix", "ocr_pages", "keys"})
-"""Internal metadata the form never shows (``title`` is the extracted one; the document title is above)."""
+HIDDEN_KEYS = frozenset({"title", "title_from_content", "file_suffix", "ocr_pages", "keys", "derived_from"})
+"""Internal metadata the form never shows (``title`` is the extracted one; the document title is above;
+``derived_from`` shows as links under "Derived from")."""
 
-DERIVED_KEYS = frozenset({"page_count", "item_count", "file_size", "source_path", "import_warnings"})
+DERIVED_KEYS = frozenset({"page_count", "item_count", "file_size", "source_path", "import_warnings", "node_type"})
 """Facts measured from the file or its import: shown, not editable."""
 
 LIST_SEPARATOR = "; "

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
 from PySide6.QtCore import (
     QAbstractItemModel,
@@ -26,6 +26,7 @@ from PySide6.QtGui import QBrush, QFont, QIcon
 from PySide6.QtWidgets import QStyle
 
 from ..core.scope_info import VisibleScope
+from ..services.folders import FolderNode
 from .dnd import DOCUMENT_MIME, URI_LIST_MIME, decode_document_ids, encode_document_ids, local_paths_from_mime
 from .document_model import muted_colour, themed_icon
 
@@ -47,17 +48,6 @@ SMART_ENTRIES: tuple[tuple[str, str, QStyle.StandardPixmap], ...] = (
     ("trash", "Trash", QStyle.StandardPixmap.SP_TrashIcon),
 )
 """(key, label, fallback icon) of the smart entries, in display order."""
-
-
-class FolderLike(Protocol):
-    """The shape of ``services.folders.FolderNode`` this model reads."""
-
-    id: str
-    scope: str
-    title: str
-    parent_id: str | None
-    own_count: int
-    total_count: int
 
 
 @dataclass(frozen=True)
@@ -129,7 +119,7 @@ class FolderTreeModel(QAbstractItemModel):
     def set_folders(
         self,
         scopes: Sequence[VisibleScope],
-        folders: Sequence[FolderLike],
+        folders: Sequence[FolderNode],
         *,
         scope_names: Mapping[str, str] | None = None,
         current_scope: str | None = None,
@@ -189,7 +179,7 @@ class FolderTreeModel(QAbstractItemModel):
         """Every node's target, depth first."""
         return (n.target for n in self._walk(self._root) if n is not self._root)
 
-    def _build(self, scopes: Sequence[VisibleScope], folders: Sequence[FolderLike], names: Mapping[str, str],
+    def _build(self, scopes: Sequence[VisibleScope], folders: Sequence[FolderNode], names: Mapping[str, str],
                current: str | None) -> None:
         ordered = sorted(scopes, key=lambda s: s.distance)
         self._current_scope = current if current is not None else (ordered[0].path if ordered else "")
@@ -199,7 +189,7 @@ class FolderTreeModel(QAbstractItemModel):
             count = self._smart_counts.get(key, 0)
             self._root.add(_Node(FolderTarget("smart", key, self._current_scope), label, own_count=count,
                                  total_count=count, icon=f"smart-{key}", fallback=fallback))
-        by_parent: dict[tuple[str, str | None], list[FolderLike]] = {}
+        by_parent: dict[tuple[str, str | None], list[FolderNode]] = {}
         scope_of = {f.id: f.scope for f in folders}
         for folder in folders:
             parent = folder.parent_id if scope_of.get(folder.parent_id or "") == folder.scope else None
@@ -212,7 +202,7 @@ class FolderTreeModel(QAbstractItemModel):
             self._add_folders(root, by_parent, None)
         self._index_nodes()
 
-    def _add_folders(self, parent: _Node, by_parent: dict[tuple[str, str | None], list[FolderLike]],
+    def _add_folders(self, parent: _Node, by_parent: dict[tuple[str, str | None], list[FolderNode]],
                      parent_id: str | None) -> None:
         scope = parent.target.scope
         for folder in sorted(by_parent.pop((scope, parent_id), []), key=lambda f: (f.title.casefold(), f.id)):

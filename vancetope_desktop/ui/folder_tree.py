@@ -14,8 +14,9 @@ from PySide6.QtGui import QAction, QContextMenuEvent, QKeyEvent
 from PySide6.QtWidgets import QAbstractItemView, QMenu, QTreeView, QWidget
 
 from ..core.scope_info import VisibleScope
+from ..services.folders import FolderNode
 from .dnd import start_id_drag
-from .folder_model import FolderLike, FolderTarget, FolderTreeModel
+from .folder_model import FolderTarget, FolderTreeModel
 
 _ALL = FolderTarget("smart", "all", "")
 
@@ -80,7 +81,7 @@ class FolderTreeView(QTreeView):
         self,
         visible: Sequence[VisibleScope],
         scope_names: Mapping[str, str],
-        folders: Sequence[FolderLike],
+        folders: Sequence[FolderNode],
         smart_counts: Mapping[str, int],
         current_scope: str,
     ) -> None:
