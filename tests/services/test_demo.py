@@ -8,7 +8,7 @@ import pytest
 from vancetope_desktop.core.documents import DocumentStatus, DocumentType, IndexState, SourceType
 from vancetope_desktop.core.errors import ScopeError
 from vancetope_desktop.resources import resource_path
-from vancetope_desktop.services import demo, documents, indexing, scopes
+from vancetope_desktop.services import demo, documents, indexing, review, scopes
 from vancetope_desktop.services.library import Library
 from vancetope_desktop.services.search import search
 
@@ -158,7 +158,7 @@ def test_results_notes_and_facts_carry_types_tags_and_sources(installed):
     assert flash.title == "Extraction: FlashAttention" and flash.mime_type == "text/markdown"
     assert flash.source.type is SourceType.THINK_PROCESS_RESULT
     assert (flash.source.think_process_id, flash.source.node_id) == ("tp_12", "node_7_2")
-    assert set(flash.tags) == {"extraction", "efficiency", "thinkprocess:tp_12", "auto:node_7_2"}
+    assert set(flash.tags) == {"extraction", "efficiency", "project-relevant", "thinkprocess:tp_12", "auto:node_7_2"}
     assert flash.metadata["node_type"] == "extract" and not flash.content.startswith("---")
     vaswani = get("extraction_vaswani.md")
     assert (vaswani.source.node_id, vaswani.metadata["year"]) == ("node_7_1", 2017)
@@ -173,6 +173,12 @@ def test_results_notes_and_facts_carry_types_tags_and_sources(installed):
     assert fact.type is DocumentType.FACT and fact.content == "Supervisor: Prof. Müller"
     survey = get("survey_overview.md")
     assert survey.type is DocumentType.REFERENCE and set(survey.tags) == {"meta", "survey"}
+    # The review queue holds seed §8's two ways up: the #project-relevant rule and a think process asking.
+    pending = {r.document_id: r for r in review.list_requests(lib)}
+    assert set(pending) == {flash.id, counter.id}
+    assert pending[flash.id].requested_by == "rule:project-relevant"
+    assert (pending[counter.id].requested_by, pending[counter.id].target_scope) == (
+        "think-process/tp_13", demo.DEMO_PROJECT)
     assert all(get(n).index_state is IndexState.INDEXED for n in report.documents)
 
 

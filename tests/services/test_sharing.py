@@ -91,7 +91,7 @@ def test_read_rule_grants_and_refusals(library, doc):
     assert sharing.read_grant(library, TP12, project_doc) is sharing.ReadGrant.ANCESTOR
     assert sharing.read_grant(library, TP13, doc) is None
     assert sharing.read_grant(library, "project/inbox", doc) is None  # descendants are not visible either
-    assert not sharing.sibling_visible(library, TP13, TP12)  # the hook for the sibling-visibility setting
+    assert not sharing.sibling_visible(library, TP13, doc)  # the sibling-results setting is off by default
     with pytest.raises(ScopeNotVisible, match="not a sibling's"):
         sharing.check_read(library, TP13, doc)
     with pytest.raises(ScopeNotVisible, match="not its descendants'"):

@@ -92,7 +92,10 @@ def _gather(lib: Library, visible: list[VisibleScope]) -> list[_Item]:
     items: dict[str, _Item] = {}
     for seen in visible:
         kind = ScopePath.parse(seen.path).kind
-        if seen.distance == 0 or kind in (ScopeKind.SESSION, ScopeKind.THINK_PROCESS):
+        if seen.results_only:  # a sibling think process, through the sibling-results setting
+            docs = documents.list_documents(lib, scope=seen.path, include_ancestors=False,
+                                            types=(DocumentType.RESULT,), limit=PER_SCOPE_LIMIT)
+        elif seen.distance == 0 or kind in (ScopeKind.SESSION, ScopeKind.THINK_PROCESS):
             docs = documents.list_documents(lib, scope=seen.path, include_ancestors=False, types=NEAR_TYPES,
                                             limit=PER_SCOPE_LIMIT)
         else:

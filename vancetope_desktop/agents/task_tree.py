@@ -25,8 +25,8 @@ from ..services import documents, folders, relations, sharing
 from ..services.library import Library
 from ..services.scopes import resolve_scope
 from ..services.search import search
+from ..store.db import write_session
 
-RESULTS_FOLDER = "Results"
 """The folder of a think process scope that holds its task results (seed §3.2)."""
 
 
@@ -194,15 +194,8 @@ def memory_store_result(lib: Library, node_id: str, node_type: NodeType | str, t
 
 def _results_folder(lib: Library, scope_path: str) -> str:
     """The id of ``scope_path``'s top-level Results folder, created when missing."""
-    for _attempt in range(2):
-        for node in folders.folder_tree(lib, scope=scope_path, include_ancestors=False):
-            if node.parent_id is None and node.title == RESULTS_FOLDER:
-                return node.id
-        try:
-            return folders.create_folder(lib, RESULTS_FOLDER, scope=scope_path).id
-        except InvalidInput:  # another process created it meanwhile: look again
-            continue
-    raise InvalidInput(f"cannot create the {RESULTS_FOLDER} folder in {scope_path}")
+    with write_session(lib.engine) as session:
+        return folders.ensure_folder(session, scope_path, folders.RESULTS_FOLDER, None).id
 
 
 def mark_task_changed(lib: Library, node_id: str, *, think_process_id: str) -> list[str]:

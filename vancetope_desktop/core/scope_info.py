@@ -21,13 +21,19 @@ class ScopeInfo(BaseModel):
     parent: str | None
     archived: bool = False
     created_at: datetime
+    sibling_results_visible: bool = False
 
 
 class VisibleScope(BaseModel):
-    """A scope seen from an acting scope: its distance up the tree and its search weight."""
+    """A scope seen from an acting scope: its distance up the tree and its search weight.
+
+    ``results_only``: a sibling think process seen through the sibling-results setting; only its
+    documents of type ``result`` are visible.
+    """
 
     model_config = ConfigDict(frozen=True)
 
     path: str
     distance: int
     weight: float
+    results_only: bool = False

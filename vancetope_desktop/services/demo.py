@@ -30,7 +30,7 @@ from ..ingest.markdown import split_front_matter
 from ..resources import resource_path
 from ..store import tables
 from ..store.db import read_session
-from . import documents, folders, imports, scopes
+from . import documents, folders, imports, review, scopes
 from .library import Library
 
 DEMO_GROUP = "group/ml-research"
@@ -67,6 +67,13 @@ class DemoScope(BaseModel):
     parent: str | None = None
 
 
+class DemoRequest(BaseModel):
+    """A promotion the document's think process asks for, waiting in the review queue (seed §8)."""
+
+    to: str = "project"
+    reason: str
+
+
 class DemoDocument(BaseModel):
     """One document of the manifest; exactly one of ``file`` (relative to ``resources/demo``) or ``text``."""
 
@@ -78,6 +85,7 @@ class DemoDocument(BaseModel):
     title: str | None = None
     tags: list[str] = Field(default_factory=list)
     source: DemoSource | None = None
+    request: DemoRequest | None = None
 
     @model_validator(mode="after")
     def _one_body(self) -> DemoDocument:
@@ -207,6 +215,9 @@ def install_demo(lib: Library, *, progress: Callable[[str], None] | None = None,
                     _add_paper(lib, spec, pdfs[index], folder_id, report)
                 else:
                     report.documents[spec.name] = _add_text(lib, spec, folder_id)
+                if spec.request is not None:
+                    review.request_promotion(lib, report.documents[spec.name], spec.request.to,
+                                             requested_by=spec.scope, reason=spec.request.reason)
             except VancetopeError as error:
                 report.failures.append(f"{spec.name}: {error}")
     scopes.use_scope(lib, manifest.project)

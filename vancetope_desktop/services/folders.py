@@ -16,6 +16,9 @@ from . import records
 from .library import Library
 from .scopes import ancestry, resolve_scope
 
+RESULTS_FOLDER = "Results"
+"""The top-level folder holding think process results (seed §3.2): ``Results/Think-Process: <name>/`` above."""
+
 
 def create_folder(lib: Library, title: str, *, scope: str | None = None, parent_id: str | None = None) -> DocumentInfo:
     """Create a folder in ``scope`` (default: current), inside ``parent_id`` or at the top.

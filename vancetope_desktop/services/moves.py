@@ -1,45 +1,91 @@
 """Moving documents between scopes along one branch of the tree: promotion and demotion (seed §4.3).
 
-A move keeps the document's id, versions and tags, and carries its vectors to the target scope's
-collection without re-embedding (a ``move`` job for the index writer). The document row changes
-scope in one transaction, so it is never visible in two scopes at once.
+A move keeps the document's id, versions, tags and relations, and carries its vectors to the target
+scope's collection without re-embedding (a ``move`` job the index writer runs). The rows change scope,
+the job is queued and the audit entry is written in one transaction: a document is never visible in
+two scopes, and after a crash at any moment it is in exactly one scope, with its vectors following
+when the writer next drains (the job is idempotent).
+
+A think process's result promoted above its think process lands in ``Results/Think-Process: <name>/``
+of the target scope (seed §3.2); demoted back into its think process, in that scope's ``Results``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
 
-from ..core.documents import DocumentInfo, DocumentType
-from ..core.errors import ScopeError
-from ..store.db import write_session
+from sqlmodel import Session, select
+
+from ..core.documents import DocumentInfo, DocumentStatus, DocumentType, SourceType
+from ..core.errors import InvalidInput, ScopeError
+from ..core.promotion import RequestStatus, VisibilityChange
+from ..store import tables
+from ..store.db import read_session, write_session
 from ..store.tables import utcnow
-from . import records
+from . import audit, records
 from .documents import with_contents
+from .folders import RESULTS_FOLDER, ensure_folder
 from .library import Library
-from .scopes import ancestry, resolve_relative
+from .scopes import ancestry, resolve_relative, session_ancestry, subtree
+
+Direction = Literal["up", "down"]
 
 
-def move_to_scope(lib: Library, document_id: str, target: str,
-                  direction: Literal["up", "down"] | None = None) -> list[DocumentInfo]:
+def move_to_scope(lib: Library, document_id: str, target: str, direction: Direction | None = None, *,
+                  actor: str | None = None, reason: str = "") -> list[DocumentInfo]:
     """Promote or demote a document (a folder: with everything inside it) to ``target``.
 
     Args:
         target: a full scope path, or a kind (``project``) meaning that ancestor of the document's scope.
         direction: ``"up"`` (promotion: the target must be an ancestor), ``"down"`` (demotion: a
             descendant), or None for either.
+        actor: who moves it, for the audit trail (default: the user at this computer).
+        reason: why, for the audit trail.
 
     Returns:
-        Every document moved.
+        Every document moved (empty when it is in ``target`` already).
 
     Raises:
         DocumentNotFound. ScopeNotFound. ScopeError: the target is on another branch of the tree
-        (neither an ancestor nor a descendant of the document's scope).
+        (neither an ancestor nor a descendant of the document's scope), or against ``direction``.
     """
+    return move_documents(lib, [document_id], target, direction, actor=actor, reason=reason)
+
+
+def move_documents(lib: Library, document_ids: Sequence[str], target: str, direction: Direction | None = None, *,
+                   actor: str | None = None, reason: str = "") -> list[DocumentInfo]:
+    """Move several documents (a selection; folders with their contents) to ``target``, all or none.
+
+    Every document is checked before anything moves; then all move in one transaction. A document
+    inside a folder that is moved too goes along with its folder.
+
+    Returns / Raises: as :func:`move_to_scope`.
+    """
+    who = actor or audit.current_user()
+    with read_session(lib.engine) as session:
+        sources = {d: records.document_row(session, d).scope_path for d in dict.fromkeys(document_ids)}
+    plan = {d: check_move(lib, source, target, direction) for d, source in sources.items()}
     with write_session(lib.engine) as session:
-        source = records.document_row(session, document_id).scope_path
+        moved: list[str] = []
+        for doc_id, target_path in plan.items():
+            if doc_id not in moved:
+                moved += move_in_session(session, doc_id, target_path, actor=who, reason=reason)
+        if moved:
+            records.bump_change_counter(session)
+        session.flush()
+        return [records.info(lib, session, i) for i in moved]
+
+
+def check_move(lib: Library, source: str, target: str, direction: Direction | None = None) -> str:
+    """Resolve ``target`` from ``source`` and check that a document may move there; returns its path.
+
+    Raises:
+        ScopeNotFound. ScopeError: another branch of the tree, or against ``direction``.
+    """
     target_path = resolve_relative(lib, source, target)
     if target_path == source:
-        return []
+        return target_path
     upward = target_path in ancestry(lib, source)
     if not upward and source not in ancestry(lib, target_path):
         raise ScopeError(
@@ -50,18 +96,99 @@ def move_to_scope(lib: Library, document_id: str, target: str,
         raise ScopeError(f"{target_path} is below {source}: that is a demotion, not a promotion")
     if direction == "down" and upward:
         raise ScopeError(f"{target_path} is above {source}: that is a promotion, not a demotion")
-    with write_session(lib.engine) as session:
-        ids = with_contents(session, document_id)
-        for doc_id in ids:
-            row = records.document_row(session, doc_id)
-            previous = row.scope_path
-            row.scope_path = target_path
-            row.updated_at = utcnow()
-            if doc_id == document_id:
-                row.folder_id = None  # its folder stays behind in the source scope
-            session.add(row)
-            if row.type != DocumentType.FOLDER.value:
-                records.enqueue(session, doc_id, "move", **{"from": previous})
-        records.bump_change_counter(session)
-        session.flush()
-        return [records.info(lib, session, i) for i in ids]
+    return target_path
+
+
+def move_in_session(session: Session, document_id: str, target_path: str, *, actor: str, reason: str = "",
+                    request_id: str | None = None) -> list[str]:
+    """Move one document (with a folder's contents) to ``target_path`` inside the caller's transaction.
+
+    The target must have been checked (:func:`check_move`). Pending promotion requests of the moved
+    documents are withdrawn, except ``request_id`` (the request this move carries out).
+
+    Returns:
+        The ids moved, the document first; empty when it is in ``target_path`` already.
+
+    Raises:
+        DocumentNotFound. InvalidInput: the document is in the trash.
+    """
+    top = records.document_row(session, document_id)
+    source = top.scope_path
+    if source == target_path:
+        return []
+    if top.status == DocumentStatus.DELETED.value:
+        raise InvalidInput(f"{document_id} is in the trash: restore it before moving it")
+    upward = target_path in session_ancestry(session, source)
+    action = "promote" if upward else "demote"
+    ids = with_contents(session, document_id)
+    for doc_id in ids:
+        row = top if doc_id == document_id else records.document_row(session, doc_id)
+        previous = row.scope_path
+        row.scope_path = target_path
+        row.updated_at = utcnow()
+        if row.type != DocumentType.FOLDER.value:
+            records.enqueue(session, doc_id, "move", **{"from": previous})
+        audit.record(session, row, action, actor=actor, from_scope=previous, to_scope=target_path, reason=reason,
+                     request_id=request_id)
+        _withdraw_requests(session, row, actor, keep=request_id, why=f"{action}d by hand to {target_path}")
+        session.add(row)
+    session.flush()
+    # Its folder stays behind in the source scope; a result goes to its think process's folder.
+    top.folder_id = _landing_folder(session, top, target_path)
+    session.add(top)
+    return ids
+
+
+def _landing_folder(session: Session, row: tables.DocumentRow, target_path: str) -> str | None:
+    """Where a moved document lands in ``target_path``: a result in its think process's folder, else the top."""
+    if row.source_type != SourceType.THINK_PROCESS_RESULT.value or not row.source_think_process:
+        return None
+    tp_path = f"think-process/{row.source_think_process}"
+    if target_path == tp_path:
+        return ensure_folder(session, target_path, RESULTS_FOLDER, None).id
+    tp = session.get(tables.ScopeRow, tp_path)
+    if tp is None or target_path not in session_ancestry(session, tp_path):
+        return None
+    results = ensure_folder(session, target_path, RESULTS_FOLDER, None)
+    return ensure_folder(session, target_path, f"Think-Process: {tp.name}", results.id).id
+
+
+def _withdraw_requests(session: Session, row: tables.DocumentRow, actor: str, *, keep: str | None, why: str) -> None:
+    pending = session.exec(select(tables.PromotionRequestRow).where(
+        tables.PromotionRequestRow.document_id == row.id,
+        tables.PromotionRequestRow.status == RequestStatus.PENDING.value,
+    )).all()
+    for request in pending:
+        if request.id == keep:
+            continue
+        request.status = RequestStatus.WITHDRAWN.value
+        request.decided_by, request.decided_at, request.decision_reason = actor, utcnow(), why
+        session.add(request)
+        audit.record(session, row, "withdraw", actor=actor, from_scope=request.source_scope,
+                     to_scope=request.target_scope, reason=why, request_id=request.id)
+
+
+def visibility_change(lib: Library, document_ids: Sequence[str], target: str) -> VisibilityChange:
+    """Which scopes will see the documents after a move to ``target``, and which will stop seeing them.
+
+    A document in scope S is seen by S and every scope below it (seed §4.2), so a move from S to T
+    gains ``subtree(T) - subtree(S)`` and loses ``subtree(S) - subtree(T)``. Shares by id are left out.
+    With documents from several scopes, the union over their sources.
+
+    Raises:
+        DocumentNotFound. ScopeNotFound / ScopeError: as :func:`check_move`.
+    """
+    with read_session(lib.engine) as session:
+        sources = sorted({records.document_row(session, d).scope_path for d in document_ids})
+    if not sources:
+        raise InvalidInput("no documents to move")
+    target_path = check_move(lib, sources[0], target)
+    after = subtree(lib, target_path)
+    gains: list[str] = []
+    loses: list[str] = []
+    for source in sources:
+        check_move(lib, source, target_path)
+        before = subtree(lib, source)
+        gains += [s for s in after if s not in before and s not in gains]
+        loses += [s for s in before if s not in after and s not in loses]
+    return VisibilityChange(source_scope=", ".join(sources), target_scope=target_path, gains=gains, loses=loses)

@@ -17,9 +17,14 @@ from .library import Library
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
+SIBLING_RESULTS_KEY = "sibling_results_visible"
+"""The key of a think process's settings that lets it see its sibling think processes' results."""
+
+
 def _info(row: tables.ScopeRow) -> ScopeInfo:
     return ScopeInfo(path=row.path, kind=ScopeKind(row.kind), key=row.key, name=row.name,
-                     parent=row.parent_path, archived=row.archived, created_at=row.created_at)
+                     parent=row.parent_path, archived=row.archived, created_at=row.created_at,
+                     sibling_results_visible=(row.settings or {}).get(SIBLING_RESULTS_KEY) is True)
 
 
 def create_scope(lib: Library, kind: str, key: str, *, parent: str | None = None, name: str | None = None) -> ScopeInfo:
@@ -62,13 +67,13 @@ def create_scope(lib: Library, kind: str, key: str, *, parent: str | None = None
 
 def _default_parent(session: Session, kind: ScopeKind) -> str:
     current = get_meta(session, "current_scope")
-    for path in _ancestry(session, current) if current else []:
+    for path in session_ancestry(session, current) if current else []:
         if path.startswith(kind.value + "/"):
             return path
     raise ScopeError(f"give --parent: the current scope has no {kind.label} above it")
 
 
-def _ancestry(session: Session, path: str) -> list[str]:
+def session_ancestry(session: Session, path: str) -> list[str]:
     """``path`` then its parent, grandparent … up to the group."""
     chain, seen = [], set()
     row = session.get(tables.ScopeRow, path)
@@ -141,17 +146,71 @@ def visible_scopes(lib: Library, path: str) -> list[VisibleScope]:
     """The scopes ``path`` sees: itself then each ancestor, with distance and search weight.
 
     Seed §4.2: a scope sees its own memory and its ancestors', never a sibling's or a descendant's.
+    The one exception is seed §9 question 2's opt-in: a think process whose sibling-results setting is
+    on (:func:`set_sibling_results_visible`) also sees the *results* of the other think processes of
+    its session, weighted as its session (distance 1); those come last, with ``results_only``.
     """
     with read_session(lib.engine) as session:
-        chain = _ancestry(session, path)
+        chain = session_ancestry(session, path)
+        siblings = _sibling_think_processes(session, path) if sibling_results_visible_in(session, path) else []
     weights = lib.settings.scope_weights
-    return [VisibleScope(path=p, distance=d, weight=proximity_weight(d, weights)) for d, p in enumerate(chain)]
+    own = [VisibleScope(path=p, distance=d, weight=proximity_weight(d, weights)) for d, p in enumerate(chain)]
+    return own + [VisibleScope(path=p, distance=1, weight=proximity_weight(1, weights), results_only=True)
+                  for p in siblings]
+
+
+def sibling_results_visible_in(session: Session, path: str) -> bool:
+    """Whether think process ``path`` has its sibling-results setting on (False for other kinds)."""
+    row = session.get(tables.ScopeRow, path)
+    return row is not None and row.kind == ScopeKind.THINK_PROCESS.value and \
+        (row.settings or {}).get(SIBLING_RESULTS_KEY) is True
+
+
+def _sibling_think_processes(session: Session, path: str) -> list[str]:
+    row = session.get(tables.ScopeRow, path)
+    if row is None or row.parent_path is None:
+        return []
+    return sorted(session.exec(select(tables.ScopeRow.path).where(
+        tables.ScopeRow.parent_path == row.parent_path, tables.ScopeRow.kind == ScopeKind.THINK_PROCESS.value,
+        tables.ScopeRow.path != path,
+    )).all())
+
+
+def set_sibling_results_visible(lib: Library, path: str, visible: bool) -> ScopeInfo:
+    """Let think process ``path`` see (or stop seeing) the results of its session's other think processes.
+
+    Seed §9 question 2 ("opt-in via Think Process Config"): off by default. When on, search, the
+    start-of-work context and reading by id from ``path`` include documents of type ``result`` in the
+    sibling think processes; their notes and facts stay private.
+
+    Raises:
+        ScopeNotFound. InvalidInput: ``path`` is not a think process.
+    """
+    path = resolve_scope(lib, path)
+    with write_session(lib.engine) as session:
+        row = session.get(tables.ScopeRow, path)
+        assert row is not None  # resolve_scope checked it
+        if row.kind != ScopeKind.THINK_PROCESS.value:
+            raise InvalidInput(f"{path} is not a think process: only think processes see their siblings' results")
+        # A new dict: SQLAlchemy notices a JSON column change only on assignment.
+        row.settings = {**(row.settings or {}), SIBLING_RESULTS_KEY: bool(visible)}
+        session.add(row)
+        records.bump_change_counter(session)
+        session.flush()
+        return _info(row)
+
+
+def subtree(lib: Library, path: str) -> list[str]:
+    """``path`` and every scope below it, breadth first: the scopes that see ``path``'s memory. Raises ScopeNotFound."""
+    path = resolve_scope(lib, path)
+    with read_session(lib.engine) as session:
+        return _subtree({r.path: r for r in session.exec(select(tables.ScopeRow)).all()}, path)
 
 
 def ancestry(lib: Library, path: str) -> list[str]:
     """``path`` and its ancestors, nearest first. Raises ScopeNotFound."""
     with read_session(lib.engine) as session:
-        return _ancestry(session, path)
+        return session_ancestry(session, path)
 
 
 def resolve_relative(lib: Library, start: str, target: str) -> str:
@@ -208,17 +267,17 @@ def archive_scope(lib: Library, path: str, archived: bool = True) -> ScopeInfo:
     path = resolve_scope(lib, path)
     with write_session(lib.engine) as session:
         rows = {r.path: r for r in session.exec(select(tables.ScopeRow)).all()}
-        subtree = _subtree(rows, path)
+        below = _subtree(rows, path)
         other_groups = sorted((r for r in rows.values() if r.parent_path is None and not r.archived
                                and r.path != path), key=lambda r: (r.name.casefold(), r.path))
         if archived and rows[path].parent_path is None and not other_groups:
             raise ScopeError(f"{path} is the last project group; create another group before archiving it")
-        changed = subtree if archived else subtree + _ancestry(session, path)[1:]
+        changed = below if archived else below + session_ancestry(session, path)[1:]
         for scope_path in changed:
             rows[scope_path].archived = archived
             session.add(rows[scope_path])
-        if archived and get_meta(session, "current_scope") in subtree:
-            ancestors = [p for p in _ancestry(session, path)[1:] if not rows[p].archived]
+        if archived and get_meta(session, "current_scope") in below:
+            ancestors = [p for p in session_ancestry(session, path)[1:] if not rows[p].archived]
             fallback = ancestors[0] if ancestors else other_groups[0].path if other_groups else None
             if fallback is not None:
                 set_meta(session, "current_scope", fallback)

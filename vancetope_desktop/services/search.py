@@ -102,7 +102,9 @@ def search(lib: Library, query: str, *, scope: str | None = None, tag_filter: Ta
     weight_of = {v.path: v.weight for v in visible}
     distance_of = {v.path: v.distance for v in visible}
     settings = lib.settings
-    where = SqlFilter().and_in("scope_path", list(weight_of)).and_in("status", [s.value for s in statuses])
+    where = SqlFilter().and_scopes([v.path for v in visible if not v.results_only],
+                                   [v.path for v in visible if v.results_only])
+    where.and_in("status", [s.value for s in statuses])
     where.and_in("type", [t.value for t in (types or DocumentType) if t != DocumentType.FOLDER])
     where.and_tags(tag_filter)
     warnings: list[str] = []

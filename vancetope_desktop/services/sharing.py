@@ -11,7 +11,7 @@ scope it is shared with, so that scope's listings and search rankings stay those
 Storage: the receiving scope's ``settings["shared_documents"]`` (the scope table's JSON column), a list
 of document ids, written in one transaction. Not the document's metadata: a re-import and restoring a
 version rewrite that, and the details form shows it as an editable field. A grant belongs to the
-receiver, like the sibling-visibility setting the promotion/review issue will add beside it. No
+receiver, like the sibling-results setting (``scopes.set_sibling_results_visible``) beside it. No
 schema change; ids of purged documents are dropped the next time the scope's list is written.
 """
 
@@ -29,7 +29,7 @@ from ..store import tables
 from ..store.db import read_session, write_session
 from . import records
 from .library import Library
-from .scopes import ancestry, resolve_scope
+from .scopes import ancestry, resolve_scope, visible_scopes
 
 SHARED_KEY = "shared_documents"
 """The key of a scope's settings holding the ids of the documents shared with it."""
@@ -130,19 +130,20 @@ def read_grant(lib: Library, acting: str, doc: DocumentInfo) -> ReadGrant | None
         return ReadGrant.ANCESTOR
     if is_shared_with(lib, doc.id, acting):
         return ReadGrant.SHARED
-    if sibling_visible(lib, acting, doc.scope):
+    if sibling_visible(lib, acting, doc):
         return ReadGrant.SIBLING
     return None
 
 
-def sibling_visible(lib: Library, acting: str, doc_scope: str) -> bool:
-    """Whether ``acting`` sees the memory of ``doc_scope`` through the sibling-visibility setting.
+def sibling_visible(lib: Library, acting: str, doc: DocumentInfo) -> bool:
+    """Whether ``acting`` sees ``doc`` through the sibling-results setting (seed §9 question 2).
 
-    Hook for the promotion/review issue (seed §9 question 2, "opt-in via Think Process Config"): it
-    will read the acting think process's scope settings and allow think processes of the same session.
-    Until then the setting does not exist and this is False. Listings and search do not consult it.
+    True when ``acting`` is a think process with the setting on, ``doc`` is a result, and it lives in
+    another think process of the same session (``scopes.visible_scopes`` lists those scopes).
     """
-    return False
+    if doc.type != DocumentType.RESULT:
+        return False
+    return any(v.results_only and v.path == doc.scope for v in visible_scopes(lib, acting))
 
 
 def check_read(lib: Library, acting: str, doc: DocumentInfo) -> ReadGrant:

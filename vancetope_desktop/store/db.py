@@ -77,13 +77,13 @@ def ensure_schema(engine: Engine) -> None:
     SQLModel.metadata.create_all(engine, tables=[t.__table__ for t in _TABLES])
     with write_session(engine) as session:
         create_fulltext_table(session)
-        if session.get(tables.MetaRow, "schema_version") is None:
-            session.add(tables.MetaRow(key="schema_version", value=str(tables.SCHEMA_VERSION)))
+        # Versions up to this one differ only by added tables, which create_all has just made.
+        set_meta(session, "schema_version", str(tables.SCHEMA_VERSION))
 
 
 _TABLES = (
     tables.MetaRow, tables.ScopeRow, tables.DocumentRow, tables.TagRow,
-    tables.VersionRow, tables.ChunkRow, tables.JobRow,
+    tables.VersionRow, tables.ChunkRow, tables.JobRow, tables.PromotionRequestRow, tables.AuditRow,
 )
 
 

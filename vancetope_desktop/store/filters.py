@@ -35,6 +35,20 @@ class SqlFilter:
         self.clauses.append(f"d.{column} IN ({', '.join(names)})")
         return self
 
+    def and_scopes(self, scopes: Sequence[str], results_only: Sequence[str] = ()) -> SqlFilter:
+        """Restrict to documents in ``scopes``, or of type ``result`` in ``results_only`` (sibling results)."""
+        inner = SqlFilter(_counter=self._counter).and_in("scope_path", scopes)
+        clause = inner.sql
+        if results_only:
+            extra = SqlFilter(_counter=inner._counter).and_in("scope_path", results_only).and_in("type", ["result"])
+            clause = f"({clause} OR ({extra.sql}))"
+            inner.params.update(extra.params)
+            inner._counter = extra._counter
+        self.clauses.append(clause)
+        self.params.update(inner.params)
+        self._counter = inner._counter
+        return self
+
     def and_tags(self, tag_filter: TagFilter | None) -> SqlFilter:
         """Restrict to documents matching a tag filter (hierarchical: ``a`` also matches ``a/b``)."""
         if tag_filter is not None:

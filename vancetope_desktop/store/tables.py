@@ -1,7 +1,8 @@
 """The SQLite schema as SQLModel tables. Plain rows only: services turn them into core value objects.
 
-Schema version 1. Any change to these tables bumps :data:`SCHEMA_VERSION` and adds a step to
-``store/migrations.py``.
+Schema version 2 (version 2 added ``promotion_request`` and ``audit_entry``). A change that only adds
+tables bumps :data:`SCHEMA_VERSION` (``ensure_schema`` creates missing tables); a change to an
+existing table also needs a migration step in ``store/db.py``.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any
 from sqlalchemy import JSON, Column, ForeignKey, Index, String, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 def utcnow() -> datetime:
@@ -131,3 +132,48 @@ class JobRow(SQLModel, table=True):
     attempts: int = 0
     last_error: str | None = None
     created_at: datetime = Field(default_factory=utcnow)
+
+
+class PromotionRequestRow(SQLModel, table=True):
+    """A request to move a document up the scope tree, waiting for (or given) the user's decision.
+
+    ``requested_by`` is an actor string (``user:alice``, ``think-process/tp_12``, ``rule:project-relevant``);
+    ``status`` is ``pending``, ``approved``, ``rejected`` or ``withdrawn``. Not a foreign key to the
+    document: a decided request stays in the history after its document is purged.
+    """
+
+    __tablename__ = "promotion_request"
+    __table_args__ = (Index("ix_promotion_request_status_source", "status", "source_scope"),)
+    id: str = Field(primary_key=True)
+    document_id: str = Field(index=True)
+    title: str
+    source_scope: str
+    target_scope: str
+    requested_by: str
+    reason: str = ""
+    status: str = "pending"
+    decided_by: str | None = None
+    decided_at: datetime | None = None
+    decision_reason: str | None = None
+    final_scope: str | None = None
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class AuditRow(SQLModel, table=True):
+    """One entry of the audit trail: what happened to which document, from where to where, who, when, why.
+
+    ``action``: ``promote``, ``demote``, ``request``, ``approve``, ``reject``, ``update`` (an approved
+    request merged into an existing document). Not a foreign key: the trail outlives purged documents.
+    """
+
+    __tablename__ = "audit_entry"
+    id: int | None = Field(default=None, primary_key=True)
+    document_id: str = Field(index=True)
+    title: str
+    action: str
+    from_scope: str | None = None
+    to_scope: str | None = None
+    actor: str
+    reason: str = ""
+    request_id: str | None = None
+    at: datetime = Field(default_factory=utcnow)

@@ -1,0 +1,57 @@
+"""The audit trail: who moved, requested, approved or rejected which document, when and why.
+
+Entries are written inside the transaction of the change they describe, so the trail and the data
+never disagree after a crash. They are kept after a document is purged.
+"""
+
+from __future__ import annotations
+
+import getpass
+
+from sqlmodel import Session, select
+
+from ..core.promotion import AuditEntry
+from ..store import tables
+from ..store.db import read_session
+from .library import Library
+
+
+def current_user() -> str:
+    """The actor string of the person at this computer: ``user:<login>`` (``user:unknown`` without one)."""
+    try:
+        return f"user:{getpass.getuser()}"
+    except (KeyError, OSError):  # no login name in a bare container
+        return "user:unknown"
+
+
+def record(session: Session, row: tables.DocumentRow, action: str, *, actor: str, from_scope: str | None = None,
+           to_scope: str | None = None, reason: str = "", request_id: str | None = None) -> None:
+    """Add one entry for ``row`` inside the caller's write transaction.
+
+    Args:
+        action: ``promote``, ``demote``, ``request``, ``approve``, ``reject``, ``withdraw`` or ``update``.
+        actor: ``user:<login>``, ``think-process/<id>`` or ``rule:<tag>``.
+    """
+    session.add(tables.AuditRow(document_id=row.id, title=row.title, action=action, from_scope=from_scope,
+                                to_scope=to_scope, actor=actor, reason=reason, request_id=request_id))
+
+
+def document_history(lib: Library, document_id: str) -> list[AuditEntry]:
+    """Every audit entry of ``document_id``, oldest first (empty for an unknown id)."""
+    with read_session(lib.engine) as session:
+        rows = session.exec(select(tables.AuditRow).where(tables.AuditRow.document_id == document_id)
+                            .order_by(tables.AuditRow.id)).all()  # type: ignore[arg-type]
+        return [_entry(r) for r in rows]
+
+
+def recent_entries(lib: Library, limit: int = 200) -> list[AuditEntry]:
+    """The library's latest ``limit`` audit entries, newest first."""
+    with read_session(lib.engine) as session:
+        rows = session.exec(select(tables.AuditRow).order_by(tables.AuditRow.id.desc()).limit(limit)).all()  # type: ignore[union-attr]
+        return [_entry(r) for r in rows]
+
+
+def _entry(row: tables.AuditRow) -> AuditEntry:
+    return AuditEntry(document_id=row.document_id, title=row.title, action=row.action, from_scope=row.from_scope,
+                      to_scope=row.to_scope, actor=row.actor, reason=row.reason, request_id=row.request_id,
+                      at=row.at)

@@ -1,0 +1,162 @@
+"""Auto-promote rules: a tag that, when added to a document, asks for its promotion (seed §4.3).
+
+Seed §4.3 "certain tags trigger automatic promotion (e.g. #project-relevant)"; seed §9 question 1
+leaves open whether that should happen without review. Here a rule creates a *request* in the review
+queue, and only a rule configured with ``auto_approve`` carries it out at once.
+
+Rules live in a scope's settings (``settings["promotion_rules"]``: ``{tag: {"target": …,
+"auto_approve": …}}``, or ``{tag: null}`` to switch a rule off) and apply to documents in that scope
+and every scope below it; the nearest scope's rule for a tag wins. The built-in rule
+``project-relevant → project`` (review) applies everywhere unless switched off.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from sqlmodel import Session
+
+from ..core.documents import DocumentStatus, DocumentType
+from ..core.errors import InvalidInput, ScopeError
+from ..core.promotion import PromotionRule
+from ..core.scopes import parse_kind
+from ..core.tags import normalize_tag
+from ..store import tables
+from ..store.db import read_session, write_session
+from . import records, review
+from .library import Library
+from .scopes import resolve_scope, session_ancestry
+
+RULES_KEY = "promotion_rules"
+"""The key of a scope's settings holding its auto-promote rules."""
+
+DEFAULT_RULES = (PromotionRule(tag="project-relevant", target="project"),)
+"""Seed §4.3's example rule, on in every scope: ``#project-relevant`` asks to promote to the project."""
+
+
+def effective_rules(lib: Library, scope: str) -> list[PromotionRule]:
+    """The rules that apply to documents in ``scope`` (its own, inherited, built-in), sorted by tag.
+
+    Raises:
+        ScopeNotFound.
+    """
+    path = resolve_scope(lib, scope)
+    with read_session(lib.engine) as session:
+        return sorted(rules_in_session(session, path).values(), key=lambda r: r.tag)
+
+
+def rules_in_session(session: Session, scope: str) -> dict[str, PromotionRule]:
+    """Tag → rule for documents in ``scope``: built-in rules overridden by each ancestor, nearest last."""
+    rules = {r.tag: r for r in DEFAULT_RULES}
+    for path in reversed(session_ancestry(session, scope)):
+        row = session.get(tables.ScopeRow, path)
+        for tag, value in _stored(row).items():
+            if value is None:
+                rules.pop(tag, None)
+            else:
+                rules[tag] = PromotionRule(tag=tag, target=str(value.get("target", "project")),
+                                           auto_approve=bool(value.get("auto_approve", False)), defined_in=path)
+    return rules
+
+
+def set_rule(lib: Library, scope: str, tag: str, *, target: str = "project",
+             auto_approve: bool = False) -> PromotionRule:
+    """Add or change the rule for ``tag`` in ``scope`` (it applies to ``scope`` and everything below).
+
+    Args:
+        target: a scope kind (``project``, ``session``, ``group``: that ancestor of each document)
+            or a full scope path.
+        auto_approve: approve the requests at once instead of waiting for review.
+
+    Raises:
+        ScopeNotFound. InvalidInput: a malformed tag or target.
+    """
+    path = resolve_scope(lib, scope)
+    name = normalize_tag(tag)
+    target = resolve_scope(lib, target) if "/" in target else parse_kind(target).value
+    with write_session(lib.engine) as session:
+        _write(session, path, name, {"target": target, "auto_approve": bool(auto_approve)})
+        return rules_in_session(session, path)[name]
+
+
+def remove_rule(lib: Library, scope: str, tag: str) -> None:
+    """Switch off the rule for ``tag`` in ``scope`` and below (a built-in or inherited rule too).
+
+    Raises:
+        ScopeNotFound. InvalidInput: a malformed tag.
+    """
+    path = resolve_scope(lib, scope)
+    with write_session(lib.engine) as session:
+        _write(session, path, normalize_tag(tag), None)
+
+
+def reset_rule(lib: Library, scope: str, tag: str) -> None:
+    """Drop ``scope``'s own setting for ``tag``, so the inherited or built-in rule applies again.
+
+    Raises:
+        ScopeNotFound. InvalidInput: a malformed tag.
+    """
+    path = resolve_scope(lib, scope)
+    name = normalize_tag(tag)
+    with write_session(lib.engine) as session:
+        row = session.get(tables.ScopeRow, path)
+        assert row is not None  # resolve_scope checked it
+        stored = _stored(row)
+        if name in stored:
+            row.settings = {**(row.settings or {}), RULES_KEY: {t: v for t, v in stored.items() if t != name}}
+            session.add(row)
+            records.bump_change_counter(session)
+
+
+def on_tags_added(session: Session, document_id: str, added: Iterable[str]) -> None:
+    """Apply the rules to tags just added to a document, inside the tagging transaction.
+
+    A rule's tag (or a tag below it, ``project-relevant/x``) creates a request to the rule's target
+    when the document sits below that target and has no pending request; an ``auto_approve`` rule
+    approves it at once, unless it would overwrite an earlier result in the target (that needs a
+    person). Folders, trashed documents and targets off the document's branch are skipped silently:
+    tagging must never fail because of a rule.
+    """
+    row = records.document_row(session, document_id)
+    if row.type == DocumentType.FOLDER.value or row.status == DocumentStatus.DELETED.value:
+        return
+    rules = rules_in_session(session, row.scope_path)
+    chain = session_ancestry(session, row.scope_path)
+    for tag in added:
+        rule = rules.get(tag) or rules.get(tag.split("/", 1)[0])
+        if rule is None:
+            continue
+        target = _target_path(rule.target, chain)
+        if target is None or target == row.scope_path:
+            continue
+        actor = f"rule:{rule.tag}"
+        try:
+            request = review.create_request(session, row, target, requested_by=actor,
+                                            reason=f"tagged #{tag}" + (f" (rule set in {rule.defined_in})"
+                                                                      if rule.defined_in else ""))
+        except (InvalidInput, ScopeError):
+            continue
+        if rule.auto_approve and review.update_target(session, row, target) is None:
+            review.decide_approved(session, request, target, actor=actor, reason="approved by the rule's setting")
+        return  # one request per document at a time
+
+
+def _target_path(target: str, chain: list[str]) -> str | None:
+    """A rule's target on a document's branch: the ancestor of that kind, or the path if it is an ancestor."""
+    if "/" in target:
+        return target if target in chain else None
+    return next((p for p in chain if p.startswith(target + "/")), None)
+
+
+def _stored(row: tables.ScopeRow | None) -> dict[str, dict | None]:
+    value = (row.settings or {}).get(RULES_KEY, {}) if row is not None else {}
+    return value if isinstance(value, dict) else {}
+
+
+def _write(session: Session, path: str, tag: str, value: dict | None) -> None:
+    row = session.get(tables.ScopeRow, path)
+    assert row is not None  # resolve_scope checked it
+    # A new dict: SQLAlchemy notices a JSON column change only on assignment.
+    row.settings = {**(row.settings or {}), RULES_KEY: {**_stored(row), tag: value}}
+    session.add(row)
+    records.bump_change_counter(session)
