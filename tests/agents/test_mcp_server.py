@@ -12,7 +12,7 @@ from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
 
-from vancetope_desktop.services import documents, indexing, scopes
+from vancetope_desktop.services import documents, indexing, review, scopes
 from vancetope_desktop.services.library import Library
 
 REPO = Path(__file__).resolve().parents[2]
@@ -110,8 +110,24 @@ def test_round_trip_over_stdio(prepared, tmp_path):
             assert bad.is_error and "limit" in _text(bad) and "InvalidInput" in _text(bad)
             misspelt = await session.call_tool("memory_read", {"id": doc["doc_id"]})
             assert misspelt.is_error and "doc_id" in _text(misspelt) and "id:" in _text(misspelt)
-            upward = await session.call_tool("memory_store", {"content": "x", "scope": "project"})
-            assert upward.is_error and "promotion" in _text(upward)
+            upward = await session.call_tool("memory_store", {"content": "Herons nest in colonies.", "scope": "project",
+                                                              "reason": "the whole project studies birds"})
+            assert not upward.is_error, _text(upward)
+            assert upward.structured_content["scope"] == TP12  # stored here; the user decides on the project
+            seen["upward"] = (upward.structured_content["doc_id"], upward.structured_content["promotion_request"])
+            assert "promotion_request" in tools["memory_store"].output_schema["properties"]
+            assert "review" in tools["memory_request_promotion"].description
+
+            asked = await session.call_tool("memory_request_promotion", {
+                "doc_id": doc["doc_id"], "to": "project", "reason": "a finding for the whole project"})
+            assert not asked.is_error, _text(asked)
+            request = asked.structured_content
+            assert request["id"].startswith("req_") and request["id"] in _text(asked)
+            assert (request["doc_id"], request["target_scope"], request["status"]) == (
+                doc["doc_id"], "project/inbox", "pending")
+            seen["request"] = request["id"]
+            no_reason = await session.call_tool("memory_request_promotion", {"doc_id": doc["doc_id"], "to": "project"})
+            assert no_reason.is_error and "reason" in _text(no_reason)
             unknown = await session.call_tool("memory_forget", {})
             assert unknown.is_error and "unknown tool" in _text(unknown)
 
@@ -141,6 +157,13 @@ def test_round_trip_over_stdio(prepared, tmp_path):
     with Library.open(root) as lib:  # what the app would show: stored through MCP, embedded by the server
         stored = documents.get_document(lib, seen["doc"])
         assert stored.scope == TP12 and "important" in stored.tags
+        # The requests wait in the review queue, made by the think process.
+        upward_doc, upward_request = seen["upward"]
+        queued = {r.id: r for r in review.list_requests(lib)}
+        assert set(queued) == {seen["request"], upward_request}
+        assert queued[seen["request"]].document_id == seen["doc"] and queued[seen["request"]].requested_by == TP12
+        assert queued[upward_request].document_id == upward_doc
+        assert queued[upward_request].reason == "the whole project studies birds"
         assert documents.get_document(lib, seen["pending"]).index_state.value == "indexed"  # a later write drained it
     assert "Traceback" not in log.read_text()
 

@@ -4,19 +4,18 @@ import json
 
 import pytest
 
-from vancetope_desktop.agents.models import DocumentText, QueryResult, StoredDocument
+from vancetope_desktop.agents.models import DocumentText, PromotionRequest, QueryResult, StoredDocument
 from vancetope_desktop.agents.tools import TOOLS, MemoryTools
 from vancetope_desktop.core.documents import DocumentStatus
 from vancetope_desktop.core.errors import (
     AccessDenied,
     DocumentNotFound,
     InvalidInput,
-    PromotionUnavailable,
     ScopeError,
     ScopeNotFound,
     ScopeNotVisible,
 )
-from vancetope_desktop.services import documents, folders, indexing, scopes, sharing
+from vancetope_desktop.services import audit, documents, folders, indexing, review, scopes, sharing
 
 TP12, TP13, TP21 = "think-process/tp_12", "think-process/tp_13", "think-process/tp_21"
 WORDS = {  # one distinctive word per scope, so a keyword query names the one document it should find
@@ -171,13 +170,9 @@ def test_shared_sibling_document_is_readable_by_id_only(library, tree):
 
 def test_writes_go_to_the_own_scope_only(library, tree):
     tools = MemoryTools(library, TP12)
-    for ancestor in ["session/s1", "project", "group/default"]:
-        with pytest.raises(PromotionUnavailable) as refused:
-            tools.memory_store("A project-wide finding", scope=ancestor)
-        assert "review queue" in str(refused.value) and "vancetope memory promote" in str(refused.value)
-        assert isinstance(refused.value, AccessDenied)
     assert tools.memory_store("mine", scope=TP12).scope == TP12
     assert tools.memory_store("mine too", scope="think-process").scope == TP12  # a kind: the own one
+    assert tools.memory_store("mine as well").promotion_request is None
     with pytest.raises(ScopeNotVisible, match="writes only its own memory"):
         tools.memory_store("not mine", scope=TP13)
     with pytest.raises(ScopeNotVisible, match="writes only its own memory"):
@@ -188,11 +183,52 @@ def test_writes_go_to_the_own_scope_only(library, tree):
         tools.memory_tag(tree[TP13], ["read"])
 
 
-def test_promotion_request_is_checked_then_refused_until_the_review_queue(library, tree):
+@pytest.mark.parametrize(("scope", "target"), [("session/s1", "session/s1"), ("project", "project/inbox"),
+                                               ("group/default", "group/default")])
+def test_storing_for_an_ancestor_stores_here_and_asks_for_promotion(library, tree, scope, target):
     tools = MemoryTools(library, TP12)
-    with pytest.raises(PromotionUnavailable) as refused:
-        tools.memory_request_promotion(tree[TP12], "project", "relevant to the whole project")
-    assert f"vancetope memory promote {tree[TP12]} --to project/inbox" in str(refused.value)
+    stored = tools.memory_store("A project-wide finding", tags=["finding"], scope=scope, reason="all sessions need it")
+    assert stored.scope == TP12  # nothing lands above the think process before the user approves
+    assert stored.promotion_request is not None and stored.promotion_request.startswith("req_")
+    request = review.get_request(library, stored.promotion_request)
+    assert (request.document_id, request.source_scope, request.target_scope) == (stored.doc_id, TP12, target)
+    assert (request.requested_by, request.reason, request.status.value) == (TP12, "all sessions need it", "pending")
+    assert [r.id for r in review.list_requests(library)] == [request.id]
+    assert tools.memory_store("no reason given", scope="project").promotion_request is not None
+    assert review.list_requests(library, document_id=tools.memory_list().documents[0].doc_id)[0].reason == \
+        f"stored by {TP12} for project/inbox"
+
+
+def test_tagging_by_a_rule_reports_the_request(library, tree):
+    tools = MemoryTools(library, TP12)
+    tagged = tools.memory_tag(tree[TP12], ["project-relevant"])  # the built-in rule asks for the project
+    request = review.get_request(library, tagged.promotion_request)
+    assert (request.target_scope, request.requested_by) == ("project/inbox", "rule:project-relevant")
+    assert tools.memory_tag(tree[TP12], ["more"]).promotion_request == request.id  # still pending
+    assert tools.memory_request_promotion(tree[TP12], "project", "again").id == request.id  # one at a time
+
+
+def test_promotion_request_goes_to_the_review_queue(library, tree):
+    tools = MemoryTools(library, TP12)
+    request = tools.memory_request_promotion(tree[TP12], "project", " relevant to the whole project ")
+    assert isinstance(request, PromotionRequest) and request.id.startswith("req_")
+    assert (request.doc_id, request.source_scope, request.target_scope) == (tree[TP12], TP12, "project/inbox")
+    assert (request.status, request.reason, request.requested_by) == ("pending", "relevant to the whole project", TP12)
+    json.dumps(request.model_dump(mode="json"))
+    queued = review.list_requests(library)
+    assert [(r.id, r.requester.value, r.think_process) for r in queued] == [(request.id, "think_process", TP12)]
+    assert documents.get_document(library, tree[TP12]).scope == TP12  # it moves only when the user approves
+    review.approve(library, [request.id])
+    assert documents.get_document(library, tree[TP12]).scope == "project/inbox"
+    assert [e.action for e in audit.document_history(library, tree[TP12])] == ["request", "promote", "approve"]
+
+    # From a session the user is the one asking (a session is not an agent).
+    by_session = MemoryTools(library, "session/s1").memory_request_promotion(tree["session/s1"], "group", "why")
+    assert by_session.requested_by == audit.current_user() and by_session.target_scope == "group/default"
+
+
+def test_promotion_request_checks_come_first(library, tree):
+    tools = MemoryTools(library, TP12)
     with pytest.raises(InvalidInput, match="not above"):
         tools.memory_request_promotion(tree[TP12], "project/other", "why not")
     with pytest.raises(InvalidInput, match="reason"):
@@ -201,6 +237,9 @@ def test_promotion_request_is_checked_then_refused_until_the_review_queue(librar
         tools.memory_request_promotion(tree["session/s1"], "project", "not mine")
     with pytest.raises(ScopeNotVisible):
         tools.memory_request_promotion(tree[TP13], "project", "not mine either")
+    with pytest.raises(InvalidInput, match="a project group has none"):
+        MemoryTools(library, "group/default").memory_request_promotion(tree["group/default"], "group/g2", "up")
+    assert review.list_requests(library, status=None) == []
 
 
 def test_bad_arguments_give_typed_errors(library, tree):

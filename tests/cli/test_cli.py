@@ -50,9 +50,11 @@ def test_scopes_and_promotion(cli):
     doc = as_json(cli("memory", "add", "Hypothesis 1 holds under restriction X", "--type", "result", "--json"))
     assert doc["scope"] == "think-process/tp_12"
     moved = as_json(cli("memory", "promote", doc["id"], "--to", "project", "--json"))
-    assert moved[0]["scope"] == "project/inbox"
+    assert moved["moved"][0]["scope"] == "project/inbox"
+    assert moved["gains"] == ["project/inbox", "session/sess_7"] and moved["loses"] == []
     back = as_json(cli("memory", "demote", doc["id"], "--to", "think-process/tp_12", "--json"))
-    assert back[0]["scope"] == "think-process/tp_12"
+    assert back["moved"][0]["scope"] == "think-process/tp_12"
+    assert back["loses"] == ["project/inbox", "session/sess_7"]
 
 
 def test_seed_one_command_for_two_tags(cli):

@@ -50,7 +50,8 @@ URI_PREFIX = "vancetope://document/"
 URI_TEMPLATE = URI_PREFIX + "{doc_id}"
 RESOURCE_LIMIT = 200
 """How many documents (newest first) ``resources/list`` names; any readable one is still read by its URI."""
-WRITING_TOOLS = frozenset({"memory_store", "memory_tag", "memory_store_result", "mark_task_changed"})
+WRITING_TOOLS = frozenset({"memory_store", "memory_tag", "memory_request_promotion", "memory_store_result",
+                           "mark_task_changed"})
 READ_ONLY_TOOLS = frozenset({"memory_query", "memory_list", "memory_read", "memory_context"})
 
 
@@ -175,7 +176,7 @@ class ScopedMemory:
                                             tags=args.tags)
         if self._index():
             doc = documents.get_document(self.lib, doc.id)
-        return StoredDocument.from_info(doc)
+        return self.memory.as_stored(doc)  # a tag rule (#project-relevant) may have asked for its promotion
 
     def _index(self) -> bool:
         """Embed what is queued if no other process is the writer; True when this process did."""
@@ -240,7 +241,8 @@ def build_server(memory: ScopedMemory) -> Server[Any]:
         "vancetope", version=__version__, title="Vancetope memory",
         instructions=f"Research memory of {memory.scope}: you read your own scope and its ancestors and write only "
                      "your own scope. Call memory_context when you start, memory_query to find, memory_store to "
-                     "remember. Every document has a doc_… id.",
+                     "remember. Every document has a doc_… id. To share a document with an ancestor scope (e.g. "
+                     "the project), ask with memory_request_promotion: the user reviews the request.",
         on_list_tools=list_tools, on_call_tool=call_tool, on_list_resources=list_resources,
         on_list_resource_templates=list_templates, on_read_resource=read_resource,
     )

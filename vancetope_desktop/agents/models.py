@@ -13,6 +13,7 @@ from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..core import promotion
 from ..core.documents import DocumentInfo
 
 StorableType = Literal["note", "fact", "result", "reference"]
@@ -44,11 +45,14 @@ class StoreInput(_Input):
     content: str = Field(description="The text to remember (Markdown is fine). Must not be blank.")
     tags: list[str] = Field(default_factory=list, description="Tags such as 'attention', 'topic/sparse' or "
                             "'#hypothesis' (the '#' is optional; tags are case-insensitive).")
-    scope: str | None = Field(default=None, description="Where to store it. Only your own scope is allowed (the "
-                              "default); an ancestor scope needs a promotion the user reviews.")
+    scope: str | None = Field(default=None, description="Leave empty to store it in your own scope. An ancestor "
+                              "('project', 'session' or a path) stores it in your scope too and asks the user to "
+                              "promote it there: see promotion_request in the result.")
     type: StorableType = Field(default="note", description="note: working notes; fact: one short statement; "
                                "result: an outcome of your work; reference: a citation or link.")
     title: str | None = Field(default=None, description="A short title. Default: the first line of the content.")
+    reason: str | None = Field(default=None, description="With an ancestor scope: why it matters there, for the user "
+                               "who reviews the promotion.")
 
 
 class QueryInput(_Input):
@@ -125,6 +129,11 @@ class DocumentSummary(BaseModel):
 class StoredDocument(DocumentSummary):
     """What ``memory_store`` and ``memory_tag`` return: the document as stored, with its id."""
 
+    promotion_request: str | None = Field(default=None, description="The id (req_…) of the document's pending "
+                                          "promotion request, if any: made when you stored it for an ancestor "
+                                          "scope, or by a tag rule. The document stays in your scope until the "
+                                          "user approves it.")
+
 
 class DocumentText(DocumentSummary):
     """What ``memory_read`` returns: the document and (part of) its text."""
@@ -174,9 +183,25 @@ class DocumentList(BaseModel):
 
 
 class PromotionRequest(BaseModel):
-    """A promotion waiting for the user's review (returned once the review queue exists)."""
+    """What ``memory_request_promotion`` returns: a request in the user's review queue (``core.promotion``)."""
 
-    doc_id: str
-    to: str
-    reason: str
-    status: Literal["pending"] = "pending"
+    id: str = Field(description="The request's id (req_…).")
+    doc_id: str = Field(description="The document to promote (doc_…).")
+    title: str
+    source_scope: str = Field(description="Where the document is now (your scope).")
+    target_scope: str = Field(description="Where it would go.")
+    status: Literal["pending", "approved", "rejected", "withdrawn"] = Field(
+        description="pending until the user decides; withdrawn when the document was moved or trashed meanwhile.")
+    reason: str = Field(description="Why, as shown to the reviewer.")
+    requested_by: str = Field(description="Who asked: think-process/<id>, user:<login> or rule:<tag>.")
+    updates: str | None = Field(default=None, description="A document in the target scope that approving would "
+                                "update with this one's content (the same task node's earlier result).")
+    decision_reason: str | None = Field(default=None, description="The user's reason, once decided.")
+
+    @classmethod
+    def from_request(cls, request: promotion.PromotionRequest) -> Self:
+        """Build from the review queue's :class:`core.promotion.PromotionRequest`."""
+        return cls(id=request.id, doc_id=request.document_id, title=request.title, source_scope=request.source_scope,
+                   target_scope=request.target_scope, status=request.status.value, reason=request.reason,
+                   requested_by=request.requested_by, updates=request.updates,
+                   decision_reason=request.decision_reason)

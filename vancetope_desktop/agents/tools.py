@@ -12,11 +12,13 @@ The visibility rule (seed §4.2) is enforced here, not trusted to the caller:
   and only when the user shared it (``services.sharing``: the one "may read" decision, with the hook
   for the sibling-visibility setting). Shared documents are not listed or searched: the seed allows
   other think processes' memory "only via explicit reference".
-* writing (store, tag): the acting scope's own memory only. Writing into an ancestor is a promotion,
-  which needs the review queue (not built yet): :class:`PromotionUnavailable` says so and what to do.
+* writing (store, tag): the acting scope's own memory only. Writing into an ancestor is a promotion
+  the user reviews (seed §4.3, §8): ``memory_store(..., scope=<ancestor>)`` stores in the acting scope
+  and files a promotion request to that ancestor (``services.review``), as ``memory_request_promotion``
+  does for a document stored earlier. The document moves only when the user approves.
 
-A forbidden access raises a typed error naming the rule (``ScopeNotVisible``, ``AccessDenied``,
-``PromotionUnavailable``), never an empty success; bad arguments raise ``InvalidInput``, unknown ids
+A forbidden access raises a typed error naming the rule (``ScopeNotVisible``, ``AccessDenied``), never
+an empty success; bad arguments raise ``InvalidInput``, unknown ids
 ``DocumentNotFound`` and unknown scopes ``ScopeNotFound``. All of them are ``VancetopeError``: an MCP
 server turns ``str(error)`` into a tool error.
 """
@@ -30,10 +32,11 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from ..core.documents import DocumentInfo, DocumentStatus, DocumentType, Source, SourceType
-from ..core.errors import AccessDenied, DocumentNotFound, InvalidInput, PromotionUnavailable, ScopeNotVisible
+from ..core.errors import AccessDenied, DocumentNotFound, InvalidInput, ScopeNotVisible
+from ..core.promotion import RequestStatus
 from ..core.scopes import ScopeKind, ScopePath
 from ..core.tags import all_of, normalize_tag, normalize_tags
-from ..services import documents, indexing, sharing
+from ..services import audit, documents, indexing, review, sharing
 from ..services.library import Library
 from ..services.scopes import ancestry, resolve_relative, resolve_scope
 from ..services.search import search
@@ -72,7 +75,10 @@ class ToolSpec:
 
 TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec("memory_store", "Store text (a note, fact, result or reference) in your own memory scope and get its "
-             "document id. Tag it so you and later tasks can find it.", StoreInput, StoredDocument),
+             "document id. Tag it so you and later tasks can find it. To share it more widely, give an ancestor "
+             "scope (e.g. scope='project') and a reason: it is still stored in your scope, and a promotion request "
+             "goes to the user, who reviews it; the result's promotion_request holds the request id (req_…). "
+             "The document moves only if the user approves.", StoreInput, StoredDocument),
     ToolSpec("memory_query", "Search your memory by meaning and by words: your own scope and its ancestors "
              "(session, project, group), nearer scopes ranked higher. Returns documents with their best passage "
              "and page.", QueryInput, QueryResult),
@@ -81,9 +87,13 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec("memory_read", "Read a document's text by id: yours, an ancestor scope's, or one the user shared "
              "with you. Long texts come in parts (offset / next_offset).", ReadInput, DocumentText),
     ToolSpec("memory_tag", "Add or remove tags on one of your own documents (documents of ancestor scopes are "
-             "read-only).", TagInput, StoredDocument),
+             "read-only). Some tags ask for promotion by a rule (#project-relevant: to your project); then the "
+             "result's promotion_request holds the request id.", TagInput, StoredDocument),
     ToolSpec("memory_request_promotion", "Ask the user to move one of your documents up to an ancestor scope "
-             "(e.g. the project), with a reason for the review.", PromotionInput, PromotionRequest),
+             "(e.g. the project), with a reason for the review. Files a promotion request in the user's review "
+             "queue and returns it with its id (req_…) and status 'pending'; the document stays in your scope "
+             "until the user approves (the user may also reject it, with a reason). Asking again while a "
+             "request is pending returns that request.", PromotionInput, PromotionRequest),
 )
 TOOLS_BY_NAME = {spec.name: spec for spec in TOOLS}
 
@@ -117,30 +127,35 @@ class MemoryTools:
 
     # -- the tools ----------------------------------------------------------------------------------
     def memory_store(self, content: str, tags: Sequence[str] = (), scope: str | None = None, type: str = "note",
-                     title: str | None = None) -> StoredDocument:
+                     title: str | None = None, reason: str | None = None) -> StoredDocument:
         """Store ``content`` as a new document of ``type`` in the acting scope.
 
         A think process's documents get the seed's provenance tag ``thinkprocess:<id>`` (§3.3) and
-        source ``tool_output`` with its id.
+        source ``tool_output`` with its id. With ``scope`` an ancestor, the document is still stored in
+        the acting scope and a promotion request to that ancestor is filed (``reason`` for the
+        reviewer); its id is the result's ``promotion_request``.
 
         Raises:
-            InvalidInput: blank content, a bad tag or type. PromotionUnavailable: ``scope`` is an
-            ancestor. ScopeNotVisible: ``scope`` is outside the branch. ScopeNotFound / ScopeError:
-            unknown scope.
+            InvalidInput: blank content, a bad tag or type. ScopeNotVisible: ``scope`` is outside the
+            branch or below the acting scope. ScopeNotFound / ScopeError: unknown scope.
         """
-        args = parse_arguments(StoreInput, content=content, tags=tags, scope=scope, type=type, title=title)
+        args = parse_arguments(StoreInput, content=content, tags=tags, scope=scope, type=type, title=title,
+                               reason=reason)
         if not args.content.strip():
             raise InvalidInput("the content is empty: give the text to remember")
         wanted = normalize_tags(args.tags)
-        target = self._write_scope(args.scope)
+        promote_to = self._write_target(args.scope)
         source = Source(type=SourceType.TOOL_OUTPUT)
         if self.kind is ScopeKind.THINK_PROCESS:
             key = ScopePath.parse(self.scope).key
             source = Source(type=SourceType.TOOL_OUTPUT, think_process_id=key)
             wanted.extend(_provenance_tag(key))
         doc = documents.add_text(self.lib, args.content, doc_type=DocumentType(args.type), title=args.title,
-                                 tags=wanted, scope=target, source=source)
-        return StoredDocument.from_info(self._indexed(doc))
+                                 tags=wanted, scope=self.scope, source=source)
+        if promote_to is not None:
+            why = (args.reason or "").strip() or f"stored by {self.scope} for {promote_to}"
+            review.request_promotion(self.lib, doc.id, promote_to, requested_by=self._actor(), reason=why)
+        return self.as_stored(self._indexed(doc))
 
     def memory_query(self, question: str, tags: Sequence[str] = (), scope: str | None = None,
                      type: str | None = None, limit: int = 10) -> QueryResult:
@@ -224,18 +239,19 @@ class MemoryTools:
         if not add and not drop:
             raise InvalidInput("give tags to add (tags) or to remove (remove, or '-tag' in tags)")
         doc = self._own(args.doc_id, "tag")
-        return StoredDocument.from_info(self._indexed(documents.tag_document(self.lib, doc.id, add=add, remove=drop)))
+        return self.as_stored(self._indexed(documents.tag_document(self.lib, doc.id, add=add, remove=drop)))
 
     def memory_request_promotion(self, doc_id: str, to: str, reason: str) -> PromotionRequest:
         """Ask for one of the acting scope's documents to move up to the ancestor ``to``.
 
-        Promotion requests come with the review queue, which is not built yet: after checking the
-        arguments this always raises :class:`PromotionUnavailable`.
+        Files a request in the review queue (``services.review.request_promotion``) made by the acting
+        think process (by the user for other scope kinds); the user approves or rejects it. Asking
+        again while a request for the document is pending returns that request.
 
         Raises:
-            InvalidInput: a blank reason, or ``to`` is not an ancestor. DocumentNotFound.
+            InvalidInput: a blank reason, ``to`` is not an ancestor, a folder. DocumentNotFound.
             ScopeNotVisible / AccessDenied: not one of the acting scope's own documents.
-            ScopeNotFound / ScopeError: unknown ``to``. PromotionUnavailable: otherwise, for now.
+            ScopeNotFound / ScopeError: unknown ``to``.
         """
         args = parse_arguments(PromotionInput, doc_id=doc_id, to=to, reason=reason)
         if not args.reason.strip():
@@ -246,11 +262,9 @@ class MemoryTools:
         if target not in above:
             raise InvalidInput(f"{target} is not above {self.scope}: a promotion goes to an ancestor"
                                + (f" ({', '.join(above)})" if above else ", and a project group has none"))
-        raise PromotionUnavailable(
-            f"cannot request the promotion of {doc.id} to {target} yet: promotion requests come with the review "
-            f"queue, which is not available yet. {doc.id} stays in {self.scope}; the user can promote it with "
-            f"`vancetope memory promote {doc.id} --to {target}`"
-        )
+        request = review.request_promotion(self.lib, doc.id, target, requested_by=self._actor(),
+                                           reason=args.reason.strip())
+        return PromotionRequest.from_request(request)
 
     def call(self, name: str, arguments: Mapping[str, Any] | None = None) -> BaseModel:
         """Run the tool ``name`` with a JSON argument object (what an MCP ``tools/call`` carries).
@@ -276,20 +290,29 @@ class MemoryTools:
                                   f"{sharing.visibility_rule(self.lib, self.scope, target)}")
         return target
 
-    def _write_scope(self, text: str | None) -> str:
-        """A scope argument for writing: only the acting scope. An ancestor is a promotion (not available yet)."""
+    def _write_target(self, text: str | None) -> str | None:
+        """A scope argument for writing: None for the acting scope, an ancestor's path for a promotion.
+
+        Raises:
+            ScopeNotVisible: a scope off the branch, or below the acting scope.
+        """
         target = self.scope if text is None else self._scope_argument(text)
         if target == self.scope:
-            return target
+            return None
         if target in self.readable_scopes:
-            raise PromotionUnavailable(
-                f"{self.scope} cannot write to {target}: writing to an ancestor scope goes through a promotion "
-                f"request, and promotion requests come with the review queue, which is not available yet. Store "
-                f"it in your own scope (leave scope empty); the user can then promote it with "
-                f"`vancetope memory promote DOC --to {target}`"
-            )
+            return target
         raise ScopeNotVisible(f"{self.scope} cannot write to {target}: a {self.kind.label.lower()} writes only its "
-                              f"own memory ({sharing.visibility_rule(self.lib, self.scope, target)})")
+                              f"own memory, and asks for promotion to an ancestor "
+                              f"({sharing.visibility_rule(self.lib, self.scope, target)})")
+
+    def _actor(self) -> str:
+        """Who asks for a promotion: the acting think process, else the user at this computer."""
+        return self.scope if self.kind is ScopeKind.THINK_PROCESS else audit.current_user()
+
+    def as_stored(self, doc: DocumentInfo) -> StoredDocument:
+        """``doc`` as a tool result, with the id of its pending promotion request if it has one."""
+        pending = review.list_requests(self.lib, status=RequestStatus.PENDING, document_id=doc.id, limit=1)
+        return StoredDocument.from_info(doc, promotion_request=pending[0].id if pending else None)
 
     def _scope_argument(self, text: str) -> str:
         """A path (``project/proj_5``) or a kind meaning that scope above the acting one (``project``)."""

@@ -13,7 +13,7 @@ import typer
 from pydantic import BaseModel
 from rich.console import Console
 
-from ..core.errors import VancetopeError
+from ..core.errors import InvalidInput, VancetopeError
 from ..services.library import Library
 
 LibraryOption = Annotated[
@@ -78,3 +78,11 @@ def emit(as_json: bool, value: Any, human: Callable[[], None]) -> None:
         print_json(value)
     else:
         human()
+
+
+def required_reason(reason: str | None, usage: str) -> str:
+    """``reason`` stripped, or InvalidInput (exit 2) showing ``usage`` when it is missing or blank."""
+    if reason is None or not reason.strip():
+        with guarded():
+            raise InvalidInput(f'give a reason: {usage} --reason "…" (the history keeps it)')
+    return reason.strip()

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from rich.markup import escape
 from rich.table import Table
 from rich.tree import Tree
 
 from ..core.documents import DocumentInfo, DocumentType, VersionInfo
+from ..core.promotion import AuditEntry, PromotionRequest, PromotionRule, RequestDetail, RequestStatus, VisibilityChange
 from ..core.scope_info import ScopeInfo
 from ..services.imports import ImportReport
 from ..services.indexing import IndexStatus
@@ -159,3 +162,163 @@ def index_status(status: IndexStatus) -> None:
         out.print(f"indexing is done by process {status.writer_pid}")
     for doc_id, title, reason in status.failures:
         out.print(f"[red]{doc_id}[/red] {escape(title)}: {escape(reason)}")
+
+
+# -- promotion and review ---------------------------------------------------------------------------
+def _when(at: datetime | None) -> str:
+    return at.astimezone().strftime("%Y-%m-%d %H:%M") if at else ""
+
+
+def _scopes(paths: list[str]) -> str:
+    return ", ".join(paths) if paths else "nobody"
+
+
+def moved(docs: list[DocumentInfo], change: VisibilityChange, verb: str) -> None:
+    """The outcome of a promotion or demotion and who gained / lost sight of the documents."""
+    if not docs:
+        out.print(f"already in {escape(change.target_scope)}")
+        return
+    out.print(f"{verb} {len(docs)} document(s) to {escape(change.target_scope)}")
+    out.print(f"  [green]now also seen from:[/green] {escape(_scopes(change.gains))}")
+    out.print(f"  [yellow]no longer seen from:[/yellow] {escape(_scopes(change.loses))}")
+
+
+def requested(items: list[PromotionRequest]) -> None:
+    """Requests just made (or found pending already)."""
+    for request in items:
+        out.print(f"requested {request.id}: {escape(request.title)} ({request.document_id}) "
+                  f"{escape(request.source_scope)} → {escape(request.target_scope)}")
+    out.print(f"{len(items)} request(s) wait for review: `vancetope review list`")
+
+
+def requests(items: list[PromotionRequest], scope_names: dict[str, str], status: str) -> None:
+    """Requests grouped by the think process their documents come from, in the service's order."""
+    if not items:
+        out.print("No requests." if status == "all" else f"No {status} requests.")
+        return
+    groups: dict[str | None, list[PromotionRequest]] = {}
+    for request in items:
+        groups.setdefault(request.think_process, []).append(request)
+    decided = status != RequestStatus.PENDING.value
+    for think_process, group in groups.items():
+        heading = f"{scope_names.get(think_process, think_process)} ({think_process})" if think_process \
+            else "Not from a think process"
+        out.print(f"[bold]{escape(heading)}[/bold]")
+        table = Table(show_edge=False, pad_edge=False)
+        for column in ("id", "title", "document", "from → to", "asked by", "reason", *(("status",) if decided else ())):
+            # Ids stay whole, to be copied into `review approve`.
+            table.add_column(column, overflow="fold", no_wrap=column in ("id", "document"))
+        for r in group:
+            title = escape(r.title) + (f"\n[cyan]updates {r.updates}[/cyan]" if r.updates else "")
+            row = [r.id, title, r.document_id, escape(f"{r.source_scope} → {r.final_scope or r.target_scope}"),
+                   escape(r.requested_by), escape(r.reason)]
+            if decided:
+                row.append(escape(r.status.value + (f": {r.decision_reason}" if r.decision_reason else "")))
+            table.add_row(*row)
+        out.print(table)
+    pending = sum(r.status is RequestStatus.PENDING for r in items)
+    if pending:
+        out.print(f"[dim]{pending} pending: review show REQ · review approve REQ… [--to SCOPE] · "
+                  "review reject REQ… --reason …[/dim]")
+
+
+def request_detail(detail: RequestDetail) -> None:
+    """One request with its document, the update diff and the document's history."""
+    r, doc = detail.request, detail.document
+    out.print(f"[bold]{r.id}[/bold]  {r.status.value}  {escape(r.source_scope)} → {escape(r.target_scope)}")
+    out.print(f"[dim]asked by:[/dim] {escape(r.requested_by)} ({r.requester.value}), {_when(r.created_at)}"
+              + (f": {escape(r.reason)}" if r.reason else ""))
+    if r.status is not RequestStatus.PENDING:
+        out.print(f"[dim]decided:[/dim] {r.status.value} by {escape(r.decided_by or '?')}, {_when(r.decided_at)}"
+                  + (f" → {escape(r.final_scope)}" if r.final_scope else "")
+                  + (f": {escape(r.decision_reason)}" if r.decision_reason else ""))
+    out.print()
+    if doc is None:
+        out.print(f"{r.document_id} ({escape(r.title)}) no longer exists")
+    else:
+        out.print(f"[bold]{escape(doc.title)}[/bold]  ({doc.id}, {doc.type.value}, {escape(doc.scope)}, "
+                  f"{doc.status.value})")
+        if doc.tags:
+            out.print(f"[dim]tags:[/dim] {escape(tag_text(doc.tags))}")
+        if doc.source.node_id:
+            node_type = doc.metadata.get("node_type")
+            out.print(f"[dim]source node:[/dim] {escape(doc.source.node_id)}"
+                      + (f" ({escape(str(node_type))})" if node_type else "")
+                      + (f" of think process {escape(doc.source.think_process_id)}"
+                         if doc.source.think_process_id else ""))
+        if detail.derived_from:
+            out.print("[dim]derived from:[/dim] " + ", ".join(
+                f"{d.id} ({escape(d.title) if d.title is not None else 'gone'})" for d in detail.derived_from))
+    if detail.updates is not None:
+        out.print()
+        out.print(f"[cyan]updates {detail.updates.id} ({escape(detail.updates.title)}) in "
+                  f"{escape(detail.updates.scope)}[/cyan]: approving writes a new version of it")
+        _diff(detail.diff or "")
+    elif doc is not None and doc.content:
+        out.print()
+        out.print(escape(doc.content))
+    if detail.history:
+        out.print()
+        out.print("[bold]History[/bold]")
+        _entries(detail.history)
+
+
+def _diff(text: str) -> None:
+    if not text:
+        out.print("[dim](same content)[/dim]")
+        return
+    colours = {"+": "green", "-": "red", "@": "cyan"}
+    for line in text.splitlines():
+        colour = None if line.startswith(("+++", "---")) else colours.get(line[:1])
+        out.print(f"[{colour}]{escape(line)}[/{colour}]" if colour else escape(line))
+
+
+def _entries(entries: list[AuditEntry]) -> None:
+    table = Table(show_edge=False, pad_edge=False)
+    for column in ("when", "what", "from → to", "who", "why", "request"):
+        table.add_column(column, overflow="fold", no_wrap=column in ("when", "request"))
+    for e in entries:
+        where = f"{e.from_scope or ''} → {e.to_scope or ''}" if e.from_scope or e.to_scope else ""
+        table.add_row(_when(e.at), e.action, escape(where), escape(e.actor), escape(e.reason), e.request_id or "")
+    out.print(table)
+
+
+def history(entries: list[AuditEntry], asked: list[PromotionRequest]) -> None:
+    """A document's audit trail and its promotion requests."""
+    if entries:
+        _entries(entries)
+    else:
+        out.print("No moves, requests or decisions yet.")
+    for r in asked:
+        decision = f", {r.decision_reason}" if r.decision_reason else ""
+        out.print(f"{r.id}: {r.status.value}{escape(decision)} ({escape(r.source_scope)} → "
+                  f"{escape(r.final_scope or r.target_scope)}, asked by {escape(r.requested_by)})")
+
+
+def approved(decided: list[PromotionRequest], before: dict[str, PromotionRequest]) -> None:
+    """Approved requests: where each document went, or which document it updated."""
+    for r in decided:
+        earlier = before.get(r.id)
+        merged = earlier is not None and earlier.updates is not None and r.final_scope == earlier.target_scope
+        how = f"new version of {earlier.updates}" if merged and earlier else f"moved to {r.final_scope}"
+        out.print(f"approved {r.id}: {escape(r.title)} ({r.document_id}) {escape(how)}")
+
+
+def rejected(decided: list[PromotionRequest]) -> None:
+    """Rejected requests: the documents stay where they are."""
+    for r in decided:
+        out.print(f"rejected {r.id}: {escape(r.title)} ({r.document_id}) stays in {escape(r.source_scope)}")
+
+
+def rules(scope: str, items: list[PromotionRule]) -> None:
+    """The auto-promote rules in force for documents in ``scope``."""
+    if not items:
+        out.print(f"No auto-promote rules apply in {escape(scope)}.")
+        return
+    table = Table(show_edge=False, pad_edge=False, title=f"Auto-promote rules in {escape(scope)}")
+    for column in ("tag", "to", "decision", "set in"):
+        table.add_column(column)
+    for rule in items:
+        table.add_row(f"#{escape(rule.tag)}", escape(rule.target), "approved at once" if rule.auto_approve
+                      else "reviewed", escape(rule.defined_in or "built in"))
+    out.print(table)

@@ -53,10 +53,6 @@ class AccessDenied(VancetopeError):
     exit_code = 4
 
 
-class PromotionUnavailable(AccessDenied):
-    """Writing into an ancestor scope needs a promotion request, and the review queue is not available yet."""
-
-
 class InvalidInput(VancetopeError):
     """An argument is malformed: an empty tag, a bad filter expression, an unknown document type."""
 

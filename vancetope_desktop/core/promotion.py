@@ -12,6 +12,8 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .documents import DocumentInfo
+
 
 class RequestStatus(StrEnum):
     """Where a promotion request stands."""
@@ -108,3 +110,27 @@ class VisibilityChange(BaseModel):
     target_scope: str
     gains: list[str] = Field(default_factory=list)
     loses: list[str] = Field(default_factory=list)
+
+
+class DerivedFrom(BaseModel):
+    """An input a result was derived from: its id and title (None when it no longer exists)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    title: str | None
+
+
+class RequestDetail(BaseModel):
+    """Everything a reviewer looks at for one request: the request, its document (None once purged),
+    the document in the target scope it would update with a unified diff (old → new), the inputs it
+    was derived from, and the document's audit trail."""
+
+    model_config = ConfigDict(frozen=True)
+
+    request: PromotionRequest
+    document: DocumentInfo | None
+    updates: DocumentInfo | None = None
+    diff: str | None = None
+    derived_from: list[DerivedFrom] = Field(default_factory=list)
+    history: list[AuditEntry] = Field(default_factory=list)

@@ -10,14 +10,15 @@ audit trail (``audit``), and decided requests stay as history.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Sequence
 
 from sqlmodel import Session, col, func, select
 
-from ..core.documents import DocumentStatus, DocumentType, SourceType
-from ..core.errors import InvalidInput, NotFound, ScopeError
+from ..core.documents import DocumentInfo, DocumentStatus, DocumentType, SourceType
+from ..core.errors import DocumentNotFound, InvalidInput, NotFound, ScopeError
 from ..core.ids import new_id
-from ..core.promotion import PromotionRequest, RequestStatus, requester_kind
+from ..core.promotion import DerivedFrom, PromotionRequest, RequestDetail, RequestStatus, requester_kind
 from ..core.scopes import ScopeKind, ScopePath
 from ..store import tables
 from ..store.db import read_session, write_session
@@ -255,6 +256,38 @@ def reject(lib: Library, request_ids: Sequence[str], *, reason: str,
                              to_scope=request.target_scope, reason=reason.strip(), request_id=request.id)
         records.bump_change_counter(session)
         return [to_model(session, r) for r in rows]
+
+
+def request_detail(lib: Library, request_id: str) -> RequestDetail:
+    """What a reviewer needs for one request (see :class:`RequestDetail`); works after a purge too.
+
+    The diff is a unified diff of the text content, from the document it would update to the new one.
+
+    Raises:
+        NotFound: an unknown request.
+    """
+    request = get_request(lib, request_id)
+    doc = _maybe_document(lib, request.document_id)
+    updated = _maybe_document(lib, request.updates) if request.updates else None
+    derived = []
+    for source_id in (doc.metadata.get(relations.DERIVED_FROM) or []) if doc else []:
+        source = _maybe_document(lib, source_id)
+        derived.append(DerivedFrom(id=source_id, title=source.title if source else None))
+    diff = None
+    if doc is not None and updated is not None:
+        diff = "\n".join(difflib.unified_diff(
+            (updated.content or "").splitlines(), (doc.content or "").splitlines(),
+            fromfile=f"{updated.id} in {updated.scope} (version {updated.version})",
+            tofile=f"{doc.id} in {doc.scope}", lineterm=""))
+    return RequestDetail(request=request, document=doc, updates=updated, diff=diff, derived_from=derived,
+                         history=audit.document_history(lib, request.document_id))
+
+
+def _maybe_document(lib: Library, document_id: str) -> DocumentInfo | None:
+    try:
+        return documents.get_document(lib, document_id)
+    except DocumentNotFound:  # purged since: the request and the trail remain
+        return None
 
 
 def update_target(session: Session, row: tables.DocumentRow, target_path: str) -> str | None:
