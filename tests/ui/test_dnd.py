@@ -7,12 +7,17 @@ from PySide6.QtCore import QMimeData, QUrl
 
 from vancetope_desktop.ui.dnd import (
     DOCUMENT_MIME,
+    add_source_scopes,
+    branch_refusal,
     decode_document_ids,
+    decode_source_scopes,
     display_name,
     encode_document_ids,
     find_on_disk,
     has_droppable_urls,
     local_paths_from_mime,
+    on_same_branch,
+    scope_chain,
 )
 
 pytestmark = pytest.mark.qt_log_level_fail("WARNING")
@@ -123,3 +128,35 @@ def test_the_same_file_twice_is_imported_once(qapp, odd_files):
 
 def test_display_name_is_nfc(qapp, odd_files):
     assert display_name(odd_files["nfd"]).endswith(unicodedata.normalize("NFC", NAMES["nfd"]))
+
+
+PARENTS = {"group/g": None, "project/p": "group/g", "project/q": "group/g", "session/s": "project/p",
+           "think-process/tp_1": "session/s", "think-process/tp_2": "session/s"}
+
+
+def test_source_scopes_travel_with_the_ids(qapp):
+    mime = add_source_scopes(encode_document_ids(["doc_a", "doc_b"]), ["session/s", "", "session/s", "project/p"])
+    assert decode_source_scopes(mime) == ["session/s", "project/p"]
+    assert decode_document_ids(mime) == ["doc_a", "doc_b"]
+    assert decode_source_scopes(encode_document_ids(["doc_a"])) == []  # a drag from elsewhere: unknown
+
+
+def test_branches_of_the_scope_tree():
+    assert scope_chain(PARENTS, "think-process/tp_1") == ["think-process/tp_1", "session/s", "project/p", "group/g"]
+    assert scope_chain({"a/x": "b/y", "b/y": "a/x"}, "a/x") == ["a/x", "b/y"]  # bad data ends
+    assert on_same_branch(PARENTS, "think-process/tp_1", "project/p")
+    assert on_same_branch(PARENTS, "group/g", "think-process/tp_2")
+    assert not on_same_branch(PARENTS, "think-process/tp_1", "think-process/tp_2")
+    assert not on_same_branch(PARENTS, "project/q", "session/s")
+
+
+def test_branch_refusal_names_the_scopes_and_leaves_unknown_ones_to_the_services():
+    names = {"think-process/tp_2": "Hypothesis Check", "think-process/tp_1": "Paper Analysis"}
+    assert branch_refusal(PARENTS, ["think-process/tp_1"], "project/p") is None
+    assert branch_refusal(PARENTS, ["project/p", "think-process/tp_1"], "session/s") is None
+    assert branch_refusal(PARENTS, ["think-process/tp_1"], "think-process/tp_2", names) == (
+        "Hypothesis Check is on another branch than Paper Analysis: documents move only up (promote) or down "
+        "(demote) their branch")
+    assert branch_refusal(PARENTS, ["project/q"], "session/s") is not None
+    assert branch_refusal(PARENTS, ["project/unknown"], "session/s") is None
+    assert branch_refusal(PARENTS, [], "session/s") is None

@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QAbstractItemView, QLineEdit
 from tests.ui.drops import drag_and_drop
 from vancetope_desktop.core.scope_info import VisibleScope
 from vancetope_desktop.services.folders import FolderNode
-from vancetope_desktop.ui.dnd import decode_document_ids, encode_document_ids
+from vancetope_desktop.ui.dnd import add_source_scopes, decode_document_ids, decode_source_scopes, encode_document_ids
 from vancetope_desktop.ui.folder_model import COUNT_ROLE, NODE_ROLE, FolderTarget, FolderTreeModel
 from vancetope_desktop.ui.folder_tree import FolderTreeView
 
@@ -162,15 +162,16 @@ def test_inherited_nodes_are_italic_muted_and_say_so(model):
     assert not papers.data(Qt.ItemDataRole.DecorationRole).isNull()
 
 
-def test_flags_allow_drops_only_into_the_current_scope(model):
+def test_flags_allow_drops_on_scopes_and_folders_drags_and_edits_only_in_the_current_scope(model):
     drop = Qt.ItemFlag.ItemIsDropEnabled
     drag = Qt.ItemFlag.ItemIsDragEnabled
     edit = Qt.ItemFlag.ItemIsEditable
     flags = {t: model.flags(model.index_for(t)) for t in (ALL, TRASH, SESSION_ROOT, PAPERS, DATASETS)}
-    assert [bool(f & drop) for f in flags.values()] == [True, False, True, True, False]
+    # Inherited nodes take drops too, but only documents changing scope (see the scope-move tests).
+    assert [bool(f & drop) for f in flags.values()] == [True, False, True, True, True]
     assert [bool(f & drag) for f in flags.values()] == [False, False, False, True, False]
     assert [bool(f & edit) for f in flags.values()] == [False, False, False, True, False]
-    assert not model.flags(model.index_for(FolderTarget("scope", GROUP, GROUP, True))) & drop
+    assert model.flags(model.index_for(FolderTarget("scope", GROUP, GROUP, True))) & drop
     assert not model.flags(QModelIndex()) & drop
 
 
@@ -238,6 +239,64 @@ def test_a_folder_cannot_drop_into_itself_or_below(model):
     assert model.canDropMimeData(mime, Qt.DropAction.MoveAction, -1, -1, model.index_for(ALL))
     assert model.canDropMimeData(mime, Qt.DropAction.MoveAction, -1, -1, model.index_for(
         FolderTarget("folder", "f_alpha", SESSION)))
+
+
+PARENTS = {GROUP: None, PROJECT: GROUP, SESSION: PROJECT, "project/other": GROUP, "session/elsewhere": "project/other"}
+
+
+def _from(scopes, *ids):
+    return add_source_scopes(encode_document_ids(ids or ["doc_1"]), scopes)
+
+
+def test_documents_of_another_scope_of_the_branch_ask_for_a_scope_move(model, qtbot, qtmodeltester):
+    model.set_scope_parents(PARENTS)
+    qtmodeltester.check(model)
+    project_root = FolderTarget("scope", PROJECT, PROJECT, True)
+    cases = [
+        (_from([SESSION]), project_root),  # promote onto an ancestor's root
+        (_from([SESSION]), DATASETS),  # promote into an ancestor's folder
+        (_from([PROJECT]), SESSION_ROOT),  # demote an inherited document into the current scope
+        (_from([PROJECT]), PAPERS),
+        (_from([SESSION, PROJECT], "doc_1", "doc_2"), FolderTarget("scope", GROUP, GROUP, True)),
+    ]
+    for mime, target in cases:
+        index = model.index_for(target)
+        assert model.drop_refusal(mime, index) is None
+        with qtbot.waitSignal(model.scope_move_requested) as blocker, qtbot.assertNotEmitted(model.documents_dropped):
+            assert model.dropMimeData(mime, Qt.DropAction.MoveAction, -1, -1, index)
+        assert blocker.args == [decode_document_ids(mime), target]
+    # "All documents" is the current scope's root.
+    with qtbot.waitSignal(model.scope_move_requested) as blocker:
+        assert model.dropMimeData(_from([PROJECT]), Qt.DropAction.MoveAction, -1, -1, model.index_for(ALL))
+    assert blocker.args[1] == SESSION_ROOT
+
+
+def test_documents_of_their_own_scope_move_between_folders_only_in_the_current_scope(model, qtbot):
+    model.set_scope_parents(PARENTS)
+    with qtbot.waitSignal(model.documents_dropped) as blocker, qtbot.assertNotEmitted(model.scope_move_requested):
+        assert model.dropMimeData(_from([SESSION]), Qt.DropAction.MoveAction, -1, -1, model.index_for(PAPERS))
+    assert blocker.args == [["doc_1"], PAPERS]
+    datasets = model.index_for(DATASETS)
+    mime = _from([PROJECT])
+    assert not model.canDropMimeData(mime, Qt.DropAction.MoveAction, -1, -1, datasets)
+    assert model.drop_refusal(mime, datasets) == ("Attention project is an ancestor scope: its folders are "
+                                                  "read-only here")
+
+
+def test_documents_of_another_branch_are_refused_with_a_reason(model, qtbot):
+    model.set_scope_parents(PARENTS, {"session/elsewhere": "Elsewhere", SESSION: "ignored: the tree's name wins"})
+    mime = _from(["session/elsewhere"])
+    with qtbot.assertNotEmitted(model.scope_move_requested), qtbot.assertNotEmitted(model.documents_dropped):
+        for target in (SESSION_ROOT, PAPERS, DATASETS, ALL):
+            index = model.index_for(target)
+            assert not model.canDropMimeData(mime, Qt.DropAction.MoveAction, -1, -1, index)
+            assert not model.dropMimeData(mime, Qt.DropAction.MoveAction, -1, -1, index)
+        qtbot.wait(20)
+    assert model.drop_refusal(mime, model.index_for(PAPERS)) == (
+        "Monday session is on another branch than Elsewhere: documents move only up (promote) or down (demote) "
+        "their branch")
+    assert model.drop_refusal(mime, model.index_for(TRASH)) is None  # not a drop target at all
+    assert model.drop_refusal(_file_mime("/tmp"), model.index_for(PAPERS)) is None  # files are not documents
 
 
 def test_files_dropped_on_a_folder_and_web_links_refused(model, qtbot, corpus, tmp_path):
@@ -345,6 +404,24 @@ def test_real_drop_of_documents_and_of_a_web_link(view, qtbot):
     assert "download it first" in blocker.args[0]
 
 
+@pytest.mark.qt_log_ignore("This plugin does not support raise")  # the offscreen platform, showing the tooltip
+def test_hovering_a_refusing_scope_says_why(view, qtbot):
+    view.folder_model.set_scope_parents(PARENTS)
+    mime = _from(["session/elsewhere"])
+    with qtbot.waitSignal(view.move_refused) as blocker:
+        assert _drag_and_drop(view, PAPERS, mime) == (False, False)
+    assert "on another branch" in blocker.args[0]
+    with qtbot.waitSignal(view.folder_model.scope_move_requested) as blocker:
+        assert _drag_and_drop(view, FolderTarget("scope", PROJECT, PROJECT, True), _from([SESSION])) == (True, True)
+    assert blocker.args == [["doc_1"], FolderTarget("scope", PROJECT, PROJECT, True)]
+
+
+def test_folders_drag_with_their_scope(view):
+    mime = view.drag_mime([view.folder_model.index_for(PAPERS)])
+    assert decode_document_ids(mime) == ["f_papers"]
+    assert decode_source_scopes(mime) == [SESSION]
+
+
 def test_f2_renames_in_place(view, qtbot):
     view.select_target(PAPERS)
     view.setFocus()
@@ -382,9 +459,11 @@ def test_context_menu_offers_what_applies(view):
     def texts(target):
         return [a.text() for a in view.context_menu(target).actions() if not a.isSeparator()]
 
-    assert texts(PAPERS) == ["New folder…", "Rename", "Delete folder", "Show items from subfolders"]
-    assert texts(DATASETS) == ["New folder…", "Show items from subfolders"]  # goes to the current scope
+    assert texts(PAPERS) == ["New folder…", "Rename", "Delete folder", "Move to Scope", "Show items from subfolders"]
+    # "New folder…" goes to the current scope; an ancestor's folder can still move along its branch.
+    assert texts(DATASETS) == ["New folder…", "Move to Scope", "Show items from subfolders"]
     assert texts(TRASH) == ["New folder…", "Empty trash", "Show items from subfolders"]
+    assert texts(SESSION_ROOT) == ["New folder…", "Scope Settings…", "Show items from subfolders"]
 
 
 def test_actions_emit_requests(view, qtbot):

@@ -80,7 +80,7 @@ def test_menus_carry_the_usual_shortcuts(library, make_window):
     for action, keys in expected.items():
         assert action.shortcut() == keys, action.text()
     menu_titles = [a.text() for a in window.menuBar().actions()]
-    assert menu_titles == ["&File", "&Edit", "&View", "&Scope", "&Help"]
+    assert menu_titles == ["&File", "&Edit", "&Document", "&View", "&Scope", "&Help"]
     file_menu = window.menuBar().actions()[0].menu()
     assert {"New note…", "Import files…", "Import folder…", "Settings…", "Quit"} <= {
         a.text() for a in file_menu.actions()}

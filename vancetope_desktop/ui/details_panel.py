@@ -36,6 +36,8 @@ from PySide6.QtWidgets import (
 )
 
 from ..core.documents import DocumentInfo, DocumentType, IndexState, SourceType, VersionInfo
+from ..core.promotion import AuditEntry, PromotionRequest, RequestStatus
+from .review_model import STATUS_TEXT, actor_label, local_time, scope_name
 from .tag_chips import TagChipsEditor
 
 STANDARD_FIELDS = ("authors", "year", "doi", "journal")
@@ -81,6 +83,10 @@ _SOURCE_TEXT = {
     SourceType.THINK_PROCESS_RESULT: "Think process result",
 }
 _INTEGER = re.compile(r"[+-]?\d+")
+_AUDIT_TEXT = {"promote": "Promoted", "demote": "Demoted", "request": "Promotion requested", "approve": "Approved",
+               "reject": "Rejected", "withdraw": "Request withdrawn", "update": "Updated from a newer copy"}
+HISTORY_SHOWN = 12
+"""Audit entries listed (the newest); older ones are counted."""
 
 
 def field_label(key: str) -> str:
@@ -170,6 +176,9 @@ class DetailsPanel(QWidget):
         tag_clicked(str): a chip was clicked (e.g. to filter by it).
         retry_requested(str): re-run indexing of a failed document.
         version_open_requested(str, int), version_restore_requested(str, int): a version number.
+        document_link_activated(str): a "Derived from" link (a document id).
+        request_link_activated(str): a pending request's "review" link in History (a request id).
+        document_shown(str): a document was shown (again): its versions and history may be loaded.
     """
 
     title_edited = Signal(str, str)
@@ -181,6 +190,8 @@ class DetailsPanel(QWidget):
     version_open_requested = Signal(str, int)
     version_restore_requested = Signal(str, int)
     document_link_activated = Signal(str)
+    request_link_activated = Signal(str)
+    document_shown = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -205,6 +216,7 @@ class DetailsPanel(QWidget):
         self._build_tags(column)
         self._build_indexing(column)
         self._build_versions(column)
+        self._build_history(column)
         column.addStretch(1)
 
         self.scroll = QScrollArea()
@@ -322,6 +334,20 @@ class DetailsPanel(QWidget):
         self.open_version_button.clicked.connect(self._open_version)
         self.restore_version_button.clicked.connect(self._restore_version)
 
+    def _build_history(self, column: QVBoxLayout) -> None:
+        self.history_heading = _heading("History")
+        self.requests_label = _value_label()
+        self.requests_label.setTextFormat(Qt.TextFormat.RichText)
+        self.requests_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextBrowserInteraction)
+        self.requests_label.linkActivated.connect(
+            lambda link: self.request_link_activated.emit(link.removeprefix("request:")))
+        self.audit_label = _value_label()
+        self.audit_label.setTextFormat(Qt.TextFormat.RichText)
+        self.history_empty = QLabel("Not moved or reviewed yet")
+        self.history_empty.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        for widget in (self.history_heading, self.history_empty, self.requests_label, self.audit_label):
+            column.addWidget(widget)
+
     # --- public API ---
 
     def document(self) -> DocumentInfo | None:
@@ -354,6 +380,7 @@ class DetailsPanel(QWidget):
             self._stack.setCurrentWidget(self.empty_label)
             self.tags_editor.set_tags([])
             self.set_versions([])
+            self.set_history([], [])
             return
         self._stack.setCurrentWidget(self.scroll)
         if not same_doc:
@@ -375,7 +402,9 @@ class DetailsPanel(QWidget):
         self._show_indexing(doc)
         if not same_doc:
             self.set_versions([])
+            self.set_history([], [])
         self._update_version_buttons()
+        self.document_shown.emit(doc.id)
 
     def set_versions(self, versions: list[VersionInfo]) -> None:
         """List the shown document's earlier versions (newest first); others' versions are ignored."""
@@ -394,6 +423,52 @@ class DetailsPanel(QWidget):
         self.open_version_button.setVisible(bool(mine))
         self.restore_version_button.setVisible(bool(mine))
         self._update_version_buttons()
+
+    def set_history(self, entries: list[AuditEntry], requests: list[PromotionRequest],
+                    scope_names: Mapping[str, str] | None = None, me: str = "") -> None:
+        """Show the shown document's promotion requests and audit trail (others' are ignored).
+
+        Args:
+            entries: its audit entries, oldest first (``services.audit.document_history``); the newest
+                :data:`HISTORY_SHOWN` are listed, newest first.
+            requests: its requests, pending first (``services.review.list_requests(status=None, …)``);
+                a pending one links to the review queue.
+            scope_names: ``{path: name}`` to name scopes; me: the current user's actor string ("You").
+        """
+        doc_id = self.document_id()
+        names = scope_names or {}
+        mine = [r for r in requests if r.document_id == doc_id]
+        lines = []
+        for request in mine:
+            target = html.escape(scope_name(request.final_scope or request.target_scope, names))
+            if request.status is RequestStatus.PENDING:
+                asker = html.escape(actor_label(request.requested_by, names, me))
+                lines.append(f"<b>Waiting for review</b>: to {target}, asked by {asker} · "
+                             f'<a href="request:{html.escape(request.id)}">Review…</a>')
+            else:
+                who = html.escape(actor_label(request.decided_by, names, me))
+                why = f": {html.escape(request.decision_reason)}" if request.decision_reason else ""
+                lines.append(f"<b>{STATUS_TEXT[request.status]}</b> (to {target}) by {who}, "
+                             f"{local_time(request.decided_at)}{why}")
+        self.requests_label.setText("<br>".join(lines))
+        self.requests_label.setVisible(bool(lines))
+        trail = [e for e in entries if e.document_id == doc_id]
+        rows = []
+        for entry in reversed(trail[-HISTORY_SHOWN:]):
+            route = ""
+            if entry.from_scope and entry.to_scope:
+                route = (f" {html.escape(scope_name(entry.from_scope, names))} → "
+                         f"{html.escape(scope_name(entry.to_scope, names))}")
+            who = html.escape(actor_label(entry.actor, names, me))
+            why = f" — {html.escape(entry.reason)}" if entry.reason else ""
+            rows.append(f"<b>{_AUDIT_TEXT.get(entry.action, entry.action.capitalize())}</b>{route} · {who}{why}"
+                        f" · {local_time(entry.at)}")
+        if len(trail) > HISTORY_SHOWN:
+            rows.append(f"<i>… {len(trail) - HISTORY_SHOWN} earlier</i>")
+        # One short paragraph per entry: wrapped entries stay apart from each other.
+        self.audit_label.setText("".join(f'<p style="margin: 0 0 4px 0">{row}</p>' for row in rows))
+        self.audit_label.setVisible(bool(rows))
+        self.history_empty.setVisible(not lines and not rows)
 
     def _fit_versions_height(self, rows: int) -> None:
         # As tall as its rows (up to 6, then it scrolls): a fixed tall list wastes a narrow dock.

@@ -1,15 +1,17 @@
 """Drag and drop: document ids in a private MIME type, and local files out of whatever the OS hands us.
 
-Item models carry ids, never objects (STYLE.md pattern 3). External drops arrive as ``QMimeData.urls()``
-on every desktop; some sources (terminals, a few file managers, browsers) only give ``text/uri-list`` or
-plain text, so those are read as a fallback. Paths are used exactly as the OS spells them: a name stored
-in NFD (macOS, some archives) must be opened in NFD. NFC is used only to compare and to show names.
+Item models carry ids, never objects (STYLE.md pattern 3). A drag of documents also says which scopes
+they come from, so a scope under the cursor can refuse a move across branches before the drop.
+External drops arrive as ``QMimeData.urls()`` on every desktop; some sources (terminals, a few file
+managers, browsers) only give ``text/uri-list`` or plain text, so those are read as a fallback. Paths
+are used exactly as the OS spells them: a name stored in NFD (macOS, some archives) must be opened in
+NFD. NFC is used only to compare and to show names.
 """
 
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QMimeData, QPoint, QRect, Qt, QUrl
@@ -17,6 +19,7 @@ from PySide6.QtGui import QColor, QDrag, QFontMetrics, QPainter, QPalette, QPixm
 from PySide6.QtWidgets import QWidget
 
 DOCUMENT_MIME = "application/x-vancetope-document-ids"
+SOURCE_SCOPES_MIME = "application/x-vancetope-source-scopes"
 URI_LIST_MIME = "text/uri-list"
 _WEB_SCHEMES = frozenset({"http", "https", "ftp", "ftps"})
 
@@ -45,6 +48,51 @@ def decode_document_ids(mime: QMimeData) -> list[str]:
         return []
     text = bytes(mime.data(DOCUMENT_MIME).data()).decode("utf-8", errors="replace")
     return list(dict.fromkeys(line.strip() for line in text.splitlines() if line.strip()))
+
+
+def add_source_scopes(mime: QMimeData, scopes: Iterable[str]) -> QMimeData:
+    """Record in ``mime`` the scope paths the dragged documents live in (once each); returns ``mime``."""
+    unique = list(dict.fromkeys(s for s in scopes if s))
+    mime.setData(SOURCE_SCOPES_MIME, "\n".join(unique).encode("utf-8"))
+    return mime
+
+
+def decode_source_scopes(mime: QMimeData) -> list[str]:
+    """The scope paths recorded by :func:`add_source_scopes`; [] when unknown (e.g. a drag from elsewhere)."""
+    if not mime.hasFormat(SOURCE_SCOPES_MIME):
+        return []
+    text = bytes(mime.data(SOURCE_SCOPES_MIME).data()).decode("utf-8", errors="replace")
+    return list(dict.fromkeys(line.strip() for line in text.splitlines() if line.strip()))
+
+
+def scope_chain(parents: Mapping[str, str | None], path: str) -> list[str]:
+    """``path`` and its ancestors, nearest first, from a path → parent path mapping (stops at a cycle)."""
+    chain: list[str] = []
+    walker: str | None = path
+    while walker and walker not in chain:
+        chain.append(walker)
+        walker = parents.get(walker)
+    return chain
+
+
+def on_same_branch(parents: Mapping[str, str | None], a: str, b: str) -> bool:
+    """Whether one of two scopes is an ancestor of (or the same as) the other."""
+    return a in scope_chain(parents, b) or b in scope_chain(parents, a)
+
+
+def branch_refusal(parents: Mapping[str, str | None], sources: Sequence[str], target: str,
+                   names: Mapping[str, str] | None = None) -> str | None:
+    """Why documents from ``sources`` cannot move to scope ``target``; None when they can (as far as known).
+
+    Documents move only up to an ancestor or down to a descendant (``services.moves.check_move``, seed
+    §4.3). A scope missing from ``parents`` is left for the services to judge.
+    """
+    names = names or {}
+    for source in sources:
+        if source in parents and target in parents and not on_same_branch(parents, source, target):
+            return (f"{names.get(target, target)} is on another branch than {names.get(source, source)}: "
+                    "documents move only up (promote) or down (demote) their branch")
+    return None
 
 
 def has_droppable_urls(mime: QMimeData) -> bool:

@@ -3,19 +3,22 @@
 It owns a :class:`DocumentTableModel` (``view.document_model``) behind a :class:`DocumentFilterProxy`
 (``view.proxy``). The main window feeds the model, connects to the model's ``files_dropped`` /
 ``drop_refused`` and to this view's request signals. The selection survives reloads by document id.
+Dragged rows carry their scopes too, so scope targets can refuse a move across branches during the drag.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from PySide6.QtCore import QItemSelection, QItemSelectionModel, QModelIndex, QPoint, Qt, Signal
+from PySide6.QtCore import QItemSelection, QItemSelectionModel, QMimeData, QModelIndex, QPoint, Qt, Signal
 from PySide6.QtGui import QAction, QContextMenuEvent, QGuiApplication, QKeyEvent, QResizeEvent
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QTableView, QWidget
 
 from ..core.documents import DocumentInfo
-from .dnd import start_id_drag
+from ..core.scope_info import ScopeInfo
+from .dnd import add_source_scopes, start_id_drag
 from .document_model import DOC_ID_ROLE, Column, DocumentFilterProxy, DocumentTableModel
+from .move_dialog import fill_move_menu
 
 _SAMPLE_TEXT = {  # typical content, to size the columns from the font rather than in pixels
     Column.AUTHORS: "Vaswani, Shazeer, Parmar, … +5",
@@ -43,6 +46,7 @@ class DocumentTableView(QTableView):
         trash_requested(list[str]): "Move to Trash" (Delete) on the selection.
         restore_requested(list[str]): "Restore from Trash" (trash mode only).
         purge_requested(list[str]): "Delete permanently" (Shift+Delete; trash mode only; confirm first).
+        move_to_scope_requested(list[str], str): "Move to Scope" of the selection to that scope path.
 
     Keys (Enter, F2, Delete, Shift+Delete, Ctrl+Shift+C) are handled in :meth:`keyPressEvent`, not as
     action shortcuts, so a window-wide Edit menu using the same shortcuts stays unambiguous and wins.
@@ -57,6 +61,7 @@ class DocumentTableView(QTableView):
     trash_requested = Signal(list)
     restore_requested = Signal(list)
     purge_requested = Signal(list)
+    move_to_scope_requested = Signal(list, str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -91,6 +96,7 @@ class DocumentTableView(QTableView):
         self.copy_id_action = self._action("Copy id", self._copy_ids, (key.Key_C, ctrl | shift))
         self._trash_mode = False
         self.set_trash_mode(False)
+        self._scopes: list[ScopeInfo] = []
 
         self._last_ids: list[str] = []
         self._kept_ids: list[str] = []
@@ -129,6 +135,28 @@ class DocumentTableView(QTableView):
         """Ids of the selected rows, top to bottom as shown."""
         rows = sorted(self.selectionModel().selectedRows(), key=lambda i: i.row())
         return [i.data(DOC_ID_ROLE) for i in rows]
+
+    def set_scope_tree(self, scopes: Sequence[ScopeInfo]) -> None:
+        """Every scope of the library (parents first), for the "Move to Scope" menu."""
+        self._scopes = list(scopes)
+
+    def selected_scopes(self) -> list[str]:
+        """The scopes the selected documents live in, once each, in view order."""
+        model = self.document_model
+        rows = [self.proxy.mapToSource(i).row() for i in sorted(self.selectionModel().selectedRows(),
+                                                                key=lambda i: i.row())]
+        return list(dict.fromkeys(model.document(r).scope for r in rows))
+
+    def fill_move_menu(self, menu: QMenu) -> bool:
+        """Fill ``menu`` with the scopes the selection may move to; returns whether there is one."""
+        if self._trash_mode or not self.selected_ids():
+            menu.clear()
+            menu.addAction("Select documents to move" if not self._trash_mode
+                           else "Restore documents before moving them").setEnabled(False)
+            return False
+        ids = self.selected_ids()
+        return fill_move_menu(menu, self._scopes, self.selected_scopes(),
+                              lambda path: self.move_to_scope_requested.emit(ids, path))
 
     def current_id(self) -> str | None:
         """The id of the current (focused) row, or None."""
@@ -315,6 +343,7 @@ class DocumentTableView(QTableView):
             menu.addAction(self.delete_permanently_action)
         else:
             menu.addAction(self.trash_action)
+            self.fill_move_menu(menu.addMenu("Move to Scope"))
         menu.addSeparator()
         menu.addAction(self.copy_id_action)
         return menu
@@ -322,5 +351,9 @@ class DocumentTableView(QTableView):
     def startDrag(self, supportedActions: Qt.DropAction) -> None:
         ids = self.selected_ids()
         if ids:
-            rows = [self.proxy.mapToSource(i) for i in self.selectionModel().selectedRows()]
-            start_id_drag(self, self.document_model.mimeData(rows), len(ids))
+            start_id_drag(self, self.drag_mime(), len(ids))
+
+    def drag_mime(self) -> QMimeData:
+        """What dragging the selection carries: its ids and the scopes they live in."""
+        rows = [self.proxy.mapToSource(i) for i in self.selectionModel().selectedRows()]
+        return add_source_scopes(self.document_model.mimeData(rows), self.selected_scopes())

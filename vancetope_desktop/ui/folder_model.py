@@ -3,7 +3,9 @@
 The main window loads scopes and folders in a worker and calls :meth:`FolderTreeModel.set_folders` and
 :meth:`FolderTreeModel.set_smart_counts`; this module never calls services. Every node carries a
 :class:`FolderTarget` (``NODE_ROLE``) that the views and the main window use instead of indexes, which a
-reload invalidates. Drops land only in the current scope: ancestors' folders are shown, read-only.
+reload invalidates. Files and folder moves land only in the current scope: ancestors' folders are
+shown read-only. Documents dragged from another scope onto a scope root or folder of the same branch
+ask for a move between scopes (promote / demote); a scope of another branch refuses them.
 """
 
 from __future__ import annotations
@@ -27,7 +29,15 @@ from PySide6.QtWidgets import QStyle
 
 from ..core.scope_info import VisibleScope
 from ..services.folders import FolderNode
-from .dnd import DOCUMENT_MIME, URI_LIST_MIME, decode_document_ids, encode_document_ids, local_paths_from_mime
+from .dnd import (
+    DOCUMENT_MIME,
+    URI_LIST_MIME,
+    branch_refusal,
+    decode_document_ids,
+    decode_source_scopes,
+    encode_document_ids,
+    local_paths_from_mime,
+)
 from .document_model import muted_colour, themed_icon
 
 NODE_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -92,14 +102,17 @@ class FolderTreeModel(QAbstractItemModel):
     Signals:
         rename_requested(str, str): folder id and the new title typed in place (the title changes when
             the main window reloads).
-        documents_dropped(list[str], FolderTarget): ids dropped onto a folder or scope root of the current
-            scope; a drop on "All documents" reports the current scope's root (= top level).
+        documents_dropped(list[str], FolderTarget): ids dropped onto a folder or scope root of their own
+            scope (a folder move); a drop on "All documents" reports the current scope's root (= top level).
+        scope_move_requested(list[str], FolderTarget): ids dropped onto a scope root or folder of another
+            scope of their branch: a promotion or demotion to ``target.scope`` (into the folder, if one).
         files_dropped(list[Path], FolderTarget): local files dropped onto such a target.
         drop_refused(str): one message per dropped item that cannot be imported.
     """
 
     rename_requested = Signal(str, str)
     documents_dropped = Signal(list, object)
+    scope_move_requested = Signal(list, object)
     files_dropped = Signal(list, object)
     drop_refused = Signal(str)
 
@@ -112,6 +125,9 @@ class FolderTreeModel(QAbstractItemModel):
         self._current_scope = ""
         self._subfolder_items = True
         self._smart_counts: dict[str, int] = {}
+        self._parents: dict[str, str | None] = {}
+        self._all_names: dict[str, str] = {}
+        self._names: dict[str, str] = {}
         self._build([], [], {}, None)
 
     # -- feeding -------------------------------------------------------------------------------------
@@ -157,6 +173,11 @@ class FolderTreeModel(QAbstractItemModel):
             if folders:
                 self.dataChanged.emit(self._index_of(folders[0]), self._index_of(folders[-1]))
 
+    def set_scope_parents(self, parents: Mapping[str, str | None], names: Mapping[str, str] | None = None) -> None:
+        """Scope path → parent path (and → name) of every scope, to refuse drops across branches early."""
+        self._parents = dict(parents)
+        self._all_names = dict(names or {})
+
     def subfolder_items_shown(self) -> bool:
         """Whether folder counts include subfolders."""
         return self._subfolder_items
@@ -183,6 +204,7 @@ class FolderTreeModel(QAbstractItemModel):
                current: str | None) -> None:
         ordered = sorted(scopes, key=lambda s: s.distance)
         self._current_scope = current if current is not None else (ordered[0].path if ordered else "")
+        self._names = dict(names)
         ordered.sort(key=lambda s: s.path != self._current_scope)  # stable: the current scope first
         self._root = _Node(FolderTarget("smart", "", self._current_scope), "")
         for key, label, fallback in SMART_ENTRIES:
@@ -320,7 +342,7 @@ class FolderTreeModel(QAbstractItemModel):
         if node is None:
             return Qt.ItemFlag.NoItemFlags
         flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
-        if self._droppable(node):
+        if self._takes_documents(node):
             flags |= Qt.ItemFlag.ItemIsDropEnabled
         if node.target.kind == "folder" and not node.target.inherited:
             flags |= Qt.ItemFlag.ItemIsDragEnabled | Qt.ItemFlag.ItemIsEditable
@@ -341,20 +363,50 @@ class FolderTreeModel(QAbstractItemModel):
 
     # -- drag and drop -------------------------------------------------------------------------------
 
-    def _droppable(self, node: _Node) -> bool:
+    def _takes_files(self, node: _Node) -> bool:
+        # Imports and folder moves go into the current scope only.
         target = node.target
         if target.inherited or not self._current_scope:
+            return False
+        return target.kind in ("scope", "folder") or (target.kind == "smart" and target.key == "all")
+
+    def _takes_documents(self, node: _Node) -> bool:
+        # Any scope root or folder may take documents from another scope of its branch (a scope move).
+        target = node.target
+        if not self._current_scope:
             return False
         return target.kind in ("scope", "folder") or (target.kind == "smart" and target.key == "all")
 
     def _drop_node(self, row: int, parent: _AnyIndex) -> _Node | None:
         # A drop between rows means "into their parent"; the top level holds nothing droppable.
         node = self._node(parent)
-        if node is None or not self._droppable(node):
+        if node is None or not self._takes_documents(node):
             return None
         if node.target.kind == "smart":  # "All documents" = top level of the current scope
             return self._by_key.get(("scope", self._current_scope))
         return node
+
+    def drop_refusal(self, data: QMimeData, index: _AnyIndex) -> str | None:
+        """Why documents in ``data`` cannot be dropped on ``index``, to tell the user during the drag.
+
+        None when they can, when ``data`` holds no documents, or when ``index`` is no drop target at all.
+        """
+        node = self._drop_node(-1, index)
+        ids = decode_document_ids(data)
+        return self._document_refusal(node, ids, decode_source_scopes(data)) if node is not None and ids else None
+
+    def _document_refusal(self, node: _Node, ids: list[str], sources: list[str]) -> str | None:
+        target = node.target
+        if self._inside_any(node, set(ids)):
+            return "A folder cannot go into itself or one of its subfolders"
+        refusal = branch_refusal(self._parents, sources, target.scope, {**self._all_names, **self._names})
+        if refusal is not None:
+            return refusal
+        # An ancestor's folders are read-only here: it takes only documents that change scope.
+        if target.inherited and all(s == target.scope for s in sources):
+            name = self._names.get(target.scope, target.scope)
+            return f"{name} is an ancestor scope: its folders are read-only here"
+        return None
 
     def supportedDropActions(self) -> Qt.DropAction:
         return _DROP_ACTIONS
@@ -380,7 +432,9 @@ class FolderTreeModel(QAbstractItemModel):
             return False
         ids = decode_document_ids(data)
         if ids:
-            return not self._inside_any(node, set(ids))
+            return self._document_refusal(node, ids, decode_source_scopes(data)) is None
+        if not self._takes_files(node):
+            return False
         paths, refused = local_paths_from_mime(data)
         return bool(paths or refused)
 
@@ -393,7 +447,8 @@ class FolderTreeModel(QAbstractItemModel):
         return False
 
     def dropMimeData(self, data: QMimeData, action: Qt.DropAction, row: int, column: int, parent: _AnyIndex) -> bool:
-        """Report a drop with :attr:`documents_dropped` / :attr:`files_dropped` / :attr:`drop_refused`.
+        """Report a drop with :attr:`documents_dropped` / :attr:`scope_move_requested` / :attr:`files_dropped`
+        / :attr:`drop_refused`.
 
         Signals are emitted on the next event-loop turn, so a slot opening a dialog does not run inside
         the platform's drag loop. Returns whether anything usable was dropped.
@@ -405,7 +460,9 @@ class FolderTreeModel(QAbstractItemModel):
         target = node.target
         ids = decode_document_ids(data)
         if ids:
-            QTimer.singleShot(0, self, lambda: self.documents_dropped.emit(ids, target))
+            sources = decode_source_scopes(data)
+            signal = self.scope_move_requested if any(s != target.scope for s in sources) else self.documents_dropped
+            QTimer.singleShot(0, self, lambda: signal.emit(ids, target))
             return True
         paths, refused = local_paths_from_mime(data)
         for message in refused:

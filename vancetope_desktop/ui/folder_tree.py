@@ -2,21 +2,25 @@
 
 It owns a :class:`FolderTreeModel` (``view.folder_model``); the main window feeds the model and connects to
 the model's drop/rename signals and to this view's request signals. Across reloads the view keeps the
-selected node and the expanded folders by their :class:`FolderTarget`.
+selected node and the expanded folders by their :class:`FolderTarget`. Scope roots take documents of other
+scopes of their branch (a promotion or demotion); while such a drag hovers a scope that refuses it, the
+view says why in a tooltip and :attr:`FolderTreeView.move_refused`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from PySide6.QtCore import QModelIndex, Qt, Signal
-from PySide6.QtGui import QAction, QContextMenuEvent, QKeyEvent
-from PySide6.QtWidgets import QAbstractItemView, QMenu, QTreeView, QWidget
+from PySide6.QtCore import QMimeData, QModelIndex, QPoint, Qt, Signal
+from PySide6.QtGui import QAction, QContextMenuEvent, QDragLeaveEvent, QDragMoveEvent, QDropEvent, QKeyEvent
+from PySide6.QtWidgets import QAbstractItemView, QMenu, QToolTip, QTreeView, QWidget
 
-from ..core.scope_info import VisibleScope
+from ..core.scope_info import ScopeInfo, VisibleScope
+from ..core.scopes import ScopeKind
 from ..services.folders import FolderNode
-from .dnd import start_id_drag
+from .dnd import add_source_scopes, start_id_drag
 from .folder_model import FolderTarget, FolderTreeModel
+from .move_dialog import fill_move_menu
 
 _ALL = FolderTarget("smart", "all", "")
 
@@ -30,6 +34,10 @@ class FolderTreeView(QTreeView):
         new_folder_requested(FolderTarget): create a folder inside this scope root or folder.
         delete_requested(FolderTarget): delete this folder ("Delete folder", or the Delete key).
         empty_trash_requested(): purge the trash of the current scope.
+        move_to_scope_requested(list[str], str): move these folder ids to that scope ("Move to Scope").
+        publish_requested(str): request promotion of every result of this think process to its project.
+        scope_settings_requested(str): open the settings of this scope.
+        move_refused(str): a dragged document cannot go where the cursor is; the text says why.
     """
 
     target_selected = Signal(object)
@@ -37,6 +45,10 @@ class FolderTreeView(QTreeView):
     new_folder_requested = Signal(object)
     delete_requested = Signal(object)
     empty_trash_requested = Signal()
+    move_to_scope_requested = Signal(list, str)
+    publish_requested = Signal(str)
+    scope_settings_requested = Signal(str)
+    move_refused = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -66,6 +78,8 @@ class FolderTreeView(QTreeView):
         self.delete_action.triggered.connect(self._request_delete)
         self.empty_trash_action = QAction("Empty trash", self)
         self.empty_trash_action.triggered.connect(self.empty_trash_requested)
+        self._scopes: list[ScopeInfo] = []
+        self._refusal: str | None = None
 
         self._last_target: FolderTarget | None = None
         self._remembered: FolderTarget | None = None
@@ -88,6 +102,12 @@ class FolderTreeView(QTreeView):
         """Feed the model in one call: smart counts, then scopes and folders (selection and expansion kept)."""
         self.folder_model.set_smart_counts(smart_counts)
         self.folder_model.set_folders(visible, folders, scope_names=scope_names, current_scope=current_scope)
+
+    def set_scope_tree(self, scopes: Sequence[ScopeInfo]) -> None:
+        """Every scope of the library (parents first): the "Move to Scope" targets and the branch checks."""
+        self._scopes = list(scopes)
+        self.folder_model.set_scope_parents({s.path: s.parent for s in self._scopes},
+                                            {s.path: s.name for s in self._scopes})
 
     def current_target(self) -> FolderTarget | None:
         """The target of the current node, or None."""
@@ -185,13 +205,67 @@ class FolderTreeView(QTreeView):
             menu.addAction(self.delete_action)
         if target is not None and target.kind == "smart" and target.key == "trash":
             menu.addAction(self.empty_trash_action)
+        self._add_scope_entries(menu, target)
         menu.addSeparator()
         menu.addAction(self.subfolders_action)
         return menu
+
+    def _add_scope_entries(self, menu: QMenu, target: FolderTarget | None) -> None:
+        """Moving a folder to another scope; publishing and settings of a scope root."""
+        if target is None:
+            return
+        if target.kind == "folder":
+            move_menu = menu.addMenu("Move to Scope")
+            fill_move_menu(move_menu, self._scopes, [target.scope],
+                           lambda path, key=target.key: self.move_to_scope_requested.emit([key], path))
+        elif target.kind == "scope":
+            menu.addSeparator()
+            if self._kind(target.key) == ScopeKind.THINK_PROCESS:
+                menu.addAction("Publish to Project…", lambda path=target.key: self.publish_requested.emit(path))
+            menu.addAction("Scope Settings…", lambda path=target.key: self.scope_settings_requested.emit(path))
+
+    def _kind(self, path: str) -> ScopeKind | None:
+        return next((s.kind for s in self._scopes if s.path == path), None)
 
     # -- drag ----------------------------------------------------------------------------------------
 
     def startDrag(self, supportedActions: Qt.DropAction) -> None:
         indexes = [i for i in self.selectedIndexes() if self.folder_model.flags(i) & Qt.ItemFlag.ItemIsDragEnabled]
         if indexes:
-            start_id_drag(self, self.folder_model.mimeData(indexes), len(indexes), "folder")
+            start_id_drag(self, self.drag_mime(indexes), len(indexes), "folder")
+
+    def drag_mime(self, indexes: Sequence[QModelIndex]) -> QMimeData:
+        """What dragging the folders at ``indexes`` carries: their ids and the scopes they live in."""
+        mime = self.folder_model.mimeData(indexes)
+        return add_source_scopes(mime, (t.scope for i in indexes if (t := self.folder_model.target(i)) is not None))
+
+    def dragMoveEvent(self, event: QDragMoveEvent) -> None:
+        # Qt keeps the last accepted node's indicator while over a refusing one: hide it there.
+        self.setDropIndicatorShown(True)
+        super().dragMoveEvent(event)
+        self.setDropIndicatorShown(event.isAccepted())
+        refusal = None
+        if not event.isAccepted():
+            refusal = self.folder_model.drop_refusal(event.mimeData(), self.indexAt(event.position().toPoint()))
+        self._show_refusal(refusal, event.position().toPoint())
+
+    def dragLeaveEvent(self, event: QDragLeaveEvent) -> None:
+        self._show_refusal(None)
+        self.setDropIndicatorShown(True)
+        super().dragLeaveEvent(event)
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        self._show_refusal(None)
+        self.setDropIndicatorShown(True)
+        super().dropEvent(event)
+
+    def _show_refusal(self, refusal: str | None, pos: QPoint | None = None) -> None:
+        """Say once, while the cursor stays over a refusing scope, why the drop cannot happen there."""
+        if refusal == self._refusal:
+            return
+        self._refusal = refusal
+        if refusal is None:
+            QToolTip.hideText()
+            return
+        QToolTip.showText(self.viewport().mapToGlobal(pos or QPoint()), refusal, self)
+        self.move_refused.emit(refusal)

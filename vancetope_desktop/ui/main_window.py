@@ -11,7 +11,7 @@ import hashlib
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QStackedWidget,
     QTabWidget,
     QToolBar,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -42,6 +43,10 @@ from .dnd import local_paths_from_mime
 from .document_table import DocumentTableView
 from .folder_model import FolderTarget
 from .folder_tree import FolderTreeView
+from .move_dialog import ScopeMoveFlow
+from .review_model import Approval
+from .review_pane import ReviewPane
+from .scope_settings_dialog import ScopeSettingsFlow
 from .scope_switcher import ScopeSwitcher
 from .search_pane import SearchPane, SearchRequest
 from .settings_dialog import SettingsDialog
@@ -91,6 +96,8 @@ class MainWindow(QMainWindow):
         self._build_menus()
         self._build_status_bar()
         self._wire()
+        self._build_scope_moves()
+        self._build_review()
         self._restore_layout()
         self.workbench.refresh()
         if start_background:
@@ -633,6 +640,134 @@ class MainWindow(QMainWindow):
             self.error_box.open()
         else:  # several problems at once (a drop of many links): one box lists them all
             self.error_box.setText(self.error_box.text() + "\n" + text)
+
+    # --- the review queue (issue 4) ----------------------------------------------------------------------
+    def _build_review(self) -> None:
+        """The Review dock (tabbed with Search), its View menu entries, the toolbar badge, and its wiring."""
+        self.review_pane = ReviewPane()
+        self.review_dock = self._dock("Review", "review", self.review_pane, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.tabifyDockWidget(self.search_dock, self.review_dock)
+        self.search_dock.raise_()
+        self.review_action = self._action("Review Queue", self.show_review, "Ctrl+Shift+R")
+        view_menu = next((a.menu() for a in self.menuBar().actions() if a.text() == "&View"), None)
+        if view_menu is not None:  # after the dock toggles, before the Theme submenu
+            separator = next((a for a in view_menu.actions() if a.isSeparator()), None)
+            view_menu.insertAction(separator, self.review_dock.toggleViewAction())
+            view_menu.insertAction(separator, self.review_action)
+        self.review_badge = QToolButton()
+        self.review_badge.setProperty("role", "review-badge")
+        self.review_badge.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        self.review_badge.clicked.connect(lambda _checked=False: self.show_review())
+        self.toolbar.addWidget(self.review_badge)
+        self._show_review_count(0)
+
+        pane, wb = self.review_pane, self.workbench
+        wb.snapshot_ready.connect(self._apply_review)
+        pane.details_requested.connect(lambda request: wb.load_review_details(request, pane.show_details))
+        pane.approve_requested.connect(self._approve_requests)
+        pane.reject_requested.connect(wb.reject_requests)
+        pane.document_open_requested.connect(lambda doc_id: self.open_document(doc_id))
+        self.details.document_shown.connect(self._load_document_history)
+        self.details.request_link_activated.connect(lambda request_id: self.show_review([request_id]))
+
+    def _apply_review(self, snapshot: Snapshot) -> None:
+        queue = snapshot.review
+        self.review_pane.set_data(queue.pending, queue.decided, snapshot.scope_names, queue.ancestry, queue.me)
+        self.review_pane.set_tag_colors(snapshot.tag_colors)
+        self._show_review_count(queue.pending_count)
+
+    def _show_review_count(self, count: int) -> None:
+        """The badge: the dock's title and the toolbar button say how many requests wait."""
+        self.review_dock.setWindowTitle(f"Review ({count})" if count else "Review")
+        self.review_badge.setText(f"Review  {count}" if count else "Review")
+        self.review_badge.setToolTip(f"{count} promotion request{'s' if count != 1 else ''} wait for review "
+                                     "(Ctrl+Shift+R)" if count else "Nothing waits for review (Ctrl+Shift+R)")
+        if self.review_badge.property("pending") != bool(count):
+            self.review_badge.setProperty("pending", bool(count))
+            self.review_badge.style().unpolish(self.review_badge)  # a dynamic property needs a re-polish
+            self.review_badge.style().polish(self.review_badge)
+
+    def show_review(self, request_ids: list[str] | None = None) -> None:
+        """Show the Review pane (wide enough for its diff), selecting ``request_ids`` when given."""
+        dock = self.review_dock
+        dock.show()
+        dock.raise_()
+        # Once the raised tab is laid out (a dock hidden behind a tab ignores resizes).
+        QTimer.singleShot(50, self._size_review_dock)
+        if request_ids:
+            self.review_pane.select_requests(request_ids)
+        self.review_pane.queue_view.setFocus()
+
+    def _size_review_dock(self) -> None:
+        dock = self.review_dock
+        if dock.isFloating() or not dock.isVisible():
+            return
+        height = self.centralWidget().height()
+        if self.details_dock.isVisible() and dock.height() < height * 3 // 4:
+            # Reviewing needs room for the list, the document and its diff: Details keeps a strip.
+            self.resizeDocks([dock, self.details_dock], [height * 4 // 5, height // 5], Qt.Orientation.Vertical)
+        if dock.width() < 640:
+            self.resizeDocks([dock], [min(780, self.width() // 2)], Qt.Orientation.Horizontal)
+
+    def _approve_requests(self, approval: Approval) -> None:
+        self.workbench.approve_requests(approval.request_ids, to=approval.to, title=approval.title,
+                                        add_tags=approval.add_tags, remove_tags=approval.remove_tags)
+
+    def _load_document_history(self, doc_id: str) -> None:
+        """Load the Details panel's History section (audit trail and requests) off the UI thread."""
+        def loaded(result: tuple[list, list]) -> None:
+            snapshot = self.workbench.snapshot
+            if self.details.document_id() == doc_id and snapshot is not None:
+                self.details.set_history(*result, snapshot.scope_names, snapshot.review.me)
+
+        self.workbench.load_document_history(doc_id, loaded)
+
+    # --- moving between scopes, publishing, scope settings (issue 4) -------------------------------------
+    def _build_scope_moves(self) -> None:
+        """The Document menu, the Scope menu's publish / settings entries, and the wiring of scope moves."""
+        self.scope_moves = ScopeMoveFlow(self.workbench, self)
+        self.scope_settings = ScopeSettingsFlow(self.workbench, self)
+        menus = self.menuBar()
+        self.document_menu = menus.addMenu("&Document")
+        view_menu = next((a for a in menus.actions() if a.text() == "&View"), None)
+        if view_menu is not None:  # File, Edit, Document, View…
+            menus.insertAction(view_menu, self.document_menu.menuAction())
+        self.move_to_scope_menu = self.document_menu.addMenu("Move to Scope")
+        self.move_to_scope_menu.aboutToShow.connect(lambda: self.table.fill_move_menu(self.move_to_scope_menu))
+        self.document_menu.addSeparator()
+        for action in (self.rename_action, self.trash_action):
+            self.document_menu.addAction(action)
+        scope_menu = next((a.menu() for a in menus.actions() if a.text() == "&Scope"), None) or menus.addMenu("&Scope")
+        scope_menu.addSeparator()
+        self.publish_action = scope_menu.addAction("Publish to Project…",
+                                                   lambda: self.scope_moves.request_publish(self.current_scope))
+        self.scope_settings_action = scope_menu.addAction("Scope Settings…",
+                                                          lambda: self.scope_settings.open(self.current_scope))
+
+        moves, settings, say = self.scope_moves, self.scope_settings, self._say_move_refused
+        self.table.move_to_scope_requested.connect(moves.request_move)
+        tree = self.folder_tree
+        tree.folder_model.scope_move_requested.connect(moves.request_drop)
+        tree.move_to_scope_requested.connect(moves.request_move)
+        tree.publish_requested.connect(moves.request_publish)
+        tree.scope_settings_requested.connect(settings.open)
+        tree.move_refused.connect(say)
+        switcher = self.scope_switcher
+        switcher.documents_dropped.connect(moves.request_move)
+        switcher.publish_requested.connect(moves.request_publish)
+        switcher.settings_requested.connect(settings.open)
+        switcher.move_refused.connect(say)
+        self.workbench.snapshot_ready.connect(self._apply_scope_moves)
+
+    def _apply_scope_moves(self, snapshot: Snapshot) -> None:
+        """Feed every scope to the panes offering moves; publishing needs a think process."""
+        self.table.set_scope_tree(snapshot.scopes)
+        self.folder_tree.set_scope_tree(snapshot.scopes)
+        self.publish_action.setEnabled(snapshot.state.scope.startswith(f"{ScopeKind.THINK_PROCESS.value}/"))
+
+    def _say_move_refused(self, text: str) -> None:
+        # A refusal while dragging is a hint, not an error: the status bar, no dialog.
+        self.statusBar().showMessage(text, 8000)
 
     # --- drops on the window ------------------------------------------------------------------------
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:

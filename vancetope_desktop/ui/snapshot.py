@@ -9,9 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..core.documents import DocumentInfo
+from ..core.errors import ScopeNotFound
+from ..core.promotion import PromotionRequest, RequestStatus
 from ..core.scope_info import ScopeInfo, VisibleScope
 from ..core.tags import TagFilter, all_of, any_of
-from ..services import demo, documents, folders, scopes, tags
+from ..services import audit, demo, documents, folders, review, scopes, tags
 from ..services.folders import FolderNode
 from ..services.library import Library
 from ..services.tags import TagCount
@@ -19,6 +21,8 @@ from .folder_model import FolderTarget
 
 ALL_DOCUMENTS = FolderTarget("smart", "all", "")
 MAX_LISTED = 5000  # rows in the document table; beyond this the user narrows with folders, tags or search
+MAX_HISTORY = 500  # decided requests listed in the review history (the newest)
+MAX_PENDING = 2000  # pending requests listed in the review queue (the badge counts them all)
 
 
 @dataclass(frozen=True)
@@ -30,6 +34,26 @@ class ViewState:
     tags: tuple[str, ...] = ()
     tag_mode: str = "all"
     subfolders: bool = True
+
+
+@dataclass(frozen=True)
+class ReviewQueue:
+    """The review queue as the Review pane and the badge show it.
+
+    Attributes:
+        pending: pending requests, oldest first (at most :data:`MAX_PENDING`).
+        decided: decided requests, most recently decided first (at most :data:`MAX_HISTORY`).
+        pending_count: every pending request, for the badge.
+        ancestry: ``{source scope: [itself, its parent, …]}`` for each pending request (the scopes a
+            document may be approved to).
+        me: the actor string of the user at this computer.
+    """
+
+    pending: list[PromotionRequest] = field(default_factory=list)
+    decided: list[PromotionRequest] = field(default_factory=list)
+    pending_count: int = 0
+    ancestry: dict[str, list[str]] = field(default_factory=dict)
+    me: str = ""
 
 
 @dataclass(frozen=True)
@@ -47,6 +71,7 @@ class Snapshot:
     truncated: bool
     library_empty: bool
     scope_names: dict[str, str] = field(default_factory=dict)
+    review: ReviewQueue = field(default_factory=ReviewQueue)
 
 
 def tag_filter_for(selected: tuple[str, ...], mode: str) -> TagFilter | None:
@@ -72,7 +97,22 @@ def load_snapshot(lib: Library, state: ViewState) -> Snapshot:
         documents=(docs := _documents(lib, state)), truncated=len(docs) >= MAX_LISTED,
         library_empty=demo.is_library_empty(lib),
         scope_names={s.path: s.name for s in all_scopes},
+        review=load_review_queue(lib),
     )
+
+
+def load_review_queue(lib: Library) -> ReviewQueue:
+    """The pending and decided promotion requests, the badge count and the scopes above each source."""
+    pending = review.list_requests(lib, limit=MAX_PENDING)
+    everything = review.list_requests(lib, status=None, limit=len(pending) + MAX_HISTORY)
+    ancestry: dict[str, list[str]] = {}
+    for source in dict.fromkeys(r.source_scope for r in pending):
+        try:
+            ancestry[source] = scopes.ancestry(lib, source)
+        except ScopeNotFound:  # archived since the request was made: no "Approve to" for it
+            continue
+    return ReviewQueue(pending=pending, decided=[r for r in everything if r.status is not RequestStatus.PENDING],
+                       pending_count=review.pending_count(lib), ancestry=ancestry, me=audit.current_user())
 
 
 def _documents(lib: Library, state: ViewState) -> list[DocumentInfo]:

@@ -18,11 +18,12 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from ..core.documents import DocumentStatus, DocumentType
 from ..core.errors import ScopeNotFound
 from ..ingest.process_pool import ProcessExtractor
-from ..services import demo, documents, folders, imports, scopes, tags
+from ..services import audit, demo, documents, folders, imports, moves, promotion_rules, review, scopes, tags
 from ..services.library import Library, save_settings
 from ..store.db import read_session
 from .folder_model import FolderTarget
 from .indexer import Indexer
+from .review_model import ReviewDetails, load_review_details
 from .snapshot import Snapshot, ViewState, load_snapshot
 from .tasks import Task, TaskContext, TaskManager
 
@@ -368,6 +369,108 @@ class Workbench(QObject):
             return 0
 
         return self.run("Save settings", work)
+
+    # --- the review queue (issue 4) ----------------------------------------------------------------
+    def approve_requests(self, request_ids: Sequence[str], *, to: str | None = None, title: str | None = None,
+                         add_tags: Sequence[str] = (), remove_tags: Sequence[str] = ()) -> Task:
+        """Approve promotion requests through ``review.approve`` (all or none), optionally to scope ``to``
+        and with a new title (one request) or tag edits made first."""
+        ids, lib, added, removed = list(request_ids), self.lib, list(add_tags), list(remove_tags)
+
+        def work(_context: TaskContext) -> list:
+            return review.approve(lib, ids, to=to, title=title, add_tags=added, remove_tags=removed)
+
+        def done(decided: list) -> None:
+            names = self.snapshot.scope_names if self.snapshot is not None else {}
+            targets = sorted({names.get(r.final_scope, r.final_scope) for r in decided if r.final_scope})
+            self.notice.emit(f"Approved {len(decided)} request{'s' if len(decided) != 1 else ''}"
+                             + (f": now in {', '.join(targets)}" if targets else ""))
+
+        return self.run("Approve", work, on_result=done)
+
+    def reject_requests(self, request_ids: Sequence[str], reason: str) -> Task:
+        """Reject promotion requests with ``reason`` (required) through ``review.reject``; the documents stay."""
+        ids, lib = list(request_ids), self.lib
+
+        def done(decided: list) -> None:
+            self.notice.emit(f"Rejected {len(decided)} request{'s' if len(decided) != 1 else ''}")
+
+        return self.run("Reject", lambda _c: review.reject(lib, ids, reason=reason), on_result=done, index=False)
+
+    def load_review_details(self, request: Any, on_loaded: Callable[[ReviewDetails], None]) -> Task:
+        """Read what the Review pane shows of ``request`` (a ``PromotionRequest``) on the read lane."""
+        return self.read(lambda _c: load_review_details(self.lib, request), on_loaded)
+
+    def load_document_history(self, doc_id: str, on_loaded: Callable[[tuple[list, list]], None]) -> Task:
+        """Read a document's audit entries (oldest first) and all its promotion requests, on the read lane."""
+        lib = self.lib
+        return self.read(lambda _c: (audit.document_history(lib, doc_id),
+                                     review.list_requests(lib, status=None, document_id=doc_id)), on_loaded)
+
+    # --- moving between scopes, publishing, scope settings (issue 4) ------------------------------
+    def prepare(self, title: str, fn: Callable[[TaskContext], Any], on_result: Callable[[Any], None]) -> Task:
+        """Load what an action needs before asking the user (read lane); a failure reads "<title> failed: …"."""
+        return self.tasks.submit(title, fn, lane="read", on_result=on_result,
+                                 on_error=lambda error: self._action_failed(title, error))
+
+    def move_to_scope(self, doc_ids: Sequence[str], target: str, *, reason: str = "", folder_id: str | None = None,
+                      target_name: str | None = None) -> Task:
+        """Promote or demote documents (folders with their contents) to scope ``target``, all or none.
+
+        With ``folder_id`` (a folder of ``target``) the moved documents then go into that folder (a second
+        step: if it fails, they stay at the target's top level). Their vectors follow without re-embedding
+        when the indexer runs the queued move jobs.
+        """
+        ids, lib, name = list(doc_ids), self.lib, target_name or target
+
+        def work(_context: TaskContext) -> int:
+            moved = moves.move_documents(lib, ids, target, reason=reason)
+            if folder_id is not None:
+                carried = set(ids) | {d.id for d in moved}
+                for doc_id in ids:  # the tops only: a folder's contents stay inside it
+                    if documents.get_document(lib, doc_id).folder_id not in carried:
+                        folders.move_to_folder(lib, doc_id, folder_id)
+            return len(moved)
+
+        def done(count: int) -> None:
+            self.notice.emit(f"Moved {count} item{'s' if count != 1 else ''} to {name}" if count
+                             else f"Already in {name}")
+
+        return self.run(f"Move to {name}", work, on_result=done)
+
+    def publish_think_process(self, path: str, *, name: str | None = None, target_name: str | None = None) -> Task:
+        """Request promotion of every result of think process ``path`` to its project (the review queue)."""
+        lib = self.lib
+
+        def done(requests: list) -> None:
+            where = f" to {target_name}" if target_name else ""
+            self.notice.emit(f"{len(requests)} promotion request{'s' if len(requests) != 1 else ''} for "
+                             f"{name or path}{where} wait in the review queue")
+
+        return self.run("Publish to project", lambda _c: review.publish_think_process(lib, path), on_result=done,
+                        index=False)
+
+    def set_sibling_results_visible(self, path: str, visible: bool,
+                                    on_done: Callable[[Any], None] | None = None) -> Task:
+        """Let think process ``path`` see the results of its sibling think processes (or stop)."""
+        return self.run("Scope settings", lambda _c: scopes.set_sibling_results_visible(self.lib, path, visible),
+                        on_result=on_done, index=False)
+
+    def set_promotion_rule(self, scope: str, tag: str, *, target: str = "project", auto_approve: bool = False,
+                           on_done: Callable[[Any], None] | None = None) -> Task:
+        """Add or change the auto-promote rule for ``tag`` in ``scope`` (and below)."""
+        return self.run("Auto-promote rule", lambda _c: promotion_rules.set_rule(
+            self.lib, scope, tag, target=target, auto_approve=auto_approve), on_result=on_done, index=False)
+
+    def remove_promotion_rule(self, scope: str, tag: str, on_done: Callable[[Any], None] | None = None) -> Task:
+        """Switch off the auto-promote rule for ``tag`` in ``scope`` and below."""
+        return self.run("Auto-promote rule", lambda _c: promotion_rules.remove_rule(self.lib, scope, tag),
+                        on_result=on_done, index=False)
+
+    def reset_promotion_rule(self, scope: str, tag: str, on_done: Callable[[Any], None] | None = None) -> Task:
+        """Drop ``scope``'s own setting for ``tag``: the inherited or built-in rule applies again."""
+        return self.run("Auto-promote rule", lambda _c: promotion_rules.reset_rule(self.lib, scope, tag),
+                        on_result=on_done, index=False)
 
 
 def _describe(paths: Sequence[Path]) -> str:

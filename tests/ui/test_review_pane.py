@@ -1,0 +1,454 @@
+"""The review queue: labels and grouping (pure), the item models, the pane's dialogs, and the pane driven
+end to end in the real window on a real library (approve, reject, bulk, approve to, edit then approve,
+the diff of an update, the badge, the history, and the Details panel's History section)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, QSettings, Qt
+
+from vancetope_desktop.agents import task_tree
+from vancetope_desktop.core.documents import DocumentStatus, DocumentType
+from vancetope_desktop.core.promotion import PromotionRequest, RequesterKind, RequestStatus
+from vancetope_desktop.services import documents, review, scopes
+from vancetope_desktop.services.preferences import Preferences
+from vancetope_desktop.ui.diff_view import RowKind
+from vancetope_desktop.ui.main_window import MainWindow
+from vancetope_desktop.ui.review_dialogs import EditApproveDialog, RejectDialog
+from vancetope_desktop.ui.review_model import (
+    Approval,
+    ReviewHistoryModel,
+    ReviewQueueModel,
+    ReviewRole,
+    actor_label,
+    age_text,
+    group_requests,
+)
+from vancetope_desktop.ui.review_pane import ReviewPane
+
+NOW = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
+NAMES = {"think-process/tp_12": "Paper Analysis", "think-process/tp_13": "Hypothesis Check",
+         "session/s1": "Review 2026", "project/inbox": "Inbox", "group/default": "My Research"}
+ANCESTRY = {"think-process/tp_12": ["think-process/tp_12", "session/s1", "project/inbox", "group/default"],
+            "think-process/tp_13": ["think-process/tp_13", "session/s1", "project/inbox", "group/default"],
+            "session/s1": ["session/s1", "project/inbox", "group/default"]}
+
+
+def _request(number: int, source: str = "think-process/tp_12", *, by: str = "think-process/tp_12",
+             status: RequestStatus = RequestStatus.PENDING, **changes) -> PromotionRequest:
+    values = dict(id=f"req_{number}", document_id=f"doc_{number}", title=f"Result {number}", source_scope=source,
+                  target_scope="project/inbox", requested_by=by, requester=RequesterKind.THINK_PROCESS,
+                  reason=f"reason {number}", status=status,
+                  think_process=source if source.startswith("think-process/") else None,
+                  created_at=NOW - timedelta(hours=number))
+    values.update(changes)
+    if by.startswith("rule:"):
+        values["requester"] = RequesterKind.RULE
+    elif by.startswith("user:"):
+        values["requester"] = RequesterKind.USER
+    return PromotionRequest(**values)
+
+
+PENDING = [_request(1), _request(2, by="rule:project-relevant"), _request(3, "think-process/tp_13"),
+           _request(4, "session/s1", by="user:ada")]
+DECIDED = [_request(5, status=RequestStatus.APPROVED, decided_by="user:ada", decided_at=NOW,
+                    final_scope="session/s1"),
+           _request(6, status=RequestStatus.REJECTED, decided_by="user:bob", decided_at=NOW - timedelta(days=1),
+                    decision_reason="Duplicate")]
+
+
+# --- pure ----------------------------------------------------------------------------------------------
+
+def test_ages_read_compactly():
+    assert age_text(NOW - timedelta(seconds=20), NOW) == "just now"
+    assert age_text(NOW - timedelta(minutes=12), NOW) == "12 min"
+    assert age_text(NOW - timedelta(hours=3, minutes=5), NOW) == "3 h"
+    assert age_text(NOW - timedelta(days=2), NOW) == "2 d"
+    assert age_text(NOW - timedelta(days=15), NOW) == "2 wk"
+    assert age_text(NOW - timedelta(days=400), NOW).startswith("2025-")
+
+
+def test_actors_are_named_for_people():
+    assert actor_label("user:ada", NAMES, me="user:ada") == "You"
+    assert actor_label("user:bob", NAMES, me="user:ada") == "bob"
+    assert actor_label("think-process/tp_12", NAMES) == "Paper Analysis"
+    assert actor_label("think-process/tp_99", NAMES) == "tp_99"
+    assert actor_label("rule:project-relevant", NAMES) == "rule #project-relevant"
+
+
+def test_requests_group_by_think_process_else_by_source_scope():
+    groups = group_requests(PENDING)
+    assert [(g.key, g.is_think_process, g.request_ids) for g in groups] == [
+        ("think-process/tp_12", True, ("req_1", "req_2")), ("think-process/tp_13", True, ("req_3",)),
+        ("session/s1", False, ("req_4",))]
+
+
+# --- models --------------------------------------------------------------------------------------------
+
+def test_queue_model_passes_the_model_tester_empty_filled_and_changed(qtbot, qtmodeltester):
+    model = ReviewQueueModel()
+    qtmodeltester.check(model)
+    model.set_requests(PENDING, NAMES, "user:ada", now=NOW)
+    qtmodeltester.check(model)
+    model.set_requests(PENDING[1:], NAMES, "user:ada", now=NOW)
+    qtmodeltester.check(model)
+    model.set_requests([], NAMES)
+    qtmodeltester.check(model)
+
+
+def test_queue_model_shows_groups_and_request_rows(qtbot):
+    model = ReviewQueueModel()
+    assert model.set_requests(PENDING, NAMES, "user:ada", now=NOW)
+    assert not model.set_requests(PENDING, NAMES, "user:ada", now=NOW)  # unchanged: no reset
+    assert model.rowCount() == 3
+    group = model.index(0, 0)
+    assert group.data() == "Paper Analysis  ·  think-process/tp_12  ·  2 pending"
+    assert group.data(ReviewRole.GROUP_KEY) == "think-process/tp_12"
+    assert model.index(2, 0).data().startswith("From Review 2026  ·  session/s1")
+    row = [model.index(0, c, group).data() for c in range(5)]
+    assert row == ["Result 1", "Paper Analysis (think process)", "Paper Analysis → Inbox", "reason 1", "1 h"]
+    second = model.index(1, 1, group)
+    assert second.data() == "rule #project-relevant" and not second.data(Qt.ItemDataRole.DecorationRole).isNull()
+    assert model.index(0, 1, model.index(2, 0)).data() == "You"
+    assert model.index_of("req_3").data(ReviewRole.REQUEST_ID) == "req_3"
+    assert model.request_ids_of([group, model.index_of("req_4"), model.index_of("req_1")]) == [
+        "req_1", "req_2", "req_4"]
+    updating = [_request(1, updates="doc_old")]
+    model.set_requests(updating, NAMES, now=NOW)
+    assert model.index_of("req_1", 2).data() == "Paper Analysis → Inbox (update)"
+
+
+def test_history_model_passes_the_model_tester_and_names_decisions(qtbot, qtmodeltester):
+    model = ReviewHistoryModel()
+    qtmodeltester.check(model)
+    model.set_requests(DECIDED, NAMES, "user:ada")
+    qtmodeltester.check(model)
+    assert [model.index(0, c).data() for c in (0, 1, 2, 4, 5)] == [
+        "Result 5", "Approved", "You", "Review 2026", "reason 5"]
+    assert [model.index(1, c).data() for c in (1, 2, 4, 5)] == [
+        "Rejected", "bob", "stayed in Paper Analysis", "Duplicate"]
+    assert model.index(0, 3).data(ReviewRole.SORT) > model.index(1, 3).data(ReviewRole.SORT)
+
+
+# --- the pane and its dialogs (plain values) ---------------------------------------------------------
+
+@pytest.fixture
+def pane(qtbot):
+    widget = ReviewPane()
+    qtbot.addWidget(widget)
+    widget.resize(900, 700)
+    widget.set_data(PENDING, DECIDED, NAMES, ANCESTRY, "user:ada")
+    widget.show()
+    return widget
+
+
+def test_a_selected_group_stands_for_its_requests(qtbot, pane):
+    pane.queue_view.selectionModel().select(
+        pane.queue_model.group_index("think-process/tp_12"),
+        QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows)
+    assert pane.selected_request_ids() == ["req_1", "req_2"]
+    assert pane.detail_stack.currentWidget() is pane.multi_label
+    assert "2 requests selected" in pane.multi_label.text()
+    with qtbot.waitSignal(pane.approve_requested) as signal:
+        pane.approve_button.click()
+    assert signal.args == [Approval(("req_1", "req_2"))]
+    assert not pane.approve_button.isEnabled()  # in flight until the next data arrives
+    pane.set_data(PENDING, DECIDED, NAMES, ANCESTRY, "user:ada")
+    assert pane.approve_button.isEnabled()
+
+
+def test_keys_approve_and_reject_from_the_list(qtbot, pane):
+    pane.select_requests(["req_3"])
+    pane.queue_view.setFocus()
+    pane.activateWindow()
+    qtbot.waitUntil(pane.queue_view.hasFocus, timeout=3000)
+    with qtbot.waitSignal(pane.approve_requested) as signal:
+        qtbot.keyClick(pane.queue_view, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    assert signal.args == [Approval(("req_3",))]
+    pane.set_data(PENDING, DECIDED, NAMES, ANCESTRY, "user:ada")
+    qtbot.keyClick(pane.queue_view, Qt.Key.Key_Backspace, Qt.KeyboardModifier.ControlModifier)
+    assert isinstance(pane.dialog, RejectDialog)
+    pane.dialog.reject()
+
+
+def test_a_refresh_keeps_the_selection_and_the_page(qtbot, pane):
+    pane.select_requests(["req_2", "req_3"])
+    pane.history_button.click()
+    pane.set_data(PENDING[1:], DECIDED, NAMES, ANCESTRY, "user:ada")  # req_1 was decided elsewhere
+    assert pane.pages.currentWidget() is pane.history_page
+    assert pane.selected_request_ids() == ["req_2", "req_3"]
+    assert pane.pending_button.text() == "Pending (3)"
+
+
+def test_approve_to_offers_the_scopes_above_every_selected_document(qtbot, pane):
+    pane.select_requests(["req_1", "req_4"])
+    assert pane.targets_for(pane.selected_requests()) == [
+        ("project/inbox", "Inbox (project)"), ("group/default", "My Research (group)")]
+    pane.select_requests(["req_1"])
+    pane._fill_approve_to()
+    labels = [a.text() for a in pane.approve_to_menu.actions()]
+    assert labels == ["Review 2026 (session)", "Inbox (project)  (requested)", "My Research (group)"]
+    with qtbot.waitSignal(pane.approve_requested) as signal:
+        pane.approve_to_menu.actions()[0].trigger()
+    assert signal.args == [Approval(("req_1",), to="session/s1")]
+
+
+def test_reject_needs_a_reason(qtbot, pane):
+    pane.select_requests(["req_3"])
+    pane.reject_selected()
+    dialog = pane.dialog
+    assert isinstance(dialog, RejectDialog) and not dialog.ok_button.isEnabled()
+    with qtbot.assertNotEmitted(pane.reject_requested):
+        dialog.accept()  # a blank reason is refused: the dialog stays open
+    assert dialog.isVisible()
+    qtbot.keyClicks(dialog.reason_edit, "   ")
+    assert not dialog.ok_button.isEnabled()
+    dialog.reason_edit.setPlainText("Needs more evidence")
+    with qtbot.waitSignal(pane.reject_requested) as signal:
+        dialog.ok_button.click()
+    assert signal.args == [["req_3"], "Needs more evidence"]
+
+
+def test_edit_and_approve_sends_only_what_changed(qtbot):
+    dialog = EditApproveDialog([PENDING[0]], ["extraction", "auto:node_1"], [
+        ("session/s1", "Review 2026 (session)"), ("project/inbox", "Inbox (project)")])
+    qtbot.addWidget(dialog)
+    assert dialog.target_box.currentData() == "project/inbox"
+    assert dialog.approval() == Approval(("req_1",))
+    dialog.title_edit.setText("Result 1 (reviewed)")
+    dialog.tags_editor.add_tag("topic/attention")
+    dialog.tags_editor.remove_tag("auto:node_1")
+    dialog.target_box.setCurrentIndex(0)
+    assert dialog.approval() == Approval(("req_1",), to="session/s1", title="Result 1 (reviewed)",
+                                         add_tags=("topic/attention",), remove_tags=("auto:node_1",))
+    several = EditApproveDialog(PENDING[:2], [], [])
+    qtbot.addWidget(several)
+    assert not several.title_edit.isEnabled()
+    several.tags_editor.add_tag("checked")
+    assert several.approval() == Approval(("req_1", "req_2"), add_tags=("checked",))
+
+
+def test_the_empty_queue_explains_where_requests_come_from(qtbot):
+    widget = ReviewPane()
+    qtbot.addWidget(widget)
+    widget.set_data([], DECIDED, NAMES, {}, "user:ada")
+    assert widget.pending_stack.currentWidget() is widget.empty_label
+    assert "project-relevant" in widget.empty_label.text()
+    assert widget.pending_button.text() == "Pending"
+    widget.history_button.click()
+    assert widget.pages.currentWidget() is widget.history_page
+    widget.history_view.setCurrentIndex(widget.history_proxy.index(1, 0))
+    assert "Duplicate" in widget.history_detail.text() and "bob" in widget.history_detail.text()
+    widget.history_filter.setText("result 5")
+    assert widget.history_proxy.rowCount() == 1
+
+
+# --- end to end: the real window on a real library ---------------------------------------------------
+
+@pytest.fixture
+def make_window(qtbot, tmp_path, monkeypatch):
+    monkeypatch.setenv("VANCETOPE_CONFIG_DIR", str(tmp_path / "config"))
+    made = []
+
+    def make(library):
+        settings = QSettings(str(tmp_path / "window.ini"), QSettings.Format.IniFormat)
+        window = MainWindow(library, settings=settings, preferences=Preferences(), start_background=False)
+        qtbot.addWidget(window)
+        window.resize(1400, 900)
+        window.show()
+        qtbot.waitUntil(lambda: window.workbench.snapshot is not None, timeout=10_000)
+        made.append(window)
+        return window
+
+    yield make
+    for window in made:
+        window.close()
+
+
+@pytest.fixture
+def queue(library):
+    """Three pending requests: two from Paper Analysis (a think process's and a user's), one from a rule."""
+    scopes.create_scope(library, "session", "s1", parent="project/inbox", name="Review 2026")
+    scopes.create_scope(library, "think-process", "tp_12", parent="session/s1", name="Paper Analysis")
+    scopes.create_scope(library, "think-process", "tp_13", parent="session/s1", name="Hypothesis Check")
+    paper = documents.add_text(library, "Attention is all you need.", doc_type=DocumentType.NOTE,
+                               title="Vaswani notes")
+
+    def result(tp: str, node: str, title: str, text: str):
+        return task_tree.memory_store_result(library, node, "extract", title, text, derived_from=[paper.id],
+                                             think_process_id=tp)
+
+    docs = {"attention": result("tp_12", "node_1", "Extraction: Attention", "# Attention\n\nSelf-attention only."),
+            "flash": result("tp_12", "node_2", "Extraction: FlashAttention", "# Flash\n\nIO-aware tiling."),
+            "counter": result("tp_13", "node_4", "Counterarguments", "# Counter\n\nLong contexts.")}
+    reqs = {"attention": review.request_promotion(library, docs["attention"].id, requested_by="think-process/tp_12",
+                                                  reason="Core extraction for the project"),
+            "flash": review.request_promotion(library, docs["flash"].id, reason="Worth sharing")}
+    documents.tag_document(library, docs["counter"].id, add=["project-relevant"])  # the rule asks
+    reqs["counter"] = review.list_requests(library, document_id=docs["counter"].id)[0]
+    return {"paper": paper, "docs": docs, "reqs": reqs}
+
+
+def _status(library, request) -> RequestStatus:
+    return review.get_request(library, request.id).status
+
+
+def test_approve_one_moves_it_and_the_badge_counts_down(qtbot, library, queue, make_window):
+    window = make_window(library)
+    pane, reqs = window.review_pane, queue["reqs"]
+    qtbot.waitUntil(lambda: pane.pending_count() == 3, timeout=10_000)
+    assert window.review_dock.windowTitle() == "Review (3)"
+    assert window.review_badge.text() == "Review  3" and window.review_badge.property("pending")
+    window.review_action.trigger()  # Ctrl+Shift+R
+    assert window.review_dock.isVisible()
+    pane.select_requests([reqs["attention"].id])
+    qtbot.waitUntil(lambda: pane.detail.details is not None, timeout=10_000)
+    assert pane.detail.derived_label.text().count("Vaswani notes") == 1
+    assert "node_1" in pane.detail.source_label.text() and "Paper Analysis" in pane.detail.source_label.text()
+    assert "thinkprocess:tp_12" in pane.detail.tags_editor.tags()
+    assert "Self-attention only" in pane.detail.content_browser.toPlainText()
+    assert not pane.detail.tabs.isTabVisible(0)  # no diff: nothing to update
+    with qtbot.waitSignal(pane.document_open_requested) as opened:
+        pane.detail.derived_label.linkActivated.emit(queue["paper"].id)
+    assert opened.args == [queue["paper"].id]
+    pane.approve_button.click()
+    qtbot.waitUntil(lambda: window.review_dock.windowTitle() == "Review (2)", timeout=10_000)
+    assert _status(library, reqs["attention"]) is RequestStatus.APPROVED
+    assert documents.get_document(library, queue["docs"]["attention"].id).scope == "project/inbox"
+    assert window.review_badge.text() == "Review  2"
+    assert pane.queue_model.request(reqs["attention"].id) is None
+
+
+def test_reject_one_keeps_the_document_and_the_reason(qtbot, library, queue, make_window):
+    window = make_window(library)
+    pane, request = window.review_pane, queue["reqs"]["flash"]
+    qtbot.waitUntil(lambda: pane.pending_count() == 3, timeout=10_000)
+    pane.select_requests([request.id])
+    pane.reject_action.trigger()
+    dialog = pane.dialog
+    assert not dialog.ok_button.isEnabled()  # an empty reason is refused
+    qtbot.keyClicks(dialog.reason_edit, "Duplicate of an existing note")
+    dialog.ok_button.click()
+    qtbot.waitUntil(lambda: pane.pending_count() == 2, timeout=10_000)
+    decided = review.get_request(library, request.id)
+    assert decided.status is RequestStatus.REJECTED and decided.decision_reason == "Duplicate of an existing note"
+    assert documents.get_document(library, request.document_id).scope == "think-process/tp_12"
+    pane.history_button.click()
+    history = pane.history_model
+    assert history.rowCount() == 1 and history.index(0, 1).data() == "Rejected"
+    assert history.index(0, 2).data() == "You" and history.index(0, 5).data() == "Duplicate of an existing note"
+
+
+def test_bulk_approve_of_a_group_moves_all_of_it(qtbot, library, queue, make_window):
+    window = make_window(library)
+    pane = window.review_pane
+    qtbot.waitUntil(lambda: pane.pending_count() == 3, timeout=10_000)
+    group = pane.queue_model.group_index("think-process/tp_12")
+    pane.queue_view.selectionModel().select(
+        group, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows)
+    assert len(pane.selected_request_ids()) == 2
+    pane.approve_action.trigger()
+    qtbot.waitUntil(lambda: pane.pending_count() == 1, timeout=10_000)
+    for key in ("attention", "flash"):
+        assert documents.get_document(library, queue["docs"][key].id).scope == "project/inbox"
+    assert pane.queue_model.group_index("think-process/tp_12") == QModelIndex()
+    pane.history_button.click()
+    assert {pane.history_model.index(r, 1).data() for r in range(2)} == {"Approved"}
+
+
+def test_approve_to_another_scope_goes_there(qtbot, library, queue, make_window):
+    window = make_window(library)
+    pane, request = window.review_pane, queue["reqs"]["counter"]
+    qtbot.waitUntil(lambda: pane.pending_count() == 3, timeout=10_000)
+    pane.select_requests([request.id])
+    assert pane.queue_model.index_of(request.id, 1).data() == "rule #project-relevant"
+    pane._fill_approve_to()
+    session = next(a for a in pane.approve_to_menu.actions() if a.text().startswith("Review 2026"))
+    session.trigger()
+    qtbot.waitUntil(lambda: pane.pending_count() == 2, timeout=10_000)
+    assert documents.get_document(library, request.document_id).scope == "session/s1"
+    assert review.get_request(library, request.id).final_scope == "session/s1"
+
+
+def test_edit_then_approve_changes_title_and_tags(qtbot, library, queue, make_window):
+    window = make_window(library)
+    pane, request = window.review_pane, queue["reqs"]["attention"]
+    qtbot.waitUntil(lambda: pane.pending_count() == 3, timeout=10_000)
+    pane.select_requests([request.id])
+    qtbot.waitUntil(lambda: pane.detail.details is not None, timeout=10_000)
+    pane.edit_action.trigger()
+    dialog = pane.dialog
+    assert "auto:node_1" in dialog.tags_editor.tags()
+    dialog.title_edit.setText("Attention, reviewed")
+    dialog.tags_editor.add_tag("topic/attention")
+    dialog.tags_editor.remove_tag("auto:node_1")
+    dialog.accept()
+    qtbot.waitUntil(lambda: pane.pending_count() == 2, timeout=10_000)
+    doc = documents.get_document(library, request.document_id)
+    assert doc.title == "Attention, reviewed" and doc.scope == "project/inbox"
+    assert "topic/attention" in doc.tags and "auto:node_1" not in doc.tags
+
+
+def test_an_update_request_shows_the_diff_and_approving_writes_a_version(qtbot, library, queue, make_window):
+    first = task_tree.memory_store_result(library, "node_9", "synthesize", "Synthesis",
+                                          "line one\nline two\nline three\n", think_process_id="tp_12")
+    review.approve(library, [review.request_promotion(library, first.id).id])
+    rerun = task_tree.memory_store_result(library, "node_9", "synthesize", "Synthesis",
+                                          "line one\nline 2, revised\nline three\nline four\n",
+                                          think_process_id="tp_12")
+    request = review.request_promotion(library, rerun.id, requested_by="think-process/tp_12", reason="re-run")
+    assert request.updates == first.id
+    window = make_window(library)
+    pane = window.review_pane
+    qtbot.waitUntil(lambda: pane.queue_model.request(request.id) is not None, timeout=10_000)
+    assert pane.queue_model.index_of(request.id, 2).data().endswith("(update)")
+    pane.select_requests([request.id])
+    detail = pane.detail
+    qtbot.waitUntil(lambda: detail.details is not None and detail.details.updates is not None, timeout=10_000)
+    assert detail.tabs.isTabVisible(0) and detail.tabs.currentIndex() == 0
+    assert "Updates the copy already in Inbox" in detail.update_label.text()
+    diff = detail.diff_view
+    assert [r.kind for r in diff.rows] == [RowKind.EQUAL, RowKind.CHANGED, RowKind.EQUAL, RowKind.ADDED]
+    assert diff.rows[1].left == "line two" and diff.rows[1].right == "line 2, revised"
+    assert diff.left_label.text() == "Now in Inbox (v1)"
+    pane.approve_action.trigger()
+    qtbot.waitUntil(lambda: pane.queue_model.request(request.id) is None, timeout=10_000)
+    updated = documents.get_document(library, first.id)
+    assert updated.content.startswith("line one\nline 2, revised") and updated.version == 2
+    assert documents.get_document(library, rerun.id).status is DocumentStatus.DELETED
+
+
+def test_the_badge_follows_outside_changes_and_errors_show(qtbot, library, queue, make_window):
+    window = make_window(library)
+    pane, reqs = window.review_pane, queue["reqs"]
+    qtbot.waitUntil(lambda: pane.pending_count() == 3, timeout=10_000)
+    extra = documents.add_text(library, "A finding", doc_type=DocumentType.NOTE, scope="think-process/tp_13")
+    review.request_promotion(library, extra.id, reason="from the CLI")  # another process asks
+    window.workbench.refresh()  # what the change poll does when the counter moves
+    qtbot.waitUntil(lambda: window.review_badge.text() == "Review  4", timeout=10_000)
+    assert window.review_dock.windowTitle() == "Review (4)"
+    review.reject(library, [reqs["flash"].id], reason="decided elsewhere")  # the pane has not heard yet
+    pane.select_requests([reqs["flash"].id])
+    pane.approve_action.trigger()
+    qtbot.waitUntil(lambda: window.error_box is not None, timeout=10_000)
+    assert "Approve failed" in window.error_box.text() and "only pending" in window.error_box.text()
+    qtbot.waitUntil(lambda: window.review_badge.text() == "Review  3", timeout=10_000)
+
+
+def test_the_details_panel_lists_a_documents_history(qtbot, library, queue, make_window):
+    reqs, docs = queue["reqs"], queue["docs"]
+    review.approve(library, [reqs["attention"].id], reason="solid")
+    window = make_window(library)
+    details = window.details
+    window._search_selected(docs["attention"].id)
+    qtbot.waitUntil(lambda: details.document_id() == docs["attention"].id
+                    and "Approved" in details.requests_label.text(), timeout=10_000)
+    assert "Promotion requested" in details.audit_label.text() and "Paper Analysis" in details.audit_label.text()
+    assert "solid" in details.audit_label.text() and details.requests_label.isVisibleTo(details)
+    window._search_selected(docs["flash"].id)
+    qtbot.waitUntil(lambda: "Waiting for review" in details.requests_label.text(), timeout=10_000)
+    details.requests_label.linkActivated.emit(f"request:{reqs['flash'].id}")
+    assert window.review_dock.isVisible()
+    assert window.review_pane.selected_request_ids() == [reqs["flash"].id]
