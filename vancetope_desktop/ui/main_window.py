@@ -706,8 +706,9 @@ class MainWindow(QMainWindow):
         if self.details_dock.isVisible() and dock.height() < height * 3 // 4:
             # Reviewing needs room for the list, the document and its diff: Details keeps a strip.
             self.resizeDocks([dock, self.details_dock], [height * 4 // 5, height // 5], Qt.Orientation.Vertical)
-        if dock.width() < 640:
-            self.resizeDocks([dock], [min(780, self.width() // 2)], Qt.Orientation.Horizontal)
+        if dock.width() < 600:
+            # Wide enough for the diff, while the document list keeps room for its titles.
+            self.resizeDocks([dock], [min(760, self.width() * 2 // 5)], Qt.Orientation.Horizontal)
 
     def _approve_requests(self, approval: Approval) -> None:
         self.workbench.approve_requests(approval.request_ids, to=approval.to, title=approval.title,

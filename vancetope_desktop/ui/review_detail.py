@@ -78,9 +78,9 @@ class RequestDetailView(QWidget):
         self.update_label.setWordWrap(True)
         self.requested_label, self.route_label, self.source_label = QLabel(), QLabel(), QLabel()
         self.derived_label = QLabel()
-        self.derived_label.setTextFormat(Qt.TextFormat.RichText)
         self.derived_label.linkActivated.connect(self.document_open_requested)
         for label in (self.requested_label, self.route_label, self.source_label, self.derived_label):
+            label.setTextFormat(Qt.TextFormat.RichText)  # escaped text: "AutoText" would show the entities
             label.setWordWrap(True)
             label.setTextInteractionFlags(Qt.TextInteractionFlag.TextBrowserInteraction)
         self.tags_editor = TagChipsEditor()

@@ -194,8 +194,8 @@ class ReviewPane(QWidget):
         self.splitter.addWidget(top)
         self.splitter.addWidget(self.detail_stack)
         self.splitter.setStretchFactor(1, 3)
-        self.splitter.setSizes([130, 520])  # the list is a table of contents; the detail is what is reviewed
-        view.setMinimumHeight(60)
+        self.splitter.setSizes([170, 480])  # the list is a table of contents; the detail is what is reviewed
+        view.setMinimumHeight(110)  # a header and four rows: a group and its requests stay in sight
 
         self.empty_label = QLabel(
             "<h3>Nothing to review</h3><p>Think process results arrive here when a think process asks for "

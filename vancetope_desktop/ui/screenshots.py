@@ -2,8 +2,9 @@
 
 Used for the README and by a test. On an empty library it installs the demo library first, waits until
 everything is indexed, then: the library with a paper open, search results, the tag pane filtering by
-a tag, and the Tasks panel. Each step waits on the window's own signals, never on fixed sleeps,
-except a short settle time for QPdfView to paint its pages.
+a tag, the review queue with a think process's request selected, and the Tasks panel. Each step waits
+on the window's own signals, never on fixed sleeps, except a short settle time for QPdfView to paint
+its pages.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from ..core.documents import DocumentType, IndexState
 from .main_window import MainWindow
 
-SHOTS = ("library-pdf.png", "search.png", "tags.png", "tasks.png")
+SHOTS = ("library-pdf.png", "search.png", "tags.png", "review.png", "tasks.png")
 DEMO_QUERY = "What are the hardware requirements of Flash Attention?"
 SETTLE_MS = 800
 WINDOW_SIZE = (1440, 900)  # the same pictures whatever the screen and the saved layout
@@ -91,12 +92,25 @@ class ScreenshotTour(QObject):
 
     def _shot_tags(self) -> None:
         self._save(SHOTS[2])
-        self.window.tag_pane.clear_filter()
+        window = self.window
+        window.tag_pane.clear_filter()
+        pending = window.workbench.snapshot.review.pending
+        # A think process asking (the demo's Hypothesis Check) shows more than a rule's request.
+        chosen = next((r for r in pending if r.requested_by.startswith("think-process/")), None) or \
+            next(iter(pending), None)
+        window.show_review([chosen.id] if chosen else None)
+        detail = window.review_pane.detail
+        self._when(lambda: chosen is None or (detail.details is not None and detail.details.request.id == chosen.id),
+                   self._shot_review, settle=True)
+
+    def _shot_review(self) -> None:
+        self._save(SHOTS[3])
+        self.window.search_dock.raise_()
         self.window.show_tasks()
         self._when(lambda: True, self._shot_tasks, settle=True)
 
     def _shot_tasks(self) -> None:
-        self._save(SHOTS[3])
+        self._save(SHOTS[4])
         self.finished.emit()
 
     # --- helpers ----------------------------------------------------------------------------------
