@@ -8,38 +8,17 @@ import subprocess
 import sys
 
 import pytest
-from PySide6.QtCore import QMimeData, QPointF, QSettings, QUrl
+from PySide6.QtCore import QMimeData, QPointF, QUrl
 from PySide6.QtGui import QKeySequence
 
 from tests.ui.drops import drag_and_drop
 from vancetope_desktop.core.documents import DocumentStatus, DocumentType
 from vancetope_desktop.core.scopes import ScopeKind
 from vancetope_desktop.services import documents, scopes
-from vancetope_desktop.services.preferences import Preferences
 from vancetope_desktop.ui.dialogs import NewScopeDialog
 from vancetope_desktop.ui.document_model import Column
 from vancetope_desktop.ui.folder_model import FolderTarget
-from vancetope_desktop.ui.main_window import MainWindow
 from vancetope_desktop.ui.screenshots import SHOTS
-
-
-@pytest.fixture
-def make_window(qtbot, tmp_path, monkeypatch):
-    monkeypatch.setenv("VANCETOPE_CONFIG_DIR", str(tmp_path / "config"))
-    made = []
-
-    def make(library):
-        settings = QSettings(str(tmp_path / "window.ini"), QSettings.Format.IniFormat)
-        window = MainWindow(library, settings=settings, preferences=Preferences(), start_background=False)
-        qtbot.addWidget(window)
-        window.show()
-        qtbot.waitUntil(lambda: window.workbench.snapshot is not None, timeout=10_000)
-        made.append(window)
-        return window
-
-    yield make
-    for window in made:
-        window.close()
 
 
 def _rows(window) -> dict[str, str]:
@@ -111,7 +90,7 @@ def test_layout_and_scope_are_restored_on_the_next_start(qtbot, library, make_wi
     first.workbench.set_scope("session/s1")
     qtbot.waitUntil(lambda: first.workbench.snapshot.state.scope == "session/s1", timeout=10_000)
     first.close()
-    second = make_window(library)
+    second = make_window(library, size=None)
     assert second.height() == 500  # (the offscreen screen is too narrow to test the width)
     assert not second.tags_dock.isVisible()
     assert second.workbench.snapshot.state.scope == "session/s1"

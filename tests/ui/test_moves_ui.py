@@ -5,7 +5,7 @@ scope settings dialog. Real library with the demo installed; every change is che
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QPointF, QSettings, Qt
+from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QDragEnterEvent
 from PySide6.QtWidgets import QApplication, QMessageBox, QToolButton
 
@@ -13,10 +13,8 @@ from tests.ui.drops import drag_and_drop
 from vancetope_desktop.core.documents import DocumentType
 from vancetope_desktop.core.promotion import RequestStatus
 from vancetope_desktop.services import audit, demo, documents, folders, promotion_rules, review, scopes
-from vancetope_desktop.services.preferences import Preferences
 from vancetope_desktop.ui.dnd import add_source_scopes, encode_document_ids
 from vancetope_desktop.ui.folder_model import FolderTarget
-from vancetope_desktop.ui.main_window import MainWindow
 from vancetope_desktop.ui.move_dialog import MoveDialog, load_move_preview, move_targets, summarise_scopes
 from vancetope_desktop.ui.scope_settings_dialog import ScopeSettingsDialog
 
@@ -35,27 +33,6 @@ WAIT = 10_000
 def demo_library(library):
     demo.install_demo(library)
     return library
-
-
-@pytest.fixture
-def make_window(qtbot, tmp_path, monkeypatch):
-    monkeypatch.setenv("VANCETOPE_CONFIG_DIR", str(tmp_path / "config"))
-    made = []
-
-    def make(lib, scope: str):
-        settings = QSettings(str(tmp_path / "window.ini"), QSettings.Format.IniFormat)
-        window = MainWindow(lib, settings=settings, preferences=Preferences(), start_background=False)
-        qtbot.addWidget(window)
-        window.show()
-        qtbot.waitUntil(lambda: window.workbench.snapshot is not None, timeout=WAIT)
-        window.workbench.set_scope(scope)
-        qtbot.waitUntil(lambda: window.workbench.snapshot.state.scope == scope, timeout=WAIT)
-        made.append(window)
-        return window
-
-    yield make
-    for window in made:
-        window.close()
 
 
 def _results(lib, scope=TP):

@@ -7,15 +7,13 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, QSettings, Qt
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt
 
 from vancetope_desktop.agents import task_tree
 from vancetope_desktop.core.documents import DocumentStatus, DocumentType
 from vancetope_desktop.core.promotion import PromotionRequest, RequesterKind, RequestStatus
 from vancetope_desktop.services import documents, review, scopes
-from vancetope_desktop.services.preferences import Preferences
 from vancetope_desktop.ui.diff_view import RowKind
-from vancetope_desktop.ui.main_window import MainWindow
 from vancetope_desktop.ui.review_dialogs import EditApproveDialog, RejectDialog
 from vancetope_desktop.ui.review_model import (
     Approval,
@@ -246,26 +244,6 @@ def test_the_empty_queue_explains_where_requests_come_from(qtbot):
 
 
 # --- end to end: the real window on a real library ---------------------------------------------------
-
-@pytest.fixture
-def make_window(qtbot, tmp_path, monkeypatch):
-    monkeypatch.setenv("VANCETOPE_CONFIG_DIR", str(tmp_path / "config"))
-    made = []
-
-    def make(library):
-        settings = QSettings(str(tmp_path / "window.ini"), QSettings.Format.IniFormat)
-        window = MainWindow(library, settings=settings, preferences=Preferences(), start_background=False)
-        qtbot.addWidget(window)
-        window.resize(1400, 900)
-        window.show()
-        qtbot.waitUntil(lambda: window.workbench.snapshot is not None, timeout=10_000)
-        made.append(window)
-        return window
-
-    yield make
-    for window in made:
-        window.close()
-
 
 @pytest.fixture
 def queue(library):

@@ -11,12 +11,12 @@ NFD. NFC is used only to compare and to show names.
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QMimeData, QPoint, QRect, Qt, QUrl
-from PySide6.QtGui import QColor, QDrag, QFontMetrics, QPainter, QPalette, QPixmap
-from PySide6.QtWidgets import QWidget
+from PySide6.QtCore import QMimeData, QModelIndex, QPoint, QRect, Qt, QUrl
+from PySide6.QtGui import QColor, QDrag, QDragMoveEvent, QFontMetrics, QPainter, QPalette, QPixmap
+from PySide6.QtWidgets import QAbstractItemView, QWidget
 
 DOCUMENT_MIME = "application/x-vancetope-document-ids"
 SOURCE_SCOPES_MIME = "application/x-vancetope-source-scopes"
@@ -214,3 +214,21 @@ def drag_badge(widget: QWidget, text: str) -> QPixmap:
     painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
     painter.end()
     return pixmap
+
+
+def drag_move_refusal(view: QAbstractItemView, event: QDragMoveEvent, base_move: Callable[[QDragMoveEvent], None],
+                      refusal_of: Callable[[QMimeData, QModelIndex], str | None]) -> str | None:
+    """Run a view's own drag-move handling (``base_move``), then say why the drop is refused there.
+
+    Qt keeps showing the last accepted node's drop indicator while the cursor is over a refusing one,
+    so the indicator is hidden where the move is not accepted.
+
+    Returns:
+        ``refusal_of(mime, index under the cursor)`` when the move is refused, else None.
+    """
+    view.setDropIndicatorShown(True)
+    base_move(event)
+    view.setDropIndicatorShown(event.isAccepted())
+    if event.isAccepted():
+        return None
+    return refusal_of(event.mimeData(), view.indexAt(event.position().toPoint()))

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import QApplication, QStyle
 from ..core.documents import DocumentInfo, DocumentStatus, DocumentType, IndexState
 from ..resources import RESOURCES
 from .dnd import DOCUMENT_MIME, URI_LIST_MIME, decode_document_ids, encode_document_ids, local_paths_from_mime
+from .item_models import column_title
 
 TAGS_ROLE = Qt.ItemDataRole.UserRole + 1
 """``list[str]``: the row's tags, for the chips delegate."""
@@ -269,11 +270,7 @@ class DocumentTableModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(Column)
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(
-            _HEADERS
-        ):
-            return _HEADERS[section]
-        return None
+        return column_title(_HEADERS, section, orientation, role)
 
     def flags(self, index: _AnyIndex) -> Qt.ItemFlag:
         if not index.isValid():

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QAbstractItemView, QMenu, QToolTip, QTreeView, QWi
 from ..core.scope_info import ScopeInfo, VisibleScope
 from ..core.scopes import ScopeKind
 from ..services.folders import FolderNode
-from .dnd import add_source_scopes, start_id_drag
+from .dnd import add_source_scopes, drag_move_refusal, start_id_drag
 from .folder_model import FolderTarget, FolderTreeModel
 from .move_dialog import fill_move_menu
 
@@ -240,13 +240,7 @@ class FolderTreeView(QTreeView):
         return add_source_scopes(mime, (t.scope for i in indexes if (t := self.folder_model.target(i)) is not None))
 
     def dragMoveEvent(self, event: QDragMoveEvent) -> None:
-        # Qt keeps the last accepted node's indicator while over a refusing one: hide it there.
-        self.setDropIndicatorShown(True)
-        super().dragMoveEvent(event)
-        self.setDropIndicatorShown(event.isAccepted())
-        refusal = None
-        if not event.isAccepted():
-            refusal = self.folder_model.drop_refusal(event.mimeData(), self.indexAt(event.position().toPoint()))
+        refusal = drag_move_refusal(self, event, super().dragMoveEvent, self.folder_model.drop_refusal)
         self._show_refusal(refusal, event.position().toPoint())
 
     def dragLeaveEvent(self, event: QDragLeaveEvent) -> None:

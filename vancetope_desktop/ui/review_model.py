@@ -32,6 +32,7 @@ from ..services import review
 from ..services.library import Library
 from . import themes
 from .diff_view import DiffRow, align
+from .item_models import column_title
 
 _Index = QModelIndex | QPersistentModelIndex
 
@@ -297,10 +298,7 @@ class ReviewQueueModel(QAbstractItemModel):
         return len(self.COLUMNS)
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole \
-                and 0 <= section < len(self.COLUMNS):
-            return self.COLUMNS[section]
-        return None
+        return column_title(self.COLUMNS, section, orientation, role)
 
     def flags(self, index: _Index) -> Qt.ItemFlag:
         if not index.isValid():
@@ -419,10 +417,7 @@ class ReviewHistoryModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(self.COLUMNS)
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole \
-                and 0 <= section < len(self.COLUMNS):
-            return self.COLUMNS[section]
-        return None
+        return column_title(self.COLUMNS, section, orientation, role)
 
     def flags(self, index: _Index) -> Qt.ItemFlag:
         if not index.isValid():

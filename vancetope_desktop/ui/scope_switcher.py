@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
 
 from ..core.scope_info import ScopeInfo
 from ..core.scopes import ScopeKind
-from .dnd import DOCUMENT_MIME, branch_refusal, decode_document_ids, decode_source_scopes
+from .dnd import DOCUMENT_MIME, branch_refusal, decode_document_ids, decode_source_scopes, drag_move_refusal
 
 PATH_ROLE = Qt.ItemDataRole.UserRole + 1
 _Index = QModelIndex | QPersistentModelIndex
@@ -190,13 +190,7 @@ class _ScopeTree(QTreeView):
         self.setAutoExpandDelay(600)
 
     def dragMoveEvent(self, event: QDragMoveEvent) -> None:
-        # Qt keeps the last accepted scope's indicator while over a refusing one: hide it there.
-        self.setDropIndicatorShown(True)
-        super().dragMoveEvent(event)
-        self.setDropIndicatorShown(event.isAccepted())
-        refusal = None
-        if not event.isAccepted():
-            refusal = self.model().drop_refusal(event.mimeData(), self.indexAt(event.position().toPoint()))
+        refusal = drag_move_refusal(self, event, super().dragMoveEvent, self.model().drop_refusal)
         if refusal != self._refusal:
             self._refusal = refusal
             if refusal is None:

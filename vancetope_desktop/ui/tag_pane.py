@@ -42,6 +42,7 @@ from PySide6.QtWidgets import (
 
 from ..core.errors import InvalidInput
 from ..core.tags import normalize_tag
+from .item_models import column_title
 from .tag_chips import tag_color
 
 if TYPE_CHECKING:
@@ -231,10 +232,7 @@ class TagTreeModel(QAbstractItemModel):
 
     def headerData(self, section: int, orientation: Qt.Orientation,
                    role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole \
-                and 0 <= section < len(self.COLUMNS):
-            return self.COLUMNS[section]
-        return None
+        return column_title(self.COLUMNS, section, orientation, role)
 
     def flags(self, index: _Index) -> Qt.ItemFlag:
         if not index.isValid():

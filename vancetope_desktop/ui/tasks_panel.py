@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from .item_models import column_title
 from .tasks import Task, TaskManager, TaskState
 
 TASK_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -64,9 +65,7 @@ class TaskListModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(_COLUMNS)
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole):
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal and 0 <= section < 3:
-            return _COLUMNS[section]
-        return None
+        return column_title(_COLUMNS, section, orientation, role)
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole):
         if not index.isValid() or not 0 <= index.row() < len(self._tasks):

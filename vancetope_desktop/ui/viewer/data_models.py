@@ -9,6 +9,7 @@ from typing import Any
 
 from PySide6.QtCore import QAbstractItemModel, QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 
+from ..item_models import column_title
 from .data_files import Table
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -168,6 +169,4 @@ class TreeModel(QAbstractItemModel):
         return None
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return self.COLUMNS[section] if 0 <= section < len(self.COLUMNS) else None
-        return None
+        return column_title(self.COLUMNS, section, orientation, role)
