@@ -162,7 +162,11 @@ def test_results_notes_and_facts_carry_types_tags_and_sources(installed):
     assert flash.metadata["node_type"] == "extract" and not flash.content.startswith("---")
     vaswani = get("extraction_vaswani.md")
     assert (vaswani.source.node_id, vaswani.metadata["year"]) == ("node_7_1", 2017)
-    assert "auto:node_7_3" in get("comparison_methods.md").tags
+    comparison = get("comparison_methods.md")
+    assert "auto:node_7_3" in comparison.tags
+    assert comparison.metadata["derived_from"] == [report.documents[n] for n in (
+        "extraction_vaswani.md", "extraction_flash.md", "kitaev2020_reformer.pdf")]
+    assert flash.metadata["derived_from"] == [report.documents["dao2022_flashattention.pdf"]]
     counter = get("counterarguments.md")
     assert counter.scope == "think-process/tp_13" and counter.source.think_process_id == "tp_13"
     assert {"verification", "hypothesis", "thinkprocess:tp_13"} <= set(counter.tags)

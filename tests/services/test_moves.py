@@ -142,6 +142,12 @@ def test_a_move_carries_vectors_without_re_embedding(tree):
     embedded = spy.texts
 
     moves.move_to_scope(tree, doc.id, "project")
+    # Before the writer runs, the vectors are still in tp_12's collection: search finds them there.
+    [hit] = [h for h in search.search(tree, "exact attention with fewer memory reads", scope=P).hits
+             if h.document.id == doc.id]
+    assert hit.vector is not None and hit.document.scope == P
+    [seen] = [h for h in search.search(tree, "exact attention", scope=TP13).hits if h.document.id == doc.id]
+    assert seen.vector is not None and seen.scope_weight == pytest.approx(0.5)  # from the project, not tp_12
     indexing.try_drain(tree)
     assert spy.texts == embedded, "moving re-embedded the document"
     ids, vectors, metadata = tree.vectors.document_vectors(P, doc.id)
@@ -215,3 +221,30 @@ def test_killed_in_the_middle_of_a_move_each_document_is_in_one_scope_with_all_i
             assert lib.vectors.document_vectors(other, doc.id)[0] == []
         seen = {h.document.id for h in search.search(lib, "finding about attention", scope=TP12, limit=10).hits}
         assert seen == {d.id for d in docs}  # tp_12 sees them either way (own scope or its project)
+
+
+def test_a_moved_folder_merges_with_its_namesake_and_empty_landing_folders_go(tree):
+    from vancetope_desktop.agents.task_tree import memory_store_result
+
+    first = memory_store_result(tree, "n1", "extract", "One", "First result.", think_process_id="tp_12")
+    moves.move_to_scope(tree, first.id, "session")  # Results/Think-Process: Paper Analysis/ in the session
+    second = memory_store_result(tree, "n2", "extract", "Two", "Second result.", think_process_id="tp_12")
+    tp_results = documents.get_document(tree, second.folder_id)
+    moves.move_to_scope(tree, tp_results.id, "session")  # tp_12's Results folder meets the session's
+    tops = [n for n in folders.folder_tree(tree, scope=S, include_ancestors=False) if n.parent_id is None]
+    assert [n.title for n in tops] == ["Results"]
+    assert documents.get_document(tree, second.id).folder_id == tops[0].id
+
+    moves.move_to_scope(tree, first.id, TP12)  # its landing folder in the session is now empty: it goes
+    left = [n.title for n in folders.folder_tree(tree, scope=S, include_ancestors=False)]
+    assert left == ["Results"]  # the merged Results still holds the second result
+
+
+def test_a_result_an_agent_stored_lands_in_its_think_process_folder(tree):
+    from vancetope_desktop.core.documents import DocumentType, Source, SourceType
+
+    doc = documents.add_text(tree, "Stored by the agent.", doc_type=DocumentType.RESULT, scope=TP12,
+                             source=Source(type=SourceType.TOOL_OUTPUT, think_process_id="tp_12"))
+    moves.move_to_scope(tree, doc.id, "project")
+    assert documents.get_document(tree, documents.get_document(tree, doc.id).folder_id).title == \
+        "Think-Process: Paper Analysis"

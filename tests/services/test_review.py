@@ -20,6 +20,7 @@ from vancetope_desktop.services import (
     search,
     sharing,
 )
+from vancetope_desktop.services import tags as tags_service
 from vancetope_desktop.services.library import Library
 from vancetope_desktop.store import tables
 
@@ -216,3 +217,55 @@ def test_a_version_1_library_gains_the_review_tables(tmp_path):
     with sqlite3.connect(path / "library.sqlite") as con:
         assert con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0] == str(
             tables.SCHEMA_VERSION)
+
+
+def test_trashing_a_document_withdraws_its_pending_request(tree):
+    doc = _result(tree, "n1", "Text.")
+    request = review.request_promotion(tree, doc.id, reason="x")
+    documents.set_status(tree, doc.id, DocumentStatus.DELETED)
+    withdrawn = review.get_request(tree, request.id)
+    assert (withdrawn.status, withdrawn.decision_reason) == (RequestStatus.WITHDRAWN, "moved to the trash")
+    assert review.pending_count(tree) == 0
+
+
+def test_a_second_request_to_another_target_is_refused_and_publish_keeps_it(tree):
+    doc = _result(tree, "n1", "Text.")
+    first = review.request_promotion(tree, doc.id, "session", reason="for the session")
+    assert review.request_promotion(tree, doc.id, "session", reason="again").id == first.id
+    with pytest.raises(InvalidInput, match=f"already waits for review to {S} \\({first.id}\\)"):
+        review.request_promotion(tree, doc.id, "project", reason="for the project")
+    other = _result(tree, "n2", "Other.")
+    published = review.publish_think_process(tree, TP12)
+    assert {r.document_id: r.target_scope for r in published} == {doc.id: S, other.id: P}
+
+
+def test_rules_refuse_targets_no_document_could_reach(tree):
+    scopes.create_scope(tree, "project", "other", parent=G)
+    for target in ("project/other", TP12, "think-process"):
+        with pytest.raises(ScopeError):
+            promotion_rules.set_rule(tree, S, "x", target=target)
+    with pytest.raises(ScopeError, match="no session"):
+        promotion_rules.set_rule(tree, P, "x", target="session")
+    assert promotion_rules.set_rule(tree, S, "x", target="session").target == "session"  # for its think processes
+    with pytest.raises(InvalidInput, match="no setting of its own"):
+        promotion_rules.reset_rule(tree, TP12, "never-set")
+
+
+def test_approving_records_the_reviewer_not_the_requester_as_the_reason(tree):
+    doc = _result(tree, "n1", "Text.", tags=["project-relevant"])
+    [request] = review.list_requests(tree)
+    review.approve(tree, [request.id])
+    promote = next(e for e in audit.document_history(tree, doc.id) if e.action == "promote")
+    assert promote.actor.startswith("user:") and promote.reason == f"approving {request.id}"
+    assert review.get_request(tree, request.id).document_type is DocumentType.RESULT
+
+
+def test_sibling_results_are_listed_and_tagged_too(tree):
+    result = _result(tree, "n1", "Shared finding.", tags=["finding"])
+    documents.add_text(tree, "Private", doc_type=DocumentType.NOTE, scope=TP12, tags=["private"])
+    assert result.id not in {d.id for d in documents.list_documents(tree, scope=TP13)}
+    scopes.set_sibling_results_visible(tree, TP13, True)
+    listed = {d.id: d for d in documents.list_documents(tree, scope=TP13)}
+    assert result.id in listed and all(d.type is not DocumentType.NOTE for d in listed.values())
+    tags = {t.tag for t in tags_service.list_tags(tree, scope=TP13)}
+    assert "finding" in tags and "private" not in tags

@@ -12,7 +12,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .documents import DocumentInfo
+from .documents import DocumentInfo, DocumentType
 
 
 class RequestStatus(StrEnum):
@@ -53,7 +53,8 @@ class PromotionRequest(BaseModel):
 
     id: str = Field(description="The request's id (req_…).")
     document_id: str = Field(description="The document to promote (doc_…).")
-    title: str = Field(description="The document's title when the request was made.")
+    title: str = Field(description="The document's title (as it is now, or when it was purged).")
+    document_type: DocumentType | None = Field(default=None, description="None once the document is purged.")
     source_scope: str = Field(description="Where the document is.")
     target_scope: str = Field(description="Where it would go.")
     requested_by: str = Field(description="user:<login>, think-process/<id> or rule:<tag>.")

@@ -32,6 +32,7 @@ from ..store import tables
 from ..store.db import read_session
 from . import documents, folders, imports, review, scopes
 from .library import Library
+from .relations import DERIVED_FROM
 
 DEMO_GROUP = "group/ml-research"
 DEMO_PROJECT = "project/transformer-efficiency"
@@ -214,7 +215,7 @@ def install_demo(lib: Library, *, progress: Callable[[str], None] | None = None,
                 if spec.kind == "paper":
                     _add_paper(lib, spec, pdfs[index], folder_id, report)
                 else:
-                    report.documents[spec.name] = _add_text(lib, spec, folder_id)
+                    report.documents[spec.name] = _add_text(lib, spec, folder_id, report.documents)
                 if spec.request is not None:
                     review.request_promotion(lib, report.documents[spec.name], spec.request.to,
                                              requested_by=spec.scope, reason=spec.request.reason)
@@ -256,14 +257,20 @@ def _add_paper(lib: Library, spec: DemoDocument, pdf: Path, folder_id: str | Non
         report.failures.append(f"{spec.name}: {outcome.status}: {outcome.reason}")
 
 
-def _add_text(lib: Library, spec: DemoDocument, folder_id: str | None) -> str:
-    """Add a fact, note, result or reference; a file's front matter gives its title and metadata."""
+def _add_text(lib: Library, spec: DemoDocument, folder_id: str | None, added: dict[str, str]) -> str:
+    """Add a fact, note, result or reference; a file's front matter gives its title and metadata.
+
+    A result's ``input_docs`` (names of documents added before it) become its ``derived_from`` ids.
+    """
     metadata: dict[str, Any] = {}
     title = spec.title
     if spec.file is not None:
         front, body, _ = split_front_matter(resource_path("demo", spec.file).read_text(encoding="utf-8"))
         title = title or front.pop("title", None)
+        inputs = front.pop("input_docs", None) or []
         metadata = {**front, "file_name": Path(spec.file).name}
+        if inputs:
+            metadata[DERIVED_FROM] = [added[name] for name in inputs if name in added]
     else:
         body = spec.text or ""
     doc = documents.add_text(

@@ -19,10 +19,10 @@ from ..store.blobs import hash_text
 from ..store.db import read_session, write_session
 from ..store.filters import SqlFilter
 from ..store.tables import utcnow
-from . import records
+from . import audit, records
 from .chunking import prepare_chunks
 from .library import Library
-from .scopes import ancestry, resolve_scope
+from .scopes import resolve_scope, visibility_filter
 from .sharing import check_read
 
 TEXT_TYPES = (DocumentType.NOTE, DocumentType.FACT, DocumentType.RESULT, DocumentType.REFERENCE,
@@ -124,7 +124,8 @@ def list_documents(lib: Library, *, scope: str | None = None, tag_filter: TagFil
                    include_ancestors: bool = True, folder_id: str | None = None, recursive: bool = False,
                    limit: int | None = None, unfiled: bool = False, index_states: Sequence[IndexState] = (),
                    added_since: datetime | None = None) -> list[DocumentInfo]:
-    """Documents visible from ``scope`` (its own and, unless told otherwise, its ancestors'), newest first.
+    """Documents visible from ``scope`` (its own and, unless told otherwise, its ancestors' and, with the
+    sibling-results setting, its sibling think processes' results), newest first.
 
     Args:
         tag_filter: see ``core.tags`` (AND / OR / NOT, hierarchical).
@@ -173,9 +174,8 @@ def _document_filter(lib: Library, session, *, scope: str | None, tag_filter: Ta
                      folder_id: str | None, recursive: bool, unfiled: bool, index_states: Sequence[IndexState],
                      added_since: datetime | None) -> SqlFilter:
     """The WHERE clause shared by :func:`list_documents` and :func:`count_documents`."""
-    scope_path = resolve_scope(lib, scope)
-    scopes = ancestry(lib, scope_path) if include_ancestors else [scope_path]
-    where = SqlFilter().and_in("scope_path", scopes).and_in("status", [s.value for s in statuses])
+    where = visibility_filter(lib, resolve_scope(lib, scope), include_ancestors=include_ancestors)
+    where.and_in("status", [s.value for s in statuses])
     if types:
         where.and_in("type", [t.value for t in types])
     if index_states:
@@ -373,7 +373,8 @@ def _tag_reason(added: list[str], removed: list[str]) -> str:
 def set_status(lib: Library, document_id: str, status: DocumentStatus) -> list[DocumentInfo]:
     """Move a document (and, for a folder, everything inside it) to ``status``.
 
-    ``deleted`` is the trash: the document keeps its vectors and can be restored with ``active``.
+    ``deleted`` is the trash: the document keeps its vectors and can be restored with ``active``; its
+    pending promotion requests are withdrawn.
 
     Returns:
         Every document whose status changed.
@@ -388,6 +389,8 @@ def set_status(lib: Library, document_id: str, status: DocumentStatus) -> list[D
                 row.updated_at = utcnow()
                 session.add(row)
                 changed.append(doc_id)
+                if status is DocumentStatus.DELETED:
+                    records.withdraw_requests(session, row, audit.current_user(), why="moved to the trash")
         records.bump_change_counter(session)
         session.flush()
         return [records.info(lib, session, i) for i in changed]

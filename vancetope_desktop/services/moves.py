@@ -19,7 +19,7 @@ from sqlmodel import Session, select
 
 from ..core.documents import DocumentInfo, DocumentStatus, DocumentType, SourceType
 from ..core.errors import InvalidInput, ScopeError
-from ..core.promotion import RequestStatus, VisibilityChange
+from ..core.promotion import VisibilityChange
 from ..store import tables
 from ..store.db import read_session, write_session
 from ..store.tables import utcnow
@@ -74,7 +74,8 @@ def move_documents(lib: Library, document_ids: Sequence[str], target: str, direc
         if moved:
             records.bump_change_counter(session)
         session.flush()
-        return [records.info(lib, session, i) for i in moved]
+        # A folder merged into its namesake in the target is gone: its contents are reported.
+        return [records.info(lib, session, i) for i in moved if session.get(tables.DocumentRow, i) is not None]
 
 
 def check_move(lib: Library, source: str, target: str, direction: Direction | None = None) -> str:
@@ -120,6 +121,7 @@ def move_in_session(session: Session, document_id: str, target_path: str, *, act
         raise InvalidInput(f"{document_id} is in the trash: restore it before moving it")
     upward = target_path in session_ancestry(session, source)
     action = "promote" if upward else "demote"
+    left_folder = top.folder_id
     ids = with_contents(session, document_id)
     for doc_id in ids:
         row = top if doc_id == document_id else records.document_row(session, doc_id)
@@ -130,18 +132,75 @@ def move_in_session(session: Session, document_id: str, target_path: str, *, act
             records.enqueue(session, doc_id, "move", **{"from": previous})
         audit.record(session, row, action, actor=actor, from_scope=previous, to_scope=target_path, reason=reason,
                      request_id=request_id)
-        _withdraw_requests(session, row, actor, keep=request_id, why=f"{action}d by hand to {target_path}")
+        records.withdraw_requests(session, row, actor, keep=request_id, why=f"{action}d by hand to {target_path}")
         session.add(row)
     session.flush()
     # Its folder stays behind in the source scope; a result goes to its think process's folder.
     top.folder_id = _landing_folder(session, top, target_path)
     session.add(top)
+    session.flush()
+    if top.type == DocumentType.FOLDER.value:
+        _merge_with_namesake(session, top)
+    _drop_empty_landing_folders(session, left_folder)
     return ids
 
 
+def _merge_with_namesake(session: Session, folder: tables.DocumentRow) -> None:
+    """A moved folder meeting a folder of the same name at the same place is merged into it (a file
+    manager's "merge"): its contents go into the one already there, recursively, and it is deleted."""
+    existing = _named_folder(session, folder.scope_path, folder.title, folder.folder_id, other_than=folder.id)
+    if existing is None:
+        return
+    for child in session.exec(select(tables.DocumentRow).where(tables.DocumentRow.folder_id == folder.id)).all():
+        child.folder_id = existing.id
+        session.add(child)
+        session.flush()
+        if child.type == DocumentType.FOLDER.value:
+            _merge_with_namesake(session, child)
+    session.delete(folder)
+    session.flush()
+
+
+def _named_folder(session: Session, scope: str, title: str, parent_id: str | None, *,
+                  other_than: str) -> tables.DocumentRow | None:
+    return session.exec(select(tables.DocumentRow).where(
+        tables.DocumentRow.scope_path == scope, tables.DocumentRow.type == DocumentType.FOLDER.value,
+        tables.DocumentRow.title == title, tables.DocumentRow.folder_id == parent_id,
+        tables.DocumentRow.status == DocumentStatus.ACTIVE.value, tables.DocumentRow.id != other_than,
+    )).first()
+
+
+def _drop_empty_landing_folders(session: Session, folder_id: str | None) -> None:
+    """Delete a ``Results/Think-Process: <name>/`` folder (and then ``Results``) that a move left empty.
+
+    Those folders are made by promotion (:func:`_landing_folder`); a folder the user made stays.
+    """
+    folder = session.get(tables.DocumentRow, folder_id) if folder_id else None
+    if folder is None or not folder.title.startswith(_LANDING_PREFIX) or folder.folder_id is None:
+        return
+    parent = session.get(tables.DocumentRow, folder.folder_id)
+    if parent is None or parent.title != RESULTS_FOLDER or parent.folder_id is not None:
+        return
+    for candidate in (folder, parent):
+        if _has_children(session, candidate):
+            return
+        session.delete(candidate)
+        session.flush()
+
+
+def _has_children(session: Session, folder: tables.DocumentRow) -> bool:
+    return session.exec(select(tables.DocumentRow.id).where(tables.DocumentRow.folder_id == folder.id)).first() \
+        is not None
+
+
+_LANDING_PREFIX = "Think-Process: "
+
+
 def _landing_folder(session: Session, row: tables.DocumentRow, target_path: str) -> str | None:
-    """Where a moved document lands in ``target_path``: a result in its think process's folder, else the top."""
-    if row.source_type != SourceType.THINK_PROCESS_RESULT.value or not row.source_think_process:
+    """Where a moved document lands in ``target_path``: a think process's result (stored as its node's
+    result, or any document of type result it wrote) in that think process's folder, else the top."""
+    is_result = row.source_type == SourceType.THINK_PROCESS_RESULT.value or row.type == DocumentType.RESULT.value
+    if not is_result or not row.source_think_process:
         return None
     tp_path = f"think-process/{row.source_think_process}"
     if target_path == tp_path:
@@ -150,22 +209,7 @@ def _landing_folder(session: Session, row: tables.DocumentRow, target_path: str)
     if tp is None or target_path not in session_ancestry(session, tp_path):
         return None
     results = ensure_folder(session, target_path, RESULTS_FOLDER, None)
-    return ensure_folder(session, target_path, f"Think-Process: {tp.name}", results.id).id
-
-
-def _withdraw_requests(session: Session, row: tables.DocumentRow, actor: str, *, keep: str | None, why: str) -> None:
-    pending = session.exec(select(tables.PromotionRequestRow).where(
-        tables.PromotionRequestRow.document_id == row.id,
-        tables.PromotionRequestRow.status == RequestStatus.PENDING.value,
-    )).all()
-    for request in pending:
-        if request.id == keep:
-            continue
-        request.status = RequestStatus.WITHDRAWN.value
-        request.decided_by, request.decided_at, request.decision_reason = actor, utcnow(), why
-        session.add(request)
-        audit.record(session, row, "withdraw", actor=actor, from_scope=request.source_scope,
-                     to_scope=request.target_scope, reason=why, request_id=request.id)
+    return ensure_folder(session, target_path, f"{_LANDING_PREFIX}{tp.name}", results.id).id
 
 
 def visibility_change(lib: Library, document_ids: Sequence[str], target: str) -> VisibilityChange:
@@ -186,6 +230,7 @@ def visibility_change(lib: Library, document_ids: Sequence[str], target: str) ->
     after = subtree(lib, target_path)
     gains: list[str] = []
     loses: list[str] = []
+    sources = [s for s in sources if s != target_path] or [target_path]  # those already there do not move
     for source in sources:
         check_move(lib, source, target_path)
         before = subtree(lib, source)

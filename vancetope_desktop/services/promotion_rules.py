@@ -19,7 +19,7 @@ from sqlmodel import Session
 from ..core.documents import DocumentStatus, DocumentType
 from ..core.errors import InvalidInput, ScopeError
 from ..core.promotion import PromotionRule
-from ..core.scopes import parse_kind
+from ..core.scopes import ScopeKind, parse_kind
 from ..core.tags import normalize_tag
 from ..store import tables
 from ..store.db import read_session, write_session
@@ -69,14 +69,35 @@ def set_rule(lib: Library, scope: str, tag: str, *, target: str = "project",
         auto_approve: approve the requests at once instead of waiting for review.
 
     Raises:
-        ScopeNotFound. InvalidInput: a malformed tag or target.
+        ScopeNotFound. InvalidInput: a malformed tag or target. ScopeError: a target no document of
+        ``scope`` could be promoted to (below it, on another branch, a think process).
     """
     path = resolve_scope(lib, scope)
     name = normalize_tag(tag)
     target = resolve_scope(lib, target) if "/" in target else parse_kind(target).value
     with write_session(lib.engine) as session:
+        _check_target(session, path, target)
         _write(session, path, name, {"target": target, "auto_approve": bool(auto_approve)})
         return rules_in_session(session, path)[name]
+
+
+def _check_target(session: Session, scope: str, target: str) -> None:
+    """A rule's target must be above some document it applies to: ``scope`` or one of its ancestors, and
+    not a think process (nothing lies below one).
+
+    Raises:
+        ScopeError: the target is below ``scope``, on another branch, or a think process.
+    """
+    chain = session_ancestry(session, scope)
+    kind = target.split("/", 1)[0]
+    if kind == ScopeKind.THINK_PROCESS.value:
+        raise ScopeError("a promotion rule cannot target a think process: nothing lies below one")
+    if "/" in target:
+        if target not in chain:
+            raise ScopeError(f"{target} is not {scope} or above it: a rule set here promotes documents of "
+                             f"{scope} and below, so its target must be on that branch")
+    elif not any(p.split("/", 1)[0] == kind for p in chain):
+        raise ScopeError(f"{scope} has no {kind} at or above it: choose a scope kind above it")
 
 
 def remove_rule(lib: Library, scope: str, tag: str) -> None:
@@ -94,7 +115,7 @@ def reset_rule(lib: Library, scope: str, tag: str) -> None:
     """Drop ``scope``'s own setting for ``tag``, so the inherited or built-in rule applies again.
 
     Raises:
-        ScopeNotFound. InvalidInput: a malformed tag.
+        ScopeNotFound. InvalidInput: a malformed tag, or ``scope`` has no setting of its own for it.
     """
     path = resolve_scope(lib, scope)
     name = normalize_tag(tag)
@@ -102,10 +123,11 @@ def reset_rule(lib: Library, scope: str, tag: str) -> None:
         row = session.get(tables.ScopeRow, path)
         assert row is not None  # resolve_scope checked it
         stored = _stored(row)
-        if name in stored:
-            row.settings = {**(row.settings or {}), RULES_KEY: {t: v for t, v in stored.items() if t != name}}
-            session.add(row)
-            records.bump_change_counter(session)
+        if name not in stored:
+            raise InvalidInput(f"{path} has no setting of its own for #{name} (see `vancetope scope rules {path}`)")
+        row.settings = {**(row.settings or {}), RULES_KEY: {t: v for t, v in stored.items() if t != name}}
+        session.add(row)
+        records.bump_change_counter(session)
 
 
 def on_tags_added(session: Session, document_id: str, added: Iterable[str]) -> None:

@@ -22,10 +22,12 @@ from ..core.documents import (
     VersionInfo,
 )
 from ..core.errors import DocumentNotFound
+from ..core.promotion import RequestStatus
 from ..ingest.base import ChunkDraft
 from ..store import fulltext, tables
 from ..store.db import get_meta, set_meta
 from ..store.tables import utcnow
+from . import audit
 from .library import Library
 
 
@@ -142,3 +144,21 @@ def chunk_info(row: tables.ChunkRow) -> ChunkInfo:
     """A chunk row as a value object."""
     return ChunkInfo(document_id=row.document_id, ordinal=row.ordinal, text=row.text, page=row.page,
                      section=row.section, token_count=row.token_count)
+
+
+def withdraw_requests(session: Session, row: tables.DocumentRow, actor: str, *, why: str,
+                      keep: str | None = None) -> None:
+    """Withdraw the document's pending promotion requests (but ``keep``), with ``why`` in each and in the audit
+    trail: it was moved by hand, or put in the trash, so there is nothing left to decide."""
+    pending = session.exec(select(tables.PromotionRequestRow).where(
+        tables.PromotionRequestRow.document_id == row.id,
+        tables.PromotionRequestRow.status == RequestStatus.PENDING.value,
+    )).all()
+    for request in pending:
+        if request.id == keep:
+            continue
+        request.status = RequestStatus.WITHDRAWN.value
+        request.decided_by, request.decided_at, request.decision_reason = actor, utcnow(), why
+        session.add(request)
+        audit.record(session, row, "withdraw", actor=actor, from_scope=request.source_scope,
+                     to_scope=request.target_scope, reason=why, request_id=request.id)

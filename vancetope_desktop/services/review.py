@@ -61,7 +61,8 @@ def create_request(session: Session, row: tables.DocumentRow, target_path: str, 
     ``target_path`` must be an ancestor of the document's scope (checked here against the tree).
 
     Raises:
-        ScopeError: the target is not above the document. InvalidInput: a folder or trashed document.
+        ScopeError: the target is not above the document. InvalidInput: a folder or trashed document, or
+        a request pending to another target.
     """
     if row.type == DocumentType.FOLDER.value:
         raise InvalidInput(f"{row.id} is a folder: request the promotion of the documents inside it")
@@ -70,6 +71,9 @@ def create_request(session: Session, row: tables.DocumentRow, target_path: str, 
     if target_path == row.scope_path or target_path not in session_ancestry(session, row.scope_path):
         raise ScopeError(f"{target_path} is not above {row.scope_path}: a promotion goes to an ancestor")
     pending = _pending_for(session, row.id)
+    if pending is not None and pending.target_scope != target_path:
+        raise InvalidInput(f"{row.id} already waits for review to {pending.target_scope} ({pending.id}): the "
+                           "reviewer can approve it to another scope, or reject it first")
     if pending is not None:
         return pending
     request = tables.PromotionRequestRow(
@@ -87,7 +91,8 @@ def publish_think_process(lib: Library, think_process: str, *, to: str = "projec
                           reason: str = "") -> list[PromotionRequest]:
     """Request the promotion of every result of a think process at once ("publish to project", seed §8).
 
-    Results in the trash are left out; results with a pending request keep it (it is returned too).
+    Results in the trash are left out; results with a pending request keep it (to whatever target; it
+    is returned too).
 
     Args:
         think_process: the think process's scope path (``think-process/tp_12``).
@@ -114,7 +119,9 @@ def publish_think_process(lib: Library, think_process: str, *, to: str = "projec
         ).order_by(tables.DocumentRow.created_at, tables.DocumentRow.id)).all()  # type: ignore[arg-type]
         if not rows:
             raise InvalidInput(f"{path} has no results to publish")
-        requests = [create_request(session, row, target_path, requested_by=who, reason=why) for row in rows]
+        # A result already waiting for review elsewhere keeps that request: the reviewer sees it there.
+        requests = [_pending_for(session, row.id) or create_request(session, row, target_path, requested_by=who,
+                                                                    reason=why) for row in rows]
         records.bump_change_counter(session)
         return [to_model(session, r) for r in requests]
 
@@ -214,7 +221,9 @@ def decide_approved(session: Session, request: tables.PromotionRequestRow, targe
         raise InvalidInput(f"{request.id} is {request.status} already")
     row = records.document_row(session, request.document_id)
     if merged_into is None:
-        move_in_session(session, row.id, target_path, actor=actor, reason=request.reason, request_id=request.id)
+        # The move is the reviewer's: its reason is the decision's, not the requester's.
+        move_in_session(session, row.id, target_path, actor=actor, request_id=request.id,
+                        reason=reason.strip() or f"approving {request.id}")
     else:
         row.status = DocumentStatus.DELETED.value
         row.updated_at = utcnow()
@@ -318,6 +327,7 @@ def to_model(session: Session, row: tables.PromotionRequestRow) -> PromotionRequ
         if doc is not None and row.status == RequestStatus.PENDING.value else None
     return PromotionRequest(
         id=row.id, document_id=row.document_id, title=doc.title if doc is not None else row.title,
+        document_type=DocumentType(doc.type) if doc is not None else None,
         source_scope=row.source_scope, target_scope=row.target_scope, requested_by=row.requested_by,
         requester=requester_kind(row.requested_by), reason=row.reason, status=RequestStatus(row.status),
         think_process=think_process, updates=updates, decided_by=row.decided_by, decided_at=row.decided_at,

@@ -11,6 +11,7 @@ from ..core.scope_info import ScopeInfo, VisibleScope
 from ..core.scopes import ScopeKind, ScopePath, parse_kind, proximity_weight, validate_scope_key
 from ..store import tables
 from ..store.db import get_meta, read_session, set_meta, write_session
+from ..store.filters import SqlFilter
 from . import records
 from .library import Library
 
@@ -157,6 +158,20 @@ def visible_scopes(lib: Library, path: str) -> list[VisibleScope]:
     own = [VisibleScope(path=p, distance=d, weight=proximity_weight(d, weights)) for d, p in enumerate(chain)]
     return own + [VisibleScope(path=p, distance=1, weight=proximity_weight(1, weights), results_only=True)
                   for p in siblings]
+
+
+def visibility_filter(lib: Library, path: str, *, include_ancestors: bool = True) -> SqlFilter:
+    """A filter over ``document d`` for what ``path`` sees: its own documents and (``include_ancestors``) its
+    ancestors', plus its siblings' results when the sibling-results setting is on (:func:`visible_scopes`).
+
+    Raises:
+        ScopeNotFound.
+    """
+    if not include_ancestors:
+        return SqlFilter().and_in("scope_path", [path])
+    visible = visible_scopes(lib, path)
+    return SqlFilter().and_scopes([v.path for v in visible if not v.results_only],
+                                  [v.path for v in visible if v.results_only])
 
 
 def sibling_results_visible_in(session: Session, path: str) -> bool:

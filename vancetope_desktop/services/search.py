@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 
@@ -115,12 +116,13 @@ def search(lib: Library, query: str, *, scope: str | None = None, tag_filter: Ta
         lexical = search_chunks(session, query, where, settings.candidates, title_weight=settings.title_weight,
                                 max_postings=settings.lexical_max_postings,
                                 stemming=settings.lexical_stemming) if query.strip() else []
+        moving = _vectors_in_transit(session, candidates)
     dense: list[RankedChunk] = []
     vector_ok = False
     if query.strip() and candidates:
         try:
             restricted = tag_filter is not None or bool(types)
-            dense = _dense(lib, query, candidates, list(weight_of), restricted=restricted)
+            dense = _dense(lib, query, candidates, list(weight_of), restricted=restricted, moving=moving)
             vector_ok = True
         except VancetopeError as error:
             warnings.append(f"vector search unavailable, keyword results only: {error}")
@@ -134,8 +136,24 @@ def search(lib: Library, query: str, *, scope: str | None = None, tag_filter: Ta
                           warnings=warnings)
 
 
+def _vectors_in_transit(session, candidates: dict[str, str]) -> dict[str, list[str]]:
+    """Scope → candidate documents whose vectors are still there: moved, and the writer has not run yet.
+
+    A move commits the document's new scope at once and queues a ``move`` job for its vectors; until
+    the writer runs it, they are looked up in the collection they came from, so a promoted document
+    keeps its meaning score from the first second.
+    """
+    moving: dict[str, list[str]] = {}
+    rows = session.exec(text("SELECT document_id, payload FROM index_job WHERE kind = 'move'")).all()
+    for document_id, payload in rows:
+        source = (json.loads(payload) if isinstance(payload, str) else payload or {}).get("from")
+        if document_id in candidates and source and source != candidates[document_id]:
+            moving.setdefault(source, []).append(document_id)
+    return moving
+
+
 def _dense(lib: Library, query: str, candidates: dict[str, str], scopes: list[str],
-           restricted: bool) -> list[RankedChunk]:
+           restricted: bool, moving: dict[str, list[str]]) -> list[RankedChunk]:
     embedder = lib.embedder()
     vector = embedder.encode_query(query)
     by_scope: dict[str, list[str]] = {}
@@ -149,9 +167,14 @@ def _dense(lib: Library, query: str, candidates: dict[str, str], scopes: list[st
         # A narrow filter goes into the query so the nearest *matching* chunks come back.
         inside = docs if restricted and len(docs) <= IN_FILTER_LIMIT else None
         for hit in lib.vectors.query(scope, vector, lib.settings.candidates, inside):
-            if hit.document_id in candidates:
+            if hit.document_id in candidates and candidates[hit.document_id] == scope:
                 ranked.append(RankedChunk(hit.chunk_id, hit.document_id, hit.similarity))
-    return ranked
+    seen = {r.chunk_id for r in ranked}  # a move half done by the writer has the vectors in both places
+    for scope, docs in moving.items():
+        for hit in lib.vectors.query(scope, vector, lib.settings.candidates, docs[:IN_FILTER_LIMIT]):
+            if hit.document_id in candidates and hit.chunk_id not in seen:
+                ranked.append(RankedChunk(hit.chunk_id, hit.document_id, hit.similarity))
+    return sorted(ranked, key=lambda r: -r.score)
 
 
 def _materialise(lib: Library, fused, query: str, distance_of: dict[str, int]) -> list[SearchHit]:

@@ -26,7 +26,7 @@ from ..store.db import get_meta, read_session, set_meta, write_session
 from ..store.filters import SqlFilter
 from . import records
 from .library import Library
-from .scopes import ancestry, resolve_scope
+from .scopes import resolve_scope, visibility_filter
 
 COLORS_KEY = "tag_colors"
 """The ``meta`` key holding ``{tag: "#rrggbb"}`` as JSON."""
@@ -56,10 +56,8 @@ class TagCount(BaseModel):
 def _visible_filter(lib: Library, scope: str | None, include_ancestors: bool,
                     statuses: Sequence[DocumentStatus]) -> SqlFilter:
     """Non-folder documents of ``statuses`` in ``scope`` (and its ancestors) as a filter over ``d``."""
-    scope_path = resolve_scope(lib, scope)
-    scopes = ancestry(lib, scope_path) if include_ancestors else [scope_path]
-    return (SqlFilter().and_in("scope_path", scopes).and_in("status", [s.value for s in statuses])
-            .and_in("type", _CONTENT_TYPES))
+    where = visibility_filter(lib, resolve_scope(lib, scope), include_ancestors=include_ancestors)
+    return where.and_in("status", [s.value for s in statuses]).and_in("type", _CONTENT_TYPES)
 
 
 # The parent of ``tag`` in SQL: rtrim strips the trailing characters that are not '/', then the '/'.
