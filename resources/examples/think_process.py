@@ -11,7 +11,10 @@ Think process ``tp_13`` ("Hypothesis Check") runs a three-node task tree:
 Each node resolves its inputs, "does the work" with plain string processing (no LLM here: an agent
 would call its model instead) and stores a result document that records ``derived_from`` its inputs.
 Then the extract task changes: its result and everything derived from it become stale, two levels
-down, until the nodes re-run.
+down, until the nodes re-run. At the end the think process asks the user to promote its synthesis to
+the project (``memory_request_promotion``, with a reason): the request waits in the review queue until
+the user approves it (``vancetope review approve REQ``) or rejects it with a reason, which the think
+process learns with ``memory_promotion_requests``.
 
 Run it from the repository with the project's Python::
 
@@ -178,10 +181,27 @@ def run(lib: Library) -> None:
     print("re-ran analyze_hw and synthesize:")
     show_states(lib, results)
 
+    # Seed §4.3: nothing reaches the project by itself; the think process asks, the user decides.
+    heading("7. Asking the user to promote the synthesis")
+    request = tools.memory_request_promotion(
+        results["synthesize"].id, "project",
+        "The synthesis ties the hardware needs of Flash Attention to Hypothesis 1: the whole project should see it.")
+    print(f"requested {request.id}: {request.doc_id} ({request.title}) from {request.source_scope} "
+          f"to {request.target_scope}, {request.status}")
+    print("the user decides in the app's Review pane, or from the terminal:")
+    where = f"vancetope --library {lib.paths.root}"
+    print(f"    {where} review show {request.id}")
+    print(f"    {where} review approve {request.id}")
+    print(f'    {where} review reject {request.id} --reason "…"')
+    asked = tools.memory_promotion_requests(doc_id=request.doc_id).requests
+    print("memory_promotion_requests tells the think process the decision later: "
+          + ", ".join(f"{r.id} {r.status}" for r in asked))
+
     heading("Summary")
     still_stale = [d.doc_id for d in tools.memory_list(tags=["stale"]).documents]
     print(f"3 results stored in {SCOPE}, {len(stale)} marked stale by one task change, "
-          f"all re-run; stale now: {', '.join(still_stale) or 'none'}")
+          f"all re-run; stale now: {', '.join(still_stale) or 'none'}; "
+          f"promotion of the synthesis waiting for review: {request.id}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -194,6 +214,8 @@ def main(argv: list[str] | None = None) -> int:
         run(lib)
     if args.library:
         print(f"open it in the app: vancetope-desktop --library {args.library}")
+    else:
+        print("(the temporary library is gone: run with --library PATH to keep it and try the review commands)")
     return 0
 
 

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from vancetope_desktop.core.documents import DocumentStatus, DocumentType, SourceType
-from vancetope_desktop.services import documents, relations
+from vancetope_desktop.core.promotion import RequestStatus
+from vancetope_desktop.services import documents, relations, review
 from vancetope_desktop.services.library import Library
 
 REPO = Path(__file__).resolve().parents[2]
@@ -41,6 +42,12 @@ def test_example_plays_a_think_process_on_the_demo_library(tmp_path):
     after_extract = out.split("re-ran extract_hw:")[1].split("re-ran analyze_hw")[0]
     assert re.search(rf"synthesize\s+{ids['synthesize']}\s+stale\s+version 1", after_extract)
     assert "stale now: none" in out
+    # The review step: the synthesis waits for the user, who is shown how to approve it.
+    request_id, requested_doc = re.search(r"^requested (req_[0-9a-f]{12}): (doc_[0-9a-f]{12}) ", out,
+                                          re.MULTILINE).groups()
+    assert requested_doc == ids["synthesize"]
+    assert f"vancetope --library {library} review approve {request_id}" in out
+    assert f"memory_promotion_requests tells the think process the decision later: {request_id} pending" in out
 
     with Library.open(library) as lib:
         results = {n: documents.get_document(lib, ids[n]) for n in NODES}
@@ -73,3 +80,9 @@ def test_example_plays_a_think_process_on_the_demo_library(tmp_path):
         # The stale content of the first run is kept as a version without the stale tag.
         first = documents.list_versions(lib, extract.id)
         assert first and all("stale" not in v.tags for v in first)
+        request = review.get_request(lib, request_id)
+        assert (request.document_id, request.source_scope, request.target_scope) == (
+            synthesize.id, TP, "project/transformer-efficiency")
+        assert (request.status, request.requested_by) == (RequestStatus.PENDING, TP)
+        assert request.reason.startswith("The synthesis ties the hardware needs of Flash Attention")
+        assert request_id in [r.id for r in review.list_requests(lib)]  # the demo queues a few of its own too

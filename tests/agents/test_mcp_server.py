@@ -12,13 +12,13 @@ from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
 
-from vancetope_desktop.services import documents, indexing, review, scopes
+from vancetope_desktop.services import documents, indexing, promotion_rules, review, scopes
 from vancetope_desktop.services.library import Library
 
 REPO = Path(__file__).resolve().parents[2]
 TP12, TP13 = "think-process/tp_12", "think-process/tp_13"
 MEMORY_TOOLS = {"memory_store", "memory_query", "memory_list", "memory_read", "memory_tag",
-                "memory_request_promotion", "memory_context"}
+                "memory_request_promotion", "memory_promotion_requests", "memory_context"}
 TASK_TOOLS = {"memory_store_result", "mark_task_changed"}
 
 
@@ -165,6 +165,64 @@ def test_round_trip_over_stdio(prepared, tmp_path):
         assert queued[upward_request].document_id == upward_doc
         assert queued[upward_request].reason == "the whole project studies birds"
         assert documents.get_document(lib, seen["pending"]).index_state.value == "indexed"  # a later write drained it
+    assert "Traceback" not in log.read_text()
+
+
+def test_the_agent_learns_the_users_decision(prepared, tmp_path):
+    """request → the user rejects it (services, as the app would) → memory_promotion_requests says so and why;
+    asking for another scope meanwhile is a tool error naming the pending request; an auto-approving rule's
+    request comes back with the result that triggered it."""
+    root, _, _ = prepared
+    log = tmp_path / "server.log"
+    with Library.open(root) as lib:
+        promotion_rules.set_rule(lib, "session/s1", "verified", auto_approve=True)
+
+    async def scenario():
+        async with _connect(root, TP12, log) as session:
+            tools = {t.name: t for t in (await session.list_tools()).tools}
+            listing = tools["memory_promotion_requests"]
+            assert listing.annotations.read_only_hint and "rejected" in listing.description
+            assert {"doc_id", "status"} <= set(listing.input_schema["properties"])
+
+            stored = await session.call_tool("memory_store", {"content": "Herons hunt at dawn.", "type": "fact"})
+            doc_id = stored.structured_content["doc_id"]
+            asked = await session.call_tool("memory_request_promotion", {
+                "doc_id": doc_id, "to": "project", "reason": "the project studies birds"})
+            assert not asked.is_error, _text(asked)
+            request_id = asked.structured_content["id"]
+            other = await session.call_tool("memory_request_promotion", {
+                "doc_id": doc_id, "to": "session", "reason": "or just the session"})
+            assert other.is_error and "InvalidInput" in _text(other) and request_id in _text(other)
+
+            waiting = await session.call_tool("memory_promotion_requests", {"doc_id": doc_id})
+            assert [(r["id"], r["status"]) for r in waiting.structured_content["requests"]] == [
+                (request_id, "pending")]
+            with Library.open(root) as app:  # the user decides in the app while the agent works
+                review.reject(app, [request_id], reason="dawn hunting is already in the project notes")
+            decided = await session.call_tool("memory_promotion_requests", {"status": "rejected"})
+            assert not decided.is_error, _text(decided)
+            [rejected] = decided.structured_content["requests"]
+            assert (rejected["id"], rejected["doc_id"], rejected["status"]) == (request_id, doc_id, "rejected")
+            assert rejected["decision_reason"] == "dawn hunting is already in the project notes"
+            assert rejected["decided_by"].startswith("user:") and rejected["decided_at"]
+            assert rejected["title"] == "Herons hunt at dawn." and rejected["target_scope"] == "project/inbox"
+            assert "dawn hunting is already in the project notes" in _text(decided)
+
+            again = await session.call_tool("memory_request_promotion", {
+                "doc_id": doc_id, "to": "project", "reason": "now with counts"})
+            previous = again.structured_content["previous_decision"]
+            assert (previous["request_id"], previous["status"]) == (request_id, "rejected")
+            assert previous["decision_reason"] == "dawn hunting is already in the project notes"
+
+            result = await session.call_tool("memory_store_result", {
+                "node_id": "verify_1", "node_type": "verify", "title": "Checked", "content": "Counts hold.",
+                "tags": ["verified"]})
+            assert not result.is_error, _text(result)
+            moved = result.structured_content
+            assert (moved["scope"], moved["promotion_status"]) == ("project/inbox", "approved")
+            assert moved["promotion_request"].startswith("req_")
+
+    anyio.run(scenario)
     assert "Traceback" not in log.read_text()
 
 

@@ -15,7 +15,16 @@ from vancetope_desktop.core.errors import (
     ScopeNotFound,
     ScopeNotVisible,
 )
-from vancetope_desktop.services import audit, documents, folders, indexing, review, scopes, sharing
+from vancetope_desktop.services import (
+    audit,
+    documents,
+    folders,
+    indexing,
+    promotion_rules,
+    review,
+    scopes,
+    sharing,
+)
 
 TP12, TP13, TP21 = "think-process/tp_12", "think-process/tp_13", "think-process/tp_21"
 WORDS = {  # one distinctive word per scope, so a keyword query names the one document it should find
@@ -227,6 +236,76 @@ def test_promotion_request_goes_to_the_review_queue(library, tree):
     assert by_session.requested_by == audit.current_user() and by_session.target_scope == "group/default"
 
 
+def test_the_agent_learns_the_users_decision_and_sees_a_rejection_when_asking_again(library, tree):
+    tools = MemoryTools(library, TP12)
+    note = tools.memory_store("Geckos climb glass", tags=["biology"])
+    first = tools.memory_request_promotion(tree[TP12], "project", "the project needs it")
+    second = tools.memory_request_promotion(note.doc_id, "session", "for the session")
+    assert first.previous_decision is None
+    MemoryTools(library, TP13).memory_request_promotion(tree[TP13], "project", "a sibling's request")
+    assert [r.id for r in tools.memory_promotion_requests().requests] == [first.id, second.id]  # ours only
+
+    review.reject(library, [first.id], reason="the gecko is not in the project's scope")
+    review.approve(library, [second.id])
+    decided = {r.id: r for r in tools.memory_promotion_requests().requests}
+    rejected, approved = decided[first.id], decided[second.id]
+    assert (rejected.status, rejected.decision_reason) == ("rejected", "the gecko is not in the project's scope")
+    assert rejected.decided_by == audit.current_user() and rejected.decided_at is not None
+    assert rejected.final_scope is None and rejected.target_scope == "project/inbox"
+    assert (approved.status, approved.final_scope) == ("approved", "session/s1")
+    assert [r.id for r in tools.memory_promotion_requests(status="rejected").requests] == [first.id]
+    assert [r.id for r in tools.memory_promotion_requests(doc_id=note.doc_id).requests] == [second.id]
+    assert tools.memory_promotion_requests(doc_id=note.doc_id, status="pending").requests == []
+    assert tools.memory_promotion_requests(limit=1).truncated
+    assert tools.memory_promotion_requests(doc_id=tree["session/s1"]).requests == []  # readable, none asked
+    with pytest.raises(ScopeNotVisible):
+        tools.memory_promotion_requests(doc_id=tree[TP21])
+    with pytest.raises(DocumentNotFound):
+        tools.memory_promotion_requests(doc_id="doc_000000000000")
+    with pytest.raises(InvalidInput, match="status"):
+        tools.call("memory_promotion_requests", {"status": "maybe"})
+    with pytest.raises(InvalidInput, match="document id is empty"):
+        tools.memory_promotion_requests(doc_id=" ")
+
+    again = tools.memory_request_promotion(tree[TP12], "project", "now with the project's gecko chapter")
+    assert again.id != first.id and again.status == "pending"
+    previous = again.previous_decision
+    assert previous is not None and (previous.request_id, previous.status) == (first.id, "rejected")
+    assert previous.decision_reason == "the gecko is not in the project's scope"
+    assert tools.memory_request_promotion(tree[TP12], "project", "once more").previous_decision == previous
+
+
+def test_asking_for_another_target_while_a_request_is_pending_is_an_error(library, tree):
+    tools = MemoryTools(library, TP12)
+    pending = tools.memory_request_promotion(tree[TP12], "project", "for the project")
+    with pytest.raises(InvalidInput, match=pending.id) as refused:
+        tools.call("memory_request_promotion", {"doc_id": tree[TP12], "to": "session", "reason": "or the session"})
+    assert "project/inbox" in str(refused.value)
+    assert [r.id for r in review.list_requests(library)] == [pending.id]
+
+
+def test_an_auto_approving_rule_reports_its_request_and_the_new_scope(library, tree):
+    promotion_rules.set_rule(library, "session/s1", "verified", auto_approve=True)
+    tools = MemoryTools(library, TP12)
+    tagged = tools.memory_tag(tree[TP12], ["verified"])
+    assert (tagged.scope, tagged.promotion_status) == ("project/inbox", "approved")
+    request = review.get_request(library, tagged.promotion_request)
+    assert (request.document_id, request.requested_by, request.final_scope) == (
+        tree[TP12], "rule:verified", "project/inbox")
+    with pytest.raises(AccessDenied):  # moved: read-only for the think process now
+        tools.memory_tag(tree[TP12], ["more"])
+
+    stored = tools.memory_store("A verified claim", tags=["verified"], type="fact")
+    assert (stored.scope, stored.promotion_status) == ("project/inbox", "approved")
+    assert review.get_request(library, stored.promotion_request).document_id == stored.doc_id
+    # Stored for an ancestor too: the rule's request stands for it (one request per document), no error.
+    both = tools.memory_store("Another verified claim", tags=["verified"], scope="session", reason="why")
+    assert (both.scope, both.promotion_status) == ("project/inbox", "approved")
+    assert len(review.list_requests(library, status=None, document_id=both.doc_id)) == 1
+    plain = tools.memory_store("An unverified claim", scope="session", reason="why")
+    assert (plain.scope, plain.promotion_status) == (TP12, "pending")
+
+
 def test_promotion_request_checks_come_first(library, tree):
     tools = MemoryTools(library, TP12)
     with pytest.raises(InvalidInput, match="not above"):
@@ -324,7 +403,7 @@ def test_call_runs_a_tool_from_json_arguments(library, tree):
 
 def test_tool_specs_have_json_schemas_with_descriptions():
     assert [t.name for t in TOOLS] == ["memory_store", "memory_query", "memory_list", "memory_read", "memory_tag",
-                                       "memory_request_promotion"]
+                                       "memory_request_promotion", "memory_promotion_requests"]
     for spec in TOOLS:
         assert hasattr(MemoryTools, spec.name) and spec.description
         schema = spec.input_model.model_json_schema()

@@ -200,7 +200,36 @@ def test_memory_request_by_the_user(cli, library, results):
     assert (made["target_scope"], made["requested_by"], made["requester"]) == (
         "session/s1", audit.current_user(), "user")
     assert [r["id"] for r in as_json(cli("review", "list", "--json"))] == [made["id"]]
-    assert cli("memory", "request", n1, "--reason", "x", code=4)  # the current scope (project) cannot see it
+    assert cli("memory", "request", n1, "--reason", "again", "--scope", TP13, code=4)  # a sibling's document
+
+
+def test_the_acting_scope_manages_its_whole_subtree(cli, library, results):
+    """The current scope is the project (as after the demo install): its think processes' results can be
+    requested, traced, promoted, demoted and published from there; only another branch is refused."""
+    n1, n2 = results
+    assert as_json(cli("scope", "list", "--json"))["current"] == "project/inbox"
+    made = as_json(cli("memory", "request", n1, "--reason", "for the project", "--json"))
+    assert (made["document_id"], made["target_scope"]) == (n1, "project/inbox")
+    history = as_json(cli("memory", "history", n1, "--json"))
+    assert [e["action"] for e in history["entries"]] == ["request"] and history["requests"][0]["id"] == made["id"]
+    moved = as_json(cli("memory", "promote", n2, "--to", "project", "--reason", "ready", "--json"))
+    assert moved["moved"][0]["scope"] == "project/inbox"
+    cli("memory", "demote", n2, "--to", TP12, "--reason", "not yet")
+    assert documents.get_document(library, n2).scope == TP12
+    assert [r["document_id"] for r in as_json(cli("memory", "publish", TP12, "--json"))] == [n1, n2]
+    assert cli("memory", "read", n1, code=4)  # reading keeps the visibility rule: the project does not see it
+
+    other = documents.add_text(library, "A note of another project", scope=TP31)
+    for args in (("promote", other.id, "--to", "project"), ("request", other.id, "--reason", "mine"),
+                 ("history", other.id), ("demote", other.id, "--to", TP31), ("publish", TP31)):
+        refused = cli("memory", *args, code=4).stderr
+        assert "on another branch than the acting scope project/inbox" in refused
+        assert f"--scope {TP31}" in refused and f"scope use {TP31}" in refused
+        assert "memory share" not in refused
+    assert documents.get_document(library, other.id).scope == TP31
+    assert cli("memory", "history", other.id, "--scope", TP31)  # from its own branch it works
+    assert "--scope think-process/tp_12" in cli("memory", "promote", n1, "--to", "session", "--scope", TP13,
+                                                code=4).stderr  # a sibling think process is another branch
 
 
 def test_update_of_an_earlier_result_shows_a_diff(cli, library, results):
@@ -251,6 +280,31 @@ def test_sibling_results_setting(cli, results):
     assert cli("memory", "read", n1, "--scope", TP13, code=4)
     assert "not a think process" in cli("scope", "siblings", "session/s1", "on", code=2).stderr
     assert cli("scope", "siblings", TP13, "maybe", code=2)
+
+
+def test_sibling_setting_is_shown_without_on_or_off(cli, results):
+    assert f"{TP13} does not see the results" in cli("scope", "siblings", TP13).stdout
+    assert as_json(cli("scope", "siblings", TP13, "--json"))["sibling_results_visible"] is False
+    cli("scope", "siblings", TP13, "on")
+    assert f"{TP13} sees the results of its sibling think processes" in cli("scope", "siblings", TP13).stdout
+    assert as_json(cli("scope", "siblings", TP13, "--json"))["sibling_results_visible"] is True
+    assert "not a think process" in cli("scope", "siblings", "session/s1", code=2).stderr
+    assert "think-process/tp_99" in cli("scope", "siblings", "think-process/tp_99", code=3).stderr
+
+
+def test_library_before_the_command(library, results, tmp_path):
+    """`vancetope --library PATH review list`: the global option; a command's own --library wins."""
+    runner, root = CliRunner(), str(library.paths.root)
+    publish_run = runner.invoke(app, ["--library", root, "memory", "publish", TP12, "--json"])
+    assert publish_run.exit_code == 0, publish_run.output
+    listed = runner.invoke(app, ["--library", root, "review", "list", "--json"])
+    assert listed.exit_code == 0, listed.output
+    assert {r["think_process"] for r in as_json(listed)} == {TP12}
+    empty = tmp_path / "empty"
+    own = runner.invoke(app, ["--library", str(empty), "review", "list", "--json", "--library", root])
+    assert len(as_json(own)) == 2 and not empty.exists()
+    other = runner.invoke(app, ["--library", str(empty), "review", "list", "--json"])
+    assert other.exit_code == 0 and as_json(other) == [] and empty.exists()
 
 
 def test_a_purged_documents_request_and_history_remain(cli, library, results):

@@ -37,7 +37,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from .. import __version__
 from ..core.errors import InvalidInput, VancetopeError
 from ..core.scopes import ScopeKind, ScopePath
-from ..services import documents, indexing
+from ..services import documents, indexing, relations, review
 from ..services.library import Library
 from . import task_tree
 from .context import ContextBlock, context_block
@@ -52,7 +52,8 @@ RESOURCE_LIMIT = 200
 """How many documents (newest first) ``resources/list`` names; any readable one is still read by its URI."""
 WRITING_TOOLS = frozenset({"memory_store", "memory_tag", "memory_request_promotion", "memory_store_result",
                            "mark_task_changed"})
-READ_ONLY_TOOLS = frozenset({"memory_query", "memory_list", "memory_read", "memory_context"})
+READ_ONLY_TOOLS = frozenset({"memory_query", "memory_list", "memory_read", "memory_context",
+                             "memory_promotion_requests"})
 
 
 class _Input(BaseModel):
@@ -171,12 +172,15 @@ class ScopedMemory:
             offset = part.next_offset
 
     def _store_result(self, args: StoreResultInput) -> StoredDocument:
+        # The requests of the node's earlier result: a request not among them was made by this call (a tag rule).
+        earlier = relations.node_results(self.lib, self._tp_id(), args.node_id, scope=self.scope)
+        known = {r.id for d in earlier for r in review.list_requests(self.lib, status=None, document_id=d.id)}
         doc = task_tree.memory_store_result(self.lib, args.node_id, args.node_type, args.title, args.content,
                                             args.derived_from, think_process_id=self._tp_id(), scope=self.scope,
                                             tags=args.tags)
         if self._index():
             doc = documents.get_document(self.lib, doc.id)
-        return self.memory.as_stored(doc)  # a tag rule (#project-relevant) may have asked for its promotion
+        return self.memory.as_stored(doc, known_requests=known)  # a tag rule may have asked for its promotion
 
     def _index(self) -> bool:
         """Embed what is queued if no other process is the writer; True when this process did."""
@@ -242,7 +246,8 @@ def build_server(memory: ScopedMemory) -> Server[Any]:
         instructions=f"Research memory of {memory.scope}: you read your own scope and its ancestors and write only "
                      "your own scope. Call memory_context when you start, memory_query to find, memory_store to "
                      "remember. Every document has a doc_… id. To share a document with an ancestor scope (e.g. "
-                     "the project), ask with memory_request_promotion: the user reviews the request.",
+                     "the project), ask with memory_request_promotion: the user reviews the request; "
+                     "memory_promotion_requests tells you later whether it was approved or rejected, and why.",
         on_list_tools=list_tools, on_call_tool=call_tool, on_list_resources=list_resources,
         on_list_resource_templates=list_templates, on_read_resource=read_resource,
     )

@@ -22,6 +22,9 @@ StorableType = Literal["note", "fact", "result", "reference"]
 DocumentTypeName = Literal["note", "file", "result", "fact", "reference", "structured"]
 """Document types a listing or search may be restricted to (folders are never returned)."""
 
+RequestStatusName = Literal["pending", "approved", "rejected", "withdrawn"]
+"""A promotion request's state (``core.promotion.RequestStatus``)."""
+
 Access = Literal["own", "ancestor", "shared", "sibling"]
 """Why the acting scope may read a document (``services.sharing.ReadGrant``)."""
 
@@ -100,6 +103,16 @@ class PromotionInput(_Input):
     reason: str = Field(description="Why it matters beyond your scope, for the user who reviews it.")
 
 
+class PromotionRequestsInput(_Input):
+    """``memory_promotion_requests``: your promotion requests and the user's decisions on them."""
+
+    doc_id: str | None = Field(default=None, description="Only the requests for this document (doc_…). Default: "
+                               "the requests for all your documents.")
+    status: RequestStatusName | None = Field(default=None, description="Only requests in this state: pending "
+                                             "(waiting for the user), approved, rejected or withdrawn. Default: all.")
+    limit: int = Field(default=50, ge=1, le=500, description="How many requests to return at most.")
+
+
 class DocumentSummary(BaseModel):
     """A document without its text: id, title, type, scope, tags, state and provenance."""
 
@@ -129,10 +142,13 @@ class DocumentSummary(BaseModel):
 class StoredDocument(DocumentSummary):
     """What ``memory_store`` and ``memory_tag`` return: the document as stored, with its id."""
 
-    promotion_request: str | None = Field(default=None, description="The id (req_…) of the document's pending "
-                                          "promotion request, if any: made when you stored it for an ancestor "
-                                          "scope, or by a tag rule. The document stays in your scope until the "
-                                          "user approves it.")
+    promotion_request: str | None = Field(default=None, description="The id (req_…) of the promotion request "
+                                          "this call made (you stored it for an ancestor scope, or a tag rule "
+                                          "asked), else of the document's pending request, if any.")
+    promotion_status: RequestStatusName | None = Field(
+        default=None, description="That request's state. pending: the document stays in your scope until the user "
+        "decides. approved: a rule approved it at once and the document has moved (see scope): it is now "
+        "read-only for you.")
 
 
 class DocumentText(DocumentSummary):
@@ -182,26 +198,57 @@ class DocumentList(BaseModel):
     truncated: bool = Field(default=False, description="True when more documents match than `limit`.")
 
 
+class PreviousDecision(BaseModel):
+    """The user's decision on an earlier request for the same document (shown when it was a rejection)."""
+
+    request_id: str = Field(description="The earlier request (req_…).")
+    status: RequestStatusName
+    target_scope: str = Field(description="Where that request asked the document to go.")
+    decision_reason: str | None = Field(default=None, description="Why the user decided so.")
+    decided_by: str | None = None
+    decided_at: datetime | None = None
+
+
 class PromotionRequest(BaseModel):
-    """What ``memory_request_promotion`` returns: a request in the user's review queue (``core.promotion``)."""
+    """A request in the user's review queue (``core.promotion``): what ``memory_request_promotion`` returns and
+    ``memory_promotion_requests`` lists."""
 
     id: str = Field(description="The request's id (req_…).")
     doc_id: str = Field(description="The document to promote (doc_…).")
     title: str
     source_scope: str = Field(description="Where the document is now (your scope).")
     target_scope: str = Field(description="Where it would go.")
-    status: Literal["pending", "approved", "rejected", "withdrawn"] = Field(
-        description="pending until the user decides; withdrawn when the document was moved or trashed meanwhile.")
+    status: RequestStatusName = Field(
+        description="pending until the user decides; approved (the document moved: see final_scope) or rejected "
+        "(see decision_reason); withdrawn when the document was moved or trashed meanwhile.")
     reason: str = Field(description="Why, as shown to the reviewer.")
     requested_by: str = Field(description="Who asked: think-process/<id>, user:<login> or rule:<tag>.")
     updates: str | None = Field(default=None, description="A document in the target scope that approving would "
                                 "update with this one's content (the same task node's earlier result).")
     decision_reason: str | None = Field(default=None, description="The user's reason, once decided.")
+    decided_by: str | None = Field(default=None, description="Who decided (user:<login>, or rule:<tag> for an "
+                                   "auto-approving rule), once decided.")
+    decided_at: datetime | None = None
+    final_scope: str | None = Field(default=None, description="Where an approved document went (the user may "
+                                    "approve to another scope than the one asked for).")
+    previous_decision: PreviousDecision | None = Field(
+        default=None, description="Only from memory_request_promotion: the user rejected the document's last "
+        "request, and why. Address that reason before asking again.")
 
     @classmethod
-    def from_request(cls, request: promotion.PromotionRequest) -> Self:
-        """Build from the review queue's :class:`core.promotion.PromotionRequest`."""
+    def from_request(cls, request: promotion.PromotionRequest, **extra: Any) -> Self:
+        """Build from the review queue's :class:`core.promotion.PromotionRequest` (``extra``: previous_decision)."""
         return cls(id=request.id, doc_id=request.document_id, title=request.title, source_scope=request.source_scope,
                    target_scope=request.target_scope, status=request.status.value, reason=request.reason,
                    requested_by=request.requested_by, updates=request.updates,
-                   decision_reason=request.decision_reason)
+                   decision_reason=request.decision_reason, decided_by=request.decided_by,
+                   decided_at=request.decided_at, final_scope=request.final_scope, **extra)
+
+
+class PromotionRequestList(BaseModel):
+    """``memory_promotion_requests``' answer: requests made from your scope, pending first (oldest first), then
+    decided ones (most recently decided first)."""
+
+    scope: str = Field(description="The acting scope: the requests were made from it.")
+    requests: list[PromotionRequest] = Field(default_factory=list)
+    truncated: bool = Field(default=False, description="True when more requests match than `limit`.")

@@ -1,7 +1,8 @@
 """The Think Process memory tools (seed §6.3), bound to one acting scope, over the same services as the app.
 
 ``MemoryTools(lib, scope="think-process/tp_12")`` offers ``memory_store``, ``memory_query``,
-``memory_list``, ``memory_read``, ``memory_tag`` and ``memory_request_promotion``. Each takes the
+``memory_list``, ``memory_read``, ``memory_tag``, ``memory_request_promotion`` and
+``memory_promotion_requests`` (the user's decisions on them). Each takes the
 seed's argument names, validates them through its input model (:mod:`.models`) and returns a pydantic
 model; :data:`TOOLS` lists name, description and models for an MCP server, and
 :meth:`MemoryTools.call` runs a tool from a JSON argument object.
@@ -15,7 +16,9 @@ The visibility rule (seed §4.2) is enforced here, not trusted to the caller:
 * writing (store, tag): the acting scope's own memory only. Writing into an ancestor is a promotion
   the user reviews (seed §4.3, §8): ``memory_store(..., scope=<ancestor>)`` stores in the acting scope
   and files a promotion request to that ancestor (``services.review``), as ``memory_request_promotion``
-  does for a document stored earlier. The document moves only when the user approves.
+  does for a document stored earlier. The document moves only when the user approves, or at once when
+  an auto-approving tag rule (``services.promotion_rules``) asks; the result then shows the request as
+  approved and the document's new scope.
 
 A forbidden access raises a typed error naming the rule (``ScopeNotVisible``, ``AccessDenied``), never
 an empty success; bad arguments raise ``InvalidInput``, unknown ids
@@ -25,7 +28,7 @@ server turns ``str(error)`` into a tool error.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -46,8 +49,11 @@ from .models import (
     DocumentSummary,
     DocumentText,
     ListInput,
+    PreviousDecision,
     PromotionInput,
     PromotionRequest,
+    PromotionRequestList,
+    PromotionRequestsInput,
     QueryHit,
     QueryInput,
     QueryResult,
@@ -77,8 +83,10 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec("memory_store", "Store text (a note, fact, result or reference) in your own memory scope and get its "
              "document id. Tag it so you and later tasks can find it. To share it more widely, give an ancestor "
              "scope (e.g. scope='project') and a reason: it is still stored in your scope, and a promotion request "
-             "goes to the user, who reviews it; the result's promotion_request holds the request id (req_…). "
-             "The document moves only if the user approves.", StoreInput, StoredDocument),
+             "goes to the user, who reviews it; the result's promotion_request holds the request id (req_…) and "
+             "promotion_status its state. The document moves only if the user approves, or at once when a tag "
+             "rule that approves automatically fires (promotion_status 'approved', scope shows where it went: it "
+             "is then read-only for you).", StoreInput, StoredDocument),
     ToolSpec("memory_query", "Search your memory by meaning and by words: your own scope and its ancestors "
              "(session, project, group), nearer scopes ranked higher. Returns documents with their best passage "
              "and page.", QueryInput, QueryResult),
@@ -88,12 +96,23 @@ TOOLS: tuple[ToolSpec, ...] = (
              "with you. Long texts come in parts (offset / next_offset).", ReadInput, DocumentText),
     ToolSpec("memory_tag", "Add or remove tags on one of your own documents (documents of ancestor scopes are "
              "read-only). Some tags ask for promotion by a rule (#project-relevant: to your project); then the "
-             "result's promotion_request holds the request id.", TagInput, StoredDocument),
+             "result's promotion_request holds the request id and promotion_status its state. A rule may approve "
+             "at once: then promotion_status is 'approved', scope shows where the document went, and it is "
+             "read-only for you from then on.", TagInput, StoredDocument),
     ToolSpec("memory_request_promotion", "Ask the user to move one of your documents up to an ancestor scope "
              "(e.g. the project), with a reason for the review. Files a promotion request in the user's review "
              "queue and returns it with its id (req_…) and status 'pending'; the document stays in your scope "
-             "until the user approves (the user may also reject it, with a reason). Asking again while a "
-             "request is pending returns that request.", PromotionInput, PromotionRequest),
+             "until the user approves (the user may also reject it, with a reason). One request per document at "
+             "a time: asking again for the same scope while it is pending returns that request; asking for "
+             "another scope is an error naming the pending one. If the user rejected the document's last request, "
+             "previous_decision says why. Learn the decision later with memory_promotion_requests.",
+             PromotionInput, PromotionRequest),
+    ToolSpec("memory_promotion_requests", "Learn what the user decided on your promotion requests: the requests "
+             "made from your scope (optionally for one document, or in one status), pending ones first, then the "
+             "decided ones, latest first. status tells whether the user approved (final_scope: where the "
+             "document went; it is read-only for you now) or rejected it; decision_reason says why, decided_by "
+             "and decided_at who and when. Check it before asking again or building on a promoted result.",
+             PromotionRequestsInput, PromotionRequestList),
 )
 TOOLS_BY_NAME = {spec.name: spec for spec in TOOLS}
 
@@ -133,7 +152,9 @@ class MemoryTools:
         A think process's documents get the seed's provenance tag ``thinkprocess:<id>`` (§3.3) and
         source ``tool_output`` with its id. With ``scope`` an ancestor, the document is still stored in
         the acting scope and a promotion request to that ancestor is filed (``reason`` for the
-        reviewer); its id is the result's ``promotion_request``.
+        reviewer); its id is the result's ``promotion_request``. When one of ``tags`` makes a rule ask
+        first, that request is reported instead (an auto-approving rule has then moved the document, and
+        the result's ``scope`` says where).
 
         Raises:
             InvalidInput: blank content, a bad tag or type. ScopeNotVisible: ``scope`` is outside the
@@ -152,10 +173,13 @@ class MemoryTools:
             wanted.extend(_provenance_tag(key))
         doc = documents.add_text(self.lib, args.content, doc_type=DocumentType(args.type), title=args.title,
                                  tags=wanted, scope=self.scope, source=source)
-        if promote_to is not None:
+        # A tag rule may have asked already (and moved it, if it approves at once): that request stands for
+        # the one asked here, since a document has one request at a time and the store must not fail now.
+        by_rule = review.list_requests(self.lib, status=None, document_id=doc.id, limit=1)
+        if promote_to is not None and not by_rule:
             why = (args.reason or "").strip() or f"stored by {self.scope} for {promote_to}"
             review.request_promotion(self.lib, doc.id, promote_to, requested_by=self._actor(), reason=why)
-        return self.as_stored(self._indexed(doc))
+        return self.as_stored(self._indexed(doc), known_requests=())
 
     def memory_query(self, question: str, tags: Sequence[str] = (), scope: str | None = None,
                      type: str | None = None, limit: int = 10) -> QueryResult:
@@ -226,7 +250,8 @@ class MemoryTools:
         """Add ``tags`` to one of the acting scope's own documents; remove ``remove`` and any ``-tag`` in ``tags``.
 
         Removing a tag also removes the tags below it (``topic`` drops ``topic/x``). The previous tags are
-        kept as a version.
+        kept as a version. A tag rule's request made by this call is the result's ``promotion_request``
+        (approved at once by an auto-approving rule: the result's ``scope`` is then the new one).
 
         Raises:
             InvalidInput: no tags, a bad tag. DocumentNotFound. ScopeNotVisible: not readable.
@@ -239,19 +264,23 @@ class MemoryTools:
         if not add and not drop:
             raise InvalidInput("give tags to add (tags) or to remove (remove, or '-tag' in tags)")
         doc = self._own(args.doc_id, "tag")
-        return self.as_stored(self._indexed(documents.tag_document(self.lib, doc.id, add=add, remove=drop)))
+        known = {r.id for r in review.list_requests(self.lib, status=None, document_id=doc.id)}
+        tagged = documents.tag_document(self.lib, doc.id, add=add, remove=drop)
+        return self.as_stored(self._indexed(tagged), known_requests=known)
 
     def memory_request_promotion(self, doc_id: str, to: str, reason: str) -> PromotionRequest:
         """Ask for one of the acting scope's documents to move up to the ancestor ``to``.
 
         Files a request in the review queue (``services.review.request_promotion``) made by the acting
         think process (by the user for other scope kinds); the user approves or rejects it. Asking
-        again while a request for the document is pending returns that request.
+        again while a request for the document is pending returns that request. When the document's
+        last decided request was rejected, the result's ``previous_decision`` carries that decision.
 
         Raises:
             InvalidInput: a blank reason, ``to`` is not an ancestor, a folder. DocumentNotFound.
             ScopeNotVisible / AccessDenied: not one of the acting scope's own documents.
-            ScopeNotFound / ScopeError: unknown ``to``.
+            ScopeNotFound / ScopeError: unknown ``to``. InvalidInput from ``review.request_promotion``:
+            a request to another scope is pending (the message names it).
         """
         args = parse_arguments(PromotionInput, doc_id=doc_id, to=to, reason=reason)
         if not args.reason.strip():
@@ -264,7 +293,31 @@ class MemoryTools:
                                + (f" ({', '.join(above)})" if above else ", and a project group has none"))
         request = review.request_promotion(self.lib, doc.id, target, requested_by=self._actor(),
                                            reason=args.reason.strip())
-        return PromotionRequest.from_request(request)
+        return PromotionRequest.from_request(request, previous_decision=self._previous_rejection(doc.id, request.id))
+
+    def memory_promotion_requests(self, doc_id: str | None = None, status: str | None = None,
+                                  limit: int = 50) -> PromotionRequestList:
+        """The promotion requests made from the acting scope, with the user's decisions (``services.review``).
+
+        Pending requests first (oldest first), then decided ones (most recently decided first), as
+        ``review.list_requests`` orders them; ``doc_id`` and ``status`` narrow them.
+
+        Raises:
+            InvalidInput: a blank id, a bad status or limit. DocumentNotFound: ``doc_id`` is unknown and
+            has no requests. ScopeNotVisible: ``doc_id`` is another branch's document (without requests
+            from here).
+        """
+        args = parse_arguments(PromotionRequestsInput, doc_id=doc_id, status=status, limit=limit)
+        wanted = None if args.doc_id is None else args.doc_id.strip()
+        if wanted == "":
+            raise InvalidInput("the document id is empty: give one such as 'doc_3f2a9c01b7de', or leave it out")
+        found = review.list_requests(self.lib, status=RequestStatus(args.status) if args.status else None,
+                                     document_id=wanted, source_scope=self.scope, limit=args.limit + 1)
+        if wanted is not None and not found:
+            # Nothing asked from here: say so only for a document the scope may know about (the rule first).
+            sharing.check_read(self.lib, self.scope, documents.get_document(self.lib, wanted))
+        return PromotionRequestList(scope=self.scope, truncated=len(found) > args.limit,
+                                    requests=[PromotionRequest.from_request(r) for r in found[: args.limit]])
 
     def call(self, name: str, arguments: Mapping[str, Any] | None = None) -> BaseModel:
         """Run the tool ``name`` with a JSON argument object (what an MCP ``tools/call`` carries).
@@ -309,10 +362,33 @@ class MemoryTools:
         """Who asks for a promotion: the acting think process, else the user at this computer."""
         return self.scope if self.kind is ScopeKind.THINK_PROCESS else audit.current_user()
 
-    def as_stored(self, doc: DocumentInfo) -> StoredDocument:
-        """``doc`` as a tool result, with the id of its pending promotion request if it has one."""
-        pending = review.list_requests(self.lib, status=RequestStatus.PENDING, document_id=doc.id, limit=1)
-        return StoredDocument.from_info(doc, promotion_request=pending[0].id if pending else None)
+    def as_stored(self, doc: DocumentInfo, known_requests: Collection[str] | None = None) -> StoredDocument:
+        """``doc`` as a tool result, with the promotion request the call made, else its pending one.
+
+        Args:
+            known_requests: the ids of the document's requests before the call (``()`` for a new
+                document); a request not among them was made by the call, possibly approved at once by
+                an auto-approving rule, and is the one reported (with ``doc`` re-read where it moved).
+                None: report the pending request only.
+        """
+        requests = review.list_requests(self.lib, status=None, document_id=doc.id)
+        made = [] if known_requests is None else [r for r in requests if r.id not in known_requests]
+        chosen = next(iter(made), None) or next((r for r in requests if r.status is RequestStatus.PENDING), None)
+        if chosen is not None and chosen.status is RequestStatus.APPROVED:
+            doc = documents.get_document(self.lib, doc.id)  # it moved: report where it is now
+        return StoredDocument.from_info(doc, promotion_request=chosen.id if chosen else None,
+                                        promotion_status=chosen.status.value if chosen else None)
+
+    def _previous_rejection(self, doc_id: str, current: str) -> PreviousDecision | None:
+        """The document's last decided request other than ``current``, when the user rejected it."""
+        decided = [r for r in review.list_requests(self.lib, status=None, document_id=doc_id)
+                   if r.id != current and r.status is not RequestStatus.PENDING]
+        if not decided or decided[0].status is not RequestStatus.REJECTED:  # most recently decided first
+            return None
+        last = decided[0]
+        return PreviousDecision(request_id=last.id, status=last.status.value, target_scope=last.target_scope,
+                                decision_reason=last.decision_reason, decided_by=last.decided_by,
+                                decided_at=last.decided_at)
 
     def _scope_argument(self, text: str) -> str:
         """A path (``project/proj_5``) or a kind meaning that scope above the acting one (``project``)."""

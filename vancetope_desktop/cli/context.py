@@ -6,6 +6,7 @@ import json
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
@@ -18,8 +19,8 @@ from ..services.library import Library
 
 LibraryOption = Annotated[
     Path | None,
-    typer.Option("--library", envvar="VANCETOPE_LIBRARY", help="Library folder (default: your data directory).",
-                 show_default=False),
+    typer.Option("--library", help="Library folder (default: the one before the command, `vancetope --library "
+                 "PATH …`, else $VANCETOPE_LIBRARY, else your data directory).", show_default=False),
 ]
 ScopeOption = Annotated[
     str | None, typer.Option("--scope", "-s", help="Act in this scope, e.g. project/proj_5 (default: current).")
@@ -34,13 +35,37 @@ T = TypeVar("T")
 
 @contextmanager
 def open_library(path: Path | None) -> Iterator[Library]:
-    """Open the library for one command and close it afterwards (errors become a one-line exit)."""
+    """Open the library for one command (see :func:`library_path`) and close it afterwards (errors become a
+    one-line exit)."""
     with guarded():
-        library = Library.open(path)
+        library = Library.open(library_path(path))
         try:
             yield library
         finally:
             library.close()
+
+
+_global_library: ContextVar[Path | None] = ContextVar("vancetope_global_library", default=None)
+
+
+def set_global_library(ctx: typer.Context, path: Path | None) -> None:
+    """Remember the global ``--library`` (``vancetope --library PATH COMMAND``) until ``ctx`` closes.
+
+    Called by the app callback, which runs before the command; a context variable rather than a module
+    global, so that a second in-process run (tests, an embedding program) does not inherit it.
+    """
+    token = _global_library.set(path)
+    ctx.call_on_close(lambda: _global_library.reset(token))
+
+
+def library_path(path: Path | None) -> Path | None:
+    """The library folder of the running command, given its own ``--library`` value ``path``.
+
+    Precedence: the command's own ``--library``, then the global one before the command
+    (:func:`set_global_library`), then None: ``Library.open`` then takes ``$VANCETOPE_LIBRARY``, else
+    the default data directory.
+    """
+    return path if path is not None else _global_library.get()
 
 
 @contextmanager

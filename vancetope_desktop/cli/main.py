@@ -13,7 +13,8 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from ..core.documents import DocumentStatus, DocumentType
-from ..core.errors import DocumentNotFound, InvalidInput
+from ..core.errors import DocumentNotFound, InvalidInput, ScopeNotVisible
+from ..core.scopes import ScopeKind
 from ..core.tags import combine, split_tag_list
 from ..services import audit, folders, imports, indexing, moves, promotion_rules, review, scopes, sharing
 from ..services import documents as doc_service
@@ -31,6 +32,7 @@ from .context import (
     out,
     print_json,
     required_reason,
+    set_global_library,
 )
 from .review_commands import review_app
 
@@ -46,6 +48,19 @@ app.add_typer(scope_app, name="scope")
 app.add_typer(index_app, name="index")
 app.add_typer(review_app, name="review")
 scope_app.add_typer(rule_app, name="rule")
+
+
+@app.callback()
+def global_options(
+    ctx: typer.Context,
+    library: Annotated[Path | None, typer.Option(
+        "--library", help="Library folder for the command that follows: `vancetope --library PATH review list` "
+        "(a command's own --library wins; default $VANCETOPE_LIBRARY, else your data directory).",
+        show_default=False,
+    )] = None,
+) -> None:
+    """Vancetope: scoped research memory from the terminal (options before the command apply to it)."""
+    set_global_library(ctx, library)
 
 
 class Switch(StrEnum):
@@ -161,6 +176,30 @@ def _visible(lib: Library, doc_id: str, scope: str | None) -> None:
     doc_service.get_document(lib, doc_id, acting_scope=scopes.resolve_scope(lib, scope))
 
 
+def _manageable(lib: Library, doc_id: str, scope: str | None) -> None:
+    """Let the person at the terminal move, request or trace a document anywhere in the acting scope's reach.
+
+    The acting scope (``--scope``, else the current one) manages its own documents, its ancestors' (what it
+    sees) and everything below it (its subtree): after ``scope use project/x`` the results of that project's
+    think processes can be promoted without switching scope. Only another branch is refused (exit 4).
+    Reading (``memory read``…) keeps the stricter visibility rule of :func:`_visible`.
+
+    Raises:
+        DocumentNotFound. ScopeNotVisible: the document lies on another branch.
+    """
+    path = doc_service.get_document(lib, doc_id).scope
+    _within_reach(lib, path, scope, f"{doc_id} (in {path})")
+
+
+def _within_reach(lib: Library, path: str, scope: str | None, what: str) -> None:
+    """Refuse ``what`` (in scope ``path``) unless ``path`` is the acting scope, an ancestor or below it."""
+    acting = scopes.resolve_scope(lib, scope)
+    if path in scopes.ancestry(lib, acting) or acting in scopes.ancestry(lib, path):
+        return
+    raise ScopeNotVisible(f"{what} is on another branch than the acting scope {acting}: act from its branch "
+                          f"with `--scope {path}` (or `vancetope scope use {path}` first)")
+
+
 def _filter(tags: str | None, any_tags: str | None, not_tags: str | None, where: str | None):
     return combine(split_tag_list(tags), split_tag_list(any_tags), split_tag_list(not_tags), where)
 
@@ -256,7 +295,7 @@ def _move_scope(doc_ids: list[str], to: str, reason: str, scope: str | None, lib
     """Move documents all or none, first telling who gains and who loses sight of them (issue 4)."""
     with open_library(library) as lib:
         for doc_id in doc_ids:
-            _visible(lib, doc_id, scope)
+            _manageable(lib, doc_id, scope)
         change = moves.visibility_change(lib, doc_ids, to)  # before the move: afterwards the sources are gone
         moved = moves.move_documents(lib, doc_ids, to, direction, reason=reason)
         indexing.try_drain(lib)
@@ -297,7 +336,7 @@ def memory_request(
     """Ask for a promotion to be reviewed later: `memory request DOC --to project --reason "…"`."""
     why = required_reason(reason, f"memory request {doc_id}")
     with open_library(library) as lib:
-        _visible(lib, doc_id, scope)
+        _manageable(lib, doc_id, scope)
         request = review.request_promotion(lib, doc_id, to, reason=why)
         emit(as_json, request, lambda: render.requested([request]))
 
@@ -308,10 +347,12 @@ def memory_publish(
     to: Annotated[str, typer.Option("--to", help="Where its results should go: a kind or a path above it.")
                   ] = "project",
     reason: Annotated[str, typer.Option("--reason", help="Why, shown in the review.")] = "",
-    library: LibraryOption = None, as_json: JsonOption = False,
+    scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False,
 ) -> None:
     """Ask for all results of a think process to be promoted: `memory publish think-process/tp_12`."""
     with open_library(library) as lib:
+        path = scopes.resolve_scope(lib, think_process)
+        _within_reach(lib, path, scope, path)
         made = review.publish_think_process(lib, think_process, to=to, reason=reason)
         emit(as_json, made, lambda: render.requested(made))
 
@@ -325,7 +366,7 @@ def memory_history(
     with open_library(library) as lib:
         entries = audit.document_history(lib, doc_id)
         try:
-            _visible(lib, doc_id, scope)
+            _manageable(lib, doc_id, scope)
         except DocumentNotFound:
             if not entries:  # the trail outlives a purge; an id without one is simply unknown
                 raise
@@ -489,13 +530,21 @@ def scope_use(path: Annotated[str, typer.Argument(help="Scope path, e.g. project
 @scope_app.command("siblings")
 def scope_siblings(
     path: Annotated[str, typer.Argument(help="A think process, e.g. think-process/tp_12.")],
-    state: Annotated[Switch, typer.Argument(help="on: it also sees the results of its session's other think "
-                                            "processes (in search and by id); off (the default): it does not.")],
+    state: Annotated[Switch | None, typer.Argument(
+        help="on: it also sees the results of its session's other think processes (in search and by id); "
+             "off (the default): it does not. Leave it out to show the current setting.", show_default=False,
+    )] = None,
     library: LibraryOption = None, as_json: JsonOption = False,
 ) -> None:
-    """Let a think process see its sibling think processes' results, or not: `scope siblings TP on|off`."""
+    """Let a think process see its sibling think processes' results, or not: `scope siblings TP [on|off]`."""
     with open_library(library) as lib:
-        info = scopes.set_sibling_results_visible(lib, path, state is Switch.ON)
+        if state is None:
+            info = scopes.get_scope(lib, path)
+            if info.kind is not ScopeKind.THINK_PROCESS:
+                raise InvalidInput(f"{info.path} is not a think process: only think processes can see their "
+                                   "siblings' results")
+        else:
+            info = scopes.set_sibling_results_visible(lib, path, state is Switch.ON)
         emit(as_json, info, lambda: out.print(
             f"{info.path} {'sees' if info.sibling_results_visible else 'does not see'} the results of its "
             "sibling think processes", markup=False))
