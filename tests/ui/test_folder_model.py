@@ -10,7 +10,13 @@ from tests.ui.drops import drag_and_drop
 from vancetope_desktop.core.scope_info import VisibleScope
 from vancetope_desktop.services.folders import FolderNode
 from vancetope_desktop.ui.dnd import add_source_scopes, decode_document_ids, decode_source_scopes, encode_document_ids
-from vancetope_desktop.ui.folder_model import COUNT_ROLE, NODE_ROLE, FolderTarget, FolderTreeModel
+from vancetope_desktop.ui.folder_model import (
+    COUNT_ROLE,
+    NODE_ROLE,
+    FolderTarget,
+    FolderTreeModel,
+    browsable_scopes,
+)
 from vancetope_desktop.ui.folder_tree import FolderTreeView
 
 pytestmark = pytest.mark.qt_log_level_fail("WARNING")
@@ -114,6 +120,19 @@ def test_folders_nest_sorted_with_counts_and_unlisted_scopes_are_left_out(model)
     assert _labels(model, model.index_for(DATASETS)) == []
     assert "Not visible" not in [t.key for t in model.targets()]
     assert not model.index_for(FolderTarget("folder", "f_elsewhere", "project/other")).isValid()
+
+
+def test_sibling_think_processes_seen_for_their_results_get_no_node(qtmodeltester, qapp):
+    model = FolderTreeModel()
+    sibling = "think-process/tp_13"
+    seen = [*SCOPES, VisibleScope(path=sibling, distance=1, weight=0.8, results_only=True)]
+    private = FolderNode(id="f_sibling_notes", scope=sibling, title="Notes", parent_id=None, own_count=2,
+                         total_count=2)
+    model.set_folders(seen, _folders([private]), scope_names={**NAMES, sibling: "Hypothesis Check"})
+    qtmodeltester.check(model)
+    assert "Hypothesis Check" not in _labels(model)
+    assert all(t.scope != sibling for t in model.targets())
+    assert browsable_scopes(seen) == SCOPES
 
 
 def test_bad_parents_do_not_lose_folders_or_loop(qapp):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QDragEnterEvent
-from PySide6.QtWidgets import QApplication, QMessageBox, QToolButton
+from PySide6.QtWidgets import QApplication, QLabel, QToolButton
 
 from tests.ui.drops import drag_and_drop
 from vancetope_desktop.core.documents import DocumentType
@@ -15,7 +15,15 @@ from vancetope_desktop.core.promotion import RequestStatus
 from vancetope_desktop.services import audit, demo, documents, folders, promotion_rules, review, scopes
 from vancetope_desktop.ui.dnd import add_source_scopes, encode_document_ids
 from vancetope_desktop.ui.folder_model import FolderTarget
-from vancetope_desktop.ui.move_dialog import MoveDialog, load_move_preview, move_targets, summarise_scopes
+from vancetope_desktop.ui.move_dialog import (
+    MoveDialog,
+    load_move_preview,
+    move_targets,
+    summarise_scopes,
+    visibility_labels,
+    visibility_texts,
+)
+from vancetope_desktop.ui.publish_dialog import PublishDialog
 from vancetope_desktop.ui.scope_settings_dialog import ScopeSettingsDialog
 
 pytestmark = [
@@ -199,21 +207,17 @@ def test_drop_on_a_crumb_of_the_breadcrumb(qtbot, demo_library, make_window):
 
 
 def test_drops_across_branches_are_refused_with_a_reason(qtbot, demo_library, make_window):
-    scopes.set_sibling_results_visible(demo_library, TP, True)  # the sibling then shows in the folder tree
     window = make_window(demo_library, TP)
     doc = _results(demo_library)[0]
     _select(qtbot, window, [doc.id])
     mime = window.table.drag_mime()
-    tree = window.folder_tree
-    sibling_root = FolderTarget("scope", SIBLING, SIBLING, True)
-    qtbot.waitUntil(lambda: tree.folder_model.index_for(sibling_root).isValid(), timeout=WAIT)
-    with qtbot.waitSignal(tree.move_refused) as refused, qtbot.assertNotEmitted(tree.folder_model.scope_move_requested):
-        assert drag_and_drop(tree.viewport(), mime, _tree_point(window, sibling_root)) == (False, False)
+    switcher = _open_scope_tree(qtbot, window)
+    with qtbot.waitSignal(switcher.move_refused) as refused, qtbot.assertNotEmitted(switcher.documents_dropped):
+        assert drag_and_drop(switcher.tree.viewport(), mime, _switcher_point(switcher, SIBLING)) == (False, False)
     assert refused.args == ["Hypothesis Check is on another branch than Paper Analysis: documents move only up "
                             "(promote) or down (demote) their branch"]
     assert window.statusBar().currentMessage() == refused.args[0]
 
-    switcher = _open_scope_tree(qtbot, window)
     with qtbot.waitSignal(switcher.move_refused) as refused, qtbot.assertNotEmitted(switcher.documents_dropped):
         assert drag_and_drop(switcher.tree.viewport(), mime, _switcher_point(switcher, "project/inbox")) == \
             (False, False)
@@ -284,13 +288,79 @@ def test_the_document_menu_demotes_the_selection(qtbot, demo_library, make_windo
     actions["↓     Think Process: Paper Analysis"].trigger()
     dialog = _move_dialog(qtbot, window)
     assert dialog.move_button.text() == "Demote"
-    assert dialog.gains_label.text() == "No new scope"
+    assert dialog.gains_label.text() == "None: only the scopes that see it now will see it"
     assert dialog.loses_label.text() == ("Project: Transformer Efficiency Review, Session: Literature review, "
                                          "Think Process: Hypothesis Check")
     dialog.move_button.click()
     qtbot.waitUntil(lambda: _scope_of(demo_library, paper.id) == TP, timeout=WAIT)
     assert audit.document_history(demo_library, paper.id)[-1].action == "demote"
     qtbot.waitUntil(lambda: "Moved 1 item to Paper Analysis" in window.statusBar().currentMessage(), timeout=WAIT)
+
+
+def _project_doc(lib):
+    return next(d for d in documents.list_documents(lib, scope=PROJECT, include_ancestors=False)
+                if d.type == DocumentType.FILE)
+
+
+def test_a_mixed_selection_counts_only_what_moves(qtbot, demo_library, make_window):
+    window = make_window(demo_library, TP)
+    result, paper = _results(demo_library)[0], _project_doc(demo_library)
+    _select(qtbot, window, [result.id, paper.id])
+    menu = window.move_to_scope_menu
+    menu.aboutToShow.emit()
+    next(a for a in menu.actions() if a.text() == "↑ Project: Transformer Efficiency Review").trigger()
+    dialog = _move_dialog(qtbot, window)
+    assert dialog.heading.text() == ("<b>Promote 1 document (1 is already in Transformer Efficiency Review) to "
+                                     "Project: Transformer Efficiency Review?</b>")
+    assert dialog.from_label.text() == "Think Process: Paper Analysis"  # not the project itself
+    assert dialog.titles_label.text() == f"“{result.title}”" and dialog.titles_label.isVisibleTo(dialog)
+    dialog.move_button.click()
+    qtbot.waitUntil(lambda: "Moved 1 item to Transformer Efficiency Review" in window.statusBar().currentMessage(),
+                    timeout=WAIT)
+    assert _scope_of(demo_library, result.id) == PROJECT and _scope_of(demo_library, paper.id) == PROJECT
+    assert [e.action for e in audit.document_history(demo_library, paper.id)] == []  # the paper did not move
+
+
+def test_a_move_with_nothing_to_move_says_so_without_asking(qtbot, demo_library, make_window):
+    window = make_window(demo_library, TP)
+    paper = _project_doc(demo_library)
+    window.scope_moves.request_move([paper.id], PROJECT)
+    qtbot.waitUntil(lambda: f"“{paper.title}” is already in Transformer Efficiency Review"
+                    in window.statusBar().currentMessage(), timeout=WAIT)
+    assert window.scope_moves.dialog is None
+    preview = load_move_preview(demo_library, [paper.id], PROJECT)
+    assert (preview.ids, preview.already, preview.direction, preview.sources) == ((), (paper.id,), "none", ())
+
+
+def test_the_gains_and_loses_lines_are_worded_alike(demo_library):
+    assert visibility_texts([], []) == ("None: only the scopes that see it now will see it",
+                                        "None: every scope that sees it now still will")
+    assert visibility_texts([], [], 3) == ("None: only the scopes that see them now will see them",
+                                           "None: every scope that sees them now still will")
+    assert visibility_labels(1) == ("Will newly see it:", "Will no longer see it:")
+    session = scopes.get_scope(demo_library, SESSION)
+    assert visibility_texts([session], [session])[0] == visibility_texts([session], [session])[1] == \
+        "Session: Literature review"
+
+
+def test_sibling_results_never_open_the_siblings_scope_in_the_tree(qtbot, demo_library, make_window):
+    scopes.set_sibling_results_visible(demo_library, TP, True)
+    window = make_window(demo_library, TP)
+    snapshot = window.workbench.snapshot
+    assert any(v.path == SIBLING and v.results_only for v in snapshot.visible)
+    model = window.folder_tree.folder_model
+    assert not model.index_for(FolderTarget("scope", SIBLING, SIBLING, True)).isValid()
+    assert all(t.scope != SIBLING for t in model.targets())
+    sibling_note = next(d for d in documents.list_documents(demo_library, scope=SIBLING, include_ancestors=False)
+                        if d.type == DocumentType.NOTE)
+    # A target left over from before (or from elsewhere) cannot list the sibling's documents either.
+    window.workbench.set_target(FolderTarget("scope", SIBLING, SIBLING, True))
+    qtbot.waitUntil(lambda: window.workbench.snapshot is not snapshot, timeout=WAIT)
+    shown = window.workbench.snapshot
+    assert shown.state.target.kind == "smart" and shown.state.target.key == "all"
+    assert sibling_note.id not in {d.id for d in shown.documents}
+    # Search may still offer the sibling (it returns its results only).
+    assert SIBLING in [b.property("scope_path") for b in window.search_pane._scope_buttons]
 
 
 # -- publishing ----------------------------------------------------------------------------------------
@@ -309,16 +379,24 @@ def test_publish_to_project_asks_then_creates_requests(qtbot, demo_library, make
     assert "Publish to Project…" not in [a.text() for a in switcher.tree_context_menu().actions()]
 
     window.publish_action.trigger()
-    qtbot.waitUntil(lambda: isinstance(window.scope_moves.dialog, QMessageBox), timeout=WAIT)
-    box = window.scope_moves.dialog
-    assert box.text() == ("Request promotion of 3 results of Paper Analysis to project Transformer Efficiency "
-                          "Review? They go to the review queue.")
-    button = next(b for b in box.buttons() if b.text() == "Request promotion")
-    button.click()
+    qtbot.waitUntil(lambda: isinstance(window.scope_moves.dialog, PublishDialog), timeout=WAIT)
+    dialog = window.scope_moves.dialog
+    assert dialog.question_label.text() == ("Request promotion of 3 results of Paper Analysis to project "
+                                            "Transformer Efficiency Review? They go to the review queue.")
+    # Worded as the move confirmation words it.
+    assert dialog.gains_label.text() == ("Project: Transformer Efficiency Review, Session: Literature review, "
+                                         "Think Process: Hypothesis Check")
+    assert dialog.loses_label.text() == "None: every scope that sees them now still will"
+    labels = [w.text() for w in dialog.findChildren(QLabel)]
+    assert "Will newly see them:" in labels and "Will no longer see them:" in labels
+    dialog.reason_edit.setText("ready for the project meeting")
+    dialog.publish_button.click()
     qtbot.waitUntil(lambda: len(review.list_requests(demo_library, source_scope=TP)) == 3, timeout=WAIT)
     pending = review.list_requests(demo_library, source_scope=TP)
     assert {r.document_id for r in pending} == {d.id for d in results}
     assert all(r.status == RequestStatus.PENDING and r.target_scope == PROJECT for r in pending)
+    # The result the rule had asked for keeps its request; the two new ones carry the reason given.
+    assert sorted(r.reason for r in pending) == ["ready for the project meeting"] * 2 + ["tagged #project-relevant"]
     assert all(_scope_of(demo_library, d.id) == TP for d in results)  # requests only: nothing moved yet
     qtbot.waitUntil(lambda: "3 promotion requests for Paper Analysis" in window.statusBar().currentMessage(),
                     timeout=WAIT)
@@ -403,7 +481,7 @@ def test_scope_settings_toggle_sibling_results_and_edit_rules(qtbot, demo_librar
 
 
 def test_scope_settings_of_a_project_from_the_switcher(qtbot, demo_library, make_window):
-    promotion_rules.set_rule(demo_library, GROUP, "share-me", target="project")
+    promotion_rules.set_rule(demo_library, GROUP, "share-me", target="group")  # a group's rule: no project above
     window = make_window(demo_library, TP)
     switcher = window.scope_switcher
     switcher.tree.setCurrentIndex(switcher.model.index_for(PROJECT))
@@ -413,7 +491,11 @@ def test_scope_settings_of_a_project_from_the_switcher(qtbot, demo_library, make
     dialog = _settings_dialog(qtbot, window)
     assert dialog.sibling_box.isHidden()  # think processes only
     assert _rule_rows(dialog) == [["#project-relevant", "Its project", "Review", "built-in"],
-                                  ["#share-me", "Its project", "Review", "ML Research"]]
+                                  ["#share-me", "Its project group", "Review", "ML Research"]]
     assert dialog.select_tag("share-me") and not dialog.reset_button.isEnabled()  # inherited: switch off only
+    # A project's rule can promote to the project or its group, never to "its session" (below it).
+    combo = dialog.target_combo
+    offered = {combo.itemData(r): combo.model().item(r).isEnabled() for r in range(combo.count())}
+    assert offered == {"project": True, "session": False, "group": True}
     dialog.reject()
 

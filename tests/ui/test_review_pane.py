@@ -8,12 +8,15 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt
+from PySide6.QtWidgets import QHeaderView
 
 from vancetope_desktop.agents import task_tree
 from vancetope_desktop.core.documents import DocumentStatus, DocumentType
-from vancetope_desktop.core.promotion import PromotionRequest, RequesterKind, RequestStatus
+from vancetope_desktop.core.promotion import AuditEntry, PromotionRequest, RequesterKind, RequestStatus
 from vancetope_desktop.services import documents, review, scopes
 from vancetope_desktop.ui.diff_view import RowKind
+from vancetope_desktop.ui.document_model import type_icon
+from vancetope_desktop.ui.history_text import request_rows, trail_rows
 from vancetope_desktop.ui.review_dialogs import EditApproveDialog, RejectDialog
 from vancetope_desktop.ui.review_model import (
     Approval,
@@ -74,6 +77,43 @@ def test_actors_are_named_for_people():
     assert actor_label("think-process/tp_12", NAMES) == "Paper Analysis"
     assert actor_label("think-process/tp_99", NAMES) == "tp_99"
     assert actor_label("rule:project-relevant", NAMES) == "rule #project-relevant"
+
+
+def _entry(action: str, request_id: str | None = "req_1", *, actor: str = "user:ada", reason: str = "",
+           minutes: int = 0) -> AuditEntry:
+    return AuditEntry(document_id="doc_1", title="Result 1", action=action, from_scope="think-process/tp_12",
+                      to_scope="project/inbox", actor=actor, reason=reason, request_id=request_id,
+                      at=NOW + timedelta(minutes=minutes))
+
+
+def test_history_lists_the_trail_once_and_requests_only_where_they_add():
+    trail = [_entry("request", actor="rule:project-relevant", reason="tagged #project-relevant"),
+             _entry("promote", reason="tagged #project-relevant", minutes=1), _entry("approve", minutes=1)]
+    rows = trail_rows(trail, NAMES, me="user:ada")
+    assert len(rows) == 2  # the approval's move is folded into it: not "Promoted … · You — <their reason>"
+    assert rows[0].startswith("<b>Approved</b> Paper Analysis → Inbox · You · ")
+    assert rows[1].startswith("<b>Promotion requested</b> Paper Analysis → Inbox · rule #project-relevant — "
+                              "tagged #project-relevant · ")
+    # A hand move (no request) stays; a think process is named.
+    by_hand = trail_rows([_entry("promote", None, actor="think-process/tp_13")], NAMES)
+    assert by_hand[0].startswith("<b>Promoted</b> Paper Analysis → Inbox · Hypothesis Check · ")
+    approved = _request(1, status=RequestStatus.APPROVED, decided_by="user:ada", decided_at=NOW)
+    pending = _request(1, by="user:ada")
+    rejected = _request(1, status=RequestStatus.REJECTED, decided_by="user:bob", decided_at=NOW,
+                        decision_reason="Duplicate")
+    assert request_rows([approved], trail, NAMES, "user:ada") == []
+    assert request_rows([pending], trail, NAMES, "user:ada") == [
+        '<b>Waiting for review</b>: to Inbox, asked by You · <a href="request:req_1">Review…</a>']
+    assert request_rows([rejected], [_entry("reject", actor="user:bob", reason="Duplicate")], NAMES) == []
+    missing = request_rows([rejected], [], NAMES, "user:ada")
+    assert len(missing) == 1 and "<b>Rejected</b> (to Inbox) by bob" in missing[0] and missing[0].endswith(
+        ": Duplicate")
+
+
+def test_a_long_history_counts_the_earlier_entries():
+    trail = [_entry("request", f"req_{n}", minutes=n) for n in range(15)]
+    rows = trail_rows(trail, NAMES, limit=12)
+    assert len(rows) == 13 and rows[-1] == "<i>… 3 earlier</i>"
 
 
 def test_requests_group_by_think_process_else_by_source_scope():
@@ -187,7 +227,7 @@ def test_approve_to_offers_the_scopes_above_every_selected_document(qtbot, pane)
     pane.select_requests(["req_1"])
     pane._fill_approve_to()
     labels = [a.text() for a in pane.approve_to_menu.actions()]
-    assert labels == ["Review 2026 (session)", "Inbox (project)  (requested)", "My Research (group)"]
+    assert labels == ["Review 2026 (session)", "Inbox (project) — requested", "My Research (group)"]
     with qtbot.waitSignal(pane.approve_requested) as signal:
         pane.approve_to_menu.actions()[0].trigger()
     assert signal.args == [Approval(("req_1",), to="session/s1")]
@@ -226,6 +266,78 @@ def test_edit_and_approve_sends_only_what_changed(qtbot):
     assert not several.title_edit.isEnabled()
     several.tags_editor.add_tag("checked")
     assert several.approval() == Approval(("req_1", "req_2"), add_tags=("checked",))
+
+
+def test_enter_in_the_tag_field_adds_the_tag_and_does_not_approve(qtbot):
+    dialog = EditApproveDialog([PENDING[0]], ["extraction"], [("session/s1", "Review 2026 (session)"),
+                                                              ("project/inbox", "Inbox (project)")])
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    field = dialog.tags_editor.line_edit
+    field.setFocus()
+    with qtbot.assertNotEmitted(dialog.accepted):
+        qtbot.keyClicks(field, "checked")
+        qtbot.keyClick(field, Qt.Key.Key_Return)
+        qtbot.keyClick(field, Qt.Key.Key_Enter)  # an empty field: still nothing approves
+    assert dialog.isVisible() and dialog.result() == 0
+    assert dialog.tags_editor.tags() == ["extraction", "checked"]
+    # Enter elsewhere still presses "Approve" (the default button).
+    dialog.title_edit.setFocus()
+    with qtbot.waitSignal(dialog.accepted):
+        qtbot.keyClick(dialog.title_edit, Qt.Key.Key_Return)
+    assert dialog.approval().add_tags == ("checked",)
+
+
+def test_the_target_list_names_the_requested_scope_in_full(qtbot):
+    dialog = EditApproveDialog([PENDING[0]], [], [("session/s1", "Review 2026 (session)"),
+                                                  ("project/inbox", "Inbox (project)")])
+    qtbot.addWidget(dialog)
+    box = dialog.target_box
+    assert [box.itemText(i) for i in range(box.count())] == ["Review 2026 (session)", "Inbox (project) — requested"]
+    assert box.currentText() == "Inbox (project) — requested"
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    assert box.width() >= box.fontMetrics().horizontalAdvance(box.currentText())  # not cut off
+
+
+def test_bulk_reject_says_how_many_and_which(qtbot):
+    titles = [f"Result {n}" for n in range(1, 12)]
+    dialog = RejectDialog(titles)
+    qtbot.addWidget(dialog)
+    text = dialog.summary_label.text()
+    assert dialog.windowTitle() == "Reject 11 requests" and "Reject 11 requests?" in text
+    assert dialog.ok_button.text() == "Reject 11"
+    assert all(f"<li>Result {n}</li>" in text for n in range(1, 9))
+    assert "Result 9<" not in text and "and 3 more" in text
+    one = RejectDialog(["Result <1>"])
+    qtbot.addWidget(one)
+    assert "Reject “Result &lt;1&gt;”?" in one.summary_label.text() and one.ok_button.text() == "Reject"
+
+
+def test_request_rows_show_their_documents_type(qtbot):
+    model = ReviewQueueModel()
+    typed = [_request(1, document_type=DocumentType.NOTE), _request(2, document_type=DocumentType.FACT),
+             _request(3)]  # a purged document: no type, the result icon
+    model.set_requests(typed, NAMES, now=NOW)
+    group = model.index(0, 0)
+
+    def icon_of(row, parent=group):
+        return model.index(row, 0, parent).data(Qt.ItemDataRole.DecorationRole).cacheKey()
+
+    assert icon_of(0) == type_icon("note").cacheKey()
+    assert icon_of(1) == type_icon("fact").cacheKey()
+    assert icon_of(2) == type_icon("result").cacheKey()
+
+
+def test_the_queue_columns_fill_the_list(qtbot, pane):
+    view, header = pane.queue_view, pane.queue_view.header()
+    for width in (1400, 900, 560):
+        pane.resize(width, 700)
+        qtbot.waitUntil(lambda: header.length() == view.viewport().width(), timeout=3000)  # no blank gutter
+        assert header.sectionResizeMode(0) == QHeaderView.ResizeMode.Stretch
+        assert header.sectionSize(0) > 100  # the titles keep room: narrow lists drop Reason, then From → To
+    assert view.isColumnHidden(3) and view.isColumnHidden(2)
 
 
 def test_the_empty_queue_explains_where_requests_come_from(qtbot):
@@ -415,18 +527,34 @@ def test_the_badge_follows_outside_changes_and_errors_show(qtbot, library, queue
     qtbot.waitUntil(lambda: window.review_badge.text() == "Review  3", timeout=10_000)
 
 
-def test_the_details_panel_lists_a_documents_history(qtbot, library, queue, make_window):
+def test_the_details_panel_lists_a_documents_history_once(qtbot, library, queue, make_window):
     reqs, docs = queue["reqs"], queue["docs"]
     review.approve(library, [reqs["attention"].id], reason="solid")
+    review.reject(library, [reqs["counter"].id], reason="Needs more evidence")
     window = make_window(library)
     details = window.details
     window._search_selected(docs["attention"].id)
     qtbot.waitUntil(lambda: details.document_id() == docs["attention"].id
-                    and "Approved" in details.requests_label.text(), timeout=10_000)
-    assert "Promotion requested" in details.audit_label.text() and "Paper Analysis" in details.audit_label.text()
-    assert "solid" in details.audit_label.text() and details.requests_label.isVisibleTo(details)
+                    and "Approved" in details.audit_label.text(), timeout=10_000)
+    trail = details.audit_label.text()
+    # The trail is the truth, once: no second "Approved" from the request, no "Promoted" by the approver
+    # carrying the requester's reason.
+    assert trail.count("Approved") == 1 and "Promoted" not in trail
+    assert not details.requests_label.isVisibleTo(details)
+    assert "<b>Approved</b> Paper Analysis → Inbox · You — solid" in trail
+    assert "<b>Promotion requested</b> Paper Analysis → Inbox · Paper Analysis — Core extraction" in trail
+    assert "think-process/" not in trail and "user:" not in trail
+
+    window._search_selected(docs["counter"].id)
+    qtbot.waitUntil(lambda: details.document_id() == docs["counter"].id
+                    and "Rejected" in details.audit_label.text(), timeout=10_000)
+    trail = details.audit_label.text()
+    assert "· rule #project-relevant — tagged #project-relevant" in trail
+    assert trail.count("Needs more evidence") == 1 and not details.requests_label.isVisibleTo(details)
+
     window._search_selected(docs["flash"].id)
     qtbot.waitUntil(lambda: "Waiting for review" in details.requests_label.text(), timeout=10_000)
+    assert "asked by You" in details.requests_label.text()
     details.requests_label.linkActivated.emit(f"request:{reqs['flash'].id}")
     assert window.review_dock.isVisible()
     assert window.review_pane.selected_request_ids() == [reqs["flash"].id]

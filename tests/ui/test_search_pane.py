@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtCore import QModelIndex, QSize, Qt
 from PySide6.QtWidgets import QStyleOptionViewItem
 
-from vancetope_desktop.core.documents import DocumentInfo, DocumentType
+from vancetope_desktop.core.documents import DocumentInfo, DocumentStatus, DocumentType
 from vancetope_desktop.core.errors import InvalidInput
 from vancetope_desktop.core.scope_info import VisibleScope
 from vancetope_desktop.core.tags import AllOf, AnyOf, TagIs
@@ -313,3 +313,61 @@ def test_cards_show_three_snippet_lines_at_most_and_paint(qtbot, pane, requests)
     assert delegate.sizeHint(option, QModelIndex()).height() > 0
     image = pane.grab()
     assert image.size() == QSize(420, 600) and not image.isNull()
+
+
+# Re-running after library changes ----------------------------------------------------------------
+
+def test_a_refresh_reruns_the_query_quietly_and_keeps_the_selected_hit(qtbot, pane, requests):
+    _show(pane, qtbot, _hit(1, "paper"), _hit(2, "note"), _hit(3, "fact"))
+    status = pane.status_label.text()
+    pane.results_view.setCurrentIndex(pane.model.index(1))
+    assert pane.refresh_results()
+    rerun = requests[-1]
+    assert (rerun.query, rerun.scope, rerun.scopes) == ("kernel", SESSION, None)
+    assert pane.status_label.text() == status  # no "searching…" flash
+    assert pane.model.rowCount() == 3  # the old results stay until the answer comes
+    moved = _hit(2, "note", scope="project/inbox", distance=1)
+    with qtbot.assertNotEmitted(pane.result_selected):  # the same document: no reload of its details
+        pane.show_response(rerun.request_id, _response("kernel", moved, _hit(3, "fact")))
+    assert pane.model.rowCount() == 2
+    selected = pane.results_view.selectionModel().selectedIndexes()
+    assert [i.data(ResultRole.DOCUMENT_ID) for i in selected] == ["doc_2"]
+    assert selected[0].data(ResultRole.SCOPE) == "project/inbox"
+    # The selected hit gone (trashed): nothing is selected, nothing is announced.
+    assert pane.refresh_results()
+    with qtbot.assertNotEmitted(pane.result_selected):
+        pane.show_response(requests[-1].request_id, _response("kernel", _hit(3, "fact")))
+    assert pane.results_view.selectionModel().selectedIndexes() == []
+
+
+def test_a_refresh_without_a_query_or_while_typing_sends_nothing(qtbot, pane, requests):
+    assert not pane.refresh_results()
+    pane.query_edit.setText("kern")  # the debounce runs: its search comes anyway
+    assert not pane.refresh_results()
+    assert requests == []
+
+
+def test_the_window_reruns_the_search_after_a_move_and_the_trash(qtbot, real_search, make_window):
+    library, attention_id, deadline_id = real_search
+    window = make_window(library, SESSION)
+    pane = window.search_pane
+    pane.query_edit.setText("attention memory")
+    pane.search_now()
+
+    def scope_of(doc_id):
+        return next((pane.model.hit(r).document.scope for r in range(pane.model.rowCount())
+                     if pane.model.hit(r).document.id == doc_id), None)
+
+    qtbot.waitUntil(lambda: scope_of(attention_id) == SESSION and scope_of(deadline_id) is not None, timeout=30_000)
+    pane.results_view.setCurrentIndex(pane.model.index(
+        next(r for r in range(pane.model.rowCount()) if pane.model.hit(r).document.id == attention_id)))
+    sent = []
+    pane.search_requested.connect(sent.append)
+    window.workbench.move_to_scope([attention_id], "project/inbox")
+    qtbot.waitUntil(lambda: scope_of(attention_id) == "project/inbox", timeout=30_000)
+    assert len(sent) == 1  # one quiet re-run, not one per refresh
+    selected = pane.results_view.selectionModel().selectedIndexes()
+    assert [i.data(ResultRole.DOCUMENT_ID) for i in selected] == [attention_id]
+    window.workbench.set_status([deadline_id], DocumentStatus.DELETED, "Move to Trash")
+    qtbot.waitUntil(lambda: scope_of(deadline_id) is None, timeout=30_000)
+    assert scope_of(attention_id) == "project/inbox"

@@ -1,8 +1,8 @@
 """Tag chips: colours, the chip widget, the chips editor and the table delegate."""
 
 import pytest
-from PySide6.QtCore import QPoint, Qt
-from PySide6.QtGui import QColor, QImage, QStandardItem, QStandardItemModel
+from PySide6.QtCore import QPoint, QRect, Qt
+from PySide6.QtGui import QColor, QFontMetrics, QImage, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QStyleOptionViewItem, QTableView
 
 from vancetope_desktop.core.errors import InvalidInput
@@ -187,3 +187,18 @@ def test_delegate_paints_chips_and_counts_the_rest(qtbot):
     delegate.set_colors(lambda tag: QColor("#ff0000"))
     view.viewport().update()
     assert delegate.sizeHint(option, model.index(1, 0)).height() >= option.fontMetrics.height()
+
+
+def test_a_cell_too_narrow_for_a_readable_chip_shows_only_the_count(qtbot):
+    view = QTableView()
+    qtbot.addWidget(view)
+    delegate = TagChipsDelegate(view)
+    option = QStyleOptionViewItem()
+    option.initFrom(view)
+    metrics = QFontMetrics(delegate._chip_font(option))
+    tags = ["efficiency", "attention"]
+    option.rect = QRect(0, 0, metrics.horizontalAdvance("#…s") + 30, 24)
+    assert delegate.layout_chips(option, tags) == ([], 2)  # no "#…s" chip
+    option.rect = QRect(0, 0, metrics.horizontalAdvance("#efficiency") + 60, 24)
+    placed, hidden = delegate.layout_chips(option, tags)
+    assert [t for t, _ in placed] == ["efficiency"] and hidden == 1

@@ -36,8 +36,8 @@ from PySide6.QtWidgets import (
 )
 
 from ..core.documents import DocumentInfo, DocumentType, IndexState, SourceType, VersionInfo
-from ..core.promotion import AuditEntry, PromotionRequest, RequestStatus
-from .review_model import STATUS_TEXT, actor_label, local_time, scope_name
+from ..core.promotion import AuditEntry, PromotionRequest
+from .history_text import request_rows, trail_rows
 from .tag_chips import TagChipsEditor
 
 STANDARD_FIELDS = ("authors", "year", "doi", "journal")
@@ -83,10 +83,6 @@ _SOURCE_TEXT = {
     SourceType.THINK_PROCESS_RESULT: "Think process result",
 }
 _INTEGER = re.compile(r"[+-]?\d+")
-_AUDIT_TEXT = {"promote": "Promoted", "demote": "Demoted", "request": "Promotion requested", "approve": "Approved",
-               "reject": "Rejected", "withdraw": "Request withdrawn", "update": "Updated from a newer copy"}
-HISTORY_SHOWN = 12
-"""Audit entries listed (the newest); older ones are counted."""
 
 
 def field_label(key: str) -> str:
@@ -426,45 +422,23 @@ class DetailsPanel(QWidget):
 
     def set_history(self, entries: list[AuditEntry], requests: list[PromotionRequest],
                     scope_names: Mapping[str, str] | None = None, me: str = "") -> None:
-        """Show the shown document's promotion requests and audit trail (others' are ignored).
+        """Show the shown document's audit trail, and its requests where they add to it (others' are ignored).
 
         Args:
-            entries: its audit entries, oldest first (``services.audit.document_history``); the newest
-                :data:`HISTORY_SHOWN` are listed, newest first.
-            requests: its requests, pending first (``services.review.list_requests(status=None, …)``);
-                a pending one links to the review queue.
-            scope_names: ``{path: name}`` to name scopes; me: the current user's actor string ("You").
+            entries: its audit entries, oldest first (``services.audit.document_history``): listed once,
+                newest first (:func:`.history_text.trail_rows`).
+            requests: its requests (``services.review.list_requests(status=None, …)``): only a pending one
+                (linking to the review queue) or a rejection whose reason the trail lacks is listed.
+            scope_names: ``{path: name}`` to name scopes and think processes; me: the current user's
+                actor string ("You").
         """
         doc_id = self.document_id()
         names = scope_names or {}
-        mine = [r for r in requests if r.document_id == doc_id]
-        lines = []
-        for request in mine:
-            target = html.escape(scope_name(request.final_scope or request.target_scope, names))
-            if request.status is RequestStatus.PENDING:
-                asker = html.escape(actor_label(request.requested_by, names, me))
-                lines.append(f"<b>Waiting for review</b>: to {target}, asked by {asker} · "
-                             f'<a href="request:{html.escape(request.id)}">Review…</a>')
-            else:
-                who = html.escape(actor_label(request.decided_by, names, me))
-                why = f": {html.escape(request.decision_reason)}" if request.decision_reason else ""
-                lines.append(f"<b>{STATUS_TEXT[request.status]}</b> (to {target}) by {who}, "
-                             f"{local_time(request.decided_at)}{why}")
+        trail = [e for e in entries if e.document_id == doc_id]
+        lines = request_rows([r for r in requests if r.document_id == doc_id], trail, names, me)
         self.requests_label.setText("<br>".join(lines))
         self.requests_label.setVisible(bool(lines))
-        trail = [e for e in entries if e.document_id == doc_id]
-        rows = []
-        for entry in reversed(trail[-HISTORY_SHOWN:]):
-            route = ""
-            if entry.from_scope and entry.to_scope:
-                route = (f" {html.escape(scope_name(entry.from_scope, names))} → "
-                         f"{html.escape(scope_name(entry.to_scope, names))}")
-            who = html.escape(actor_label(entry.actor, names, me))
-            why = f" — {html.escape(entry.reason)}" if entry.reason else ""
-            rows.append(f"<b>{_AUDIT_TEXT.get(entry.action, entry.action.capitalize())}</b>{route} · {who}{why}"
-                        f" · {local_time(entry.at)}")
-        if len(trail) > HISTORY_SHOWN:
-            rows.append(f"<i>… {len(trail) - HISTORY_SHOWN} earlier</i>")
+        rows = trail_rows(trail, names, me)
         # One short paragraph per entry: wrapped entries stay apart from each other.
         self.audit_label.setText("".join(f'<p style="margin: 0 0 4px 0">{row}</p>' for row in rows))
         self.audit_label.setVisible(bool(rows))

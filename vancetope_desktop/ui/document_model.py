@@ -103,6 +103,12 @@ def type_icon_name(doc: DocumentInfo) -> str:
     return doc.type.value
 
 
+def type_icon(name: str) -> QIcon:
+    """The icon of a document kind as the document list shows it (``note``, ``fact``, ``result``, ``file``,
+    ``pdf``…: :func:`type_icon_name` or a ``DocumentType`` value); an unknown kind gets the file icon."""
+    return themed_icon(name, _TYPE_FALLBACKS.get(name, QStyle.StandardPixmap.SP_FileIcon))
+
+
 def muted_colour() -> QColor:
     """The colour for secondary text (inherited rows, counts): the palette's placeholder text colour."""
     return QGuiApplication.palette().color(QPalette.ColorRole.PlaceholderText)
@@ -343,8 +349,7 @@ class DocumentTableModel(QAbstractTableModel):
 
     def _decoration(self, doc: DocumentInfo, column: Column) -> QIcon | None:
         if column == Column.TITLE:
-            name = type_icon_name(doc)
-            return themed_icon(name, _TYPE_FALLBACKS.get(name, QStyle.StandardPixmap.SP_FileIcon))
+            return type_icon(type_icon_name(doc))
         if column == Column.INDEX and doc.index_state in _INDEX_COLOURS:
             if doc.index_state not in self._dots:
                 self._dots[doc.index_state] = _dot_icon(_INDEX_COLOURS[doc.index_state])

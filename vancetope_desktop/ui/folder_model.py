@@ -60,6 +60,15 @@ SMART_ENTRIES: tuple[tuple[str, str, QStyle.StandardPixmap], ...] = (
 """(key, label, fallback icon) of the smart entries, in display order."""
 
 
+def browsable_scopes(scopes: Sequence[VisibleScope]) -> list[VisibleScope]:
+    """The scopes whose documents and folders may be listed: ``scopes`` without the ``results_only`` ones.
+
+    A sibling think process seen through the sibling-results setting shares only its results (which
+    search and "All documents" include); browsing it would show its notes too.
+    """
+    return [s for s in scopes if not s.results_only]
+
+
 @dataclass(frozen=True)
 class FolderTarget:
     """What a tree node stands for.
@@ -144,7 +153,8 @@ class FolderTreeModel(QAbstractItemModel):
 
         Args:
             scopes: the scopes the acting scope sees; the current scope is shown first, the others
-                nearest first (by ``distance``), marked inherited.
+                nearest first (by ``distance``), marked inherited. Sibling think processes seen only for
+                their results (``results_only``) get no node: their notes and folders stay private.
             folders: folders of those scopes; a folder whose parent is unknown hangs under its scope
                 root, a folder of an unlisted scope is left out. Siblings are sorted by title.
             scope_names: scope path → human name; a missing path shows its key.
@@ -202,7 +212,7 @@ class FolderTreeModel(QAbstractItemModel):
 
     def _build(self, scopes: Sequence[VisibleScope], folders: Sequence[FolderNode], names: Mapping[str, str],
                current: str | None) -> None:
-        ordered = sorted(scopes, key=lambda s: s.distance)
+        ordered = sorted(browsable_scopes(scopes), key=lambda s: s.distance)
         self._current_scope = current if current is not None else (ordered[0].path if ordered else "")
         self._names = dict(names)
         ordered.sort(key=lambda s: s.path != self._current_scope)  # stable: the current scope first

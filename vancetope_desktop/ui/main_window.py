@@ -43,9 +43,9 @@ from .dnd import local_paths_from_mime
 from .document_table import DocumentTableView
 from .folder_model import FolderTarget
 from .folder_tree import FolderTreeView
-from .move_dialog import ScopeMoveFlow
 from .review_model import Approval
 from .review_pane import ReviewPane
+from .scope_move_flow import ScopeMoveFlow
 from .scope_settings_dialog import ScopeSettingsFlow
 from .scope_switcher import ScopeSwitcher
 from .search_pane import SearchPane, SearchRequest
@@ -84,6 +84,7 @@ class MainWindow(QMainWindow):
         self.tasks = TaskManager(self)
         self.error_box: QMessageBox | None = None
         self._first_snapshot = True
+        self._changes: int | None = None  # the library's change counter of the last snapshot shown
         self._scope_key = "last_scope/" + hashlib.sha1(str(library.paths.root).encode()).hexdigest()[:16]
         remembered = self.qsettings.value(self._scope_key)
         self.workbench = Workbench(library, self.tasks, self, scope=remembered if isinstance(remembered, str) else None)
@@ -322,7 +323,10 @@ class MainWindow(QMainWindow):
         self.details.set_tag_completions([t.tag for t in snapshot.tags])
         self.table.set_trash_mode(state.target.kind == "smart" and state.target.key == "trash")
         self.table.set_documents(snapshot.documents, current_scope=state.scope, scope_names=snapshot.scope_names)
-        self.search_pane.set_visible_scopes(snapshot.visible, state.scope, snapshot.scope_names)
+        searched = self.search_pane.set_visible_scopes(snapshot.visible, state.scope, snapshot.scope_names)
+        if self._changes is not None and snapshot.change_counter != self._changes and not searched:
+            self.search_pane.refresh_results()  # moved or trashed documents: no stale badges or hits
+        self._changes = snapshot.change_counter
         self.library_stack.setCurrentIndex(1 if snapshot.library_empty else 0)
         self.truncated_label.setVisible(snapshot.truncated)
         self.truncated_label.setText(f"Showing the newest {len(snapshot.documents)} documents; narrow the list "

@@ -3,19 +3,18 @@
 A document moves only along its branch of the scope tree: up to an ancestor (promote) or down to a
 descendant (demote), as ``services.moves`` enforces. Before every move the user sees what moves, from
 where to where, which scopes will newly see it and which will stop seeing it (``moves.visibility_change``),
-and may give a reason for the audit trail. :class:`ScopeMoveFlow` runs that sequence through the
-window's :class:`~.workbench.Workbench`: preview on the read lane, dialog, move on the write lane. It also
-runs "publish to project" (``review.publish_think_process``) behind a short confirmation.
+and may give a reason for the audit trail. :mod:`.scope_move_flow` runs that sequence (preview on the
+read lane, dialog, move on the write lane); :mod:`.publish_dialog` words its confirmation like this one.
 """
 
 from __future__ import annotations
 
+import html
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -23,22 +22,17 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QMenu,
-    QMessageBox,
     QVBoxLayout,
     QWidget,
 )
 
-from ..core.documents import DocumentStatus, DocumentType
+from ..core.documents import DocumentType
 from ..core.scope_info import ScopeInfo
 from ..core.scopes import ScopeKind
 from ..services import documents, moves, scopes
 from ..services.library import Library
 from ..store.db import read_session
 from .dnd import scope_chain
-from .folder_model import FolderTarget
-
-if TYPE_CHECKING:
-    from .workbench import Workbench
 
 LISTED_TITLES = 5  # titles named in the dialog before "and N more"
 LISTED_SCOPES = 4  # scopes named before a summary by kind
@@ -160,12 +154,14 @@ class MovePreview:
     """What the confirmation shows, loaded on a worker thread by :func:`load_move_preview`.
 
     Attributes:
-        ids: the documents (or folders) asked to move.
+        ids: the documents (or folders) that change scope: those asked to move, less those in ``target``.
         titles: their titles, in the same order.
         folders: how many of them are folders; ``inside``: the items moving along inside those folders.
-        sources: the scopes they are in now; ``target``: where they go.
+        sources: the scopes they are in now (never ``target``); ``target``: where they go.
         direction: ``up`` (promote), ``down`` (demote), ``mixed`` or ``none`` (all there already).
         gains / loses: scopes that will newly see them / will no longer see them (tree order).
+        already: ids of the documents asked to move that are in ``target`` already (they stay).
+        already_titles: their titles, in the same order.
     """
 
     ids: tuple[str, ...]
@@ -177,10 +173,16 @@ class MovePreview:
     direction: str
     gains: tuple[ScopeInfo, ...]
     loses: tuple[ScopeInfo, ...]
+    already: tuple[str, ...] = ()
+    already_titles: tuple[str, ...] = ()
 
 
 def load_move_preview(lib: Library, ids: Sequence[str], target: str) -> MovePreview:
     """Load what moving ``ids`` to scope ``target`` would change (runs on a worker thread).
+
+    Documents already in ``target`` are set apart (:attr:`MovePreview.already`): they neither move nor
+    count as sources, so a selection from a think process and its project, moved to the project, reads
+    as one promotion.
 
     Raises:
         DocumentNotFound. ScopeNotFound. ScopeError: ``target`` is on another branch of the tree.
@@ -188,18 +190,53 @@ def load_move_preview(lib: Library, ids: Sequence[str], target: str) -> MovePrev
     docs = [documents.get_document(lib, i) for i in dict.fromkeys(ids)]
     change = moves.visibility_change(lib, [d.id for d in docs], target)
     by_path = {s.path: s for s in scopes.list_scopes(lib, include_archived=True)}
+    there = change.target_scope
+    moving = [d for d in docs if d.scope != there]
+    staying = [d for d in docs if d.scope == there]
     with read_session(lib.engine) as session:
-        inside = sum(len(documents.with_contents(session, d.id)) - 1 for d in docs if d.type == DocumentType.FOLDER)
-    source_paths = list(dict.fromkeys(d.scope for d in docs))
-    ups = {change.target_scope in scopes.ancestry(lib, s) for s in source_paths if s != change.target_scope}
+        inside = sum(len(documents.with_contents(session, d.id)) - 1 for d in moving
+                     if d.type == DocumentType.FOLDER)
+    source_paths = list(dict.fromkeys(d.scope for d in moving))
+    ups = {there in scopes.ancestry(lib, s) for s in source_paths}
     direction = "none" if not ups else "mixed" if len(ups) == 2 else "up" if ups == {True} else "down"
     return MovePreview(
-        ids=tuple(d.id for d in docs), titles=tuple(d.title for d in docs),
-        folders=sum(1 for d in docs if d.type == DocumentType.FOLDER), inside=inside,
-        sources=tuple(by_path[s] for s in source_paths), target=by_path[change.target_scope], direction=direction,
+        ids=tuple(d.id for d in moving), titles=tuple(d.title for d in moving),
+        folders=sum(1 for d in moving if d.type == DocumentType.FOLDER), inside=inside,
+        sources=tuple(by_path[s] for s in source_paths), target=by_path[there], direction=direction,
         gains=tuple(by_path[s] for s in change.gains if s in by_path),
         loses=tuple(by_path[s] for s in change.loses if s in by_path),
+        already=tuple(d.id for d in staying), already_titles=tuple(d.title for d in staying),
     )
+
+
+def visibility_texts(gains: Sequence[ScopeInfo], loses: Sequence[ScopeInfo], count: int = 1) -> tuple[str, str]:
+    """The "will newly see" and "will no longer see" lines of the move and publish confirmations.
+
+    Args:
+        gains / loses: the scopes that gain / lose sight (tree order).
+        count: how many documents move (``it`` or ``them``).
+
+    Returns:
+        ``(gains text, loses text)``: scope summaries (:func:`summarise_scopes`), or a sentence starting
+        "None:" that says what an empty list means, worded alike for both.
+    """
+    it = "it" if count == 1 else "them"
+    return (summarise_scopes(gains) or f"None: only the scopes that see {it} now will see {it}",
+            summarise_scopes(loses) or f"None: every scope that sees {it} now still will")
+
+
+def visibility_labels(count: int = 1) -> tuple[str, str]:
+    """The form labels of those two lines: ``("Will newly see it:", "Will no longer see it:")``."""
+    it = "it" if count == 1 else "them"
+    return f"Will newly see {it}:", f"Will no longer see {it}:"
+
+
+def already_there_text(preview: MovePreview) -> str:
+    """What the status bar says when nothing needs to move ("“Notes” is already in …", "All 3 documents …")."""
+    titles, name = preview.already_titles, preview.target.name
+    if len(titles) == 1:
+        return f"“{titles[0]}” is already in {name}"
+    return f"All {len(titles)} documents are already in {name}" if titles else f"Already in {name}"
 
 
 _VERBS = {"up": "Promote", "down": "Demote", "mixed": "Move", "none": "Move"}
@@ -217,28 +254,32 @@ class MoveDialog(QDialog):
         verb = _VERBS[preview.direction]
         self.setWindowTitle(f"{verb} to {preview.target.name}")
         self.setMinimumWidth(520)
-        what = _what(preview)
-        self.heading = QLabel(f"<b>{verb} {what} to {scope_label(preview.target)}?</b>")
+        self.heading = QLabel(f"<b>{html.escape(heading_text(preview, verb))}</b>")
         self.heading.setWordWrap(True)
         self.titles_label = QLabel(summarise_titles(preview.titles))
         self.titles_label.setWordWrap(True)
-        self.titles_label.setVisible(len(preview.titles) > 1)  # one title is in the heading already
+        # One title is in the heading already, unless the heading counts (some stay where they are).
+        self.titles_label.setVisible(len(preview.titles) > 1 or (bool(preview.already) and bool(preview.titles)))
         self.titles_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.from_label = QLabel(", ".join(scope_label(s) for s in preview.sources))
         to = scope_label(preview.target) + (f" › {folder_title}" if folder_title else "")
         self.to_label = QLabel(to)
-        self.gains_label = QLabel(summarise_scopes(preview.gains) or "No new scope")
-        self.loses_label = QLabel(summarise_scopes(preview.loses) or "None: every scope that sees it now still will")
+        count = len(preview.ids) + preview.inside
+        gains, loses = visibility_texts(preview.gains, preview.loses, count)
+        self.gains_label = QLabel(gains)
+        self.loses_label = QLabel(loses)
         for label in (self.from_label, self.to_label, self.gains_label, self.loses_label):
             label.setWordWrap(True)
+            label.setTextFormat(Qt.TextFormat.PlainText)  # scope names are the user's text
         self.loses_label.setProperty("role", "warning" if preview.loses else "")
         self.reason_edit = QLineEdit()
         self.reason_edit.setPlaceholderText("Optional: kept in the document's history")
         form = QFormLayout()
         form.addRow("From:", self.from_label)
         form.addRow("To:", self.to_label)
-        form.addRow("Will newly see it:", self.gains_label)
-        form.addRow("Will no longer see it:", self.loses_label)
+        gains_label, loses_label = visibility_labels(count)
+        form.addRow(gains_label, self.gains_label)
+        form.addRow(loses_label, self.loses_label)
         form.addRow("Reason:", self.reason_edit)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
         self.move_button = self.buttons.addButton(verb, QDialogButtonBox.ButtonRole.AcceptRole)
@@ -257,120 +298,30 @@ class MoveDialog(QDialog):
         return self.reason_edit.text().strip()
 
 
-def _what(preview: MovePreview) -> str:
-    """ "“Title”", "3 documents", "the folder “Notes” with 4 items" for the dialog's heading."""
+def heading_text(preview: MovePreview, verb: str | None = None) -> str:
+    """The confirmation's question: "Promote “Title” to Project: X?", "Promote 1 document (1 is already in X) …"."""
+    verb = verb or _VERBS[preview.direction]
+    text = f"{verb} {_what(preview)} to {scope_label(preview.target)}?"
+    if preview.already:
+        n = len(preview.already)
+        text = (f"{verb} {_what(preview, count_one=True)} ({n} {'is' if n == 1 else 'are'} already in "
+                f"{preview.target.name}) to {scope_label(preview.target)}?")
+    return text
+
+
+def _what(preview: MovePreview, *, count_one: bool = False) -> str:
+    """ "“Title”", "3 documents", "the folder “Notes” with 4 items" for the dialog's heading.
+
+    ``count_one``: one document reads "1 document" (beside a count of those staying), not its title.
+    """
     count = len(preview.ids)
-    if count == 1:
+    if count == 1 and not count_one:
         title = f"“{preview.titles[0]}”"
         if preview.folders:
             return f"the folder {title} with {preview.inside} item{'s' if preview.inside != 1 else ''}"
         return title
-    text = f"{count} items" if preview.folders else f"{count} documents"
+    noun = "item" if preview.folders else "document"
+    text = f"{count} {noun}{'s' if count != 1 else ''}"
     if preview.inside:
-        text += f" (and {preview.inside} inside their folders)"
+        text += f" (and {preview.inside} inside {'its folder' if preview.folders == 1 else 'their folders'})"
     return text
-
-
-# --- publishing a think process -----------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class PublishPreview:
-    """What "publish to project" would ask for: the think process, its live results, the project."""
-
-    think_process: ScopeInfo
-    results: int
-    target: ScopeInfo
-
-
-def load_publish_preview(lib: Library, think_process: str) -> PublishPreview:
-    """Count a think process's live results and find its project (runs on a worker thread).
-
-    Raises:
-        ScopeNotFound. ScopeError: it has no project above it.
-    """
-    target = moves.check_move(lib, think_process, "project", "up")
-    results = documents.list_documents(lib, scope=think_process, include_ancestors=False,
-                                       types=(DocumentType.RESULT,),
-                                       statuses=(DocumentStatus.ACTIVE, DocumentStatus.STALE))
-    return PublishPreview(scopes.get_scope(lib, think_process), len(results), scopes.get_scope(lib, target))
-
-
-def publish_question(preview: PublishPreview) -> str:
-    """The confirmation's sentence ("Request promotion of 4 results of Paper Analysis to project …?")."""
-    noun = "result" if preview.results == 1 else "results"
-    return (f"Request promotion of {preview.results} {noun} of {preview.think_process.name} to project "
-            f"{preview.target.name}? They go to the review queue.")
-
-
-# --- the flow -----------------------------------------------------------------------------------------
-
-
-class ScopeMoveFlow(QObject):
-    """Runs moves between scopes and publishing for the main window, through its workbench.
-
-    ``request_move`` loads a :class:`MovePreview`, opens a :class:`MoveDialog` (window-modal, not blocking
-    the event loop) and, when accepted, moves on the write lane. Failures reach the user as the
-    workbench's ``failed`` messages, like every other action. ``dialog`` is the last dialog opened.
-    """
-
-    def __init__(self, workbench: Workbench, window: QWidget) -> None:
-        super().__init__(window)
-        self.workbench = workbench
-        self.window = window
-        self.dialog: QDialog | None = None
-
-    def request_move(self, ids: Sequence[str], target: str, folder_id: str | None = None) -> None:
-        """Ask to move ``ids`` to scope ``target`` (into ``folder_id`` of it, when given)."""
-        wanted, lib = list(ids), self.workbench.lib
-        if not wanted:
-            return
-        self.workbench.prepare("Move", lambda _c: load_move_preview(lib, wanted, target),
-                               lambda preview: self._confirm_move(preview, folder_id))
-
-    def request_drop(self, ids: Sequence[str], target: FolderTarget) -> None:
-        """Documents dropped on a scope root or a folder of another scope than (some of) theirs."""
-        self.request_move(ids, target.scope, target.key if target.kind == "folder" else None)
-
-    def _confirm_move(self, preview: MovePreview, folder_id: str | None) -> None:
-        if preview.direction == "none" and folder_id is None:
-            self.workbench.notice.emit(f"Already in {preview.target.name}")
-            return
-        snapshot = self.workbench.snapshot
-        folder = next((f.title for f in snapshot.folders if f.id == folder_id), None) if snapshot else None
-        dialog = MoveDialog(preview, self.window, folder_title=folder)
-        dialog.accepted.connect(lambda: self.workbench.move_to_scope(
-            preview.ids, preview.target.path, reason=dialog.reason(), folder_id=folder_id,
-            target_name=preview.target.name))
-        self._show(dialog)
-
-    def request_publish(self, think_process: str) -> None:
-        """Ask to request promotion of every result of ``think_process`` to its project."""
-        lib = self.workbench.lib
-        self.workbench.prepare("Publish", lambda _c: load_publish_preview(lib, think_process), self._confirm_publish)
-
-    def _confirm_publish(self, preview: PublishPreview) -> None:
-        if not preview.results:
-            box = QMessageBox(QMessageBox.Icon.Information, "Publish to project",
-                              f"{preview.think_process.name} has no results to publish yet.",
-                              QMessageBox.StandardButton.Ok, self.window)
-            self._show(box)
-            return
-        box = QMessageBox(QMessageBox.Icon.Question, "Publish to project", publish_question(preview),
-                          QMessageBox.StandardButton.Cancel, self.window)
-        publish = box.addButton("Request promotion", QMessageBox.ButtonRole.AcceptRole)
-        box.setDefaultButton(publish)
-        box.finished.connect(lambda _result: box.clickedButton() is publish and self.workbench.publish_think_process(
-            preview.think_process.path, name=preview.think_process.name, target_name=preview.target.name))
-        self._show(box)
-
-    def _show(self, dialog: QDialog) -> None:
-        dialog.setWindowModality(Qt.WindowModality.WindowModal)
-        dialog.finished.connect(lambda _result: self._closed(dialog))
-        self.dialog = dialog
-        dialog.open()
-
-    def _closed(self, dialog: QDialog) -> None:
-        if dialog is self.dialog:
-            self.dialog = None
-        dialog.deleteLater()

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import html
 from collections.abc import Sequence
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -19,20 +21,34 @@ from PySide6.QtWidgets import (
 )
 
 from ..core.promotion import PromotionRequest
-from .review_model import (
-    Approval,
-)
+from .review_model import Approval
 from .tag_chips import TagChipsEditor
 
 QUICK_REASONS = ("Not relevant to the project", "Duplicate of an existing document", "Needs more evidence",
                  "Contains errors")
 
 
-class RejectDialog(QDialog):
-    """Asks why requests are rejected; OK stays disabled until a reason is typed (it is required)."""
+LISTED_REQUESTS = 8
+"""Titles the Reject dialog names before "and N more"."""
 
-    def __init__(self, count: int, parent: QWidget | None = None) -> None:
+
+def listed_titles(titles: Sequence[str], limit: int = LISTED_REQUESTS) -> str:
+    """``titles`` as an HTML list (escaped), the first ``limit`` of them, then "and N more"."""
+    shown = "".join(f"<li>{html.escape(t)}</li>" for t in titles[:limit])
+    more = f"<p>and {len(titles) - limit} more</p>" if len(titles) > limit else ""
+    return f'<ul style="margin: 0 0 0 -16px">{shown}</ul>{more}'
+
+
+class RejectDialog(QDialog):
+    """Asks why requests are rejected, naming them; OK stays disabled until a reason is typed (it is required).
+
+    Args:
+        titles: the titles of the requests to reject (the first :data:`LISTED_REQUESTS` are listed).
+    """
+
+    def __init__(self, titles: Sequence[str], parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        count = len(titles)
         self.setWindowTitle("Reject request" if count == 1 else f"Reject {count} requests")
         self.reason_edit = QPlainTextEdit()
         self.reason_edit.setPlaceholderText("Why? The think process and the history keep this reason.")
@@ -47,17 +63,22 @@ class RejectDialog(QDialog):
         quick.addStretch(1)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         self.ok_button = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
-        self.ok_button.setText("Reject")
+        self.ok_button.setText("Reject" if count == 1 else f"Reject {count}")
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
         self.reason_edit.textChanged.connect(self._validate)
+        what = (f"<b>Reject “{html.escape(titles[0])}”?</b>" if count == 1
+                else f"<b>Reject {count} requests?</b>{listed_titles(titles)}")
+        stay = "The document stays where it is." if count == 1 else "The documents stay where they are."
+        self.summary_label = QLabel(f"{what}<p>{stay}</p>")
+        self.summary_label.setTextFormat(Qt.TextFormat.RichText)
+        self.summary_label.setWordWrap(True)
         layout = QVBoxLayout(self)
-        layout.addWidget(QLabel("The document stays where it is." if count == 1
-                                else "The documents stay where they are."))
+        layout.addWidget(self.summary_label)
         layout.addWidget(self.reason_edit, 1)
         layout.addLayout(quick)
         layout.addWidget(self.buttons)
-        self.resize(560, 260)
+        self.resize(560, 300 if count == 1 else 420)
         self._validate()
 
     def reason(self) -> str:
@@ -71,6 +92,11 @@ class RejectDialog(QDialog):
 
     def _validate(self) -> None:
         self.ok_button.setEnabled(bool(self.reason()))
+
+
+def requested_label(label: str, requested: bool) -> str:
+    """A target's label, marked when it is the one the request asked for ("Inbox (project) — requested")."""
+    return f"{label} — requested" if requested else label
 
 
 class EditApproveDialog(QDialog):
@@ -96,9 +122,11 @@ class EditApproveDialog(QDialog):
         self.tags_editor = TagChipsEditor()
         self.tags_editor.set_tags(self.initial_tags)
         self.target_box = QComboBox()
+        # The whole label shows (names are long; "— requested" must not be cut off).
+        self.target_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         requested = self.requests[0].target_scope
         for path, label in targets:
-            self.target_box.addItem(label + (" (requested)" if path == requested else ""), path)
+            self.target_box.addItem(requested_label(label, path == requested), path)
         self.target_box.setCurrentIndex(max(self.target_box.findData(requested), 0))
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Approve")

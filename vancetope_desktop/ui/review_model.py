@@ -25,13 +25,14 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QColor, QFont, QIcon, QPainter, QPixmap
 
-from ..core.documents import DocumentInfo
+from ..core.documents import DocumentInfo, DocumentType
 from ..core.errors import VancetopeError
 from ..core.promotion import PromotionRequest, RequesterKind, RequestStatus, requester_kind
 from ..services import review
 from ..services.library import Library
 from . import themes
 from .diff_view import DiffRow, align
+from .document_model import type_icon
 from .item_models import column_title
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -162,6 +163,15 @@ def badge_icon(color: str, letter: str) -> QIcon:
     painter.drawText(QRectF(0, 0, 32, 32), Qt.AlignmentFlag.AlignCenter, letter)
     painter.end()
     return QIcon(pixmap)
+
+
+def request_icon(request: PromotionRequest) -> QIcon:
+    """The icon of the request's document, by its type as the document list shows it (note, fact, result…);
+    the result icon while the type is unknown (a purged document, or a request made before types were kept)."""
+    doc_type = getattr(request, "document_type", None)
+    if doc_type is None:
+        return type_icon(DocumentType.RESULT.value)
+    return type_icon(doc_type.value if isinstance(doc_type, DocumentType) else str(doc_type))
 
 
 def requester_icon(kind: RequesterKind) -> QIcon:
@@ -346,7 +356,7 @@ class ReviewQueueModel(QAbstractItemModel):
             return self._tooltip(request, column)
         if role == Qt.ItemDataRole.DecorationRole:
             if column == 0:
-                return themes.icon("result")
+                return request_icon(request)
             if column == 1:
                 return requester_icon(request.requester)
         return None
@@ -439,6 +449,8 @@ class ReviewHistoryModel(QAbstractTableModel):
             if column == 4:
                 return request.final_scope or request.target_scope
             return self._text(request, column)
+        if role == Qt.ItemDataRole.DecorationRole and column == 0:
+            return request_icon(request)
         if role == Qt.ItemDataRole.DecorationRole and column == 1:
             return status_icon(request.status)
         return None

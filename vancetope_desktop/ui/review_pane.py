@@ -15,7 +15,16 @@ from __future__ import annotations
 import html
 from collections.abc import Mapping, Sequence
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, QPoint, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtCore import (
+    QEvent,
+    QItemSelectionModel,
+    QModelIndex,
+    QObject,
+    QPoint,
+    QSortFilterProxyModel,
+    Qt,
+    Signal,
+)
 from PySide6.QtGui import QAction, QKeySequence, QPalette, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -39,7 +48,7 @@ from PySide6.QtWidgets import (
 
 from ..core.promotion import PromotionRequest
 from .review_detail import RequestDetailView, hint, kind_label
-from .review_dialogs import EditApproveDialog, RejectDialog
+from .review_dialogs import EditApproveDialog, RejectDialog, requested_label
 from .review_model import (
     Approval,
     ReviewDetails,
@@ -54,8 +63,12 @@ from .review_model import (
 
 WIDE = 1000
 """From this width (px) the list and the detail sit side by side; below, one above the other."""
+TINY = 420
+"""Below this list width the queue shows titles and ages only (the detail names the requester)."""
 NARROW = 620
-"""Below this width the queue hides its From → To and Reason columns (the detail shows them)."""
+"""Below this list width the queue hides its From → To column too (the detail shows it)."""
+MEDIUM = 900
+"""Below this list width the queue hides its Reason column (the detail shows it), leaving room for titles."""
 
 class ReviewPane(QWidget):
     """Pending requests (grouped) with a detail area and actions, and the history of decided requests.
@@ -133,15 +146,18 @@ class ReviewPane(QWidget):
         view.expanded.connect(lambda index: self._collapsed.discard(index.data(ReviewRole.GROUP_KEY)))
         view.selectionModel().selectionChanged.connect(lambda *_: self._selection_changed())
         header = view.header()
+        # The title column takes whatever width is left, so the rows always fill the list (no blank
+        # gutter, whichever columns a narrow pane hides); the others keep readable widths.
         header.setStretchLastSection(False)
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
-        header.setSectionResizeMode(4, QHeaderView.ResizeMode.ResizeToContents)
         header.setMinimumSectionSize(60)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
-        for column, width in ((0, 280), (2, 250)):
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for column in (1, 4):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        for column, width in ((2, 230), (3, 200)):
             header.resizeSection(column, width)
         self.queue_view = view
+        view.installEventFilter(self)
 
         self.approve_button = QPushButton("Approve")
         self.approve_button.setProperty("role", "primary")
@@ -422,7 +438,7 @@ class ReviewPane(QWidget):
         if not requests or not self.reject_action.isEnabled():
             return
         ids = [r.id for r in requests]
-        dialog = RejectDialog(len(ids), self)
+        dialog = RejectDialog([r.title for r in requests], self)
         dialog.accepted.connect(lambda: self._reject(ids, dialog.reason()))
         self._open_dialog(dialog)
 
@@ -448,7 +464,7 @@ class ReviewPane(QWidget):
         requests = self.selected_requests()
         requested = {r.target_scope for r in requests}
         for path, label in self.targets_for(requests):
-            act = menu.addAction(label + ("  (requested)" if path in requested else ""))
+            act = menu.addAction(requested_label(label, path in requested))
             act.setToolTip(path)
             act.triggered.connect(lambda _c=False, p=path: self.approve_selected(to=p))
         if menu.isEmpty():
@@ -500,11 +516,24 @@ class ReviewPane(QWidget):
     # --- layout ---
 
     def resizeEvent(self, event: QResizeEvent) -> None:
-        """Side by side when wide, stacked when narrow; narrow lists drop the columns the detail repeats."""
+        """Side by side when wide, stacked when narrow (the list's columns follow its own width)."""
         super().resizeEvent(event)
         width = event.size().width()
         wanted = Qt.Orientation.Horizontal if width >= WIDE else Qt.Orientation.Vertical
         if self.splitter.orientation() != wanted:
             self.splitter.setOrientation(wanted)
-        for column in (2, 3):
-            self.queue_view.setColumnHidden(column, width < NARROW)
+            # Side by side the list gets two fifths, enough for titles; stacked, a table of contents.
+            horizontal = wanted == Qt.Orientation.Horizontal
+            self.splitter.setSizes([width * 2 // 5, width * 3 // 5] if horizontal else [170, 480])
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Narrow queues drop the columns the detail repeats, by the list's own width (not the pane's)."""
+        if watched is self.queue_view and event.type() == QEvent.Type.Resize:
+            self._fit_columns()
+        return super().eventFilter(watched, event)
+
+    def _fit_columns(self) -> None:
+        width = self.queue_view.width()
+        self.queue_view.setColumnHidden(1, width < TINY)
+        self.queue_view.setColumnHidden(2, width < NARROW)
+        self.queue_view.setColumnHidden(3, width < MEDIUM)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -177,6 +178,7 @@ class ScopeSettingsDialog(QDialog):
         self.heading.setText(f"<b>{scope_label(scope)}</b>")
         self.path_label.setText(scope.path)
         is_tp = scope.kind == ScopeKind.THINK_PROCESS
+        self._offer_targets_above(scope.kind)
         self.sibling_box.setVisible(is_tp)
         self.sibling_check.blockSignals(True)
         self.sibling_check.setChecked(scope.sibling_results_visible)
@@ -218,6 +220,21 @@ class ScopeSettingsDialog(QDialog):
 
     def _rule(self, tag: str | None) -> PromotionRule | None:
         return next((r for r in self.settings.rules if r.tag == tag), None)
+
+    def _offer_targets_above(self, kind: ScopeKind) -> None:
+        """Offer only the kinds at or above ``kind``: a rule's target must lie above its documents (a project
+        group's rule cannot promote to "its project"); a full scope path stays offered."""
+        order = list(ScopeKind)
+        model = self.target_combo.model()
+        assert isinstance(model, QStandardItemModel)  # a QComboBox's own model
+        enabled = []
+        for row in range(self.target_combo.count()):
+            value = self.target_combo.itemData(row)
+            allowed = value not in dict(TARGET_KINDS) or order.index(ScopeKind(value)) <= order.index(kind)
+            model.item(row).setEnabled(allowed)
+            enabled.append(allowed)
+        if not enabled[self.target_combo.currentIndex()]:
+            self.target_combo.setCurrentIndex(enabled.index(True))
 
     def _rule_picked(self) -> None:
         tag = self.current_tag()

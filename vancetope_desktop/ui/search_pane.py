@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 
-from PySide6.QtCore import QEvent, QItemSelection, QModelIndex, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QItemSelection, QItemSelectionModel, QModelIndex, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -78,6 +78,8 @@ class SearchPane(QWidget):
         self._tags: list[str] = []
         self._scope_buttons: list[QToolButton] = []
         self._shown_scopes: tuple | None = None
+        self._quiet: int | None = None  # the id of a re-run after a library change (no "searching…")
+        self._restoring = False
 
         self.query_edit = QLineEdit()
         self.query_edit.setPlaceholderText("Search by meaning or words…")
@@ -172,18 +174,22 @@ class SearchPane(QWidget):
         self._update_status()
 
     def set_visible_scopes(self, scopes: Sequence[VisibleScope], current: str,
-                           names: Mapping[str, str] | None = None) -> None:
+                           names: Mapping[str, str] | None = None) -> bool:
         """Show one toggle per scope ``current`` sees (all on) and search again if there is a query.
 
         Args:
             scopes: the acting scope then its ancestors (``services.scopes.visible_scopes``).
             current: the acting scope's path, sent as ``SearchRequest.scope``.
             names: optional path → human name (``ScopeInfo.name``); without one a scope shows its key.
+
+        Returns:
+            Whether anything changed (then a query, if any, was sent again); False when the same scopes
+            came again, which keeps the user's toggles and results.
         """
         names = dict(names or {})
         shown = (current, [(s.path, s.distance) for s in scopes], names)
         if shown == self._shown_scopes:
-            return  # every window refresh passes the scopes again: keep the user's toggles and results
+            return False  # every window refresh passes the scopes again: keep the user's toggles and results
         self._shown_scopes = shown
         self._scope = current
         self.model.set_scope_names(names)
@@ -205,7 +211,23 @@ class SearchPane(QWidget):
             self._scope_row.insertWidget(len(self._scope_buttons), button)
             self._scope_buttons.append(button)
         self._filters_changed()
+        return True
 
+    def refresh_results(self) -> bool:
+        """Run the shown query again, with the same filters, because the library changed (a move, the trash).
+
+        The results are replaced in place when the answer comes: the status line does not flash
+        "searching…", the selected hit stays selected when it is still found (without announcing it
+        again) and the list keeps its scroll position. Nothing is sent without a query, or while a
+        typed query waits for its debounce (that search comes anyway).
+
+        Returns:
+            Whether a request was sent.
+        """
+        if not self.query_edit.text().strip() or self._debounce.isActive():
+            return False
+        # A search still running answers for the old library: the new one replaces it, shown as usual.
+        return self.search_now(quiet=self._pending is None) is not None
     def add_tag_filter(self, tag: str) -> None:
         """Restrict results to documents tagged ``tag`` (normalised; a repeat is ignored).
 
@@ -240,8 +262,12 @@ class SearchPane(QWidget):
         """The tag filters in the order they were added."""
         return list(self._tags)
 
-    def search_now(self) -> SearchRequest | None:
-        """Emit a request for the current query and filters at once; None (nothing sent) for a blank query."""
+    def search_now(self, *, quiet: bool = False) -> SearchRequest | None:
+        """Emit a request for the current query and filters at once; None (nothing sent) for a blank query.
+
+        ``quiet``: a re-run (:meth:`refresh_results`): the status keeps its text and the answer keeps the
+        selection.
+        """
         self._debounce.stop()
         query = self.query_edit.text().strip()
         if not query:
@@ -256,6 +282,7 @@ class SearchPane(QWidget):
             scopes=None if all_on else tuple(checked), limit=self.limit, scope=self._scope,
         )
         self._pending = request.request_id
+        self._quiet = request.request_id if quiet else None
         self._started = time.perf_counter()
         self._error = None
         self._update_status()
@@ -268,7 +295,11 @@ class SearchPane(QWidget):
             return
         elapsed_ms = (time.perf_counter() - self._started) * 1000
         self._pending = None
-        self.model.set_response(response)
+        if self._quiet == request_id:
+            self._replace_results(response)
+        else:
+            self.model.set_response(response)
+        self._quiet = None
         count = len(response.hits)
         self._done_text = f"{count} result{'' if count == 1 else 's'} ({elapsed_ms:.0f} ms)" if count else "no results"
         self.status_label.setToolTip("\n".join(response.warnings))
@@ -280,20 +311,38 @@ class SearchPane(QWidget):
         """Show ``message`` in the status line if it concerns the latest request (results are cleared)."""
         if request_id != self._next_id or self._pending != request_id:
             return
-        self._pending = None
+        self._pending = self._quiet = None
         self._error = message
         self.model.clear()
         self._update_status()
 
     # Internals --------------------------------------------------------------------------------
 
+    def _replace_results(self, response: SearchResponse) -> None:
+        """Show a re-run's answer in place: the same hit selected (if still found), the same scroll position."""
+        view = self.results_view
+        selected = view.selectionModel().selectedIndexes()
+        keep = selected[0].data(ResultRole.DOCUMENT_ID) if selected else None
+        scroll = view.verticalScrollBar().value()
+        self.model.set_response(response)
+        row = next((r for r in range(self.model.rowCount()) if self.model.hit(r).document.id == keep), None)
+        if row is not None:
+            self._restoring = True  # the same document: the details need not load again
+            try:
+                view.selectionModel().setCurrentIndex(
+                    self.model.index(row), QItemSelectionModel.SelectionFlag.ClearAndSelect)
+            finally:
+                self._restoring = False
+        view.doItemsLayout()  # the scroll range follows the new rows before the position is restored
+        view.verticalScrollBar().setValue(scroll)
+
     def _update_status(self) -> None:
         error = self._error is not None
         if error:
             text = f"Search failed: {self._error}"
-        elif not self._model_ready and (self._pending is not None or not self._done_text):
+        elif not self._model_ready and (self._pending not in (None, self._quiet) or not self._done_text):
             text = "loading model…"
-        elif self._pending is not None:
+        elif self._pending is not None and self._pending != self._quiet:
             text = "searching…"
         else:
             text = self._done_text
@@ -349,7 +398,7 @@ class SearchPane(QWidget):
 
     def _selection_changed(self, selected: QItemSelection, _deselected: QItemSelection) -> None:
         indexes = selected.indexes()
-        if indexes:
+        if indexes and not self._restoring:
             self.result_selected.emit(indexes[0].data(ResultRole.DOCUMENT_ID))
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:

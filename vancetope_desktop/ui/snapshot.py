@@ -6,7 +6,7 @@ thread. The latest request wins: an older snapshot arriving late is dropped by t
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..core.documents import DocumentInfo
 from ..core.errors import ScopeNotFound
@@ -17,7 +17,7 @@ from ..services import audit, demo, documents, folders, review, scopes, tags
 from ..services.folders import FolderNode
 from ..services.library import Library
 from ..services.tags import TagCount
-from .folder_model import FolderTarget
+from .folder_model import FolderTarget, browsable_scopes
 
 ALL_DOCUMENTS = FolderTarget("smart", "all", "")
 MAX_LISTED = 5000  # rows in the document table; beyond this the user narrows with folders, tags or search
@@ -72,6 +72,8 @@ class Snapshot:
     library_empty: bool
     scope_names: dict[str, str] = field(default_factory=dict)
     review: ReviewQueue = field(default_factory=ReviewQueue)
+    change_counter: int = 0
+    """The library's change counter when loaded: a new value means documents, folders or scopes changed."""
 
 
 def tag_filter_for(selected: tuple[str, ...], mode: str) -> TagFilter | None:
@@ -87,8 +89,10 @@ def load_snapshot(lib: Library, state: ViewState) -> Snapshot:
     Raises:
         ScopeNotFound: the scope went away (another process archived or renamed it).
     """
+    changes = lib.change_counter()  # read first: a change made while loading shows as new next time
     all_scopes = scopes.list_scopes(lib)
     visible = scopes.visible_scopes(lib, state.scope)
+    state = browsable_state(state, visible)
     return Snapshot(
         state=state, scopes=all_scopes, visible=visible,
         folders=folders.folder_tree(lib, scope=state.scope),
@@ -97,8 +101,21 @@ def load_snapshot(lib: Library, state: ViewState) -> Snapshot:
         documents=(docs := _documents(lib, state)), truncated=len(docs) >= MAX_LISTED,
         library_empty=demo.is_library_empty(lib),
         scope_names={s.path: s.name for s in all_scopes},
-        review=load_review_queue(lib),
+        review=load_review_queue(lib), change_counter=changes,
     )
+
+
+def browsable_state(state: ViewState, visible: list[VisibleScope]) -> ViewState:
+    """``state``, or "All documents" when its target is a scope (or a folder of one) it may not browse.
+
+    A sibling think process seen for its results only, or a scope no longer seen (a stale target),
+    must not list its notes and folders.
+    """
+    target = state.target
+    owner = target.key if target.kind == "scope" else target.scope
+    if target.kind == "smart" or owner in {v.path for v in browsable_scopes(visible)}:
+        return state
+    return replace(state, target=ALL_DOCUMENTS)
 
 
 def load_review_queue(lib: Library) -> ReviewQueue:

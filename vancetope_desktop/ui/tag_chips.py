@@ -148,7 +148,8 @@ def close_rect(rect: QRectF) -> QRectF:
 
 
 def paint_chip(painter: QPainter, rect: QRectF, tag: str, color: QColor, *, removable: bool = False,
-               close_hovered: bool = False, focused: bool = False, outline: QColor | None = None) -> None:
+               close_hovered: bool = False, focused: bool = False, outline: QColor | None = None,
+               elide: Qt.TextElideMode = Qt.TextElideMode.ElideMiddle) -> None:
     """Draw one chip: a rounded ``color`` pill with ``#tag`` in a contrasting colour, elided to fit.
 
     Args:
@@ -158,6 +159,7 @@ def paint_chip(painter: QPainter, rect: QRectF, tag: str, color: QColor, *, remo
         removable: draw a × at the right end; close_hovered: highlight it.
         focused: draw a focus ring (keyboard focus on a chip widget).
         outline: a 1 px border colour, e.g. to part a chip from a selected row's highlight.
+        elide: where a tag too long for ``rect`` is cut (the middle keeps both ends of long paths).
     """
     painter.save()
     painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
@@ -186,7 +188,7 @@ def paint_chip(painter: QPainter, rect: QRectF, tag: str, color: QColor, *, remo
         painter.drawLine(glyph.topLeft(), glyph.bottomRight())
         painter.drawLine(glyph.topRight(), glyph.bottomLeft())
     painter.setPen(ink)
-    text = painter.fontMetrics().elidedText(chip_label(tag), Qt.TextElideMode.ElideMiddle, int(text_rect.width()))
+    text = painter.fontMetrics().elidedText(chip_label(tag), elide, int(text_rect.width()))
     painter.drawText(text_rect, Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, text)
     painter.restore()
 
@@ -328,13 +330,31 @@ def parse_typed_tag(text: str) -> str:
     return normalize_tag(stripped.lower())
 
 
+class TagLineEdit(QLineEdit):
+    """The "Add tag…" field: Enter adds the tag and nothing else.
+
+    QLineEdit passes Enter on to its parents, so inside a dialog it would also press the default
+    button ("Approve") with the tag half edited; this field keeps the key.
+    """
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        completer = self.completer()
+        # With its popup open the completer owns Enter (it picks the highlighted row, and stops the key
+        # there); accepting it here would tell the completer the field used it.
+        popup_open = completer is not None and completer.popup().isVisible()
+        super().keyPressEvent(event)
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and not popup_open:
+            event.accept()
+
+
 class TagChipsEditor(QWidget):
     """A document's tags as wrapping chips, plus an "Add tag…" field with completion.
 
-    Enter in the field adds the typed tag (see :func:`parse_typed_tag`; errors show inline under
-    the field); × on a chip removes it; clicking a chip emits ``tag_clicked``. Additions and
-    removals show at once and are announced by ``tag_added`` / ``tag_removed``; the owner saves
-    them and then confirms with :meth:`set_tags` (which always wins).
+    Enter in the field adds the typed tag and only that (see :func:`parse_typed_tag`; errors show
+    inline under the field; a dialog's default button is not pressed); × on a chip removes it;
+    clicking a chip emits ``tag_clicked``. Additions and removals show at once and are announced by
+    ``tag_added`` / ``tag_removed``; the owner saves them and then confirms with :meth:`set_tags`
+    (which always wins).
     """
 
     tag_added = Signal(str)
@@ -357,7 +377,7 @@ class TagChipsEditor(QWidget):
         self._empty_label = QLabel("No tags")
         self._empty_label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
 
-        self.line_edit = QLineEdit()
+        self.line_edit = TagLineEdit()
         self.line_edit.setPlaceholderText("Add tag…")
         self.line_edit.setClearButtonEnabled(True)
         self._completion_model = QStringListModel(self)
@@ -516,6 +536,10 @@ class TagChipsEditor(QWidget):
 # --- chips in a table cell ----------------------------------------------------------------------
 
 
+SQUEEZED_AT_LEAST = "#abc…"
+"""The narrowest text a squeezed chip in a table cell may show (shorter, and the cell shows just ``+N``)."""
+
+
 class TagChipsDelegate(QStyledItemDelegate):
     """Paints a cell's ``list[str]`` of tags as small chips, ending with ``+N`` when they do not fit.
 
@@ -550,7 +574,8 @@ class TagChipsDelegate(QStyledItemDelegate):
     def layout_chips(self, option: QStyleOptionViewItem, tags: list[str]) -> tuple[list[tuple[str, QRectF]], int]:
         """Where each shown chip goes in ``option.rect`` and how many tags are left for ``+N``.
 
-        The first chip is squeezed (elided) rather than dropped, so a narrow cell still shows one tag.
+        The first chip is squeezed (elided) rather than dropped, so a narrow cell still shows one tag, as
+        long as a few of its letters fit: a chip reading "#…s" says nothing, so then only ``+N`` shows.
         """
         metrics = QFontMetrics(self._chip_font(option))
         rect = QRectF(option.rect).adjusted(self._MARGIN, 0, -self._MARGIN, 0)
@@ -564,7 +589,7 @@ class TagChipsDelegate(QStyledItemDelegate):
             width = chip_size(metrics, tag).width()
             room = rect.right() - x - reserve
             if width > room:
-                if i == 0 and room > 2 * _H_PAD + metrics.horizontalAdvance("#…"):
+                if i == 0 and room > 2 * _H_PAD + metrics.horizontalAdvance(SQUEEZED_AT_LEAST):
                     placed.append((tag, QRectF(x, top, room, height)))
                     return placed, rest
                 return placed, len(tags) - i
@@ -590,7 +615,9 @@ class TagChipsDelegate(QStyledItemDelegate):
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
         outline = option.palette.color(QPalette.ColorRole.HighlightedText) if selected else None
         for tag, rect in placed:
-            paint_chip(painter, rect, tag, _color_of(tag, self._colors), outline=outline)
+            # A squeezed cell chip keeps the tag's start: "#auto:n…" reads, "#a…_1" does not.
+            paint_chip(painter, rect, tag, _color_of(tag, self._colors), outline=outline,
+                       elide=Qt.TextElideMode.ElideRight)
         if hidden:
             role = QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
             painter.setPen(option.palette.color(role))

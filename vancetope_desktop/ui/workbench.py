@@ -421,7 +421,8 @@ class Workbench(QObject):
         step: if it fails, they stay at the target's top level). Their vectors follow without re-embedding
         when the indexer runs the queued move jobs.
         """
-        ids, lib, name = list(doc_ids), self.lib, target_name or target
+        known = self.snapshot.scope_names if self.snapshot is not None else {}
+        ids, lib, name = list(doc_ids), self.lib, target_name or known.get(target) or target
 
         def work(_context: TaskContext) -> int:
             moved = moves.move_documents(lib, ids, target, reason=reason)
@@ -438,8 +439,10 @@ class Workbench(QObject):
 
         return self.run(f"Move to {name}", work, on_result=done)
 
-    def publish_think_process(self, path: str, *, name: str | None = None, target_name: str | None = None) -> Task:
-        """Request promotion of every result of think process ``path`` to its project (the review queue)."""
+    def publish_think_process(self, path: str, *, name: str | None = None, target_name: str | None = None,
+                              reason: str = "") -> Task:
+        """Request promotion of every result of think process ``path`` to its project (the review queue),
+        with ``reason`` on every request (blank: the service's default reason)."""
         lib = self.lib
 
         def done(requests: list) -> None:
@@ -447,8 +450,8 @@ class Workbench(QObject):
             self.notice.emit(f"{len(requests)} promotion request{'s' if len(requests) != 1 else ''} for "
                              f"{name or path}{where} wait in the review queue")
 
-        return self.run("Publish to project", lambda _c: review.publish_think_process(lib, path), on_result=done,
-                        index=False)
+        return self.run("Publish to project", lambda _c: review.publish_think_process(lib, path, reason=reason),
+                        on_result=done, index=False)
 
     def set_sibling_results_visible(self, path: str, visible: bool,
                                     on_done: Callable[[Any], None] | None = None) -> Task:
