@@ -167,3 +167,14 @@ def test_new_scope_dialog_derives_the_id_from_the_name(qtbot):
     qtbot.keyClicks(dialog.key_edit, "s_7")
     qtbot.keyClicks(dialog.name_edit, "!")
     assert dialog.values()[1] == "s_7"  # an id the user typed is kept
+
+
+def test_an_inherited_document_is_not_trashed_from_below(qtbot, library, make_window):
+    scopes.create_scope(library, "session", "s1", parent="project/inbox", name="Session one")
+    inherited = documents.add_text(library, "Project fact")
+    own = documents.add_text(library, "Session fact", scope="session/s1")
+    window = make_window(library, "session/s1")
+    window.trash_documents([inherited.id, own.id])
+    qtbot.waitUntil(lambda: documents.get_document(library, own.id).status is DocumentStatus.DELETED, timeout=10_000)
+    assert documents.get_document(library, inherited.id).status is DocumentStatus.ACTIVE
+    assert "read-only here" in window.statusBar().currentMessage()

@@ -11,7 +11,7 @@ import hashlib
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt, QTimer
+from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
@@ -24,7 +24,6 @@ from PySide6.QtWidgets import (
     QStackedWidget,
     QTabWidget,
     QToolBar,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -43,8 +42,7 @@ from .dnd import local_paths_from_mime
 from .document_table import DocumentTableView
 from .folder_model import FolderTarget
 from .folder_tree import FolderTreeView
-from .review_model import Approval
-from .review_pane import ReviewPane
+from .review_dock import ReviewDock
 from .scope_move_flow import ScopeMoveFlow
 from .scope_settings_dialog import ScopeSettingsFlow
 from .scope_switcher import ScopeSwitcher
@@ -98,7 +96,9 @@ class MainWindow(QMainWindow):
         self._build_status_bar()
         self._wire()
         self._build_scope_moves()
-        self._build_review()
+        self.review = ReviewDock(self)
+        self.review_pane, self.review_dock = self.review.pane, self.review.dock
+        self.review_badge, self.review_action = self.review.badge, self.review.action
         self._restore_layout()
         self.workbench.refresh()
         if start_background:
@@ -136,7 +136,8 @@ class MainWindow(QMainWindow):
         self.tabs.tabBar().setTabButton(LIBRARY_TAB, self.tabs.tabBar().ButtonPosition.RightSide, None)
         self.setCentralWidget(self.tabs)
 
-    def _dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
+    def add_dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
+        """A dock holding ``widget`` in ``area``; ``name`` keys its place in the saved layout."""
         dock = QDockWidget(title, self)
         dock.setObjectName(name)
         dock.setWidget(widget)
@@ -145,11 +146,11 @@ class MainWindow(QMainWindow):
 
     def _build_docks(self) -> None:
         left, right = Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea
-        self.folders_dock = self._dock("Folders", "folders", self.folder_tree, left)
-        self.tags_dock = self._dock("Tags", "tags", self.tag_pane, left)
-        self.search_dock = self._dock("Search", "search", self.search_pane, right)
-        self.details_dock = self._dock("Details", "details", self.details, right)
-        self.tasks_dock = self._dock("Tasks", "tasks", self.tasks_panel, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.folders_dock = self.add_dock("Folders", "folders", self.folder_tree, left)
+        self.tags_dock = self.add_dock("Tags", "tags", self.tag_pane, left)
+        self.search_dock = self.add_dock("Search", "search", self.search_pane, right)
+        self.details_dock = self.add_dock("Details", "details", self.details, right)
+        self.tasks_dock = self.add_dock("Tasks", "tasks", self.tasks_panel, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.splitDockWidget(self.folders_dock, self.tags_dock, Qt.Orientation.Vertical)
         self.splitDockWidget(self.search_dock, self.details_dock, Qt.Orientation.Vertical)
         self.resizeDocks([self.folders_dock, self.search_dock], [260, 380], Qt.Orientation.Horizontal)
@@ -171,8 +172,9 @@ class MainWindow(QMainWindow):
         self.addToolBar(bar)
         self.toolbar = bar
 
-    def _action(self, text: str, slot, shortcut: QKeySequence | str | None = None, *,
-                context: Qt.ShortcutContext = Qt.ShortcutContext.WindowShortcut) -> QAction:
+    def make_action(self, text: str, slot, shortcut: QKeySequence | str | None = None, *,
+                    context: Qt.ShortcutContext = Qt.ShortcutContext.WindowShortcut) -> QAction:
+        """A window action running ``slot`` on ``shortcut`` (in ``context``), added to the window."""
         action = QAction(text, self)
         if shortcut is not None:
             action.setShortcut(QKeySequence(shortcut))
@@ -183,20 +185,21 @@ class MainWindow(QMainWindow):
 
     def _build_menus(self) -> None:
         key = QKeySequence.StandardKey
-        self.new_note_action = self._action("New note…", self.new_note, key.New)
-        self.import_action = self._action("Import files…", self.import_files, key.Open)
-        self.import_folder_action = self._action("Import folder…", self.import_folder, "Ctrl+Shift+O")
-        self.demo_action = self._action("Load the demo library", self.load_demo)
-        self.settings_action = self._action("Settings…", self.open_settings, "Ctrl+,")
-        self.quit_action = self._action("Quit", self.close, key.Quit)
-        self.find_action = self._action("Find…", self.focus_search, key.Find)
+        self.new_note_action = self.make_action("New note…", self.new_note, key.New)
+        self.import_action = self.make_action("Import files…", self.import_files, key.Open)
+        self.import_folder_action = self.make_action("Import folder…", self.import_folder, "Ctrl+Shift+O")
+        self.demo_action = self.make_action("Load the demo library", self.load_demo)
+        self.settings_action = self.make_action("Settings…", self.open_settings, "Ctrl+,")
+        self.quit_action = self.make_action("Quit", self.close, key.Quit)
+        self.find_action = self.make_action("Find…", self.focus_search, key.Find)
         local = Qt.ShortcutContext.WidgetWithChildrenShortcut
-        self.rename_action = self._action("Rename", self.rename_selected, "F2", context=local)
-        self.trash_action = self._action("Move to Trash", self.trash_selected, key.Delete, context=local)
+        self.rename_action = self.make_action("Rename", self.rename_selected, "F2", context=local)
+        self.trash_action = self.make_action("Move to Trash", self.trash_selected, key.Delete, context=local)
         for widget in (self.table, self.folder_tree):
             widget.addAction(self.rename_action)
             widget.addAction(self.trash_action)
-        self.about_action = self._action("About Vancetope Desktop", lambda: show_about(self, self.library.paths.root))
+        self.about_action = self.make_action("About Vancetope Desktop",
+                                             lambda: show_about(self, self.library.paths.root))
 
         menus = self.menuBar()
         file_menu = menus.addMenu("&File")
@@ -276,7 +279,7 @@ class MainWindow(QMainWindow):
         table.selection_changed.connect(self._selection_changed)
         table.open_requested.connect(lambda doc_id: self.open_document(doc_id))
         table.rename_requested.connect(lambda doc_id: self.rename_document(doc_id))
-        table.trash_requested.connect(lambda ids: wb.set_status(ids, DocumentStatus.DELETED, "Move to Trash"))
+        table.trash_requested.connect(self.trash_documents)
         table.restore_requested.connect(lambda ids: wb.set_status(ids, DocumentStatus.ACTIVE, "Restore"))
         table.purge_requested.connect(self.purge)
         table.document_model.files_dropped.connect(lambda paths: wb.import_paths(paths))
@@ -546,7 +549,25 @@ class MainWindow(QMainWindow):
         if ids and self.table.trash_mode():
             self.purge(ids)
         elif ids:
-            self.workbench.set_status(ids, DocumentStatus.DELETED, "Move to Trash")
+            self.trash_documents(ids)
+
+    def trash_documents(self, ids: list[str]) -> None:
+        """Move documents of the window's scope to the trash; inherited ones are read-only here and stay.
+
+        A document of an ancestor scope is shared with every scope below it: trashing it from one of
+        them would take it from all, so it is refused with where to do it instead.
+        """
+        inherited = [d for i in ids if (d := self._document(i)) is not None and d.scope != self.current_scope]
+        own = [i for i in ids if i not in {d.id for d in inherited}]
+        if inherited:
+            names = self.workbench.snapshot.scope_names if self.workbench.snapshot else {}
+            first = inherited[0]
+            where = names.get(first.scope, first.scope)
+            more = f" (and {len(inherited) - 1} more inherited)" if len(inherited) > 1 else ""
+            self.statusBar().showMessage(f"“{first.title}” belongs to {where}{more}: it is read-only here; "
+                                         f"switch to {where} to move it to the trash", 10_000)
+        if own:
+            self.workbench.set_status(own, DocumentStatus.DELETED, "Move to Trash")
 
     def retry_document(self, doc_id: str) -> None:
         """Import a failed document again; an encrypted PDF first asks for its password."""
@@ -645,89 +666,12 @@ class MainWindow(QMainWindow):
         else:  # several problems at once (a drop of many links): one box lists them all
             self.error_box.setText(self.error_box.text() + "\n" + text)
 
-    # --- the review queue (issue 4) ----------------------------------------------------------------------
-    def _build_review(self) -> None:
-        """The Review dock (tabbed with Search), its View menu entries, the toolbar badge, and its wiring."""
-        self.review_pane = ReviewPane()
-        self.review_dock = self._dock("Review", "review", self.review_pane, Qt.DockWidgetArea.RightDockWidgetArea)
-        self.tabifyDockWidget(self.search_dock, self.review_dock)
-        self.search_dock.raise_()
-        self.review_action = self._action("Review Queue", self.show_review, "Ctrl+Shift+R")
-        view_menu = next((a.menu() for a in self.menuBar().actions() if a.text() == "&View"), None)
-        if view_menu is not None:  # after the dock toggles, before the Theme submenu
-            separator = next((a for a in view_menu.actions() if a.isSeparator()), None)
-            view_menu.insertAction(separator, self.review_dock.toggleViewAction())
-            view_menu.insertAction(separator, self.review_action)
-        self.review_badge = QToolButton()
-        self.review_badge.setProperty("role", "review-badge")
-        self.review_badge.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
-        self.review_badge.clicked.connect(lambda _checked=False: self.show_review())
-        self.toolbar.addWidget(self.review_badge)
-        self._show_review_count(0)
-
-        pane, wb = self.review_pane, self.workbench
-        wb.snapshot_ready.connect(self._apply_review)
-        pane.details_requested.connect(lambda request: wb.load_review_details(request, pane.show_details))
-        pane.approve_requested.connect(self._approve_requests)
-        pane.reject_requested.connect(wb.reject_requests)
-        pane.document_open_requested.connect(lambda doc_id: self.open_document(doc_id))
-        self.details.document_shown.connect(self._load_document_history)
-        self.details.request_link_activated.connect(lambda request_id: self.show_review([request_id]))
-
-    def _apply_review(self, snapshot: Snapshot) -> None:
-        queue = snapshot.review
-        self.review_pane.set_data(queue.pending, queue.decided, snapshot.scope_names, queue.ancestry, queue.me)
-        self.review_pane.set_tag_colors(snapshot.tag_colors)
-        self._show_review_count(queue.pending_count)
-
-    def _show_review_count(self, count: int) -> None:
-        """The badge: the dock's title and the toolbar button say how many requests wait."""
-        self.review_dock.setWindowTitle(f"Review ({count})" if count else "Review")
-        self.review_badge.setText(f"Review  {count}" if count else "Review")
-        self.review_badge.setToolTip(f"{count} promotion request{'s' if count != 1 else ''} wait for review "
-                                     "(Ctrl+Shift+R)" if count else "Nothing waits for review (Ctrl+Shift+R)")
-        if self.review_badge.property("pending") != bool(count):
-            self.review_badge.setProperty("pending", bool(count))
-            self.review_badge.style().unpolish(self.review_badge)  # a dynamic property needs a re-polish
-            self.review_badge.style().polish(self.review_badge)
-
+    # --- the review queue ---------------------------------------------------------------------------
     def show_review(self, request_ids: list[str] | None = None) -> None:
-        """Show the Review pane (wide enough for its diff), selecting ``request_ids`` when given."""
-        dock = self.review_dock
-        dock.show()
-        dock.raise_()
-        # Once the raised tab is laid out (a dock hidden behind a tab ignores resizes).
-        QTimer.singleShot(50, self._size_review_dock)
-        if request_ids:
-            self.review_pane.select_requests(request_ids)
-        self.review_pane.queue_view.setFocus()
+        """Show the Review pane, selecting ``request_ids`` when given (see :class:`ReviewDock`)."""
+        self.review.show(request_ids)
 
-    def _size_review_dock(self) -> None:
-        dock = self.review_dock
-        if dock.isFloating() or not dock.isVisible():
-            return
-        height = self.centralWidget().height()
-        if self.details_dock.isVisible() and dock.height() < height * 3 // 4:
-            # Reviewing needs room for the list, the document and its diff: Details keeps a strip.
-            self.resizeDocks([dock, self.details_dock], [height * 4 // 5, height // 5], Qt.Orientation.Vertical)
-        if dock.width() < 600:
-            # Wide enough for the diff, while the document list keeps room for its titles.
-            self.resizeDocks([dock], [min(760, self.width() * 2 // 5)], Qt.Orientation.Horizontal)
-
-    def _approve_requests(self, approval: Approval) -> None:
-        self.workbench.approve_requests(approval.request_ids, to=approval.to, title=approval.title,
-                                        add_tags=approval.add_tags, remove_tags=approval.remove_tags)
-
-    def _load_document_history(self, doc_id: str) -> None:
-        """Load the Details panel's History section (audit trail and requests) off the UI thread."""
-        def loaded(result: tuple[list, list]) -> None:
-            snapshot = self.workbench.snapshot
-            if self.details.document_id() == doc_id and snapshot is not None:
-                self.details.set_history(*result, snapshot.scope_names, snapshot.review.me)
-
-        self.workbench.load_document_history(doc_id, loaded)
-
-    # --- moving between scopes, publishing, scope settings (issue 4) -------------------------------------
+    # --- moving between scopes, publishing, scope settings -----------------------------------------------
     def _build_scope_moves(self) -> None:
         """The Document menu, the Scope menu's publish / settings entries, and the wiring of scope moves."""
         self.scope_moves = ScopeMoveFlow(self.workbench, self)
