@@ -282,15 +282,19 @@ def with_contents(session, document_id: str) -> list[str]:
 
 
 def update_document(lib: Library, document_id: str, *, title: str | None = None, content: str | None = None,
-                    metadata: dict[str, Any] | None = None, reason: str = "edited") -> DocumentInfo:
-    """Change a document's title, text content or metadata, keeping the previous state as a version.
+                    metadata: dict[str, Any] | None = None, add_tags: Iterable[str] = (),
+                    remove_tags: Iterable[str] = (), reason: str = "edited") -> DocumentInfo:
+    """Change a document's title, text content, metadata or tags, keeping the previous state as one version.
 
     A content change re-chunks the document and queues it for re-embedding; a title change updates
-    the lexical index. Files keep their stored original: their content cannot be edited here.
+    the lexical index. Tags change as in :func:`tag_document`. Files keep their stored original: their
+    content cannot be edited here.
 
     Raises:
-        DocumentNotFound. InvalidInput: blank title/content, or editing the content of a file or folder.
+        DocumentNotFound. InvalidInput: blank title/content, malformed tags, or editing the content of a
+        file or folder.
     """
+    to_add, to_remove = normalize_tags(add_tags), normalize_tags(remove_tags)
     if title is not None and not title.strip():
         raise InvalidInput("a title cannot be empty")
     if content is not None and not content.strip():
@@ -308,9 +312,14 @@ def update_document(lib: Library, document_id: str, *, title: str | None = None,
         row = records.document_row(session, document_id)
         changed_content = content is not None and hash_text(content) != row.content_hash
         changed_title = title is not None and title.strip() != row.title
-        if not (changed_content or changed_title or metadata):
+        tags_before = records.tags_of(session, document_id)
+        tags_after = edited_tags(tags_before, to_add, to_remove)
+        changed_tags = sorted(tags_after) != tags_before
+        if not (changed_content or changed_title or metadata or changed_tags):
             return records.info(lib, session, document_id)
         records.snapshot_version(session, row, reason)
+        if changed_tags:
+            records.set_tags(session, document_id, tags_after)
         if title is not None:
             row.meta = {**row.meta, "title_from_content": False}
         elif changed_content and row.meta.get("title_from_content"):
@@ -329,12 +338,18 @@ def update_document(lib: Library, document_id: str, *, title: str | None = None,
             row.index_state = IndexState.PENDING.value
             row.index_error = None
             records.enqueue(session, row.id, "embed")
-        elif changed_title:
+        elif changed_title or changed_tags:
             records.enqueue(session, row.id, "refresh")
         session.add(row)
         records.bump_change_counter(session)
         session.flush()
         return records.info(lib, session, document_id)
+
+
+def edited_tags(before: Sequence[str], add: Sequence[str], remove: Sequence[str]) -> list[str]:
+    """``before`` without ``remove`` (and the tags below them: ``topic`` drops ``topic/x``), then ``add``."""
+    after = [t for t in before if not any(t == r or t.startswith(r + "/") for r in remove)]
+    return after + [t for t in add if t not in after]
 
 
 def tag_document(lib: Library, document_id: str, *, add: Iterable[str] = (), remove: Iterable[str] = (),
@@ -350,8 +365,7 @@ def tag_document(lib: Library, document_id: str, *, add: Iterable[str] = (), rem
     with write_session(lib.engine) as session:
         row = records.document_row(session, document_id)
         before = records.tags_of(session, document_id)
-        after = [t for t in before if not any(t == r or t.startswith(r + "/") for r in to_remove)]
-        after += [t for t in to_add if t not in after]
+        after = edited_tags(before, to_add, to_remove)
         if sorted(after) == before:
             return records.info(lib, session, document_id)
         added = [t for t in after if t not in before]

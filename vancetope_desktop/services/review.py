@@ -171,7 +171,7 @@ def approve(lib: Library, request_ids: Sequence[str], *, to: str | None = None, 
     """Approve requests: each document moves to its target (or ``to``), all of them or none.
 
     Before anything changes, every request must be pending and every target must be above its
-    document. ``title`` and the tag edits are applied first (each as a version of the document), then
+    document. ``title`` and the tag edits are applied first (as one version of the document), then
     the documents move in one transaction. A request whose think process node already has a result in
     the target scope updates that document instead (a new version with the new content, tags merged,
     stale mark cleared) and puts the requested copy in the trash.
@@ -194,11 +194,10 @@ def approve(lib: Library, request_ids: Sequence[str], *, to: str | None = None, 
     who = actor or audit.current_user()
     plan = _plan(lib, request_ids, to)
     for request_id, (document_id, _target) in plan.items():
-        if title is not None and title.strip():
-            documents.update_document(lib, document_id, title=title, reason=f"edited in review ({request_id})")
-        if add_tags or remove_tags:
-            documents.tag_document(lib, document_id, add=add_tags, remove=remove_tags,
-                                   reason=f"tags edited in review ({request_id})")
+        if (title is not None and title.strip()) or add_tags or remove_tags:
+            documents.update_document(lib, document_id, title=title if title and title.strip() else None,
+                                      add_tags=add_tags, remove_tags=remove_tags,
+                                      reason=f"edited in review ({request_id})")
     merged = {rid: _merge_into_existing(lib, rid, doc_id, target) for rid, (doc_id, target) in plan.items()}
     with write_session(lib.engine) as session:
         decided = []
