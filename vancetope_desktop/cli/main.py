@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable
-from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -13,14 +11,14 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from ..core.documents import DocumentStatus, DocumentType
-from ..core.errors import DocumentNotFound, InvalidInput, ScopeNotVisible
-from ..core.scopes import ScopeKind
+from ..core.errors import InvalidInput
 from ..core.tags import combine, split_tag_list
-from ..services import audit, folders, imports, indexing, moves, promotion_rules, review, scopes, sharing
 from ..services import documents as doc_service
+from ..services import folders, imports, indexing, scopes, sharing
 from ..services import search as search_service
 from ..services.library import Library
 from . import render
+from .apps import app, index_app, memory, scope_app
 from .context import (
     JsonOption,
     LibraryOption,
@@ -31,23 +29,8 @@ from .context import (
     open_library,
     out,
     print_json,
-    required_reason,
     set_global_library,
 )
-from .review_commands import review_app
-
-app = typer.Typer(help="Vancetope: scoped research memory from the terminal.", no_args_is_help=True,
-                  pretty_exceptions_enable=False, add_completion=False)
-memory = typer.Typer(help="Add, upload, search, browse, tag, move and publish documents.", no_args_is_help=True)
-scope_app = typer.Typer(help="Create, list and choose scopes; their promotion rules and sibling setting.",
-                        no_args_is_help=True)
-index_app = typer.Typer(help="The search index: status, run, rebuild.", no_args_is_help=True)
-rule_app = typer.Typer(help="Auto-promote rules: tags that ask for a document's promotion.", no_args_is_help=True)
-app.add_typer(memory, name="memory")
-app.add_typer(scope_app, name="scope")
-app.add_typer(index_app, name="index")
-app.add_typer(review_app, name="review")
-scope_app.add_typer(rule_app, name="rule")
 
 
 @app.callback()
@@ -61,13 +44,6 @@ def global_options(
 ) -> None:
     """Vancetope: scoped research memory from the terminal (options before the command apply to it)."""
     set_global_library(ctx, library)
-
-
-class Switch(StrEnum):
-    """An on/off argument."""
-
-    ON = "on"
-    OFF = "off"
 
 
 TagsOption = Annotated[str | None, typer.Option("--tags", "-t", help="Comma-separated tags; all must match.")]
@@ -176,30 +152,6 @@ def _visible(lib: Library, doc_id: str, scope: str | None) -> None:
     doc_service.get_document(lib, doc_id, acting_scope=scopes.resolve_scope(lib, scope))
 
 
-def _manageable(lib: Library, doc_id: str, scope: str | None) -> None:
-    """Let the person at the terminal move, request or trace a document anywhere in the acting scope's reach.
-
-    The acting scope (``--scope``, else the current one) manages its own documents, its ancestors' (what it
-    sees) and everything below it (its subtree): after ``scope use project/x`` the results of that project's
-    think processes can be promoted without switching scope. Only another branch is refused (exit 4).
-    Reading (``memory read``…) keeps the stricter visibility rule of :func:`_visible`.
-
-    Raises:
-        DocumentNotFound. ScopeNotVisible: the document lies on another branch.
-    """
-    path = doc_service.get_document(lib, doc_id).scope
-    _within_reach(lib, path, scope, f"{doc_id} (in {path})")
-
-
-def _within_reach(lib: Library, path: str, scope: str | None, what: str) -> None:
-    """Refuse ``what`` (in scope ``path``) unless ``path`` is the acting scope, an ancestor or below it."""
-    acting = scopes.resolve_scope(lib, scope)
-    if path in scopes.ancestry(lib, acting) or acting in scopes.ancestry(lib, path):
-        return
-    raise ScopeNotVisible(f"{what} is on another branch than the acting scope {acting}: act from its branch "
-                          f"with `--scope {path}` (or `vancetope scope use {path}` first)")
-
-
 def _filter(tags: str | None, any_tags: str | None, not_tags: str | None, where: str | None):
     return combine(split_tag_list(tags), split_tag_list(any_tags), split_tag_list(not_tags), where)
 
@@ -288,91 +240,6 @@ def memory_tag(
         doc = doc_service.tag_document(lib, doc_id, add=split_tag_list(add), remove=split_tag_list(remove))
         indexing.try_drain(lib)
         emit(as_json, doc, lambda: out.print(f"{doc.id}: {render.tag_text(doc.tags) or '(no tags)'}"))
-
-
-def _move_scope(doc_ids: list[str], to: str, reason: str, scope: str | None, library: Path | None, as_json: bool,
-                direction: moves.Direction) -> None:
-    """Move documents all or none, first telling who gains and who loses sight of them (issue 4)."""
-    with open_library(library) as lib:
-        for doc_id in doc_ids:
-            _manageable(lib, doc_id, scope)
-        change = moves.visibility_change(lib, doc_ids, to)  # before the move: afterwards the sources are gone
-        moved = moves.move_documents(lib, doc_ids, to, direction, reason=reason)
-        indexing.try_drain(lib)
-        emit(as_json, {**change.model_dump(mode="json"), "moved": moved},
-             lambda: render.moved(moved, change, "promoted" if direction == "up" else "demoted"))
-
-
-ReasonOption = Annotated[str, typer.Option("--reason", help="Why, kept in the document's audit trail.")]
-
-
-@memory.command("promote")
-def memory_promote(
-    doc_ids: Annotated[list[str], typer.Argument(help="Documents (or folders, with their contents) to move.")],
-    to: Annotated[str, typer.Option("--to", help="An ancestor: a kind (project) or a path.")],
-    reason: ReasonOption = "", scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False,
-) -> None:
-    """Move documents up the tree, all or none: `memory promote DOC… --to project --reason "…"`."""
-    _move_scope(doc_ids, to, reason, scope, library, as_json, "up")
-
-
-@memory.command("demote")
-def memory_demote(
-    doc_ids: Annotated[list[str], typer.Argument(help="Documents (or folders, with their contents) to move.")],
-    to: Annotated[str, typer.Option("--to", help="A descendant scope path, e.g. think-process/tp_12.")],
-    reason: ReasonOption = "", scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False,
-) -> None:
-    """Move documents down the tree, all or none: `memory demote DOC… --to think-process/tp_12`."""
-    _move_scope(doc_ids, to, reason, scope, library, as_json, "down")
-
-
-@memory.command("request")
-def memory_request(
-    doc_id: Annotated[str, typer.Argument(help="Document id (doc_…).")],
-    to: Annotated[str, typer.Option("--to", help="An ancestor: a kind (project) or a path.")] = "project",
-    reason: Annotated[str | None, typer.Option("--reason", help="Why, shown in the review (required).")] = None,
-    scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False,
-) -> None:
-    """Ask for a promotion to be reviewed later: `memory request DOC --to project --reason "…"`."""
-    why = required_reason(reason, f"memory request {doc_id}")
-    with open_library(library) as lib:
-        _manageable(lib, doc_id, scope)
-        request = review.request_promotion(lib, doc_id, to, reason=why)
-        emit(as_json, request, lambda: render.requested([request]))
-
-
-@memory.command("publish")
-def memory_publish(
-    think_process: Annotated[str, typer.Argument(help="The think process, e.g. think-process/tp_12.")],
-    to: Annotated[str, typer.Option("--to", help="Where its results should go: a kind or a path above it.")
-                  ] = "project",
-    reason: Annotated[str, typer.Option("--reason", help="Why, shown in the review.")] = "",
-    scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False,
-) -> None:
-    """Ask for all results of a think process to be promoted: `memory publish think-process/tp_12`."""
-    with open_library(library) as lib:
-        path = scopes.resolve_scope(lib, think_process)
-        _within_reach(lib, path, scope, path)
-        made = review.publish_think_process(lib, think_process, to=to, reason=reason)
-        emit(as_json, made, lambda: render.requested(made))
-
-
-@memory.command("history")
-def memory_history(
-    doc_id: Annotated[str, typer.Argument(help="Document id (doc_…).")],
-    scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False,
-) -> None:
-    """A document's audit trail (moves, requests, decisions: who, when, why) and its promotion requests."""
-    with open_library(library) as lib:
-        entries = audit.document_history(lib, doc_id)
-        try:
-            _manageable(lib, doc_id, scope)
-        except DocumentNotFound:
-            if not entries:  # the trail outlives a purge; an id without one is simply unknown
-                raise
-        asked = review.list_requests(lib, status=None, document_id=doc_id)
-        emit(as_json, {"document_id": doc_id, "entries": entries, "requests": asked},
-             lambda: render.history(entries, asked))
 
 
 @memory.command("share")
@@ -527,82 +394,6 @@ def scope_use(path: Annotated[str, typer.Argument(help="Scope path, e.g. project
         emit(as_json, chosen, lambda: out.print(f"current scope: {chosen.path} ({chosen.name})"))
 
 
-@scope_app.command("siblings")
-def scope_siblings(
-    path: Annotated[str, typer.Argument(help="A think process, e.g. think-process/tp_12.")],
-    state: Annotated[Switch | None, typer.Argument(
-        help="on: it also sees the results of its session's other think processes (in search and by id); "
-             "off (the default): it does not. Leave it out to show the current setting.", show_default=False,
-    )] = None,
-    library: LibraryOption = None, as_json: JsonOption = False,
-) -> None:
-    """Let a think process see its sibling think processes' results, or not: `scope siblings TP [on|off]`."""
-    with open_library(library) as lib:
-        if state is None:
-            info = scopes.get_scope(lib, path)
-            if info.kind is not ScopeKind.THINK_PROCESS:
-                raise InvalidInput(f"{info.path} is not a think process: only think processes can see their "
-                                   "siblings' results")
-        else:
-            info = scopes.set_sibling_results_visible(lib, path, state is Switch.ON)
-        emit(as_json, info, lambda: out.print(
-            f"{info.path} {'sees' if info.sibling_results_visible else 'does not see'} the results of its "
-            "sibling think processes", markup=False))
-
-
-@scope_app.command("rules")
-def scope_rules(
-    path: Annotated[str | None, typer.Argument(help="Scope path (default: the current scope).")] = None,
-    library: LibraryOption = None, as_json: JsonOption = False,
-) -> None:
-    """The auto-promote rules for documents in a scope: which tags ask for promotion, where, and how."""
-    with open_library(library) as lib:
-        where = scopes.resolve_scope(lib, path)
-        rules = promotion_rules.effective_rules(lib, where)
-        emit(as_json, rules, lambda: render.rules(where, rules))
-
-
-@rule_app.command("set")
-def scope_rule_set(
-    tag: Annotated[str, typer.Argument(help="The tag, e.g. project-relevant.")],
-    to: Annotated[str, typer.Option("--to", help="Where tagged documents should go: a kind (project: each "
-                                    "document's own project) or a path.")] = "project",
-    auto_approve: Annotated[bool, typer.Option("--auto-approve/--review", help="Move at once, or wait for "
-                                               "review (the default).")] = False,
-    scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False,
-) -> None:
-    """Make a tag ask for promotion in a scope and below: `scope rule set verified --to project`."""
-    with open_library(library) as lib:
-        rule = promotion_rules.set_rule(lib, scopes.resolve_scope(lib, scope), tag, target=to,
-                                        auto_approve=auto_approve)
-        emit(as_json, rule, lambda: out.print(f"{rule.defined_in}: #{rule.tag} → {rule.target} "
-                                              f"({'approved at once' if rule.auto_approve else 'reviewed'})",
-                                              markup=False))
-
-
-@rule_app.command("off")
-def scope_rule_off(tag: Annotated[str, typer.Argument(help="The tag.")], scope: ScopeOption = None,
-                   library: LibraryOption = None, as_json: JsonOption = False) -> None:
-    """Switch a rule off in a scope and below (a built-in or inherited one too)."""
-    _change_rule(tag, scope, library, as_json, promotion_rules.remove_rule)
-
-
-@rule_app.command("reset")
-def scope_rule_reset(tag: Annotated[str, typer.Argument(help="The tag.")], scope: ScopeOption = None,
-                     library: LibraryOption = None, as_json: JsonOption = False) -> None:
-    """Drop a scope's own setting for a tag: the inherited or built-in rule applies again."""
-    _change_rule(tag, scope, library, as_json, promotion_rules.reset_rule)
-
-
-def _change_rule(tag: str, scope: str | None, library: Path | None, as_json: bool,
-                 change: Callable[[Library, str, str], None]) -> None:
-    with open_library(library) as lib:
-        where = scopes.resolve_scope(lib, scope)
-        change(lib, where, tag)
-        rules = promotion_rules.effective_rules(lib, where)
-        emit(as_json, rules, lambda: render.rules(where, rules))
-
-
 # -- index ------------------------------------------------------------------------------------------
 @index_app.command("status")
 def index_status(library: LibraryOption = None, as_json: JsonOption = False) -> None:
@@ -648,6 +439,10 @@ def mcp_serve(
 
     with open_library(library) as lib:
         serve(lib, scope)
+
+
+# Registered after the commands above, so that `memory --help` lists the everyday ones first.
+from . import promotion_commands  # noqa: E402, F401
 
 
 def run() -> None:
