@@ -253,7 +253,8 @@ def test_update_of_an_earlier_result_shows_a_diff(cli, library, results):
 def test_rules(cli, library, results):
     n1, _ = results
     rules = as_json(cli("scope", "rules", TP12, "--json"))
-    assert rules == [{"tag": "project-relevant", "target": "project", "auto_approve": False, "defined_in": None}]
+    assert rules == {"scope": TP12, "switched_off": {}, "rules": [
+        {"tag": "project-relevant", "target": "project", "auto_approve": False, "defined_in": None}]}
     assert "built in" in cli("scope", "rules", TP12).stdout
 
     rule = as_json(cli("scope", "rule", "set", "#Verified", "--scope", "session/s1", "--auto-approve", "--json"))
@@ -264,7 +265,11 @@ def test_rules(cli, library, results):
 
     off = as_json(cli("scope", "rule", "off", "project-relevant", "--scope", "project/inbox", "--json"))
     assert [r["tag"] for r in off] == []
-    assert [r["tag"] for r in as_json(cli("scope", "rules", TP12, "--json"))] == ["verified"]
+    listed = as_json(cli("scope", "rules", TP12, "--json"))
+    assert [r["tag"] for r in listed["rules"]] == ["verified"]
+    assert listed["switched_off"] == {"project-relevant": "project/inbox"}
+    assert "#project-relevant is switched off (in project/inbox" in cli("scope", "rules", TP12).stdout
+    assert "nothing to switch off" in cli("scope", "rule", "off", "never-set", "--scope", TP12, code=2).stderr
     back = as_json(cli("scope", "rule", "reset", "project-relevant", "--scope", "project/inbox", "--json"))
     assert [r["tag"] for r in back] == ["project-relevant"]
     assert cli("scope", "rule", "set", "a,b", code=2)

@@ -223,21 +223,38 @@ def test_killed_in_the_middle_of_a_move_each_document_is_in_one_scope_with_all_i
         assert seen == {d.id for d in docs}  # tp_12 sees them either way (own scope or its project)
 
 
-def test_a_moved_folder_merges_with_its_namesake_and_empty_landing_folders_go(tree):
+def test_a_moved_folder_merges_with_its_namesake(tree):
+    session_drafts = folders.create_folder(tree, "Drafts", scope=S)
+    kept = documents.add_text(tree, "Session draft", scope=S, folder_id=session_drafts.id)
+    drafts = folders.create_folder(tree, "Drafts", scope=TP12)
+    inner = folders.create_folder(tree, "Attention", scope=TP12, parent_id=drafts.id)
+    moved = documents.add_text(tree, "Think process draft", scope=TP12, folder_id=inner.id)
+    reported = moves.move_to_scope(tree, drafts.id, "session")
+    assert {d.id for d in reported} == {inner.id, moved.id}  # the merged folder itself is gone
+    tops = [n for n in folders.folder_tree(tree, scope=S, include_ancestors=False) if n.parent_id is None]
+    assert [(n.id, n.title) for n in tops] == [(session_drafts.id, "Drafts")]
+    assert documents.get_document(tree, inner.id).folder_id == session_drafts.id
+    assert documents.get_document(tree, kept.id).folder_id == session_drafts.id
+    assert documents.get_document(tree, moved.id).folder_id == inner.id
+
+
+def test_a_promoted_results_folder_files_its_results_and_empty_landing_folders_go(tree):
     from vancetope_desktop.agents.task_tree import memory_store_result
 
     first = memory_store_result(tree, "n1", "extract", "One", "First result.", think_process_id="tp_12")
     moves.move_to_scope(tree, first.id, "session")  # Results/Think-Process: Paper Analysis/ in the session
+    landing = documents.get_document(tree, first.id).folder_id
     second = memory_store_result(tree, "n2", "extract", "Two", "Second result.", think_process_id="tp_12")
     tp_results = documents.get_document(tree, second.folder_id)
-    moves.move_to_scope(tree, tp_results.id, "session")  # tp_12's Results folder meets the session's
-    tops = [n for n in folders.folder_tree(tree, scope=S, include_ancestors=False) if n.parent_id is None]
-    assert [n.title for n in tops] == ["Results"]
-    assert documents.get_document(tree, second.id).folder_id == tops[0].id
+    moves.move_to_scope(tree, tp_results.id, "session")  # tp_12's Results folder: its results are filed
+    assert documents.get_document(tree, second.id).folder_id == landing
+    titles = sorted(n.title for n in folders.folder_tree(tree, scope=S, include_ancestors=False))
+    assert titles == ["Results", "Think-Process: Paper Analysis"]
+    assert [n.title for n in folders.folder_tree(tree, scope=TP12, include_ancestors=False)] == []
 
-    moves.move_to_scope(tree, first.id, TP12)  # its landing folder in the session is now empty: it goes
-    left = [n.title for n in folders.folder_tree(tree, scope=S, include_ancestors=False)]
-    assert left == ["Results"]  # the merged Results still holds the second result
+    moves.move_to_scope(tree, first.id, TP12)
+    moves.move_to_scope(tree, second.id, TP12)  # the landing folder is empty now: it goes, and Results too
+    assert folders.folder_tree(tree, scope=S, include_ancestors=False) == []
 
 
 def test_a_result_an_agent_stored_lands_in_its_think_process_folder(tree):

@@ -161,13 +161,32 @@ def test_rules_per_scope_inherited_switched_off_and_auto_approved(tree):
     assert [r.document_id for r in review.list_requests(tree)] == [quiet.id]
 
 
-def test_moving_by_hand_withdraws_a_pending_request(tree):
+def test_moving_by_hand_keeps_a_request_still_above_and_withdraws_one_reached(tree):
     doc = _result(tree, "n1", "Text.")
     request = review.request_promotion(tree, doc.id, reason="x")
     moves.move_to_scope(tree, doc.id, "session")
-    assert review.get_request(tree, request.id).status is RequestStatus.WITHDRAWN
+    still = review.get_request(tree, request.id)
+    assert (still.status, still.source_scope, still.target_scope) == (RequestStatus.PENDING, S, P)
+    moves.move_to_scope(tree, doc.id, "project")
+    withdrawn = review.get_request(tree, request.id)
+    assert (withdrawn.status, withdrawn.final_scope) == (RequestStatus.WITHDRAWN, P)
     with pytest.raises(InvalidInput, match="withdrawn"):
         review.approve(tree, [request.id])
+
+
+def test_approving_an_update_to_a_scope_above_the_earlier_copy_keeps_one_copy(tree):
+    first = _result(tree, "n1", "Version one.")
+    review.approve(tree, [review.request_promotion(tree, first.id, "session", reason="x").id])
+    rerun = _result(tree, "n1", "Version two.")
+    request = review.request_promotion(tree, rerun.id, "session", reason="re-ran")
+    assert request.updates == first.id
+    [decided] = review.approve(tree, [request.id], to="project")
+    assert decided.final_scope == P
+    updated = documents.get_document(tree, first.id)
+    assert (updated.scope, updated.content) == (P, "Version two.")
+    assert documents.get_document(tree, rerun.id).status is DocumentStatus.DELETED
+    copies = [d for d in documents.list_documents(tree, scope=TP12) if d.source.node_id == "n1"]
+    assert [d.id for d in copies] == [first.id]
 
 
 def test_requests_are_refused_where_they_make_no_sense(tree):

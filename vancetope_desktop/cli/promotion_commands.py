@@ -168,7 +168,8 @@ def scope_rules(
     with open_library(library) as lib:
         where = scopes.resolve_scope(lib, path)
         rules = promotion_rules.effective_rules(lib, where)
-        emit(as_json, rules, lambda: render.rules(where, rules))
+        off = promotion_rules.switched_off_rules(lib, where)
+        emit(as_json, {"scope": where, "rules": rules, "switched_off": off}, lambda: render.rules(where, rules, off))
 
 
 @rule_app.command("set")

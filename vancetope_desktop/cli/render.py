@@ -310,8 +310,11 @@ def rejected(decided: list[PromotionRequest]) -> None:
         out.print(f"rejected {r.id}: {escape(r.title)} ({r.document_id}) stays in {escape(r.source_scope)}")
 
 
-def rules(scope: str, items: list[PromotionRule]) -> None:
-    """The auto-promote rules in force for documents in ``scope``."""
+def rules(scope: str, items: list[PromotionRule], switched_off: dict[str, str] | None = None) -> None:
+    """The auto-promote rules in force for documents in ``scope``, then those switched off (tag → where)."""
+    for tag, where in (switched_off or {}).items():
+        out.print(f"#{escape(tag)} is switched off (in {escape(where)}; `scope rule reset {escape(tag)} "
+                  f"--scope {escape(where)}` turns it back on)")
     if not items:
         out.print(f"No auto-promote rules apply in {escape(scope)}.")
         return

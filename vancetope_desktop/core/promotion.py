@@ -44,7 +44,7 @@ def requester_kind(actor: str) -> RequesterKind:
 class PromotionRequest(BaseModel):
     """A request to move ``document_id`` from ``source_scope`` up to ``target_scope``.
 
-    ``updates`` is the id of a document in the target scope this one would update (the same think
+    ``updates`` is the id of a document above this one that it would update (the same think
     process node's result, promoted earlier); approving then writes a new version of that document
     instead of moving this one.
     """
@@ -62,7 +62,7 @@ class PromotionRequest(BaseModel):
     reason: str = ""
     status: RequestStatus = RequestStatus.PENDING
     think_process: str | None = Field(default=None, description="The think process the document comes from.")
-    updates: str | None = Field(default=None, description="A document in the target scope this would update.")
+    updates: str | None = Field(default=None, description="An earlier promoted result above, which this updates.")
     decided_by: str | None = None
     decided_at: datetime | None = None
     decision_reason: str | None = None
@@ -124,7 +124,7 @@ class DerivedFrom(BaseModel):
 
 class RequestDetail(BaseModel):
     """Everything a reviewer looks at for one request: the request, its document (None once purged),
-    the document in the target scope it would update with a unified diff (old → new), the inputs it
+    the document above it that it would update with a unified diff (old → new), the inputs it
     was derived from, and the document's audit trail."""
 
     model_config = ConfigDict(frozen=True)

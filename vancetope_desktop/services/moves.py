@@ -105,7 +105,9 @@ def move_in_session(session: Session, document_id: str, target_path: str, *, act
     """Move one document (with a folder's contents) to ``target_path`` inside the caller's transaction.
 
     The target must have been checked (:func:`check_move`). Pending promotion requests of the moved
-    documents are withdrawn, except ``request_id`` (the request this move carries out).
+    documents whose target is still above them stay pending; the others are withdrawn, except
+    ``request_id`` (the request this move carries out). A think process's ``Results`` folder promoted
+    files each result in its landing folder (:func:`_landing_folder`); a folder meeting a namesake merges.
 
     Returns:
         The ids moved, the document first; empty when it is in ``target_path`` already.
@@ -132,7 +134,8 @@ def move_in_session(session: Session, document_id: str, target_path: str, *, act
             records.enqueue(session, doc_id, "move", **{"from": previous})
         audit.record(session, row, action, actor=actor, from_scope=previous, to_scope=target_path, reason=reason,
                      request_id=request_id)
-        records.withdraw_requests(session, row, actor, keep=request_id, why=f"{action}d by hand to {target_path}")
+        records.withdraw_requests(session, row, actor, keep=request_id, moved_to=target_path,
+                                  why=f"{action}d by hand to {target_path}")
         session.add(row)
     session.flush()
     # Its folder stays behind in the source scope; a result goes to its think process's folder.
@@ -140,9 +143,26 @@ def move_in_session(session: Session, document_id: str, target_path: str, *, act
     session.add(top)
     session.flush()
     if top.type == DocumentType.FOLDER.value:
-        _merge_with_namesake(session, top)
+        if upward and top.title == RESULTS_FOLDER:
+            _file_results(session, top, target_path)
+        if session.get(tables.DocumentRow, top.id) is not None:
+            _merge_with_namesake(session, top)
     _drop_empty_landing_folders(session, left_folder)
     return ids
+
+
+def _file_results(session: Session, folder: tables.DocumentRow, target_path: str) -> None:
+    """A think process's ``Results`` folder promoted: each result in it goes to its think process's
+    landing folder of the target, like a result promoted alone; the folder goes once it is empty."""
+    for child in session.exec(select(tables.DocumentRow).where(tables.DocumentRow.folder_id == folder.id)).all():
+        landing = _landing_folder(session, child, target_path)
+        if landing is not None:
+            child.folder_id = landing
+            session.add(child)
+    session.flush()
+    if not _has_children(session, folder):
+        session.delete(folder)
+        session.flush()
 
 
 def _merge_with_namesake(session: Session, folder: tables.DocumentRow) -> None:

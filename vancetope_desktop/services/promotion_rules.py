@@ -45,6 +45,24 @@ def effective_rules(lib: Library, scope: str) -> list[PromotionRule]:
         return sorted(rules_in_session(session, path).values(), key=lambda r: r.tag)
 
 
+def switched_off_rules(lib: Library, scope: str) -> dict[str, str]:
+    """Tags whose rule is switched off for documents in ``scope`` → the scope that switched it off.
+
+    Raises:
+        ScopeNotFound.
+    """
+    path = resolve_scope(lib, scope)
+    off: dict[str, str] = {}
+    with read_session(lib.engine) as session:
+        for where in reversed(session_ancestry(session, path)):
+            for tag, value in _stored(session.get(tables.ScopeRow, where)).items():
+                if value is None:
+                    off[tag] = where
+                else:
+                    off.pop(tag, None)
+    return dict(sorted(off.items()))
+
+
 def rules_in_session(session: Session, scope: str) -> dict[str, PromotionRule]:
     """Tag → rule for documents in ``scope``: built-in rules overridden by each ancestor, nearest last."""
     rules = {r.tag: r for r in DEFAULT_RULES}
@@ -104,11 +122,15 @@ def remove_rule(lib: Library, scope: str, tag: str) -> None:
     """Switch off the rule for ``tag`` in ``scope`` and below (a built-in or inherited rule too).
 
     Raises:
-        ScopeNotFound. InvalidInput: a malformed tag.
+        ScopeNotFound. InvalidInput: a malformed tag, or no rule for it applies in ``scope``.
     """
     path = resolve_scope(lib, scope)
+    name = normalize_tag(tag)
     with write_session(lib.engine) as session:
-        _write(session, path, normalize_tag(tag), None)
+        if name not in rules_in_session(session, path):
+            raise InvalidInput(f"no rule for #{name} applies in {path}: nothing to switch off "
+                               f"(see `vancetope scope rules {path}`)")
+        _write(session, path, name, None)
 
 
 def reset_rule(lib: Library, scope: str, tag: str) -> None:
@@ -158,7 +180,7 @@ def on_tags_added(session: Session, document_id: str, added: Iterable[str]) -> N
                                                                       if rule.defined_in else ""))
         except (InvalidInput, ScopeError):
             continue
-        if rule.auto_approve and review.update_target(session, row, target) is None:
+        if rule.auto_approve and review.update_target(session, row) is None:
             review.decide_approved(session, request, target, actor=actor, reason="approved by the rule's setting")
         return  # one request per document at a time
 

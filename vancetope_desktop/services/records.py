@@ -147,18 +147,38 @@ def chunk_info(row: tables.ChunkRow) -> ChunkInfo:
 
 
 def withdraw_requests(session: Session, row: tables.DocumentRow, actor: str, *, why: str,
-                      keep: str | None = None) -> None:
+                      keep: str | None = None, moved_to: str | None = None) -> None:
     """Withdraw the document's pending promotion requests (but ``keep``), with ``why`` in each and in the audit
-    trail: it was moved by hand, or put in the trash, so there is nothing left to decide."""
+    trail: it was put in the trash, or moved by hand.
+
+    After a move by hand (``moved_to``), a request whose target is still above the document's new scope
+    stays pending, from the new scope; the others are withdrawn with ``moved_to`` as where it went.
+    """
     pending = session.exec(select(tables.PromotionRequestRow).where(
         tables.PromotionRequestRow.document_id == row.id,
         tables.PromotionRequestRow.status == RequestStatus.PENDING.value,
     )).all()
+    above = _ancestors(session, moved_to) if moved_to else []
     for request in pending:
         if request.id == keep:
             continue
+        if request.target_scope in above:
+            request.source_scope = moved_to  # type: ignore[assignment]
+            session.add(request)
+            continue
         request.status = RequestStatus.WITHDRAWN.value
         request.decided_by, request.decided_at, request.decision_reason = actor, utcnow(), why
+        request.final_scope = moved_to
         session.add(request)
         audit.record(session, row, "withdraw", actor=actor, from_scope=request.source_scope,
                      to_scope=request.target_scope, reason=why, request_id=request.id)
+
+
+def _ancestors(session: Session, path: str) -> list[str]:
+    """The scopes strictly above ``path``, nearest first."""
+    found: list[str] = []
+    scope = session.get(tables.ScopeRow, path)
+    while scope is not None and scope.parent_path and scope.parent_path not in found:
+        found.append(scope.parent_path)
+        scope = session.get(tables.ScopeRow, scope.parent_path)
+    return found

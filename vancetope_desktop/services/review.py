@@ -3,7 +3,7 @@
 A think process's result reaches a wider scope only when someone decides so. A request names the
 document, where it is, where it would go, who asked (a user, a think process, an auto-promote rule:
 see ``promotion_rules``) and why. Approving moves the document (``moves``), or, when the same think
-process node's result is already in the target scope, writes the new content as a new version of
+process node's earlier result is already in a scope above, writes the new content as a new version of
 that document; rejecting leaves the document where it is, with the reason kept. Every step is in the
 audit trail (``audit``), and decided requests stay as history.
 """
@@ -173,8 +173,9 @@ def approve(lib: Library, request_ids: Sequence[str], *, to: str | None = None, 
     Before anything changes, every request must be pending and every target must be above its
     document. ``title`` and the tag edits are applied first (as one version of the document), then
     the documents move in one transaction. A request whose think process node already has a result in
-    the target scope updates that document instead (a new version with the new content, tags merged,
-    stale mark cleared) and puts the requested copy in the trash.
+    a scope above updates that document instead (a new version with the new content, tags merged,
+    stale mark cleared; moved up to the target when it is below it) and puts the requested copy in
+    the trash, so the node keeps one promoted result.
 
     Args:
         to: approve to another scope than requested: a kind or a full path above each document.
@@ -198,7 +199,7 @@ def approve(lib: Library, request_ids: Sequence[str], *, to: str | None = None, 
             documents.update_document(lib, document_id, title=title if title and title.strip() else None,
                                       add_tags=add_tags, remove_tags=remove_tags,
                                       reason=f"edited in review ({request_id})")
-    merged = {rid: _merge_into_existing(lib, rid, doc_id, target) for rid, (doc_id, target) in plan.items()}
+    merged = {rid: _merge_into_existing(lib, rid, doc_id) for rid, (doc_id, _target) in plan.items()}
     with write_session(lib.engine) as session:
         decided = []
         for request_id, (_document_id, target_path) in plan.items():
@@ -211,7 +212,8 @@ def approve(lib: Library, request_ids: Sequence[str], *, to: str | None = None, 
 def decide_approved(session: Session, request: tables.PromotionRequestRow, target_path: str, *, actor: str,
                     reason: str = "", merged_into: str | None = None) -> tables.PromotionRequestRow:
     """Carry out an approval inside the caller's transaction: move the document, or (``merged_into``)
-    trash the copy whose content that document now holds; record the decision and audit entries.
+    trash the copy whose content that document now holds, and move that document up to ``target_path``
+    when it is below it; record the decision (with where the content now is) and audit entries.
 
     Raises:
         InvalidInput: the request is no longer pending.
@@ -229,8 +231,13 @@ def decide_approved(session: Session, request: tables.PromotionRequestRow, targe
         session.add(row)
         target_row = records.document_row(session, merged_into)
         audit.record(session, target_row, "update", actor=actor, from_scope=request.source_scope,
-                     to_scope=target_path, reason=f"new content from {row.id} ({request.reason})".strip(),
+                     to_scope=target_row.scope_path, reason=f"new content from {row.id} ({request.reason})".strip(),
                      request_id=request.id)
+        if target_path in session_ancestry(session, target_row.scope_path)[1:]:
+            # Approved to a scope above the earlier copy: the updated document goes there (one copy).
+            move_in_session(session, target_row.id, target_path, actor=actor, request_id=request.id,
+                            reason=reason.strip() or f"approving {request.id}")
+        target_path = target_row.scope_path
     request.status = RequestStatus.APPROVED.value
     request.decided_by, request.decided_at = actor, utcnow()
     request.decision_reason = reason.strip() or None
@@ -298,21 +305,25 @@ def _maybe_document(lib: Library, document_id: str) -> DocumentInfo | None:
         return None
 
 
-def update_target(session: Session, row: tables.DocumentRow, target_path: str) -> str | None:
-    """The document in ``target_path`` that ``row`` would update: the same think process node's result.
+def update_target(session: Session, row: tables.DocumentRow) -> str | None:
+    """The document above ``row`` that it would update: the same think process node's earlier result.
 
-    Only text results count (a node re-run after its first result was promoted); None otherwise.
+    A node re-run after its first result was promoted makes a new copy in the think process; the
+    earlier one sits in one of its ancestors (the nearest counts). Only text results count; None
+    otherwise.
     """
     if row.source_type != SourceType.THINK_PROCESS_RESULT.value or not row.source_node \
             or row.type not in {t.value for t in documents.TEXT_TYPES}:
         return None
-    return session.exec(select(tables.DocumentRow.id).where(
-        tables.DocumentRow.scope_path == target_path, tables.DocumentRow.id != row.id,
+    above = session_ancestry(session, row.scope_path)[1:]
+    found = session.exec(select(tables.DocumentRow.id, tables.DocumentRow.scope_path).where(
+        col(tables.DocumentRow.scope_path).in_(above), tables.DocumentRow.id != row.id,
         tables.DocumentRow.source_type == row.source_type,
         tables.DocumentRow.source_think_process == row.source_think_process,
         tables.DocumentRow.source_node == row.source_node,
         tables.DocumentRow.status != DocumentStatus.DELETED.value,
-    ).order_by(tables.DocumentRow.created_at)).first()  # type: ignore[arg-type]
+    ).order_by(tables.DocumentRow.created_at)).all()  # type: ignore[arg-type]
+    return min(found, key=lambda f: above.index(f[1]))[0] if found else None
 
 
 def to_model(session: Session, row: tables.PromotionRequestRow) -> PromotionRequest:
@@ -322,7 +333,7 @@ def to_model(session: Session, row: tables.PromotionRequestRow) -> PromotionRequ
     think_process = row.source_scope if row.source_scope.startswith("think-process/") else None
     if think_process is None and doc is not None and doc.source_think_process:
         think_process = f"think-process/{doc.source_think_process}"
-    updates = update_target(session, doc, row.target_scope) \
+    updates = update_target(session, doc) \
         if doc is not None and row.status == RequestStatus.PENDING.value else None
     return PromotionRequest(
         id=row.id, document_id=row.document_id, title=doc.title if doc is not None else row.title,
@@ -352,13 +363,13 @@ def _plan(lib: Library, request_ids: Sequence[str], to: str | None) -> dict[str,
     return plan
 
 
-def _merge_into_existing(lib: Library, request_id: str, document_id: str, target_path: str) -> str | None:
-    """When the target holds this node's earlier result, write the new content into it; its id, else None.
+def _merge_into_existing(lib: Library, request_id: str, document_id: str) -> str | None:
+    """When a scope above holds this node's earlier result, write the new content into it; its id, else None.
 
     Idempotent: after a crash the approval can run again (an unchanged content makes no new version).
     """
     with read_session(lib.engine) as session:
-        existing = update_target(session, records.document_row(session, document_id), target_path)
+        existing = update_target(session, records.document_row(session, document_id))
     if existing is None:
         return None
     new = documents.get_document(lib, document_id)
