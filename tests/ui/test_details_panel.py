@@ -3,7 +3,8 @@
 from datetime import UTC, datetime
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QLineEdit
 
 from vancetope_desktop.core.documents import (
@@ -15,6 +16,7 @@ from vancetope_desktop.core.documents import (
     VersionInfo,
 )
 from vancetope_desktop.ui.details_panel import DetailsPanel, format_value, parse_value
+from vancetope_desktop.ui.scope_text import ScopeRelation
 
 WHEN = datetime(2024, 5, 1, 12, 30, tzinfo=UTC)
 
@@ -200,6 +202,30 @@ def test_inherited_documents_are_read_only(qtbot, panel):
     # The same document shown from its own scope is editable again.
     panel.show_document(_paper())
     assert not panel.is_read_only() and not panel.title_edit.isReadOnly()
+
+
+def field_and_background(qtbot, panel: DetailsPanel, field: QLineEdit) -> tuple[QColor, QColor]:
+    """The colour painted inside ``field`` (right of its text) and the panel's own beside it."""
+    def inside() -> QPoint:
+        return field.mapTo(panel, QPoint(field.width() - 4, field.height() // 2))
+
+    qtbot.waitUntil(lambda: panel.rect().contains(inside()))  # laid out in the panel's width
+    image = panel.grab().toImage()
+    return image.pixelColor(inside()), image.pixelColor(2, inside().y())
+
+
+def test_read_only_fields_look_read_only_and_get_their_look_back(qtbot, panel):
+    panel.show_document(_paper(), scope_label="Hypothesis Check", relation=ScopeRelation.SIBLING)
+    assert panel.inherited_label.text() == (
+        "From sibling think process Hypothesis Check (its results are shared with this one): read-only here")
+    year = panel.metadata_fields["year"]
+    assert isinstance(year, QLineEdit) and year.isReadOnly() and panel.title_edit.isReadOnly()
+    inside, beside = field_and_background(qtbot, panel, year)
+    assert inside == beside  # no field box: it reads as text
+    panel.show_document(_paper(), scope_label="Inbox")  # the same document, its own scope's now
+    assert panel.inherited_label.isHidden() and not year.isReadOnly()
+    inside, beside = field_and_background(qtbot, panel, year)
+    assert inside == year.palette().base().color() != beside  # an input again
 
 
 def test_empty_state(panel):

@@ -146,10 +146,29 @@ def test_inherited_documents_show_their_scope_muted(model):
     assert _cell(model, "doc_1", Column.SCOPE, Qt.ItemDataRole.ForegroundRole) is None
     assert _cell(model, "doc_3", Column.SCOPE) == "↑ Attention project"
     assert _cell(model, "doc_3", Column.SCOPE, Qt.ItemDataRole.ToolTipRole) == (
-        "inherited from Attention project (project/attention)")
+        "inherited from Attention project (project/attention): read-only here")
     assert _cell(model, "doc_3", Column.SCOPE, Qt.ItemDataRole.ForegroundRole) is not None
     model.set_documents(_documents(), current_scope=SESSION, scope_names={})
     assert _cell(model, "doc_3", Column.SCOPE) == "↑ attention"  # the key when no name is known
+
+
+def test_a_sibling_think_process_result_is_marked_as_a_siblings_not_inherited(qtmodeltester, qapp):
+    tp, sibling, session = "think-process/tp_12", "think-process/tp_13", "session/review-2026"
+    model = DocumentTableModel()
+    model.set_documents([_doc(1, "Own note", scope=tp), _doc(2, "Sibling result", scope=sibling,
+                                                              type=DocumentType.RESULT),
+                         _doc(3, "Session paper", scope=session)],
+                        current_scope=tp, scope_names={sibling: "Hypothesis Check", session: "Literature review"},
+                        sibling_scopes=[sibling])
+    qtmodeltester.check(model)
+    assert _cell(model, "doc_2", Column.SCOPE) == "↔ Hypothesis Check"
+    assert _cell(model, "doc_2", Column.SCOPE, Qt.ItemDataRole.ToolTipRole) == (
+        "a result of sibling think process Hypothesis Check (think-process/tp_13), shared with this one: "
+        "read-only here")
+    assert _cell(model, "doc_2", Column.SCOPE, Qt.ItemDataRole.ForegroundRole) is not None
+    assert _cell(model, "doc_3", Column.SCOPE) == "↑ Literature review"
+    assert _cell(model, "doc_1", Column.SCOPE) == "tp_12"
+    assert not model.is_inherited(model.document(1)) and model.is_inherited(model.document(2))
 
 
 def test_index_state_in_words_with_reason_and_dot(model):

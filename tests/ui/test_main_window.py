@@ -178,3 +178,18 @@ def test_an_inherited_document_is_not_trashed_from_below(qtbot, library, make_wi
     qtbot.waitUntil(lambda: documents.get_document(library, own.id).status is DocumentStatus.DELETED, timeout=10_000)
     assert documents.get_document(library, inherited.id).status is DocumentStatus.ACTIVE
     assert "read-only here" in window.statusBar().currentMessage()
+
+
+def test_an_inherited_note_opens_without_edit(qtbot, library, make_window):
+    from vancetope_desktop.ui.viewer.markdown_viewer import MarkdownViewer
+
+    scopes.create_scope(library, "session", "s1", parent="project/inbox", name="Session one")
+    inherited = documents.add_text(library, "# Plan\n\nThe project's plan.", doc_type=DocumentType.NOTE)
+    own = documents.add_text(library, "# Mine\n\nA session note.", doc_type=DocumentType.NOTE, scope="session/s1")
+    window = make_window(library, "session/s1")
+    for doc, editable in ((inherited, False), (own, True)):
+        window.open_document(doc.id)
+        qtbot.waitUntil(lambda d=doc: window.current_viewer() is not None
+                        and window.current_viewer().current_document_id() == d.id, timeout=10_000)
+        markdown = window.current_viewer().viewer(MarkdownViewer)
+        assert markdown.edit_button.isVisibleTo(window) is editable

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt
-from PySide6.QtWidgets import QHeaderView
+from PySide6.QtWidgets import QDialogButtonBox, QHeaderView
 
 from vancetope_desktop.agents import task_tree
 from vancetope_desktop.core.documents import DocumentStatus, DocumentType
@@ -287,6 +287,53 @@ def test_enter_in_the_tag_field_adds_the_tag_and_does_not_approve(qtbot):
     with qtbot.waitSignal(dialog.accepted):
         qtbot.keyClick(dialog.title_edit, Qt.Key.Key_Return)
     assert dialog.approval().add_tags == ("checked",)
+
+
+def test_approve_adds_a_tag_still_typed_and_refuses_an_invalid_one(qtbot):
+    dialog = EditApproveDialog([PENDING[0]], ["extraction"], [("project/inbox", "Inbox (project)")])
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    field, approve = dialog.tags_editor.line_edit, dialog.buttons.button(QDialogButtonBox.StandardButton.Ok)
+    # Text that is no tag: Approve stays in the dialog and says why, instead of approving without it.
+    qtbot.keyClicks(field, "two words")
+    with qtbot.assertNotEmitted(dialog.accepted):
+        approve.click()
+    assert dialog.isVisible() and dialog.result() == 0
+    assert dialog.tags_editor.error_text() == (
+        "a tag cannot contain spaces (use - or /) — fix it or clear the field to approve")
+    assert field.text() == "two words" and dialog.focusWidget() is field
+    # A valid tag still typed (Enter never pressed) is added by Approve.
+    field.setText("#Checked")
+    with qtbot.waitSignal(dialog.accepted):
+        approve.click()
+    assert dialog.approval().add_tags == ("checked",) and field.text() == ""
+
+
+def test_approve_with_a_cleared_or_repeated_tag_field_approves(qtbot):
+    for typed in ("", "   ", "extraction"):
+        dialog = EditApproveDialog([PENDING[0]], ["extraction"], [("project/inbox", "Inbox (project)")])
+        qtbot.addWidget(dialog)
+        dialog.tags_editor.line_edit.setText(typed)
+        with qtbot.waitSignal(dialog.accepted):
+            dialog.buttons.button(QDialogButtonBox.StandardButton.Ok).click()
+        assert dialog.approval() == Approval(("req_1",)) and dialog.tags_editor.error_text() == ""
+
+
+def test_a_reason_names_the_scopes_it_mentions():
+    withdrawn = _request(7, status=RequestStatus.WITHDRAWN, decided_by="user:ada", decided_at=NOW,
+                         decision_reason="promoted by hand to session/s1", reason="see think-process/tp_13")
+    model = ReviewHistoryModel()
+    model.set_requests([withdrawn], NAMES, "user:ada")
+    assert model.index(0, 5).data() == "promoted by hand to Review 2026"
+    queue = ReviewQueueModel()
+    queue.set_requests([_request(8, reason="compare with think-process/tp_13's results")], NAMES, "user:ada", now=NOW)
+    assert queue.index_of("req_8", 3).data() == "compare with Hypothesis Check's results"
+    rejected = _request(1, status=RequestStatus.REJECTED, decided_by="user:bob", decided_at=NOW,
+                        decision_reason="belongs in session/s1, not project/inbox")
+    assert request_rows([rejected], [], NAMES)[0].endswith(": belongs in Review 2026, not Inbox")
+    trail = trail_rows([_entry("withdraw", reason="demoted by hand to session/s1")], NAMES)
+    assert "— demoted by hand to Review 2026 ·" in trail[0]
 
 
 def test_the_target_list_names_the_requested_scope_in_full(qtbot):

@@ -315,6 +315,26 @@ def test_cards_show_three_snippet_lines_at_most_and_paint(qtbot, pane, requests)
     assert image.size() == QSize(420, 600) and not image.isNull()
 
 
+def test_a_sibling_think_process_is_marked_as_a_sibling_not_inherited(qtbot, qtmodeltester):
+    tp, sibling = "think-process/tp_12", "think-process/tp_13"
+    pane = SearchPane()
+    qtbot.addWidget(pane)
+    pane.resize(420, 600)
+    names = {tp: "Paper Analysis", sibling: "Hypothesis Check", SESSION: "Reading week"}
+    pane.set_visible_scopes([VisibleScope(path=tp, distance=0, weight=1.0),
+                             VisibleScope(path=SESSION, distance=1, weight=0.8),
+                             VisibleScope(path=sibling, distance=1, weight=0.8, results_only=True)], tp, names)
+    assert [b.text() for b in pane._scope_buttons] == ["Paper Analysis", "↑ Reading week", "↔ Hypothesis Check"]
+    assert pane._scope_buttons[2].toolTip().endswith("(a sibling think process: its results only)")
+    _show(pane, qtbot, _hit(1, "own", scope=tp), _hit(2, "inherited", scope=SESSION, distance=1),
+          _hit(3, "sibling's", scope=sibling, distance=1))
+    model = pane.model
+    qtmodeltester.check(model)
+    marks = [(model.index(r).data(ResultRole.INHERITED), model.index(r).data(ResultRole.SIBLING)) for r in range(3)]
+    assert marks == [(False, False), (True, False), (False, True)]
+    assert not pane.grab().isNull()  # the "↔" badge paints
+
+
 # Re-running after library changes ----------------------------------------------------------------
 
 def test_a_refresh_reruns_the_query_quietly_and_keeps_the_selected_hit(qtbot, pane, requests):

@@ -3,7 +3,8 @@
 A pure widget: :meth:`DetailsPanel.show_document` and :meth:`DetailsPanel.set_versions` feed it
 plain values; edits leave as signals carrying the document id, and the main window calls
 ``services.documents`` and shows the refreshed document again. Documents inherited from an ancestor
-scope are shown read-only.
+scope, or shared by a sibling think process, are shown read-only: their fields lose their box
+(:data:`READ_ONLY_STYLE`), so they read as text rather than as inputs.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from PySide6.QtWidgets import (
 from ..core.documents import DocumentInfo, DocumentType, IndexState, SourceType, VersionInfo
 from ..core.promotion import AuditEntry, PromotionRequest
 from .history_text import request_rows, trail_rows
+from .scope_text import ScopeRelation, read_only_note
 from .tag_chips import TagChipsEditor
 
 STANDARD_FIELDS = ("authors", "year", "doi", "journal")
@@ -144,6 +146,23 @@ def _typing(field: QLineEdit) -> bool:
     return field.hasFocus() and field.isModified()
 
 
+READ_ONLY_STYLE = "QLineEdit:read-only { background: transparent; border: none; }"
+"""The panel's own style rule: a read-only field has no box, so it reads as text, not as an input. A
+style sheet rather than a palette: under the application's style sheet Qt paints line edits white
+whatever their palette says."""
+
+
+def set_read_only(field: QLineEdit, read_only: bool) -> None:
+    """``field.setReadOnly(read_only)``, and its look (:data:`READ_ONLY_STYLE`) follows."""
+    if field.isReadOnly() == read_only:
+        return
+    field.setReadOnly(read_only)
+    # The style sheet left its transparent palette on the field: polish again for the editable look.
+    field.style().unpolish(field)
+    field.style().polish(field)
+    field.update()
+
+
 def _heading(text: str) -> QLabel:
     label = QLabel(text)
     font = QFont(label.font())
@@ -227,6 +246,7 @@ class DetailsPanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self._stack)
         self.setMinimumWidth(220)
+        self.setStyleSheet(READ_ONLY_STYLE)
         self.show_document(None)
 
     # --- building ---
@@ -355,11 +375,11 @@ class DetailsPanel(QWidget):
         return self._doc.id if self._doc is not None else None
 
     def is_read_only(self) -> bool:
-        """True while an inherited document is shown (no edits leave the panel)."""
+        """True while a document of another scope is shown (no edits leave the panel)."""
         return self._read_only
 
     def show_document(self, doc: DocumentInfo | None, *, scope_label: str = "", inherited: bool = False,
-                      folder_path: list[str] | None = None) -> None:
+                      folder_path: list[str] | None = None, relation: ScopeRelation | None = None) -> None:
         """Show a document, or the empty state for None.
 
         Args:
@@ -368,10 +388,14 @@ class DetailsPanel(QWidget):
                 defaults to ``doc.scope``.
             inherited: the document lives in an ancestor of the current scope: shown read-only.
             folder_path: names of its folders from the top (``["Papers", "2024"]``); empty at top level.
+            relation: how the document relates to the current scope (:func:`.scope_text.scope_relation`);
+                when given it wins over ``inherited``. Any but OWN is shown read-only.
         """
+        if relation is None:
+            relation = ScopeRelation.INHERITED if inherited else ScopeRelation.OWN
         same_doc = doc is not None and self._doc is not None and doc.id == self._doc.id
         self._doc = doc
-        self._read_only = doc is not None and inherited
+        self._read_only = doc is not None and relation.read_only
         if doc is None:
             self._stack.setCurrentWidget(self.empty_label)
             self.tags_editor.set_tags([])
@@ -386,11 +410,11 @@ class DetailsPanel(QWidget):
             self.title_edit.setText(doc.title)
             self.title_edit.setCursorPosition(0)
         self._title_value = doc.title
-        self.title_edit.setReadOnly(self._read_only)
+        set_read_only(self.title_edit, self._read_only)
         self.title_edit.setToolTip(doc.title)
         scope = scope_label or doc.scope
-        self.inherited_label.setText(f"Inherited from {scope}: read-only here" if inherited else "")
-        self.inherited_label.setVisible(inherited)
+        self.inherited_label.setText(read_only_note(scope, relation))
+        self.inherited_label.setVisible(relation.read_only)
         self._show_info(doc, scope, folder_path or [])
         self._show_metadata(doc, same_doc)
         self.tags_editor.set_tags(list(doc.tags))
@@ -522,7 +546,7 @@ class DetailsPanel(QWidget):
                 if not (isinstance(field, QLineEdit) and _typing(field)):
                     field.setText(format_value(metadata.get(key)))
                 if isinstance(field, QLineEdit):
-                    field.setReadOnly(self._read_only)
+                    set_read_only(field, self._read_only)
             return
         old, self.metadata_fields = self.metadata_fields, {}
         for field in old.values():
@@ -537,7 +561,7 @@ class DetailsPanel(QWidget):
             else:
                 field = QLineEdit(text)
                 field.setCursorPosition(0)
-                field.setReadOnly(self._read_only)
+                set_read_only(field, self._read_only)
                 field.setToolTip(text)
                 if key == "authors":
                     field.setPlaceholderText("Last, First; Last, First")

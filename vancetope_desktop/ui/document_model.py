@@ -8,7 +8,7 @@ reported with :attr:`DocumentTableModel.files_dropped` for the main window to im
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from datetime import UTC, datetime
 from enum import IntEnum
 from typing import Any
@@ -31,6 +31,7 @@ from ..core.documents import DocumentInfo, DocumentStatus, DocumentType, IndexSt
 from ..resources import RESOURCES
 from .dnd import DOCUMENT_MIME, URI_LIST_MIME, decode_document_ids, encode_document_ids, local_paths_from_mime
 from .item_models import column_title
+from .scope_text import ScopeRelation, badge_text, scope_relation, where_text
 
 TAGS_ROLE = Qt.ItemDataRole.UserRole + 1
 """``list[str]``: the row's tags, for the chips delegate."""
@@ -212,26 +213,32 @@ class DocumentTableModel(QAbstractTableModel):
         self._rows: dict[str, int] = {}
         self._current_scope = ""
         self._scope_names: dict[str, str] = {}
+        self._siblings: frozenset[str] = frozenset()
         self._search: dict[str, str] = {}
         self._dots: dict[IndexState, QIcon] = {}
 
     # -- feeding -------------------------------------------------------------------------------------
 
     def set_documents(
-        self, docs: Sequence[DocumentInfo], *, current_scope: str, scope_names: Mapping[str, str]
+        self, docs: Sequence[DocumentInfo], *, current_scope: str, scope_names: Mapping[str, str],
+        sibling_scopes: Collection[str] = (),
     ) -> None:
         """Replace all rows.
 
         Args:
             docs: the documents to show, in the order given (the proxy sorts).
-            current_scope: the acting scope's path; documents of other scopes are shown as inherited.
+            current_scope: the acting scope's path; documents of other scopes are shown as inherited
+                ("↑"), or as shared by a sibling think process ("↔") when their scope is in ``sibling_scopes``.
             scope_names: scope path → human name; a missing path shows its key.
+            sibling_scopes: the sibling think processes ``current_scope`` sees the results of
+                (``VisibleScope.results_only``).
         """
         self.beginResetModel()
         self._docs = list(docs)
         self._rows = {d.id: row for row, d in enumerate(self._docs)}
         self._current_scope = current_scope
         self._scope_names = dict(scope_names)
+        self._siblings = frozenset(sibling_scopes)
         self._search.clear()
         self.endResetModel()
 
@@ -259,9 +266,13 @@ class DocumentTableModel(QAbstractTableModel):
         """All rows' documents, in model order."""
         return list(self._docs)
 
+    def relation(self, doc: DocumentInfo) -> ScopeRelation:
+        """Whether ``doc`` is the current scope's own, inherited from an ancestor, or a sibling's result."""
+        return scope_relation(doc.scope, self._current_scope, self._siblings)
+
     def is_inherited(self, doc: DocumentInfo) -> bool:
         """Whether ``doc`` lives in an ancestor scope rather than the current one."""
-        return bool(self._current_scope) and doc.scope != self._current_scope
+        return self.relation(doc) is ScopeRelation.INHERITED
 
     def scope_name(self, path: str) -> str:
         """The human name of a scope path (its key when unknown)."""
@@ -305,7 +316,7 @@ class DocumentTableModel(QAbstractTableModel):
             return self._decoration(doc, column)
         if role == Qt.ItemDataRole.ToolTipRole:
             return self._tooltip(doc, column)
-        if role == Qt.ItemDataRole.ForegroundRole and column == Column.SCOPE and self.is_inherited(doc):
+        if role == Qt.ItemDataRole.ForegroundRole and column == Column.SCOPE and self.relation(doc).read_only:
             return QBrush(muted_colour())
         return None
 
@@ -323,8 +334,7 @@ class DocumentTableModel(QAbstractTableModel):
             case Column.TAGS:
                 return " ".join(f"#{t}" for t in doc.tags)
             case Column.SCOPE:
-                name = self.scope_name(doc.scope)
-                return f"↑ {name}" if self.is_inherited(doc) else name
+                return badge_text(self.scope_name(doc.scope), self.relation(doc))
             case Column.INDEX:
                 words = _INDEX_WORDS.get(doc.index_state, doc.index_state.value)
                 return f"stale · {words}" if doc.status == DocumentStatus.STALE else words
@@ -363,13 +373,20 @@ class DocumentTableModel(QAbstractTableModel):
             case Column.AUTHORS:
                 return "\n".join(author_list(doc.metadata)) or None
             case Column.SCOPE:
-                name = self.scope_name(doc.scope)
-                return f"inherited from {name} ({doc.scope})" if self.is_inherited(doc) else doc.scope
+                return self._scope_tooltip(doc)
             case Column.INDEX:
                 word = _INDEX_WORDS.get(doc.index_state, doc.index_state.value)
                 return f"{word}: {doc.index_error}" if doc.index_error else word
             case _:
                 return None
+
+    def _scope_tooltip(self, doc: DocumentInfo) -> str:
+        relation, name = self.relation(doc), self.scope_name(doc.scope)
+        if relation is ScopeRelation.SIBLING:
+            return f"a result of {where_text(name, relation)} ({doc.scope}), shared with this one: read-only here"
+        if relation is ScopeRelation.INHERITED:
+            return f"inherited from {name} ({doc.scope}): read-only here"
+        return doc.scope
 
     def _search_text(self, doc: DocumentInfo) -> str:
         text = self._search.get(doc.id)

@@ -8,7 +8,7 @@ Dragged rows carry their scopes too, so scope targets can refuse a move across b
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from PySide6.QtCore import QItemSelection, QItemSelectionModel, QMimeData, QModelIndex, QPoint, Qt, Signal
 from PySide6.QtGui import QAction, QContextMenuEvent, QGuiApplication, QKeyEvent, QResizeEvent
@@ -109,10 +109,12 @@ class DocumentTableView(QTableView):
     # -- public --------------------------------------------------------------------------------------
 
     def set_documents(
-        self, docs: Sequence[DocumentInfo], *, current_scope: str, scope_names: Mapping[str, str]
+        self, docs: Sequence[DocumentInfo], *, current_scope: str, scope_names: Mapping[str, str],
+        sibling_scopes: Collection[str] = (),
     ) -> None:
         """Show ``docs`` (see :meth:`DocumentTableModel.set_documents`); the selection is kept by id."""
-        self.document_model.set_documents(docs, current_scope=current_scope, scope_names=scope_names)
+        self.document_model.set_documents(docs, current_scope=current_scope, scope_names=scope_names,
+                                          sibling_scopes=sibling_scopes)
 
     def set_quick_filter(self, text: str) -> None:
         """Show only rows whose title, authors, tags or year contain every word of ``text``."""

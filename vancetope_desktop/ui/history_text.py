@@ -5,7 +5,8 @@ is there with its actor. The requests (``services.review.list_requests``) add on
 say: that one is still waiting (with a link to the review queue), or a rejection's reason the trail
 lacks. An approval writes two entries, the move (``promote``) and the decision (``approve``); the move
 is folded into the decision, which names the same route, so the approver is not shown as the author of
-the requester's reason. Pure functions returning escaped HTML fragments.
+the requester's reason. Scope paths inside reasons ("promoted by hand to session/review-2026") read
+as names. Pure functions returning escaped HTML fragments.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Mapping, Sequence
 
 from ..core.promotion import AuditEntry, PromotionRequest, RequestStatus
 from .review_model import actor_label, local_time, scope_name
+from .scope_text import name_scope_paths
 
 HISTORY_SHOWN = 12
 """Audit entries listed (the newest); older ones are counted."""
@@ -47,7 +49,7 @@ def trail_rows(entries: Sequence[AuditEntry], scope_names: Mapping[str, str], me
             route = (f" {html.escape(scope_name(entry.from_scope, scope_names))} → "
                      f"{html.escape(scope_name(entry.to_scope, scope_names))}")
         who = html.escape(actor_label(entry.actor, scope_names, me))
-        why = f" — {html.escape(entry.reason)}" if entry.reason else ""
+        why = f" — {html.escape(name_scope_paths(entry.reason, scope_names))}" if entry.reason else ""
         rows.append(f"<b>{ACTION_TEXT.get(entry.action, html.escape(entry.action.capitalize()))}</b>{route} · "
                     f"{who}{why} · {local_time(entry.at)}")
     if len(shown) > limit:
@@ -71,5 +73,5 @@ def request_rows(requests: Sequence[PromotionRequest], entries: Sequence[AuditEn
               and request.id not in rejected_in_trail):
             who = html.escape(actor_label(request.decided_by, scope_names, me))
             rows.append(f"<b>Rejected</b> (to {target}) by {who}, {local_time(request.decided_at)}: "
-                        f"{html.escape(request.decision_reason)}")
+                        f"{html.escape(name_scope_paths(request.decision_reason, scope_names))}")
     return rows

@@ -46,6 +46,7 @@ from .review_dock import ReviewDock
 from .scope_move_flow import ScopeMoveFlow
 from .scope_settings_dialog import ScopeSettingsFlow
 from .scope_switcher import ScopeSwitcher
+from .scope_text import ScopeRelation, refusal_text, scope_relation, sibling_paths
 from .search_pane import SearchPane, SearchRequest
 from .settings_dialog import SettingsDialog
 from .snapshot import Snapshot
@@ -325,7 +326,8 @@ class MainWindow(QMainWindow):
         self.details.set_tag_colors(snapshot.tag_colors)
         self.details.set_tag_completions([t.tag for t in snapshot.tags])
         self.table.set_trash_mode(state.target.kind == "smart" and state.target.key == "trash")
-        self.table.set_documents(snapshot.documents, current_scope=state.scope, scope_names=snapshot.scope_names)
+        self.table.set_documents(snapshot.documents, current_scope=state.scope, scope_names=snapshot.scope_names,
+                                 sibling_scopes=sibling_paths(snapshot.visible))
         searched = self.search_pane.set_visible_scopes(snapshot.visible, state.scope, snapshot.scope_names)
         if self._changes is not None and snapshot.change_counter != self._changes and not searched:
             self.search_pane.refresh_results()  # moved or trashed documents: no stale badges or hits
@@ -370,6 +372,22 @@ class MainWindow(QMainWindow):
             return None
         return next((d for d in snapshot.documents if d.id == doc_id), None)
 
+    def relation(self, doc: DocumentInfo) -> ScopeRelation:
+        """How ``doc`` relates to the window's scope: its own, inherited, or a sibling think process's result."""
+        snapshot = self.workbench.snapshot
+        return scope_relation(doc.scope, self.current_scope, sibling_paths(snapshot.visible) if snapshot else ())
+
+    def _refuse_read_only(self, ids: list[str], doing: str) -> list[str]:
+        """The ids of ``ids`` the window's scope may edit; for the others, the status bar says where they
+        belong and to switch there to do ``doing`` (``"rename it"``)."""
+        refused = [d for i in ids if (d := self._document(i)) is not None and self.relation(d).read_only]
+        if refused:
+            names = self.workbench.snapshot.scope_names if self.workbench.snapshot else {}
+            first = refused[0]
+            self.statusBar().showMessage(refusal_text(first.title, names.get(first.scope, first.scope),
+                                                      self.relation(first), doing, len(refused) - 1), 10_000)
+        return [i for i in ids if i not in {d.id for d in refused}]
+
     def _selection_changed(self, ids: list[str]) -> None:
         doc = self._document(ids[0]) if len(ids) == 1 else None
         self._show_details(doc)
@@ -380,8 +398,7 @@ class MainWindow(QMainWindow):
             self.details.show_document(None)
             return
         names = snapshot.scope_names
-        self.details.show_document(doc, scope_label=names.get(doc.scope, doc.scope),
-                                   inherited=doc.scope != self.current_scope,
+        self.details.show_document(doc, scope_label=names.get(doc.scope, doc.scope), relation=self.relation(doc),
                                    folder_path=_folder_path(snapshot, doc.folder_id))
         lib = self.library
         self.workbench.read(lambda _c: documents.list_versions(lib, doc.id),
@@ -418,7 +435,7 @@ class MainWindow(QMainWindow):
         index = self.tabs.indexOf(viewer)
         self.tabs.setTabToolTip(index, doc.title)
         self.tabs.setCurrentIndex(index)
-        viewer.show_document(doc, page=page, highlight=highlight)
+        viewer.show_document(doc, page=page, highlight=highlight, read_only=self.relation(doc).read_only)
         self._show_details(doc)
 
     def _viewer_for(self, doc_id: str) -> DocumentViewer | None:
@@ -532,7 +549,10 @@ class MainWindow(QMainWindow):
             self.rename_document(ids[0])
 
     def rename_document(self, doc_id: str) -> None:
-        """Ask for a new title."""
+        """Ask for a new title; a document of another scope is read-only here and is not renamed (as in
+        :meth:`trash_documents`)."""
+        if not self._refuse_read_only([doc_id], "rename it"):
+            return
         doc = self._document(doc_id)
         title = dialogs.ask_text(self, "Rename", "New title:", doc.title if doc else "")
         if title:
@@ -552,20 +572,13 @@ class MainWindow(QMainWindow):
             self.trash_documents(ids)
 
     def trash_documents(self, ids: list[str]) -> None:
-        """Move documents of the window's scope to the trash; inherited ones are read-only here and stay.
+        """Move documents of the window's scope to the trash; those of other scopes are read-only here and stay.
 
-        A document of an ancestor scope is shared with every scope below it: trashing it from one of
-        them would take it from all, so it is refused with where to do it instead.
+        A document of an ancestor scope is shared with every scope below it (a sibling think process's
+        result, with its siblings): trashing it from one of them would take it from all, so it is
+        refused with where to do it instead.
         """
-        inherited = [d for i in ids if (d := self._document(i)) is not None and d.scope != self.current_scope]
-        own = [i for i in ids if i not in {d.id for d in inherited}]
-        if inherited:
-            names = self.workbench.snapshot.scope_names if self.workbench.snapshot else {}
-            first = inherited[0]
-            where = names.get(first.scope, first.scope)
-            more = f" (and {len(inherited) - 1} more inherited)" if len(inherited) > 1 else ""
-            self.statusBar().showMessage(f"“{first.title}” belongs to {where}{more}: it is read-only here; "
-                                         f"switch to {where} to move it to the trash", 10_000)
+        own = self._refuse_read_only(ids, "move it to the trash")
         if own:
             self.workbench.set_status(own, DocumentStatus.DELETED, "Move to Trash")
 

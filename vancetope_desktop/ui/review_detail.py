@@ -29,6 +29,7 @@ from .review_model import (
     requester_text,
     scope_name,
 )
+from .scope_text import name_scope_paths
 from .tag_chips import TagChipsEditor
 from .viewer.rendering import MAX_RENDER_CHARS, document_css, plain_text_html, render_markdown
 
@@ -121,7 +122,8 @@ class RequestDetailView(QWidget):
         names = self._names
         self.title_label.setText(request.title)
         asked, age = html.escape(requester_text(request, names, self._me)), age_text(request.created_at)
-        why = f"“{html.escape(request.reason)}”" if request.reason else "<i>no reason given</i>"
+        reason = name_scope_paths(request.reason, names)
+        why = f"“{html.escape(reason)}”" if reason else "<i>no reason given</i>"
         self.requested_label.setText(f"{asked}, {age if age == 'just now' else age + ' ago'}: {why}")
         self.requested_label.setToolTip(f"{request.requested_by}, {local_time(request.created_at)}")
         self.route_label.setText(f"{html.escape(scope_name(request.source_scope, names))} → "

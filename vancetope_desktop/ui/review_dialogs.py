@@ -141,6 +141,12 @@ class EditApproveDialog(QDialog):
         layout.addWidget(self.buttons)
         self.resize(520, 260)
 
+    def accept(self) -> None:
+        """Approve, with the tag still typed in the tag field added first; text there that is no valid tag
+        keeps the dialog open with the reason under the field (it would otherwise be lost silently)."""
+        if self.tags_editor.commit_pending("fix it or clear the field to approve"):
+            super().accept()
+
     def approval(self) -> Approval:
         """The approval the dialog describes (only what changed is sent)."""
         ids = tuple(r.id for r in self.requests)

@@ -34,6 +34,7 @@ from . import themes
 from .diff_view import DiffRow, align
 from .document_model import type_icon
 from .item_models import column_title
+from .scope_text import name_scope_paths
 
 _Index = QModelIndex | QPersistentModelIndex
 
@@ -371,7 +372,7 @@ class ReviewQueueModel(QAbstractItemModel):
             arrow = f"{scope_name(request.source_scope, names)} → {scope_name(request.target_scope, names)}"
             return f"{arrow} (update)" if request.updates else arrow
         if column == 3:
-            return request.reason
+            return name_scope_paths(request.reason, names)
         return age_text(request.created_at, self._now)
 
     def _tooltip(self, request: PromotionRequest, column: int) -> str:
@@ -468,4 +469,4 @@ class ReviewHistoryModel(QAbstractTableModel):
             if request.status is RequestStatus.APPROVED:
                 return scope_name(request.final_scope, self._names)
             return f"stayed in {scope_name(request.source_scope, self._names)}"
-        return request.decision_reason or request.reason
+        return name_scope_paths(request.decision_reason or request.reason, self._names)

@@ -60,6 +60,7 @@ from .review_model import (
     requester_text,
     scope_name,
 )
+from .scope_text import name_scope_paths
 
 WIDE = 1000
 """From this width (px) the list and the detail sit side by side; below, one above the other."""
@@ -506,11 +507,11 @@ class ReviewPane(QWidget):
         lines = [f"<b>{html.escape(request.title)}</b>",
                  f"{request.status.value.capitalize()} by {html.escape(decided)} on {local_time(request.decided_at)}",
                  f"Requested by {html.escape(asked)} on {local_time(request.created_at)}: "
-                 f"{html.escape(request.reason) or '<i>no reason</i>'}",
+                 f"{html.escape(name_scope_paths(request.reason, names)) or '<i>no reason</i>'}",
                  f"{html.escape(scope_name(request.source_scope, names))} → "
                  f"{html.escape(scope_name(request.final_scope or request.target_scope, names))}"]
         if request.decision_reason:
-            lines.append(f"Decision: {html.escape(request.decision_reason)}")
+            lines.append(f"Decision: {html.escape(name_scope_paths(request.decision_reason, names))}")
         self.history_detail.setText("<br>".join(lines))
 
     # --- layout ---

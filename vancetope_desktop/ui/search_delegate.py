@@ -12,6 +12,7 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QRectF, QS
 from PySide6.QtGui import QAbstractTextDocumentLayout, QColor, QFont, QFontMetrics, QPainter, QPalette, QTextDocument
 from PySide6.QtWidgets import QAbstractScrollArea, QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
+from .scope_text import ScopeRelation, badge_text
 from .search_model import HIGHLIGHT_CLASS, ResultRole
 
 MARGIN = 3
@@ -32,8 +33,11 @@ def _highlight_css(dark: bool) -> str:
     return f".{HIGHLIGHT_CLASS} {{ background-color: {background}; color: {text}; }}"
 
 
-def _badge_colours(dark: bool, inherited: bool) -> tuple[QColor, QColor]:
-    """(fill, text) of a scope badge: blue for the acting scope, violet for an inherited one."""
+def _badge_colours(dark: bool, inherited: bool, sibling: bool = False) -> tuple[QColor, QColor]:
+    """(fill, text) of a scope badge: blue for the acting scope, violet for an inherited one, teal for a
+    sibling think process's."""
+    if sibling:
+        return (QColor("#1d4a47"), QColor("#c8f2ec")) if dark else (QColor("#d9f3ef"), QColor("#125a52"))
     if inherited:
         return (QColor("#463a66"), QColor("#e4dbff")) if dark else (QColor("#ebe3ff"), QColor("#4a2d85"))
     return (QColor("#1f3b5e"), QColor("#d3e6ff")) if dark else (QColor("#dcebff"), QColor("#1c4a87"))
@@ -110,13 +114,14 @@ class SearchResultsDelegate(QStyledItemDelegate):
                              Qt.AlignmentFlag.AlignVCenter, page_text)
             x += metrics.horizontalAdvance(page_text) + 8
 
-        inherited = bool(index.data(ResultRole.INHERITED))
+        inherited, sibling = bool(index.data(ResultRole.INHERITED)), bool(index.data(ResultRole.SIBLING))
         name = str(index.data(ResultRole.SCOPE_NAME) or "")
-        label = f"↑ {name}" if inherited else name
+        relation = ScopeRelation.SIBLING if sibling else ScopeRelation.INHERITED if inherited else ScopeRelation.OWN
+        label = badge_text(name, relation)
         room = line.right() - x - score_width - 8 - 2 * BADGE_PAD_X
         label = metrics.elidedText(label, Qt.TextElideMode.ElideRight, max(room, 0))
         if label:
-            fill, ink = _badge_colours(dark, inherited)
+            fill, ink = _badge_colours(dark, inherited, sibling)
             badge = QRectF(x, line.top(), metrics.horizontalAdvance(label) + 2 * BADGE_PAD_X, height)
             painter.setPen(Qt.PenStyle.NoPen)
             painter.setBrush(fill)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any
@@ -116,6 +117,8 @@ class ResultRole(IntEnum):
     SCORE = Qt.ItemDataRole.UserRole + 7
     DOCUMENT_ID = Qt.ItemDataRole.UserRole + 8
     HIT = Qt.ItemDataRole.UserRole + 9
+    SIBLING = Qt.ItemDataRole.UserRole + 10
+    """``bool``: the hit is a result of a sibling think process (not inherited, though not the acting scope's)."""
 
 
 def scope_label(path: str) -> str:
@@ -136,6 +139,7 @@ class SearchResultsModel(QAbstractListModel):
         self._snippets: list[str] = []
         self._query = ""
         self._scope_names: dict[str, str] = {}
+        self._siblings: frozenset[str] = frozenset()
 
     def set_response(self, response: SearchResponse) -> None:
         """Replace the rows with ``response.hits``, highlighting ``response.query`` in the snippets."""
@@ -156,6 +160,14 @@ class SearchResultsModel(QAbstractListModel):
         self._scope_names = dict(names)
         if self._hits:
             self.dataChanged.emit(self.index(0), self.index(len(self._hits) - 1), [ResultRole.SCOPE_NAME])
+
+    def set_sibling_scopes(self, paths: Iterable[str]) -> None:
+        """The sibling think processes seen for their results (``VisibleScope.results_only``): their hits
+        are marked ``SIBLING``, not ``INHERITED``."""
+        self._siblings = frozenset(paths)
+        if self._hits:
+            self.dataChanged.emit(self.index(0), self.index(len(self._hits) - 1),
+                                  [ResultRole.INHERITED, ResultRole.SIBLING])
 
     @property
     def query(self) -> str:
@@ -195,7 +207,9 @@ class SearchResultsModel(QAbstractListModel):
             case ResultRole.SCOPE_NAME:
                 return self._scope_names.get(hit.document.scope) or scope_label(hit.document.scope)
             case ResultRole.INHERITED:
-                return hit.distance > 0
+                return hit.distance > 0 and hit.document.scope not in self._siblings
+            case ResultRole.SIBLING:
+                return hit.document.scope in self._siblings
             case ResultRole.SCORE:
                 return hit.score
             case ResultRole.DOCUMENT_ID:

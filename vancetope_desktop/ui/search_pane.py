@@ -31,6 +31,7 @@ from ..core.documents import DocumentType
 from ..core.scope_info import VisibleScope
 from ..core.tags import normalize_tag
 from ..services.search import SearchResponse
+from .scope_text import ScopeRelation, badge_text
 from .search_delegate import SearchResultsDelegate
 from .search_model import ResultRole, SearchRequest, SearchResultsModel, scope_label
 
@@ -40,6 +41,8 @@ DEBOUNCE_MS = 250
 """Quiet time after the last keystroke before a search is sent."""
 DEFAULT_LIMIT = 30
 SCOPE_BUTTON_CHARS = 18
+_RELATION_NOTE = {ScopeRelation.OWN: "", ScopeRelation.INHERITED: " (inherited)",
+                  ScopeRelation.SIBLING: " (a sibling think process: its results only)"}
 """Scope names longer than this are cut on their toggle (the tooltip has the full path)."""
 PILL_STYLE = """
 QToolButton { border: 1px solid palette(mid); border-radius: 10px; padding: 1px 8px; background: palette(base); }
@@ -187,12 +190,13 @@ class SearchPane(QWidget):
             came again, which keeps the user's toggles and results.
         """
         names = dict(names or {})
-        shown = (current, [(s.path, s.distance) for s in scopes], names)
+        shown = (current, [(s.path, s.distance, s.results_only) for s in scopes], names)
         if shown == self._shown_scopes:
             return False  # every window refresh passes the scopes again: keep the user's toggles and results
         self._shown_scopes = shown
         self._scope = current
         self.model.set_scope_names(names)
+        self.model.set_sibling_scopes(s.path for s in scopes if s.results_only)
         for button in self._scope_buttons:
             self._scope_row.removeWidget(button)
             button.deleteLater()
@@ -201,12 +205,12 @@ class SearchPane(QWidget):
             name = names.get(scope.path) or scope_label(scope.path)
             short = name if len(name) <= SCOPE_BUTTON_CHARS else name[: SCOPE_BUTTON_CHARS - 1] + "…"
             button = QToolButton()
-            button.setText(short if scope.distance == 0 else f"↑ {short}")
+            relation = _relation(scope)
+            button.setText(badge_text(short, relation))
             button.setCheckable(True)
             button.setChecked(True)
             button.setProperty("scope_path", scope.path)
-            button.setToolTip(f"{name}\n{scope.path} — search weight {scope.weight:g}"
-                              + ("" if scope.distance == 0 else " (inherited)"))
+            button.setToolTip(f"{name}\n{scope.path} — search weight {scope.weight:g}" + _RELATION_NOTE[relation])
             button.toggled.connect(lambda checked, b=button: self._scope_toggled(b, checked))
             self._scope_row.insertWidget(len(self._scope_buttons), button)
             self._scope_buttons.append(button)
@@ -411,3 +415,10 @@ class SearchPane(QWidget):
             view.setCurrentIndex(selected[0] if selected else self.model.index(0))
             return True
         return super().eventFilter(watched, event)
+
+
+def _relation(scope: VisibleScope) -> ScopeRelation:
+    """A searched scope's place: the acting scope, an ancestor, or a sibling seen for its results."""
+    if scope.results_only:
+        return ScopeRelation.SIBLING
+    return ScopeRelation.OWN if scope.distance == 0 else ScopeRelation.INHERITED

@@ -479,6 +479,30 @@ class TagChipsEditor(QWidget):
         self.tag_added.emit(tag)
         return True
 
+    def commit_pending(self, why: str = "") -> bool:
+        """Add the tag still typed in the field, as Enter would, before the owner acts on :meth:`tags`.
+
+        Args:
+            why: added to the error when the typed text is not a tag (e.g. "fix or clear it to approve").
+
+        Returns:
+            True when nothing is left in the field (it was empty, its tag was added, or it is already
+            shown); False when it holds text that is no valid tag: the error shows under the field,
+            which keeps the text and takes the focus.
+        """
+        text = self.line_edit.text()
+        if self._read_only or not text.strip():
+            return True
+        try:
+            parse_typed_tag(text)
+        except InvalidInput as error:
+            self._show_error(f"{error} — {why}" if why else str(error))
+            self.line_edit.setFocus(Qt.FocusReason.OtherFocusReason)
+            return False
+        if not self.add_tag(text):  # already shown: nothing is lost
+            self._show_error("")
+        return True
+
     def remove_tag(self, tag: str) -> None:
         """Remove a shown tag (as its × does) and emit ``tag_removed``."""
         if self._read_only or tag not in self._tags:

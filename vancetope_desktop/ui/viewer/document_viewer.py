@@ -68,19 +68,24 @@ class DocumentViewer(QWidget):
         self._doc: DocumentInfo | None = None
         self._kind: ViewKind | None = None
         self._request: tuple[int | None, str | None] = (None, None)
+        self._read_only = False
         self._dark = False
         self.clear()
 
     # -- public API ----------------------------------------------------------------------------------
 
-    def show_document(self, doc: DocumentInfo, *, page: int | None = None, highlight: str | None = None) -> None:
+    def show_document(self, doc: DocumentInfo, *, page: int | None = None, highlight: str | None = None,
+                      read_only: bool = False) -> None:
         """Show ``doc``, at ``page`` (1-based, PDFs) with ``highlight`` (a passage or query words) marked.
+
+        ``read_only``: no Edit for a typed note (a document of another scope, read-only from here).
 
         Showing the same unchanged PDF again only moves to the page and highlight (no reload).
         A draft in the note editor is dropped: ask :meth:`has_unsaved_changes` first.
         """
         same_pdf = self._is_open_pdf(doc)
         self._doc, self._kind, self._request = doc, choose_view(doc), (page, highlight)
+        self._read_only = read_only
         self.title_label.setText(doc.title)
         self.title_label.setToolTip(doc.file_path or doc.title)
         self.title_label.show()
@@ -163,7 +168,7 @@ class DocumentViewer(QWidget):
             if len(text) > MAX_RENDER_CHARS:
                 return [*notes, "Too long to render: shown as markdown source.",
                         *self._activate(TextViewer).show_text(text, file_name="note.md", highlight=highlight)]
-            editable = source is None and is_editable(doc)
+            editable = source is None and is_editable(doc) and not self._read_only
             return notes + self._activate(MarkdownViewer).show_markdown(
                 text, document_id=doc.id, editable=editable, highlight=highlight)
         if kind is ViewKind.DATA and path is not None:

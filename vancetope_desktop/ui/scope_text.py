@@ -1,0 +1,121 @@
+"""How the window words scopes: a document's place relative to the acting scope, and scope paths in free text.
+
+A document listed in a scope is its own, inherited from an ancestor, or a result shared by a sibling
+think process (that think process's sibling-results setting, ``VisibleScope.results_only``). Only its
+own documents are editable there. Pure functions over plain values (no widgets).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from enum import StrEnum
+from functools import lru_cache
+
+from ..core.scope_info import VisibleScope
+
+
+class ScopeRelation(StrEnum):
+    """Where a document lives, seen from the acting scope."""
+
+    OWN = "own"
+    INHERITED = "inherited"  # an ancestor scope: shared with every scope below it
+    SIBLING = "sibling"  # a sibling think process whose results this one sees
+
+    @property
+    def read_only(self) -> bool:
+        """Whether documents so placed are read-only in the acting scope (all but its own)."""
+        return self is not ScopeRelation.OWN
+
+
+BADGES = {ScopeRelation.OWN: "", ScopeRelation.INHERITED: "↑", ScopeRelation.SIBLING: "↔"}
+"""The mark before a scope's name: up the tree, or across to a sibling."""
+
+
+def sibling_paths(visible: Iterable[VisibleScope]) -> frozenset[str]:
+    """The paths of the sibling think processes among ``visible`` (those seen for their results only)."""
+    return frozenset(v.path for v in visible if v.results_only)
+
+
+def scope_relation(path: str, current: str, siblings: Iterable[str] = ()) -> ScopeRelation:
+    """How a document of scope ``path`` relates to the acting scope ``current``.
+
+    Args:
+        path: the document's scope path.
+        current: the acting scope's path ("" when unknown: everything counts as own).
+        siblings: paths of the sibling think processes ``current`` sees (:func:`sibling_paths`).
+
+    Returns:
+        OWN for ``current`` itself, SIBLING for a sibling, else INHERITED (an ancestor: nothing else is
+        listed in a scope).
+    """
+    if not current or path == current:
+        return ScopeRelation.OWN
+    return ScopeRelation.SIBLING if path in set(siblings) else ScopeRelation.INHERITED
+
+
+def badge_text(name: str, relation: ScopeRelation) -> str:
+    """A scope's name with its relation's mark: ``"↑ Inbox"``, ``"↔ Hypothesis Check"``, ``"Reading week"``."""
+    badge = BADGES[relation]
+    return f"{badge} {name}" if badge else name
+
+
+def where_text(name: str, relation: ScopeRelation) -> str:
+    """Where a document lives, as a phrase: ``"Inbox"``, or ``"sibling think process Hypothesis Check"``."""
+    return f"sibling think process {name}" if relation is ScopeRelation.SIBLING else name
+
+
+def read_only_note(name: str, relation: ScopeRelation) -> str:
+    """The Details panel's note under the title of a read-only document ("" for an own document)."""
+    if relation is ScopeRelation.SIBLING:
+        return f"From sibling think process {name} (its results are shared with this one): read-only here"
+    if relation is ScopeRelation.INHERITED:
+        return f"Inherited from {name}: read-only here"
+    return ""
+
+
+def refusal_text(title: str, name: str, relation: ScopeRelation, doing: str, more: int = 0) -> str:
+    """Why an edit of a read-only document is refused, and where to make it (for the status bar).
+
+    Args:
+        title: the document's title.
+        name: its scope's name.
+        relation: INHERITED or SIBLING.
+        doing: what was refused, as an infinitive phrase (``"rename it"``, ``"move it to the trash"``).
+        more: other documents refused with it.
+
+    Returns:
+        e.g. ``"“Draft” belongs to Inbox (and 2 more from other scopes): it is read-only here; switch to
+        Inbox to rename it"``.
+    """
+    others = f" (and {more} more from other scopes)" if more else ""
+    return (f"“{title}” belongs to {where_text(name, relation)}{others}: it is read-only here; "
+            f"switch to {name} to {doing}")
+
+
+@lru_cache(maxsize=8)
+def _paths_pattern(paths: tuple[str, ...]) -> re.Pattern[str]:
+    # Longest first, so "session/a-b" wins over "session/a"; a path must not run on into a longer word
+    # ("session/a" inside "session/a2"), though a sentence's full stop may follow it.
+    alternatives = "|".join(re.escape(p) for p in sorted(paths, key=len, reverse=True))
+    return re.compile(rf"(?<![\w/-])(?:{alternatives})(?![\w/-]|\.\w)")
+
+
+def name_scope_paths(text: str, scope_names: Mapping[str, str]) -> str:
+    """``text`` with every known scope path in it replaced by the scope's name.
+
+    Reasons written by the services name scopes by path ("promoted by hand to session/review-2026");
+    the window shows names ("… to Literature review"). Paths not in ``scope_names`` (an archived
+    scope) stay as they are.
+
+    Args:
+        text: free text (a request's or an audit entry's reason).
+        scope_names: ``{scope path: name}`` (the snapshot's ``scope_names``).
+
+    Returns:
+        The text with names for paths; unchanged when it holds no known path.
+    """
+    paths = tuple(p for p in scope_names if p and p in text)
+    if not paths:
+        return text
+    return _paths_pattern(paths).sub(lambda m: scope_names.get(m.group()) or m.group(), text)
