@@ -20,7 +20,7 @@ from typing import Any
 from sqlalchemy import Engine, delete, func
 from sqlmodel import Session, select
 
-from ..core.documents import IndexState
+from ..core.documents import EMBEDDED_ROLES, IndexState
 from ..core.scopes import ScopeKind
 from ..store import tables
 from ..store.db import get_meta, read_session, set_meta, write_session
@@ -49,8 +49,16 @@ class DrainReport:
     cancelled: bool = False
 
 
+_EMBEDDED = [role.value for role in EMBEDDED_ROLES]
+
+
+def embedded_chunks():
+    """The condition selecting the chunks that get vectors (``core.documents.EMBEDDED_ROLES``)."""
+    return tables.ChunkRow.role.in_(_EMBEDDED)  # type: ignore[attr-defined]
+
+
 def pending_work(engine: Engine) -> tuple[int, int]:
-    """``(documents, chunks)`` still queued for embedding."""
+    """``(documents, chunks)`` still queued for embedding (only chunks that get vectors count)."""
     with read_session(engine) as session:
         documents = session.exec(
             select(func.count(func.distinct(tables.JobRow.document_id))).where(tables.JobRow.kind == "embed")
@@ -59,7 +67,8 @@ def pending_work(engine: Engine) -> tuple[int, int]:
             select(func.count()).select_from(tables.ChunkRow).where(
                 tables.ChunkRow.document_id.in_(  # type: ignore[attr-defined]
                     select(tables.JobRow.document_id).where(tables.JobRow.kind == "embed")
-                )
+                ),
+                embedded_chunks(),
             )
         ).one()
     return int(documents), int(chunks)
@@ -129,7 +138,7 @@ class IndexWriter:
                         continue
                     size += session.exec(
                         select(func.count()).select_from(tables.ChunkRow)
-                        .where(tables.ChunkRow.document_id == job.document_id)
+                        .where(tables.ChunkRow.document_id == job.document_id, embedded_chunks())
                     ).one()
                 batch.setdefault(job.document_id, []).append(job.id)  # type: ignore[arg-type]
         return batch
@@ -141,8 +150,9 @@ class IndexWriter:
                 row = session.get(tables.DocumentRow, document_id)
                 if row is None:
                     continue  # purged meanwhile: its jobs are simply dropped
+                # Reference lists, author pages… stay keyword-only (core.documents.ChunkRole).
                 chunks = list(session.exec(
-                    select(tables.ChunkRow).where(tables.ChunkRow.document_id == document_id)
+                    select(tables.ChunkRow).where(tables.ChunkRow.document_id == document_id, embedded_chunks())
                     .order_by(tables.ChunkRow.ordinal)  # type: ignore[arg-type]
                 ).all())
                 documents.append((row, chunks, _chunk_metadata(session, row)))

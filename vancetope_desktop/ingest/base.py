@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ..core.documents import DocumentType
+from ..core.documents import ChunkRole, DocumentType
 
 
 @dataclass(frozen=True)
@@ -20,11 +20,13 @@ class ChunkDraft:
         text: normalised text (NFC, ligatures expanded, end-of-line hyphens joined).
         page: 1-based page number for paged sources (PDF), else None.
         section: heading path for sectioned sources (``"Methods › Sampling"``), row/key for data.
+        role: what part of the document it is; only ``body`` chunks are embedded (see ``ChunkRole``).
     """
 
     text: str
     page: int | None = None
     section: str | None = None
+    role: ChunkRole = ChunkRole.BODY
 
 
 @dataclass

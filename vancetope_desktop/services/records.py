@@ -13,6 +13,7 @@ from sqlmodel import Session, select
 
 from ..core.documents import (
     ChunkInfo,
+    ChunkRole,
     DocumentInfo,
     DocumentStatus,
     DocumentType,
@@ -105,7 +106,7 @@ def replace_chunks(session: Session, row: tables.DocumentRow, chunks: list[Chunk
     session.flush()
     for ordinal, (draft, count) in enumerate(zip(chunks, counts, strict=True)):
         chunk = tables.ChunkRow(document_id=row.id, ordinal=ordinal, text=draft.text, page=draft.page,
-                                section=draft.section, token_count=count)
+                                section=draft.section, token_count=count, role=draft.role.value)
         session.add(chunk)
         session.flush()
         assert chunk.id is not None
@@ -143,7 +144,7 @@ def bump_change_counter(session: Session) -> None:
 def chunk_info(row: tables.ChunkRow) -> ChunkInfo:
     """A chunk row as a value object."""
     return ChunkInfo(document_id=row.document_id, ordinal=row.ordinal, text=row.text, page=row.page,
-                     section=row.section, token_count=row.token_count)
+                     section=row.section, token_count=row.token_count, role=ChunkRole(row.role))
 
 
 def withdraw_requests(session: Session, row: tables.DocumentRow, actor: str, *, why: str,

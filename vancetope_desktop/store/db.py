@@ -59,26 +59,53 @@ def create_database_engine(path: Path) -> Engine:
     return engine
 
 
+def schema_version(engine: Engine) -> int | None:
+    """The schema version recorded in the library, None for a new (empty) database."""
+    with read_session(engine) as session:
+        found = session.exec(text("SELECT name FROM sqlite_master WHERE type='table' AND name='meta'")).first()
+        if not found:
+            return None
+        row = session.get(tables.MetaRow, "schema_version")
+        return None if row is None else int(row.value)
+
+
 def ensure_schema(engine: Engine) -> None:
-    """Create missing tables and record the schema version; refuse a library from a newer version.
+    """Create missing tables, migrate older schemas, record the version; refuse a newer library.
 
     Raises:
         LibraryTooNew: the library's schema version is higher than this program's.
     """
-    with write_session(engine) as session:
-        found = session.exec(text("SELECT name FROM sqlite_master WHERE type='table' AND name='meta'")).first()
-        if found:
-            row = session.get(tables.MetaRow, "schema_version")
-            if row is not None and int(row.value) > tables.SCHEMA_VERSION:
-                raise LibraryTooNew(
-                    f"this library was written by a newer Vancetope Desktop (schema {row.value}; this version "
-                    f"reads up to {tables.SCHEMA_VERSION}); update the program to open it"
-                )
+    version = schema_version(engine)
+    if version is not None and version > tables.SCHEMA_VERSION:
+        raise LibraryTooNew(
+            f"this library was written by a newer Vancetope Desktop (schema {version}; this version "
+            f"reads up to {tables.SCHEMA_VERSION}); update the program to open it"
+        )
     SQLModel.metadata.create_all(engine, tables=[t.__table__ for t in _TABLES])
     with write_session(engine) as session:
         create_fulltext_table(session)
-        # Versions up to this one differ only by added tables, which create_all has just made.
+        if version is not None:
+            for step in range(version + 1, tables.SCHEMA_VERSION + 1):
+                for statement in _MIGRATIONS.get(step, ()):
+                    statement(session)
         set_meta(session, "schema_version", str(tables.SCHEMA_VERSION))
+
+
+def _add_chunk_role(session: Session) -> None:
+    columns = {row[1] for row in session.exec(text("PRAGMA table_info(chunk)")).all()}
+    if "role" not in columns:
+        session.exec(text("ALTER TABLE chunk ADD COLUMN role VARCHAR NOT NULL DEFAULT 'body'"))
+
+
+def _index_job_kind(session: Session) -> None:
+    session.exec(text("CREATE INDEX IF NOT EXISTS ix_index_job_kind ON index_job (kind, document_id)"))
+
+
+_MIGRATIONS = {
+    # 2: promotion_request and audit_entry, new tables that create_all makes.
+    3: (_add_chunk_role, _index_job_kind),
+}
+"""Schema version → the steps that bring the previous version to it (inside one write transaction)."""
 
 
 _TABLES = (

@@ -1,8 +1,9 @@
 """The SQLite schema as SQLModel tables. Plain rows only: services turn them into core value objects.
 
-Schema version 2 (version 2 added ``promotion_request`` and ``audit_entry``). A change that only adds
-tables bumps :data:`SCHEMA_VERSION` (``ensure_schema`` creates missing tables); a change to an
-existing table also needs a migration step in ``store/db.py``.
+Schema version 3 (version 2 added ``promotion_request`` and ``audit_entry``; version 3 the chunk
+``role`` and an index on ``index_job.kind``). A change that only adds tables bumps
+:data:`SCHEMA_VERSION` (``ensure_schema`` creates missing tables); a change to an existing table also
+needs a migration step in ``store/db.py``.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 from sqlalchemy import JSON, Column, ForeignKey, Index, String, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 
 def utcnow() -> datetime:
@@ -114,6 +115,7 @@ class ChunkRow(SQLModel, table=True):
     page: int | None = None
     section: str | None = None
     token_count: int = 0
+    role: str = Field(default="body", sa_column=Column(String, nullable=False, server_default="body"))
 
 
 class JobRow(SQLModel, table=True):
@@ -125,6 +127,8 @@ class JobRow(SQLModel, table=True):
     """
 
     __tablename__ = "index_job"
+    # Search reads the pending ``move`` jobs on every query; the writer and status count ``embed`` jobs.
+    __table_args__ = (Index("ix_index_job_kind", "kind", "document_id"),)
     id: int | None = Field(default=None, primary_key=True)
     document_id: str = Field(index=True)
     kind: str
