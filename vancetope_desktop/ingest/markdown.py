@@ -18,10 +18,10 @@ import yaml
 
 from ..core.documents import DocumentType
 from ..core.errors import InvalidInput
+from ..core.json_values import to_jsonable
 from ..core.tags import normalize_tag
 from .base import ChunkDraft, Extraction
 from .normalize import normalize_text
-from .values import to_jsonable
 
 MIME_TYPE = "text/markdown"
 SECTION_SEPARATOR = " › "

@@ -32,6 +32,7 @@ from ..ingest.registry import SUPPORTED_EXTENSIONS, extract_file
 from ..store import tables
 from ..store.blobs import hash_file
 from ..store.db import write_session
+from ..store.json_columns import json_or_empty
 from ..store.tables import utcnow
 from . import records
 from .chunking import prepare_chunks
@@ -250,7 +251,8 @@ def _import_one(lib: Library, path: Path, scope_path: str, folder_id: str | None
 
 
 def _find(session: Session, scope_path: str, key: str, value: str) -> tables.DocumentRow | None:
-    column = "d.content_hash" if key == "content_hash" else "json_extract(d.metadata, '$.source_path')"
+    column = ("d.content_hash" if key == "content_hash"
+              else f"json_extract({json_or_empty('d.metadata')}, '$.source_path')")
     row = session.exec(
         text(f"SELECT d.id FROM document d WHERE d.scope_path = :scope AND d.type != 'folder' AND {column} = :value "
              "ORDER BY d.created_at LIMIT 1"),
