@@ -13,6 +13,7 @@ from ..core.documents import ChunkInfo, DocumentInfo, DocumentStatus, DocumentTy
 from ..core.errors import DocumentNotFound, ImportFailed, InvalidInput, NotFound
 from ..core.ids import new_document_id
 from ..core.tags import TagFilter, normalize_tags
+from ..ingest.chunking import fit_to_model
 from ..ingest.registry import extract_text
 from ..store import fulltext, tables
 from ..store.blobs import hash_text
@@ -20,7 +21,6 @@ from ..store.db import read_session, write_session
 from ..store.filters import SqlFilter
 from ..store.tables import utcnow
 from . import audit, records
-from .chunking import prepare_chunks
 from .library import Library
 from .scopes import resolve_scope, visibility_filter
 from .sharing import check_read
@@ -54,7 +54,7 @@ def add_text(lib: Library, content: str, *, doc_type: DocumentType = DocumentTyp
     scope_path = resolve_scope(lib, scope)
     wanted_tags = normalize_tags(tags)
     extraction = extract_text(content, doc_type, title)
-    chunks, counts = prepare_chunks(lib, extraction)
+    chunks, counts = fit_to_model(extraction.chunks, lib.embedder())
     with write_session(lib.engine) as session:
         if folder_id is not None:
             _check_folder(session, folder_id, scope_path)
@@ -312,7 +312,7 @@ def update_document(lib: Library, document_id: str, *, title: str | None = None,
         if doc_type not in TEXT_TYPES:
             raise InvalidInput(f"the content of a {doc_type.value} cannot be edited")
         extraction = extract_text(content, doc_type, title)
-        prepared = prepare_chunks(lib, extraction)
+        prepared = fit_to_model(extraction.chunks, lib.embedder())
     with write_session(lib.engine) as session:
         row = records.document_row(session, document_id)
         changed_content = content is not None and hash_text(content) != row.content_hash
@@ -492,7 +492,9 @@ def restore_version(lib: Library, document_id: str, number: int) -> DocumentInfo
     with read_session(lib.engine) as session:
         doc_type = DocumentType(records.document_row(session, document_id).type)
     content = version.content if doc_type in TEXT_TYPES and version.content and version.content.strip() else None
-    prepared = prepare_chunks(lib, extract_text(content, doc_type, version.title)) if content is not None else None
+    prepared = None
+    if content is not None:
+        prepared = fit_to_model(extract_text(content, doc_type, version.title).chunks, lib.embedder())
     with write_session(lib.engine) as session:
         row = records.document_row(session, document_id)
         before_tags = records.tags_of(session, document_id)
