@@ -64,7 +64,7 @@ def run(lib: Library, papers: Path, profile_path: Path | None) -> None:
 
     # Instrument from the outside: the functions the services call, wrapped with timers.
     imports.extract_file = timer.wrap("extract", imports.extract_file)  # type: ignore[assignment]
-    imports.prepare_chunks = timer.wrap("chunk prep", imports.prepare_chunks)  # type: ignore[assignment]
+    imports.fit_to_model = timer.wrap("chunk prep", imports.fit_to_model)  # type: ignore[assignment]
     embedder.encode_documents = timer.wrap("embed", embedder.encode_documents)  # type: ignore[method-assign]
     lib.vectors.upsert = timer.wrap("vector upsert", lib.vectors.upsert)  # type: ignore[method-assign]
     lib.vectors.delete_documents = timer.wrap("vector delete", lib.vectors.delete_documents)  # type: ignore[method-assign]

@@ -1,4 +1,4 @@
-"""split_to_token_limit with the real MiniLM tokenizer, and pack_paragraphs."""
+"""split_to_token_limit and fit_to_model with the real MiniLM tokenizer, and pack_paragraphs."""
 
 from __future__ import annotations
 
@@ -10,8 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from vancetope_desktop.core.settings import Settings
+from vancetope_desktop.index.embedder import Embedder
 from vancetope_desktop.ingest.base import ChunkDraft
-from vancetope_desktop.ingest.chunking import pack_paragraphs, split_to_token_limit, word_count
+from vancetope_desktop.ingest.chunking import fit_to_model, pack_paragraphs, split_to_token_limit, word_count
 from vancetope_desktop.ingest.registry import extract_file
 
 MAX = 250
@@ -141,3 +143,15 @@ def test_japanese_note_fits_after_splitting(corpus: Path, count_tokens: Counter)
     _assert_within(out, count_tokens)
     assert sum(len(c.text) for c in out) >= sum(len(c.text) for c in extraction.chunks)
     assert any("シンタックスハイライト" in c.text for c in out)
+
+
+@pytest.mark.corpus
+def test_fit_to_model_uses_the_embedders_own_limit_and_counts(corpus: Path) -> None:
+    """The one entry point the services call: the library's embedder is the token model."""
+    embedder = Embedder.from_settings(Settings())
+    extraction = extract_file(corpus / "notes/generative-flows-correction-guidance.md")
+    chunks, counts = fit_to_model(extraction.chunks, embedder)
+    assert len(chunks) > len(extraction.chunks)  # long sections were cut
+    assert counts == [embedder.count_tokens(c.text) for c in chunks]
+    assert max(counts) <= embedder.max_tokens == 254
+    assert {c.section for c in chunks} == {c.section for c in extraction.chunks}

@@ -148,3 +148,34 @@ def test_every_note_extracts(corpus: Path) -> None:
         extraction = extract_file(path)
         assert extraction.chunks, path.name
         assert all(c.text.strip() for c in extraction.chunks), path.name
+
+
+def test_setext_headings_make_the_title_and_sections() -> None:
+    note = ("Project Log\n===========\n\nIntro #setext-tag.\n\nMethods\n-------\n\nWe sampled.\n\n"
+            "### Details\n\nRandomly.\n\nResults\n---\n\nDone.\n")
+    extraction = extract_markdown(note, default_title="stem")
+    assert extraction.title == "Project Log"
+    assert [c.section for c in extraction.chunks] == [None, "Methods", "Methods › Details", "Results"]
+    assert extraction.chunks[0].text == "Project Log\n\nIntro #setext-tag."
+    assert extraction.chunks[1].text == "Methods\n\nWe sampled."
+    assert extraction.tags == ["setext-tag"]
+
+
+def test_a_rule_after_a_blank_line_and_display_math_are_not_headings() -> None:
+    note = "Intro\n\n---\n\n$$\nx\n= y\n$$\n\n```\nNot a heading\n=============\n```\n"
+    extraction = extract_markdown(note, default_title="stem")
+    assert extraction.title == "stem" and [c.section for c in extraction.chunks] == [None]
+
+
+def test_no_tags_or_headings_inside_code_or_math() -> None:
+    body = ("Prose #real.\n\n    # indented code #nope\n\n```python\n# comment #nope\n```\n\n"
+            "Inline `#nope` and $#nope$ and $$\\#nope$$.\n\n> quoted #quoted\n\n| cell #cell |\n|---|\n| #row |\n")
+    assert find_inline_tags(body) == ["real", "quoted", "cell", "row"]
+    assert [c.section for c in extract_markdown(body).chunks] == [None]
+
+
+def test_invalid_front_matter_is_text_not_a_setext_heading() -> None:
+    note = "---\ntitle: {{title}}\nkey: [unclosed\n---\n\n# Real title\n\nbody\n"
+    extraction = extract_markdown(note, default_title="stem")
+    assert extraction.warnings and extraction.title == "Real title"
+    assert extraction.chunks[0].text.startswith("Real title\n\n---\ntitle: {{title}}")

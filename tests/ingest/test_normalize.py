@@ -1,12 +1,10 @@
-"""normalize_text and decode_text_bytes, on crafted strings and on the corpus's badly encoded files."""
+"""normalize_text and compose_spacing_accents on crafted strings."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from vancetope_desktop.ingest.normalize import compose_spacing_accents, decode_text_bytes, normalize_text
+from vancetope_desktop.ingest.normalize import compose_spacing_accents, normalize_text
 
 
 @pytest.mark.parametrize(
@@ -61,28 +59,3 @@ def test_code_keeps_trailing_minus() -> None:
 def test_emoji_joiners_survive() -> None:
     family = "👩\u200d👩\u200d👧"
     assert normalize_text(family) == family
-
-
-def test_decode_utf8_and_bom() -> None:
-    assert decode_text_bytes("héllo".encode()) == ("héllo", [])
-    assert decode_text_bytes(b"\xef\xbb\xbf---\ntitle: x\n---\n") == ("---\ntitle: x\n---\n", [])
-
-
-def test_decode_cp1252_is_not_mistaken_for_chinese() -> None:
-    text, warnings = decode_text_bytes("café résumé Größe °C".encode("cp1252"))
-    assert text == "café résumé Größe °C"
-    assert warnings and "Windows-1252" in warnings[0]
-
-
-@pytest.mark.corpus
-def test_decode_latin1_note(corpus: Path) -> None:
-    text, warnings = decode_text_bytes((corpus / "notes/latin1-encoded-table.md").read_bytes())
-    assert "Boiling Points °C" in text
-    assert warnings
-
-
-@pytest.mark.corpus
-def test_decode_gbk_bibtex(corpus: Path) -> None:
-    text, warnings = decode_text_bytes((corpus / "refs/gbk-encoded-chinese.bib").read_bytes())
-    assert "凯撒" in text and "测试期刊" in text
-    assert "GB18030" in warnings[0]

@@ -103,6 +103,29 @@ def test_a_fact_titled_by_its_text_follows_edits(library):
     assert fact.title == "Deadline"
 
 
+def test_editing_a_note_follows_its_inline_tags_and_keeps_tags_given_by_hand(library):
+    note = documents.add_text(library, "# Plan\n\nStart with #alpha and #beta.", doc_type=DocumentType.NOTE,
+                              tags=["by-hand"])
+    assert sorted(note.tags) == ["alpha", "beta", "by-hand"]
+    note = documents.tag_document(library, note.id, add=["also-by-hand"])
+    edited = "# Plan\n\nStart with #alpha, then #gamma/one.\n\n```\n#not-a-tag\n```"
+    note = documents.update_document(library, note.id, content=edited)
+    assert sorted(note.tags) == ["alpha", "also-by-hand", "by-hand", "gamma/one"]  # beta edited out
+    note = documents.update_document(library, note.id, content=edited + "\n\nMore.", remove_tags=["alpha"])
+    assert "alpha" not in note.tags  # an explicit removal wins over the text
+    assert documents.list_versions(library, note.id)[-1].tags == sorted(["alpha", "also-by-hand", "by-hand",
+                                                                          "gamma/one"])
+
+
+def test_a_note_titled_by_its_text_takes_its_setext_or_front_matter_title(library):
+    note = documents.add_text(library, "Old title\n=========\n\nbody", doc_type=DocumentType.NOTE)
+    assert note.title == "Old title"
+    note = documents.update_document(library, note.id, content="---\ntitle: From properties\n---\nbody #t")
+    assert note.title == "From properties" and note.tags == ["t"]
+    note = documents.update_document(library, note.id, content="New title\n=========\n\nbody")
+    assert note.title == "New title" and note.tags == []
+
+
 def test_folder_names_are_unique_per_level(library):
     papers = folders.create_folder(library, "Papers")
     with pytest.raises(InvalidInput, match="already there"):

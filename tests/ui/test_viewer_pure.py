@@ -12,7 +12,7 @@ from vancetope_desktop.core.errors import DamagedFile, UnsupportedFile
 from vancetope_desktop.ui.viewer.data_files import parse_table, read_structured, read_table
 from vancetope_desktop.ui.viewer.kinds import ViewKind, choose_view, file_name, is_editable
 from vancetope_desktop.ui.viewer.phrases import pick_search_phrase
-from vancetope_desktop.ui.viewer.rendering import obsidian_compat, render_markdown
+from vancetope_desktop.ui.viewer.rendering import render_markdown
 from vancetope_desktop.ui.viewer.text_files import read_text_file
 
 
@@ -106,13 +106,20 @@ def test_bom_front_matter_and_latin1_note(corpus):
 
 def test_obsidian_habits():
     text = "#tag #other\nIntro\n1. one\n2. two\n```\n#not-a-tag\n```\n> [!note]+ Careful\n> body"
-    adapted = obsidian_compat(text)
-    assert adapted.startswith("\\#tag")
-    assert "Intro\n\n1. one" in adapted
-    assert "#not-a-tag" in adapted and "\\#not-a-tag" not in adapted
-    assert "> **Note: Careful**" in adapted
     html = render_markdown(text).html
-    assert "<h1" not in html and "<ol>" in html
+    assert "<h1" not in html and "<ol>" in html  # a tag line is no heading; a list may follow a line
+    assert "#tag #other" in html and "#not-a-tag" in html
+    assert "<strong>Note: Careful</strong><br />" in html and "[!note]" not in html
+
+
+def test_setext_headings_task_lists_math_and_footnotes():
+    text = ("Title\n=====\n\nPart\n----\n\n- [ ] todo\n- [x] done\n\n$$\nx\n= y\n$$\n\n"
+            "Inline $a<b$ and ~~gone~~.[^1]\n\n[^1]: A footnote.\n")
+    html = render_markdown(text).html
+    assert "<h1>Title</h1>" in html and "<h2>Part</h2>" in html
+    assert "☐ todo" in html and "☑ done" in html and "<input" not in html
+    assert "<pre>$$\nx\n= y\n$$</pre>" in html and "$a&lt;b$" in html
+    assert "<s>gone</s>" in html and "A footnote." in html
 
 
 def test_text_file_is_cut_at_the_limit(tmp_path):

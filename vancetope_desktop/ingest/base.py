@@ -7,7 +7,7 @@ the index, so they can run in a worker process or thread and be tested alone.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from ..core.documents import ChunkRole, DocumentType
 
@@ -54,9 +54,3 @@ class Extraction:
     tags: list[str] = field(default_factory=list)
     needs_ocr: bool = False
     warnings: list[str] = field(default_factory=list)
-
-
-class TokenCounter(Protocol):
-    """Counts the embedding model's word pieces in a text (without special tokens)."""
-
-    def __call__(self, text: str) -> int: ...

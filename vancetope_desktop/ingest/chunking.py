@@ -1,9 +1,20 @@
-"""Chunk sizing: packing paragraphs into readable chunks, and cutting chunks to the model's token limit.
+"""How a document becomes chunks: the one home of chunking.
 
-Extractors call :func:`pack_paragraphs` to group short paragraphs (≈200 words, the size at which a
-MiniLM embedding still represents one topic well). The indexer then calls
-:func:`split_to_token_limit` with the embedding model's counter, because the model silently drops
-everything after its limit (all-MiniLM-L6-v2: 256 word pieces including [CLS] and [SEP]).
+Two steps, in this order:
+
+1. **Boundaries** come from the extractor, which knows the format: a PDF chunk never spans two pages,
+   a note has one chunk per heading section, a data file one per record, a bibliography one per
+   entry. Prose without such structure (PDF pages, plain text) is packed here by
+   :func:`pack_paragraphs` into chunks of about 200 words (the size at which a MiniLM embedding still
+   represents one topic well). Extractors stay pure functions of the file: they never see the model.
+2. **Size** is fitted to the embedding model by :func:`fit_to_model`, which the services call on
+   every extraction before storing it (import, typed text, edit, restore), with the library's
+   embedder as the :class:`TokenModel`. The model silently drops everything after its limit
+   (all-MiniLM-L6-v2: 256 word pieces including [CLS] and [SEP]), so longer chunks are cut by
+   :func:`split_to_token_limit`, counted with the model's own tokenizer.
+
+The tokenizer lives in ``index`` (above ``ingest``), so it comes in through the :class:`TokenModel`
+protocol rather than an import.
 """
 
 from __future__ import annotations
@@ -12,8 +23,29 @@ import bisect
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
+from typing import Protocol
 
-from .base import ChunkDraft, TokenCounter
+from .base import ChunkDraft
+
+
+class TokenCounter(Protocol):
+    """Counts the embedding model's word pieces in a text (without special tokens)."""
+
+    def __call__(self, text: str) -> int: ...
+
+
+class TokenModel(Protocol):
+    """What chunking needs of the embedding model (``index.embedder.Embedder`` fulfils it)."""
+
+    @property
+    def max_tokens(self) -> int:
+        """Most word pieces a chunk may have without being truncated (special tokens excluded)."""
+        ...
+
+    def count_tokens(self, text: str) -> int:
+        """Word pieces in ``text``, special tokens excluded, never truncated."""
+        ...
+
 
 DEFAULT_MAX_WORDS = 200
 """Words per packed chunk: ~260 MiniLM word pieces for English prose (≈1.3 pieces per word)."""
@@ -232,3 +264,14 @@ def split_to_token_limit(
             if piece:
                 out.append(replace(chunk, text=piece))
     return out
+
+
+def fit_to_model(chunks: list[ChunkDraft], model: TokenModel) -> tuple[list[ChunkDraft], list[int]]:
+    """An extraction's chunks cut to the model's limit (:func:`split_to_token_limit`, 32 tokens of
+    overlap), with each piece's token count (stored with the chunk).
+
+    Returns:
+        ``(chunks, token_counts)``, parallel lists; empty chunks are dropped.
+    """
+    fitted = split_to_token_limit(chunks, model.count_tokens, model.max_tokens)
+    return fitted, [model.count_tokens(chunk.text) for chunk in fitted]

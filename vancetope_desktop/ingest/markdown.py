@@ -1,9 +1,14 @@
 """Markdown notes (Obsidian, Foam, Logseq, plain): front matter, tags, title, one chunk per section.
 
-Sections follow headings: every heading starts a section, except the level-1 heading that opens the
-note (its title); text before the first section is a chunk of its own. ``ChunkDraft.section`` holds
-the heading path ("Methods › Sampling"). Code fences are respected everywhere: a ``# comment`` or a
-``---`` block inside a fence is neither a heading, a tag nor front matter.
+The body is parsed by markdown-it-py (CommonMark, plus tables, strikethrough, task lists, footnotes
+and math: :func:`markdown_parser`, which the viewer renders with too), so ATX (``## Methods``) and
+setext (``Methods`` over ``-------``) headings are both headings, and nothing inside code (fenced,
+indented or inline) or math is a heading or a tag. Front matter is python-frontmatter's YAML.
+
+Sections follow the top-level headings (a ``#`` inside a quote or a list item is part of its
+section): every heading starts a section, except the level-1 heading that opens the note (its title);
+text before the first section is a chunk of its own. ``ChunkDraft.section`` holds the heading path
+("Methods › Sampling"). A chunk's text is the section's markdown source, headed by the heading text.
 """
 
 from __future__ import annotations
@@ -11,25 +16,28 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cache
+from itertools import pairwise
 from typing import Any
 
 import frontmatter
 import yaml
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+from mdit_py_plugins.dollarmath import dollarmath_plugin
+from mdit_py_plugins.footnote import footnote_plugin
+from mdit_py_plugins.tasklists import tasklists_plugin
 
 from ..core.documents import DocumentType
 from ..core.errors import InvalidInput
+from ..core.json_values import to_jsonable
 from ..core.tags import normalize_tag
 from .base import ChunkDraft, Extraction
 from .normalize import normalize_text
-from .values import to_jsonable
 
 MIME_TYPE = "text/markdown"
 SECTION_SEPARATOR = " › "
 
-# A fence may be indented (fences inside list items are common in the corpus notes).
-_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
-_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
-_INLINE_CODE = re.compile(r"(`+).+?\1")
 # Obsidian/Foam tag: '#' at the start or after whitespace (so not URL fragments "page#x", wikilink
 # anchors "[[Note#Part]]", C#), then letters, digits, '_', '-', '/'.
 _INLINE_TAG = re.compile(r"(?<!\S)#([\w/-]+)")
@@ -37,11 +45,29 @@ _HEX_COLOUR = re.compile(r"^[0-9a-fA-F]{3,8}$")
 _TAG_KEYS = ("tags", "tag")
 
 
+@cache
+def markdown_parser() -> MarkdownIt:
+    """The one CommonMark parser of the program (shared, reentrant): raw HTML allowed, GFM tables and
+    strikethrough, task lists (``- [x]``), footnotes and ``$…$`` / ``$$…$$`` math (as in Obsidian: a
+    ``=`` line inside display math is not a setext underline). The chunker reads its tokens, the
+    viewer renders them."""
+    parser = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+    return parser.use(tasklists_plugin).use(footnote_plugin).use(dollarmath_plugin, double_inline=True)
+
+
 @dataclass
 class _Section:
     path: list[str]
     heading: str | None
     lines: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Heading:
+    level: int
+    text: str
+    start: int  # first source line of the heading (0-based, in the body)
+    end: int  # line after it (a setext heading spans its text and its underline)
 
 
 def split_front_matter(text: str) -> tuple[dict[str, Any], str, list[str]]:
@@ -98,34 +124,40 @@ def _is_inline_tag(body: str) -> bool:
     return True
 
 
-def _prose_lines(lines: Iterable[str]) -> Iterable[tuple[str, bool]]:
-    """Yield ``(line, in_code)`` tracking fenced code blocks (closing fence: same char, ≥ length)."""
-    fence: str | None = None
-    for line in lines:
-        match = _FENCE.match(line)
-        if fence is None and match:
-            fence = match.group(1)
-            yield line, True
-        elif fence is not None:
-            if (
-                match
-                and match.group(1)[0] == fence[0]
-                and len(match.group(1)) >= len(fence)
-                and not line.strip()[len(match.group(1)) :].strip()
-            ):
-                fence = None
-            yield line, True
-        else:
-            yield line, False
+def front_matter_block(text: str) -> tuple[str, str] | None:
+    """``(front matter source, body)`` split at the ``---`` fences without parsing the YAML, or None when
+    the note has none. Front matter that is not valid YAML is still this block: it is shown and indexed
+    as text, never read as markdown (its closing ``---`` would make a setext heading of it)."""
+    handler = frontmatter.YAMLHandler()
+    text = text.lstrip("\ufeff")
+    if not handler.detect(text):
+        return None
+    try:
+        block, body = handler.split(text)
+    except ValueError:
+        return None
+    return block.strip("\n"), body.lstrip("\n")
+
+
+def _inline_text(inline: Token) -> str:
+    """The prose of an inline token: its text, with code spans, HTML and images left out (blanked)."""
+    parts = []
+    for child in inline.children or ():
+        if child.type == "text":
+            parts.append(child.content)
+        elif child.type in ("softbreak", "hardbreak", "code_inline", "html_inline", "image"):
+            parts.append("\n" if child.type.endswith("break") else " ")
+    return "".join(parts)
 
 
 def find_inline_tags(body: str) -> list[str]:
-    """Inline ``#tags`` of a markdown body, outside code fences and inline code, in order, raw."""
+    """Inline ``#tags`` of a markdown body, in order, raw: in its prose only (paragraphs, headings, list
+    items, quotes, table cells), never in code blocks, code spans, HTML or link targets."""
     found: list[str] = []
-    for line, in_code in _prose_lines(body.split("\n")):
-        if in_code or _HEADING.match(line):
+    for token in markdown_parser().parse(body):
+        if token.type != "inline":
             continue
-        for match in _INLINE_TAG.finditer(_INLINE_CODE.sub(" ", line)):
+        for match in _INLINE_TAG.finditer(_inline_text(token)):
             tag = match.group(1).strip("/")
             if tag and _is_inline_tag(tag):
                 found.append(tag)
@@ -147,46 +179,51 @@ def _collect_tags(metadata: dict[str, Any], body: str, warnings: list[str]) -> l
     return list(tags)
 
 
-def _headings(body: str) -> list[tuple[int, str]]:
-    """``(level, text)`` of every heading outside code fences, in order."""
+def _headings(body: str) -> list[_Heading]:
+    """The top-level headings (ATX and setext) of a body, in order; nested ones (in quotes, list items)
+    belong to their section's text."""
+    tokens = markdown_parser().parse(body)
     out = []
-    for line, in_code in _prose_lines(body.split("\n")):
-        match = None if in_code else _HEADING.match(line)
-        if match:
-            out.append((len(match.group(1)), normalize_text(match.group(2) or "")))
+    for opening, inline in pairwise(tokens):
+        if opening.type == "heading_open" and opening.level == 0 and opening.map:
+            text = normalize_text(" ".join(inline.content.split("\n")))
+            out.append(_Heading(int(opening.tag[1]), text, opening.map[0], opening.map[1]))
     return out
 
 
-def _title_heading(headings: list[tuple[int, str]]) -> str | None:
+def _title_heading(headings: list[_Heading]) -> str | None:
     """The note's title heading: its only level-1 heading, when no other heading comes before it.
     Notes with several level-1 headings use them as sections (their title is the file name)."""
-    h1 = [text for level, text in headings if level == 1]
-    if len(h1) == 1 and headings[0] == (1, h1[0]) and h1[0]:
+    h1 = [h.text for h in headings if h.level == 1]
+    if len(h1) == 1 and headings[0].level == 1 and h1[0]:
         return h1[0]
     return None
 
 
-def _sections(body: str, title_heading: str | None) -> list[_Section]:
-    """Split a body at headings; the title heading heads the intro when nothing precedes it."""
+def _sections(lines: list[str], headings: list[_Heading], title_heading: str | None) -> list[_Section]:
+    """Split the body's lines at its headings; the title heading heads the intro when nothing precedes it."""
     intro = _Section(path=[], heading=None)
     sections = [intro]
     stack: list[tuple[int, str]] = []
     seen_content = False
-    for line, in_code in _prose_lines(body.split("\n")):
-        match = None if in_code else _HEADING.match(line)
-        if match is None:
-            sections[-1].lines.append(line)
-            seen_content = seen_content or bool(line.strip())
+    at = {h.start: h for h in headings}
+    index = 0
+    while index < len(lines):
+        heading = at.get(index)
+        if heading is None:
+            sections[-1].lines.append(lines[index])
+            seen_content = seen_content or bool(lines[index].strip())
+            index += 1
             continue
-        level, heading = len(match.group(1)), normalize_text(match.group(2) or "")
-        if level == 1 and heading == title_heading and not seen_content:
-            intro.heading = heading
+        index = heading.end
+        if heading.level == 1 and heading.text == title_heading and not seen_content:
+            intro.heading = heading.text
             seen_content = True
             continue
-        while stack and stack[-1][0] >= level:
+        while stack and stack[-1][0] >= heading.level:
             stack.pop()
-        stack.append((level, heading))
-        sections.append(_Section(path=[h for _, h in stack], heading=heading))
+        stack.append((heading.level, heading.text))
+        sections.append(_Section(path=[text for _, text in stack], heading=heading.text))
         seen_content = True
     return sections
 
@@ -203,12 +240,19 @@ def extract_markdown(text: str, *, default_title: str | None = None) -> Extracti
     Returns:
         An :class:`Extraction` (doc_type NOTE, ``text/markdown``): metadata is the front matter
         (JSON-able), tags come from front matter ``tags``/``tag`` and inline ``#tags``, one chunk
-        per non-empty section.
+        per non-empty section. Front matter that is not valid YAML is kept as text at the start of
+        the first chunk (with a warning), and neither its lines nor its tags are read.
     """
     metadata, body, warnings = split_front_matter(text)
+    kept_block: list[str] = []
+    if warnings and (split := front_matter_block(text)) is not None:
+        kept_block = ["---", *split[0].split("\n"), "---", ""]
+        body = split[1]
     tags = _collect_tags(metadata, body, warnings)
-    title_heading = _title_heading(_headings(body))
-    sections = _sections(body, title_heading)
+    headings = _headings(body)
+    title_heading = _title_heading(headings)
+    sections = _sections(body.split("\n"), headings, title_heading)
+    sections[0].lines[:0] = kept_block
     chunks: list[ChunkDraft] = []
     for section in sections:
         content = normalize_text("\n".join(section.lines))
@@ -226,7 +270,7 @@ def extract_markdown(text: str, *, default_title: str | None = None) -> Extracti
         doc_type=DocumentType.NOTE,
         mime_type=MIME_TYPE,
         title=title,
-        text=normalize_text(body),
+        text=normalize_text("\n".join([*kept_block, body])),
         chunks=chunks,
         metadata=metadata,
         tags=tags,

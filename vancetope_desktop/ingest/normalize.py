@@ -1,9 +1,8 @@
-"""Text clean-up shared by every extractor, and decoding of text files whose encoding is unknown.
+"""Text clean-up shared by every extractor (decoding bytes is :mod:`.encoding`'s job).
 
 PDF text layers and old text files carry artefacts that break search: typographic ligatures
 (``ﬁ`` is one code point, so "efficient" typed by a user never matches "eﬃcient"), words hyphenated
-at line ends, soft hyphens, zero-width spaces, odd spaces. :func:`normalize_text` removes them;
-:func:`decode_text_bytes` turns bytes into text without ever failing.
+at line ends, soft hyphens, zero-width spaces, odd spaces. :func:`normalize_text` removes them.
 """
 
 from __future__ import annotations
@@ -105,60 +104,3 @@ def compose_spacing_accents(text: str) -> str:
     final s. Meant for PDF text layers; typed text is left to :func:`normalize_text`.
     """
     return _ACCENT_BELOW_AFTER.sub(_compose, _SPACING_ACCENT.sub(_compose, text))
-
-
-_UTF8_BOM = b"\xef\xbb\xbf"
-# CJK ideographs, kana and Hangul: what a GBK/GB18030 file is expected to contain.
-_CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
-
-
-def _looks_like_gb18030(data: bytes) -> str | None:
-    """Return the GB18030 reading of ``data`` if it is clean and plausibly Chinese, else None.
-
-    Latin-1 text also "decodes" as GB18030 (``b"\\xb0C"`` is a valid double-byte code), so two
-    checks apply: most non-ASCII characters must be CJK, and in real GBK text both bytes of a
-    character are high (≥ 0x80, the GB2312 block), so a high byte followed by ASCII is suspicious.
-    """
-    try:
-        text = data.decode("gb18030")
-    except UnicodeDecodeError:
-        return None
-    non_ascii = [ch for ch in text if ord(ch) > 0x7F]
-    if not non_ascii:
-        return None
-    cjk = sum(1 for ch in non_ascii if _CJK.match(ch))
-    low_trail = sum(1 for ch in non_ascii if len(b := ch.encode("gb18030")) == 2 and b[1] < 0x80)
-    if cjk / len(non_ascii) >= 0.6 and low_trail / len(non_ascii) <= 0.2:
-        return text
-    return None
-
-
-def decode_text_bytes(data: bytes) -> tuple[str, list[str]]:
-    """Decode the bytes of a text file whose encoding is not declared.
-
-    Order: UTF-8 BOM stripped → UTF-16 when a UTF-16 BOM is present → strict UTF-8 →
-    GB18030 (only when it decodes cleanly and yields CJK text, see :func:`_looks_like_gb18030`) →
-    Windows-1252 → Latin-1 (never fails). Only the first strict UTF-8 path is silent.
-
-    Args:
-        data: the raw file content.
-
-    Returns:
-        ``(text, warnings)``; warnings name the fallback encoding used, e.g.
-        ``["not UTF-8: decoded as Windows-1252"]``. The text is not normalised.
-    """
-    if data.startswith(_UTF8_BOM):
-        data = data[len(_UTF8_BOM) :]
-    elif data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return data.decode("utf-16", errors="replace"), []
-    try:
-        return data.decode("utf-8"), []
-    except UnicodeDecodeError:
-        pass
-    gb_text = _looks_like_gb18030(data)
-    if gb_text is not None:
-        return gb_text, ["not UTF-8: decoded as GB18030 (Chinese)"]
-    try:
-        return data.decode("cp1252"), ["not UTF-8: decoded as Windows-1252"]
-    except UnicodeDecodeError:
-        return data.decode("latin-1"), ["not UTF-8: decoded as Latin-1"]

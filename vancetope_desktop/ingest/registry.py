@@ -14,8 +14,9 @@ from ..core.documents import DocumentType
 from ..core.errors import EmptyFile, FileTooLarge, InvalidInput, UnsupportedFile
 from .base import ChunkDraft, Extraction
 from .bibliography import extract_bibtex, extract_csl_json, extract_ris, is_csl_json
+from .encoding import decode_text_bytes
 from .markdown import extract_markdown
-from .normalize import decode_text_bytes, normalize_text
+from .normalize import normalize_text
 from .structured import extract_data, extract_delimited, parse_json, parse_yaml
 from .text import CODE_LANGUAGES, PLAIN_TEXT_TYPES, extract_code, extract_plain_text
 

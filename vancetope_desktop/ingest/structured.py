@@ -17,9 +17,10 @@ from typing import Any
 import yaml
 
 from ..core.documents import DocumentType
+from ..core.json_values import to_jsonable
 from .base import ChunkDraft, Extraction
 from .normalize import normalize_text
-from .values import flatten, to_jsonable
+from .values import flatten
 
 MAX_RECORDS = 20_000
 """Chunks per file; beyond this a data file is an export, not something to search row by row."""

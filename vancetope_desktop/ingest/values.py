@@ -1,26 +1,10 @@
-"""Parsed data (YAML, JSON, front matter) to JSON-able values and to ``key.path: value`` lines."""
+"""Parsed data (YAML, JSON, front matter) to ``key.path: value`` lines (JSON values: ``core.json_values``)."""
 
 from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterator
 from typing import Any
-
-
-def to_jsonable(value: Any) -> Any:
-    """Convert YAML/TOML-style values to JSON types: dates to ISO strings, sets/tuples to lists,
-    mapping keys to strings, anything else unknown to ``str``. Returns a new structure."""
-    if value is None or isinstance(value, bool | int | float | str):
-        return value
-    if isinstance(value, dt.date | dt.datetime | dt.time):
-        return value.isoformat()
-    if isinstance(value, dict):
-        return {str(k): to_jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple | set | frozenset):
-        return [to_jsonable(v) for v in value]
-    if isinstance(value, bytes):
-        return value.decode("utf-8", errors="replace")
-    return str(value)
 
 
 def _scalar_text(value: Any) -> str:

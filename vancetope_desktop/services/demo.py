@@ -18,7 +18,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
-import markdown
 import yaml
 from pydantic import BaseModel, Field, model_validator
 from sqlmodel import select
@@ -26,7 +25,7 @@ from sqlmodel import select
 from ..core.documents import DocumentType, Source, SourceType
 from ..core.errors import ScopeError, ScopeNotFound, VancetopeError
 from ..core.scopes import ScopePath
-from ..ingest.markdown import split_front_matter
+from ..ingest.markdown import markdown_parser, split_front_matter
 from ..resources import resource_path
 from ..store import tables
 from ..store.db import read_session
@@ -297,7 +296,7 @@ def render_paper(source: Path, target: Path) -> Path:
 
     front, body, _ = split_front_matter(source.read_text(encoding="utf-8"))
     authors = [str(a) for a in front.get("authors", [])]
-    page_html = _title_block(front, authors) + markdown.markdown(body, extensions=["tables"])
+    page_html = _title_block(front, authors) + markdown_parser().render(body)
     css = resource_path("demo", "papers", "paper.css").read_text(encoding="utf-8")
     story = pymupdf.Story(page_html, user_css=css)
     buffer = io.BytesIO()

@@ -10,9 +10,10 @@ from sqlalchemy import delete, func, text
 from sqlmodel import select
 
 from ..core.documents import ChunkInfo, DocumentInfo, DocumentStatus, DocumentType, IndexState, Source, VersionInfo
-from ..core.errors import DocumentNotFound, InvalidInput, NotFound
+from ..core.errors import DocumentNotFound, ImportFailed, InvalidInput, NotFound
 from ..core.ids import new_document_id
 from ..core.tags import TagFilter, normalize_tags
+from ..ingest.chunking import fit_to_model
 from ..ingest.registry import extract_text
 from ..store import fulltext, tables
 from ..store.blobs import hash_text
@@ -20,7 +21,6 @@ from ..store.db import read_session, write_session
 from ..store.filters import SqlFilter
 from ..store.tables import utcnow
 from . import audit, records
-from .chunking import prepare_chunks
 from .library import Library
 from .scopes import resolve_scope, visibility_filter
 from .sharing import check_read
@@ -54,7 +54,7 @@ def add_text(lib: Library, content: str, *, doc_type: DocumentType = DocumentTyp
     scope_path = resolve_scope(lib, scope)
     wanted_tags = normalize_tags(tags)
     extraction = extract_text(content, doc_type, title)
-    chunks, counts = prepare_chunks(lib, extraction)
+    chunks, counts = fit_to_model(extraction.chunks, lib.embedder())
     with write_session(lib.engine) as session:
         if folder_id is not None:
             _check_folder(session, folder_id, scope_path)
@@ -286,9 +286,14 @@ def update_document(lib: Library, document_id: str, *, title: str | None = None,
                     remove_tags: Iterable[str] = (), reason: str = "edited") -> DocumentInfo:
     """Change a document's title, text content, metadata or tags, keeping the previous state as one version.
 
-    A content change re-chunks the document and queues it for re-embedding; a title change updates
-    the lexical index. Tags change as in :func:`tag_document`. Files keep their stored original: their
-    content cannot be edited here.
+    A content change re-chunks the document and queues it for re-embedding, and its tags follow the
+    text as at creation (Obsidian's rule: a note has the tags its text has): tags found in the new
+    text (inline ``#tags``, front matter) are added, tags that were in the old text and are no longer
+    in the new one are removed, tags given by hand (not in the old text) stay. A document titled by
+    its content takes the new text's title (front matter ``title``, title heading, else first line).
+    A title change updates the lexical index. ``add_tags``/``remove_tags`` apply last (they win over
+    the text), as in :func:`tag_document`. Files keep their stored original: their content cannot be
+    edited here.
 
     Raises:
         DocumentNotFound. InvalidInput: blank title/content, malformed tags, or editing the content of a
@@ -299,21 +304,27 @@ def update_document(lib: Library, document_id: str, *, title: str | None = None,
         raise InvalidInput("a title cannot be empty")
     if content is not None and not content.strip():
         raise InvalidInput("the content is empty")
-    prepared = None
+    prepared = extraction = None
     with read_session(lib.engine) as session:
         current = records.document_row(session, document_id)
         doc_type = DocumentType(current.type)
     if content is not None:
         if doc_type not in TEXT_TYPES:
             raise InvalidInput(f"the content of a {doc_type.value} cannot be edited")
-        extraction = extract_text(content, doc_type, title or current.title)
-        prepared = prepare_chunks(lib, extraction)
+        extraction = extract_text(content, doc_type, title)
+        prepared = fit_to_model(extraction.chunks, lib.embedder())
     with write_session(lib.engine) as session:
         row = records.document_row(session, document_id)
         changed_content = content is not None and hash_text(content) != row.content_hash
         changed_title = title is not None and title.strip() != row.title
         tags_before = records.tags_of(session, document_id)
-        tags_after = edited_tags(tags_before, to_add, to_remove)
+        if changed_content and extraction is not None:
+            gone = [t for t in _text_tags(row.content, doc_type) if t not in extraction.tags]
+            kept = [t for t in tags_before if t not in gone]
+            tags_following_text = edited_tags(kept, normalize_tags(extraction.tags), [])
+        else:
+            tags_following_text = tags_before
+        tags_after = edited_tags(tags_following_text, to_add, to_remove)
         changed_tags = sorted(tags_after) != tags_before
         if not (changed_content or changed_title or metadata or changed_tags):
             return records.info(lib, session, document_id)
@@ -322,9 +333,9 @@ def update_document(lib: Library, document_id: str, *, title: str | None = None,
             records.set_tags(session, document_id, tags_after)
         if title is not None:
             row.meta = {**row.meta, "title_from_content": False}
-        elif changed_content and row.meta.get("title_from_content"):
-            # A fact titled by its first line keeps following it (else the old text lingers in lists).
-            new_title = _title(None, content or "")
+        elif changed_content and row.meta.get("title_from_content") and extraction is not None:
+            # A document titled by its text keeps following it (else the old text lingers in lists).
+            new_title = _title(extraction.title, content or "")
             changed_title, title = new_title != row.title, new_title
         if changed_title:
             row.title = title.strip()  # type: ignore[union-attr]
@@ -344,6 +355,16 @@ def update_document(lib: Library, document_id: str, *, title: str | None = None,
         records.bump_change_counter(session)
         session.flush()
         return records.info(lib, session, document_id)
+
+
+def _text_tags(content: str | None, doc_type: DocumentType) -> list[str]:
+    """The tags a document's stored text carries (as :func:`add_text` reads them), normalised."""
+    if not content or not content.strip():
+        return []
+    try:
+        return normalize_tags(extract_text(content, doc_type).tags)
+    except (InvalidInput, ImportFailed):  # e.g. EmptyFile: text made only of invisible characters
+        return []
 
 
 def edited_tags(before: Sequence[str], add: Sequence[str], remove: Sequence[str]) -> list[str]:
@@ -471,7 +492,9 @@ def restore_version(lib: Library, document_id: str, number: int) -> DocumentInfo
     with read_session(lib.engine) as session:
         doc_type = DocumentType(records.document_row(session, document_id).type)
     content = version.content if doc_type in TEXT_TYPES and version.content and version.content.strip() else None
-    prepared = prepare_chunks(lib, extract_text(content, doc_type, version.title)) if content is not None else None
+    prepared = None
+    if content is not None:
+        prepared = fit_to_model(extract_text(content, doc_type, version.title).chunks, lib.embedder())
     with write_session(lib.engine) as session:
         row = records.document_row(session, document_id)
         before_tags = records.tags_of(session, document_id)

@@ -28,13 +28,14 @@ from ..core.errors import DamagedFile, EncryptedPdf, ImportFailed, InvalidInput
 from ..core.ids import new_document_id
 from ..core.tags import normalize_tags
 from ..ingest.base import Extraction
+from ..ingest.chunking import fit_to_model
 from ..ingest.registry import SUPPORTED_EXTENSIONS, extract_file
 from ..store import tables
 from ..store.blobs import hash_file
 from ..store.db import write_session
+from ..store.json_columns import json_or_empty
 from ..store.tables import utcnow
 from . import records
-from .chunking import prepare_chunks
 from .folders import ensure_folder
 from .library import Library
 from .scopes import resolve_scope
@@ -210,7 +211,7 @@ def _import_one(lib: Library, path: Path, scope_path: str, folder_id: str | None
         retry = duplicate if duplicate is not None and duplicate.index_state == IndexState.FAILED.value else None
         if duplicate is not None and retry is None:
             return _duplicate(lib, duplicate, path)
-        chunks, counts = prepare_chunks(lib, extraction) if extraction is not None else ([], [])
+        chunks, counts = fit_to_model(extraction.chunks, lib.embedder()) if extraction is not None else ([], [])
         lib.blobs.put(path, digest)
         with write_session(lib.engine) as session:
             previous = (session.get(tables.DocumentRow, retry.id) if retry is not None
@@ -250,7 +251,8 @@ def _import_one(lib: Library, path: Path, scope_path: str, folder_id: str | None
 
 
 def _find(session: Session, scope_path: str, key: str, value: str) -> tables.DocumentRow | None:
-    column = "d.content_hash" if key == "content_hash" else "json_extract(d.metadata, '$.source_path')"
+    column = ("d.content_hash" if key == "content_hash"
+              else f"json_extract({json_or_empty('d.metadata')}, '$.source_path')")
     row = session.exec(
         text(f"SELECT d.id FROM document d WHERE d.scope_path = :scope AND d.type != 'folder' AND {column} = :value "
              "ORDER BY d.created_at LIMIT 1"),

@@ -17,6 +17,7 @@ from sqlmodel import select
 from ..core.documents import DocumentInfo, DocumentStatus, SourceType
 from ..store import tables
 from ..store.db import read_session, write_session
+from ..store.json_columns import json_or_empty
 from ..store.tables import utcnow
 from . import records
 from .library import Library
@@ -48,7 +49,8 @@ def derived_documents(lib: Library, document_ids: Iterable[str]) -> list[str]:
         return []
     with read_session(lib.engine) as session:
         rows = session.exec(
-            text("SELECT DISTINCT d.id, d.created_at FROM document d, json_each(d.metadata, '$.derived_from') j "
+            text(f"SELECT DISTINCT d.id, d.created_at FROM document d, json_each({json_or_empty('d.metadata')}, "
+                 "'$.derived_from') j "
                  "WHERE j.value IN (SELECT value FROM json_each(:ids)) ORDER BY d.created_at, d.id"),
             params={"ids": json.dumps(ids)},
         ).all()

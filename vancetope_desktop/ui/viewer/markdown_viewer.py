@@ -27,7 +27,8 @@ PREVIEW_DELAY_MS = 300
 
 
 class MarkdownViewer(QWidget):
-    """A QTextBrowser over python-markdown's HTML, with an Edit mode for typed notes.
+    """A QTextBrowser over the notes' CommonMark HTML (:func:`.rendering.render_markdown`), with an Edit
+    mode for typed notes.
 
     Signals:
         save_requested(str, str): ``(document id, new text)`` when the user saves.

@@ -1,9 +1,13 @@
 """Markdown and code to HTML for Qt's rich-text engine (pure: no Qt, testable on its own).
 
-Markdown goes through python-markdown with tables, fenced code, codehilite, toc and sane lists;
-code is coloured by pygments with inline styles (``noclasses``) because QTextDocument supports only
-a small CSS subset and no external stylesheets. Front matter is parsed by the importer's own
-:func:`~vancetope_desktop.ingest.markdown.split_front_matter` and shown as a properties table.
+Markdown goes through the importer's own CommonMark parser (markdown-it-py,
+:func:`~vancetope_desktop.ingest.markdown.markdown_parser`), so the viewer shows the headings,
+sections and tags the index sees: tables, strikethrough, task lists (☐/☑), footnotes and ``$``-math
+(shown as its LaTeX source) included. Its tokens are adapted for QTextDocument, which supports only a
+small CSS subset and no form controls: code is coloured by pygments with inline styles, task boxes
+become characters, and Obsidian callouts (``> [!note]+ Title``) get a bold label. Front matter is
+parsed by the importer's :func:`~vancetope_desktop.ingest.markdown.split_front_matter` and shown as
+a properties table.
 """
 
 from __future__ import annotations
@@ -13,28 +17,22 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-import frontmatter
-import markdown
+from markdown_it.token import Token
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexer import Lexer
+from pygments.lexers import TextLexer, get_lexer_by_name
 from pygments.styles import get_style_by_name
 from pygments.token import Text
 from pygments.util import ClassNotFound
 
-from ...ingest.markdown import split_front_matter
+from ...ingest.markdown import front_matter_block, markdown_parser, split_front_matter
 
 MAX_RENDER_CHARS = 300_000
 """Longer markdown is shown as source text: converting and laying out megabytes of HTML stalls the UI."""
 LIGHT_STYLE = "default"
 DARK_STYLE = "github-dark"
-_CODE_BLOCK = re.compile(
-    r'<div class="codehilite" style="background: (#[0-9A-Fa-f]{3,8})">'
-    r"<pre[^>]*>(?:<span></span>)?<code>(.*?)</code></pre></div>",
-    re.DOTALL,
-)
-_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
-_TAG_LINE = re.compile(r"^#[^\s#]")
-_LIST_ITEM = re.compile(r"^ {0,3}(?:[-*+]|\d{1,9}[.)])[ \t]+\S")
-_CALLOUT = re.compile(r"^(\s*>\s*)\[!([\w-]+)\][+-]?(.*)$")
-_EXTENSIONS = ["tables", "fenced_code", "codehilite", "toc", "sane_lists"]
+_CALLOUT = re.compile(r"^\[!([\w-]+)\][+-]?[ \t]*(.*)$")
 
 
 def pygments_style_name(dark: bool) -> str:
@@ -79,16 +77,6 @@ class RenderedMarkdown:
     notes: list[str] = field(default_factory=list)
 
 
-def _converter(dark: bool) -> markdown.Markdown:
-    return markdown.Markdown(
-        extensions=_EXTENSIONS,
-        extension_configs={
-            "codehilite": {"noclasses": True, "pygments_style": pygments_style_name(dark), "guess_lang": False},
-            "toc": {"permalink": False},
-        },
-    )
-
-
 def _value_html(value: Any) -> str:
     if isinstance(value, list):
         return ", ".join(_value_html(item) for item in value)
@@ -110,19 +98,6 @@ def properties_html(properties: dict[str, Any]) -> str:
     return f'<table class="properties" width="100%">{rows}</table>'
 
 
-def _split_raw(text: str) -> tuple[str, str] | None:
-    """``(front matter text, body)`` split at the ``---`` fences without parsing, or None if there is none."""
-    handler = frontmatter.YAMLHandler()
-    text = text.lstrip("\ufeff")
-    if not handler.detect(text):
-        return None
-    try:
-        block, body = handler.split(text)
-    except ValueError:
-        return None
-    return block.strip("\n"), body.lstrip("\n")
-
-
 def render_markdown(text: str, *, dark: bool = False) -> RenderedMarkdown:
     """Convert a markdown note to HTML with its front matter as properties.
 
@@ -138,58 +113,76 @@ def render_markdown(text: str, *, dark: bool = False) -> RenderedMarkdown:
     """
     properties, body, warnings = split_front_matter(text)
     prefix = properties_html(properties)
-    if warnings and (split := _split_raw(text)) is not None:
+    if warnings and (split := front_matter_block(text)) is not None:
         raw, body = split
         prefix = f'<pre class="raw">{html.escape(raw)}</pre><hr/>'
-    body_html = _solid_code_blocks(_converter(dark).convert(obsidian_compat(body)))
+    parser = markdown_parser()
+    env: dict[str, Any] = {}
+    tokens = _for_qt(parser.parse(body, env), dark)
+    body_html = parser.renderer.render(tokens, parser.options, env)
     return RenderedMarkdown(html=prefix + body_html, properties=properties, notes=list(warnings))
 
 
-def _callout(match: re.Match[str]) -> str:
-    quote, kind, title = match.group(1), match.group(2), match.group(3).strip()
-    label = kind.replace("_", " ").replace("-", " ").capitalize()
-    return f"{quote}**{label}{': ' + title if title else ''}**  "
+def _for_qt(tokens: list[Token], dark: bool) -> list[Token]:
+    """Adapt parsed tokens to what QTextDocument can show (see the module docstring)."""
+    for index, token in enumerate(tokens):
+        if token.type in ("fence", "code_block"):
+            tokens[index] = _html_block(code_block_html(token.content, token.info.strip(), dark))
+        elif token.type in ("math_block", "math_block_label"):
+            tokens[index] = _html_block(f"<pre>$$\n{html.escape(token.content.strip())}\n$$</pre>\n")
+        elif token.type == "inline" and token.children:
+            in_quote = index >= 2 and tokens[index - 2].type == "blockquote_open"
+            token.children = _inline_for_qt(token.children, callout=in_quote)
+    return tokens
 
 
-def obsidian_compat(body: str) -> str:
-    """Adapt Obsidian/CommonMark habits that python-markdown reads differently, outside code fences.
+def _html_block(content: str) -> Token:
+    return Token("html_block", "", 0, content=content, block=True)
 
-    * a line starting with a tag (``#tag``, no space) is text, not a heading;
-    * a list may start right after a paragraph line (python-markdown needs a blank line first);
-    * a callout header ``> [!note]+ Title`` becomes a bold "Note: Title" line in the quote.
-    """
-    out: list[str] = []
-    fence: str | None = None
-    previous = ""
-    for line in body.split("\n"):
-        opening = _FENCE.match(line)
-        if fence is not None:
-            if opening and opening.group(1)[0] == fence[0] and len(opening.group(1)) >= len(fence):
-                fence = None
-        elif opening:
-            fence = opening.group(1)
-        elif _TAG_LINE.match(line):
-            line = "\\" + line
-        elif _LIST_ITEM.match(line) and previous.strip() and not _LIST_ITEM.match(previous) and not (
-                previous[0].isspace() or previous.lstrip().startswith((">", "|"))):
-            out.append("")
+
+def _inline_for_qt(children: list[Token], *, callout: bool) -> list[Token]:
+    out: list[Token] = []
+    for child in children:
+        if child.type in ("math_inline", "math_inline_double"):
+            fence = "$$" if child.type.endswith("double") else "$"
+            out.append(Token("text", "", 0, content=f"{fence}{child.content}{fence}"))
+        elif child.type == "html_inline" and 'type="checkbox"' in child.content:
+            out.append(Token("text", "", 0, content="☑" if "checked" in child.content else "☐"))
         else:
-            line = _CALLOUT.sub(_callout, line)
-        out.append(line)
-        previous = line
-    return "\n".join(out)
+            out.append(child)
+    match = _CALLOUT.match(out[0].content) if callout and out and out[0].type == "text" else None
+    if match is not None:
+        label = match.group(1).replace("_", " ").replace("-", " ").capitalize()
+        title = match.group(2).strip()
+        text = label + (f": {title}" if title else "")
+        out[:1] = [Token("strong_open", "strong", 1), Token("text", "", 0, content=text),
+                   Token("strong_close", "strong", -1)]
+        if len(out) > 3 and out[3].type == "softbreak":
+            out[3] = Token("hardbreak", "br", 0)
+    return out
 
 
-def _solid_code_block(match: re.Match[str]) -> str:
-    background, code = match.group(1), match.group(2).rstrip("\n")
+def _lexer(language: str) -> Lexer:
+    try:
+        return get_lexer_by_name(language.split()[0]) if language else TextLexer()
+    except ClassNotFound:
+        return TextLexer()
+
+
+def code_block_html(code: str, language: str, dark: bool) -> str:
+    """A code block coloured by pygments (inline styles) in a one-cell table: QTextDocument paints a
+    table's background as one box, while a ``<pre>`` background is painted line by line with gaps.
+
+    Args:
+        code: the block's text.
+        language: the fence's info string (``python``, ``haskell``…); unknown or empty means plain text.
+        dark: colours for a dark theme.
+    """
+    style = pygments_style_name(dark)
+    spans = highlight(code, _lexer(language), HtmlFormatter(noclasses=True, nowrap=True, style=style)).rstrip("\n")
+    background = style_colors(dark)[0]
     return (f'<table class="code" width="100%" cellspacing="0" cellpadding="8">'
-            f'<tr><td class="code" style="background-color: {background};"><pre>{code}</pre></td></tr></table>')
-
-
-def _solid_code_blocks(body_html: str) -> str:
-    """Put each highlighted block in a one-cell table: QTextDocument paints a table's background as
-    one box, while a ``<div>``/``<pre>`` background is painted line by line with gaps."""
-    return _CODE_BLOCK.sub(_solid_code_block, body_html)
+            f'<tr><td class="code" style="background-color: {background};"><pre>{spans}</pre></td></tr></table>\n')
 
 
 def plain_text_html(text: str) -> str:

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...core.errors import UnsupportedFile
-from ...ingest.normalize import decode_text_bytes
+from ...ingest.encoding import decode_text_bytes
 
 MAX_TEXT_BYTES = 2 * 1024 * 1024
 """Bytes shown at most: a bigger file is cut so the UI thread never lays out megabytes of text."""
@@ -40,9 +40,9 @@ class TextFile:
 def read_text_file(path: str | Path, *, max_bytes: int = MAX_TEXT_BYTES) -> TextFile:
     """Read at most ``max_bytes`` of ``path`` and decode them.
 
-    Decoding follows :func:`vancetope_desktop.ingest.normalize.decode_text_bytes` (UTF-8 with or
-    without BOM, UTF-16 with BOM, GB18030 for Chinese, then Windows-1252 / Latin-1), the same order
-    as import, so the viewer shows what was indexed. A cut inside a multi-byte character is dropped.
+    Decoding follows :func:`vancetope_desktop.ingest.encoding.decode_text_bytes` (a BOM, UTF-8,
+    then the likeliest legacy encoding), as import does, so the viewer shows what was indexed. A cut
+    inside a multi-byte character is dropped.
 
     Raises:
         FileNotFoundError / OSError: the file is missing or unreadable.

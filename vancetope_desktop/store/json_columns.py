@@ -1,0 +1,82 @@
+"""JSON columns that stay valid: what the engine writes and reads, the repair of bad rows, safe SQL.
+
+Every JSON value the library stores goes through :func:`dump_json` (the engine's serializer), which
+converts what JSON cannot hold (NaN, infinity, dates, sets…) with ``core.json_values.to_jsonable``.
+Rows written before that rule, or by another program, may still hold invalid JSON; one such row made
+every query that parses the column fail ("malformed JSON"), blocking every import into the library.
+So :func:`repair_json_columns` fixes them when a library written before this rule opens,
+:func:`load_json` reads one without failing, and queries that parse a column over many rows wrap it
+in :func:`json_or_empty`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterable
+from typing import Any
+
+from sqlalchemy import JSON, Table, text
+from sqlmodel import Session
+
+from ..core.json_values import to_jsonable
+
+UNREADABLE_KEY = "unreadable_json"
+"""Key under which an object column keeps text that is not JSON at all (so nothing is lost)."""
+
+_log = logging.getLogger(__name__)
+
+
+def dump_json(value: Any) -> str:
+    """The engine's JSON serializer: ``value`` made JSON-able (``to_jsonable``), then strict JSON."""
+    return json.dumps(to_jsonable(value), allow_nan=False)
+
+
+def load_json(raw: str) -> Any:
+    """The engine's JSON deserializer: Python's reader (it also accepts NaN and Infinity), and for text
+    that is not JSON at all ``{UNREADABLE_KEY: raw}`` instead of an exception, so one damaged row never
+    stops a listing. Such rows are repaired the next time the library opens."""
+    try:
+        return json.loads(raw)
+    except ValueError:
+        _log.warning("a stored JSON value is not JSON: %.80r", raw)
+        return {UNREADABLE_KEY: raw}
+
+
+def json_or_empty(column: str) -> str:
+    """SQL for ``column`` when it holds valid JSON and ``'{}'`` otherwise, for ``json_extract`` or
+    ``json_each`` over many rows: SQLite stops the whole query at the first malformed value."""
+    return f"CASE WHEN json_valid({column}) THEN {column} ELSE '{{}}' END"
+
+
+def _repaired(raw: str | None) -> str:
+    """Valid JSON for a stored value: NaN and infinity (which Python reads) become null; text that is
+    not JSON at all is kept under :data:`UNREADABLE_KEY`, or becomes ``[]`` when it was a list."""
+    try:
+        return dump_json(json.loads(raw or ""))
+    except ValueError:
+        return "[]" if (raw or "").lstrip().startswith("[") else dump_json({UNREADABLE_KEY: raw})
+
+
+def repair_json_columns(session: Session, tables: Iterable[Table]) -> int:
+    """Rewrite every stored value that SQLite's ``json_valid`` rejects, in every JSON column of ``tables``.
+
+    Runs inside the caller's write transaction (``ensure_schema``). One scan per JSON column:
+    0.27 s for 2,000 documents of 100 KB text each (the scan reads past ``content``).
+
+    Returns:
+        How many values were rewritten (each is logged).
+    """
+    repaired = 0
+    for table in tables:
+        for column in table.columns:
+            if not isinstance(column.type, JSON):
+                continue
+            rows = session.exec(text(
+                f"SELECT rowid, {column.name} FROM {table.name} WHERE NOT json_valid({column.name})")).all()
+            for rowid, raw in rows:
+                _log.warning("repairing invalid JSON in %s.%s (rowid %s): %.80r", table.name, column.name, rowid, raw)
+                session.exec(text(f"UPDATE {table.name} SET {column.name} = :value WHERE rowid = :rowid"),
+                             params={"value": _repaired(raw), "rowid": rowid})
+            repaired += len(rows)
+    return repaired
