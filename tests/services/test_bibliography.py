@@ -102,6 +102,8 @@ def test_the_entrys_pdf_is_imported_and_linked(library, refs):
     pdf = documents.get_document(library, attachments["smith2020.pdf"].document_id)
     assert pdf.type is DocumentType.FILE and pdf.mime_type == "application/pdf"
     assert refs_["smith2020"].metadata[relations.ATTACHMENTS] == [pdf.id]
+    assert pdf.metadata["year"] == 2020 and pdf.metadata["doi"] == "10.1000/ice.1"  # the table's columns
+    assert pdf.metadata["authors"] == refs_["smith2020"].metadata["authors"]
 
     links = relations.document_links(library, pdf.id)
     assert [d.id for d in links.attached_to] == [refs_["smith2020"].id]

@@ -18,7 +18,8 @@ What a Zotero user expects when importing a ``.bib``, ``.ris`` or CSL-JSON file,
 * **Attachments**: a ``file`` field (Zotero, JabRef, Mendeley forms), RIS ``L1``/``L4``, or a CSL
   ``file`` key naming a file that exists — as written, relative to the bibliography's folder, or by
   its name beside the bibliography — is imported as a file document like any upload (a PDF already
-  in the library is linked, not imported twice) and linked to its reference.
+  in the library is linked, not imported twice) and linked to its reference; it takes the entry's
+  authors, year, DOI and journal where it has none (:data:`ATTACHMENT_FIELDS`).
 * **Duplicates** are looked for in the target scope (as files are: trashed ones are restored), in
   this order: the same bibliography and citation key (a re-import of that file), the DOI, then the
   normalised title with the year (``ingest.bibliography.title_key``; two different DOIs mean two
@@ -47,9 +48,9 @@ from dataclasses import dataclass
 from pathlib import Path, PureWindowsPath
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, computed_field
 from sqlalchemy import text
-from sqlmodel import Session
+from sqlmodel import Session, select
 
 from ..core.documents import DocumentStatus, DocumentType, IndexState, Source, SourceType
 from ..core.ids import new_document_id
@@ -74,6 +75,10 @@ from .relations import ATTACHMENTS, LISTED_IN
 from .scopes import resolve_scope
 
 EntryStatus = Literal["imported", "updated", "unchanged", "merged", "duplicate"]
+ATTACHMENT_FIELDS = ("authors", "year", "doi", "journal")
+"""Fields an attached file takes from its entry when it has none (the document table's columns)."""
+
+
 class EntryOutcome(BaseModel):
     """What became of one entry: the reference document it is now, and how it got there."""
 
@@ -111,6 +116,7 @@ class BibliographyImport(BaseModel):
         ids += [a.document_id for a in self.attachments if a.document_id and a.status == "imported"]
         return list(dict.fromkeys(ids))
 
+    @computed_field  # type: ignore[prop-decorator]
     @property
     def summary(self) -> str:
         """One line: "506 references from x.bib (3 duplicates merged, 2 already there, 4 PDFs attached)"."""
@@ -238,9 +244,26 @@ class _Known:
             for bibliography in listed_in:
                 self.by_key.setdefault((bibliography, str(key)), doc_id)
 
-    def match(self, entry: BibEntry, title: str, bibliography: str | None) -> str | None:
-        """The id of the reference ``entry`` duplicates, or None (see the module docstring for the order)."""
-        if bibliography and entry.key and (found := self.by_key.get((bibliography, entry.key))):
+    def candidates(self, entries: Iterable[BibEntry], bibliography: str | None) -> set[str]:
+        """Every stored reference some of ``entries`` may match (to load them in one go)."""
+        found: set[str] = set()
+        for entry in entries:
+            if bibliography and entry.key and (by_key := self.by_key.get((bibliography, entry.key))):
+                found.add(by_key)
+            if entry.doi and (by_doi := self.by_doi.get(entry.doi)):
+                found.add(by_doi)
+            if key := title_key(entry.title):
+                found.update(self.by_title.get((key, entry.year), []))
+        return found
+
+    def match(self, entry: BibEntry, title: str, bibliography: str | None, touched: set[str]) -> str | None:
+        """The id of the reference ``entry`` duplicates, or None (see the module docstring for the order).
+
+        The citation key finds a reference of a previous import of the file only: not one this import
+        wrote already (a key used twice in one file names two works), nor one with another DOI.
+        """
+        found = self.by_key.get((bibliography, entry.key)) if bibliography and entry.key else None
+        if found and found not in touched and not (entry.doi and self.doi_of.get(found) not in (None, entry.doi)):
             return found
         if entry.doi and (found := self.by_doi.get(entry.doi)):
             return found
@@ -286,10 +309,16 @@ def write(lib: Library, session: Session, prepared: Sequence[PreparedEntry], rep
         report: receives one :class:`EntryOutcome` per entry, in order.
     """
     known = _Known.load(session, scope_path)
+    # The stored references the entries may meet, and their tags, in a few queries rather than two each.
+    candidates = list(known.candidates((item.entry for item in prepared), bibliography_id))
+    loaded = [row for start in range(0, len(candidates), 500)  # held: the session's identity map is weak
+              for row in session.exec(select(tables.DocumentRow).where(
+                  tables.DocumentRow.id.in_(candidates[start : start + 500]))).all()]  # type: ignore[attr-defined]
+    stored_tags = records.tags_by_document(session, candidates)
     new: dict[str, _New] = {}
     touched: set[str] = set()  # references this import already wrote: a match among them is a duplicate
     for item in prepared:
-        match = known.match(item.entry, item.title, bibliography_id)
+        match = known.match(item.entry, item.title, bibliography_id, touched)
         if match is None:
             created = _new(item, scope_path, folder_id, tags, source, bibliography_id)
             new[created.row.id] = created
@@ -300,11 +329,12 @@ def write(lib: Library, session: Session, prepared: Sequence[PreparedEntry], rep
             same_file = (bibliography_id is not None and match not in touched
                          and bibliography_id in _id_list(row.meta.get(LISTED_IN)))
             outcome = _update(lib, session, row, item, tags, bibliography_id, replace=same_file,
-                              pending=new.get(match))
+                              pending=new.get(match), stored_tags=stored_tags)
         touched.add(row.id)
         known.add(row.id, row.title, row.meta.get("doi"), row.meta.get("year"), row.meta.get("citation_key"),
                   _id_list(row.meta.get(LISTED_IN)))
         report.entries.append(outcome)
+    del loaded
     session.add_all([n.row for n in new.values()])
     session.flush()
     records.add_chunks(session, [(n.row, n.chunks, n.counts) for n in new.values()])
@@ -312,7 +342,24 @@ def write(lib: Library, session: Session, prepared: Sequence[PreparedEntry], rep
         if created.tags:
             records.set_tags(session, created.row.id, created.tags)
     records.enqueue_many(session, [n.row.id for n in new.values() if n.chunks], "embed")
+    for item in prepared:
+        for attachment_id in item.attachment_ids:
+            _describe_attachment(session, attachment_id, item.entry)
     records.bump_change_counter(session)
+
+
+def _describe_attachment(session: Session, document_id: str, entry: BibEntry) -> None:
+    """Give an attached file the entry's :data:`ATTACHMENT_FIELDS` it lacks, so the document list shows
+    its authors and year as Zotero shows a PDF under its item; what the file has stays."""
+    row = session.get(tables.DocumentRow, document_id)
+    if row is None or row.type != DocumentType.FILE.value:
+        return
+    stated = entry.metadata()
+    missing = {k: stated[k] for k in ATTACHMENT_FIELDS if k in stated and row.meta.get(k) in (None, "", [])}
+    if missing:
+        records.snapshot_version(session, row, "bibliographic fields from its reference")
+        row.meta = {**row.meta, **missing}
+        session.add(row)
 
 
 def _new(item: PreparedEntry, scope_path: str, folder_id: str | None, tags: Sequence[str], source: Source,
@@ -334,14 +381,20 @@ def _new(item: PreparedEntry, scope_path: str, folder_id: str | None, tags: Sequ
 
 
 def _update(lib: Library, session: Session, row: tables.DocumentRow, item: PreparedEntry, tags: Sequence[str],
-            bibliography_id: str | None, *, replace: bool, pending: _New | None) -> EntryOutcome:
+            bibliography_id: str | None, *, replace: bool, pending: _New | None,
+            stored_tags: dict[str, list[str]]) -> EntryOutcome:
     """Bring an existing reference up to date with an entry: ``replace`` its stated fields (a re-import
     of its own file) or merge in what it lacks. A stored reference keeps its previous state as a
     version when it changes; one created by this import (``pending``) is simply changed before it is
     written."""
     entry = item.entry
     before_meta, before_title = dict(row.meta), row.title
-    before_tags = sorted(pending.tags) if pending is not None else records.tags_of(session, row.id)
+    if pending is not None:
+        before_tags = sorted(pending.tags)
+    elif row.id in stored_tags:
+        before_tags = stored_tags[row.id]
+    else:
+        before_tags = records.tags_of(session, row.id)
     generated = row.content == BibEntry.from_metadata(before_meta, title=before_title).text()
     stated = entry.metadata()
     if replace:
@@ -388,6 +441,7 @@ def _update(lib: Library, session: Session, row: tables.DocumentRow, item: Prepa
     else:
         _store_update(session, row, chunks, counts if chunks is not None else [], retitled=title != before_title,
                       tags=after_tags if after_tags != before_tags else None)
+        stored_tags[row.id] = after_tags
     added = [k for k in stated if before_meta.get(k) != meta.get(k)]
     if replace:
         status: EntryStatus = "updated"

@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy import text
 from sqlmodel import select
 
-from ..core.documents import DocumentInfo, DocumentStatus, SourceType
+from ..core.documents import DocumentInfo, DocumentStatus, DocumentType, SourceType
 from ..store import tables
 from ..store.db import read_session, write_session
 from ..store.tables import utcnow
@@ -112,9 +112,11 @@ def document_links(lib: Library, document_id: str, *, limit: int = 50) -> Docume
         DocumentNotFound.
     """
     with read_session(lib.engine) as session:
-        meta = records.document_row(session, document_id).meta
-    entries = linking_documents(lib, LISTED_IN, [document_id], live_only=True)
-    attached_to = linking_documents(lib, ATTACHMENTS, [document_id], live_only=True)
+        row = records.document_row(session, document_id)
+        meta, is_file = row.meta, row.type == DocumentType.FILE.value
+    # Only files are listed in or attached to anything: spare other documents the scan of every list.
+    entries = linking_documents(lib, LISTED_IN, [document_id], live_only=True) if is_file else []
+    attached_to = linking_documents(lib, ATTACHMENTS, [document_id], live_only=True) if is_file else []
     named = {key: _id_values(meta.get(key)) for key in LINK_KEYS}
     found = _linked(lib, [*(i for ids in named.values() for i in ids), *entries[:limit], *attached_to])
     return DocumentLinks(
