@@ -11,6 +11,7 @@ from vancetope_desktop.core.documents import DocumentType
 from vancetope_desktop.ingest.bibliography import (
     BibEntry,
     is_csl_json,
+    kind_family,
     latex_to_unicode,
     normalize_doi,
     parse_bibtex,
@@ -160,3 +161,23 @@ def test_reference_typed_as_text() -> None:
     free = extract_text("Doe J. (2020) A free-text citation. Journal X.", DocumentType.REFERENCE)
     assert len(free.chunks) == 1 and free.doc_type is DocumentType.REFERENCE and free.references is None
     assert not is_csl_json([{"type": "Feature", "geometry": {}}])
+
+
+def test_crossref_fills_what_the_entry_lacks() -> None:
+    bib = parse_bibtex("@inproceedings{p, title={Paper}, author={Roe, Ann}, crossref={conf99}}\n"
+                       "@proceedings{conf99, title={Proceedings of X}, year=1999, editor={Poe, Bo},"
+                       " publisher={ACM}}\n"
+                       "@article{alias, crossref={real}}\n@article{real, title={Real}, author={Doe, J.}, year=2012}\n"
+                       "@inproceedings{lost, title={Lost}, crossref={IJCAI85}}\n")
+    by_key = {e.key: e for e in bib.entries}
+    paper = by_key["p"]
+    assert paper.title == "Paper" and paper.container == "Proceedings of X" and paper.year == 1999
+    assert paper.editors == ("Bo Poe",) and paper.publisher == "ACM" and paper.authors == ("Ann Roe",)
+    assert by_key["alias"].title == "Real" and by_key["alias"].year == 2012  # an alias of another entry
+    assert by_key["lost"].title == "Lost" and by_key["lost"].year is None  # named but never defined
+
+
+def test_kinds_of_work_across_formats() -> None:
+    assert kind_family("JOUR") == kind_family("article-journal") == kind_family("article") == "article"
+    assert kind_family("techreport") == kind_family("RPRT") == "report"
+    assert kind_family("misc") is None and kind_family(None) is None

@@ -135,7 +135,7 @@ def test_duplicates_across_files_are_merged_without_losing_data(library, refs, t
     ris = tmp_path / "export.ris"
     ris.write_text("TY  - JOUR\nTI  - Glacier melt and sea-level rise (preprint title)\nAU  - Smith, Jane\n"
                    "PY  - 2020\nDO  - https://doi.org/10.1000/ice.1\nVL  - 12\nKW  - Arctic\nER  - \n"
-                   "TY  - JOUR\nTI  - PERMAFROST\nAU  - Doe, J.\nPY  - 1999\nER  - \n"
+                   "TY  - BOOK\nTI  - PERMAFROST\nAU  - Doe, J.\nPY  - 1999\nER  - \n"
                    "TY  - JOUR\nTI  - A new paper\nAU  - Roe, R.\nPY  - 2021\nER  - \n", encoding="utf-8")
     report = imports.upload(library, [ris])
     listing = report.outcomes[0].references
@@ -269,3 +269,19 @@ def test_real_bibliographies_entries_in_documents_out(library, corpus):
     assert len(_references(library)) == len(distinct)
     nanowire = next(o for o in report.outcomes if o.path.endswith("latex-accents.bib")).references
     assert nanowire.count("imported") >= 500
+
+
+def test_one_title_and_year_by_other_authors_is_another_work(library):
+    """The Mendeley file holds a book and a journal's review of it, with one title and one year."""
+    report = add_references(library, "@book{b, title={Teaching children's literature: it's critical!}, year=2013,"
+                                     " author={Leland, Christine and Harste, Jerome}, publisher={Routledge}}\n"
+                                     "@article{r, title={Teaching Children’s Literature. It’s Critical!}, year=2013,"
+                                     " author={Mourão, Sandie}, journal={ELT Journal}}\n"
+                                     "@misc{c, title={Teaching children's literature - it's critical}, year=2013,"
+                                     " author={C. Leland}}\n"
+                                     "@techreport{t, title={Teaching children's literature}, year=2013,"
+                                     " author={Leland, C.}}\n"
+                                     "@book{u, title={Teaching children's literature}, year=2013,"
+                                     " author={Leland, C.}, isbn={978-0}}\n")
+    assert [e.status for e in report.entries] == ["imported", "imported", "duplicate", "imported", "imported"]
+    assert report.entries[2].document_id == report.entries[0].document_id  # a surname in common: the book

@@ -231,6 +231,38 @@ def title_key(title: str | None) -> str | None:
     return " ".join(plain.casefold().split()) or None
 
 
+_KIND_FAMILIES = {
+    "article": ("article", "article-journal", "article-magazine", "article-newspaper", "jour", "mgzn", "news",
+                "ejour", "magazine_article", "newspaper_article", "j"),
+    "book": ("book", "mvbook", "booklet", "ebook", "edbook"),
+    "chapter": ("incollection", "inbook", "chapter", "chap", "book_section", "bookinbook"),
+    "conference": ("inproceedings", "conference", "paper-conference", "conf", "cpaper", "proceedings"),
+    "thesis": ("thesis", "phdthesis", "mastersthesis", "thes"),
+    "report": ("techreport", "report", "rprt"),
+    "patent": ("patent", "pat"),
+    "dataset": ("dataset", "data"),
+    "software": ("software", "comp"),
+    "webpage": ("webpage", "online", "web_page", "elec", "post", "post-weblog"),
+}
+"""Entry types of BibTeX, biblatex, RIS, WoS (``PT``) and CSL that name the same kind of work; types
+not listed (``misc``, ``generic``, ``GEN``…) say nothing and match any kind."""
+_FAMILY = {kind: family for family, kinds in _KIND_FAMILIES.items() for kind in kinds}
+
+
+def kind_family(kind: str | None) -> str | None:
+    """The kind of work an entry type names (``"JOUR"`` and ``"article-journal"`` → ``"article"``), None
+    when the type says nothing (``misc``)."""
+    return _FAMILY.get((kind or "").strip().casefold())
+
+
+def surname_keys(authors: Iterable[str]) -> frozenset[str]:
+    """The last word of each name, compared like titles: ``("Jérôme Müller", "Smith, Jane")`` →
+    ``{"muller", "jane"}``. Names are stored "First Last", so the last word is the surname; it is a
+    loose key for telling two works with one title apart, never for telling people apart."""
+    keys = (title_key(name) for name in authors)
+    return frozenset(key.split()[-1] for key in keys if key)
+
+
 def split_keywords(values: Iterable[str]) -> tuple[str, ...]:
     """Keywords from one or more field values, split on ``,`` and ``;``, stripped, first-seen order kept."""
     found: dict[str, None] = {}
@@ -482,13 +514,14 @@ def _inherit(child: BibEntry, parent: BibEntry | None) -> BibEntry:
                                                       "keywords", "extra", "title", "container")
              if not getattr(child, name) and getattr(parent, name)}
     if container_parent:
-        taken.pop("title", None)
-        taken.pop("doi", None)  # the volume's DOI is not the paper's
-        taken.pop("abstract", None)
+        for name in ("title", "doi", "abstract", "authors", "editors"):  # the volume's, not the paper's
+            taken.pop(name, None)
         if not child.container and parent.title:
             taken["container"] = parent.title
-        if "authors" in taken and not child.editors:
-            taken["editors"] = taken.pop("authors")  # a volume's "authors" are its editors
+        volume_names = parent.editors or parent.authors  # editors stand in as authors when alone
+        slot = "editors" if child.authors else "authors"
+        if volume_names and not getattr(child, slot):
+            taken[slot] = volume_names
     return replace(child, **taken)
 
 

@@ -58,9 +58,11 @@ from ..core.tags import keyword_tags, normalize_tags
 from ..ingest.base import ChunkDraft
 from ..ingest.bibliography import (
     BibEntry,
+    kind_family,
     normalize_doi,
     parse_reference_text,
     reference_extraction,
+    surname_keys,
     title_key,
 )
 from ..store import fulltext, tables
@@ -217,23 +219,29 @@ class _Known:
     by_title: dict[tuple[str, int | None], list[str]]
     by_key: dict[tuple[str, str], str]
     doi_of: dict[str, str | None]
+    surnames_of: dict[str, frozenset[str]]
+    family_of: dict[str, str | None]
 
     @classmethod
     def load(cls, session: Session, scope_path: str) -> _Known:
         rows = session.exec(
             text("SELECT id, title, json_extract(metadata, '$.doi'), json_extract(metadata, '$.year'), "
-                 "json_extract(metadata, '$.citation_key'), json_extract(metadata, '$.listed_in') "
+                 "json_extract(metadata, '$.citation_key'), json_extract(metadata, '$.listed_in'), "
+                 "json_extract(metadata, '$.authors'), json_extract(metadata, '$.entry_type') "
                  "FROM document WHERE scope_path = :scope AND type = 'reference' ORDER BY created_at, id"),
             params={"scope": scope_path},
         ).all()
-        known = cls({}, {}, {}, {})
-        for doc_id, title, doi, year, key, listed in rows:
-            known.add(doc_id, title, doi, year, key, _id_list(listed))
+        known = cls({}, {}, {}, {}, {}, {})
+        for doc_id, title, doi, year, key, listed, authors, kind in rows:
+            known.add(doc_id, title, doi, year, key, _json_list(listed), _json_list(authors), kind)
         return known
 
-    def add(self, doc_id: str, title: str | None, doi: Any, year: Any, key: Any, listed_in: Iterable[str]) -> None:
+    def add(self, doc_id: str, title: str | None, doi: Any, year: Any, key: Any, listed_in: Iterable[str],
+            authors: Iterable[str], kind: Any) -> None:
         doi = normalize_doi(str(doi)) if doi else None
         self.doi_of[doc_id] = doi
+        self.surnames_of[doc_id] = surname_keys(authors)
+        self.family_of[doc_id] = kind_family(str(kind)) if kind else None
         if doi:
             self.by_doi.setdefault(doi, doc_id)
         if (found := title_key(title)) is not None:
@@ -268,14 +276,23 @@ class _Known:
         if entry.doi and (found := self.by_doi.get(entry.doi)):
             return found
         key = title_key(entry.title or title)
+        surnames, family = surname_keys(entry.authors), kind_family(entry.kind)
         for doc_id in self.by_title.get((key, entry.year), []) if key else []:
-            if not entry.doi or not self.doi_of.get(doc_id) or self.doi_of[doc_id] == entry.doi:
-                return doc_id
+            # As Zotero decides: two DOIs that differ, authors on both sides without a surname in common
+            # (a book and a review of it), or two kinds of work (a report and the article it became)
+            # are two works, even with one title and one year.
+            if entry.doi and self.doi_of.get(doc_id) not in (None, entry.doi):
+                continue
+            if surnames and self.surnames_of.get(doc_id) and not surnames & self.surnames_of[doc_id]:
+                continue
+            if family and self.family_of.get(doc_id) and family != self.family_of[doc_id]:
+                continue
+            return doc_id
         return None
 
 
-def _id_list(value: Any) -> list[str]:
-    """A metadata id list as stored (JSON text from ``json_extract``, a list, or nothing)."""
+def _json_list(value: Any) -> list[str]:
+    """A metadata list (ids, names) as stored: JSON text from ``json_extract``, a list, or nothing."""
     if isinstance(value, str):
         try:
             value = json.loads(value)
@@ -327,12 +344,12 @@ def write(lib: Library, session: Session, prepared: Sequence[PreparedEntry], rep
         else:
             row = new[match].row if match in new else records.document_row(session, match)
             same_file = (bibliography_id is not None and match not in touched
-                         and bibliography_id in _id_list(row.meta.get(LISTED_IN)))
+                         and bibliography_id in _json_list(row.meta.get(LISTED_IN)))
             outcome = _update(lib, session, row, item, tags, bibliography_id, replace=same_file,
                               pending=new.get(match), stored_tags=stored_tags)
         touched.add(row.id)
         known.add(row.id, row.title, row.meta.get("doi"), row.meta.get("year"), row.meta.get("citation_key"),
-                  _id_list(row.meta.get(LISTED_IN)))
+                  _json_list(row.meta.get(LISTED_IN)), _json_list(row.meta.get("authors")), row.meta.get("entry_type"))
         report.entries.append(outcome)
     del loaded
     session.add_all([n.row for n in new.values()])
@@ -409,7 +426,7 @@ def _update(lib: Library, session: Session, row: tables.DocumentRow, item: Prepa
             meta["keywords"] = list(dict.fromkeys([*(before_meta.get("keywords") or []), *stated["keywords"]]))
         title = before_title
     for key, ids in ((LISTED_IN, [bibliography_id] if bibliography_id else []), (ATTACHMENTS, item.attachment_ids)):
-        merged = list(dict.fromkeys([*_id_list(before_meta.get(key)), *ids]))
+        merged = list(dict.fromkeys([*_json_list(before_meta.get(key)), *ids]))
         if merged:
             meta[key] = merged
     after_tags = sorted(set(normalize_tags([*before_tags, *tags, *item.tags])))
