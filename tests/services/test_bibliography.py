@@ -285,3 +285,11 @@ def test_one_title_and_year_by_other_authors_is_another_work(library):
                                      " author={Leland, C.}, isbn={978-0}}\n")
     assert [e.status for e in report.entries] == ["imported", "imported", "duplicate", "imported", "imported"]
     assert report.entries[2].document_id == report.entries[0].document_id  # a surname in common: the book
+
+
+def test_only_pdfs_are_attached(library, tmp_path):
+    (tmp_path / "notes.txt").write_text("not a paper", encoding="utf-8")
+    (tmp_path / "x.bib").write_text("@misc{k, title={T}, file={:notes.txt:text;:/etc/hostname:text}}", "utf-8")
+    listing = imports.upload(library, [tmp_path / "x.bib"]).outcomes[0].references
+    assert {a.status for a in listing.attachments} <= {"skipped", "missing"}
+    assert len(documents.list_documents(library, types=[DocumentType.FILE])) == 1  # the .bib alone

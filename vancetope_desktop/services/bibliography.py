@@ -16,7 +16,7 @@ What a Zotero user expects when importing a ``.bib``, ``.ris`` or CSL-JSON file,
   change: a reference's ``listed_in`` holds the ids of the bibliography files that list it, its
   ``attachments`` the ids of its file documents.
 * **Attachments**: a ``file`` field (Zotero, JabRef, Mendeley forms), RIS ``L1``/``L4``, or a CSL
-  ``file`` key naming a file that exists — as written, relative to the bibliography's folder, or by
+  ``file`` key naming a PDF that exists — as written, relative to the bibliography's folder, or by
   its name beside the bibliography — is imported as a file document like any upload (a PDF already
   in the library is linked, not imported twice) and linked to its reference; it takes the entry's
   authors, year, DOI and journal where it has none (:data:`ATTACHMENT_FIELDS`).
@@ -170,19 +170,24 @@ def prepare(lib: Library, entries: Sequence[BibEntry], *, base_dir: Path | None,
     for entry in entries:
         extraction = reference_extraction(entry)
         chunks, counts = prepare_chunks(lib, extraction, embedder=embedder)
-        attached: list[str] = []
-        for written in entry.files if attach is not None and base_dir is not None else ():
-            if written not in seen:
-                found = resolve_attachment(written, base_dir)  # type: ignore[arg-type]
-                seen[written] = (attach(found) if found is not None  # type: ignore[misc]
-                                 else AttachmentOutcome(path=written, status="missing",
-                                                        reason="no such file beside the bibliography"))
-                report.attachments.append(seen[written])
-            if seen[written].document_id:
-                attached.append(seen[written].document_id)  # type: ignore[arg-type]
+        attached = []
+        if attach is not None and base_dir is not None:
+            for written in entry.files:
+                if written not in seen:
+                    seen[written] = _attach(written, base_dir, attach)
+                    report.attachments.append(seen[written])
+                attached.append(seen[written].document_id)
         prepared.append(PreparedEntry(entry, extraction.title or "Untitled reference", extraction.text, chunks,
-                                      counts, keyword_tags(entry.keywords), list(dict.fromkeys(attached))))
+                                      counts, keyword_tags(entry.keywords),
+                                      list(dict.fromkeys(i for i in attached if i))))
     return prepared
+
+
+def _attach(written: str, base_dir: Path, attach: Attach) -> AttachmentOutcome:
+    found = resolve_attachment(written, base_dir)
+    if found is None:
+        return AttachmentOutcome(path=written, status="missing", reason="no such file beside the bibliography")
+    return attach(found)
 
 
 def resolve_attachment(written: str, base_dir: Path) -> Path | None:
@@ -245,7 +250,8 @@ class _Known:
         if doi:
             self.by_doi.setdefault(doi, doc_id)
         if (found := title_key(title)) is not None:
-            ids = self.by_title.setdefault((found, year if isinstance(year, int) else None), [])
+            year = year if isinstance(year, int) else int(year) if str(year).strip().isdigit() else None
+            ids = self.by_title.setdefault((found, year), [])
             if doc_id not in ids:
                 ids.append(doc_id)
         if key:

@@ -185,12 +185,15 @@ def retry_import(lib: Library, document_id: str, *, password: str | None = None,
 
 
 _BIBLIOGRAPHY_SUFFIXES = BIBTEX_EXTENSIONS | RIS_EXTENSIONS | JSON_EXTENSIONS
-"""Suffixes that may be bibliographies (a ``.json`` may be CSL-JSON): imported last, never as attachments."""
+"""Suffixes that may be bibliographies (a ``.json`` may be CSL-JSON): imported last in an upload."""
 
 
 def _looks_supported(path: Path) -> bool:
-    if path.suffix.lower() in SUPPORTED_EXTENSIONS:
-        return True
+    return path.suffix.lower() in SUPPORTED_EXTENSIONS or _is_pdf(path)
+
+
+def _is_pdf(path: Path) -> bool:
+    """``%PDF-`` in the first 1024 bytes, where PDF readers look for it."""
     try:
         with path.open("rb") as handle:
             return b"%PDF-" in handle.read(1024)
@@ -287,10 +290,11 @@ def _import_one(lib: Library, path: Path, scope_path: str, folder_id: str | None
 
 def _attach(lib: Library, path: Path, scope_path: str, folder_id: str | None, tags: list[str],
             extractor: Callable[..., Extraction]) -> bibliography.AttachmentOutcome:
-    """Import a file a bibliography entry names, as an upload of its own (a file already in the
-    library is found by its content and linked, not imported again)."""
-    if path.suffix.lower() in _BIBLIOGRAPHY_SUFFIXES or not _looks_supported(path):
-        return bibliography.AttachmentOutcome(path=str(path), status="skipped", reason="not a file type to attach")
+    """Import the PDF a bibliography entry names, as an upload of its own (a file already in the library
+    is found by its content and linked, not imported again). Only PDFs: an entry's snapshot pages and
+    other files are left alone, and a path in a bibliography from elsewhere can bring in nothing else."""
+    if not _is_pdf(path):
+        return bibliography.AttachmentOutcome(path=str(path), status="skipped", reason="not a PDF")
     outcome = _import_one(lib, path, scope_path, folder_id, tags, None, extractor)
     status = "imported" if outcome.status == "updated" else outcome.status
     return bibliography.AttachmentOutcome(path=str(path), status=status, document_id=outcome.document_id,  # type: ignore[arg-type]
