@@ -8,16 +8,9 @@ from pathlib import Path
 import pytest
 
 from vancetope_desktop.core.documents import DocumentType
-from vancetope_desktop.ingest.bibliography import (
-    BibEntry,
-    is_csl_json,
-    kind_family,
-    latex_to_unicode,
-    normalize_doi,
-    parse_bibtex,
-    parse_file_field,
-    title_key,
-)
+from vancetope_desktop.ingest.bibentry import BibEntry, kind_family, normalize_doi, title_key
+from vancetope_desktop.ingest.bibliography import is_csl_json
+from vancetope_desktop.ingest.bibtex import latex_to_unicode, parse_bibtex, parse_file_field
 from vancetope_desktop.ingest.registry import extract_file, extract_text
 
 CORPORATE = r"""@techreport{nrc2009,

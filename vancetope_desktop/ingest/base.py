@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ..core.documents import ChunkRole, DocumentType
 
 if TYPE_CHECKING:
-    from .bibliography import BibEntry
+    from .bibentry import BibEntry
 
 
 @dataclass(frozen=True)

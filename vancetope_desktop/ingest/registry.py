@@ -13,15 +13,9 @@ from typing import Any
 from ..core.documents import DocumentType
 from ..core.errors import EmptyFile, FileTooLarge, InvalidInput, UnsupportedFile
 from .base import ChunkDraft, Extraction
-from .bibliography import (
-    bibliography_extraction,
-    is_csl_json,
-    parse_bibtex,
-    parse_csl_json,
-    parse_reference_text,
-    parse_ris,
-    reference_extraction,
-)
+from .bibentry import bibliography_extraction, reference_extraction
+from .bibliography import is_csl_json, parse_csl_json, parse_reference_text, parse_ris
+from .bibtex import parse_bibtex
 from .markdown import extract_markdown
 from .normalize import decode_text_bytes, normalize_text
 from .structured import extract_data, extract_delimited, parse_json, parse_yaml

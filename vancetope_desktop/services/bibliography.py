@@ -8,7 +8,7 @@ What a Zotero user expects when importing a ``.bib``, ``.ris`` or CSL-JSON file,
   (:func:`services.relations.document_links`). Re-importing it unchanged is a duplicate file, as for
   any file; re-importing it changed (same path) updates its entries instead of duplicating them.
 * **Each entry** becomes a *reference* document: title, metadata from
-  :meth:`~vancetope_desktop.ingest.bibliography.BibEntry.metadata` (authors, year, DOI, journal,
+  :meth:`~vancetope_desktop.ingest.bibentry.BibEntry.metadata` (authors, year, DOI, journal,
   publisher, abstract, keywords, entry type, citation key…), and one chunk reading like a citation
   followed by the abstract (also its content), so a search for the paper's topic or its authors
   finds it. Keywords become tags (``core.tags.keyword_tags``), besides the tags given to the upload.
@@ -21,9 +21,13 @@ What a Zotero user expects when importing a ``.bib``, ``.ris`` or CSL-JSON file,
   in the library is linked, not imported twice) and linked to its reference; it takes the entry's
   authors, year, DOI and journal where it has none (:data:`ATTACHMENT_FIELDS`).
 * **Duplicates** are looked for in the target scope (as files are: trashed ones are restored), in
-  this order: the same bibliography and citation key (a re-import of that file), the DOI, then the
-  normalised title with the year (``ingest.bibliography.title_key``; two different DOIs mean two
-  works even with one title). Within a file, a later entry is compared with the earlier ones too.
+  this order: the same bibliography and citation key (a re-import of that file, and only a reference
+  that import made: a key used twice in one file names two works), the DOI, then the normalised
+  title with the year (``ingest.bibentry.title_key``). As in Zotero, two different DOIs, authors on
+  both sides with no surname in common, or two kinds of work (``ingest.bibentry.kind_family``) mean
+  two works even with one title: in the corpus, a book and a journal's review of it (Mendeley file),
+  a technical report and the article it became (AI file). Within a file, a later entry is compared
+  with the earlier ones too.
 
   - An entry from a *previous import of the same file* is that file's view of the reference: the
     fields it states replace the stored ones, fields it no longer states are kept, and the previous
@@ -56,15 +60,8 @@ from ..core.documents import DocumentStatus, DocumentType, IndexState, Source, S
 from ..core.ids import new_document_id
 from ..core.tags import keyword_tags, normalize_tags
 from ..ingest.base import ChunkDraft
-from ..ingest.bibliography import (
-    BibEntry,
-    kind_family,
-    normalize_doi,
-    parse_reference_text,
-    reference_extraction,
-    surname_keys,
-    title_key,
-)
+from ..ingest.bibentry import BibEntry, kind_family, normalize_doi, reference_extraction, surname_keys, title_key
+from ..ingest.bibliography import parse_reference_text
 from ..store import fulltext, tables
 from ..store.blobs import hash_text
 from ..store.db import write_session
