@@ -310,7 +310,8 @@ def test_a_references_bibliography_and_attachments_are_links(qtbot, panel):
     entries = [LinkedDocument(id=f"doc_{i}", title=f"Paper {i}", type="reference") for i in range(20)]
     panel.show_document(_paper(id="doc_bib", metadata={"entry_count": 506, "entry_types": {"article": 506}}))
     assert panel.link_labels["listed_in"].isHidden()  # the previous document's links are gone
-    assert "entry_types" not in panel.metadata_fields
+    assert "entry_types" not in panel.metadata_fields and "authors" not in panel.metadata_fields
+    assert panel.metadata_fields["entry_count"].text() == "506"
     panel.set_links(DocumentLinks(entries=entries, entry_count=506))
     text = panel.link_labels["entries"].text()
     assert text.count("href=") == 5 and "501 more (506 references)" in text

@@ -574,7 +574,10 @@ class DetailsPanel(QWidget):
     def _show_metadata(self, doc: DocumentInfo, same_doc: bool) -> None:
         metadata = doc.metadata
         keys: list[str] = []
-        if doc.type in (DocumentType.FILE, DocumentType.REFERENCE) or any(k in metadata for k in STANDARD_FIELDS):
+        # A bibliography file has no authors or year of its own: its entries have (shown as links).
+        bibliographic = doc.type is DocumentType.REFERENCE or (doc.type is DocumentType.FILE
+                                                               and "entry_count" not in metadata)
+        if bibliographic or any(k in metadata for k in STANDARD_FIELDS):
             keys.extend(STANDARD_FIELDS)
         keys.extend(k for k in sorted(metadata) if k not in STANDARD_FIELDS and k not in HIDDEN_KEYS
                     and _is_shown(metadata[k]))
