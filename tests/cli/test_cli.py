@@ -125,3 +125,25 @@ def test_current_scope_is_the_acting_scope_and_moves_have_a_direction(cli):
 def test_empty_query_is_bad_input(cli):
     result = cli("memory", "search", "  ", ok=False)
     assert result.exit_code == 2 and "query is empty" in result.stderr
+
+
+def test_pasted_bibtex_and_an_uploaded_bibliography_become_references(cli, tmp_path):
+    pasted = ("@article{a1, title={Tundra fires}, author={Roe, Ann}, year=2001, keywords={fire; arctic}}\n"
+              "@article{a2, title={Taiga soils}, author={Poe, Bo}, year=2002}\n")
+    added = as_json(cli("memory", "add", pasted, "--type", "reference", "--no-wait", "--json"))
+    assert [e["status"] for e in added["entries"]] == ["imported", "imported"]
+    assert added["summary"] == "2 references from pasted text"
+    human = cli("memory", "add", pasted, "--type", "reference", "--no-wait").stdout
+    assert "0 references from pasted text (2 duplicates skipped (already there))" in human
+    bib = tmp_path / "more.bib"
+    bib.write_text(pasted + "@book{a3, title={Permafrost}, author={{Polar Institute of Science and Law}}, year=1999,"
+                   " file={:missing.pdf:PDF}}\n", encoding="utf-8")
+    uploaded = cli("memory", "upload", str(bib), "--no-wait").stdout
+    assert "1 reference from more.bib (2 duplicates merged into existing references, 1 attachments not found" \
+        in uploaded
+    assert "attachment missing: missing.pdf" in uploaded
+    references = as_json(cli("memory", "list", "--type", "reference", "--json"))
+    assert sorted(r["title"] for r in references) == ["Permafrost", "Taiga soils", "Tundra fires"]
+    permafrost = next(r for r in references if r["title"] == "Permafrost")
+    shown = cli("memory", "read", permafrost["id"]).stdout
+    assert "authors: Polar Institute of Science and Law" in shown and "listed in: more" in shown

@@ -281,3 +281,37 @@ def test_derived_from_links_open_the_inputs(qtbot, panel):
     assert blocker.args == ["doc_b"]
     panel.show_document(_paper(id="doc_other"))
     assert panel.derived_label.text() == ""
+
+
+def test_a_references_bibliography_and_attachments_are_links(qtbot, panel):
+    from vancetope_desktop.services.relations import DocumentLinks, LinkedDocument
+
+    reference = _paper(type=DocumentType.REFERENCE, file_path=None, mime_type="text/plain", metadata={
+        "authors": ["National Research Council Committee on Science, Technology, and Law"], "year": 2009,
+        "journal": "Reports", "citation_key": "nrc2009", "entry_type": "techreport", "abstract": "Long text.",
+        "listed_in": ["doc_bib"], "attachments": ["doc_pdf"]})
+    panel.show_document(reference)
+    assert {"abstract", "listed_in", "attachments"}.isdisjoint(panel.metadata_fields)  # text / links, not fields
+    assert panel.metadata_fields["citation_key"].text() == "nrc2009"
+    authors = panel.metadata_fields["authors"]
+    assert authors.text() == "National Research Council Committee on Science, Technology, and Law"
+    panel.show_document(reference.model_copy(update={"metadata": {**reference.metadata, "authors": [
+        "National Research Council Committee on Science, Technology, and Law", "Jane Smith"]}}))
+    assert authors.text().endswith("; Jane Smith") and authors.cursorPosition() == 0  # refreshed: shows the start
+    assert all(label.isHidden() for label in panel.link_labels.values())
+    panel.set_links(DocumentLinks(listed_in=[LinkedDocument(id="doc_bib", title="library.bib", type="file")],
+                                  attachments=[LinkedDocument(id="doc_pdf", title="Report", type="file")]))
+    assert 'href="doc_bib"' in panel.link_labels["listed_in"].text()
+    assert not panel.link_labels["attachments"].isHidden() and panel.link_labels["entries"].isHidden()
+    with qtbot.waitSignal(panel.document_link_activated) as blocker:
+        panel.link_labels["attachments"].linkActivated.emit("doc_pdf")
+    assert blocker.args == ["doc_pdf"]
+
+    entries = [LinkedDocument(id=f"doc_{i}", title=f"Paper {i}", type="reference") for i in range(20)]
+    panel.show_document(_paper(id="doc_bib", metadata={"entry_count": 506, "entry_types": {"article": 506}}))
+    assert panel.link_labels["listed_in"].isHidden()  # the previous document's links are gone
+    assert "entry_types" not in panel.metadata_fields and "authors" not in panel.metadata_fields
+    assert panel.metadata_fields["entry_count"].text() == "506"
+    panel.set_links(DocumentLinks(entries=entries, entry_count=506))
+    text = panel.link_labels["entries"].text()
+    assert text.count("href=") == 5 and "501 more (506 references)" in text

@@ -129,6 +129,13 @@ def test_authors_are_shortened_to_three_surnames(model):
     assert format_authors(["A B", "C D", "E F", "G H"]) == "B, D, F, … +1"
 
 
+def test_a_corporate_author_is_not_cut_at_its_comma():
+    body = "National Research Council Committee on Science, Technology, and Law"
+    assert surname(body) == body  # from a braced BibTeX author: no part of it is a surname
+    assert surname("Centre for Disease Control") == "Centre for Disease Control"
+    assert format_authors([body, "Jane Smith"]) == f"{body}, Smith"
+
+
 def test_year_tags_and_type_icons(model):
     assert _cell(model, "doc_1", Column.YEAR) == "2017"
     assert _cell(model, "doc_2", Column.YEAR) == "2021"  # a string year from a bibliography

@@ -52,7 +52,9 @@ class StoreInput(_Input):
                               "('project', 'session' or a path) stores it in your scope too and asks the user to "
                               "promote it there: see promotion_request in the result.")
     type: StorableType = Field(default="note", description="note: working notes; fact: one short statement; "
-                               "result: an outcome of your work; reference: a citation or link.")
+                               "result: an outcome of your work; reference: a citation or link (BibTeX, RIS or "
+                               "CSL-JSON is stored as one reference per entry, merged with one already there; the "
+                               "result is the first entry's).")
     title: str | None = Field(default=None, description="A short title. Default: the first line of the content.")
     reason: str | None = Field(default=None, description="With an ancestor scope: why it matters there, for the user "
                                "who reviews the promotion.")

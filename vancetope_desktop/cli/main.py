@@ -13,8 +13,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from ..core.documents import DocumentStatus, DocumentType
 from ..core.errors import InvalidInput
 from ..core.tags import combine, split_tag_list
+from ..services import bibliography, folders, imports, indexing, relations, scopes, sharing
 from ..services import documents as doc_service
-from ..services import folders, imports, indexing, scopes, sharing
 from ..services import search as search_service
 from ..services.library import Library
 from . import render
@@ -108,10 +108,21 @@ def memory_add(
     wait: Annotated[bool, typer.Option(help="Index now and wait until it is searchable by meaning; "
                                        "--no-wait leaves it to the open app or the next `index run`.")] = True,
 ) -> None:
-    """Add a fact (or note, result…) to a scope: `memory add "Deadline is June 15th"`."""
+    """Add a fact (or note, result…) to a scope: `memory add "Deadline is June 15th"`.
+
+    With `--type reference`, pasted BibTeX, RIS or CSL-JSON becomes one reference per entry
+    (duplicates merged into the references already there), as when a bibliography file is uploaded.
+    """
     if content == "-":
         content = typer.get_text_stream("stdin").read()
     with open_library(library) as lib:
+        if doc_type is DocumentType.REFERENCE:
+            listing = bibliography.add_references(lib, content, scope=scope, folder_id=folder,
+                                                  tags=split_tag_list(tags), title=title)
+            if listing is not None:
+                _index_now(lib, listing.document_ids, wait, as_json)
+                emit(as_json, listing, lambda: render.references(listing))
+                return
         doc = doc_service.add_text(lib, content, doc_type=doc_type, title=title, tags=split_tag_list(tags),
                                    scope=scope, folder_id=folder)
         _index_now(lib, [doc.id], wait, as_json)
@@ -224,7 +235,7 @@ def memory_read(
             emit(as_json, old, lambda: out.print(f"{old.title} (version {old.number})\n\n{old.content or ''}",
                                                  markup=False))
             return
-        emit(as_json, doc, lambda: render.document(doc, doc.content))
+        emit(as_json, doc, lambda: render.document(doc, doc.content, relations.document_links(lib, doc.id)))
 
 
 @memory.command("tag")

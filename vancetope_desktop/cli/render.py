@@ -11,8 +11,10 @@ from rich.tree import Tree
 from ..core.documents import DocumentInfo, DocumentType, VersionInfo
 from ..core.promotion import AuditEntry, PromotionRequest, PromotionRule, RequestDetail, RequestStatus, VisibilityChange
 from ..core.scope_info import ScopeInfo
+from ..services.bibliography import BibliographyImport
 from ..services.imports import ImportReport
 from ..services.indexing import IndexStatus
+from ..services.relations import DocumentLinks
 from ..services.search import SearchResponse
 from .context import err, out
 
@@ -38,14 +40,21 @@ def documents(docs: list[DocumentInfo], acting_scope: str | None = None) -> None
     out.print(table)
 
 
-def document(doc: DocumentInfo, body: str | None) -> None:
+_SHOWN_FIELDS = ("authors", "year", "journal", "publisher", "doi", "entry_type", "citation_key", "entry_count",
+                 "page_count", "original_name")
+"""Metadata ``memory read`` prints, in this order (the rest is in ``--json``)."""
+
+
+def document(doc: DocumentInfo, body: str | None, links: DocumentLinks | None = None) -> None:
     out.print(f"[bold]{escape(doc.title)}[/bold]  ({doc.id}, {doc.type.value}, {doc.scope})")
     if doc.tags:
         out.print(escape(tag_text(doc.tags)))
-    details = {k: v for k, v in doc.metadata.items() if k in ("authors", "year", "doi", "page_count", "original_name")}
-    for key, value in details.items():
+    for key in (k for k in _SHOWN_FIELDS if doc.metadata.get(k) not in (None, "", [])):
+        value = doc.metadata[key]
         shown = "; ".join(map(str, value)) if isinstance(value, list) else str(value)
         out.print(f"[dim]{key.replace('_', ' ')}:[/dim] {escape(shown)}")
+    if links is not None:
+        _links(links)
     for warning in doc.metadata.get("import_warnings", []):
         out.print(f"[yellow]warning:[/yellow] {escape(str(warning))}")
     out.print(f"[dim]status:[/dim] {doc.status.value}, [dim]index:[/dim] {doc.index_state.value}"
@@ -55,6 +64,17 @@ def document(doc: DocumentInfo, body: str | None) -> None:
     if body:
         out.print()
         out.print(escape(body))
+
+
+def _links(links: DocumentLinks) -> None:
+    """Related documents as "label: title (id)" lines; a bibliography's entries as a count and the first few."""
+    rows = (("derived from", links.derived_from), ("listed in", links.listed_in), ("attachments", links.attachments),
+            ("attached to", links.attached_to), ("entries", links.entries[:5]))
+    for label, linked in rows:
+        if linked:
+            more = f" … ({links.entry_count} in all)" if label == "entries" and links.entry_count > len(linked) else ""
+            shown = "; ".join(f"{d.title} ({d.id})" for d in linked)
+            out.print(f"[dim]{label}:[/dim] {escape(shown)}{more}")
 
 
 def search(response: SearchResponse) -> None:
@@ -139,10 +159,30 @@ def import_report(report: ImportReport) -> None:
         (err if outcome.status == "failed" else out).print(line)
         for warning in outcome.warnings:
             out.print(f"          [yellow]warning:[/yellow] {escape(warning)}")
+        if outcome.references is not None:
+            _attachments(outcome.references)
     counts: dict[str, int] = {}
     for outcome in report.outcomes:
         counts[outcome.status] = counts.get(outcome.status, 0) + 1
     out.print(", ".join(f"{n} {status}" for status, n in counts.items()) or "Nothing to import.")
+
+
+def references(listing: BibliographyImport) -> None:
+    """Pasted references: one line per entry (what it became), then the summary."""
+    colours = {"imported": "green", "updated": "green", "unchanged": "dim", "merged": "yellow", "duplicate": "yellow"}
+    for entry in listing.entries:
+        colour = colours[entry.status]
+        line = f"[{colour}]{entry.status:>9}[/{colour}] {entry.document_id} {escape(entry.title)}"
+        out.print(line + (f": {escape(entry.reason)}" if entry.reason else ""))
+    out.print(escape(listing.summary))
+
+
+def _attachments(listing: BibliographyImport) -> None:
+    """The files a bibliography's entries name that could not be attached (found ones are counted in its line)."""
+    for attachment in listing.attachments:
+        if not attachment.document_id:
+            out.print(f"          [yellow]attachment {attachment.status}:[/yellow] {escape(attachment.path)}"
+                      + (f" ({escape(attachment.reason)})" if attachment.reason else ""))
 
 
 def import_failures(report: ImportReport) -> None:

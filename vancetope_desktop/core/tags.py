@@ -57,6 +57,37 @@ def split_tag_list(text: str | None) -> list[str]:
     return normalize_tags(part for part in text.split(",") if part.strip())
 
 
+KEYWORD_TAG_MAX = 60
+"""Longest keyword turned into a tag, in characters. Longer "keywords" are phrases or truncated subject
+headings (the Mendeley export's longest is 50; a few WoS and BibTeX files put whole sentences there):
+they stay in the reference's ``keywords`` metadata but would make unreadable tag chips."""
+_KEYWORD_SEPARATORS = re.compile(r"[\x00-\x1f\x7f,()\"/:\[\]{}]+")
+_DASHES = re.compile(r"-{2,}")
+
+
+def keyword_tags(keywords: Iterable[str]) -> list[str]:
+    """Bibliography keywords as tags, normalised and de-duplicated in first-seen order.
+
+    Each value is split on ``,`` and ``;`` (a field may hold several). A keyword becomes one flat tag:
+    ``/`` and ``:`` would make it hierarchical or namespaced (``AND/OR graphs`` is not ``and`` › ``or``),
+    so they, parentheses, quotes and brackets become spaces, spaces become ``-`` (as in
+    :func:`normalize_tag`) and runs of dashes one dash: ``"Child development -- United States"`` →
+    ``child-development-united-states``. Keywords longer than :data:`KEYWORD_TAG_MAX` are left out.
+
+    Never raises: what cannot be a tag is skipped.
+    """
+    tags: dict[str, None] = {}
+    for value in keywords:
+        for keyword in re.split(r"[,;]", value):
+            cleaned = _KEYWORD_SEPARATORS.sub(" ", keyword).strip().lstrip("#").strip()
+            if not cleaned or len(cleaned) > KEYWORD_TAG_MAX:
+                continue
+            tag = _DASHES.sub("-", normalize_tag(cleaned)).strip("-")
+            if tag:
+                tags.setdefault(tag, None)
+    return list(tags)
+
+
 def tag_matches(document_tag: str, wanted: str) -> bool:
     """True when ``document_tag`` is ``wanted`` or lies under it (``topic/attention`` under ``topic``)."""
     return document_tag == wanted or document_tag.startswith(wanted + "/")

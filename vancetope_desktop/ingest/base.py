@@ -7,9 +7,12 @@ the index, so they can run in a worker process or thread and be tested alone.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.documents import ChunkRole, DocumentType
+
+if TYPE_CHECKING:
+    from .bibentry import BibEntry
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,8 @@ class Extraction:
         tags: normalised tags found in the file (front matter ``tags``, inline ``#tags``).
         needs_ocr: True when the file is image-only (no usable text layer); then chunks is empty.
         warnings: human-readable notes (repaired file, undecodable bytes replaced…).
+        references: for a bibliography file (or pasted BibTeX, RIS, CSL-JSON), its entries in order:
+            each becomes a reference document of its own (``services.bibliography``); else None.
     """
 
     doc_type: DocumentType
@@ -54,3 +59,4 @@ class Extraction:
     tags: list[str] = field(default_factory=list)
     needs_ocr: bool = False
     warnings: list[str] = field(default_factory=list)
+    references: list[BibEntry] | None = None

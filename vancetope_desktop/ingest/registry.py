@@ -13,7 +13,9 @@ from typing import Any
 from ..core.documents import DocumentType
 from ..core.errors import EmptyFile, FileTooLarge, InvalidInput, UnsupportedFile
 from .base import ChunkDraft, Extraction
-from .bibliography import extract_bibtex, extract_csl_json, extract_ris, is_csl_json
+from .bibentry import bibliography_extraction, reference_extraction
+from .bibliography import is_csl_json, parse_csl_json, parse_reference_text, parse_ris
+from .bibtex import parse_bibtex
 from .encoding import decode_text_bytes
 from .markdown import extract_markdown
 from .normalize import normalize_text
@@ -92,7 +94,7 @@ def _parsed_or_text(text: str, parse: Callable[[str], Any], kind: str, title: st
         extraction.warnings.append(f"not valid {kind} ({first_line}): imported as plain text")
         return extraction
     if kind == "JSON" and is_csl_json(data):
-        return extract_csl_json(data, title=title)
+        return bibliography_extraction(parse_csl_json(data), title=title)
     return extract_data(data, title=title, mime_type=mime_type, source_text=text)
 
 
@@ -101,9 +103,9 @@ def _dispatch_text(path: Path, text: str) -> Extraction:
     if suffix in MARKDOWN_EXTENSIONS:
         return extract_markdown(text, default_title=stem)
     if suffix in BIBTEX_EXTENSIONS:
-        return extract_bibtex(text, title=stem)
+        return bibliography_extraction(parse_bibtex(text), title=stem)
     if suffix in RIS_EXTENSIONS:
-        return extract_ris(text, title=stem)
+        return bibliography_extraction(parse_ris(text), title=stem)
     if suffix in JSON_EXTENSIONS:
         title = stem.removesuffix(".csl").removesuffix(".geojson")
         return _parsed_or_text(text, parse_json, "JSON", title, "application/json")
@@ -230,22 +232,19 @@ def extract_text(text: str, doc_type: DocumentType, title: str | None = None) ->
 
 
 def _reference_text(text: str, title: str | None) -> Extraction:
-    """A reference typed as text: BibTeX, RIS or CSL-JSON when it parses as such, else one chunk."""
-    stripped = text.lstrip()
-    extraction: Extraction | None = None
-    if stripped.startswith("@"):
-        extraction = extract_bibtex(text, title=title)
-    elif stripped.startswith(("TY  -", "FN ", "PT ")):
-        extraction = extract_ris(text, title=title)
-    elif stripped.startswith("["):
-        try:
-            data = parse_json(text)
-        except ValueError:
-            data = None
-        if is_csl_json(data):
-            extraction = extract_csl_json(data, title=title)
-    if extraction is not None and extraction.chunks:
+    """A reference typed as text: one entry of BibTeX, RIS or CSL-JSON becomes that entry's reference
+    (fields as metadata); several entries are listed in ``references`` (``services.bibliography``
+    stores one document each) with a chunk each; anything else is one chunk, a free-text citation."""
+    bibliography = parse_reference_text(text)
+    if bibliography is not None and len(bibliography.entries) == 1:
+        extraction = reference_extraction(bibliography.entries[0])
+        extraction.references = list(bibliography.entries)
         return extraction
+    if bibliography is not None:
+        chunks = [ChunkDraft(e.text(), section=e.key) for e in bibliography.entries if e.text()]
+        return Extraction(doc_type=DocumentType.REFERENCE, mime_type=bibliography.mime_type, title=title,
+                          text="\n\n".join(c.text for c in chunks), chunks=chunks,
+                          references=list(bibliography.entries), warnings=bibliography.warnings)
     clean = normalize_text(text)
     return Extraction(
         doc_type=DocumentType.REFERENCE, mime_type="text/plain", title=title, text=clean, chunks=[ChunkDraft(clean)]

@@ -10,7 +10,7 @@ from sqlalchemy import delete, func, text
 from sqlmodel import select
 
 from ..core.documents import ChunkInfo, DocumentInfo, DocumentStatus, DocumentType, IndexState, Source, VersionInfo
-from ..core.errors import DocumentNotFound, ImportFailed, InvalidInput, NotFound
+from ..core.errors import ImportFailed, InvalidInput, NotFound
 from ..core.ids import new_document_id
 from ..core.tags import TagFilter, normalize_tags
 from ..ingest.chunking import fit_to_model
@@ -21,6 +21,8 @@ from ..store.db import read_session, write_session
 from ..store.filters import SqlFilter
 from ..store.tables import utcnow
 from . import audit, records
+from .bibliography import add_references
+from .folders import check_folder
 from .library import Library
 from .scopes import resolve_scope, visibility_filter
 from .sharing import check_read
@@ -38,6 +40,12 @@ def add_text(lib: Library, content: str, *, doc_type: DocumentType = DocumentTyp
     Facts and results are one chunk each (split only if longer than the model's limit); notes are
     chunked by ``##`` sections. The document, its chunks and its index job commit together.
 
+    A reference given as BibTeX, RIS or CSL-JSON becomes one reference document per entry, with its
+    fields as metadata and its keywords as tags, de-duplicated and merged like an imported
+    bibliography (:func:`services.bibliography.add_references`, which reports every entry); the
+    document of the first entry is returned (an existing one when it was a duplicate), and
+    ``metadata`` / ``mime_type`` are not used. Other reference text is one free-text citation.
+
     Args:
         content: the text; must not be blank.
         title: defaults to the first line (at most 80 characters).
@@ -53,11 +61,16 @@ def add_text(lib: Library, content: str, *, doc_type: DocumentType = DocumentTyp
         raise InvalidInput("the content is empty")
     scope_path = resolve_scope(lib, scope)
     wanted_tags = normalize_tags(tags)
+    if doc_type is DocumentType.REFERENCE:
+        entries = add_references(lib, content, scope=scope_path, folder_id=folder_id, tags=wanted_tags,
+                                 source=source, title=title)
+        if entries is not None:
+            return get_document(lib, entries.entries[0].document_id)
     extraction = extract_text(content, doc_type, title)
     chunks, counts = fit_to_model(extraction.chunks, lib.embedder())
     with write_session(lib.engine) as session:
         if folder_id is not None:
-            _check_folder(session, folder_id, scope_path)
+            check_folder(session, folder_id, scope_path)
         now = utcnow()
         row = tables.DocumentRow(
             id=new_document_id(), scope_path=scope_path, type=doc_type.value,
@@ -91,15 +104,6 @@ def _apply_source(row: tables.DocumentRow, source: Source) -> None:
     row.source_type = source.type.value
     row.source_think_process = source.think_process_id
     row.source_node = source.node_id
-
-
-def _check_folder(session, folder_id: str, scope_path: str) -> tables.DocumentRow:
-    folder = session.get(tables.DocumentRow, folder_id)
-    if folder is None or folder.type != DocumentType.FOLDER.value:
-        raise DocumentNotFound(f"no folder {folder_id}")
-    if folder.scope_path != scope_path:
-        raise InvalidInput(f"folder {folder_id} is in {folder.scope_path}, not in {scope_path}")
-    return folder
 
 
 def get_document(lib: Library, document_id: str, *, acting_scope: str | None = None) -> DocumentInfo:

@@ -7,7 +7,7 @@ from sqlalchemy import func
 from sqlmodel import Session, select
 
 from ..core.documents import DocumentInfo, DocumentStatus, DocumentType, IndexState
-from ..core.errors import FolderCycle, InvalidInput
+from ..core.errors import DocumentNotFound, FolderCycle, InvalidInput
 from ..core.ids import new_document_id
 from ..store import tables
 from ..store.db import read_session, write_session
@@ -32,6 +32,16 @@ def create_folder(lib: Library, title: str, *, scope: str | None = None, parent_
         folder = ensure_folder(session, scope_path, title, parent_id)
         records.bump_change_counter(session)
         return records.info(lib, session, folder.id)
+
+
+def check_folder(session: Session, folder_id: str, scope_path: str) -> tables.DocumentRow:
+    """The folder ``folder_id`` of ``scope_path``. Raises DocumentNotFound, InvalidInput (another scope's)."""
+    folder = session.get(tables.DocumentRow, folder_id)
+    if folder is None or folder.type != DocumentType.FOLDER.value:
+        raise DocumentNotFound(f"no folder {folder_id}")
+    if folder.scope_path != scope_path:
+        raise InvalidInput(f"folder {folder_id} is in {folder.scope_path}, not in {scope_path}")
+    return folder
 
 
 def _refuse_duplicate(session: Session, scope_path: str, title: str, parent_id: str | None,

@@ -8,6 +8,10 @@ be read never leaves a half-written document and never stops the rest of a folde
 * encrypted (password-only) and damaged files are kept as documents in state ``failed`` with the
   reason, so the original is preserved and the import can be retried (e.g. with a password);
 * image-only scans are kept, marked ``needs_ocr``, and not indexed as garbage.
+
+A bibliography file (BibTeX, RIS, CSL-JSON) is kept as a file document and its entries become
+reference documents, with the files they name attached, in the same transaction: see
+``services.bibliography``.
 """
 
 from __future__ import annotations
@@ -23,19 +27,25 @@ from pydantic import BaseModel, Field
 from sqlalchemy import text
 from sqlmodel import Session
 
-from ..core.documents import DocumentStatus, DocumentType, IndexState, SourceType
+from ..core.documents import DocumentStatus, DocumentType, IndexState, Source, SourceType
 from ..core.errors import DamagedFile, EncryptedPdf, ImportFailed, InvalidInput
 from ..core.ids import new_document_id
 from ..core.tags import normalize_tags
 from ..ingest.base import Extraction
 from ..ingest.chunking import fit_to_model
-from ..ingest.registry import SUPPORTED_EXTENSIONS, extract_file
+from ..ingest.registry import (
+    BIBTEX_EXTENSIONS,
+    JSON_EXTENSIONS,
+    RIS_EXTENSIONS,
+    SUPPORTED_EXTENSIONS,
+    extract_file,
+)
 from ..store import tables
 from ..store.blobs import hash_file
 from ..store.db import write_session
 from ..store.json_columns import json_or_empty
 from ..store.tables import utcnow
-from . import records
+from . import bibliography, records
 from .folders import ensure_folder
 from .library import Library
 from .scopes import resolve_scope
@@ -54,6 +64,8 @@ class ImportOutcome(BaseModel):
     chunks: int = 0
     pages: int | None = None
     warnings: list[str] = Field(default_factory=list)
+    references: bibliography.BibliographyImport | None = Field(
+        default=None, description="For a bibliography file: what became of its entries and attachments.")
 
 
 class ImportReport(BaseModel):
@@ -69,8 +81,11 @@ class ImportReport(BaseModel):
 
     @property
     def document_ids(self) -> list[str]:
-        """Ids of the documents created or updated (for waiting on their indexing)."""
-        return [o.document_id for o in self.outcomes if o.document_id and o.status in ("imported", "updated")]
+        """Ids of the documents created or updated, a bibliography's references and attachments
+        included (for waiting on their indexing)."""
+        ids = [o.document_id for o in self.outcomes if o.document_id and o.status in ("imported", "updated")]
+        ids += [i for o in self.outcomes if o.references is not None for i in o.references.document_ids]
+        return list(dict.fromkeys(ids))
 
 
 class ImportProgress(BaseModel):
@@ -130,7 +145,9 @@ def upload(lib: Library, paths: Sequence[Path], *, scope: str | None = None, fol
         raise InvalidInput(f"no such file or folder: {', '.join(missing)}")
     report = ImportReport()
     folder_ids: dict[tuple[str, ...], str | None] = {(): folder_id}
-    files = _walk(paths)
+    # Bibliographies last: the PDFs they name are then already imported (into their own folders) and
+    # are linked to their references instead of being imported beside the bibliography first.
+    files = sorted(_walk(paths), key=lambda found: found[0].suffix.lower() in _BIBLIOGRAPHY_SUFFIXES)
     for done, (path, relative) in enumerate(files, start=1):
         if cancel is not None and cancel():
             break
@@ -168,9 +185,16 @@ def retry_import(lib: Library, document_id: str, *, password: str | None = None,
     return _import_one(lib, stored, scope_path, folder_id, [], password, extractor, origin=origin)
 
 
+_BIBLIOGRAPHY_SUFFIXES = BIBTEX_EXTENSIONS | RIS_EXTENSIONS | JSON_EXTENSIONS
+"""Suffixes that may be bibliographies (a ``.json`` may be CSL-JSON): imported last in an upload."""
+
+
 def _looks_supported(path: Path) -> bool:
-    if path.suffix.lower() in SUPPORTED_EXTENSIONS:
-        return True
+    return path.suffix.lower() in SUPPORTED_EXTENSIONS or _is_pdf(path)
+
+
+def _is_pdf(path: Path) -> bool:
+    """``%PDF-`` in the first 1024 bytes, where PDF readers look for it."""
     try:
         with path.open("rb") as handle:
             return b"%PDF-" in handle.read(1024)
@@ -208,10 +232,18 @@ def _import_one(lib: Library, path: Path, scope_path: str, folder_id: str | None
         digest = hash_file(path)
         with write_session(lib.engine) as session:
             duplicate = _find(session, scope_path, "content_hash", digest)
-        retry = duplicate if duplicate is not None and duplicate.index_state == IndexState.FAILED.value else None
+        retry = duplicate if duplicate is not None and (duplicate.index_state == IndexState.FAILED.value
+                                                        or bibliography.is_opaque_bibliography(duplicate)) else None
         if duplicate is not None and retry is None:
             return _duplicate(lib, duplicate, path)
         chunks, counts = fit_to_model(extraction.chunks, lib.embedder()) if extraction is not None else ([], [])
+        references, prepared = None, []
+        if extraction is not None and extraction.references is not None:
+            references = bibliography.BibliographyImport(source=name)
+            target = retry.folder_id if retry is not None else folder_id
+            prepared = bibliography.prepare(
+                lib, extraction.references, base_dir=Path(origin[1] if origin else path).parent, report=references,
+                attach=lambda found: _attach(lib, found, scope_path, target, tags, extractor))
         lib.blobs.put(path, digest)
         with write_session(lib.engine) as session:
             previous = (session.get(tables.DocumentRow, retry.id) if retry is not None
@@ -233,6 +265,11 @@ def _import_one(lib: Library, path: Path, scope_path: str, folder_id: str | None
             records.replace_chunks(session, row, chunks, counts)
             if chunks:
                 records.enqueue(session, row.id, "embed")
+            elif previous is not None:  # its old chunks' vectors must go too (a bibliography has none now)
+                records.enqueue(session, row.id, "drop", scope=row.scope_path)
+            if references is not None:
+                bibliography.write(lib, session, prepared, references, scope_path=scope_path, folder_id=row.folder_id,
+                                   tags=tags, source=Source(type=SourceType.USER_UPLOAD), bibliography_id=row.id)
             records.bump_change_counter(session)
     except ImportFailed as error:
         return ImportOutcome(path=str(path), status="failed", reason=str(error))
@@ -246,8 +283,23 @@ def _import_one(lib: Library, path: Path, scope_path: str, folder_id: str | None
     return ImportOutcome(
         path=str(path), status=status, document_id=row.id, title=row.title, chunks=len(chunks),
         pages=extraction.metadata.get("page_count"), warnings=list(extraction.warnings),
-        reason="no text layer: stored, marked 'needs OCR', not indexed" if extraction.needs_ocr else None,
+        reason=("no text layer: stored, marked 'needs OCR', not indexed" if extraction.needs_ocr
+                else references.summary if references is not None else None),
+        references=references,
     )
+
+
+def _attach(lib: Library, path: Path, scope_path: str, folder_id: str | None, tags: list[str],
+            extractor: Callable[..., Extraction]) -> bibliography.AttachmentOutcome:
+    """Import the PDF a bibliography entry names, as an upload of its own (a file already in the library
+    is found by its content and linked, not imported again). Only PDFs: an entry's snapshot pages and
+    other files are left alone, and a path in a bibliography from elsewhere can bring in nothing else."""
+    if not _is_pdf(path):
+        return bibliography.AttachmentOutcome(path=str(path), status="skipped", reason="not a PDF")
+    outcome = _import_one(lib, path, scope_path, folder_id, tags, None, extractor)
+    status = "imported" if outcome.status == "updated" else outcome.status
+    return bibliography.AttachmentOutcome(path=str(path), status=status, document_id=outcome.document_id,  # type: ignore[arg-type]
+                                          reason=outcome.reason)
 
 
 def _find(session: Session, scope_path: str, key: str, value: str) -> tables.DocumentRow | None:

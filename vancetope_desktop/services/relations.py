@@ -1,9 +1,15 @@
-"""Relations between documents: ``derived_from`` lineage (seed §7.3) and the stale mark that follows it.
+"""Relations between documents: ``derived_from`` lineage (seed §7.3) and the stale mark that follows it,
+and a reference's bibliography files and attachments.
 
-A document's inputs are listed in its metadata under ``derived_from`` (a JSON list of ids), so the
-relation needs no schema change; the reverse lookup ("what was derived from X") is one SQL query over
-``json_each`` of that list. Think process results are found by their source columns
-(``source_think_process``, ``source_node``).
+Each relation is a JSON list of ids in the metadata of the document it starts from, so it needs no
+schema change; the reverse lookup ("what was derived from X", "which references does X.bib list") is
+one SQL query over ``json_each`` of that list. The lists (:data:`LINK_KEYS`):
+
+* ``derived_from``: a result's inputs;
+* ``listed_in``: the bibliography files (``.bib``, ``.ris``, CSL-JSON) that list a reference;
+* ``attachments``: a reference's file documents (its PDF).
+
+Think process results are found by their source columns (``source_think_process``, ``source_node``).
 """
 
 from __future__ import annotations
@@ -11,10 +17,11 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
+from pydantic import BaseModel, Field
 from sqlalchemy import text
 from sqlmodel import select
 
-from ..core.documents import DocumentInfo, DocumentStatus, SourceType
+from ..core.documents import DocumentInfo, DocumentStatus, DocumentType, SourceType
 from ..store import tables
 from ..store.db import read_session, write_session
 from ..store.json_columns import json_or_empty
@@ -24,6 +31,12 @@ from .library import Library
 
 DERIVED_FROM = "derived_from"
 """Metadata key holding the ids a document was derived from."""
+LISTED_IN = "listed_in"
+"""Metadata key of a reference holding the ids of the bibliography files that list it."""
+ATTACHMENTS = "attachments"
+"""Metadata key of a reference holding the ids of its file documents (the entry's PDF)."""
+LINK_KEYS = (DERIVED_FROM, LISTED_IN, ATTACHMENTS)
+"""Metadata keys holding lists of related document ids."""
 STALE_TAG = "stale"
 """The tag mirroring :attr:`DocumentStatus.STALE`, so tag filters and chips show it too."""
 
@@ -40,21 +53,96 @@ def derived_from(lib: Library, document_id: str) -> list[str]:
 
 
 def derived_documents(lib: Library, document_ids: Iterable[str]) -> list[str]:
-    """Ids of the documents directly derived from any of ``document_ids``, any status, oldest first.
+    """Ids of the documents directly derived from any of ``document_ids``, any status, oldest first."""
+    return linking_documents(lib, DERIVED_FROM, document_ids)
 
-    One query: ``json_each`` over each document's ``derived_from`` list, matched against the ids.
+
+def linking_documents(lib: Library, key: str, document_ids: Iterable[str], *, live_only: bool = False) -> list[str]:
+    """Ids of the documents whose ``key`` list (one of :data:`LINK_KEYS`) holds any of ``document_ids``,
+    oldest first: what was derived from them, which references a bibliography lists, which references
+    a file is attached to.
+
+    One query: ``json_each`` over each document's list, matched against the ids.
+
+    Args:
+        live_only: leave out documents in the trash.
+
+    Raises:
+        ValueError: ``key`` is not one of :data:`LINK_KEYS`.
     """
+    if key not in LINK_KEYS:
+        raise ValueError(f"not a relation: {key}")
     ids = list(dict.fromkeys(document_ids))
     if not ids:
         return []
+    live = f" AND d.status != '{DocumentStatus.DELETED.value}'" if live_only else ""
     with read_session(lib.engine) as session:
         rows = session.exec(
             text(f"SELECT DISTINCT d.id, d.created_at FROM document d, json_each({json_or_empty('d.metadata')}, "
-                 "'$.derived_from') j "
-                 "WHERE j.value IN (SELECT value FROM json_each(:ids)) ORDER BY d.created_at, d.id"),
+                 f"'$.{key}') j WHERE j.value IN (SELECT value FROM json_each(:ids)){live} "
+                 "ORDER BY d.created_at, d.id"),
             params={"ids": json.dumps(ids)},
         ).all()
     return [row[0] for row in rows]
+
+
+class LinkedDocument(BaseModel):
+    """A related document as the faces show it: a link with its title."""
+
+    id: str
+    title: str
+    type: str
+
+
+class DocumentLinks(BaseModel):
+    """A document's relations in both directions (empty lists when it has none)."""
+
+    derived_from: list[LinkedDocument] = Field(default_factory=list)
+    listed_in: list[LinkedDocument] = Field(default_factory=list, description="Bibliography files listing it.")
+    attachments: list[LinkedDocument] = Field(default_factory=list, description="Its files (a reference's PDF).")
+    entries: list[LinkedDocument] = Field(default_factory=list,
+                                          description="For a bibliography file: the first references it lists.")
+    entry_count: int = Field(default=0, description="How many references the bibliography file lists in all.")
+    attached_to: list[LinkedDocument] = Field(default_factory=list, description="References this file is attached to.")
+
+
+def document_links(lib: Library, document_id: str, *, limit: int = 50) -> DocumentLinks:
+    """The documents related to ``document_id``: those its lists name (that still exist) and those whose
+    lists name it (not in the trash); ``entries`` holds at most ``limit`` (``entry_count`` all of them).
+
+    Raises:
+        DocumentNotFound.
+    """
+    with read_session(lib.engine) as session:
+        row = records.document_row(session, document_id)
+        meta, is_file = row.meta, row.type == DocumentType.FILE.value
+    # Only files are listed in or attached to anything: spare other documents the scan of every list.
+    entries = linking_documents(lib, LISTED_IN, [document_id], live_only=True) if is_file else []
+    attached_to = linking_documents(lib, ATTACHMENTS, [document_id], live_only=True) if is_file else []
+    named = {key: _id_values(meta.get(key)) for key in LINK_KEYS}
+    found = _linked(lib, [*(i for ids in named.values() for i in ids), *entries[:limit], *attached_to])
+    return DocumentLinks(
+        **{key: [found[i] for i in named[key] if i in found] for key in LINK_KEYS},
+        entries=[found[i] for i in entries[:limit] if i in found], entry_count=len(entries),
+        attached_to=[found[i] for i in attached_to if i in found],
+    )
+
+
+def _id_values(value: object) -> list[str]:
+    return [str(v) for v in value] if isinstance(value, list) else [str(value)] if value else []
+
+
+def _linked(lib: Library, ids: list[str]) -> dict[str, LinkedDocument]:
+    """Id → :class:`LinkedDocument` for those of ``ids`` that exist (one query per 500 ids)."""
+    unique = list(dict.fromkeys(ids))
+    found: dict[str, LinkedDocument] = {}
+    with read_session(lib.engine) as session:
+        for start in range(0, len(unique), 500):
+            doc = tables.DocumentRow
+            rows = session.exec(select(doc.id, doc.title, doc.type).where(
+                doc.id.in_(unique[start : start + 500]))).all()  # type: ignore[union-attr]
+            found.update({i: LinkedDocument(id=i, title=t, type=k) for i, t, k in rows})
+    return found
 
 
 def derivation_closure(lib: Library, document_ids: Iterable[str]) -> list[str]:

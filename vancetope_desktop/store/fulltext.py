@@ -80,12 +80,13 @@ def create_fulltext_table(session: Session) -> None:
     )
 
 
-def index_chunk(session: Session, chunk_id: int, title: str, body: str) -> None:
-    """Add one chunk to the lexical index (inside the caller's transaction)."""
-    session.exec(
-        text("INSERT INTO chunk_fts(rowid, title, body) VALUES (:id, :title, :body)"),
-        params={"id": chunk_id, "title": analyze(title), "body": analyze(body)},
-    )
+def index_chunks(session: Session, chunks: list[tuple[int, str, str]]) -> None:
+    """Add many chunks to the lexical index in one batch: ``(chunk id, title, body)`` each."""
+    if chunks:
+        session.execute(
+            text("INSERT INTO chunk_fts(rowid, title, body) VALUES (:id, :title, :body)"),
+            [{"id": chunk_id, "title": analyze(title), "body": analyze(body)} for chunk_id, title, body in chunks],
+        )
 
 
 def unindex_document(session: Session, document_id: str) -> None:

@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
 
 from ..core.documents import DocumentInfo, DocumentType, IndexState, SourceType, VersionInfo
 from ..core.promotion import AuditEntry, PromotionRequest
+from ..services.relations import DocumentLinks, LinkedDocument
 from .history_text import request_rows, trail_rows
 from .scope_text import ScopeRelation, read_only_note
 from .tag_chips import TagChipsEditor
@@ -45,11 +46,20 @@ from .tag_chips import TagChipsEditor
 STANDARD_FIELDS = ("authors", "year", "doi", "journal")
 """Bibliographic fields offered on files and references even when empty, in this order."""
 
-HIDDEN_KEYS = frozenset({"title", "title_from_content", "file_suffix", "ocr_pages", "keys", "derived_from"})
-"""Internal metadata the form never shows (``title`` is the extracted one; the document title is above;
-``derived_from`` shows as links under "Derived from")."""
+HIDDEN_KEYS = frozenset({"title", "title_from_content", "file_suffix", "ocr_pages", "keys", "derived_from",
+                         "listed_in", "attachments", "abstract", "entry_types"})
+"""Metadata the form does not show as fields: ``title`` is the extracted one (the document title is above);
+``derived_from``, ``listed_in`` and ``attachments`` show as links (:data:`LINK_ROWS`); a reference's
+``abstract`` is its text, shown in the viewer; ``entry_types`` is a count per type, not a value to edit."""
 
-DERIVED_KEYS = frozenset({"page_count", "item_count", "file_size", "source_path", "import_warnings", "node_type"})
+LINK_ROWS = {"listed_in": "Listed in", "attachments": "Attachments", "entries": "Entries",
+             "attached_to": "Reference"}
+"""Rows of links to related documents (``services.relations.DocumentLinks``), by field, with their labels."""
+MAX_ENTRY_LINKS = 5
+"""A bibliography's entries shown as links; the rest are counted ("… 494 more")."""
+
+DERIVED_KEYS = frozenset({"page_count", "item_count", "file_size", "source_path", "import_warnings", "node_type",
+                          "entry_count"})
 """Facts measured from the file or its import: shown, not editable."""
 
 LIST_SEPARATOR = "; "
@@ -141,6 +151,14 @@ def _value_label() -> QLabel:
     return label
 
 
+def _link_label(activated: Any) -> QLabel:
+    """A value label showing rich-text links to documents; a click emits ``activated(doc_id)``."""
+    label = _value_label()
+    label.setTextFormat(Qt.TextFormat.RichText)
+    label.linkActivated.connect(activated)
+    return label
+
+
 def _typing(field: QLineEdit) -> bool:
     """True while the user has unsent changes in ``field`` (a refresh must not overwrite them)."""
     return field.hasFocus() and field.isModified()
@@ -212,6 +230,7 @@ class DetailsPanel(QWidget):
         super().__init__(parent)
         self._doc: DocumentInfo | None = None
         self._derived_for: str | None = None
+        self._links_for: str | None = None
         self._read_only = False
         self.metadata_fields: dict[str, QLineEdit | QLabel] = {}
         self._metadata_values: dict[str, Any] = {}
@@ -279,14 +298,14 @@ class DetailsPanel(QWidget):
         self.source_label = _value_label()
         self.created_label = _value_label()
         self.updated_label = _value_label()
-        self.derived_label = _value_label()
-        self.derived_label.setTextFormat(Qt.TextFormat.RichText)
-        self.derived_label.setWordWrap(True)
-        self.derived_label.linkActivated.connect(self.document_link_activated)
+        self.derived_label = _link_label(self.document_link_activated)
+        # A reference's bibliography files and attachments, a bibliography's entries, a file's reference.
+        self.link_labels = {key: _link_label(self.document_link_activated) for key in LINK_ROWS}
         self._info_form = form
         for name, label in (("Type", self.type_label), ("Scope", self.scope_label), ("Folder", self.folder_label),
                             ("File", self.file_label), ("Source", self.source_label),
                             ("Derived from", self.derived_label),
+                            *((LINK_ROWS[key], label) for key, label in self.link_labels.items()),
                             ("Created", self.created_label), ("Modified", self.updated_label)):
             form.addRow(name, label)
         column.addLayout(form)
@@ -504,6 +523,8 @@ class DetailsPanel(QWidget):
         self.source_label.setText(self._source_text(doc))
         if doc.id != self._derived_for:
             self.set_derived_from([])
+        if doc.id != self._links_for:
+            self.set_links(None)
         self.created_label.setText(_date(doc.created_at))
         self.updated_label.setText(_date(doc.updated_at) + (f" (version {doc.version})" if doc.version > 1 else ""))
 
@@ -514,6 +535,24 @@ class DetailsPanel(QWidget):
         links = "<br>".join(f'<a href="{html.escape(doc_id)}">{html.escape(title)}</a>' for doc_id, title in inputs)
         self.derived_label.setText(links)
         self._info_form.setRowVisible(self.derived_label, bool(inputs))
+
+    def set_links(self, links: DocumentLinks | None) -> None:
+        """Show the current document's bibliography links (``services.relations.document_links``) as links:
+        the files listing a reference and its attachments, a bibliography's entries (the first
+        :data:`MAX_ENTRY_LINKS`, then how many more), the references a file is attached to. None hides them."""
+        self._links_for = self.document_id() if links is not None else None
+        rows: dict[str, tuple[list[LinkedDocument], int]] = {
+            "listed_in": (links.listed_in, 0) if links else ([], 0),
+            "attachments": (links.attachments, 0) if links else ([], 0),
+            "entries": (links.entries[:MAX_ENTRY_LINKS], links.entry_count) if links else ([], 0),
+            "attached_to": (links.attached_to, 0) if links else ([], 0),
+        }
+        for key, (linked, total) in rows.items():
+            text = "<br>".join(f'<a href="{html.escape(d.id)}">{html.escape(d.title)}</a>' for d in linked)
+            if total > len(linked):
+                text += f"<br>… {total - len(linked)} more ({total} references)"
+            self.link_labels[key].setText(text)
+            self._info_form.setRowVisible(self.link_labels[key], bool(linked))
 
     @staticmethod
     def _type_suffix(doc: DocumentInfo) -> str:
@@ -535,7 +574,10 @@ class DetailsPanel(QWidget):
     def _show_metadata(self, doc: DocumentInfo, same_doc: bool) -> None:
         metadata = doc.metadata
         keys: list[str] = []
-        if doc.type in (DocumentType.FILE, DocumentType.REFERENCE) or any(k in metadata for k in STANDARD_FIELDS):
+        # A bibliography file has no authors or year of its own: its entries have (shown as links).
+        bibliographic = doc.type is DocumentType.REFERENCE or (doc.type is DocumentType.FILE
+                                                               and "entry_count" not in metadata)
+        if bibliographic or any(k in metadata for k in STANDARD_FIELDS):
             keys.extend(STANDARD_FIELDS)
         keys.extend(k for k in sorted(metadata) if k not in STANDARD_FIELDS and k not in HIDDEN_KEYS
                     and _is_shown(metadata[k]))
@@ -543,8 +585,11 @@ class DetailsPanel(QWidget):
         if same_doc and keys == list(self.metadata_fields):
             # A refresh of the same document: update in place, so a field being typed in survives.
             for key, field in self.metadata_fields.items():
-                if not (isinstance(field, QLineEdit) and _typing(field)):
-                    field.setText(format_value(metadata.get(key)))
+                text = format_value(metadata.get(key))
+                if field.text() != text and not (isinstance(field, QLineEdit) and _typing(field)):
+                    field.setText(text)
+                    if isinstance(field, QLineEdit):
+                        field.setCursorPosition(0)  # a long author list shows its start, as when first shown
                 if isinstance(field, QLineEdit):
                     set_read_only(field, self._read_only)
             return

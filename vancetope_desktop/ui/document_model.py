@@ -81,6 +81,9 @@ _TYPE_FALLBACKS = {
 MAX_AUTHORS_SHOWN = 3
 _NAME_PARTICLES = frozenset({"van", "von", "de", "der", "den", "del", "della", "di", "da", "du", "le", "la", "ter"})
 _NAME_SUFFIXES = frozenset({"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"})
+_BODY_WORDS = frozenset({"and", "&", "of", "on", "for", "the", "und", "für", "et", "pour"})
+"""Words that join the parts of an organisation's name and never occur in a person's (particles such as
+"de" or "van" do, so they are not here)."""
 _icons: dict[str, QIcon] = {}
 
 
@@ -128,12 +131,17 @@ def author_list(metadata: Mapping[str, Any]) -> list[str]:
 
 def surname(name: str) -> str:
     """A short name for a column: "Ashish Vaswani" → "Vaswani", "Curie, Marie" → "Curie",
-    "Ludwig van Beethoven" → "van Beethoven"; collaborations and one-word names stay whole."""
+    "Ludwig van Beethoven" → "van Beethoven"; collaborations, bodies and one-word names stay whole.
+
+    A body is a name with a connecting word ("National Research Council Committee on Science,
+    Technology, and Law", "Centre for Disease Control"): no part of it is a surname.
+    """
+    words = name.split()
+    if len(words) < 2 or any(w.casefold().startswith(("collab", "consort")) for w in words) \
+            or any(w.casefold() in _BODY_WORDS for w in words):
+        return name.strip()
     if "," in name:
         return name.split(",", 1)[0].strip()
-    words = name.split()
-    if len(words) < 2 or any(w.casefold().startswith(("collab", "consort")) for w in words):
-        return name.strip()
     while len(words) > 1 and words[-1].casefold() in _NAME_SUFFIXES:
         words.pop()
     start = len(words) - 1

@@ -29,9 +29,8 @@ from PySide6.QtWidgets import (
 )
 
 from ..core.documents import DocumentInfo, DocumentStatus, IndexState
-from ..core.errors import VancetopeError
 from ..core.scopes import ScopeKind
-from ..services import documents, search
+from ..services import documents, relations, search
 from ..services.demo import DEMO_PROJECT
 from ..services.library import Library
 from ..services.preferences import Preferences, load_preferences, preferences_path, save_preferences
@@ -403,11 +402,13 @@ class MainWindow(QMainWindow):
         lib = self.library
         self.workbench.read(lambda _c: documents.list_versions(lib, doc.id),
                             lambda versions: self._versions_loaded(doc.id, versions))
-        inputs = doc.metadata.get("derived_from") or []
-        if inputs:
-            self.workbench.read(lambda _c: _titles_of(lib, inputs),
-                                lambda found: self.details.document_id() == doc.id
-                                and self.details.set_derived_from(found))
+        self.workbench.read(lambda _c: relations.document_links(lib, doc.id),
+                            lambda links: self._links_loaded(doc.id, links))
+
+    def _links_loaded(self, doc_id: str, links: relations.DocumentLinks) -> None:
+        if self.details.document_id() == doc_id:
+            self.details.set_derived_from([(d.id, d.title) for d in links.derived_from])
+            self.details.set_links(links)
 
     def _versions_loaded(self, doc_id: str, versions: list) -> None:
         if self.details.document_id() == doc_id:
@@ -781,17 +782,6 @@ def _folder_path(snapshot: Snapshot, folder_id: str | None) -> list[str]:
         names.append(by_id[folder_id].title)
         folder_id = by_id[folder_id].parent_id
     return names[::-1]
-
-
-def _titles_of(lib: Library, ids: list[str]) -> list[tuple[str, str]]:
-    """``(id, title)`` of the documents that still exist (a purged input is left out)."""
-    found = []
-    for doc_id in ids:
-        try:
-            found.append((doc_id, documents.get_document(lib, doc_id).title))
-        except VancetopeError:
-            continue
-    return found
 
 
 def _plural(count: int, noun: str) -> str:

@@ -176,6 +176,11 @@ class Workbench(QObject):
                 task.messages = [f"{Path(o.path).name}: {o.reason}" for o in failed]
                 task.messages += [f"{Path(o.path).name}: needs OCR ({o.reason or 'no text layer'})"
                                   for o in report.outcomes if o.status == "needs_ocr"]
+                task.messages += [f"{Path(o.path).name}: {o.references.summary}"
+                                  for o in report.outcomes if o.references is not None]
+                task.messages += [f"{Path(o.path).name}: attachment {a.status}: {a.path}"
+                                  for o in report.outcomes if o.references is not None
+                                  for a in o.references.attachments if not a.document_id]
                 if failed:
                     retry_paths = [Path(o.path) for o in failed]
                     task.retry = lambda: self.import_paths(retry_paths, target)
@@ -491,12 +496,17 @@ def _describe(paths: Sequence[Path]) -> str:
 
 
 def import_summary(report: imports.ImportReport) -> str:
-    """One line for the status bar: every outcome counted once ("12 imported, 3 need OCR, 2 failed")."""
+    """One line for the status bar: every outcome counted once ("12 imported, 3 need OCR, 2 failed"), then
+    each bibliography's entries ("506 references from x.bib (3 duplicates merged…)")."""
     labels = {"imported": "imported", "updated": "updated", "duplicate": "already there", "needs_ocr": "need OCR",
               "failed": "failed", "skipped": "skipped (unsupported)"}
     counts = {status: sum(1 for o in report.outcomes if o.status == status) for status in labels}
     parts = [f"{n} {labels[status]}" for status, n in counts.items() if n]
     text = f"{len(report.outcomes)} file{'s' if len(report.outcomes) != 1 else ''}: " + ", ".join(parts or ["nothing"])
+    # A bibliography is one file but many references: say what became of its entries.
+    listings = [o.references.summary for o in report.outcomes if o.references is not None]
+    if listings:
+        text += "; " + "; ".join(listings)
     if counts["failed"] or counts["needs_ocr"]:
         text += " (see Tasks)"
     return text
