@@ -298,3 +298,21 @@ def test_metadata_sanity_rules() -> None:
     assert split_authors("Cambridge Journals") == []
     assert split_authors("Kyle Lo ; Lucy Lu Wang") == ["Kyle Lo", "Lucy Lu Wang"]
     assert split_authors("ATLAS and CMS Collaborations") == ["ATLAS and CMS Collaborations"]
+
+
+def test_junk_metadata_author_gives_way_to_the_names_on_the_first_page(corpus: Path, tmp_path: Path) -> None:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 100), "Warming Planets and Their Moons", fontsize=20)
+    page.insert_text((72, 130), "Ada Lovelace, Charles Babbage", fontsize=12)
+    page.insert_text((72, 148), "Analytical Engine Society, London", fontsize=10)
+    page.insert_textbox(pymupdf.Rect(72, 180, 520, 700), "Abstract. " + "Moons of warm planets are studied. " * 30)
+    for junk in ("xyz", "John Doe"):  # a placeholder; a name printed nowhere in the paper
+        doc.set_metadata({"author": junk, "title": "Warming Planets and Their Moons"})
+        doc.save(tmp_path / "paper.pdf")
+        extraction = extract_pdf(tmp_path / "paper.pdf")
+        assert extraction.metadata["authors"] == ["Ada Lovelace", "Charles Babbage"], junk
+    assert split_authors("xyz") == [] and split_authors("cheng") == []
+    # A real /Author that the first pages do not print (a book with an image cover) is still kept.
+    book = extract_pdf(corpus / "pdf-edge/long-book-352-pages.pdf")
+    assert book.metadata["authors"] == ["Lawrence Lessig"]
