@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import replace
+from itertools import groupby
+from operator import attrgetter
 from pathlib import Path
 
 import pymupdf
@@ -20,6 +22,7 @@ from ..core.errors import DamagedFile, EmptyFile, EncryptedPdf
 from .base import ChunkDraft, Extraction
 from .chunking import pack_paragraphs
 from .furniture import Block, find_furniture
+from .layout import join_paragraphs, reading_order
 from .normalize import compose_spacing_accents, normalize_text
 from .passwords import saslprep
 from .pdfmeta import read_facts
@@ -79,11 +82,14 @@ def _paragraph(block_text: str) -> str:
 def extract_pdf(path: Path, *, password: str | None = None) -> Extraction:
     """Extract a PDF page by page.
 
-    Each page's paragraphs are packed into chunks of about 200 words; a chunk never mixes pages and
-    carries its 1-based page number. Running headers, footers, margin stamps and page numbers
-    (:func:`.furniture.find_furniture`) are left out of the chunks and the text. Pages whose text
-    layer is missing or unreadable (see :mod:`.quality`) are listed in ``metadata["ocr_pages"]``;
-    when no page has usable text the result has ``needs_ocr=True`` and no chunks.
+    Each page's text blocks are read in reading order, column by column (:func:`.layout.reading_order`),
+    and a paragraph cut by a column or page break is joined again (:func:`.layout.join_paragraphs`).
+    Paragraphs are packed into chunks of about 200 words; a chunk carries the 1-based page number
+    where it starts and holds no paragraph that starts on another page. Running headers, footers,
+    margin stamps and page numbers (:func:`.furniture.find_furniture`) are left out of the chunks and
+    the text. Pages whose text layer is missing or unreadable (see :mod:`.quality`) are listed in
+    ``metadata["ocr_pages"]``; when no page has usable text the result has ``needs_ocr=True`` and no
+    chunks.
 
     Args:
         path: the file (it may have junk before ``%PDF-``; MuPDF repairs that).
@@ -141,13 +147,18 @@ def _extract(doc: pymupdf.Document, path: Path) -> Extraction:
     # Running headers, footers and page numbers are left out of the text and the chunks (the
     # metadata reader above still saw them: a DOI or year may sit in a footer).
     furniture = find_furniture(page_blocks)
+    # Body blocks column by column, then paragraphs cut by a column or page break joined again.
+    flow = [
+        (index, block)
+        for index in text_pages
+        for block in reading_order([b for i, b in enumerate(page_blocks[index]) if i not in furniture[index]])
+    ]
     chunks: list[ChunkDraft] = []
     page_texts: list[str] = []
-    for index in text_pages:
-        paragraphs = [b.text for i, b in enumerate(page_blocks[index]) if b.text.strip() and i not in furniture[index]]
-        if paragraphs:
-            page_texts.append("\n\n".join(paragraphs))
-            chunks.extend(ChunkDraft(text, page=index + 1) for text in pack_paragraphs(paragraphs))
+    for index, group in groupby(join_paragraphs(flow), key=attrgetter("page")):
+        paragraphs = [p.text for p in group]
+        page_texts.append("\n\n".join(paragraphs))
+        chunks.extend(ChunkDraft(text, page=index + 1) for text in pack_paragraphs(paragraphs))
 
     facts = read_facts(doc, first_pages_raw, first_text_page)
     metadata = {"page_count": doc.page_count, **facts.as_metadata()}
