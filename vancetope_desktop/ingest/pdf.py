@@ -22,6 +22,7 @@ from ..core.errors import DamagedFile, EmptyFile, EncryptedPdf
 from .base import ChunkDraft, Extraction
 from .chunking import pack_paragraphs
 from .furniture import Block, find_furniture
+from .lamalef import text_blocks
 from .layout import join_paragraphs, reading_order
 from .normalize import compose_spacing_accents, normalize_text
 from .passwords import saslprep
@@ -65,7 +66,7 @@ def _page_blocks(page: pymupdf.Page) -> list[Block]:
     return [
         Block(strip_ornaments(text), (x0 - rect.x0) / width, (y0 - rect.y0) / height,
               (x1 - rect.x0) / width, (y1 - rect.y0) / height)
-        for x0, y0, x1, y1, text, _, kind in page.get_text("blocks", flags=_TEXT_FLAGS)
+        for x0, y0, x1, y1, text, _, kind in text_blocks(page, _TEXT_FLAGS)
         if kind == 0
     ]
 
