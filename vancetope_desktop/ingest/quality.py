@@ -1,8 +1,11 @@
 """Is a PDF text layer real text, or glyph soup from a font without a usable Unicode map?
 
 Fonts without a ToUnicode map make ``page.get_text()`` return codes that look like text to a
-"has a text layer?" check but are useless to embed: control characters (the Sprouts working papers
-in the corpus: 85 % of a page), letters from many scripts mixed inside one word (an Arabic
+"has a text layer?" check but are useless to embed: control characters (the Sprouts working paper
+in the corpus, the technology-acceptance review: 85 % of a page; its body font is a Cambria subset
+without ToUnicode whose /Differences name the glyphs ``/g152``, ``/g135``…, glyph numbers of the
+original font, so no reader can map them to letters; the pages render as text but their text layer
+is not text, and they need OCR or deciphering), letters from many scripts mixed inside one word (an Arabic
 calligraphy font extracting as Greek + Cyrillic + Myanmar: 57 % of its words mix scripts), or clean
 letters that spell no language: a font whose codes are its glyph numbers, 29 below the character
 codes, turns "The dancers moved" into "7KH GDQFHUV PRYHG". The last kind is caught by words, not
