@@ -5,7 +5,8 @@ Two sources, both under permissive licences, both read from disk (nothing is fet
 * **Character trigrams per language** from the language profiles of ``langdetect`` 1.0.9
   (Nakatani Shuyo's language-detection, Cybozu Labs, Apache-2.0; counts made on Wikipedia abstracts).
   Each profile already keeps only its language's frequent n-grams (≈1,600–2,800 trigrams); they are
-  lower-cased and merged. The CJK profiles (zh-cn, zh-tw, ja, ko) are left out: langdetect folds
+  lower-cased and merged. The English profile's counts are also kept as they are (case and all), for
+  deciphering fonts without a Unicode map (:mod:`vancetope_desktop.ingest.fontcipher`). The CJK profiles (zh-cn, zh-tw, ja, ko) are left out: langdetect folds
   ideographs into classes, so their trigrams are not characters a page contains.
 * **English words** from SCOWL (Spell Checker Oriented Word Lists, Kevin Atkinson; size 50, as
   Debian's ``wamerican`` and ``wbritish`` 2020.12.07 install them in ``/usr/share/dict``; licence:
@@ -70,6 +71,13 @@ def trigrams_by_language(profiles: Path) -> dict[str, str]:
     return out
 
 
+def english_ngrams(profiles: Path) -> dict[str, int]:
+    """The English profile's counts of letter 1-, 2- and 3-grams (case kept; a space marks a word edge),
+    for deciphering fonts without a Unicode map."""
+    counts = json.loads((profiles / "en").read_text(encoding="utf-8"))["freq"]
+    return {gram: n for gram, n in sorted(counts.items()) if all(ch == " " or "a" <= ch.lower() <= "z" for ch in gram)}
+
+
 def english_entries(pattern: re.Pattern[str]) -> list[str]:
     """The SCOWL entries of :data:`WORD_LISTS` that ``pattern`` matches in full, lower-cased."""
     words: set[str] = set()
@@ -84,12 +92,14 @@ def main(profiles: Path) -> None:
             "trigrams": "langdetect 1.0.9 profiles, lower-cased",
             "english_words": "SCOWL size 50 (Debian wamerican + wbritish 2020.12.07), lower-case entries",
             "english_names": "the same lists' capitalised entries (proper nouns), lower-cased",
+            "english_ngrams": "langdetect 1.0.9 English profile: counts of letter 1- to 3-grams",
             "built_by": "packaging/build_word_data.py",
             "notices": [LANGDETECT_NOTICE, SCOWL_NOTICE],
         },
         "trigrams": trigrams_by_language(profiles),
         "english_words": english_entries(_ENGLISH_WORD),
         "english_names": english_entries(_ENGLISH_NAME),
+        "english_ngrams": english_ngrams(profiles),
     }
     raw = json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode()
     OUTPUT.parent.mkdir(parents=True, exist_ok=True)

@@ -49,6 +49,7 @@ class _Data:
     word: re.Pattern[str]  # a run of letters (and their marks) of alphabets some language model knows
     english: frozenset[str]
     names: frozenset[str]  # lower-cased
+    english_ngrams: dict[str, int]
 
 
 def _char_class(chars: Iterable[str]) -> str:
@@ -76,13 +77,26 @@ def _data() -> _Data:
     letters = {ch for gram in masks for ch in gram if unicodedata.category(ch)[0] == "L"}
     marks = {chr(c) for c in range(0x300, 0x3000) if unicodedata.category(chr(c))[0] == "M"}
     word = re.compile(f"[{_char_class(letters)}][{_char_class(letters | marks)}]+")
-    return _Data(languages, masks, word, frozenset(loaded["english_words"]), frozenset(loaded["english_names"]))
+    return _Data(
+        languages,
+        masks,
+        word,
+        frozenset(loaded["english_words"]),
+        frozenset(loaded["english_names"]),
+        loaded["english_ngrams"],
+    )
 
 
 def is_english_word(word: str) -> bool:
     """True when ``word`` (any case) is in the English word list, inflected forms included (``"recoils"``,
     ``"moved"``). Proper nouns and words of other languages are not known: False."""
     return word.casefold() in _data().english
+
+
+def english_ngram_counts() -> dict[str, int]:
+    """Counts of English letter 1-, 2- and 3-grams, case kept, a space marking a word edge (``"th"``,
+    ``" Th"``, ``"he "``): langdetect's English profile, pruned to its frequent n-grams. Read-only."""
+    return _data().english_ngrams
 
 
 def is_english_name(word: str) -> bool:

@@ -21,11 +21,12 @@ from ..core.documents import DocumentType
 from ..core.errors import DamagedFile, EmptyFile, EncryptedPdf
 from .base import ChunkDraft, Extraction
 from .chunking import pack_paragraphs
+from .fontcipher import decipher_font, unmapped_fonts
 from .furniture import Block, find_furniture
-from .lamalef import text_blocks
 from .layout import join_paragraphs, reading_order
 from .normalize import compose_spacing_accents, normalize_text
 from .passwords import saslprep
+from .pdfchars import GlyphText, text_blocks
 from .pdfmeta import read_facts
 from .quality import measure_text, strip_junk, strip_ornaments
 
@@ -59,14 +60,15 @@ def _open(path: Path, password: str | None) -> pymupdf.Document:
     return doc
 
 
-def _page_blocks(page: pymupdf.Page) -> list[Block]:
-    """The page's text blocks in the PDF's reading order: raw text and box as fractions of the page."""
+def _page_blocks(page: pymupdf.Page, glyph_text: GlyphText | None = None) -> list[Block]:
+    """The page's text blocks in the PDF's stream order: raw text and box as fractions of the page
+    (fonts in ``glyph_text`` read through their deciphered glyphs: see :mod:`.pdfchars`)."""
     rect = page.rect
     width, height = rect.width or 1.0, rect.height or 1.0
     return [
         Block(strip_ornaments(text), (x0 - rect.x0) / width, (y0 - rect.y0) / height,
               (x1 - rect.x0) / width, (y1 - rect.y0) / height)
-        for x0, y0, x1, y1, text, _, kind in text_blocks(page, _TEXT_FLAGS)
+        for x0, y0, x1, y1, text, _, kind in text_blocks(page, _TEXT_FLAGS, glyph_text)
         if kind == 0
     ]
 
@@ -111,6 +113,46 @@ def extract_pdf(path: Path, *, password: str | None = None) -> Extraction:
         doc.close()
 
 
+def _decipher_unmapped_fonts(
+    doc: pymupdf.Document, candidates: list[int], page_blocks: list[list[Block]], warnings: list[str]
+) -> list[int]:
+    """Read the unusable pages whose fonts have no Unicode map by deciphering those fonts' glyphs.
+
+    Args:
+        candidates: 0-based pages with text that :func:`.quality.measure_text` found unusable.
+        page_blocks: every page's paragraphs; those of the pages read are replaced.
+        warnings: a note is added when pages are read this way.
+
+    Returns:
+        The 0-based pages now read, whose text is usable.
+    """
+    try:
+        pages_of: dict[str, list[int]] = {}
+        for index in candidates:
+            for font in unmapped_fonts(doc[index]):
+                pages_of.setdefault(font, []).append(index)
+        tables = {}
+        for font, pages in pages_of.items():
+            table = decipher_font([doc[i] for i in pages], font)
+            if table:
+                tables[font] = table
+        recovered = []
+        for index in candidates if tables else []:
+            blocks = _page_blocks(doc[index], tables)
+            if measure_text("\n".join(b.text for b in blocks)).usable:
+                page_blocks[index] = [replace(b, text=_paragraph(b.text)) for b in blocks]
+                recovered.append(index)
+    except (RuntimeError, ValueError) as exc:  # a broken page: the pages stay as they were
+        warnings.append(f"fonts without a Unicode map could not be deciphered: {exc}")
+        return []
+    if recovered:
+        warnings.append(
+            f"{len(recovered)} page(s) use a font without a Unicode map ({', '.join(sorted(tables))}); their "
+            "text was read by deciphering its glyphs: digits are missing and some punctuation may be wrong"
+        )
+    return recovered
+
+
 def _extract(doc: pymupdf.Document, path: Path) -> Extraction:
     warnings: list[str] = []
     if doc.is_repaired:
@@ -144,6 +186,10 @@ def _extract(doc: pymupdf.Document, path: Path) -> Extraction:
         if first_text_page is None and index < 2:
             first_text_page = index
         text_pages.append(index)
+
+    recovered = _decipher_unmapped_fonts(doc, [n - 1 for n in ocr_pages if page_blocks[n - 1]], page_blocks, warnings)
+    text_pages = sorted(text_pages + recovered)
+    ocr_pages = [n for n in ocr_pages if n - 1 not in recovered]
 
     # Running headers, footers and page numbers are left out of the text and the chunks (the
     # metadata reader above still saw them: a DOI or year may sit in a footer).
