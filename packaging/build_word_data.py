@@ -6,8 +6,9 @@ Two sources, both under permissive licences, both read from disk (nothing is fet
   (Nakatani Shuyo's language-detection, Cybozu Labs, Apache-2.0; counts made on Wikipedia abstracts).
   Each profile already keeps only its language's frequent n-grams (≈1,600–2,800 trigrams); they are
   lower-cased and merged. The English profile's counts are also kept as they are (case and all), for
-  deciphering fonts without a Unicode map (:mod:`vancetope_desktop.ingest.fontcipher`). The CJK profiles (zh-cn, zh-tw, ja, ko) are left out: langdetect folds
-  ideographs into classes, so their trigrams are not characters a page contains.
+  deciphering fonts without a Unicode map (:mod:`vancetope_desktop.ingest.fontcipher`). The CJK
+  profiles (zh-cn, zh-tw, ja, ko) are left out: langdetect folds ideographs into classes, so their
+  trigrams are not characters a page contains.
 * **English words** from SCOWL (Spell Checker Oriented Word Lists, Kevin Atkinson; size 50, as
   Debian's ``wamerican`` and ``wbritish`` 2020.12.07 install them in ``/usr/share/dict``; licence:
   the notice in :data:`SCOWL_NOTICE`): the entries written in lower-case ASCII letters (≈65,000
