@@ -14,7 +14,10 @@ With a few thousand letters that is a simple substitution cipher, and English te
 2. the rest (capitals, rare letters): each remaining code takes the character that makes the most
    words it occurs in English words or names (the SCOWL list), ``"3odel"`` → ``"Model"``.
 3. digits cannot be told apart and are left out; punctuation is guessed from its place (after a word
-   and before a capital: a full stop; before a lower-case word: a comma; …).
+   and before a capital: a full stop; before a lower-case word: a comma; inside a word: a hyphen…).
+
+Only English is modelled: a font in another language fails the check below and its pages keep
+needing OCR. Deciphering runs only for fonts MuPDF cannot map at all, on the pages found unusable.
 
 A decipherment is kept only when at least :data:`MIN_KNOWN_WORDS` of the words it gives are English
 words, so a font in another language, or too little text, leaves the pages needing OCR as before.
@@ -33,10 +36,11 @@ import pymupdf
 from .lexicon import english_ngram_counts, is_english_name, is_english_word
 
 MIN_LETTERS = 2000
-"""Codes of a font needed before deciphering is tried (about a page of prose)."""
+"""Glyphs of the font (letters, digits, punctuation) needed before deciphering is tried: a page of prose."""
 MIN_KNOWN_WORDS = 0.85
 """Share of the deciphered words (two or more letters) that must be English words or names. The
-technology-acceptance review deciphers to 0.91; a wrong assignment stays far below."""
+technology-acceptance review deciphers to 0.97 (6,900 words, 21 pages, ≈6 s on one busy core); the
+same table shuffled gives 0.08."""
 MAX_UNMAPPED_SHARE = 0.5
 """A font is unmapped on a page when more than this share of its characters there are U+FFFD."""
 
