@@ -22,6 +22,17 @@ from vancetope_desktop.ingest.normalize import compose_spacing_accents, normaliz
         ("e\u0301te\u0301", "été"),  # NFC
         ("bad\x03control\x00chars", "badcontrolchars"),
         ("line\r\nbreaks\rmixed", "line\nbreaks\nmixed"),
+        # A compound at a line end keeps its hyphen: both halves are words, the join is not.
+        ("the planet-\nwarming gases", "the planet-warming gases"),
+        ("a self-\nreported score", "a self-reported score"),
+        # …a word the typesetter split is joined, even when its pieces happen to be words too.
+        ("inter-\nnational", "international"),
+        ("difficult to com-\npile", "difficult to compile"),
+        ("Neil Arm-\nstrong", "Neil Armstrong"),  # a name
+        ("Zusammen-\narbeit", "Zusammenarbeit"),  # words the list does not know: joined, as before
+        ("Super-\nCDMS", "Super-\nCDMS"),
+        # Arabic presentation forms become the letters a keyboard types.
+        ("\ufee3\ufeae\ufea3\ufe92\ufe8e \ufefb", "مرحبا لا"),
     ],
 )
 def test_normalize_text(raw: str, expected: str) -> None:

@@ -10,6 +10,9 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from ..core.rtl import fold_presentation_forms
+from .lexicon import is_english_name, is_english_word
+
 # The Alphabetic Presentation Forms block (U+FB00–FB06): the ligatures fonts map to single code points.
 _LIGATURES = str.maketrans({"ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl", "ﬅ": "st", "ﬆ": "st"})
 # Zero-width space, word joiner, BOM/ZWNBSP and soft hyphen carry no text. ZWJ/ZWNJ (U+200D/U+200C)
@@ -18,8 +21,10 @@ _INVISIBLE = re.compile("[\u200b\u2060\ufeff\u00ad]")
 # A soft hyphen at a line end marks a word the typesetter split: always join.
 _SOFT_HYPHEN_BREAK = re.compile("\u00ad[ \t]*\n[ \t]*")
 # "effi-\ncient" → "efficient": a hyphen right after a letter, at a line end, before a lowercase letter.
-# A fragment that already contains a hyphen ("state-of-the-\nart") keeps it: it is a compound word.
+# A fragment that already contains a hyphen ("state-of-the-\nart") keeps it: it is a compound word, and
+# so is "planet-\nwarming" (see keeps_hyphen).
 _HYPHEN_BREAK = re.compile(r"(?P<word>[^\W\d_][\w\-‐]*)[-‐][ \t]*\n[ \t]*(?=[^\W\d_])")
+_LETTERS = re.compile(r"[^\W\d_]+")
 # Control characters except tab and newline; they come from broken font encodings.
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 # Every Unicode space separator (NBSP, thin space, ideographic space…) and tab become a plain space.
@@ -30,6 +35,27 @@ _LINE_BREAKS = str.maketrans({"\f": "\n\n", "\v": "\n", "\u2028": "\n", "\u2029"
 _ODD_SPACE = re.compile(r"[^\S\n\t]")
 
 
+def keeps_hyphen(before: str, after: str) -> bool:
+    """Whether a word broken at a line end as ``before-`` / ``after`` is a compound whose hyphen stays.
+
+    Kept when the halves are English words and their join is neither a word nor a name (``"planet"`` +
+    ``"warming"``); joined otherwise (``"inter"`` + ``"national"`` → international, ``"Arm"`` +
+    ``"strong"`` → Armstrong, ``"effi"`` + ``"cient"``), so words of languages the word list does not
+    know are joined, as typesetters' hyphenation mostly is.
+
+    Args:
+        before: the letters before the hyphen (the last word of the line, without the hyphen).
+        after: the letters of the next line's first word.
+    """
+    joined = before + after
+    return (
+        is_english_word(before)
+        and is_english_word(after)
+        and not is_english_word(joined)
+        and not is_english_name(joined)
+    )
+
+
 def _join_hyphenated(match: re.Match[str]) -> str:
     word = match.group("word")
     following = match.string[match.end() : match.end() + 1]
@@ -37,15 +63,20 @@ def _join_hyphenated(match: re.Match[str]) -> str:
         return match.group(0)
     if "-" in word or "‐" in word:
         return word + "-"
+    next_word = _LETTERS.match(match.string, match.end())
+    if next_word and keeps_hyphen(word, next_word.group(0)):
+        return word + "-"
     return word
 
 
 def normalize_text(text: str, *, join_hyphens: bool = True) -> str:
     """Clean extracted or typed text for indexing.
 
-    Steps: line endings to ``\\n``; NFC; ligatures expanded (ﬀ ﬁ ﬂ ﬃ ﬄ ﬅ ﬆ); soft hyphens,
+    Steps: line endings to ``\\n``; NFC; ligatures expanded (ﬀ ﬁ ﬂ ﬃ ﬄ ﬅ ﬆ); Arabic presentation forms
+    folded to letters (:func:`~vancetope_desktop.core.rtl.fold_presentation_forms`); soft hyphens,
     zero-width spaces and control characters removed; end-of-line hyphenation joined
-    (``"effi-\\ncient"`` → ``"efficient"``, but ``"state-of-the-\\nart"`` → ``"state-of-the-art"``);
+    (``"effi-\\ncient"`` → ``"efficient"``, but ``"state-of-the-\\nart"`` → ``"state-of-the-art"`` and
+    ``"planet-\\nwarming"`` → ``"planet-warming"``: :func:`keeps_hyphen`);
     runs of spaces inside a line collapsed (leading indentation kept, trailing spaces dropped);
     three or more newlines collapsed to one blank line (paragraph breaks survive).
 
@@ -57,7 +88,7 @@ def normalize_text(text: str, *, join_hyphens: bool = True) -> str:
         The cleaned text, stripped of leading/trailing blank lines; may be ``""``.
     """
     text = text.translate(_LINE_BREAKS).replace("\r\n", "\n").replace("\r", "\n")
-    text = unicodedata.normalize("NFC", text).translate(_LIGATURES)
+    text = fold_presentation_forms(unicodedata.normalize("NFC", text).translate(_LIGATURES))
     text = _SOFT_HYPHEN_BREAK.sub("", text)
     text = _INVISIBLE.sub("", text)
     text = _CONTROL.sub("", text)

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import replace
+from itertools import groupby
+from operator import attrgetter
 from pathlib import Path
 
 import pymupdf
@@ -19,9 +21,12 @@ from ..core.documents import DocumentType
 from ..core.errors import DamagedFile, EmptyFile, EncryptedPdf
 from .base import ChunkDraft, Extraction
 from .chunking import pack_paragraphs
+from .fontcipher import decipher_font, unmapped_fonts
 from .furniture import Block, find_furniture
+from .layout import join_paragraphs, reading_order
 from .normalize import compose_spacing_accents, normalize_text
 from .passwords import saslprep
+from .pdfchars import GlyphText, text_blocks
 from .pdfmeta import read_facts
 from .quality import measure_text, strip_junk, strip_ornaments
 
@@ -55,14 +60,15 @@ def _open(path: Path, password: str | None) -> pymupdf.Document:
     return doc
 
 
-def _page_blocks(page: pymupdf.Page) -> list[Block]:
-    """The page's text blocks in the PDF's reading order: raw text and box as fractions of the page."""
+def _page_blocks(page: pymupdf.Page, glyph_text: GlyphText | None = None) -> list[Block]:
+    """The page's text blocks in the PDF's stream order: raw text and box as fractions of the page
+    (fonts in ``glyph_text`` read through their deciphered glyphs: see :mod:`.pdfchars`)."""
     rect = page.rect
     width, height = rect.width or 1.0, rect.height or 1.0
     return [
         Block(strip_ornaments(text), (x0 - rect.x0) / width, (y0 - rect.y0) / height,
               (x1 - rect.x0) / width, (y1 - rect.y0) / height)
-        for x0, y0, x1, y1, text, _, kind in page.get_text("blocks", flags=_TEXT_FLAGS)
+        for x0, y0, x1, y1, text, _, kind in text_blocks(page, _TEXT_FLAGS, glyph_text)
         if kind == 0
     ]
 
@@ -79,11 +85,14 @@ def _paragraph(block_text: str) -> str:
 def extract_pdf(path: Path, *, password: str | None = None) -> Extraction:
     """Extract a PDF page by page.
 
-    Each page's paragraphs are packed into chunks of about 200 words; a chunk never mixes pages and
-    carries its 1-based page number. Running headers, footers, margin stamps and page numbers
-    (:func:`.furniture.find_furniture`) are left out of the chunks and the text. Pages whose text
-    layer is missing or unreadable (see :mod:`.quality`) are listed in ``metadata["ocr_pages"]``;
-    when no page has usable text the result has ``needs_ocr=True`` and no chunks.
+    Each page's text blocks are read in reading order, column by column (:func:`.layout.reading_order`),
+    and a paragraph cut by a column or page break is joined again (:func:`.layout.join_paragraphs`).
+    Paragraphs are packed into chunks of about 200 words; a chunk carries the 1-based page number
+    where it starts and holds no paragraph that starts on another page. Running headers, footers,
+    margin stamps and page numbers (:func:`.furniture.find_furniture`) are left out of the chunks and
+    the text. Pages whose text layer is missing or unreadable (see :mod:`.quality`) are listed in
+    ``metadata["ocr_pages"]``; when no page has usable text the result has ``needs_ocr=True`` and no
+    chunks.
 
     Args:
         path: the file (it may have junk before ``%PDF-``; MuPDF repairs that).
@@ -102,6 +111,46 @@ def extract_pdf(path: Path, *, password: str | None = None) -> Extraction:
         return _extract(doc, path)
     finally:
         doc.close()
+
+
+def _decipher_unmapped_fonts(
+    doc: pymupdf.Document, candidates: list[int], page_blocks: list[list[Block]], warnings: list[str]
+) -> list[int]:
+    """Read the unusable pages whose fonts have no Unicode map by deciphering those fonts' glyphs.
+
+    Args:
+        candidates: 0-based pages with text that :func:`.quality.measure_text` found unusable.
+        page_blocks: every page's paragraphs; those of the pages read are replaced.
+        warnings: a note is added when pages are read this way.
+
+    Returns:
+        The 0-based pages now read, whose text is usable.
+    """
+    try:
+        pages_of: dict[str, list[int]] = {}
+        for index in candidates:
+            for font in unmapped_fonts(doc[index]):
+                pages_of.setdefault(font, []).append(index)
+        tables = {}
+        for font, pages in pages_of.items():
+            table = decipher_font([doc[i] for i in pages], font)
+            if table:
+                tables[font] = table
+        recovered = []
+        for index in candidates if tables else []:
+            blocks = _page_blocks(doc[index], tables)
+            if measure_text("\n".join(b.text for b in blocks)).usable:
+                page_blocks[index] = [replace(b, text=_paragraph(b.text)) for b in blocks]
+                recovered.append(index)
+    except (RuntimeError, ValueError) as exc:  # a broken page: the pages stay as they were
+        warnings.append(f"fonts without a Unicode map could not be deciphered: {exc}")
+        return []
+    if recovered:
+        warnings.append(
+            f"{len(recovered)} page(s) use a font without a Unicode map ({', '.join(sorted(tables))}); their "
+            "text was read by deciphering its glyphs: digits are missing and some punctuation may be wrong"
+        )
+    return recovered
 
 
 def _extract(doc: pymupdf.Document, path: Path) -> Extraction:
@@ -138,16 +187,25 @@ def _extract(doc: pymupdf.Document, path: Path) -> Extraction:
             first_text_page = index
         text_pages.append(index)
 
+    recovered = _decipher_unmapped_fonts(doc, [n - 1 for n in ocr_pages if page_blocks[n - 1]], page_blocks, warnings)
+    text_pages = sorted(text_pages + recovered)
+    ocr_pages = [n for n in ocr_pages if n - 1 not in recovered]
+
     # Running headers, footers and page numbers are left out of the text and the chunks (the
     # metadata reader above still saw them: a DOI or year may sit in a footer).
     furniture = find_furniture(page_blocks)
+    # Body blocks column by column, then paragraphs cut by a column or page break joined again.
+    flow = [
+        (index, block)
+        for index in text_pages
+        for block in reading_order([b for i, b in enumerate(page_blocks[index]) if i not in furniture[index]])
+    ]
     chunks: list[ChunkDraft] = []
     page_texts: list[str] = []
-    for index in text_pages:
-        paragraphs = [b.text for i, b in enumerate(page_blocks[index]) if b.text.strip() and i not in furniture[index]]
-        if paragraphs:
-            page_texts.append("\n\n".join(paragraphs))
-            chunks.extend(ChunkDraft(text, page=index + 1) for text in pack_paragraphs(paragraphs))
+    for index, group in groupby(join_paragraphs(flow), key=attrgetter("page")):
+        paragraphs = [p.text for p in group]
+        page_texts.append("\n\n".join(paragraphs))
+        chunks.extend(ChunkDraft(text, page=index + 1) for text in pack_paragraphs(paragraphs))
 
     facts = read_facts(doc, first_pages_raw, first_text_page)
     metadata = {"page_count": doc.page_count, **facts.as_metadata()}

@@ -1,9 +1,10 @@
 """Bibliographic facts of a PDF: title, authors, year, DOI — from its metadata when sane, else its first page.
 
 PDF metadata is often wrong: Word exports put the file name in /Title ("Microsoft Word - 02. 206.doc"),
-typesetters put job ids ("6489122611071476 1..10", "ipg1300180a"), and /Author may be a publisher or a
-Perl stringification ("ARRAY(0x2c7cf020)"). Each value is checked before it is trusted; the title
-falls back to the largest text near the top of the first page, the way a reader finds it.
+typesetters put job ids ("6489122611071476 1..10", "ipg1300180a"), and /Author may be a publisher, a
+Perl stringification ("ARRAY(0x2c7cf020)") or a placeholder ("xyz"). Each value is checked before it is
+trusted; the title falls back to the largest text near the top of the first page, the authors to the
+names printed below it, the way a reader finds them.
 """
 
 from __future__ import annotations
@@ -123,6 +124,8 @@ def split_authors(value: str | None) -> list[str]:
 
     ``"Kyle Lo ; Lucy Lu Wang"`` → two names; ``"A. Smith, B. Jones and C. Li"`` → three;
     ``"ATLAS and CMS Collaborations"`` stays one name (a part of one word means it was not a list).
+    A name without a capitalised word (or one in a script without case) is a placeholder or an account
+    name (``"xyz"``, ``"cheng"``) and is dropped.
     """
     if not value or not value.strip():
         return []
@@ -132,8 +135,19 @@ def split_authors(value: str | None) -> list[str]:
     parts = re.split(r"\s*;\s*", value) if ";" in value else re.split(r"\s*,\s*|\s+and\s+|\s*&\s*", value)
     parts = [p.strip() for p in parts if p.strip()]
     if len(parts) > 1 and any(len(p.split()) < 2 for p in parts):
-        return [value]
-    return parts
+        parts = [value]
+    return [p for p in parts if any(w[0].isalpha() and not w[0].islower() for w in p.split())]
+
+
+def authors_on_pages(names: list[str], page_text: str) -> bool:
+    """Whether metadata names are printed on the first pages, as a title must be (see :func:`sane_title`):
+    at least half of them have a word of two or more letters in ``page_text``. True when the pages have
+    no text to check against (a scan)."""
+    if not page_text.strip():
+        return True
+    haystack = normalize_text(page_text).casefold()
+    found = sum(any(w.casefold() in haystack for w in _WORD.findall(name)) for name in names)
+    return found >= len(names) / 2
 
 
 def _lines_of(page: pymupdf.Page) -> list[_Line]:
@@ -320,14 +334,16 @@ def read_facts(doc: pymupdf.Document, first_pages_text: list[str], first_text_pa
     joined = "\n".join(first_pages_text)
     facts = PdfFacts()
     facts.title = sane_title(meta.get("title"), joined)
-    facts.authors = split_authors(meta.get("author"))
+    listed = split_authors(meta.get("author"))
+    # Names absent from the first pages give way to the names printed there, if any.
+    facts.authors = listed if authors_on_pages(listed, joined) else []
     rows_after: list[_Line] = []
     if first_text_page is not None:
         layout_title, rows_after = title_from_layout(doc[first_text_page])
         if not facts.title:
             facts.title = layout_title
     if not facts.authors:
-        facts.authors = authors_from_layout(rows_after)
+        facts.authors = authors_from_layout(rows_after) or listed
     facts.year = find_year(first_pages_text[0] if first_pages_text else "", meta.get("creationDate"))
     facts.doi = find_doi(*(str(v) for v in meta.values() if v), *first_pages_text)
     return facts

@@ -1,16 +1,24 @@
 """Is a PDF text layer real text, or glyph soup from a font without a usable Unicode map?
 
 Fonts without a ToUnicode map make ``page.get_text()`` return codes that look like text to a
-"has a text layer?" check but are useless to embed: control characters (the Sprouts working papers
-in the corpus: 85 % of a page), or letters from many scripts mixed inside one word (an Arabic
-calligraphy font extracting as Greek + Cyrillic + Myanmar: 57 % of its words mix scripts). Such
-pages are treated like scans: they need OCR.
+"has a text layer?" check but are useless to embed: control characters (the Sprouts working paper
+in the corpus, the technology-acceptance review: 85 % of a page; its body font is a Cambria subset
+without ToUnicode whose /Differences name the glyphs ``/g152``, ``/g135``…, glyph numbers of the
+original font, so no reader can map them to letters; the pages render as text but their text layer
+is not text, and they need OCR or deciphering), letters from many scripts mixed inside one word (an Arabic
+calligraphy font extracting as Greek + Cyrillic + Myanmar: 57 % of its words mix scripts), or clean
+letters that spell no language: a font whose codes are its glyph numbers, 29 below the character
+codes, turns "The dancers moved" into "7KH GDQFHUV PRYHG". The last kind is caught by words, not
+characters: too few of the page's letter trigrams are frequent in any language
+(:func:`.lexicon.language_fit`). Such pages are treated like scans: they need OCR.
 
 Thresholds were set on the 38 corpus PDFs (papers/ and pdf-edge/): real pages — including Arabic,
 Chinese, and math-heavy physics with Greek inside Latin words ("CEνNS") — stay below 2 % bad
 characters and 7 % mixed-script words; the garbage pages are above 24 % and 56 %. Ratios over a
 few dozen characters are noise (a rotated Arabic test page has 6 junk glyphs among 24), so they
 only count from :data:`MIN_CHARS_FOR_RATIOS` on; the junk glyphs themselves are dropped later.
+The language fit of real pages is 0.50 or more (a 40-name author list), that of shifted pages 0.19
+at most (see :mod:`.lexicon`).
 """
 
 from __future__ import annotations
@@ -18,6 +26,8 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+
+from .lexicon import language_fit
 
 MAX_BAD_CHAR_RATIO = 0.10
 """Control, private-use, unassigned or U+FFFD characters, per non-space character."""
@@ -29,6 +39,10 @@ MIN_CHARS_FOR_RATIOS = 50
 """Below this many non-space characters the character ratios are too noisy to judge."""
 MIN_WORDS_FOR_MIXING = 5
 """Below this many words the mixed-script ratio is too noisy to judge."""
+MIN_LANGUAGE_FIT = 0.5
+"""Share of letter trigrams frequent in the best-fitting language below which the words spell nothing."""
+MIN_TRIGRAMS_FOR_FIT = 100
+"""Below this many trigrams (≈ 20 words) the language fit is too noisy to judge (figure labels, codes)."""
 
 # Rows of box-drawing / geometric / dingbat glyphs (the ❚❘❙ rules of a book's chapter pages) are
 # ornaments, not text; U+FFFD and private-use code points are what a font without a Unicode map leaves.
@@ -82,13 +96,16 @@ def _script(ch: str) -> str | None:
 
 @dataclass(frozen=True)
 class TextQuality:
-    """Measurements of one page's text layer (ratios in [0, 1])."""
+    """Measurements of one page's text layer (ratios in [0, 1]); ``language_fit`` is the share of its
+    ``trigrams`` letter trigrams that are frequent in the language it fits best."""
 
     chars: int
     bad_char_ratio: float
     text_char_ratio: float
     mixed_word_ratio: float
     words: int
+    language_fit: float
+    trigrams: int
 
     @property
     def usable(self) -> bool:
@@ -98,6 +115,8 @@ class TextQuality:
         if self.chars >= MIN_CHARS_FOR_RATIOS and (
             self.bad_char_ratio > MAX_BAD_CHAR_RATIO or self.text_char_ratio < MIN_TEXT_CHAR_RATIO
         ):
+            return False
+        if self.trigrams >= MIN_TRIGRAMS_FOR_FIT and self.language_fit < MIN_LANGUAGE_FIT:
             return False
         return not (self.words >= MIN_WORDS_FOR_MIXING and self.mixed_word_ratio > MAX_MIXED_WORD_RATIO)
 
@@ -142,10 +161,13 @@ def measure_text(text: str) -> TextQuality:
         elif category[0] != "M":  # any non-letter ends a word (marks belong to their letter)
             end_word()
     end_word()
+    fit = language_fit(text)
     return TextQuality(
         chars=chars,
         bad_char_ratio=bad / chars if chars else 0.0,
         text_char_ratio=good / chars if chars else 0.0,
         mixed_word_ratio=mixed / words if words else 0.0,
         words=words,
+        language_fit=fit.known_ratio,
+        trigrams=fit.trigrams,
     )

@@ -13,6 +13,8 @@ import re
 from sqlalchemy import text
 from sqlmodel import Session
 
+from ..core.rtl import fold_for_matching
+
 _CJK = (
     "\u3040-\u30ff"  # Hiragana, Katakana
     "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # CJK ideographs
@@ -42,8 +44,10 @@ def _bigrams(match: re.Match[str]) -> str:
 
 
 def analyze(value: str) -> str:
-    """Rewrite text for FTS5: CJK runs become space-separated bigrams; everything else is unchanged."""
-    return _CJK_RUN.sub(_bigrams, value)
+    """Rewrite text for FTS5: Arabic and Hebrew folded for matching (presentation forms to letters, vowel
+    marks and tatweel removed: :func:`~vancetope_desktop.core.rtl.fold_for_matching`), then CJK runs
+    become space-separated bigrams; everything else is unchanged."""
+    return _CJK_RUN.sub(_bigrams, fold_for_matching(value))
 
 
 def query_terms(query: str) -> list[str]:
