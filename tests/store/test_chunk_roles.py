@@ -52,3 +52,16 @@ def test_a_schema_2_library_gains_chunk_roles(tmp_path):
             tables.SCHEMA_VERSION)
         indexes = {row[1] for row in con.execute("PRAGMA index_list(index_job)")}
         assert "ix_index_job_kind" in indexes
+
+
+def test_a_schema_2_library_finds_its_vowelled_arabic_after_the_upgrade(tmp_path):
+    path = tmp_path / "lib"
+    with Library.open(path) as lib:
+        doc = documents.add_text(lib, "قال مُحَمَّد إن النتائج جيدة", title="ملاحظة")
+    with sqlite3.connect(path / "library.sqlite") as con:
+        # As schema 2 analysed it: the vowel marks kept, so the word was split at each of them.
+        con.execute("UPDATE chunk_fts SET body = (SELECT text FROM chunk WHERE chunk.id = chunk_fts.rowid)")
+        con.execute("UPDATE meta SET value='2' WHERE key='schema_version'")
+    with Library.open(path) as lib, read_session(lib.engine) as session:
+        hits = search_chunks(session, "محمد", SqlFilter(), 10)
+    assert [h.document_id for h in hits] == [doc.id]

@@ -8,6 +8,7 @@ upgraded (SQLite cannot wait in that case, see https://www.sqlite.org/lang_trans
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -17,7 +18,7 @@ from sqlmodel import Session, SQLModel
 
 from ..core.errors import LibraryError, LibraryTooNew
 from . import tables
-from .fulltext import create_fulltext_table
+from .fulltext import analyze, create_fulltext_table
 from .json_columns import dump_json, load_json, repair_json_columns
 
 BUSY_TIMEOUT_MS = 60_000
@@ -115,9 +116,24 @@ def _index_job_kind(session: Session) -> None:
     session.exec(text("CREATE INDEX IF NOT EXISTS ix_index_job_kind ON index_job (kind, document_id)"))
 
 
+_RTL_TEXT = re.compile("[\u0591-\u05c7\u0610-\u06ed\ufb50-\ufdff\ufe70-\ufefe]")
+
+
+def _reanalyze_rtl_fulltext(session: Session) -> None:
+    """Re-analyse the lexical rows of chunks with Arabic or Hebrew marks or presentation forms, which the
+    analysis now folds (``core.rtl.fold_for_matching``): analysed the old way, they never match a query
+    typed with plain letters. SQLite has no regular expressions, so chunk texts are scanned here once."""
+    rows = session.exec(text(
+        "SELECT c.id, c.text, d.title FROM chunk c JOIN document d ON d.id = c.document_id")).all()
+    for chunk_id, body, title in rows:
+        if _RTL_TEXT.search(body) or _RTL_TEXT.search(title):
+            session.exec(text("UPDATE chunk_fts SET title = :title, body = :body WHERE rowid = :id"),
+                         params={"id": chunk_id, "title": analyze(title), "body": analyze(body)})
+
+
 _MIGRATIONS = {
     # 2: promotion_request and audit_entry, new tables that create_all makes.
-    3: (_add_chunk_role, _index_job_kind),
+    3: (_add_chunk_role, _index_job_kind, _reanalyze_rtl_fulltext),
 }
 """Schema version → the steps that bring the previous version to it (inside one write transaction)."""
 
