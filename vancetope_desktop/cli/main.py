@@ -29,6 +29,7 @@ from .context import (
     open_library,
     out,
     print_json,
+    read_stdin,
     set_global_library,
 )
 
@@ -110,7 +111,7 @@ def memory_add(
 ) -> None:
     """Add a fact (or note, result…) to a scope: `memory add "Deadline is June 15th"`."""
     if content == "-":
-        content = typer.get_text_stream("stdin").read()
+        content = read_stdin()
     with open_library(library) as lib:
         doc = doc_service.add_text(lib, content, doc_type=doc_type, title=title, tags=split_tag_list(tags),
                                    scope=scope, folder_id=folder)
@@ -304,7 +305,7 @@ def memory_edit(
 ) -> None:
     """Change a note's, fact's or result's title or text; the previous version is kept."""
     if content == "-":
-        content = typer.get_text_stream("stdin").read()
+        content = read_stdin()
     with open_library(library) as lib:
         _visible(lib, doc_id, scope)
         doc = doc_service.update_document(lib, doc_id, title=title, content=content, reason=reason)

@@ -11,10 +11,10 @@ from ..core.promotion import RequestStatus
 from ..core.tags import split_tag_list
 from ..services import indexing, review, scopes
 from . import render
-from .context import JsonOption, LibraryOption, emit, open_library, required_reason
+from .context import CommandGroup, JsonOption, LibraryOption, emit, open_library, required_reason
 
-review_app = typer.Typer(help="The review queue: approve or reject requests to promote documents.",
-                         no_args_is_help=True)
+review_app = CommandGroup(help="The review queue: approve or reject requests to promote documents.",
+                           no_args_is_help=True)
 
 
 class RequestFilter(StrEnum):

@@ -19,6 +19,7 @@ from sqlalchemy import Engine
 from ..core.errors import LibraryError
 from ..core.scopes import ScopeKind
 from ..core.settings import Settings
+from ..core.text import escaped, is_undecodable
 from ..index.embedder import Embedder
 from ..index.locks import WriterLock
 from ..index.models import resolve_model
@@ -93,10 +94,13 @@ class Library:
         A new library gets one project group and one project, ``project/inbox``, as current scope.
 
         Raises:
-            LibraryError: the folder is not writable or the database is unreadable.
+            LibraryError: the folder is not writable, its path is not valid UTF-8, or the database is unreadable.
             LibraryTooNew: the library was written by a newer version.
         """
         paths = LibraryPaths((root or default_library_path()).expanduser().resolve())
+        if is_undecodable(str(paths.root)):  # Chroma cannot store below it (its paths are UTF-8 strings)
+            raise LibraryError(f"the library folder's path is not valid UTF-8 ('{escaped(str(paths.root))}'): "
+                               "rename the folder or choose another")
         try:
             paths.root.mkdir(parents=True, exist_ok=True)
         except OSError as error:
