@@ -420,7 +420,7 @@ class MemoryTools:
 
     def _indexed(self, doc: DocumentInfo) -> DocumentInfo:
         """``doc`` after indexing it now when asked to (and possible), else as it is."""
-        if not self.index_now or indexing.try_drain(self.lib) is None:
+        if not self.index_now or indexing.try_drain(self.lib, documents=[doc.id]) is None:
             return doc
         return documents.get_document(self.lib, doc.id)
 

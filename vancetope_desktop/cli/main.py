@@ -65,35 +65,35 @@ def _progress() -> Progress:
 
 
 def _index_now(lib: Library, document_ids: list[str], wait: bool, quiet: bool) -> None:
-    """Embed what is queued (also work left by an interrupted run): here if no other process is the
-    writer, else wait for that process to index ``document_ids`` (or not, with ``--no-wait``)."""
-    if not wait:
+    """Embed ``document_ids`` (the command's own documents) here if no other process is the writer, else
+    wait for that process to index them (or not, with ``--no-wait``). The rest of the queue is the
+    writer's: the open app's indexing process, or ``vancetope index run``."""
+    if not wait or not document_ids:
         return
-    _, queued_chunks = indexing.pending_work(lib)
-    if not document_ids and not queued_chunks:
-        return
+    _, queued_chunks = indexing.pending_work(lib, document_ids)
     started = time.monotonic()
     with _progress() as bar:
         task = bar.add_task("embedding chunks", total=queued_chunks or None)
         report = indexing.try_drain(
-            lib, progress=lambda p: bar.update(task, completed=p.chunks_done, total=p.chunks_total,
-                                               description="embedding chunks"),
+            lib, documents=document_ids,
+            progress=lambda p: bar.update(task, completed=p.chunks_done, total=p.chunks_total,
+                                          description="embedding chunks"),
         )
         if report is None:
-            pid = lib.writer_lock.holder_pid()
-            if not document_ids:
-                if not quiet:
-                    err.print(f"queued; process {pid} is indexing the library")
-                return
-            bar.update(task, description=f"indexing by process {pid}")
+            bar.update(task, description=f"indexing by process {lib.writer_lock.holder_pid()}")
             indexing.wait_until_indexed(lib, document_ids,
                                         progress=lambda done, total: bar.update(task, completed=done, total=total))
         else:
             for doc_id, reason in report.failed:
                 err.print(f"[red]index failed[/red] {doc_id}: {reason}")
-    if report is not None and report.chunks and not quiet:
-        err.print(f"indexed {len(report.indexed)} document(s), {report.chunks} chunks "
-                  f"in {time.monotonic() - started:.1f} s")
+    if report is not None and not quiet:
+        if report.chunks:
+            err.print(f"indexed {len(report.indexed)} document(s), {report.chunks} chunks "
+                      f"in {time.monotonic() - started:.1f} s")
+        others, _ = indexing.pending_work(lib)
+        if others:
+            err.print(f"{others} other document(s) wait for indexing: `vancetope index run` (or the open app) "
+                      "embeds them")
 
 
 # -- memory -----------------------------------------------------------------------------------------
@@ -239,7 +239,7 @@ def memory_tag(
     with open_library(library) as lib:
         _visible(lib, doc_id, scope)
         doc = doc_service.tag_document(lib, doc_id, add=split_tag_list(add), remove=split_tag_list(remove))
-        indexing.try_drain(lib)
+        indexing.try_drain(lib, documents=[doc.id])  # the new tags in its vectors' metadata; the rest is the writer's
         emit(as_json, doc, lambda: out.print(f"{doc.id}: {render.tag_text(doc.tags) or '(no tags)'}"))
 
 
@@ -359,7 +359,7 @@ def memory_purge(doc_id: Annotated[str, typer.Argument()], scope: ScopeOption = 
     with open_library(library) as lib:
         _visible(lib, doc_id, scope)
         doc_service.purge_document(lib, doc_id)
-        indexing.try_drain(lib)
+        indexing.try_drain(lib, documents=[doc_id])  # drop its vectors
         emit(as_json, {"purged": doc_id}, lambda: out.print(f"purged {doc_id}"))
 
 

@@ -69,7 +69,8 @@ def review_approve(
         before = {r: review.get_request(lib, r) for r in dict.fromkeys(request_ids)}  # what each would update
         decided = review.approve(lib, request_ids, to=to, title=title, add_tags=_tags(tag), remove_tags=_tags(untag),
                                  reason=note)
-        indexing.try_drain(lib)
+        # Their vectors follow them (the document moved, or the earlier result it updates).
+        indexing.try_drain(lib, documents=[d for r in decided for d in (r.document_id, r.updates) if d])
         emit(as_json, decided, lambda: render.approved(decided, before))
 
 

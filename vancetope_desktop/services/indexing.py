@@ -7,7 +7,7 @@ drains itself when no app is open, and otherwise waits for the app to index what
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 from pydantic import BaseModel
 from sqlalchemy import func
@@ -29,26 +29,37 @@ def writer_for(lib: Library) -> IndexWriter:
                        batch_chunks=max(lib.settings.embedding_batch_size * 4, 64))
 
 
-def pending_work(lib: Library) -> tuple[int, int]:
-    """``(documents, chunks)`` queued for embedding in the library."""
-    return _pending_work(lib.engine)
+def pending_work(lib: Library, documents: Collection[str] | None = None) -> tuple[int, int]:
+    """``(documents, chunks)`` queued for embedding in the library (of ``documents`` only, when given)."""
+    return _pending_work(lib.engine, documents)
 
 
-def has_jobs(lib: Library) -> bool:
-    """True when any index job (embed, refresh, move, drop) is queued."""
+def has_jobs(lib: Library, documents: Collection[str] | None = None) -> bool:
+    """True when any index job (embed, refresh, move, drop) is queued (for one of ``documents``, when given)."""
+    query = select(tables.JobRow.id).limit(1)
+    if documents is not None:
+        query = query.where(tables.JobRow.document_id.in_(list(documents)))  # type: ignore[attr-defined]
     with read_session(lib.engine) as session:
-        return session.exec(select(tables.JobRow.id).limit(1)).first() is not None
+        return session.exec(query).first() is not None
 
 
 def try_drain(lib: Library, progress: Callable[[DrainProgress], None] | None = None,
-              cancel: Callable[[], bool] | None = None) -> DrainReport | None:
+              cancel: Callable[[], bool] | None = None, documents: Collection[str] | None = None) -> DrainReport | None:
     """Drain the queue if this process can take the writer lock; None when another process holds it.
+
+    Args:
+        documents: only these documents' jobs. A command passes what it wrote (the note it added, the
+            document it tagged): draining others' work belongs to the writer (the open app's indexing
+            process, ``vancetope index run``), or a tag could wait minutes behind an agent's backlog.
+            None: the whole queue.
 
     The lock stays held by this library object until it is closed (so repeated drains are cheap).
     """
+    if documents is not None and not documents:
+        return DrainReport()
     if not lib.writer_lock.try_acquire():
         return None
-    return writer_for(lib).drain(progress=progress, cancel=cancel)
+    return writer_for(lib).drain(progress=progress, cancel=cancel, documents=documents)
 
 
 def wait_until_indexed(lib: Library, document_ids: Sequence[str], *, timeout: float | None = None,
@@ -73,8 +84,8 @@ def wait_until_indexed(lib: Library, document_ids: Sequence[str], *, timeout: fl
             progress(len(ids) - pending, len(ids))
         if not pending:
             return True
-        if lib.writer_lock.try_acquire():  # the other writer went away: finish the work here
-            writer_for(lib).drain()
+        if lib.writer_lock.try_acquire():  # the other writer went away: finish our documents here
+            writer_for(lib).drain(documents=ids)
             continue
         if deadline is not None and time.monotonic() > deadline:
             return False
