@@ -80,6 +80,8 @@ def open_library(path: Path | None) -> Iterator[Library]:
     one-line exit)."""
     with guarded():
         library = Library.open(library_path(path))
+        for notice in library.notices:  # e.g. the copy made before a migration, and where it is
+            err.print(f"note: {notice}", markup=False)
         try:
             yield library
         finally:

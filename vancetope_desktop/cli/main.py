@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
@@ -11,7 +13,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from ..core.documents import DocumentStatus, DocumentType
-from ..core.errors import InvalidInput
+from ..core.errors import IndexUnavailable, InvalidInput
 from ..core.tags import combine, split_tag_list
 from ..services import documents as doc_service
 from ..services import folders, imports, indexing, scopes, sharing
@@ -64,6 +66,16 @@ def _progress() -> Progress:
                     console=err, transient=True)
 
 
+@contextmanager
+def _stored_anyway() -> Iterator[None]:
+    """A vector store that cannot be used does not undo a write: say so, and that keywords find it."""
+    try:
+        yield
+    except IndexUnavailable as error:
+        err.print(f"[yellow]warning:[/yellow] stored, found by its words only for now: {error} "
+                  f"({indexing.REBUILD_HINT})")
+
+
 def _index_now(lib: Library, document_ids: list[str], wait: bool, quiet: bool) -> None:
     """Embed ``document_ids`` (the command's own documents) here if no other process is the writer, else
     wait for that process to index them (or not, with ``--no-wait``). The rest of the queue is the
@@ -71,8 +83,8 @@ def _index_now(lib: Library, document_ids: list[str], wait: bool, quiet: bool) -
     if not wait or not document_ids:
         return
     _, queued_chunks = indexing.pending_work(lib, document_ids)
-    started = time.monotonic()
-    with _progress() as bar:
+    started, report = time.monotonic(), None
+    with _progress() as bar, _stored_anyway():
         task = bar.add_task("embedding chunks", total=queued_chunks or None)
         report = indexing.try_drain(
             lib, documents=document_ids,
@@ -398,20 +410,26 @@ def scope_use(path: Annotated[str, typer.Argument(help="Scope path, e.g. project
 # -- index ------------------------------------------------------------------------------------------
 @index_app.command("status")
 def index_status(library: LibraryOption = None, as_json: JsonOption = False) -> None:
-    """Documents per indexing state, queued work, failures, and whether a re-index is needed."""
+    """Documents per indexing state, queued work, failures, whether a re-index is needed, and the vector store
+    checked against the library (vectors per scope)."""
     with open_library(library) as lib:
         status = indexing.index_status(lib)
         emit(as_json, status, lambda: render.index_status(status))
+
+
+def _drain_all(lib: Library) -> indexing.DrainReport | None:
+    """Drain the whole queue with a progress bar (the writer's work: `index run`, `index rebuild`)."""
+    with _progress() as bar:
+        task = bar.add_task("embedding chunks", total=None)
+        return indexing.try_drain(lib, progress=lambda p: bar.update(task, completed=p.chunks_done,
+                                                                     total=p.chunks_total))
 
 
 @index_app.command("run")
 def index_run(library: LibraryOption = None, as_json: JsonOption = False) -> None:
     """Index queued documents now (if no other process is doing it)."""
     with open_library(library) as lib:
-        with _progress() as bar:
-            task = bar.add_task("embedding chunks", total=None)
-            report = indexing.try_drain(lib, progress=lambda p: bar.update(task, completed=p.chunks_done,
-                                                                            total=p.chunks_total))
+        report = _drain_all(lib)
         if report is None:
             err.print(f"process {lib.writer_lock.holder_pid()} is indexing this library")
             raise typer.Exit(1)
@@ -420,12 +438,24 @@ def index_run(library: LibraryOption = None, as_json: JsonOption = False) -> Non
 
 
 @index_app.command("rebuild")
-def index_rebuild(library: LibraryOption = None, as_json: JsonOption = False) -> None:
-    """Re-embed everything with the embedding model named in the settings."""
+def index_rebuild(
+    library: LibraryOption = None, as_json: JsonOption = False,
+    wait: Annotated[bool, typer.Option(help="Re-embed now; --no-wait leaves it to the open app or `index run`.")
+                    ] = True,
+) -> None:
+    """Rebuild the search index from the library with the settings' embedding model, whatever state the vector
+    store is in (a damaged one is moved to the library's backups/ folder and kept)."""
     with open_library(library) as lib:
-        queued = indexing.start_reindex(lib)
-        _index_now(lib, [], False, as_json)
-        emit(as_json, {"queued": queued}, lambda: out.print(f"re-indexed {queued} document(s)"))
+        rebuilt = indexing.rebuild_index(lib)
+        if rebuilt.moved_aside and not as_json:
+            err.print(f"the damaged vector store was moved to {rebuilt.moved_aside} (kept; delete it when done)")
+        report = _drain_all(lib) if wait else None
+        if wait and report is None and not as_json:
+            err.print(f"process {lib.writer_lock.holder_pid()} is indexing this library: it re-embeds them")
+        done = {"indexed": len(report.indexed), "chunks": report.chunks, "failed": report.failed} if report else {}
+        emit(as_json, rebuilt.model_dump(mode="json") | done, lambda: out.print(
+            f"queued {rebuilt.queued} document(s) for re-embedding"
+            + (f"; indexed {len(report.indexed)} document(s), {report.chunks} chunks" if report else "")))
 
 
 # -- mcp --------------------------------------------------------------------------------------------

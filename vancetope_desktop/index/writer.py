@@ -21,6 +21,7 @@ from sqlalchemy import Engine, delete, func
 from sqlmodel import Session, select
 
 from ..core.documents import EMBEDDED_ROLES, IndexState
+from ..core.errors import IndexUnavailable
 from ..core.scopes import ScopeKind
 from ..store import tables
 from ..store.db import get_meta, read_session, set_meta, write_session
@@ -121,6 +122,10 @@ class IndexWriter:
         Returns:
             A :class:`DrainReport`. Failures of single documents are recorded on the document
             (``index_state=failed`` with the reason) and do not stop the drain.
+
+        Raises:
+            IndexUnavailable: the vector store cannot be opened or read; the jobs not done stay queued
+            (failing every document on a damaged store would hide what is wrong).
         """
         report = DrainReport()
         ids = None if documents is None else list(dict.fromkeys(documents))
@@ -243,10 +248,14 @@ class IndexWriter:
         for scope, members in groups.items():
             try:
                 self._replace(scope, members, vectors, model)
+            except IndexUnavailable:
+                raise  # the whole store, not these documents: the jobs stay queued until it is rebuilt
             except Exception:
                 for member in members:
                     try:
                         self._replace(scope, [member], vectors, model)
+                    except IndexUnavailable:
+                        raise
                     except Exception as error:
                         failures[member[0].id] = f"vector store: {error}"
 
@@ -276,6 +285,8 @@ class IndexWriter:
                 self._move(row, job.payload["from"], base)
             elif job.kind == "refresh" and row is not None and base is not None:
                 self.vectors.update_metadata(row.scope_path, row.id, base)
+        except IndexUnavailable:
+            raise  # the whole store: the job stays as it is
         except Exception as failure:  # recorded on the job; the drain goes on with the rest
             error = str(failure)
         with write_session(self.engine) as session:

@@ -8,8 +8,10 @@ upgraded (SQLite cannot wait in that case, see https://www.sqlite.org/lang_trans
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from sqlalchemy import Engine, create_engine, event, text
@@ -17,6 +19,7 @@ from sqlmodel import Session, SQLModel
 
 from ..core.errors import LibraryError, LibraryTooNew
 from . import tables
+from .backups import backup_database, timestamp, unique_path
 from .fulltext import create_fulltext_table
 
 BUSY_TIMEOUT_MS = 60_000
@@ -69,11 +72,28 @@ def schema_version(engine: Engine) -> int | None:
         return None if row is None else int(row.value)
 
 
-def ensure_schema(engine: Engine) -> None:
+@dataclass(frozen=True)
+class SchemaUpgrade:
+    """A migration :func:`ensure_schema` made: from which schema version, to which, and the copy made first."""
+
+    from_version: int
+    to_version: int
+    backup: Path
+
+
+def ensure_schema(engine: Engine, backups: Path) -> SchemaUpgrade | None:
     """Create missing tables, migrate older schemas, record the version; refuse a newer library.
+
+    Before migrating a library of an older schema, the database is copied to ``backups`` (SQLite's
+    online backup API, see ``store/backups.py``): a migration that goes wrong, or a newer program
+    the user wants to leave, costs nothing.
+
+    Returns:
+        The :class:`SchemaUpgrade` made, or None (a new library, or one at the current version).
 
     Raises:
         LibraryTooNew: the library's schema version is higher than this program's.
+        LibraryError: the copy cannot be made; nothing was migrated.
     """
     version = schema_version(engine)
     if version is not None and version > tables.SCHEMA_VERSION:
@@ -81,6 +101,16 @@ def ensure_schema(engine: Engine) -> None:
             f"this library was written by a newer Vancetope Desktop (schema {version}; this version "
             f"reads up to {tables.SCHEMA_VERSION}); update the program to open it"
         )
+    upgrade = None
+    if version is not None and version < tables.SCHEMA_VERSION:
+        copy = unique_path(backups / f"library-schema{version}-{timestamp()}.sqlite")
+        try:
+            backup_database(engine, copy)
+        except (OSError, sqlite3.Error) as error:
+            raise LibraryError(f"cannot copy the library database to {copy} before upgrading it from schema "
+                               f"{version} to {tables.SCHEMA_VERSION} ({error}); nothing was changed: free disk "
+                               "space or make the folder writable, then open the library again") from error
+        upgrade = SchemaUpgrade(version, tables.SCHEMA_VERSION, copy)
     SQLModel.metadata.create_all(engine, tables=[t.__table__ for t in _TABLES])
     with write_session(engine) as session:
         create_fulltext_table(session)
@@ -89,6 +119,7 @@ def ensure_schema(engine: Engine) -> None:
                 for statement in _MIGRATIONS.get(step, ()):
                     statement(session)
         set_meta(session, "schema_version", str(tables.SCHEMA_VERSION))
+    return upgrade
 
 
 def _add_chunk_role(session: Session) -> None:
