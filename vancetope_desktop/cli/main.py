@@ -150,7 +150,8 @@ def memory_upload(
                 lib, paths, scope=scope, folder_id=folder, tags=split_tag_list(tags), password=password,
                 progress=lambda p: bar.update(task, completed=p.done, total=p.total, description=p.current[:40]),
             )
-        _index_now(lib, report.document_ids, wait, as_json)
+        # Every file given is its work, also one an interrupted run imported (now a duplicate) but did not embed.
+        _index_now(lib, [o.document_id for o in report.outcomes if o.document_id], wait, as_json)
         if as_json:
             print_json(report.model_dump(mode="json") | {"failed": len(report.failed)})
             render.import_failures(report)
