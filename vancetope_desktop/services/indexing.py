@@ -14,12 +14,12 @@ from collections.abc import Callable, Collection, Sequence
 from weakref import WeakKeyDictionary
 
 from pydantic import BaseModel, Field, computed_field
-from sqlalchemy import bindparam, func, text
+from sqlalchemy import exists, func, text
 from sqlmodel import select
 
-from ..core.documents import EMBEDDED_ROLES, IndexState
+from ..core.documents import IndexState
 from ..core.errors import IndexUnavailable
-from ..index.writer import DrainProgress, DrainReport, IndexWriter
+from ..index.writer import DrainProgress, DrainReport, IndexWriter, embedded_chunks
 from ..index.writer import pending_work as _pending_work
 from ..store import tables
 from ..store.backups import timestamp, unique_path
@@ -146,14 +146,6 @@ class VectorCheck(BaseModel):
         return lines
 
 
-_EXPECTED_VECTORS = f"""
-    SELECT d.scope_path, COUNT(c.id) FROM document d JOIN chunk c ON c.document_id = d.id
-    WHERE d.index_state = '{IndexState.INDEXED.value}'
-      AND c.role IN ({", ".join(f"'{role.value}'" for role in EMBEDDED_ROLES)})
-      AND NOT EXISTS (SELECT 1 FROM index_job j WHERE j.document_id = d.id)
-      {{scopes}}
-    GROUP BY d.scope_path
-"""
 _BUSY_SCOPES = """
     SELECT d.scope_path FROM index_job j JOIN document d ON d.id = j.document_id
     UNION SELECT json_extract(j.payload, '$.from') FROM index_job j WHERE j.kind = 'move'
@@ -173,11 +165,15 @@ def check_vectors(lib: Library, scopes: Sequence[str] | None = None) -> VectorCh
         A :class:`VectorCheck`; its ``error`` says why the store cannot be opened or read. Never raises
         for the store's state: a damaged store is what this reports.
     """
-    if scopes is None:
-        query = text(_EXPECTED_VECTORS.format(scopes=""))
-    else:
-        query = text(_EXPECTED_VECTORS.format(scopes="AND d.scope_path IN :scopes")).bindparams(
-            bindparam("scopes", list(scopes), expanding=True))
+    document, chunk = tables.DocumentRow, tables.ChunkRow
+    query = (
+        select(document.scope_path, func.count(chunk.id)).join(chunk, chunk.document_id == document.id)  # type: ignore[arg-type]
+        .where(document.index_state == IndexState.INDEXED.value, embedded_chunks(),
+               ~exists().where(tables.JobRow.document_id == document.id))
+        .group_by(document.scope_path)
+    )
+    if scopes is not None:
+        query = query.where(document.scope_path.in_(list(scopes)))  # type: ignore[attr-defined]
     with read_session(lib.engine) as session:
         expected = dict(session.exec(query).all())
         busy = {row[0] for row in session.exec(text(_BUSY_SCOPES)).all()}
