@@ -1,6 +1,7 @@
 """The Think Process memory tools (seed §6.3) and the visibility rule they enforce (seed §4.2), on a real library."""
 
 import json
+import re
 
 import pytest
 
@@ -399,6 +400,25 @@ def test_call_runs_a_tool_from_json_arguments(library, tree):
         tools.call("memory_list", ["not", "an", "object"])  # type: ignore[arg-type]
     with pytest.raises(ScopeNotVisible):
         tools.call("memory_read", {"doc_id": tree[TP13]})
+
+
+def test_text_that_is_not_unicode_is_refused_by_name(library, tree):
+    """JSON may carry lone surrogates ("\\udce9"): every tool refuses them before the tokenizer or SQLite."""
+    tools = MemoryTools(library, TP12)
+    calls = [
+        ("memory_query", {"question": "caf\udce9"}, "question"),
+        ("memory_store", {"content": "\udcff\udcfeabc"}, "content"),
+        ("memory_store", {"content": "fine", "tags": ["ok", "r\udce9sum\udce9"]}, "tags[1]"),
+        ("memory_list", {"tags": ["\udce9"]}, "tags[0]"),
+        ("memory_tag", {"doc_id": tree[TP12], "tags": ["\ud800"]}, "tags[0]"),
+        ("memory_read", {"doc_id": "doc_\udce9"}, "doc_id"),
+    ]
+    for name, arguments, where in calls:
+        with pytest.raises(InvalidInput, match=rf"{re.escape(where)}: not valid UTF-8 text"):
+            tools.call(name, arguments)
+    with pytest.raises(InvalidInput, match=r"caf\\xe9"):
+        tools.memory_query("caf\udce9")
+    assert {d.doc_id for d in tools.memory_list().documents} == {tree[s] for s in tools.readable_scopes}  # none new
 
 
 def test_tool_specs_have_json_schemas_with_descriptions():

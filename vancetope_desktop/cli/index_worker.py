@@ -9,7 +9,8 @@ The app starts ``python -m vancetope_desktop.cli.index_worker --library PATH`` a
 * stdout, one JSON object per line: ``{"event": "ready"}``, ``{"event": "progress", "done", "total",
   "documents_done", "documents_total", "current"}``, ``{"event": "drained", "indexed", "failed",
   "chunks", "cancelled"}``, ``{"event": "busy"}`` (another process holds the writer lock) and
-  ``{"event": "error", "message"}``.
+  ``{"event": "error", "message"}`` (the library cannot be opened: the worker exits; the vector store
+  cannot be used: it waits for the next ``drain``).
 
 Between commands the worker looks for queued work every :data:`POLL_SECONDS`, so documents written by
 the CLI or an agent are indexed too.
@@ -24,7 +25,7 @@ import sys
 import threading
 from pathlib import Path
 
-from ..core.errors import VancetopeError
+from ..core.errors import IndexUnavailable, VancetopeError
 from ..index.writer import DrainProgress
 from ..ingest.process_pool import lower_priority
 from ..services import indexing
@@ -69,17 +70,28 @@ def _progress(progress: DrainProgress) -> None:
 
 
 def serve(lib: Library, commands: _Commands) -> None:
-    """Drain when asked or when work is queued, until stdin closes."""
+    """Drain when asked or when work is queued, until stdin closes.
+
+    A vector store that cannot be used is reported once (an ``error`` event) and tried again only when
+    asked (after a rebuild, the app kicks): polling it every two seconds would repeat the same failure.
+    """
     _say("ready")
+    unavailable = False
     while not commands.closed.is_set():
         asked = commands.drain.wait(POLL_SECONDS)
         commands.drain.clear()
         if commands.closed.is_set():
             break
-        if not asked and not indexing.has_jobs(lib):
+        if not asked and (unavailable or not indexing.has_jobs(lib)):
             continue
         commands.cancel.clear()
-        report = indexing.try_drain(lib, progress=_progress, cancel=commands.cancel.is_set)
+        try:
+            report = indexing.try_drain(lib, progress=_progress, cancel=commands.cancel.is_set)
+        except IndexUnavailable as error:
+            unavailable = True
+            _say("error", message=str(error))
+            continue
+        unavailable = False
         if report is None:
             _say("busy")
             continue

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
@@ -11,7 +13,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from ..core.documents import DocumentStatus, DocumentType
-from ..core.errors import InvalidInput
+from ..core.errors import IndexUnavailable, InvalidInput
 from ..core.tags import combine, split_tag_list
 from ..services import bibliography, folders, imports, indexing, relations, scopes, sharing
 from ..services import documents as doc_service
@@ -29,6 +31,7 @@ from .context import (
     open_library,
     out,
     print_json,
+    read_stdin,
     set_global_library,
 )
 
@@ -63,36 +66,46 @@ def _progress() -> Progress:
                     console=err, transient=True)
 
 
+@contextmanager
+def _stored_anyway() -> Iterator[None]:
+    """A vector store that cannot be used does not undo a write: say so, and that keywords find it."""
+    try:
+        yield
+    except IndexUnavailable as error:
+        err.print(f"[yellow]warning:[/yellow] stored, found by its words only for now: {error} "
+                  f"({indexing.REBUILD_HINT})")
+
+
 def _index_now(lib: Library, document_ids: list[str], wait: bool, quiet: bool) -> None:
-    """Embed what is queued (also work left by an interrupted run): here if no other process is the
-    writer, else wait for that process to index ``document_ids`` (or not, with ``--no-wait``)."""
-    if not wait:
+    """Embed ``document_ids`` (the command's own documents) here if no other process is the writer, else
+    wait for that process to index them (or not, with ``--no-wait``). The rest of the queue is the
+    writer's: the open app's indexing process, or ``vancetope index run``."""
+    if not wait or not document_ids:
         return
-    _, queued_chunks = indexing.pending_work(lib)
-    if not document_ids and not queued_chunks:
-        return
-    started = time.monotonic()
-    with _progress() as bar:
+    _, queued_chunks = indexing.pending_work(lib, document_ids)
+    started, report = time.monotonic(), None
+    with _progress() as bar, _stored_anyway():
         task = bar.add_task("embedding chunks", total=queued_chunks or None)
         report = indexing.try_drain(
-            lib, progress=lambda p: bar.update(task, completed=p.chunks_done, total=p.chunks_total,
-                                               description="embedding chunks"),
+            lib, documents=document_ids,
+            progress=lambda p: bar.update(task, completed=p.chunks_done, total=p.chunks_total,
+                                          description="embedding chunks"),
         )
         if report is None:
-            pid = lib.writer_lock.holder_pid()
-            if not document_ids:
-                if not quiet:
-                    err.print(f"queued; process {pid} is indexing the library")
-                return
-            bar.update(task, description=f"indexing by process {pid}")
+            bar.update(task, description=f"indexing by process {lib.writer_lock.holder_pid()}")
             indexing.wait_until_indexed(lib, document_ids,
                                         progress=lambda done, total: bar.update(task, completed=done, total=total))
         else:
             for doc_id, reason in report.failed:
                 err.print(f"[red]index failed[/red] {doc_id}: {reason}")
-    if report is not None and report.chunks and not quiet:
-        err.print(f"indexed {len(report.indexed)} document(s), {report.chunks} chunks "
-                  f"in {time.monotonic() - started:.1f} s")
+    if report is not None and not quiet:
+        if report.chunks:
+            err.print(f"indexed {len(report.indexed)} document(s), {report.chunks} chunks "
+                      f"in {time.monotonic() - started:.1f} s")
+        others, _ = indexing.pending_work(lib)
+        if others:
+            err.print(f"{others} other document(s) wait for indexing: `vancetope index run` (or the open app) "
+                      "embeds them")
 
 
 # -- memory -----------------------------------------------------------------------------------------
@@ -114,7 +127,7 @@ def memory_add(
     (duplicates merged into the references already there), as when a bibliography file is uploaded.
     """
     if content == "-":
-        content = typer.get_text_stream("stdin").read()
+        content = read_stdin()
     with open_library(library) as lib:
         if doc_type is DocumentType.REFERENCE:
             listing = bibliography.add_references(lib, content, scope=scope, folder_id=folder,
@@ -148,7 +161,8 @@ def memory_upload(
                 lib, paths, scope=scope, folder_id=folder, tags=split_tag_list(tags), password=password,
                 progress=lambda p: bar.update(task, completed=p.done, total=p.total, description=p.current[:40]),
             )
-        _index_now(lib, report.document_ids, wait, as_json)
+        # Every file given is its work, also one an interrupted run imported (now a duplicate) but did not embed.
+        _index_now(lib, [o.document_id for o in report.outcomes if o.document_id], wait, as_json)
         if as_json:
             print_json(report.model_dump(mode="json") | {"failed": len(report.failed)})
             render.import_failures(report)
@@ -249,7 +263,7 @@ def memory_tag(
     with open_library(library) as lib:
         _visible(lib, doc_id, scope)
         doc = doc_service.tag_document(lib, doc_id, add=split_tag_list(add), remove=split_tag_list(remove))
-        indexing.try_drain(lib)
+        indexing.try_drain(lib, documents=[doc.id])  # the new tags in its vectors' metadata; the rest is the writer's
         emit(as_json, doc, lambda: out.print(f"{doc.id}: {render.tag_text(doc.tags) or '(no tags)'}"))
 
 
@@ -315,7 +329,7 @@ def memory_edit(
 ) -> None:
     """Change a note's, fact's or result's title or text; the previous version is kept."""
     if content == "-":
-        content = typer.get_text_stream("stdin").read()
+        content = read_stdin()
     with open_library(library) as lib:
         _visible(lib, doc_id, scope)
         doc = doc_service.update_document(lib, doc_id, title=title, content=content, reason=reason)
@@ -369,7 +383,7 @@ def memory_purge(doc_id: Annotated[str, typer.Argument()], scope: ScopeOption = 
     with open_library(library) as lib:
         _visible(lib, doc_id, scope)
         doc_service.purge_document(lib, doc_id)
-        indexing.try_drain(lib)
+        indexing.try_drain(lib, documents=[doc_id])  # drop its vectors
         emit(as_json, {"purged": doc_id}, lambda: out.print(f"purged {doc_id}"))
 
 
@@ -408,20 +422,26 @@ def scope_use(path: Annotated[str, typer.Argument(help="Scope path, e.g. project
 # -- index ------------------------------------------------------------------------------------------
 @index_app.command("status")
 def index_status(library: LibraryOption = None, as_json: JsonOption = False) -> None:
-    """Documents per indexing state, queued work, failures, and whether a re-index is needed."""
+    """Documents per indexing state, queued work, failures, whether a re-index is needed, and the vector store
+    checked against the library (vectors per scope)."""
     with open_library(library) as lib:
         status = indexing.index_status(lib)
         emit(as_json, status, lambda: render.index_status(status))
+
+
+def _drain_all(lib: Library) -> indexing.DrainReport | None:
+    """Drain the whole queue with a progress bar (the writer's work: `index run`, `index rebuild`)."""
+    with _progress() as bar:
+        task = bar.add_task("embedding chunks", total=None)
+        return indexing.try_drain(lib, progress=lambda p: bar.update(task, completed=p.chunks_done,
+                                                                     total=p.chunks_total))
 
 
 @index_app.command("run")
 def index_run(library: LibraryOption = None, as_json: JsonOption = False) -> None:
     """Index queued documents now (if no other process is doing it)."""
     with open_library(library) as lib:
-        with _progress() as bar:
-            task = bar.add_task("embedding chunks", total=None)
-            report = indexing.try_drain(lib, progress=lambda p: bar.update(task, completed=p.chunks_done,
-                                                                            total=p.chunks_total))
+        report = _drain_all(lib)
         if report is None:
             err.print(f"process {lib.writer_lock.holder_pid()} is indexing this library")
             raise typer.Exit(1)
@@ -430,12 +450,24 @@ def index_run(library: LibraryOption = None, as_json: JsonOption = False) -> Non
 
 
 @index_app.command("rebuild")
-def index_rebuild(library: LibraryOption = None, as_json: JsonOption = False) -> None:
-    """Re-embed everything with the embedding model named in the settings."""
+def index_rebuild(
+    library: LibraryOption = None, as_json: JsonOption = False,
+    wait: Annotated[bool, typer.Option(help="Re-embed now; --no-wait leaves it to the open app or `index run`.")
+                    ] = True,
+) -> None:
+    """Rebuild the search index from the library with the settings' embedding model, whatever state the vector
+    store is in (a damaged one is moved to the library's backups/ folder and kept)."""
     with open_library(library) as lib:
-        queued = indexing.start_reindex(lib)
-        _index_now(lib, [], False, as_json)
-        emit(as_json, {"queued": queued}, lambda: out.print(f"re-indexed {queued} document(s)"))
+        rebuilt = indexing.rebuild_index(lib)
+        if rebuilt.moved_aside and not as_json:
+            err.print(f"the damaged vector store was moved to {rebuilt.moved_aside} (kept; delete it when done)")
+        report = _drain_all(lib) if wait else None
+        if wait and report is None and not as_json:
+            err.print(f"process {lib.writer_lock.holder_pid()} is indexing this library: it re-embeds them")
+        done = {"indexed": len(report.indexed), "chunks": report.chunks, "failed": report.failed} if report else {}
+        emit(as_json, rebuilt.model_dump(mode="json") | done, lambda: out.print(
+            f"queued {rebuilt.queued} document(s) for re-embedding"
+            + (f"; indexed {len(report.indexed)} document(s), {report.chunks} chunks" if report else "")))
 
 
 # -- mcp --------------------------------------------------------------------------------------------

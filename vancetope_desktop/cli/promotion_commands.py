@@ -59,7 +59,7 @@ def _move_scope(doc_ids: list[str], to: str, reason: str, scope: str | None, lib
             _manageable(lib, doc_id, scope)
         change = moves.visibility_change(lib, doc_ids, to)  # before the move: afterwards the sources are gone
         moved = moves.move_documents(lib, doc_ids, to, direction, reason=reason)
-        indexing.try_drain(lib)
+        indexing.try_drain(lib, documents=[d.id for d in moved])  # carry their vectors along
         emit(as_json, {**change.model_dump(mode="json"), "moved": moved},
              lambda: render.moved(moved, change, "promoted" if direction == "up" else "demoted"))
 

@@ -13,7 +13,7 @@ from ..core.promotion import AuditEntry, PromotionRequest, PromotionRule, Reques
 from ..core.scope_info import ScopeInfo
 from ..services.bibliography import BibliographyImport
 from ..services.imports import ImportReport
-from ..services.indexing import IndexStatus
+from ..services.indexing import REBUILD_HINT, IndexStatus
 from ..services.relations import DocumentLinks
 from ..services.search import SearchResponse
 from .context import err, out
@@ -202,6 +202,13 @@ def index_status(status: IndexStatus) -> None:
         out.print(f"indexing is done by process {status.writer_pid}")
     for doc_id, title, reason in status.failures:
         out.print(f"[red]{doc_id}[/red] {escape(title)}: {escape(reason)}")
+    for scope in status.vectors.scopes:
+        out.print(f"vectors {escape(scope.scope)}: {scope.stored} of {scope.expected}"
+                  + (" (work queued)" if scope.busy else ""))
+    for problem in status.problems:
+        out.print(f"[red]vector store:[/red] {escape(problem)}")
+    if status.problems and not status.vectors.error:
+        out.print(f"[yellow]rebuild the search index: {escape(REBUILD_HINT)}[/yellow]")
 
 
 # -- promotion and review ---------------------------------------------------------------------------

@@ -11,10 +11,10 @@ from ..core.promotion import RequestStatus
 from ..core.tags import split_tag_list
 from ..services import indexing, review, scopes
 from . import render
-from .context import JsonOption, LibraryOption, emit, open_library, required_reason
+from .context import CommandGroup, JsonOption, LibraryOption, emit, open_library, required_reason
 
-review_app = typer.Typer(help="The review queue: approve or reject requests to promote documents.",
-                         no_args_is_help=True)
+review_app = CommandGroup(help="The review queue: approve or reject requests to promote documents.",
+                           no_args_is_help=True)
 
 
 class RequestFilter(StrEnum):
@@ -69,7 +69,8 @@ def review_approve(
         before = {r: review.get_request(lib, r) for r in dict.fromkeys(request_ids)}  # what each would update
         decided = review.approve(lib, request_ids, to=to, title=title, add_tags=_tags(tag), remove_tags=_tags(untag),
                                  reason=note)
-        indexing.try_drain(lib)
+        # Their vectors follow them (the document moved, or the earlier result it updates).
+        indexing.try_drain(lib, documents=[d for r in decided for d in (r.document_id, r.updates) if d])
         emit(as_json, decided, lambda: render.approved(decided, before))
 
 

@@ -7,6 +7,10 @@ Other processes may write to the same store. Chroma caches its index in memory a
 those writes, so the store watches the library's *index generation* (a counter the writer bumps
 in SQLite after each batch) and reopens its client when it moved. All operations run under the
 cross-process ``chroma.lock`` (see ``index/locks.py``).
+
+A store that cannot be opened or read (a truncated ``chroma.sqlite3``, lost segment files) raises
+:class:`IndexUnavailable`, never Chroma's own errors: search then answers by keywords, and
+:meth:`VectorStore.reset` (``services.indexing.rebuild``) moves it aside so it can be rebuilt from SQLite.
 """
 
 from __future__ import annotations
@@ -14,15 +18,19 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import re
+import shutil
 import threading
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from ..core.errors import IndexUnavailable
+from ..store.backups import copy_folder
 from .locks import file_lock
 
 _SLUG_UNSAFE = re.compile(r"[^a-zA-Z0-9]+")
@@ -40,6 +48,22 @@ def collection_name(scope_path: str) -> str:
     slug = _SLUG_UNSAFE.sub("-", ascii_form).strip("-")[:40].strip("-") or "scope"
     digest = hashlib.sha256(scope_path.encode("utf-8")).hexdigest()[:16]
     return f"s-{slug}-{digest}"
+
+
+def installed_chroma_version() -> str:
+    """The version of the Chroma package installed (read from its metadata: importing chromadb costs ~0.5 s)."""
+    return metadata.version("chromadb")
+
+
+def may_migrate(recorded: str | None, installed: str) -> bool:
+    """True when Chroma ``installed`` may migrate a store written by Chroma ``recorded`` (None: unknown, e.g.
+    a library from before versions were recorded): an older or unknown release. A newer one is not
+    migrated down; Chroma refuses such a store by itself, and search then says the store is unavailable."""
+    return recorded is None or _release(recorded) < _release(installed)
+
+
+def _release(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in re.findall(r"\d+", version)[:3])
 
 
 @dataclass(frozen=True)
@@ -101,12 +125,38 @@ class VectorStore:
     def _client_for_read(self) -> Any:
         current = self._generation()
         if self._client is None or current != self._seen_generation:
-            if self._client is not None:
-                self._drop_cached_system()
-            self._client = self._open()
+            self._close()
+            try:
+                self._client = self._open()
+            except Exception as error:
+                self._drop_cached_system()  # Chroma keeps a half-made system per path: the next try starts anew
+                raise IndexUnavailable(f"the vector store cannot be opened ({_first_line(error)}): "
+                                       "rebuild the search index") from error
             self._seen_generation = current
-            self._handles.clear()
         return self._client
+
+    def close(self) -> None:
+        """Let the Chroma client go; the next operation opens the store again (as it is on disk then)."""
+        with self._mutex:
+            self._close()
+
+    def _close(self) -> None:
+        if self._client is not None:
+            self._drop_cached_system()
+        self._client = None
+        self._handles.clear()
+
+    @contextlib.contextmanager
+    def _readable(self) -> Iterator[None]:
+        """Turn Chroma's failures while reading (a damaged file, a lost segment) into IndexUnavailable."""
+        try:
+            yield
+        except IndexUnavailable:
+            raise
+        except Exception as error:
+            self._close()
+            raise IndexUnavailable(f"the vector store cannot be read ({_first_line(error)}): "
+                                   "rebuild the search index") from error
 
     def mark_written(self, generation: int) -> None:
         """Tell the store that ``generation`` includes this process's own writes (no reload needed)."""
@@ -124,9 +174,11 @@ class VectorStore:
             )
         handle = self._handles.get(name)
         if handle is None:
+            from chromadb.errors import NotFoundError
+
             try:
                 handle = client.get_collection(name, embedding_function=None)
-            except Exception:  # chromadb raises NotFoundError / ValueError depending on version
+            except (NotFoundError, ValueError):  # no such collection (ValueError in older releases)
                 return None
             self._handles[name] = handle
         return handle
@@ -201,8 +253,12 @@ class VectorStore:
 
     # -- reads -------------------------------------------------------------------------------
     def document_vectors(self, scope: str, document_id: str) -> tuple[list[str], np.ndarray, list[dict[str, Any]]]:
-        """``(ids, embeddings (n, dim) float32, metadatas)`` of one document in ``scope``; empty if none."""
-        with self._mutex, file_lock(self._lock_path, shared=True):
+        """``(ids, embeddings (n, dim) float32, metadatas)`` of one document in ``scope``; empty if none.
+
+        Raises:
+            IndexUnavailable: the store cannot be opened or read.
+        """
+        with self._mutex, file_lock(self._lock_path, shared=True), self._readable():
             collection = self._collection(scope)
             if collection is None:
                 return [], np.zeros((0, 0), np.float32), []
@@ -221,10 +277,13 @@ class VectorStore:
         Only ids and distances are fetched: the document id is the chunk id's part before the last
         ``:`` (ids are ``doc_id:ordinal``), and reading the metadata back tripled a query's time.
         Chroma returns fewer than ``limit`` hits from a smaller collection, none from an empty one.
+
+        Raises:
+            IndexUnavailable: the store cannot be opened or read.
         """
         if document_ids is not None and not document_ids:
             return []
-        with self._mutex, file_lock(self._lock_path, shared=True):
+        with self._mutex, file_lock(self._lock_path, shared=True), self._readable():
             collection = self._collection(scope)
             if collection is None:
                 return []
@@ -239,8 +298,12 @@ class VectorStore:
         ]
 
     def collections(self) -> list[CollectionInfo]:
-        """Every scope collection with its recorded model, dimension and vector count."""
-        with self._mutex, file_lock(self._lock_path, shared=True):
+        """Every scope collection with its recorded model, dimension and vector count.
+
+        Raises:
+            IndexUnavailable: the store cannot be opened or read.
+        """
+        with self._mutex, file_lock(self._lock_path, shared=True), self._readable():
             client = self._client_for_read()
             infos = []
             for collection in client.list_collections():
@@ -252,3 +315,55 @@ class VectorStore:
                     dimension=meta.get("dimension") or None, count=collection.count(),
                 ))
             return infos
+
+    def counts(self, scopes: Sequence[str]) -> dict[str, int]:
+        """The number of vectors in each scope's collection (0 for a scope without one).
+
+        Raises:
+            IndexUnavailable: the store cannot be opened or read.
+        """
+        with self._mutex, file_lock(self._lock_path, shared=True), self._readable():
+            found = {scope: self._collection(scope) for scope in scopes}
+            return {scope: 0 if collection is None else int(collection.count()) for scope, collection in found.items()}
+
+    # -- backup and repair -------------------------------------------------------------------
+    def back_up(self, destination: Path) -> bool:
+        """Copy the store's folder to ``destination`` while no process writes it; False when there is no store.
+
+        Raises:
+            OSError: the copy cannot be made (a partial copy is removed).
+        """
+        with self._mutex, file_lock(self._lock_path, shared=False):
+            if not self.root.exists():
+                return False
+            copy_folder(self.root, destination)
+            return True
+
+    def reset(self, aside: Path) -> Path | None:
+        """Empty the store for a rebuild: drop every collection, or, when the store cannot be opened or
+        emptied (damaged), move its folder to ``aside`` (kept for inspection) so a new one starts.
+
+        Returns:
+            ``aside`` when the folder was moved there, else None.
+
+        Raises:
+            OSError: the damaged folder cannot be moved (the caller reports it; nothing was changed).
+        """
+        with self._mutex, file_lock(self._lock_path, shared=False):
+            if not self.root.exists():
+                return None
+            try:
+                client = self._client_for_read()
+                for collection in client.list_collections():
+                    client.delete_collection(collection if isinstance(collection, str) else collection.name)
+                self._handles.clear()
+                return None
+            except Exception:  # whatever Chroma says about it, the store is not usable: start a new one
+                self._close()
+            aside.parent.mkdir(parents=True, exist_ok=True)
+            shutil.move(self.root, aside)
+            return aside
+
+
+def _first_line(error: BaseException) -> str:
+    return (str(error).strip().splitlines() or [type(error).__name__])[0]

@@ -13,7 +13,7 @@ dominated the drain of many small notes); a failing group is retried document by
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +21,7 @@ from sqlalchemy import Engine, delete, func
 from sqlmodel import Session, select
 
 from ..core.documents import EMBEDDED_ROLES, IndexState
+from ..core.errors import IndexUnavailable
 from ..core.scopes import ScopeKind
 from ..store import tables
 from ..store.db import get_meta, read_session, set_meta, write_session
@@ -57,21 +58,37 @@ def embedded_chunks():
     return tables.ChunkRow.role.in_(_EMBEDDED)  # type: ignore[attr-defined]
 
 
-def pending_work(engine: Engine) -> tuple[int, int]:
-    """``(documents, chunks)`` still queued for embedding (only chunks that get vectors count)."""
+ID_SLICE = 500
+"""Documents per ``IN (…)`` list when a drain is limited to given documents (SQLite caps bound parameters)."""
+
+
+def pending_work(engine: Engine, documents: Collection[str] | None = None) -> tuple[int, int]:
+    """``(documents, chunks)`` still queued for embedding (only chunks that get vectors count).
+
+    Args:
+        documents: count only these documents' work; None: the whole queue.
+    """
+    if documents is not None:
+        ids = list(dict.fromkeys(documents))
+        parts = [_pending_work_of(engine, ids[i : i + ID_SLICE]) for i in range(0, len(ids), ID_SLICE)]
+        return sum(p[0] for p in parts), sum(p[1] for p in parts)
+    return _pending_work_of(engine, None)
+
+
+def _pending_work_of(engine: Engine, documents: list[str] | None) -> tuple[int, int]:
+    """:func:`pending_work` for at most :data:`ID_SLICE` documents (or the whole queue)."""
+    queued = [tables.JobRow.kind == "embed"]
+    if documents is not None:
+        queued.append(tables.JobRow.document_id.in_(documents))  # type: ignore[attr-defined]
     with read_session(engine) as session:
-        documents = session.exec(
-            select(func.count(func.distinct(tables.JobRow.document_id))).where(tables.JobRow.kind == "embed")
-        ).one()
+        count = session.exec(select(func.count(func.distinct(tables.JobRow.document_id))).where(*queued)).one()
         chunks = session.exec(
             select(func.count()).select_from(tables.ChunkRow).where(
-                tables.ChunkRow.document_id.in_(  # type: ignore[attr-defined]
-                    select(tables.JobRow.document_id).where(tables.JobRow.kind == "embed")
-                ),
+                tables.ChunkRow.document_id.in_(select(tables.JobRow.document_id).where(*queued)),  # type: ignore[attr-defined]
                 embedded_chunks(),
             )
         ).one()
-    return int(documents), int(chunks)
+    return int(count), int(chunks)
 
 
 class IndexWriter:
@@ -95,22 +112,45 @@ class IndexWriter:
         self.batch_chunks = batch_chunks
 
     def drain(self, progress: Callable[[DrainProgress], None] | None = None,
-              cancel: Callable[[], bool] | None = None) -> DrainReport:
+              cancel: Callable[[], bool] | None = None, documents: Collection[str] | None = None) -> DrainReport:
         """Process queued jobs until the queue is empty or ``cancel()`` returns True.
+
+        Args:
+            documents: only these documents' jobs (a command's own work: the document it added, tagged,
+                purged…), leaving the rest of the queue to the writer; None: every job (the writer).
 
         Returns:
             A :class:`DrainReport`. Failures of single documents are recorded on the document
             (``index_state=failed`` with the reason) and do not stop the drain.
+
+        Raises:
+            IndexUnavailable: the vector store cannot be opened or read; the jobs not done stay queued
+            (failing every document on a damaged store would hide what is wrong).
         """
         report = DrainReport()
-        total_docs, total_chunks = pending_work(self.engine)
+        ids = None if documents is None else list(dict.fromkeys(documents))
+        slices = [None] if ids is None else [ids[i : i + ID_SLICE] for i in range(0, len(ids), ID_SLICE)]
+        total_docs, total_chunks = pending_work(self.engine, ids)
         done_docs = 0
+        for wanted in slices:
+            done_docs = self._drain(report, wanted, done_docs, (total_docs, total_chunks), progress, cancel)
+            if report.cancelled:
+                break
+        return report
+
+    def _drain(self, report: DrainReport, wanted: list[str] | None, done_docs: int, totals: tuple[int, int],
+               progress: Callable[[DrainProgress], None] | None, cancel: Callable[[], bool] | None) -> int:
+        """Drain the jobs of ``wanted`` (None: all) into ``report``; returns the documents done so far."""
+        total_docs, total_chunks = totals
+        query = select(tables.JobRow).order_by(tables.JobRow.id).limit(200)  # type: ignore[arg-type]
+        if wanted is not None:
+            query = query.where(tables.JobRow.document_id.in_(wanted))  # type: ignore[attr-defined]
         while True:
             if cancel is not None and cancel():
                 report.cancelled = True
                 break
             with read_session(self.engine) as session:
-                jobs = session.exec(select(tables.JobRow).order_by(tables.JobRow.id).limit(200)).all()  # type: ignore[arg-type]
+                jobs = session.exec(query).all()
             if not jobs:
                 break
             other = [j for j in jobs if j.kind != "embed"]
@@ -124,7 +164,7 @@ class IndexWriter:
                 if progress is not None:
                     progress(DrainProgress(done_docs, max(total_docs, done_docs), report.chunks,
                                            max(total_chunks, report.chunks)))
-        return report
+        return done_docs
 
     # -- embedding -----------------------------------------------------------------------------
     def _take_batch(self, jobs: list[tables.JobRow]) -> dict[str, list[int]]:
@@ -208,10 +248,14 @@ class IndexWriter:
         for scope, members in groups.items():
             try:
                 self._replace(scope, members, vectors, model)
+            except IndexUnavailable:
+                raise  # the whole store, not these documents: the jobs stay queued until it is rebuilt
             except Exception:
                 for member in members:
                     try:
                         self._replace(scope, [member], vectors, model)
+                    except IndexUnavailable:
+                        raise
                     except Exception as error:
                         failures[member[0].id] = f"vector store: {error}"
 
@@ -241,6 +285,8 @@ class IndexWriter:
                 self._move(row, job.payload["from"], base)
             elif job.kind == "refresh" and row is not None and base is not None:
                 self.vectors.update_metadata(row.scope_path, row.id, base)
+        except IndexUnavailable:
+            raise  # the whole store: the job stays as it is
         except Exception as failure:  # recorded on the job; the drain goes on with the rest
             error = str(failure)
         with write_session(self.engine) as session:

@@ -19,6 +19,7 @@ import pymupdf
 
 from ..core.documents import DocumentType
 from ..core.errors import DamagedFile, EmptyFile, EncryptedPdf
+from ..core.text import is_undecodable, readable
 from .base import ChunkDraft, Extraction
 from .chunking import pack_paragraphs
 from .fontcipher import decipher_font, unmapped_fonts
@@ -44,9 +45,12 @@ _RULE = re.compile(r"([._\-=·•*~])(?: ?\1){7,}")
 
 def _open(path: Path, password: str | None) -> pymupdf.Document:
     """Open and authenticate, mapping failures to the product's errors."""
-    name = path.name
+    name = readable(path.name)
     try:
-        doc = pymupdf.open(path, filetype="pdf")
+        if is_undecodable(str(path)):  # MuPDF opens UTF-8 file names only: read this one from memory
+            doc = pymupdf.open(stream=path.read_bytes(), filetype="pdf")
+        else:
+            doc = pymupdf.open(path, filetype="pdf")
     except (pymupdf.FileDataError, pymupdf.EmptyFileError, RuntimeError, ValueError) as exc:
         raise DamagedFile(f"{name} is damaged and cannot be opened: {exc}") from exc
     if doc.needs_pass:

@@ -12,6 +12,7 @@ from typing import Any
 
 from ..core.documents import DocumentType
 from ..core.errors import EmptyFile, FileTooLarge, InvalidInput, UnsupportedFile
+from ..core.text import readable
 from .base import ChunkDraft, Extraction
 from .bibentry import bibliography_extraction, reference_extraction
 from .bibliography import is_csl_json, parse_csl_json, parse_reference_text, parse_ris
@@ -170,7 +171,8 @@ def extract_file(path: Path, *, password: str | None = None, max_bytes: int | No
             if head.startswith(signature):
                 raise UnsupportedFile(f"{path.name} is a {kind}, which cannot be imported yet")
     text, warnings = _read_text(path, path.read_bytes())
-    extraction = _dispatch_text(path, text)
+    # Titles come from the name: never its undecodable bytes (they would fail SQLite, the tokenizer…).
+    extraction = _dispatch_text(path.with_name(readable(path.name)), text)
     extraction.warnings[:0] = warnings
     return extraction
 

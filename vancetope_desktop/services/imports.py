@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 from sqlalchemy import text
 from sqlmodel import Session
 
@@ -31,6 +31,7 @@ from ..core.documents import DocumentStatus, DocumentType, IndexState, Source, S
 from ..core.errors import DamagedFile, EncryptedPdf, ImportFailed, InvalidInput
 from ..core.ids import new_document_id
 from ..core.tags import normalize_tags
+from ..core.text import readable
 from ..ingest.base import Extraction
 from ..ingest.chunking import fit_to_model
 from ..ingest.registry import (
@@ -66,6 +67,12 @@ class ImportOutcome(BaseModel):
     warnings: list[str] = Field(default_factory=list)
     references: bibliography.BibliographyImport | None = Field(
         default=None, description="For a bibliography file: what became of its entries and attachments.")
+
+    @field_validator("path", "title", "reason")
+    @classmethod
+    def _readable(cls, value: str | None) -> str | None:
+        """A file name that is not valid UTF-8 shows readably (``core.text.readable``), never as lone surrogates."""
+        return None if value is None else readable(value)
 
 
 class ImportReport(BaseModel):
@@ -114,7 +121,12 @@ def _walk(paths: Iterable[Path]) -> list[tuple[Path, tuple[str, ...]]]:
 
 
 def _display_name(path: Path) -> str:
-    return unicodedata.normalize("NFC", path.name)
+    return unicodedata.normalize("NFC", readable(path.name))
+
+
+def _source_path(path: Path) -> str:
+    """Where the file came from, as stored (and matched on re-import): readable, like its name."""
+    return readable(str(path.resolve()))
 
 
 def upload(lib: Library, paths: Sequence[Path], *, scope: str | None = None, folder_id: str | None = None,
@@ -140,7 +152,7 @@ def upload(lib: Library, paths: Sequence[Path], *, scope: str | None = None, fol
     """
     scope_path = resolve_scope(lib, scope)
     extra_tags = normalize_tags(tags)
-    missing = [str(p) for p in paths if not p.exists()]
+    missing = [readable(str(p)) for p in paths if not p.exists()]
     if missing:
         raise InvalidInput(f"no such file or folder: {', '.join(missing)}")
     report = ImportReport()
@@ -208,7 +220,7 @@ def _folder_for(lib: Library, scope_path: str, relative: tuple[str, ...],
         return folder_ids[relative]
     parent = _folder_for(lib, scope_path, relative[:-1], folder_ids, report)
     with write_session(lib.engine) as session:
-        folder = ensure_folder(session, scope_path, unicodedata.normalize("NFC", relative[-1]), parent)
+        folder = ensure_folder(session, scope_path, unicodedata.normalize("NFC", readable(relative[-1])), parent)
         records.bump_change_counter(session)
     folder_ids[relative] = folder.id
     report.folders.append(folder.id)
@@ -247,7 +259,7 @@ def _import_one(lib: Library, path: Path, scope_path: str, folder_id: str | None
         lib.blobs.put(path, digest)
         with write_session(lib.engine) as session:
             previous = (session.get(tables.DocumentRow, retry.id) if retry is not None
-                        else _find(session, scope_path, "source_path", str(path.resolve())))
+                        else _find(session, scope_path, "source_path", _source_path(path)))
             row = previous or tables.DocumentRow(id=new_document_id(), scope_path=scope_path, type="file", title=name)
             if previous is not None:
                 records.snapshot_version(session, previous, "import retried" if retry is not None
@@ -255,7 +267,7 @@ def _import_one(lib: Library, path: Path, scope_path: str, folder_id: str | None
             else:
                 row.folder_id = folder_id
                 row.created_at = row.updated_at = utcnow()
-            _fill(row, origin[1] if origin else str(path.resolve()), name, size, digest, extraction, failure)
+            _fill(row, origin[1] if origin else _source_path(path), name, size, digest, extraction, failure)
             row.source_type = SourceType.USER_UPLOAD.value
             session.add(row)
             session.flush()
@@ -346,7 +358,7 @@ def _fill(row: tables.DocumentRow, source_path: str, name: str, size: int, diges
         row.type = DocumentType.FILE.value
         row.mime_type = mimetypes.guess_type(name)[0] or "application/octet-stream"
         row.title = Path(name).stem
-        row.index_state, row.index_error = IndexState.FAILED.value, str(failure)
+        row.index_state, row.index_error = IndexState.FAILED.value, readable(str(failure))
     row.meta = meta
     row.blob_hash = digest
     row.content_hash = digest

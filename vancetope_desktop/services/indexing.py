@@ -1,22 +1,28 @@
-"""Running the index: drain the queue (when this process holds the writer lock), status, re-index.
+"""Running the index: drain the queue (when this process holds the writer lock), status, checks, rebuild.
 
 Exactly one process drains at a time. The app holds the writer lock while it is open; a CLI run
 drains itself when no app is open, and otherwise waits for the app to index what it queued.
+
+The vector store is a cache of what SQLite holds: :func:`check_vectors` compares the two per scope,
+and :func:`rebuild_index` makes it again from SQLite whatever state it is in.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
+from weakref import WeakKeyDictionary
 
-from pydantic import BaseModel
-from sqlalchemy import func
+from pydantic import BaseModel, Field, computed_field
+from sqlalchemy import exists, func, text
 from sqlmodel import select
 
 from ..core.documents import IndexState
-from ..index.writer import DrainProgress, DrainReport, IndexWriter
+from ..core.errors import IndexUnavailable
+from ..index.writer import DrainProgress, DrainReport, IndexWriter, embedded_chunks
 from ..index.writer import pending_work as _pending_work
 from ..store import tables
+from ..store.backups import timestamp, unique_path
 from ..store.db import get_meta, read_session, set_meta, write_session
 from . import records
 from .library import Library
@@ -29,26 +35,37 @@ def writer_for(lib: Library) -> IndexWriter:
                        batch_chunks=max(lib.settings.embedding_batch_size * 4, 64))
 
 
-def pending_work(lib: Library) -> tuple[int, int]:
-    """``(documents, chunks)`` queued for embedding in the library."""
-    return _pending_work(lib.engine)
+def pending_work(lib: Library, documents: Collection[str] | None = None) -> tuple[int, int]:
+    """``(documents, chunks)`` queued for embedding in the library (of ``documents`` only, when given)."""
+    return _pending_work(lib.engine, documents)
 
 
-def has_jobs(lib: Library) -> bool:
-    """True when any index job (embed, refresh, move, drop) is queued."""
+def has_jobs(lib: Library, documents: Collection[str] | None = None) -> bool:
+    """True when any index job (embed, refresh, move, drop) is queued (for one of ``documents``, when given)."""
+    query = select(tables.JobRow.id).limit(1)
+    if documents is not None:
+        query = query.where(tables.JobRow.document_id.in_(list(documents)))  # type: ignore[attr-defined]
     with read_session(lib.engine) as session:
-        return session.exec(select(tables.JobRow.id).limit(1)).first() is not None
+        return session.exec(query).first() is not None
 
 
 def try_drain(lib: Library, progress: Callable[[DrainProgress], None] | None = None,
-              cancel: Callable[[], bool] | None = None) -> DrainReport | None:
+              cancel: Callable[[], bool] | None = None, documents: Collection[str] | None = None) -> DrainReport | None:
     """Drain the queue if this process can take the writer lock; None when another process holds it.
+
+    Args:
+        documents: only these documents' jobs. A command passes what it wrote (the note it added, the
+            document it tagged): draining others' work belongs to the writer (the open app's indexing
+            process, ``vancetope index run``), or a tag could wait minutes behind an agent's backlog.
+            None: the whole queue.
 
     The lock stays held by this library object until it is closed (so repeated drains are cheap).
     """
+    if documents is not None and not documents:
+        return DrainReport()
     if not lib.writer_lock.try_acquire():
         return None
-    return writer_for(lib).drain(progress=progress, cancel=cancel)
+    return writer_for(lib).drain(progress=progress, cancel=cancel, documents=documents)
 
 
 def wait_until_indexed(lib: Library, document_ids: Sequence[str], *, timeout: float | None = None,
@@ -73,16 +90,139 @@ def wait_until_indexed(lib: Library, document_ids: Sequence[str], *, timeout: fl
             progress(len(ids) - pending, len(ids))
         if not pending:
             return True
-        if lib.writer_lock.try_acquire():  # the other writer went away: finish the work here
-            writer_for(lib).drain()
+        if lib.writer_lock.try_acquire():  # the other writer went away: finish our documents here
+            writer_for(lib).drain(documents=ids)
             continue
         if deadline is not None and time.monotonic() > deadline:
             return False
         time.sleep(poll)
 
 
+REBUILD_HINT = "`vancetope index rebuild`, or File ▸ Rebuild Search Index in the app"
+"""How a user rebuilds the search index, for messages (both faces run ``rebuild_index``)."""
+
+
+class ScopeVectors(BaseModel):
+    """One scope's vectors: how many its collection holds against the chunks that should have one."""
+
+    scope: str
+    expected: int = Field(description="Body chunks of the scope's indexed documents with no index job queued.")
+    stored: int = Field(description="Vectors in the scope's collection.")
+    busy: bool = Field(default=False, description="Documents of the scope have index jobs queued: vectors of "
+                       "theirs may be there or not yet, so only a shortfall counts.")
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def missing(self) -> int:
+        """Vectors certainly missing (a document with queued work may hold extra ones, never fewer)."""
+        return max(self.expected - self.stored, 0)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def extra(self) -> int:
+        """Vectors of no settled document, counted only when nothing is queued for the scope."""
+        return 0 if self.busy else max(self.stored - self.expected, 0)
+
+
+class VectorCheck(BaseModel):
+    """The vector store checked against SQLite: per-scope counts, or why the store cannot be read."""
+
+    error: str | None = None
+    scopes: list[ScopeVectors] = Field(default_factory=list)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def problems(self) -> list[str]:
+        """What is wrong, one line each (empty when the store matches the library)."""
+        if self.error is not None:
+            return [self.error]
+        lines = []
+        for scope in self.scopes:
+            if scope.missing:
+                lines.append(f"{scope.scope}: {scope.missing} of {scope.expected} vectors missing "
+                             f"(the store holds {scope.stored})")
+            if scope.extra:
+                lines.append(f"{scope.scope}: {scope.extra} vectors of documents no longer in the library")
+        return lines
+
+
+_BUSY_SCOPES = """
+    SELECT d.scope_path FROM index_job j JOIN document d ON d.id = j.document_id
+    UNION SELECT json_extract(j.payload, '$.from') FROM index_job j WHERE j.kind = 'move'
+    UNION SELECT json_extract(j.payload, '$.scope') FROM index_job j WHERE j.kind = 'drop'
+"""
+
+
+def check_vectors(lib: Library, scopes: Sequence[str] | None = None) -> VectorCheck:
+    """Compare the vector store with SQLite: per scope, vectors stored against body chunks of indexed
+    documents (``index.writer.embedded_chunks``; documents with queued jobs are left out).
+
+    Args:
+        scopes: check these scopes only (search checks the scopes it reads); None: every scope that has
+            indexed documents or a collection.
+
+    Returns:
+        A :class:`VectorCheck`; its ``error`` says why the store cannot be opened or read. Never raises
+        for the store's state: a damaged store is what this reports.
+    """
+    document, chunk = tables.DocumentRow, tables.ChunkRow
+    query = (
+        select(document.scope_path, func.count(chunk.id)).join(chunk, chunk.document_id == document.id)  # type: ignore[arg-type]
+        .where(document.index_state == IndexState.INDEXED.value, embedded_chunks(),
+               ~exists().where(tables.JobRow.document_id == document.id))
+        .group_by(document.scope_path)
+    )
+    if scopes is not None:
+        query = query.where(document.scope_path.in_(list(scopes)))  # type: ignore[attr-defined]
+    with read_session(lib.engine) as session:
+        expected = dict(session.exec(query).all())
+        busy = {row[0] for row in session.exec(text(_BUSY_SCOPES)).all()}
+    try:
+        if scopes is None:
+            stored = {info.scope: info.count for info in lib.vectors.collections() if info.scope}
+            wanted = sorted(set(expected) | set(stored))
+        else:
+            wanted = list(scopes)
+            stored = lib.vectors.counts(wanted)
+    except IndexUnavailable as error:
+        return VectorCheck(error=f"{error} ({REBUILD_HINT})")
+    return VectorCheck(scopes=[
+        ScopeVectors(scope=scope, expected=int(expected.get(scope, 0)), stored=int(stored.get(scope, 0)),
+                     busy=scope in busy)
+        for scope in wanted
+    ])
+
+
+_CHECKED: WeakKeyDictionary[Library, dict[tuple[str, ...], tuple[tuple[int, int], VectorCheck]]] = WeakKeyDictionary()
+
+
+def missing_vector_warnings(lib: Library, scopes: Sequence[str]) -> list[str]:
+    """The warning search shows when vectors of ``scopes`` are missing (results by meaning are incomplete
+    and keyword matches carry the search), else nothing.
+
+    The check is kept per library object until the index generation or the change counter moves (a
+    vector written, a document changed): it costs about 200 ms at 100,000 chunks on a loaded 2-core
+    machine (reading every chunk's role), far more than a search may spend, and nothing it counts
+    changes without one of them moving. A one-shot CLI search pays it once.
+    """
+    counters = (lib.index_generation(), lib.change_counter())
+    kept = _CHECKED.setdefault(lib, {})
+    found = kept.get(tuple(scopes))
+    if found is None or found[0] != counters:
+        found = kept[tuple(scopes)] = (counters, check_vectors(lib, scopes))
+    check = found[1]
+    missing = sum(scope.missing for scope in check.scopes)
+    if check.error is not None:
+        return [check.error]
+    if not missing:
+        return []
+    return [f"{missing} passages have no vectors ({', '.join(s.scope for s in check.scopes if s.missing)}): "
+            f"they are found by their words only; rebuild the search index ({REBUILD_HINT})"]
+
+
 class IndexStatus(BaseModel):
-    """Counts of documents per indexing state, queued jobs, the models, and whether a re-index is due."""
+    """Counts of documents per indexing state, queued jobs, the models, whether a re-index is due, and the
+    vector store checked against SQLite."""
 
     states: dict[str, int]
     queued_jobs: int
@@ -91,10 +231,17 @@ class IndexStatus(BaseModel):
     reindex_needed: bool
     writer_pid: int | None
     failures: list[tuple[str, str, str]]
+    vectors: VectorCheck = Field(default_factory=VectorCheck)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def problems(self) -> list[str]:
+        """What a rebuild would repair (the vector store's problems)."""
+        return self.vectors.problems
 
 
 def index_status(lib: Library) -> IndexStatus:
-    """The library's indexing state (``vancetope index status``)."""
+    """The library's indexing state (``vancetope index status``), with :func:`check_vectors`."""
     with read_session(lib.engine) as session:
         rows = session.exec(
             select(tables.DocumentRow.index_state, func.count()).group_by(tables.DocumentRow.index_state)
@@ -110,20 +257,33 @@ def index_status(lib: Library) -> IndexStatus:
         states={state: count for state, count in rows}, queued_jobs=int(jobs), index_model=index_model,
         settings_model=lib.settings.embedding_model, reindex_needed=index_model != lib.settings.embedding_model,
         writer_pid=None if lib.writer_lock.held else lib.writer_lock.holder_pid(),
-        failures=[(i, t, e or "needs OCR") for i, t, e in failures],
+        failures=[(i, t, e or "needs OCR") for i, t, e in failures], vectors=check_vectors(lib),
     )
 
 
-def start_reindex(lib: Library) -> int:
-    """Switch the library to the settings' embedding model: drop every collection, queue every document.
+class RebuildReport(BaseModel):
+    """What :func:`rebuild_index` did: documents queued, and where a damaged store was moved (kept)."""
 
-    Lexical search keeps working meanwhile; vector search returns as documents are re-embedded.
+    queued: int
+    moved_aside: str | None = None
 
-    Returns:
-        The number of documents queued.
+
+def rebuild_index(lib: Library) -> RebuildReport:
+    """Make the vector index again from SQLite, whatever state the store is in, with the settings' model.
+
+    The store is emptied (every collection dropped) or, when it cannot be opened or emptied, its folder
+    is moved to ``backups/chroma-damaged-<time>`` and kept; then every document with chunks is queued for
+    embedding. Lexical search keeps working meanwhile; vector search returns as documents are embedded
+    (by the writer: the open app's indexing process, or ``vancetope index run``).
+
+    Raises:
+        IndexUnavailable: the damaged store cannot be moved aside (nothing was changed).
     """
-    for info in lib.vectors.collections():
-        lib.vectors.drop_collection(info.scope)
+    aside = unique_path(lib.paths.backups / f"chroma-damaged-{timestamp()}")
+    try:
+        moved = lib.vectors.reset(aside)
+    except OSError as error:
+        raise IndexUnavailable(f"cannot move the damaged vector store aside to {aside}: {error}") from error
     with write_session(lib.engine) as session:
         ids = session.exec(
             select(tables.DocumentRow.id).where(
@@ -131,6 +291,7 @@ def start_reindex(lib: Library) -> int:
                                                     IndexState.FAILED.value])
             )
         ).all()
+        queued = 0
         for document_id in ids:
             row = records.document_row(session, document_id)
             has_chunks = session.exec(
@@ -141,7 +302,8 @@ def start_reindex(lib: Library) -> int:
             row.index_state, row.index_error = IndexState.PENDING.value, None
             session.add(row)
             records.enqueue(session, document_id, "embed")
+            queued += 1
         set_meta(session, "index_model", lib.settings.embedding_model)
         generation = int(get_meta(session, "index_generation", "0") or 0) + 1
         set_meta(session, "index_generation", str(generation))
-    return len(ids)
+    return RebuildReport(queued=queued, moved_aside=None if moved is None else str(moved))

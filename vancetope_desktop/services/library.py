@@ -7,6 +7,7 @@ vector store. The embedding model loads lazily, on first use, so opening a libra
 from __future__ import annotations
 
 import json
+import logging
 import os
 import threading
 from dataclasses import dataclass
@@ -19,15 +20,21 @@ from sqlalchemy import Engine
 from ..core.errors import LibraryError
 from ..core.scopes import ScopeKind
 from ..core.settings import Settings
+from ..core.text import escaped, is_undecodable
 from ..index.embedder import Embedder
 from ..index.locks import WriterLock
 from ..index.models import resolve_model
-from ..index.vector_store import VectorStore
+from ..index.vector_store import VectorStore, installed_chroma_version, may_migrate
 from ..store import tables
+from ..store.backups import timestamp, unique_path
 from ..store.blobs import BlobStore
 from ..store.db import create_database_engine, ensure_schema, get_meta, read_session, set_meta, write_session
 
+logger = logging.getLogger(__name__)
+
 LIBRARY_ENV = "VANCETOPE_LIBRARY"
+CHROMA_VERSION_KEY = "chroma_version"
+"""``meta`` key: the Chroma release that last opened the library's vector store (``installed_chroma_version``)."""
 DEFAULT_GROUP = "group/default"
 DEFAULT_PROJECT = "project/inbox"
 
@@ -65,6 +72,11 @@ class LibraryPaths:
     def locks(self) -> Path:
         return self.root / "locks"
 
+    @property
+    def backups(self) -> Path:
+        """Copies made before migrations and damaged stores moved aside (``store/backups.py``)."""
+        return self.root / "backups"
+
 
 class Library:
     """An open library. Thread-safe for the services; close it when done.
@@ -76,6 +88,8 @@ class Library:
         blobs: the content-addressed file store.
         vectors: the per-scope Chroma collections.
         writer_lock: the lock electing the process that drains the index queue.
+        notices: what opening did that the user should hear of, one sentence each (a backup made before
+            a migration, and where it is); the CLI, the app and the MCP server show them.
     """
 
     def __init__(self, paths: LibraryPaths, settings: Settings, engine: Engine) -> None:
@@ -85,6 +99,7 @@ class Library:
         self.blobs = BlobStore(paths.files)
         self.vectors = VectorStore(paths.chroma, paths.locks / "chroma.lock", self.index_generation)
         self.writer_lock = WriterLock(paths.locks / "writer.lock")
+        self.notices: list[str] = []
 
     @classmethod
     def open(cls, root: Path | None = None, *, settings: Settings | None = None) -> Library:
@@ -93,10 +108,17 @@ class Library:
         A new library gets one project group and one project, ``project/inbox``, as current scope.
 
         Raises:
-            LibraryError: the folder is not writable or the database is unreadable.
+            LibraryError: the folder is not writable, its path is not valid UTF-8, or the database is unreadable.
             LibraryTooNew: the library was written by a newer version.
+
+        Before a migration, of the database (``store.db.ensure_schema``) or of the vector store by a newer
+        Chroma (:meth:`_protect_vector_store`), a copy is made in ``backups/`` (``notices`` says where);
+        when it cannot be made the library is not opened (LibraryError).
         """
         paths = LibraryPaths((root or default_library_path()).expanduser().resolve())
+        if is_undecodable(str(paths.root)):  # Chroma cannot store below it (its paths are UTF-8 strings)
+            raise LibraryError(f"the library folder's path is not valid UTF-8 ('{escaped(str(paths.root))}'): "
+                               "rename the folder or choose another")
         try:
             paths.root.mkdir(parents=True, exist_ok=True)
         except OSError as error:
@@ -106,10 +128,49 @@ class Library:
         if not paths.settings.exists():
             save_settings(paths.settings, settings)
         engine = create_database_engine(paths.database)
-        ensure_schema(engine)
-        library = cls(paths, settings, engine)
-        library._bootstrap()
+        try:
+            upgrade = ensure_schema(engine, paths.backups)
+            library = cls(paths, settings, engine)
+            if upgrade is not None:
+                library._notify(f"the library was upgraded from schema {upgrade.from_version} to "
+                                f"{upgrade.to_version}; a copy of it as it was is at {upgrade.backup}")
+            library._protect_vector_store()
+            library._bootstrap()
+        except BaseException:
+            engine.dispose()
+            raise
         return library
+
+    def _protect_vector_store(self) -> None:
+        """Copy the vector store before a newer Chroma than the one that wrote it opens (and migrates) it, and
+        record the Chroma version in the library (``meta.chroma_version``).
+
+        Raises:
+            LibraryError: the copy cannot be made; the store is left as it was and the library is not opened.
+        """
+        installed = installed_chroma_version()
+        with read_session(self.engine) as session:
+            recorded = get_meta(session, CHROMA_VERSION_KEY)
+        if recorded == installed:
+            return
+        if not may_migrate(recorded, installed):
+            return  # written by a newer Chroma: not ours to migrate, and the record stays as it is
+        copy = unique_path(self.paths.backups / f"chroma-{recorded or 'unknown'}-{timestamp()}")
+        try:
+            copied = self.vectors.back_up(copy)
+        except OSError as error:
+            raise LibraryError(f"cannot copy the vector store to {copy} before Chroma {installed} upgrades it "
+                               f"(it was written by Chroma {recorded or 'of an unknown version'}): {error}; free "
+                               "disk space or make the folder writable, then open the library again") from error
+        with write_session(self.engine) as session:
+            set_meta(session, CHROMA_VERSION_KEY, installed)
+        if copied:
+            self._notify(f"the vector store written by Chroma {recorded or 'of an unknown version'} is opened by "
+                         f"Chroma {installed}, which may upgrade it; a copy of it as it was is at {copy}")
+
+    def _notify(self, text: str) -> None:
+        self.notices.append(text)
+        logger.info("%s: %s", self.paths.root, text)
 
     def _bootstrap(self) -> None:
         with write_session(self.engine) as session:
@@ -124,8 +185,9 @@ class Library:
                 set_meta(session, "current_scope", DEFAULT_PROJECT)
 
     def close(self) -> None:
-        """Release the writer lock and the database connections."""
+        """Release the writer lock, the vector store and the database connections."""
         self.writer_lock.release()
+        self.vectors.close()
         self.engine.dispose()
 
     def __enter__(self) -> Library:

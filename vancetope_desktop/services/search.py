@@ -25,7 +25,7 @@ from ..index.lexical import search_chunks
 from ..store import tables
 from ..store.db import read_session
 from ..store.filters import SqlFilter
-from . import records
+from . import indexing, records
 from .library import Library
 from .scopes import resolve_scope, visible_scopes
 
@@ -124,6 +124,7 @@ def search(lib: Library, query: str, *, scope: str | None = None, tag_filter: Ta
             restricted = tag_filter is not None or bool(types)
             dense = _dense(lib, query, candidates, list(weight_of), restricted=restricted, moving=moving)
             vector_ok = True
+            warnings += indexing.missing_vector_warnings(lib, list(weight_of))
         except VancetopeError as error:
             warnings.append(f"vector search unavailable, keyword results only: {error}")
     fused = fuse(dense, [RankedChunk(h.chunk_id, h.document_id, h.score) for h in lexical],

@@ -9,8 +9,10 @@ upgraded (SQLite cannot wait in that case, see https://www.sqlite.org/lang_trans
 from __future__ import annotations
 
 import re
+import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from sqlalchemy import Engine, create_engine, event, text
@@ -18,6 +20,7 @@ from sqlmodel import Session, SQLModel
 
 from ..core.errors import LibraryError, LibraryTooNew
 from . import tables
+from .backups import backup_database, timestamp, unique_path
 from .fulltext import analyze, create_fulltext_table
 from .json_columns import dump_json, load_json, repair_json_columns
 
@@ -63,13 +66,6 @@ def create_database_engine(path: Path) -> Engine:
     return engine
 
 
-JSON_CHECKED_KEY = "json_values_checked"
-"""``meta`` key set once the JSON columns were checked and repaired (libraries written before every JSON
-write went through ``json_columns.dump_json`` may hold NaN). Checking costs a scan of every document
-(0.27 s for 2,000 documents of 100 KB), too much for each CLI command, and this program writes only
-valid JSON since, so the check runs once per library."""
-
-
 def schema_version(engine: Engine) -> int | None:
     """The schema version recorded in the library, None for a new (empty) database."""
     with read_session(engine) as session:
@@ -80,12 +76,28 @@ def schema_version(engine: Engine) -> int | None:
         return None if row is None else int(row.value)
 
 
-def ensure_schema(engine: Engine) -> None:
-    """Create missing tables, migrate older schemas, repair invalid JSON values (once, see
-    :data:`JSON_CHECKED_KEY`), record the version; refuse a newer library.
+@dataclass(frozen=True)
+class SchemaUpgrade:
+    """A migration :func:`ensure_schema` made: from which schema version, to which, and the copy made first."""
+
+    from_version: int
+    to_version: int
+    backup: Path
+
+
+def ensure_schema(engine: Engine, backups: Path) -> SchemaUpgrade | None:
+    """Create missing tables, migrate older schemas, record the version; refuse a newer library.
+
+    Before migrating a library of an older schema, the database is copied to ``backups`` (SQLite's
+    online backup API, see ``store/backups.py``): a migration that goes wrong, or a newer program
+    the user wants to leave, costs nothing.
+
+    Returns:
+        The :class:`SchemaUpgrade` made, or None (a new library, or one at the current version).
 
     Raises:
         LibraryTooNew: the library's schema version is higher than this program's.
+        LibraryError: the copy cannot be made; nothing was migrated.
     """
     version = schema_version(engine)
     if version is not None and version > tables.SCHEMA_VERSION:
@@ -93,6 +105,16 @@ def ensure_schema(engine: Engine) -> None:
             f"this library was written by a newer Vancetope Desktop (schema {version}; this version "
             f"reads up to {tables.SCHEMA_VERSION}); update the program to open it"
         )
+    upgrade = None
+    if version is not None and version < tables.SCHEMA_VERSION:
+        copy = unique_path(backups / f"library-schema{version}-{timestamp()}.sqlite")
+        try:
+            backup_database(engine, copy)
+        except (OSError, sqlite3.Error) as error:
+            raise LibraryError(f"cannot copy the library database to {copy} before upgrading it from schema "
+                               f"{version} to {tables.SCHEMA_VERSION} ({error}); nothing was changed: free disk "
+                               "space or make the folder writable, then open the library again") from error
+        upgrade = SchemaUpgrade(version, tables.SCHEMA_VERSION, copy)
     SQLModel.metadata.create_all(engine, tables=[t.__table__ for t in _TABLES])
     with write_session(engine) as session:
         create_fulltext_table(session)
@@ -100,10 +122,8 @@ def ensure_schema(engine: Engine) -> None:
             for step in range(version + 1, tables.SCHEMA_VERSION + 1):
                 for statement in _MIGRATIONS.get(step, ()):
                     statement(session)
-        if get_meta(session, JSON_CHECKED_KEY) is None:
-            repair_json_columns(session, [t.__table__ for t in _TABLES])
-            set_meta(session, JSON_CHECKED_KEY, "1")
         set_meta(session, "schema_version", str(tables.SCHEMA_VERSION))
+    return upgrade
 
 
 def _add_chunk_role(session: Session) -> None:
@@ -131,9 +151,18 @@ def _reanalyze_rtl_fulltext(session: Session) -> None:
                          params={"id": chunk_id, "title": analyze(title), "body": analyze(body)})
 
 
+def _repair_json(session: Session) -> None:
+    """Rewrite invalid JSON values (NaN…) that versions before schema 3 could store (``json_columns``).
+
+    A migration step, so it runs once, behind the backup: the scan costs 0.27 s for 2,000 documents of
+    100 KB, too much for every CLI command, and since schema 3 every JSON write goes through
+    ``json_columns.dump_json``."""
+    repair_json_columns(session, [t.__table__ for t in _TABLES])
+
+
 _MIGRATIONS = {
     # 2: promotion_request and audit_entry, new tables that create_all makes.
-    3: (_add_chunk_role, _index_job_kind, _reanalyze_rtl_fulltext),
+    3: (_add_chunk_role, _index_job_kind, _reanalyze_rtl_fulltext, _repair_json),
 }
 """Schema version → the steps that bring the previous version to it (inside one write transaction)."""
 

@@ -95,6 +95,7 @@ class MainWindow(QMainWindow):
         self._build_menus()
         self._build_status_bar()
         self._wire()
+        self.workbench.announce_opening()
         self._build_scope_moves()
         self.review = ReviewDock(self)
         self.review_pane, self.review_dock = self.review.pane, self.review.dock
@@ -103,6 +104,7 @@ class MainWindow(QMainWindow):
         self.workbench.refresh()
         if start_background:
             self.workbench.indexer.start()
+            self.workbench.index_health.check()
 
     # --- building ---------------------------------------------------------------------------------
     def _build_panes(self) -> None:
@@ -190,6 +192,7 @@ class MainWindow(QMainWindow):
         self.import_folder_action = self.make_action("Import folder…", self.import_folder, "Ctrl+Shift+O")
         self.demo_action = self.make_action("Load the demo library", self.load_demo)
         self.settings_action = self.make_action("Settings…", self.open_settings, "Ctrl+,")
+        self.rebuild_index_action = self.make_action("Rebuild Search Index", self.rebuild_index)
         self.quit_action = self.make_action("Quit", self.close, key.Quit)
         self.find_action = self.make_action("Find…", self.focus_search, key.Find)
         local = Qt.ShortcutContext.WidgetWithChildrenShortcut
@@ -207,6 +210,7 @@ class MainWindow(QMainWindow):
             file_menu.addAction(action)
         file_menu.addSeparator()
         file_menu.addAction(self.settings_action)
+        file_menu.addAction(self.rebuild_index_action)
         file_menu.addSeparator()
         file_menu.addAction(self.quit_action)
         edit_menu = menus.addMenu("&Edit")
@@ -245,6 +249,7 @@ class MainWindow(QMainWindow):
         wb.snapshot_ready.connect(self._apply_snapshot)
         wb.failed.connect(self.show_error)
         wb.notice.connect(lambda text: self.statusBar().showMessage(text, 8000))
+        wb.index_health.problem_found.connect(lambda text: self.statusBar().showMessage(text, 30000))
         wb.indexer.model_ready.connect(lambda: self.search_pane.set_model_ready(True))
         wb.indexer.model_ready.connect(settle_heap)
         wb.indexer.model_failed.connect(lambda reason: self.show_error(f"The embedding model failed: {reason}"))
@@ -668,6 +673,13 @@ class MainWindow(QMainWindow):
         """Show the Tasks panel."""
         self.tasks_dock.show()
         self.tasks_dock.raise_()
+
+    def rebuild_index(self) -> None:
+        """File ▸ Rebuild Search Index: after a confirmation, make the vector index again from the library."""
+        if dialogs.confirm(self, "Rebuild Search Index", "Embed every document again, from the library? A "
+                           "damaged vector store is moved to the library's backups folder and kept. Keyword "
+                           "search works meanwhile; search by meaning returns as documents are embedded."):
+            self.workbench.index_health.rebuild()
 
     def show_error(self, text: str) -> None:
         """Tell the user something went wrong in a window-modal box that does not block the event loop."""

@@ -22,10 +22,11 @@ from ..services import audit, demo, documents, folders, imports, moves, promotio
 from ..services.library import Library, save_settings
 from ..store.db import read_session
 from .folder_model import FolderTarget
+from .index_health import IndexHealth
 from .indexer import Indexer
 from .review_model import ReviewDetails, load_review_details
 from .snapshot import Snapshot, ViewState, load_snapshot
-from .tasks import Task, TaskContext, TaskManager
+from .tasks import Task, TaskContext, TaskManager, TaskState
 
 
 class Workbench(QObject):
@@ -49,6 +50,7 @@ class Workbench(QObject):
         self.lib = lib
         self.tasks = tasks
         self.indexer = Indexer(lib, tasks, self)
+        self.index_health = IndexHealth(self)
         self.extractor = ProcessExtractor()
         # The window's scope is its own (remembered by the window); the CLI's current scope stays put.
         self.state = ViewState(scope=scope or scopes.current_scope(lib))
@@ -63,6 +65,16 @@ class Workbench(QObject):
         self._progress_refresh.setInterval(3000)
         self._progress_refresh.timeout.connect(self.refresh)
         self.indexer.progressed.connect(lambda: self._progress_refresh.isActive() or self._progress_refresh.start())
+
+    def announce_opening(self) -> None:
+        """Tell what opening the library did (``Library.notices``: a copy made before a migration, and where it
+        is) in the status bar and as a finished task in the Tasks panel."""
+        if not self.lib.notices:
+            return
+        task = self.tasks.track("Library opened", lambda: None)
+        task.messages = list(self.lib.notices)
+        self.tasks.finish(task, TaskState.DONE)
+        self.notice.emit(" ".join(f"{text[0].upper()}{text[1:]}." for text in self.lib.notices))
 
     def close(self) -> None:
         """Stop the background processes and wait for running tasks (the window is closing)."""
@@ -368,9 +380,9 @@ class Workbench(QObject):
             save_settings(lib.paths.settings, settings)
             lib.settings = settings
             if model_changed:
-                from ..services.indexing import start_reindex
+                from ..services.indexing import rebuild_index
 
-                return start_reindex(lib)
+                return rebuild_index(lib).queued
             return 0
 
         return self.run("Save settings", work)

@@ -1,0 +1,60 @@
+"""The window shows a damaged search index and offers its rebuild (issue 10): the same services as
+`vancetope index status` / `index rebuild`, so the CLI is not the only face that can repair it."""
+
+import pytest
+
+from vancetope_desktop.services import documents, indexing
+from vancetope_desktop.services.library import Library
+from vancetope_desktop.ui import dialogs
+from vancetope_desktop.ui.tasks import TaskState
+
+WAIT_MS = 120_000
+
+
+@pytest.fixture
+def truncated(tmp_path):
+    """A library with one indexed note whose ``chroma.sqlite3`` was then cut to a third."""
+    root = tmp_path / "lib"
+    with Library.open(root) as lib:
+        doc = documents.add_text(lib, "Herons nest in colonies near lakes and rivers.", title="Herons")
+        indexing.try_drain(lib)
+    database = root / "chroma" / "chroma.sqlite3"
+    with database.open("r+b") as handle:
+        handle.truncate(database.stat().st_size // 3)
+    lib = Library.open(root)
+    yield lib, doc.id
+    lib.close()
+
+
+def _task(window, title):
+    return next((t for t in window.tasks.tasks if t.title == title), None)
+
+
+@pytest.mark.slow
+def test_a_damaged_store_is_shown_searched_by_words_and_rebuilt_from_the_menu(qtbot, truncated, make_window,
+                                                                              monkeypatch):
+    library, doc_id = truncated
+    window = make_window(library)
+    window.workbench.index_health.check()  # what the window does at start-up and when indexing fails
+    qtbot.waitUntil(lambda: _task(window, "Search index") is not None, timeout=WAIT_MS)
+    problem = _task(window, "Search index")
+    assert problem.state == TaskState.FAILED and "vector store cannot be opened" in problem.error
+    assert problem.retry is not None  # the Tasks panel's Retry rebuilds
+    assert "needs a rebuild" in window.statusBar().currentMessage()
+
+    pane = window.search_pane
+    pane.query_edit.setText("heron colonies")
+    pane.search_now()
+    qtbot.waitUntil(lambda: "keyword results only" in pane.status_label.text(), timeout=WAIT_MS)
+    assert pane.model.rowCount() == 1
+
+    monkeypatch.setattr(dialogs, "confirm", lambda *_args: True)
+    window.rebuild_index_action.trigger()
+    qtbot.waitUntil(lambda: problem.state == TaskState.DONE, timeout=WAIT_MS)
+    assert problem.retry is None and "Rebuilt" in problem.messages[0]
+    (kept,) = (library.paths.root / "backups").glob("chroma-damaged-*")
+    assert (kept / "chroma.sqlite3").exists()
+    assert "the damaged store is kept in" in window.statusBar().currentMessage()
+    # The indexing process embeds the queued document again; the store then matches the library.
+    qtbot.waitUntil(lambda: documents.get_document(library, doc_id).index_state.value == "indexed", timeout=WAIT_MS)
+    assert indexing.check_vectors(library).problems == []

@@ -1,0 +1,73 @@
+"""The search index's health in the window: a damaged or incomplete vector store is shown, and rebuilt on request.
+
+Thin over ``services.indexing`` (the same functions as ``vancetope index status`` and ``index rebuild``):
+:meth:`IndexHealth.check` runs ``check_vectors`` at start-up and whenever the indexing process fails; a
+problem becomes a failed "Search index" task in the Tasks panel (its Retry rebuilds the index) and a
+status-bar notice. :meth:`IndexHealth.rebuild` is the File ▸ Rebuild Search Index action.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, Signal
+
+from ..services import indexing
+from .tasks import Task, TaskState
+
+if TYPE_CHECKING:
+    from .workbench import Workbench
+
+TASK_TITLE = "Search index"
+
+
+class IndexHealth(QObject):
+    """Checks the library's vector store and rebuilds it, reporting through the workbench's tasks.
+
+    Signals:
+        problem_found(str): the check found something wrong (the first problem, for the status bar).
+    """
+
+    problem_found = Signal(str)
+
+    def __init__(self, workbench: Workbench) -> None:
+        super().__init__(workbench)
+        self._workbench = workbench
+        self._task: Task | None = None  # the failed "Search index" task shown now, if any
+        workbench.indexer.finished.connect(lambda report: self.check() if report is None else None)
+
+    def check(self) -> Task:
+        """Compare the vector store with the library in the background; show what is wrong, if anything."""
+        lib = self._workbench.lib
+        return self._workbench.read(lambda _context: indexing.check_vectors(lib), self._checked)
+
+    def _checked(self, check: indexing.VectorCheck) -> None:
+        problems = check.problems
+        if not problems:
+            return
+        tasks = self._workbench.tasks
+        shown = self._task
+        if shown in tasks.tasks and shown.state == TaskState.FAILED and shown.error == problems[0]:  # type: ignore[union-attr]
+            return  # already in the Tasks panel
+        task = tasks.track(TASK_TITLE, lambda: None)
+        task.messages = [*problems[1:], "Retry rebuilds the search index from the library (File ▸ Rebuild "
+                         "Search Index); keyword search works meanwhile."]
+        task.retry = self.rebuild
+        tasks.finish(task, TaskState.FAILED, problems[0])
+        self._task = task
+        self.problem_found.emit(f"The search index needs a rebuild: {problems[0]}")
+
+    def rebuild(self) -> Task:
+        """Rebuild the search index from the library (``indexing.rebuild_index``); the indexing process then
+        embeds every document again."""
+        lib = self._workbench.lib
+
+        def done(report: indexing.RebuildReport) -> None:
+            if self._task is not None and self._task.state == TaskState.FAILED:
+                self._task.retry, self._task.messages = None, [f"Rebuilt: {report.queued} documents to embed."]
+                self._workbench.tasks.finish(self._task, TaskState.DONE)
+            kept = f"; the damaged store is kept in {report.moved_aside}" if report.moved_aside else ""
+            self._workbench.notice.emit(f"Rebuilding the search index: {report.queued} documents to embed{kept}")
+
+        return self._workbench.run("Rebuild search index", lambda _context: indexing.rebuild_index(lib),
+                                   on_result=done, visible=True)
