@@ -6,6 +6,7 @@ import sqlite3
 import pytest
 from typer.testing import CliRunner
 
+from tests.store.schemas import downgrade_to_schema_2
 from vancetope_desktop.cli.main import app
 from vancetope_desktop.core.errors import LibraryError
 from vancetope_desktop.index.vector_store import installed_chroma_version
@@ -26,15 +27,12 @@ def _set_meta(path, key, value):
 
 @pytest.fixture
 def schema_2(tmp_path):
-    """A library taken back to schema 2, as ``tests/store/test_chunk_roles.py`` does."""
+    """A library taken back to schema 2."""
     path = tmp_path / "lib"
     with Library.open(path) as lib:
         assert lib.notices == [] and not (path / "backups").exists()  # a new library: nothing to copy
         documents.add_text(lib, "An old note about herons", title="Old")
-    with sqlite3.connect(path / "library.sqlite") as con:
-        con.execute("DROP INDEX ix_index_job_kind")
-        con.execute("ALTER TABLE chunk DROP COLUMN role")
-        con.execute("UPDATE meta SET value='2' WHERE key='schema_version'")
+    downgrade_to_schema_2(path / "library.sqlite")
     return path
 
 

@@ -2,6 +2,7 @@
 
 import sqlite3
 
+from tests.store.schemas import downgrade_to_schema_2
 from vancetope_desktop.core.documents import ChunkRole
 from vancetope_desktop.index.lexical import search_chunks
 from vancetope_desktop.ingest.base import ChunkDraft
@@ -40,18 +41,15 @@ def test_a_schema_2_library_gains_chunk_roles(tmp_path):
     path = tmp_path / "lib"
     with Library.open(path) as lib:
         documents.add_text(lib, "An old note", title="Old")
-    with sqlite3.connect(path / "library.sqlite") as con:
-        con.execute("DROP INDEX ix_index_job_kind")
-        con.execute("ALTER TABLE chunk DROP COLUMN role")
-        con.execute("UPDATE meta SET value='2' WHERE key='schema_version'")
+    downgrade_to_schema_2(path / "library.sqlite")
     with Library.open(path) as lib:
         (chunk,) = documents.list_chunks(lib, documents.list_documents(lib)[0].id)
         assert chunk.role == ChunkRole.BODY
     with sqlite3.connect(path / "library.sqlite") as con:
         assert con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0] == str(
             tables.SCHEMA_VERSION)
-        indexes = {row[1] for row in con.execute("PRAGMA index_list(index_job)")}
-        assert "ix_index_job_kind" in indexes
+        indexes = {row[1] for table in ("index_job", "chunk") for row in con.execute(f"PRAGMA index_list({table})")}
+        assert {"ix_index_job_kind", "ix_chunk_document_role"} <= indexes
 
 
 def test_a_schema_2_library_finds_its_vowelled_arabic_after_the_upgrade(tmp_path):

@@ -17,7 +17,7 @@ from typer.core import TyperCommand, TyperGroup
 
 from ..core.errors import InvalidInput, VancetopeError
 from ..core.text import undecodable_message, undecodable_values
-from ..ingest.normalize import decode_text_bytes
+from ..ingest.encoding import decode_text_bytes
 from ..services.library import Library
 
 LibraryOption = Annotated[

@@ -132,8 +132,9 @@ def _add_chunk_role(session: Session) -> None:
         session.exec(text("ALTER TABLE chunk ADD COLUMN role VARCHAR NOT NULL DEFAULT 'body'"))
 
 
-def _index_job_kind(session: Session) -> None:
+def _add_indexes(session: Session) -> None:
     session.exec(text("CREATE INDEX IF NOT EXISTS ix_index_job_kind ON index_job (kind, document_id)"))
+    session.exec(text("CREATE INDEX IF NOT EXISTS ix_chunk_document_role ON chunk (document_id, role)"))
 
 
 _RTL_TEXT = re.compile("[\u0591-\u05c7\u0610-\u06ed\ufb50-\ufdff\ufe70-\ufefe]")
@@ -162,7 +163,7 @@ def _repair_json(session: Session) -> None:
 
 _MIGRATIONS = {
     # 2: promotion_request and audit_entry, new tables that create_all makes.
-    3: (_add_chunk_role, _index_job_kind, _reanalyze_rtl_fulltext, _repair_json),
+    3: (_add_chunk_role, _add_indexes, _reanalyze_rtl_fulltext, _repair_json),
 }
 """Schema version → the steps that bring the previous version to it (inside one write transaction)."""
 

@@ -1,0 +1,13 @@
+"""Libraries taken back to an older schema, for the migration tests."""
+
+import sqlite3
+from pathlib import Path
+
+
+def downgrade_to_schema_2(database: Path) -> None:
+    """Take a library database back to schema 2: no chunk roles, no schema-3 indexes."""
+    with sqlite3.connect(database) as con:
+        con.execute("DROP INDEX ix_index_job_kind")
+        con.execute("DROP INDEX ix_chunk_document_role")
+        con.execute("ALTER TABLE chunk DROP COLUMN role")
+        con.execute("UPDATE meta SET value='2' WHERE key='schema_version'")
