@@ -193,3 +193,24 @@ def test_an_inherited_note_opens_without_edit(qtbot, library, make_window):
                         and window.current_viewer().current_document_id() == d.id, timeout=10_000)
         markdown = window.current_viewer().viewer(MarkdownViewer)
         assert markdown.edit_button.isVisibleTo(window) is editable
+
+
+def test_a_document_chosen_in_search_stays_in_details_across_refreshes(qtbot, library, make_window):
+    shown = documents.add_text(library, "Sparse attention cuts the cost of long contexts", title="Sparse attention")
+    documents.add_text(library, "Deadline is June 15th")
+    window = make_window(library)
+    window._search_selected(shown.id)
+    qtbot.waitUntil(lambda: window.details.document_id() == shown.id, timeout=10_000)
+    assert window.table.selected_ids() == []
+    # Another process changes the library: the window refreshes, the panel keeps its document, fresh.
+    documents.update_document(library, shown.id, title="Sparse attention, revised")
+    with qtbot.waitSignal(window.workbench.snapshot_ready, timeout=10_000):
+        window.workbench.refresh()
+    assert window.details.document_id() == shown.id
+    qtbot.waitUntil(lambda: window.details.title_edit.text() == "Sparse attention, revised", timeout=10_000)
+    # A purged document leaves the panel without an error.
+    documents.set_status(library, shown.id, DocumentStatus.DELETED)
+    documents.purge_document(library, shown.id)
+    with qtbot.waitSignal(window.workbench.snapshot_ready, timeout=10_000):
+        window.workbench.refresh()
+    qtbot.waitUntil(lambda: window.details.document_id() is None, timeout=10_000)

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..core.documents import DocumentInfo, DocumentStatus, IndexState
+from ..core.errors import DocumentNotFound
 from ..core.scopes import ScopeKind
 from ..services import documents, relations, search
 from ..services.demo import DEMO_PROJECT
@@ -342,7 +343,7 @@ class MainWindow(QMainWindow):
                                      "with a folder, tags or search.")
         self._update_count()
         self._retitle_tabs(snapshot)
-        self._selection_changed(self.table.selected_ids())
+        self._refresh_details()
 
     def _retitle_tabs(self, snapshot: Snapshot) -> None:
         """Viewer tabs follow renames (their documents' new titles arrive with each snapshot)."""
@@ -395,6 +396,30 @@ class MainWindow(QMainWindow):
     def _selection_changed(self, ids: list[str]) -> None:
         doc = self._document(ids[0]) if len(ids) == 1 else None
         self._show_details(doc)
+
+    def _refresh_details(self) -> None:
+        """After a snapshot, the details panel shows fresh data of the document it showed, wherever it was
+        chosen: in the list, in search or in a viewer tab. Snapshots come with every indexing step and
+        every change made by another process, so emptying the panel on each one (the list has no
+        selection when a search result was chosen) lost the user's place."""
+        shown = self.details.document_id()
+        if shown is None:
+            self._selection_changed(self.table.selected_ids())
+            return
+        doc = self._document(shown)
+        if doc is not None:
+            self._show_details(doc)
+            return
+        lib = self.library
+
+        def load(_context: TaskContext) -> DocumentInfo | None:
+            try:
+                found = documents.get_document(lib, shown)
+            except DocumentNotFound:  # purged meanwhile: the panel empties, no error
+                return None
+            return None if found.status == DocumentStatus.DELETED else found  # trashed elsewhere
+
+        self.workbench.read(load, lambda doc: self._show_details(doc) if self.details.document_id() == shown else None)
 
     def _show_details(self, doc: DocumentInfo | None) -> None:
         snapshot = self.workbench.snapshot
