@@ -13,13 +13,12 @@ import unicodedata
 from dataclasses import replace
 from pathlib import Path
 
-import pymupdf
-
 from ..core.documents import DocumentType
 from ..core.errors import DamagedFile, EmptyFile, EncryptedPdf
 from .base import ChunkDraft, Extraction
 from .chunking import pack_paragraphs
 from .furniture import Block, find_furniture
+from .mupdf import pymupdf
 from .normalize import compose_spacing_accents, normalize_text
 from .passwords import saslprep
 from .pdfmeta import read_facts

@@ -293,7 +293,7 @@ def render_paper(source: Path, target: Path) -> Path:
     Raises:
         OSError: the source cannot be read or the target written.
     """
-    import pymupdf  # deferred: PyMuPDF costs ~0.6 s to import and only the install needs it
+    from ..ingest.mupdf import pymupdf  # deferred: PyMuPDF costs ~0.5 s to import and only the install needs it
 
     front, body, _ = split_front_matter(source.read_text(encoding="utf-8"))
     authors = [str(a) for a in front.get("authors", [])]
