@@ -51,6 +51,16 @@ def _open(path: Path, password: str | None) -> pymupdf.Document:
         if not any(doc.authenticate(candidate) for candidate in candidates):
             doc.close()
             raise EncryptedPdf(f"{name} needs a password: the password given is wrong")
+    # A page tree MuPDF cannot count (a fuzzed /Count) raises from page_count, and a file cut short
+    # is "repaired" into a PDF without pages: both are damaged files, not empty ones.
+    try:
+        pages = doc.page_count
+    except (RuntimeError, ValueError) as exc:
+        doc.close()
+        raise DamagedFile(f"{name} is damaged: its pages cannot be counted ({exc})") from exc
+    if pages == 0 and doc.is_repaired:
+        doc.close()
+        raise DamagedFile(f"{name} is damaged (cut short?): no page could be recovered")
     return doc
 
 
@@ -93,8 +103,8 @@ def extract_pdf(path: Path, *, password: str | None = None) -> Extraction:
 
     Raises:
         EncryptedPdf: a user password is needed and none, or a wrong one, was given.
-        DamagedFile: MuPDF cannot open the file.
-        EmptyFile: the PDF has no pages.
+        DamagedFile: MuPDF cannot open the file or count its pages, or repairing it left no page.
+        EmptyFile: the PDF has no pages (and is not damaged).
     """
     doc = _open(path, password)
     try:

@@ -27,6 +27,7 @@ from ..core.documents import DocumentType, Source, SourceType
 from ..core.errors import ScopeError, ScopeNotFound, VancetopeError
 from ..core.scopes import ScopePath
 from ..ingest.markdown import split_front_matter
+from ..ingest.registry import extract_file
 from ..resources import resource_path
 from ..store import tables
 from ..store.db import read_session
@@ -250,7 +251,9 @@ def _folder(lib: Library, spec: DemoDocument, cache: dict[tuple[str, str], str])
 
 
 def _add_paper(lib: Library, spec: DemoDocument, pdf: Path, folder_id: str | None, report: DemoReport) -> None:
-    outcome = imports.upload(lib, [pdf], scope=spec.scope, folder_id=folder_id, tags=spec.tags).outcomes[0]
+    # Rendered by render_paper a moment ago: trusted, so read in this process without a worker's start-up.
+    outcome = imports.upload(lib, [pdf], scope=spec.scope, folder_id=folder_id, tags=spec.tags,
+                             extractor=extract_file).outcomes[0]
     if outcome.document_id is not None:
         report.documents[spec.name] = outcome.document_id
     if outcome.status != "imported":
