@@ -23,6 +23,7 @@ from .normalize import compose_spacing_accents, normalize_text
 from .passwords import saslprep
 from .pdfmeta import read_facts
 from .quality import measure_text, strip_junk, strip_ornaments
+from .roles import Section, page_roles, role_runs
 
 MIME_TYPE = "application/pdf"
 # Text flags: keep ligatures and whitespace as found (normalize_text handles them), clip to the
@@ -94,6 +95,9 @@ def extract_pdf(path: Path, *, password: str | None = None) -> Extraction:
     layer is missing or unreadable (see :mod:`.quality`) are listed in ``metadata["ocr_pages"]``;
     when no page has usable text the result has ``needs_ocr=True`` and no chunks.
 
+    Reference lists, author and affiliation lists and acknowledgements become chunks of their own
+    with that role (:mod:`.roles`): they are not embedded.
+
     Args:
         path: the file (it may have junk before ``%PDF-``; MuPDF repairs that).
         password: user password for encrypted files; tried as given, SASLprep-mapped and NFKC.
@@ -152,11 +156,14 @@ def _extract(doc: pymupdf.Document, path: Path) -> Extraction:
     furniture = find_furniture(page_blocks)
     chunks: list[ChunkDraft] = []
     page_texts: list[str] = []
+    section = Section()  # references, author lists and acknowledgements get their own chunks (see .roles)
     for index in text_pages:
         paragraphs = [b.text for i, b in enumerate(page_blocks[index]) if b.text.strip() and i not in furniture[index]]
         if paragraphs:
             page_texts.append("\n\n".join(paragraphs))
-            chunks.extend(ChunkDraft(text, page=index + 1) for text in pack_paragraphs(paragraphs))
+            roles, section = page_roles(paragraphs, page=index + 1, section=section)
+            for role, run in role_runs(paragraphs, roles):
+                chunks.extend(ChunkDraft(text, page=index + 1, role=role) for text in pack_paragraphs(run))
 
     facts = read_facts(doc, first_pages_raw, first_text_page)
     metadata = {"page_count": doc.page_count, **facts.as_metadata()}
