@@ -19,6 +19,7 @@ a little after its file's time limit (``faulthandler``'s watchdog is a C thread,
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import faulthandler
 import multiprocessing
@@ -92,10 +93,16 @@ class ProcessExtractor:
             size = 0  # the worker's extract_file reports the missing or unreadable file
         base = self._timeout_s() if callable(self._timeout_s) else self._timeout_s
         limit = time_limit(size, base)
+        request = (path, password, max_bytes, limit)
         with self._lock:
             conn = self._started()
             try:
-                conn.send((path, password, max_bytes, limit))
+                conn.send(request)
+            except OSError:  # the idle worker was killed from outside: a fresh one takes the file
+                self._stop(kill=True)
+                conn = self._started()
+                conn.send(request)
+            try:
                 if not conn.poll(limit):
                     self._stop(kill=True)
                     raise ExtractionTimeout(
@@ -167,7 +174,10 @@ def _serve(conn: Connection) -> None:
     lower_priority()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C in a terminal is the parent's to handle
     sink = open(os.devnull, "w")  # noqa: SIM115 - faulthandler needs a file that stays open
-    from . import pdf  # noqa: F401 - PyMuPDF's import (~0.5 s) belongs to start-up, not to a file's time
+    # PyMuPDF's import (~0.5 s) belongs to start-up, not to a file's time; if it is broken, the PDFs
+    # that need it fail with the reason, not every other file.
+    with contextlib.suppress(ImportError):
+        from . import pdf  # noqa: F401
     conn.send("ready")
     while True:
         try:
