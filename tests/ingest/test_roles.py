@@ -144,3 +144,11 @@ def test_the_list_goes_on_over_the_page_and_ends_at_an_appendix() -> None:
     ], page=10, section=section)
     assert roles == [REFERENCES, REFERENCES, BODY, BODY]
     assert section.role is BODY
+
+
+def test_a_hostile_page_is_read_in_linear_time() -> None:
+    # Unbounded runs in the patterns once made a page of 2 × 100,000 digits cost more than ten minutes
+    # (quadratic backtracking); bounded, it takes a second, and the suite's timeout catches a relapse.
+    for run in ("1" * 50_000, "A" * 50_000, "a." * 25_000, "{a," * 17_000, "1-" * 25_000):
+        roles, _ = page_roles([run, "References", run], page=9)
+        assert len(roles) == 3

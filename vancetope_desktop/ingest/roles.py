@@ -66,24 +66,25 @@ _CORRESPONDENCE = re.compile(r"^[*∗†‡\s]*(?:correspondence\s*(?::|(?:shoul
 _CAPTION = re.compile(r"^(?:fig\.|figure|table|scheme)\s*[A-Z]?\d", re.IGNORECASE)
 _WORD = re.compile(r"\w+")
 
-# Citation marks (see the module docstring); each match counts once.
+# Citation marks (see the module docstring); each match counts once. Runs are bounded ({1,6}, {1,40})
+# and start after a boundary, so that a hostile page (100,000 digits in a row) costs linear time.
 _CITATION = re.compile(
     r"(?<![\d.])(?:1[6-9]|20)\d\d[a-z]?(?![\d])"  # a year
     r"|(?i:\bdoi\b|arxiv|https?://|www\.|\bisbn\b|\bpmid\b|\[spires\]"
     r"|\bet\s+al\b|\bpp?\.\s*\d|\bvol\.|\bno\.\s*\d|\beds?\.|\bin:|\bproc\.|\bproceedings\b|\bconf(?:\.|erence)"
     r"|\bj\.\s|\bjournal\b|\brev\.|\blett\.|\bphys\.|\btrans\.|\bpress\b|\bworkshop\b|\bsymposium\b)"
-    r"|\d+\s*[–-]\s*\d+|\d+\s*\(\d+\)|\b\d+:\d+"  # page ranges, volume(issue), volume:page
-    r"|\b[A-Z][\w'’-]+,\s+(?:[A-Z]\.[\s-]?){1,3}"  # Surname, I. J.
-    r"|\b(?:[A-Z]\.[\s-]?){1,3}[A-Z][\w'’-]{2,}"  # I. J. Surname
-    r"|\b[A-Z][a-z'’-]+\s[A-Z]{1,3}[,.;:]"  # Surname IJ,  (Vancouver style)
-    r"|\b[A-Z][a-z'’-]+(?:\s[A-Z][a-z'’-]+|\s[A-Z]\.){1,2},"  # Firstname Surname,  (ACL style)
-    r"|\band\s[A-Z][a-z'’-]+(?:\s[A-Z][\w'’.-]+){1,2}\.",  # and Firstname Surname.
+    r"|(?<!\d)\d{1,6}\s*[–-]\s*\d{1,6}|(?<!\d)\d{1,6}\s*\(\d{1,6}\)|(?<!\d)\d{1,6}:\d{1,6}"  # pages, vol(no):pp
+    r"|\b[A-Z][\w'’-]{1,40},\s+(?:[A-Z]\.[\s-]?){1,3}"  # Surname, I. J.
+    r"|\b(?:[A-Z]\.[\s-]?){1,3}[A-Z][\w'’-]{2,40}"  # I. J. Surname
+    r"|\b[A-Z][a-z'’-]{1,40}\s[A-Z]{1,3}[,.;:]"  # Surname IJ,  (Vancouver style)
+    r"|\b[A-Z][a-z'’-]{1,40}(?:\s[A-Z][a-z'’-]{1,40}|\s[A-Z]\.){1,2},"  # Firstname Surname,  (ACL style)
+    r"|\band\s[A-Z][a-z'’-]{1,40}(?:\s[A-Z][\w'’.-]{1,40}){1,2}\.",  # and Firstname Surname.
 )
 _ENTRY_START = re.compile(r"^\s*(?:\[\d{1,4}\]|\(\d{1,4}\)|\d{1,4}\.\s)")
 _NUMBERED = re.compile(rf"^\s*{_NUMBERING}")
 # A name followed by affiliation marks: "G. Aad85,", "Anna Sundström,1", "Kyle Lo†∗", "D. White∗,‡".
 _MARKED_NAME = re.compile(
-    r"(?:[A-Z][\w'’.-]*\s){0,3}[A-Z][\w'’-]+,?\s?(?:\d{1,3}(?!\d)[a-z]{0,2}|[*∗†‡§¶♦♣♠#$+])"
+    r"(?<![\w'’.-])(?:[A-Z][\w'’.-]{0,40}\s){0,3}[A-Z][\w'’-]{1,40},?\s?(?:\d{1,3}(?!\d)[a-z]{0,2}|[*∗†‡§¶♦♣♠#$+])"
     r"(?:\s?,\s?(?:\d{1,3}(?!\d)[a-z]{0,2}|[*∗†‡§¶♦♣♠#$+]))*"
 )
 _AFFILIATION = re.compile(
@@ -93,7 +94,7 @@ _AFFILIATION = re.compile(
     r"|usa|united\s+states|united\s+kingdom|uk|china|japan|germany|france|italy|spain|russia|canada"
     r"|australia|switzerland|netherlands|sweden|korea|india|brazil|poland|israel|austria|belgium"
     r"|denmark|finland|norway|portugal|greece|turkey|mexico|argentina|chile|taiwan|singapore)\b"
-    r"|[\w.+-]+@[\w-]+\.[\w.]+|\{[\w\s,.-]+\}@",
+    r"|(?<![\w.+-])[\w.+-]{1,64}@[\w-]{1,63}\.[\w.]{1,63}|\{[\w\s,.-]{1,300}\}@",
     re.IGNORECASE,
 )
 _ABSTRACT = re.compile(r"\babstract\b", re.IGNORECASE)
