@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtCore import QModelIndex, QSize, Qt
 from PySide6.QtWidgets import QStyleOptionViewItem
 
-from vancetope_desktop.core.documents import DocumentInfo, DocumentStatus, DocumentType
+from vancetope_desktop.core.documents import ChunkRole, DocumentInfo, DocumentStatus, DocumentType
 from vancetope_desktop.core.errors import InvalidInput
 from vancetope_desktop.core.scope_info import VisibleScope
 from vancetope_desktop.core.tags import AllOf, AnyOf, TagIs
@@ -391,3 +391,13 @@ def test_the_window_reruns_the_search_after_a_move_and_the_trash(qtbot, real_sea
     window.workbench.set_status([deadline_id], DocumentStatus.DELETED, "Move to Trash")
     qtbot.waitUntil(lambda: scope_of(deadline_id) is None, timeout=30_000)
     assert scope_of(attention_id) == "project/inbox"
+
+
+def test_tooltip_says_when_the_best_passage_is_a_reference_list():
+    model = SearchResultsModel()
+    hit = _hit(1, "a", page=7)
+    hit.passages[0] = hit.passages[0].model_copy(update={"role": ChunkRole.REFERENCES})
+    model.set_response(_response("Baumeister", hit, _hit(2, "b")))
+    assert "best passage: in its references (matched by words only)" in model.index(0).data(
+        Qt.ItemDataRole.ToolTipRole)
+    assert "best passage" not in model.index(1).data(Qt.ItemDataRole.ToolTipRole)

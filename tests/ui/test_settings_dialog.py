@@ -65,6 +65,7 @@ def test_accepts_changed_theme_weights_and_model(open_dialog, tmp_path):
     model_dir = str(resolve_model(BUNDLED_MODEL).path)
     dialog.model_combo.setCurrentText(model_dir)
     dialog.batch_spin.setValue(16)
+    dialog.extraction_timeout_spin.setValue(300)
     _press_ok(dialog)
 
     assert dialog.result() == QDialog.DialogCode.Accepted
@@ -74,6 +75,7 @@ def test_accepts_changed_theme_weights_and_model(open_dialog, tmp_path):
     assert settings.embedding_model == model_dir
     assert settings.embedding_batch_size == 16
     assert settings.max_import_mb == original_settings.max_import_mb
+    assert settings.extraction_timeout_s == 300
     assert dialog.model_changed()
     assert prefs.theme == "light"
     assert prefs.library_path == tmp_path / "new library"

@@ -177,6 +177,8 @@ class QueryHit(BaseModel):
     snippet: str = Field(description="The best matching passage, shortened around the question's words.")
     page: int | None = Field(default=None, description="The passage's page (PDFs), 1-based.")
     section: str | None = None
+    role: str = Field(default="body", description="What the passage is: body, or a paper's references, authors or "
+                      "acknowledgements (those match by words only, never by meaning).")
     score: float = Field(description="Relevance within this answer, higher is better, weighted by scope proximity "
                          "(comparable only between hits of one query).")
 

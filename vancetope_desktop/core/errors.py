@@ -87,6 +87,11 @@ class DamagedFile(ImportFailed):
     """The file is corrupt beyond repair by its parser."""
 
 
+class ExtractionTimeout(DamagedFile):
+    """Reading the file took longer than its time limit and was stopped (a file built to make the
+    parser loop, or damaged; a huge but sound file needs a larger ``extraction_timeout_s``)."""
+
+
 class IndexUnavailable(VancetopeError):
     """The vector or lexical index cannot serve the request (e.g. embedding model mismatch)."""
 

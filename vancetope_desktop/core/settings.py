@@ -27,6 +27,10 @@ class Settings(BaseModel):
         DEFAULT_PROXIMITY_WEIGHTS, description="Search weight by distance up the scope tree (own scope first)."
     )
     max_import_mb: int = Field(512, ge=1, description="Files larger than this are refused at import.")
+    extraction_timeout_s: float = Field(
+        60.0, gt=0, description="Seconds a file's text extraction may take, plus 5 s per MB of file, before it is "
+        "stopped and the file reported as failed (a PDF can make the reader loop forever)."
+    )
     # Ranking (see index/fusion.py for how these were chosen and what they score on SciFact).
     fusion: Literal["rrf", "convex"] = Field(
         "convex", description="How the vector and BM25 rankings are combined: reciprocal rank fusion or a weighted "

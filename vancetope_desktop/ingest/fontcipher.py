@@ -31,9 +31,9 @@ from collections.abc import Iterable, Mapping
 from functools import lru_cache
 
 import numpy as np
-import pymupdf
 
 from .lexicon import english_ngram_counts, is_english_name, is_english_word
+from .mupdf import pymupdf
 
 MIN_LETTERS = 2000
 """Glyphs of the font (letters, digits, punctuation) needed before deciphering is tried: a page of prose."""

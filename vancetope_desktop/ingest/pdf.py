@@ -15,8 +15,6 @@ from itertools import groupby
 from operator import attrgetter
 from pathlib import Path
 
-import pymupdf
-
 from ..core.documents import DocumentType
 from ..core.errors import DamagedFile, EmptyFile, EncryptedPdf
 from ..core.text import is_undecodable, readable
@@ -25,11 +23,13 @@ from .chunking import pack_paragraphs
 from .fontcipher import decipher_font, unmapped_fonts
 from .furniture import Block, find_furniture
 from .layout import join_paragraphs, reading_order
+from .mupdf import pymupdf
 from .normalize import compose_spacing_accents, normalize_text
 from .passwords import saslprep
 from .pdfchars import GlyphText, text_blocks
 from .pdfmeta import read_facts
 from .quality import measure_text, strip_junk, strip_ornaments
+from .roles import Section, page_roles, role_runs
 
 MIME_TYPE = "application/pdf"
 # Text flags: keep ligatures and whitespace as found (normalize_text handles them), clip to the
@@ -61,6 +61,16 @@ def _open(path: Path, password: str | None) -> pymupdf.Document:
         if not any(doc.authenticate(candidate) for candidate in candidates):
             doc.close()
             raise EncryptedPdf(f"{name} needs a password: the password given is wrong")
+    # A page tree MuPDF cannot count (a fuzzed /Count) raises from page_count, and a file cut short
+    # is "repaired" into a PDF without pages: both are damaged files, not empty ones.
+    try:
+        pages = doc.page_count
+    except (RuntimeError, ValueError) as exc:
+        doc.close()
+        raise DamagedFile(f"{name} is damaged: its pages cannot be counted ({exc})") from exc
+    if pages == 0 and doc.is_repaired:
+        doc.close()
+        raise DamagedFile(f"{name} is damaged (cut short?): no page could be recovered")
     return doc
 
 
@@ -98,6 +108,9 @@ def extract_pdf(path: Path, *, password: str | None = None) -> Extraction:
     ``metadata["ocr_pages"]``; when no page has usable text the result has ``needs_ocr=True`` and no
     chunks.
 
+    Reference lists, author and affiliation lists and acknowledgements become chunks of their own
+    with that role (:mod:`.roles`): they are not embedded.
+
     Args:
         path: the file (it may have junk before ``%PDF-``; MuPDF repairs that).
         password: user password for encrypted files; tried as given, SASLprep-mapped and NFKC.
@@ -107,8 +120,8 @@ def extract_pdf(path: Path, *, password: str | None = None) -> Extraction:
 
     Raises:
         EncryptedPdf: a user password is needed and none, or a wrong one, was given.
-        DamagedFile: MuPDF cannot open the file.
-        EmptyFile: the PDF has no pages.
+        DamagedFile: MuPDF cannot open the file or count its pages, or repairing it left no page.
+        EmptyFile: the PDF has no pages (and is not damaged).
     """
     doc = _open(path, password)
     try:
@@ -206,10 +219,13 @@ def _extract(doc: pymupdf.Document, path: Path) -> Extraction:
     ]
     chunks: list[ChunkDraft] = []
     page_texts: list[str] = []
+    section = Section()  # references, author lists and acknowledgements get their own chunks (see .roles)
     for index, group in groupby(join_paragraphs(flow), key=attrgetter("page")):
         paragraphs = [p.text for p in group]
         page_texts.append("\n\n".join(paragraphs))
-        chunks.extend(ChunkDraft(text, page=index + 1) for text in pack_paragraphs(paragraphs))
+        roles, section = page_roles(paragraphs, page=index + 1, section=section)
+        for role, run in role_runs(paragraphs, roles):
+            chunks.extend(ChunkDraft(text, page=index + 1, role=role) for text in pack_paragraphs(run))
 
     facts = read_facts(doc, first_pages_raw, first_text_page)
     metadata = {"page_count": doc.page_count, **facts.as_metadata()}

@@ -18,9 +18,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-import pymupdf
-
 from .fontcipher import glyphs_by_origin
+from .mupdf import pymupdf
 
 _ARABIC = re.compile("[\u0600-\u06ff]")
 _ALEFS = frozenset("\u0627\u0622\u0623\u0625")  # alef, with madda, hamza above, hamza below

@@ -14,8 +14,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-import pymupdf
-
+from .mupdf import pymupdf
 from .normalize import normalize_text
 from .quality import strip_junk, strip_ornaments
 

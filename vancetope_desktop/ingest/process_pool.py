@@ -1,24 +1,58 @@
-"""Extraction in a separate process, for callers that must stay responsive (the desktop app).
+"""Extraction in a worker process that can be stopped: a time limit per file, and no orphaned worker.
 
-PyMuPDF is not thread-safe and holds the GIL for whole pages; in the app's process that would stall
-the event loop for hundreds of milliseconds on busy pages. :class:`ProcessExtractor` runs
-:func:`.registry.extract_file` in one worker process (spawned, never forked from a Qt process) and
-hands back the :class:`.base.Extraction`. A worker that dies on a hostile file (a decompression bomb,
-a crash in MuPDF) costs only that file: it is reported as damaged and a fresh worker takes the next.
+Every upload path (the app, ``memory upload``, a retried import) extracts files through
+:class:`ProcessExtractor`, for two reasons. PyMuPDF holds the GIL for whole pages, which in the app's
+process would stall the event loop. And MuPDF can loop in C on a hostile file — form XObjects nested
+ten deep, each drawing the next ten times, took 38 s at depth 7 and would take hours at depth 12,
+in a 4 KB file — where a thread cannot be interrupted and, holding the GIL, stops every other thread
+of its process; a process can be killed. So each file gets :func:`time_limit` seconds; past it the
+worker is killed and the file reported (:class:`~..core.errors.ExtractionTimeout`), and a fresh
+worker takes the next file. A worker that dies on a file (a crash in MuPDF, the kernel's OOM killer)
+costs only that file too.
+
+The worker never outlives its parent: idle, it reads the end of its pipe when the parent goes; on
+Linux the kernel kills it the moment its parent dies (``PR_SET_PDEATHSIG``, armed by the worker and
+tied to a launcher thread that lives as long as the extractor, since the kernel ties it to the
+thread that started the worker, not to the process); elsewhere, a worker stuck in C code ends itself
+a little after its file's time limit (``faulthandler``'s watchdog is a C thread, free of the GIL).
 """
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import faulthandler
 import multiprocessing
 import os
+import pickle
+import signal
+import sys
 import threading
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 
-from ..core.errors import DamagedFile
+from ..core.errors import DamagedFile, ExtractionTimeout
 from .base import Extraction
 from .registry import extract_file
+
+DEFAULT_TIMEOUT_S = 60.0
+"""Base time limit of one file's extraction (the ``extraction_timeout_s`` setting's default)."""
+
+SECONDS_PER_MB = 5.0
+"""Time limit added per MB of file. The slowest PDF of ``../shared/corpus`` (the 352-page book)
+took 0.76 s of CPU per MB, and wall time was up to 2.6× CPU time on a busy two-core machine."""
+
+_OWN_DEADLINE_GRACE_S = 10.0  # the parent kills at the limit; the worker ends itself this much later
+_START_TIMEOUT_S = 300.0  # a worker starts in 1-3 s; only a broken installation takes longer
+_PR_SET_PDEATHSIG = 1
+
+
+def time_limit(size_bytes: int, base_s: float = DEFAULT_TIMEOUT_S) -> float:
+    """Seconds allowed to extract a file of ``size_bytes``: ``base_s`` + :data:`SECONDS_PER_MB` per MB."""
+    return base_s + SECONDS_PER_MB * size_bytes / 1_000_000
 
 
 def lower_priority() -> None:
@@ -28,45 +62,155 @@ def lower_priority() -> None:
 
 
 class ProcessExtractor:
-    """A callable with :func:`extract_file`'s signature that extracts in a worker process.
+    """A callable with :func:`extract_file`'s signature that extracts in a worker process, with a time limit.
 
-    Thread-safe; the worker starts on first use (about a second: it imports the extractors) and
-    stays until :meth:`close`.
+    Thread-safe: calls are served one at a time. The worker starts on first use (about a second: it
+    imports the extractors) and stays until :meth:`close`, or until a file kills it or runs out of time.
+
+    Args:
+        timeout_s: the base time limit (see :func:`time_limit`), or a function returning it, read at
+            every file (the app passes the library's current ``extraction_timeout_s``).
     """
 
-    def __init__(self) -> None:
-        self._pool: ProcessPoolExecutor | None = None
+    def __init__(self, timeout_s: float | Callable[[], float] = DEFAULT_TIMEOUT_S) -> None:
+        self._timeout_s = timeout_s
         self._lock = threading.Lock()
+        self._process: BaseProcess | None = None
+        self._conn: Connection | None = None
+        self._launcher: ThreadPoolExecutor | None = None
 
     def __call__(self, path: Path, *, password: str | None = None, max_bytes: int | None = None) -> Extraction:
         """Extract ``path`` in the worker; raises what :func:`extract_file` raises.
 
         Raises:
+            ExtractionTimeout: the file took longer than its time limit; the worker was killed.
             DamagedFile: also when the worker process died on this file.
         """
-        future = self._executor().submit(extract_file, Path(path), password=password, max_bytes=max_bytes)
+        path = Path(path)
         try:
-            return future.result()
-        except BrokenProcessPool as error:
-            self._discard()
-            raise DamagedFile(f"{Path(path).name} crashed the extractor; the file is probably damaged") from error
+            size = path.stat().st_size
+        except OSError:
+            size = 0  # the worker's extract_file reports the missing or unreadable file
+        base = self._timeout_s() if callable(self._timeout_s) else self._timeout_s
+        limit = time_limit(size, base)
+        request = (path, password, max_bytes, limit)
+        with self._lock:
+            conn = self._started()
+            try:
+                conn.send(request)
+            except OSError:  # the idle worker was killed from outside: a fresh one takes the file
+                self._stop(kill=True)
+                conn = self._started()
+                conn.send(request)
+            try:
+                if not conn.poll(limit):
+                    self._stop(kill=True)
+                    raise ExtractionTimeout(
+                        f"{path.name}: reading it took longer than {limit:.0f} s and was stopped (the file may be "
+                        "damaged or made to hang PDF readers; a larger extraction_timeout_s setting gives it more time)"
+                    )
+                ok, value = conn.recv()
+            except (EOFError, OSError) as error:
+                self._stop(kill=True)
+                raise DamagedFile(f"{path.name} crashed the extractor; the file is probably damaged") from error
+        if ok:
+            return value
+        raise value
 
     def close(self) -> None:
         """Stop the worker process (waits for the file being extracted, if any)."""
         with self._lock:
-            pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
+            self._stop(kill=False)
+            launcher, self._launcher = self._launcher, None
+        if launcher is not None:
+            launcher.shutdown(wait=True)
 
-    def _executor(self) -> ProcessPoolExecutor:
-        with self._lock:
-            if self._pool is None:
-                self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
-                                                 initializer=lower_priority)
-            return self._pool
+    def worker_pid(self) -> int | None:
+        """The worker's process id, None when no worker runs (for diagnostics and tests)."""
+        process = self._process
+        return process.pid if process is not None and process.is_alive() else None
 
-    def _discard(self) -> None:
-        with self._lock:
-            pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.shutdown(wait=False, cancel_futures=True)
+    def _started(self) -> Connection:
+        """The pipe to a running worker, starting one if needed (the caller holds the lock)."""
+        if self._process is not None and self._process.is_alive() and self._conn is not None:
+            return self._conn
+        self._stop(kill=True)
+        if self._launcher is None:
+            self._launcher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="extractor-launcher")
+        context = multiprocessing.get_context("spawn")  # never fork a process that runs Qt or threads
+        ours, theirs = context.Pipe()
+        process = context.Process(target=_serve, args=(theirs,), name="vancetope-extractor", daemon=True)
+        self._launcher.submit(process.start).result()
+        theirs.close()  # only the worker holds its end: it reads end-of-file when we close or die
+        self._process, self._conn = process, ours
+        # Start-up (imports, PyMuPDF) must not eat into the first file's time limit: wait for "ready".
+        try:
+            if not ours.poll(_START_TIMEOUT_S):
+                raise EOFError
+            ours.recv()
+        except (EOFError, OSError) as error:
+            self._stop(kill=True)
+            raise RuntimeError("the extraction worker process did not start") from error
+        return ours
+
+    def _stop(self, *, kill: bool) -> None:
+        process, conn = self._process, self._conn
+        self._process = self._conn = None
+        if conn is not None:
+            conn.close()  # an idle worker reads end-of-file and exits
+        if process is not None:
+            if kill:
+                process.kill()
+            process.join(timeout=None if kill else 10)
+            if process.is_alive():
+                process.kill()
+                process.join()
+            process.close()
+
+
+def _serve(conn: Connection) -> None:
+    """The worker's loop: extract each requested file and send back the result or the error."""
+    _exit_with_parent()
+    lower_priority()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C in a terminal is the parent's to handle
+    sink = open(os.devnull, "w")  # noqa: SIM115 - faulthandler needs a file that stays open
+    # PyMuPDF's import (~0.5 s) belongs to start-up, not to a file's time; if it is broken, the PDFs
+    # that need it fail with the reason, not every other file.
+    with contextlib.suppress(ImportError):
+        from . import pdf  # noqa: F401
+    conn.send("ready")
+    while True:
+        try:
+            path, password, max_bytes, limit = conn.recv()
+        except (EOFError, OSError):
+            return  # the parent closed the pipe or died
+        faulthandler.dump_traceback_later(limit + _OWN_DEADLINE_GRACE_S, exit=True, file=sink)
+        try:
+            reply = (True, extract_file(path, password=password, max_bytes=max_bytes))
+        except Exception as error:  # every failure is the file's outcome, reported to the parent
+            reply = (False, _sendable(error))
+        finally:
+            faulthandler.cancel_dump_traceback_later()
+        try:
+            conn.send(reply)
+        except (EOFError, OSError):
+            return
+
+
+def _exit_with_parent() -> None:
+    """Linux: ask the kernel to kill this worker when the thread that started it ends (see the module doc)."""
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    parent = multiprocessing.parent_process()
+    if parent is not None and not parent.is_alive():  # it died before the line above ran
+        os._exit(0)
+
+
+def _sendable(error: Exception) -> Exception:
+    """``error`` if it survives pickling, else a RuntimeError carrying its type and message."""
+    try:
+        pickle.loads(pickle.dumps(error))
+    except Exception:
+        return RuntimeError(f"{type(error).__name__}: {error}")
+    return error

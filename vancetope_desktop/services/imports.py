@@ -7,7 +7,13 @@ be read never leaves a half-written document and never stops the rest of a folde
 * empty, too large or unsupported files are refused with their reason (no document);
 * encrypted (password-only) and damaged files are kept as documents in state ``failed`` with the
   reason, so the original is preserved and the import can be retried (e.g. with a password);
-* image-only scans are kept, marked ``needs_ocr``, and not indexed as garbage.
+* image-only scans are kept, marked ``needs_ocr``, and not indexed as garbage;
+* any other failure, wherever it is raised (extraction, hashing, the file store, chunking, the
+  database), becomes that file's ``failed`` outcome with its reason, and the next file is tried.
+
+Files are extracted in a worker process with a time limit per file
+(:class:`~..ingest.process_pool.ProcessExtractor`): a PDF that makes MuPDF loop is stopped and
+reported like a damaged one instead of blocking the import.
 
 A bibliography file (BibTeX, RIS, CSL-JSON) is kept as a file document and its entries become
 reference documents, with the files they name attached, in the same transaction: see
@@ -16,10 +22,12 @@ reference documents, with the files they name attached, in the same transaction:
 
 from __future__ import annotations
 
+import logging
 import mimetypes
 import os
 import unicodedata
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Literal
 
@@ -34,13 +42,8 @@ from ..core.tags import normalize_tags
 from ..core.text import readable
 from ..ingest.base import Extraction
 from ..ingest.chunking import fit_to_model
-from ..ingest.registry import (
-    BIBTEX_EXTENSIONS,
-    JSON_EXTENSIONS,
-    RIS_EXTENSIONS,
-    SUPPORTED_EXTENSIONS,
-    extract_file,
-)
+from ..ingest.process_pool import ProcessExtractor
+from ..ingest.registry import BIBTEX_EXTENSIONS, JSON_EXTENSIONS, RIS_EXTENSIONS, SUPPORTED_EXTENSIONS
 from ..store import tables
 from ..store.blobs import hash_file
 from ..store.db import write_session
@@ -50,6 +53,8 @@ from . import bibliography, records
 from .folders import ensure_folder
 from .library import Library
 from .scopes import resolve_scope
+
+_log = logging.getLogger(__name__)
 
 Status = Literal["imported", "updated", "duplicate", "failed", "needs_ocr", "skipped"]
 
@@ -132,7 +137,7 @@ def _source_path(path: Path) -> str:
 def upload(lib: Library, paths: Sequence[Path], *, scope: str | None = None, folder_id: str | None = None,
            tags: Iterable[str] = (), password: str | None = None,
            progress: Callable[[ImportProgress], None] | None = None,
-           cancel: Callable[[], bool] | None = None, extractor: Callable[..., Extraction] = extract_file,
+           cancel: Callable[[], bool] | None = None, extractor: Callable[..., Extraction] | None = None,
            ) -> ImportReport:
     """Import files and whole folders (mirrored as folders) into ``scope``.
 
@@ -144,8 +149,9 @@ def upload(lib: Library, paths: Sequence[Path], *, scope: str | None = None, fol
         password: tried on encrypted PDFs.
         progress: called after each file.
         cancel: checked before each file; the files not reached are not mentioned in the report.
-        extractor: what reads each file (default :func:`extract_file` in this thread; the app passes
-            an ``ingest.process_pool.ProcessExtractor`` so that PyMuPDF never holds its GIL).
+        extractor: what reads each file, with :func:`~..ingest.registry.extract_file`'s signature
+            (default: a ``ProcessExtractor`` with the library's ``extraction_timeout_s``, for this call;
+            the app passes its own, kept for the session).
 
     Raises:
         InvalidInput: bad tags or a missing path. ScopeNotFound. (Per-file problems go in the report.)
@@ -160,26 +166,31 @@ def upload(lib: Library, paths: Sequence[Path], *, scope: str | None = None, fol
     # Bibliographies last: the PDFs they name are then already imported (into their own folders) and
     # are linked to their references instead of being imported beside the bibliography first.
     files = sorted(_walk(paths), key=lambda found: found[0].suffix.lower() in _BIBLIOGRAPHY_SUFFIXES)
-    for done, (path, relative) in enumerate(files, start=1):
-        if cancel is not None and cancel():
-            break
-        explicit = not relative
-        if not explicit and not _looks_supported(path):
-            report.outcomes.append(ImportOutcome(path=str(path), status="skipped", reason="unsupported file type"))
-        else:
-            parent = _folder_for(lib, scope_path, relative, folder_ids, report)
-            report.outcomes.append(_import_one(lib, path, scope_path, parent, extra_tags, password, extractor))
-        if progress is not None:
-            progress(ImportProgress(done=done, total=len(files), current=_display_name(path)))
+    with _extraction(lib, extractor) as extract:
+        for done, (path, relative) in enumerate(files, start=1):
+            if cancel is not None and cancel():
+                break
+            explicit = not relative
+            if not explicit and not _looks_supported(path):
+                report.outcomes.append(ImportOutcome(path=str(path), status="skipped", reason="unsupported file type"))
+            else:
+                try:
+                    parent = _folder_for(lib, scope_path, relative, folder_ids, report)
+                except Exception as error:  # the folder could not be made: its files say why, the rest go on
+                    report.outcomes.append(_unexpected(path, _display_name(path), "creating its folder", error))
+                else:
+                    report.outcomes.append(_import_one(lib, path, scope_path, parent, extra_tags, password, extract))
+            if progress is not None:
+                progress(ImportProgress(done=done, total=len(files), current=_display_name(path)))
     return report
 
 
 def retry_import(lib: Library, document_id: str, *, password: str | None = None,
-                 extractor: Callable[..., Extraction] = extract_file) -> ImportOutcome:
+                 extractor: Callable[..., Extraction] | None = None) -> ImportOutcome:
     """Extract a failed document's stored original again (e.g. with the PDF's password), in place.
 
     The document keeps its id, folder, tags, name and source path; the previous state is kept as a
-    version ("import retried").
+    version ("import retried"). ``extractor``: as for :func:`upload`.
 
     Raises:
         DocumentNotFound. InvalidInput: the document has no stored file or did not fail.
@@ -194,7 +205,21 @@ def retry_import(lib: Library, document_id: str, *, password: str | None = None,
         stored = lib.blobs.path_for(row.blob_hash, meta.get("file_suffix", ""))
         origin = (meta.get("original_name") or stored.name, meta.get("source_path") or str(stored))
         scope_path, folder_id = row.scope_path, row.folder_id
-    return _import_one(lib, stored, scope_path, folder_id, [], password, extractor, origin=origin)
+    with _extraction(lib, extractor) as extract:
+        return _import_one(lib, stored, scope_path, folder_id, [], password, extract, origin=origin)
+
+
+@contextmanager
+def _extraction(lib: Library, extractor: Callable[..., Extraction] | None) -> Iterator[Callable[..., Extraction]]:
+    """The caller's extractor, or a time-limited worker process for the duration of the call."""
+    if extractor is not None:
+        yield extractor
+        return
+    worker = ProcessExtractor(lib.settings.extraction_timeout_s)
+    try:
+        yield worker
+    finally:
+        worker.close()
 
 
 _BIBLIOGRAPHY_SUFFIXES = BIBTEX_EXTENSIONS | RIS_EXTENSIONS | JSON_EXTENSIONS
@@ -230,33 +255,46 @@ def _folder_for(lib: Library, scope_path: str, relative: tuple[str, ...],
 def _import_one(lib: Library, path: Path, scope_path: str, folder_id: str | None, tags: list[str],
                 password: str | None, extractor: Callable[..., Extraction], *,
                 origin: tuple[str, str] | None = None) -> ImportOutcome:
-    """Import one file; ``origin`` = (name, source path) when ``path`` is the stored copy (a retry)."""
+    """Import one file; ``origin`` = (name, source path) when ``path`` is the stored copy (a retry).
+
+    Never raises (but KeyboardInterrupt): every failure is the returned outcome. The database work is
+    one transaction, so a failure leaves no document, chunk or job behind; a blob already stored
+    stays, complete, for the next import of the same bytes.
+    """
     name = origin[0] if origin else _display_name(path)
+    stage = "reading it"
     try:
         size = path.stat().st_size
         limit = lib.settings.max_import_mb * 1024 * 1024
         extraction: Extraction | None = None
         failure: ImportFailed | None = None
+        stage = "extracting its text"
         try:
             extraction = extractor(path, password=password, max_bytes=limit)
         except (EncryptedPdf, DamagedFile) as error:
             failure = error  # kept as a failed document: the original is preserved for a retry
+        stage = "reading it"
         digest = hash_file(path)
+        stage = "looking for a copy in the library"
         with write_session(lib.engine) as session:
             duplicate = _find(session, scope_path, "content_hash", digest)
         retry = duplicate if duplicate is not None and (duplicate.index_state == IndexState.FAILED.value
                                                         or bibliography.is_opaque_bibliography(duplicate)) else None
         if duplicate is not None and retry is None:
             return _duplicate(lib, duplicate, path)
+        stage = "cutting its text into chunks"
         chunks, counts = fit_to_model(extraction.chunks, lib.embedder()) if extraction is not None else ([], [])
         references, prepared = None, []
         if extraction is not None and extraction.references is not None:
+            stage = "reading its bibliography entries"
             references = bibliography.BibliographyImport(source=name)
             target = retry.folder_id if retry is not None else folder_id
             prepared = bibliography.prepare(
                 lib, extraction.references, base_dir=Path(origin[1] if origin else path).parent, report=references,
                 attach=lambda found: _attach(lib, found, scope_path, target, tags, extractor))
+        stage = "storing the original in the library"
         lib.blobs.put(path, digest)
+        stage = "saving it in the library"
         with write_session(lib.engine) as session:
             previous = (session.get(tables.DocumentRow, retry.id) if retry is not None
                         else _find(session, scope_path, "source_path", _source_path(path)))
@@ -286,7 +324,11 @@ def _import_one(lib: Library, path: Path, scope_path: str, folder_id: str | None
     except ImportFailed as error:
         return ImportOutcome(path=str(path), status="failed", reason=str(error))
     except OSError as error:
-        return ImportOutcome(path=str(path), status="failed", reason=f"cannot read {name}: {error.strerror}")
+        if stage == "reading it":
+            return ImportOutcome(path=str(path), status="failed", reason=f"cannot read {name}: {error.strerror}")
+        return _unexpected(path, name, stage, error)
+    except Exception as error:  # a bug, a damaged library, a worker's surprise: this file's outcome only
+        return _unexpected(path, name, stage, error)
     if failure is not None:
         return ImportOutcome(path=str(path), status="failed", document_id=row.id, title=row.title,
                              reason=f"{failure} (kept as {row.id}, not indexed)")
@@ -312,6 +354,15 @@ def _attach(lib: Library, path: Path, scope_path: str, folder_id: str | None, ta
     status = "imported" if outcome.status == "updated" else outcome.status
     return bibliography.AttachmentOutcome(path=str(path), status=status, document_id=outcome.document_id,  # type: ignore[arg-type]
                                           reason=outcome.reason)
+
+
+def _unexpected(path: Path, name: str, stage: str, error: Exception) -> ImportOutcome:
+    """A failure no extractor foresaw, as a ``failed`` outcome; the traceback goes to the log."""
+    _log.error("importing %s failed while %s", path, stage, exc_info=error)
+    detail = getattr(error, "orig", None) or error  # SQLAlchemy wraps the database's own message
+    message = getattr(error, "strerror", None) or str(detail) or type(error).__name__
+    return ImportOutcome(path=str(path), status="failed",
+                         reason=f"{name} failed while {stage}: {type(detail).__name__}: {message}")
 
 
 def _find(session: Session, scope_path: str, key: str, value: str) -> tables.DocumentRow | None:

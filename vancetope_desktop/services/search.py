@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy import text
 from sqlmodel import select
 
-from ..core.documents import ChunkInfo, DocumentInfo, DocumentStatus, DocumentType
+from ..core.documents import ChunkInfo, ChunkRole, DocumentInfo, DocumentStatus, DocumentType
 from ..core.errors import VancetopeError
 from ..core.tags import TagFilter
 from ..index.fusion import RankedChunk, fuse
@@ -34,11 +34,13 @@ IN_FILTER_LIMIT = 5000
 
 
 class Passage(BaseModel):
-    """A chunk that supports a hit, with a snippet around the query terms."""
+    """A chunk that supports a hit, with a snippet around the query terms; ``role`` says whether it is
+    body text or a reference list, author list or acknowledgements (matched by words only)."""
 
     chunk_id: str
     page: int | None = None
     section: str | None = None
+    role: ChunkRole = ChunkRole.BODY
     text: str
     snippet: str
 
@@ -200,8 +202,8 @@ def _materialise(lib: Library, fused, query: str, distance_of: dict[str, int]) -
     for rank, doc in enumerate(fused, start=1):
         row = rows[doc.document_id]
         passages = [
-            Passage(chunk_id=c, page=chunks[c].page, section=chunks[c].section, text=chunks[c].text,
-                    snippet=make_snippet(chunks[c].text, terms))
+            Passage(chunk_id=c, page=chunks[c].page, section=chunks[c].section, role=chunks[c].role,
+                    text=chunks[c].text, snippet=make_snippet(chunks[c].text, terms))
             for c in doc.chunks if c in chunks
         ]
         hits.append(SearchHit(

@@ -16,7 +16,7 @@ from typing import Any
 
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 
-from ..core.documents import DocumentType
+from ..core.documents import ChunkRole, DocumentType
 from ..core.tags import TagFilter, all_of, any_of
 from ..index.lexical import stem_prefix
 from ..services.search import SearchHit, SearchResponse
@@ -229,6 +229,9 @@ class SearchResultsModel(QAbstractListModel):
         def part(value: float | None) -> str:
             return "–" if value is None else f"{value:.3f}"
 
+        found_in = ""
+        if hit.passages and hit.passages[0].role is not ChunkRole.BODY:
+            found_in = f"\nbest passage: in its {hit.passages[0].role.value} (matched by words only)"
         return (f"{hit.document.title}\n{hit.document.type.value} in {hit.document.scope}\n"
                 f"score {hit.score:.3f} = fused {hit.fused:.3f} × scope weight {hit.scope_weight:g} "
-                f"(vector {part(hit.vector)}, words {part(hit.lexical)})")
+                f"(vector {part(hit.vector)}, words {part(hit.lexical)}){found_in}")

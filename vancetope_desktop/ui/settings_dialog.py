@@ -180,12 +180,20 @@ class SettingsDialog(QDialog):
         self.max_import_spin.setSuffix(" MB")
         self.max_import_spin.setValue(self._settings.max_import_mb)
         _fixed_width(self.max_import_spin)
+        self.extraction_timeout_spin = QSpinBox()
+        self.extraction_timeout_spin.setRange(1, 86_400)
+        self.extraction_timeout_spin.setSuffix(" s")
+        self.extraction_timeout_spin.setValue(round(self._settings.extraction_timeout_s))
+        _fixed_width(self.extraction_timeout_spin)
+        self.extraction_timeout_spin.setToolTip("Reading a file stops after this, plus 5 s per MB, and the file is "
+                                                "reported as failed: a damaged or hostile PDF can make it loop.")
 
         form = QFormLayout()
         form.addRow("Embedding model:", self.model_combo)
         form.addRow("", self.model_warning)
         form.addRow("Batch size:", self.batch_spin)
         form.addRow("Largest file to import:", self.max_import_spin)
+        form.addRow("Time limit to read a file:", self.extraction_timeout_spin)
         return self._page(form)
 
     @staticmethod
@@ -259,7 +267,8 @@ class SettingsDialog(QDialog):
                 raise _InputError(f"Indexing: {error}", self.model_combo) from error
         values = self._settings.model_dump()
         values.update(scope_weights=weights, fusion=self.fusion_combo.currentData(), embedding_model=model,
-                      embedding_batch_size=self.batch_spin.value(), max_import_mb=self.max_import_spin.value())
+                      embedding_batch_size=self.batch_spin.value(), max_import_mb=self.max_import_spin.value(),
+                      extraction_timeout_s=float(self.extraction_timeout_spin.value()))
         try:
             return Settings.model_validate(values)
         except ValidationError as error:  # the widgets' ranges should make this unreachable

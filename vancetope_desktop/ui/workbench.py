@@ -51,7 +51,7 @@ class Workbench(QObject):
         self.tasks = tasks
         self.indexer = Indexer(lib, tasks, self)
         self.index_health = IndexHealth(self)
-        self.extractor = ProcessExtractor()
+        self.extractor = ProcessExtractor(lambda: lib.settings.extraction_timeout_s)
         # The window's scope is its own (remembered by the window); the CLI's current scope stays put.
         self.state = ViewState(scope=scope or scopes.current_scope(lib))
         self.snapshot: Snapshot | None = None
