@@ -56,7 +56,7 @@ def test_kill_mid_upload_then_resume(tmp_path, corpus):
         with sqlite3.connect(library / "library.sqlite") as con:
             rows = con.execute(
                 "SELECT d.id, d.scope_path, count(c.id) FROM document d JOIN chunk c ON c.document_id = d.id "
-                "WHERE d.index_state = 'indexed' GROUP BY d.id"
+                "WHERE d.index_state = 'indexed' AND c.role = 'body' GROUP BY d.id"
             ).fetchall()
             assert con.execute("SELECT count(*) FROM document WHERE index_state='pending'").fetchone()[0] == 0
             imported = con.execute("SELECT count(*) FROM document WHERE type='file'").fetchone()[0]

@@ -25,7 +25,8 @@ from vancetope_desktop.core.documents import ChunkRole
 from vancetope_desktop.services import documents, imports, indexing, search
 from vancetope_desktop.services.library import Library
 
-pytestmark = [pytest.mark.corpus, pytest.mark.slow]
+# The timeout is a deadline for embedding 18 papers on a loaded 2-core machine, not a speed target.
+pytestmark = [pytest.mark.corpus, pytest.mark.slow, pytest.mark.timeout(1500)]
 
 TOP = 3
 MIN_FOUND = 16
