@@ -307,7 +307,8 @@ def main() -> None:
             values = samples[part]
             rows.append([f"{size:,}", part, f"{percentile(values, 50):.1f}", f"{percentile(values, 95):.1f}",
                          f"{max(values):.1f}"])
-    print(table(f"bench_search: warm services.search.search from {ACTING} (4 scopes), fusion {settings.fusion}, "
+    print(table(f"bench_search: warm services.search.search from {ACTING} (4 scopes), load average "
+                f"{os.getloadavg()[0]:.1f}, "
                 f"max_postings {settings.lexical_max_postings}{', GC frozen' if args.freeze_gc else ''}, "
                 f"{len(queries) - warmup} SciFact test claims, milliseconds (target p95 < {TARGET_P95_MS:.0f} ms "
                 "at 100,000 chunks)", ["chunks", "part", "p50", "p95", "max"], rows))

@@ -202,7 +202,9 @@ class MemoryTools:
         hits = [QueryHit(rank=h.rank, doc_id=h.document.id, title=h.document.title, type=h.document.type.value,
                          scope=h.document.scope, tags=list(h.document.tags), status=h.document.status.value,
                          snippet=h.snippet, page=h.page,
-                         section=h.passages[0].section if h.passages else None, score=h.score)
+                         section=h.passages[0].section if h.passages else None, score=h.score,
+                         relevance=h.relevance, meaning=None if h.meaning_basis == "estimate" else h.meaning,
+                         keywords=h.keyword, scope_weight=h.scope_weight, matched=h.matched, why=h.explanation)
                 for h in response.hits]
         return QueryResult(question=args.question, scope=self.scope, scopes=response.scopes, hits=hits,
                            warnings=response.warnings)
