@@ -9,10 +9,10 @@ Run: ``.venv/bin/python tests/benchmarks/bench_papers.py [--rebuild] [--guess-ro
   "does stress cause dementia in old age", each with the paper it is about.
 * For each keyword weight of the non-body roles (``index/fusion.ROLE_WEIGHTS``: reference lists,
   author pages, acknowledgements), ``services.search.search`` as shipped otherwise: how many right
-  papers come first and in the top 3, the mean reciprocal rank, and how many of the top-3 hits of all
+  papers come first and in the top 3, the mean reciprocal rank, and how many of the top-10 hits of all
   questions owe their keyword score to a non-body passage.
 * ``--guess-roles``: before the PDF extractor tags roles, mark as references the chunks that look like
-  a reference list (at least four citation-like lines: a year, and initials or "et al."). A rough
+  a reference list (two cited years, DOIs or "et al." and four initials such as "C. M."). A rough
   stand-in, said so in the output.
 """
 
@@ -43,7 +43,8 @@ RECIPE = "papers-upload-v1"
 QUESTIONS = {**PARAPHRASES,
              "stressful-life-events-dementia-psychogeriatrics.pdf#issue": "does stress cause dementia in old age"}
 NON_BODY = (ChunkRole.REFERENCES, ChunkRole.AUTHORS, ChunkRole.ACKNOWLEDGEMENTS)
-_CITATION = re.compile(r"(\(?(19|20)\d{2}[a-z]?\)?[.,;:]).*|.*\bet al\b.*|.*\b[A-Z]\.\s?[A-Z]?\.?,")
+_CITED_YEAR = re.compile(r"\((?:19|20)\d{2}[a-z]?\)|\bdoi:|\bet al\.|\b(?:19|20)\d{2}[a-z]?\.\s")
+_INITIALS = re.compile(r"\b[A-Z]\.(?:\s?[A-Z]\.)*,?\s")
 
 
 def library_folder(rebuild: bool) -> Path:
@@ -74,7 +75,7 @@ def guess_roles(lib: Library) -> int:
     with read_session(lib.engine) as session:
         rows = session.exec(text("SELECT id, text FROM chunk WHERE role = 'body'")).all()
     marked = [chunk_id for chunk_id, body in rows
-              if sum(bool(_CITATION.match(line.strip())) for line in body.splitlines() if line.strip()) >= 4]
+              if len(_CITED_YEAR.findall(body)) >= 2 and len(_INITIALS.findall(body)) >= 4]
     with write_session(lib.engine) as session:
         for chunk_id in marked:
             session.exec(text("UPDATE chunk SET role = 'references' WHERE id = :id"), params={"id": chunk_id})
@@ -82,20 +83,28 @@ def guess_roles(lib: Library) -> int:
 
 
 def evaluate(lib: Library, ids: dict[str, str]) -> tuple[int, int, float, int]:
-    """(right paper first, in the top 3, mean reciprocal rank, top-3 hits found through a non-body passage)."""
+    """(right paper first, in the top 3, mean reciprocal rank, top-10 hits found through a non-body passage).
+
+    The last count is taken without the relevance cut-off, which would hide most of the tail.
+    """
     first = top3 = non_body = 0
     reciprocal = 0.0
+    shipped = lib.settings
+    uncut = shipped.model_copy(update={"min_relevance": 0.0, "relative_relevance": 0.0})
     for key, question in QUESTIONS.items():
         wanted = ids[key.split("#")[0]]
-        hits = search_service.search(lib, question, limit=len(ids)).hits
-        order = [h.document.id for h in hits]
+        order = [h.document.id for h in search_service.search(lib, question, limit=len(ids)).hits]
         rank = order.index(wanted) + 1 if wanted in order else None
         first += rank == 1
         top3 += rank is not None and rank <= 3
         reciprocal += 1 / rank if rank else 0.0
-        for hit in hits[:3]:
-            keyword = next((p for p in hit.passages if p.role in NON_BODY and hit.role_weight != 1), None)
-            non_body += keyword is not None
+        lib.settings = uncut
+        try:
+            hits = search_service.search(lib, question, limit=10).hits
+        finally:
+            lib.settings = shipped
+        roles = {p.chunk_id: p.role for h in hits for p in h.passages}
+        non_body += sum(roles.get(h.keyword_chunk) in NON_BODY for h in hits)
     return first, top3, reciprocal / len(QUESTIONS), non_body
 
 
@@ -114,7 +123,7 @@ def main() -> None:
             guessed = guess_roles(lib) if args.guess_roles else 0
             with read_session(lib.engine) as session:
                 ids = {Path(name).name: doc for doc, name in session.exec(text(
-                    "SELECT id, json_extract(meta, '$.original_name') FROM document WHERE type = 'file'")).all()}
+                    "SELECT id, json_extract(metadata, '$.original_name') FROM document WHERE type = 'file'")).all()}
                 roles = dict(session.exec(text("SELECT role, count(*) FROM chunk GROUP BY role")).all())
             rows = []
             for weight in args.weights:
@@ -126,7 +135,7 @@ def main() -> None:
         shutil.rmtree(work, ignore_errors=True)
     how = f"{guessed} chunks guessed as references" if args.guess_roles else "roles as the extractor set them"
     print(table(f"bench_papers: {len(QUESTIONS)} questions about corpus/papers; chunk roles {roles} ({how})",
-                ["non-body weight", "right paper 1st", "in top 3", "MRR", "top-3 hits via non-body passage"], rows))
+                ["non-body weight", "right paper 1st", "in top 3", "MRR", "top-10 hits via a non-body passage"], rows))
 
 
 if __name__ == "__main__":

@@ -18,8 +18,10 @@ under ``$TMPDIR``.
 
 Measured, warm (model loaded, 20 warm-up queries), on SciFact test claims searched from the think
 process: the whole ``search`` call, and inside it (timed by wrapping the functions it calls)
-the lexical part (``search_chunks``), the vector part (query encoding + Chroma queries per scope),
-the fusion, the materialisation of hits and the rest (scope resolution, the candidate-documents SQL).
+the lexical part (``search_chunks``), the vector part (query encoding + Chroma queries per scope,
+in a worker thread beside the lexical part, so only the longer of the two counts), the fusion,
+the materialisation of hits and the rest (scope resolution, the check of the documents found
+against the filter, the relevance cut-off).
 """
 
 from __future__ import annotations
@@ -270,7 +272,9 @@ def measure(folder: Path, queries: list[str], warmup: int, profile: Path | None,
             samples["search"].append(1000 * total)
             for name in PARTS[1:-1]:
                 samples[name].append(1000 * timer.seconds.get(name, 0.0))
-            samples["rest"].append(1000 * (total - sum(parts.values())))
+            # The keyword and the vector side run side by side: the longer of the two is on the clock.
+            side_by_side = max(parts["lexical"], parts["vector"])
+            samples["rest"].append(1000 * (total - side_by_side - parts["fusion"] - parts["materialise"]))
         if profiler and profile:
             profiler.dump_stats(str(profile))
             pstats.Stats(profiler, stream=sys.stderr).sort_stats("cumulative").print_stats(25)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import threading
 from dataclasses import dataclass
 
@@ -29,7 +30,8 @@ from sqlmodel import Session
 
 from ..core.documents import ChunkRole
 from ..store.filters import SqlFilter
-from ..store.fulltext import ParsedQuery, fold, parse_query, text_tokens
+from ..store.fulltext import CJK_RUN as _CJK_RUN
+from ..store.fulltext import ParsedQuery, fold, fold_in_place, parse_query, text_tokens
 
 DEFAULT_MAX_POSTINGS = 10_000
 """Default postings budget (see the module docstring); ``Settings.lexical_max_postings`` overrides it.
@@ -39,6 +41,10 @@ budget, 0.7335 with it); at 100,000 chunks it brings BM25's p95 from 75 ms (budg
 """
 OVERFETCH = 4
 """Chunks ranked before filtering, per chunk wanted."""
+PER_DOCUMENT = 3
+"""Chunks of one document in the keyword ranking, at most: the fusion scores a document by its best
+chunk and shows three passages (``index/fusion.fuse``), so more would only crowd other documents out
+(a paper naming the Higgs boson on 100 chunks left every other paper without a keyword score)."""
 
 
 BM25_K1 = 1.2
@@ -67,7 +73,8 @@ class LexicalHit:
 
 def search_chunks(session: Session, query: str | ParsedQuery, document_filter: SqlFilter, limit: int,
                   title_weight: float = 2.0, body_weight: float = 1.0,
-                  max_postings: int | None = DEFAULT_MAX_POSTINGS, stemming: bool = True) -> list[LexicalHit]:
+                  max_postings: int | None = DEFAULT_MAX_POSTINGS, stemming: bool = True,
+                  per_document: int | None = PER_DOCUMENT) -> list[LexicalHit]:
     """Top ``limit`` chunks by BM25 for any query string; never raises on odd syntax.
 
     Free words match by stem (see :func:`stem_prefix`) and are OR-ed; a quoted phrase
@@ -82,9 +89,12 @@ def search_chunks(session: Session, query: str | ParsedQuery, document_filter: S
         query: the user's text, or a query parsed already.
         max_postings: the postings budget for the query's free words (None: use every word).
         stemming: match English words by their stem as a prefix (see :func:`stem_prefix`).
+        per_document: at most this many chunks of one document (None: no limit), so that a long
+            paper matching every word does not fill the list and leave the other documents unscored.
 
     Returns:
-        Hits best first; chunk ids are ``doc_id:ordinal`` like the vector store's.
+        Hits best first; chunk ids are ``doc_id:ordinal`` like the vector store's. Fewer than
+        ``limit`` only when fewer chunks match (within ``per_document``).
     """
     parsed = query if isinstance(query, ParsedQuery) else parse_query(query)
     words = [stem_prefix(term) for term in parsed.words] if stemming else list(parsed.words)
@@ -117,18 +127,35 @@ def search_chunks(session: Session, query: str | ParsedQuery, document_filter: S
             params={**document_filter.params, "ids": json.dumps([row[0] for row in ranked])},
         ).all()
     }
-    hits = [(allowed[rowid], rank) for rowid, rank in ranked if rowid in allowed][:limit]
-    if len(hits) < limit and len(ranked) == fetch:  # the filter removed too many: rank the allowed ones only
+    hits = _capped([(allowed[rowid], rank) for rowid, rank in ranked if rowid in allowed], per_document)[:limit]
+    if len(hits) < limit and len(ranked) == fetch:
+        # The filter or the per-document cap removed too many: rank the allowed chunks only, each
+        # document's best few (the window numbers every match, within the postings budget).
         rows = session.exec(
-            text("SELECT c.document_id, c.ordinal, c.role, bm25(chunk_fts, :wt, :wb) AS rank "
-                 "FROM chunk_fts JOIN chunk c ON c.id = chunk_fts.rowid WHERE chunk_fts MATCH :q "
-                 f"AND c.document_id IN (SELECT d.id FROM document d WHERE {document_filter.sql}) "
-                 "ORDER BY rank LIMIT :n"),
-            params={**document_filter.params, **weights, "n": limit},
+            text("WITH m AS MATERIALIZED (SELECT c.document_id, c.ordinal, c.role, bm25(chunk_fts, :wt, :wb) "
+                 "AS rank FROM chunk_fts JOIN chunk c ON c.id = chunk_fts.rowid WHERE chunk_fts MATCH :q "
+                 f"AND c.document_id IN (SELECT d.id FROM document d WHERE {document_filter.sql})) "
+                 "SELECT document_id, ordinal, role, rank FROM (SELECT *, row_number() OVER (PARTITION BY "
+                 "document_id ORDER BY rank) AS place FROM m) WHERE place <= :cap ORDER BY rank LIMIT :n"),
+            params={**document_filter.params, **weights, "n": limit, "cap": per_document or limit},
         ).all()
         hits = [((doc, ordinal, role), rank) for doc, ordinal, role, rank in rows]
     return [LexicalHit(f"{doc}:{ordinal}", doc, -float(rank), min(-float(rank) / ceiling, 1.0), ChunkRole(role))
             for (doc, ordinal, role), rank in hits]
+
+
+def _capped(hits: list, per_document: int | None) -> list:
+    """``hits`` (``((document, ordinal, role), rank)``, best first) with at most ``per_document`` per document."""
+    if per_document is None:
+        return hits
+    seen: dict[str, int] = {}
+    kept = []
+    for hit in hits:
+        document = hit[0][0]
+        if seen.get(document, 0) < per_document:
+            seen[document] = seen.get(document, 0) + 1
+            kept.append(hit)
+    return kept
 
 
 def documents_with_quoted(session: Session, query: ParsedQuery) -> set[str] | None:
@@ -246,26 +273,53 @@ class QueryMatcher:
             else:
                 self._exact.setdefault(fold(form), word)
         self._lengths = sorted(self._prefixes, reverse=True)  # the longest stem that fits names the match
+        # The same search as one regular expression over the folded text (same offsets), for texts
+        # without CJK: a Python loop over every token of every passage cost a search ~10 ms.
+        stems = sorted((stem for forms in self._prefixes.values() for stem in forms), key=len, reverse=True)
+        exact = sorted(self._exact, key=len, reverse=True)
+        pieces = [f"(?:{'|'.join(map(re.escape, exact))})(?![^\\W_])"] if exact else []
+        pieces += [f"(?:{'|'.join(map(re.escape, stems))})[^\\W_]*"] if stems else []
+        self._words = re.compile(f"(?<![^\\W_])(?:{'|'.join(pieces)})") if pieces else None
+        self._phrases = [(unit, re.compile("(?<![^\\W_])" + "[\\W_]+".join(map(re.escape, forms)) + "(?![^\\W_])"))
+                         for unit, forms in self._sequences if forms]
+        self._plain = not any(_CJK_RUN.search(form) for form in [*exact, *stems, *(f for _, fs in self._sequences
+                                                                                        for f in fs)])
 
     def find(self, value: str) -> list[TextMatch]:
         """Every occurrence in ``value`` (NFC text) of the query's words and phrases, in text order."""
         if not self._exact and not self._prefixes and not self._sequences:
             return []
-        tokens = text_tokens(value)
+        folded = fold_in_place(value) if self._plain and not _CJK_RUN.search(value) else None
+        found = self._by_tokens(value) if folded is None else self._by_pattern(folded)
+        return sorted(found, key=lambda m: (m.start, -m.end))
+
+    def _by_pattern(self, folded: str) -> list[TextMatch]:
         found: list[TextMatch] = []
-        for token, start, end in tokens:
-            unit = self._exact.get(token)
-            for length in self._lengths if unit is None else ():
-                unit = self._prefixes[length].get(token[:length]) if len(token) >= length else None
-                if unit is not None:
-                    break
+        for match in self._words.finditer(folded) if self._words is not None else ():
+            unit = self._unit(match.group())
             if unit is not None:
-                found.append(TextMatch(unit, start, end))
+                found.append(TextMatch(unit, match.start(), match.end()))
+        for unit, pattern in self._phrases:
+            found += [TextMatch(unit, m.start(), m.end()) for m in pattern.finditer(folded)]
+        return found
+
+    def _by_tokens(self, value: str) -> list[TextMatch]:
+        tokens = text_tokens(value)
+        found = [TextMatch(unit, start, end) for token, start, end in tokens if (unit := self._unit(token))]
         for unit, forms in self._sequences:
             for i in range(len(tokens) - len(forms) + 1):
                 if forms and all(tokens[i + j][0] == form for j, form in enumerate(forms)):
                     found.append(TextMatch(unit, tokens[i][1], tokens[i + len(forms) - 1][2]))
-        return sorted(found, key=lambda m: (m.start, -m.end))
+        return found
+
+    def _unit(self, token: str) -> str | None:
+        """The query word a folded token matches, if any (the longest fitting stem wins)."""
+        unit = self._exact.get(token)
+        for length in self._lengths if unit is None else ():
+            unit = self._prefixes[length].get(token[:length]) if len(token) >= length else None
+            if unit is not None:
+                break
+        return unit
 
 
 def find_matches(value: str, query: str | ParsedQuery, stemming: bool = True) -> list[TextMatch]:

@@ -17,9 +17,10 @@ from __future__ import annotations
 import json
 import unicodedata
 from collections.abc import Collection, Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 from pydantic import BaseModel, Field
-from sqlalchemy import and_, or_, text
+from sqlalchemy import text
 from sqlmodel import select
 
 from ..core.documents import EMBEDDED_ROLES, ChunkInfo, ChunkRole, DocumentInfo, DocumentStatus, DocumentType
@@ -38,6 +39,8 @@ from .scopes import resolve_scope, visible_scopes
 
 IN_FILTER_LIMIT = 5000
 """Above this many candidate documents, vector hits are filtered after the query instead of inside it."""
+_DENSE = ThreadPoolExecutor(max_workers=2, thread_name_prefix="vancetope-search")
+"""Runs each search's vector side beside its keyword side (two searches at once at most, then they queue)."""
 
 
 class Passage(BaseModel):
@@ -74,7 +77,8 @@ class SearchHit(BaseModel):
             lowest found, an upper bound) or ``none`` (it holds none of the query's words).
         vector: the best chunk's cosine similarity, None if it was not among the nearest chunks.
         lexical: the best keyword chunk's BM25, None without a keyword match.
-        role_weight: the keyword chunk's role weight (a reference list counts less than body text).
+        keyword_chunk: the passage that gave the keyword score (``passage`` basis only), None otherwise.
+        role_weight: that passage's role weight (a reference list counts less than body text).
         scope_weight / distance: the scope's proximity weight and its distance up the tree (0 = own).
         matched / unmatched: the query's words and quoted phrases the passages hold, and those they do not.
         explanation: all of the above, readable: what matched, then how the score was made (two lines).
@@ -90,6 +94,7 @@ class SearchHit(BaseModel):
     keyword_basis: KeywordBasis = "none"
     vector: float | None = None
     lexical: float | None = None
+    keyword_chunk: str | None = None
     role_weight: float = 1.0
     scope_weight: float
     distance: int
@@ -158,22 +163,25 @@ def search(lib: Library, query: str, *, scope: str | None = None, tag_filter: Ta
     warnings: list[str] = []
     lexical = []
     narrow: dict[str, list[str]] | None = None
+    dense: list[tuple[str, RankedChunk]] = []
+    vector_ok = False
     with read_session(lib.engine) as session:
         quoted = documents_with_quoted(session, parsed)
         if quoted is not None:
             where.and_ids(quoted)
-        if parsed:
-            lexical = search_chunks(session, parsed, where, settings.candidates, title_weight=settings.title_weight,
-                                    max_postings=settings.lexical_max_postings, stemming=settings.lexical_stemming)
         if tag_filter is not None or types or quoted is not None:
             narrow = _candidates_by_scope(session, where)
         moving = _vectors_in_transit(session)
-    dense: list[tuple[str, RankedChunk]] = []
-    vector_ok = False
-    if query.strip() and visible and (narrow is None or narrow):
+        # The vector side (query encoding, Chroma) runs in a worker while this thread ranks by BM25:
+        # both wait mostly in C code (numpy, Chroma, SQLite) that releases the GIL.
+        meaning = _DENSE.submit(_dense, lib, query, [v.path for v in visible], narrow, moving) \
+            if query.strip() and visible and (narrow is None or narrow) else None
+        if parsed:
+            lexical = search_chunks(session, parsed, where, settings.candidates, title_weight=settings.title_weight,
+                                    max_postings=settings.lexical_max_postings, stemming=settings.lexical_stemming)
+    if meaning is not None:
         try:
-            dense = _dense(lib, query, [v.path for v in visible], narrow, moving)
-            vector_ok = True
+            dense, vector_ok = meaning.result(), True
         except VancetopeError as error:
             warnings.append(f"vector search unavailable, keyword results only: {error}")
     with read_session(lib.engine) as session:
@@ -298,11 +306,12 @@ def _materialise(lib: Library, fused: list[FusedDocument], query: ParsedQuery, d
         tags = records.tags_by_document(session, ids)
         chunks: dict[str, ChunkInfo] = {}
         if wanted:
-            # An OR of (document, ordinal) pairs: each is one lookup in the unique index; a row-value IN
-            # list made SQLite scan the whole chunk table (75 ms at 100,000 chunks).
-            pairs = or_(*(and_(tables.ChunkRow.document_id == doc, tables.ChunkRow.ordinal == ordinal)
-                          for doc, ordinal in wanted))
-            for row in session.exec(select(tables.ChunkRow).where(pairs)).all():
+            # One lookup in the unique (document, ordinal) index per pair, driven by the pairs: a row-value
+            # IN list made SQLite scan the whole chunk table (75 ms at 100,000 chunks).
+            pairs = text("SELECT c.* FROM json_each(:pairs) AS j CROSS JOIN chunk c ON c.document_id = "
+                         "json_extract(j.value, '$[0]') AND c.ordinal = json_extract(j.value, '$[1]')")
+            statement = select(tables.ChunkRow).from_statement(pairs.bindparams(pairs=json.dumps(wanted)))
+            for row in session.execute(statement).scalars():
                 info = records.chunk_info(row)
                 chunks[info.chunk_id] = info
     units = [*query.words, *query.exact, *(" ".join(p) for p in query.phrases)]
@@ -316,11 +325,12 @@ def _materialise(lib: Library, fused: list[FusedDocument], query: ParsedQuery, d
             rank=rank, document=records.to_info(lib, row, tags[row.id]), score=doc.score, relevance=doc.relevance,
             meaning=doc.meaning, meaning_basis=doc.meaning_basis, keyword=doc.keyword,
             keyword_basis=doc.keyword_basis, vector=doc.cosine,
-            lexical=bm25.get(doc.keyword_chunk) if doc.keyword_chunk else None, role_weight=doc.role_weight,
+            lexical=bm25.get(doc.keyword_chunk) if doc.keyword_chunk else None, keyword_chunk=doc.keyword_chunk,
+            role_weight=doc.role_weight,
             scope_weight=doc.scope_weight, distance=distance_of.get(row.scope_path, 0),
             matched=[u for u in units if u in held], unmatched=[u for u in units if u not in held], passages=passages,
         )
-        hit.explanation = explain(hit, settings, doc.keyword_chunk)
+        hit.explanation = explain(hit, settings)
         hits.append(hit)
     return hits
 
@@ -336,17 +346,16 @@ _ROLE_NAMES = {ChunkRole.REFERENCES: "a reference list", ChunkRole.AUTHORS: "an 
                ChunkRole.ACKNOWLEDGEMENTS: "acknowledgements"}
 
 
-def explain(hit: SearchHit, settings: Settings, keyword_chunk: str | None = None) -> str:
+def explain(hit: SearchHit, settings: Settings) -> str:
     """Two lines saying how ``hit`` scored: its meaning and keyword parts with the words it matched and
-    where (``keyword_chunk``: the passage that gave the keyword score), then how they combine with the
-    scope weight into its score."""
+    where, then how they combine with the scope weight into its score."""
     if hit.meaning_basis == "estimate":
         meaning = f"meaning not judged yet (no vectors): counted as {hit.meaning:.2f}, the median of those found"
     elif hit.meaning_basis == "beyond":
         meaning = f"meaning ≤ {hit.meaning:.2f} (not among the nearest passages)"
     else:
         meaning = f"meaning {hit.meaning:.2f} (cosine {hit.vector:.2f})"
-    passage = next((p for p in hit.passages if p.chunk_id == keyword_chunk), None)
+    passage = next((p for p in hit.passages if p.chunk_id == hit.keyword_chunk), None)
     if passage is not None and hit.lexical is not None:
         where = "" if passage.page is None else f" on p. {passage.page}"
         role = "" if hit.role_weight == 1 else f", × {hit.role_weight:g} for {_ROLE_NAMES.get(passage.role, 'it')}"

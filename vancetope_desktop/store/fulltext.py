@@ -22,6 +22,8 @@ _CJK = (
     "\U00020000-\U0002a6df"
 )
 _CJK_RUN = re.compile(f"[{_CJK}]+")
+CJK_RUN = _CJK_RUN
+"""A run of CJK characters (they are indexed as overlapping bigrams, see :func:`analyze`)."""
 _WORD = re.compile(r"\w+")
 STOP_WORDS = frozenset({
     "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it", "no", "not",
@@ -122,6 +124,29 @@ def fold(term: str) -> str:
         return term.lower()
     decomposed = unicodedata.normalize("NFKD", term.lower())
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+class _FoldTable(dict):
+    """``str.translate`` table folding a character to its base letter when that is one character."""
+
+    def __missing__(self, char: int) -> int:
+        base = "".join(ch for ch in unicodedata.normalize("NFKD", chr(char)) if not unicodedata.combining(ch))
+        self[char] = ord(base) if len(base) == 1 else char
+        return self[char]
+
+
+_FOLD = _FoldTable()
+
+
+def fold_in_place(value: str) -> str | None:
+    """``value`` folded like :func:`fold` character by character, keeping every offset (so a match in
+    the result is a match at the same place in ``value``); None when folding would change the length
+    (a ligature, a capital İ), for the caller to fall back to :func:`text_tokens`."""
+    lowered = value.lower()
+    if len(lowered) != len(value):
+        return None
+    folded = lowered if lowered.isascii() else lowered.translate(_FOLD)
+    return folded if len(folded) == len(value) else None
 
 
 def text_tokens(value: str) -> list[tuple[str, int, int]]:
