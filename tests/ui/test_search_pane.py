@@ -143,7 +143,8 @@ def test_model_passes_modeltester_on_a_real_search_driven_through_the_pane(qtbot
     assert "matched: attention, memory" in tooltip
     assert all(part in tooltip for part in ("meaning", "keywords", "scope weight", "score"))
     assert "not found: memory" in second.data(Qt.ItemDataRole.ToolTipRole)
-    assert re.fullmatch(r"\d+ results \(\d+ ms\)", pane.status_label.text())
+    # The penguins share neither words nor meaning with the query: left out, and the status says so.
+    assert re.fullmatch(r"2 results \(\d+ ms\), 1 weaker match left out", pane.status_label.text())
 
 
 def test_model_with_built_hits_passes_modeltester_and_clears(qtmodeltester):
