@@ -154,7 +154,7 @@ def run(lib: Library) -> None:
     heading("4. Querying the think process's memory")
     indexing.try_drain(lib)
     tools = MemoryTools(lib, scope=SCOPE)
-    answer = tools.memory_query("SRAM and HBM memory of the GPU", tags=[f"thinkProcess:{TP_ID}"], limit=5)
+    answer = tools.memory_query("GPU hardware", tags=[f"thinkProcess:{TP_ID}"], limit=5)
     for hit in answer.hits:
         print(f"  {hit.rank}. {hit.doc_id}  [{hit.type}, {hit.status}]  {hit.title}")
     print(f"  (searched {', '.join(answer.scopes)})")

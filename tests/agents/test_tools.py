@@ -434,6 +434,14 @@ def test_tool_specs_have_json_schemas_with_descriptions():
     assert TOOLS[0].input_model.model_json_schema()["required"] == ["content"]
 
 
+def test_query_hits_say_what_matched_and_how_they_scored(library, tree):
+    hit = MemoryTools(library, TP12).memory_query("aardvark observed").hits[0]
+    assert hit.doc_id == tree["group/default"] and hit.matched == ["aardvark", "observed"]
+    assert hit.meaning is not None and 0 < hit.keywords <= 1 and 0 < hit.relevance <= 1
+    assert hit.scope_weight < 1 and hit.score == pytest.approx(hit.relevance * hit.scope_weight)
+    assert "matched aardvark, observed" in hit.why and "scope weight" in hit.why
+
+
 def test_stale_results_stay_listed_and_found_with_their_status(library, tree):
     tools = MemoryTools(library, TP12)
     documents.set_status(library, tree[TP12], DocumentStatus.STALE)

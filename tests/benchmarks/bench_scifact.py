@@ -24,18 +24,18 @@ import itertools
 import json
 import math
 import os
+import random
 import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from _common import SCIFACT, need, scifact_corpus, scifact_qrels, scifact_queries, table
 
 from vancetope_desktop.core.documents import DocumentType
 from vancetope_desktop.core.settings import Settings
-from vancetope_desktop.index import fusion
 from vancetope_desktop.index.fusion import RankedChunk, fuse
 from vancetope_desktop.index.lexical import search_chunks
 from vancetope_desktop.services import documents, indexing
@@ -155,13 +155,13 @@ class Rankings:
 
     def lexical(self, title_weight: float, max_postings: int | None,
                 stemming: bool = True) -> dict[str, list[RankedChunk]]:
-        """Query id → chunks by BM25 (``lexical.search_chunks`` with this title weight, budget, stemming)."""
+        """Query id → chunks by keyword score (``lexical.search_chunks``'s BM25 over the query's ceiling)."""
         key = (title_weight, max_postings, stemming)
         if key not in self._lexical:
             where = SqlFilter().and_in("scope_path", [DEFAULT_PROJECT]).and_in("status", ["active"])
             with read_session(self.lib.engine) as session:
                 self._lexical[key] = {
-                    q: [RankedChunk(h.chunk_id, h.document_id, h.score)
+                    q: [RankedChunk(h.chunk_id, h.document_id, h.keyword, h.role)
                         for h in search_chunks(session, text, where, DEPTH, title_weight=title_weight,
                                                max_postings=max_postings, stemming=stemming)]
                     for q, text in self.queries.items()
@@ -180,23 +180,43 @@ def run_single(rankings: dict[str, list[RankedChunk]], mapping: dict[str, str]) 
 
 
 def run_fused(dense: dict[str, list[RankedChunk]], lexical: dict[str, list[RankedChunk]], mapping: dict[str, str],
-              depth: int, **options) -> dict[str, list[str]]:
-    """``fusion.fuse`` over both rankings cut at ``depth`` chunks, as a run of SciFact ids."""
+              depth: int, no_vectors: frozenset[str] = frozenset(), **options) -> dict[str, list[str]]:
+    """``fusion.fuse`` over both rankings cut at ``depth`` chunks, as a run of SciFact ids.
+
+    ``no_vectors``: documents treated as not embedded yet (their dense chunks are dropped).
+    """
     out = {}
     for q in dense:
-        fused = fuse(dense[q][:depth], lexical.get(q, [])[:depth], {}, **options)
+        chunks = [c for c in dense[q][:depth] if c.document_id not in no_vectors]
+        fused = fuse(chunks, lexical.get(q, [])[:depth], {}, no_vectors=no_vectors, lexical_depth=depth, **options)
         out[q] = [mapping[d.document_id] for d in fused]
     return out
 
 
-def run_product(lib: Library, queries: dict[str, str], mapping: dict[str, str]) -> tuple[dict[str, list[str]], float]:
-    """``services.search.search`` for every query (100 hits each) and the mean seconds per query."""
+def run_cut(dense: dict[str, list[RankedChunk]], lexical: dict[str, list[RankedChunk]], mapping: dict[str, str],
+            depth: int, settings: Settings, **options) -> tuple[dict[str, list[str]], float]:
+    """Like :func:`run_fused`, then ``services.search.relevant`` with ``settings``: the run and the mean
+    number of documents kept per query."""
+    out, kept = {}, 0
+    for q in dense:
+        fused = search_service.relevant(fuse(dense[q][:depth], lexical.get(q, [])[:depth], {}, lexical_depth=depth,
+                                             **options), settings)
+        out[q] = [mapping[d.document_id] for d in fused]
+        kept += len(fused)
+    return out, kept / max(len(dense), 1)
+
+
+def run_product(lib: Library, queries: dict[str, str],
+                mapping: dict[str, str]) -> tuple[dict[str, list[str]], float, float]:
+    """``services.search.search`` for every query (up to 100 hits each), the mean seconds per query and
+    the mean number of hits returned."""
     out = {}
     start = time.perf_counter()
     for q, text in queries.items():
         response = search_service.search(lib, text, scope=DEFAULT_PROJECT, limit=100)
         out[q] = [mapping[h.document.id] for h in response.hits]
-    return out, (time.perf_counter() - start) / max(len(queries), 1)
+    count = max(len(queries), 1)
+    return out, (time.perf_counter() - start) / count, sum(map(len, out.values())) / count
 
 
 # -- tuning ---------------------------------------------------------------------------------------
@@ -204,15 +224,19 @@ def run_product(lib: Library, queries: dict[str, str], mapping: dict[str, str]) 
 def tune(lib: Library, mapping: dict[str, str]) -> dict[str, list[tuple[str, float, float]]]:
     """Grid search on the TRAIN split; tables of (configuration, nDCG@10, Recall@100), best first.
 
-    Stage A: BM25 alone over title weight x postings budget x stemming. Stage B: both fusion methods
-    over their grids, title weights and candidate depths (with the shipped budget and stemming).
-    Stage C: chunk aggregation for the best of B, the shipped settings and the previous default.
+    Stage A: BM25 alone over title weight x postings budget x stemming. Stage B: the fusion over its
+    grid (title weight, meaning weight, meaning floor and ceiling) with the shipped budget and
+    stemming. Stage C: candidate depths for the best of B, and the shipped settings. Stage D: the
+    relevance cut-off on the shipped fusion (the label gives the mean number of documents kept of
+    the ~130 fused). Stage E: a fifth of the documents without vectors (as if still pending), their
+    meaning estimated (shipped), or treated as judged and far, or left out of the relevance.
     """
     queries, qrels = scifact_queries("train"), scifact_qrels("train")
     rankings = Rankings(lib, queries)
     dense = rankings.dense()
-    stages: dict[str, list[tuple[str, float, float]]] = {"A": [], "B": [], "C": []}
-    best_options: dict[str, tuple[float, int, dict]] = {}
+    stages: dict[str, list[tuple[str, float, float]]] = {"A": [], "B": [], "C": [], "D": [], "E": []}
+    s = lib.settings
+    budget, stemming = s.lexical_max_postings, s.lexical_stemming
 
     def record(stage: str, label: str, run: dict[str, list[str]]) -> float:
         ndcg, recall = evaluate(run, qrels)
@@ -220,52 +244,50 @@ def tune(lib: Library, mapping: dict[str, str]) -> dict[str, list[tuple[str, flo
         return ndcg
 
     record("A", "dense only", run_single(dense, mapping))
-    for title_weight, budget, stemming in itertools.product(TITLE_WEIGHTS, BUDGETS, (False, True)):
-        record("A", f"bm25 title_weight={title_weight} max_postings={budget} stemming={stemming}",
-               run_single(rankings.lexical(title_weight, budget, stemming), mapping))
-    budget, stemming = lib.settings.lexical_max_postings, lib.settings.lexical_stemming
-    best_score = -1.0
-    for title_weight, depth, grid in itertools.product(TITLE_WEIGHTS, DEPTHS, GRIDS.values()):
+    for title_weight, postings, stem in itertools.product(TITLE_WEIGHTS, BUDGETS, (False, True)):
+        record("A", f"bm25 title_weight={title_weight} max_postings={postings} stemming={stem}",
+               run_single(rankings.lexical(title_weight, postings, stem), mapping))
+    best_score, best = -1.0, (s.title_weight, {})
+    for title_weight, alpha, floor, ceiling in itertools.product(TITLE_WEIGHTS, ALPHAS, FLOORS, CEILINGS):
+        options = dict(dense_weight=alpha, lexical_weight=round(1 - alpha, 2), meaning_floor=floor,
+                       meaning_ceiling=ceiling)
+        label = f"title_weight={title_weight} " + " ".join(f"{k}={v}" for k, v in options.items())
         lexical = rankings.lexical(title_weight, budget, stemming)
-        for options in grid():
-            label = f"tw={title_weight} depth={depth} " + " ".join(f"{k}={v}" for k, v in options.items())
-            score = record("B", label, run_fused(dense, lexical, mapping, depth, **options))
-            if score > best_score:
-                best_score, best_options["best"] = score, (title_weight, depth, options)
-    title_weight, depth, options = best_options["best"]
-    for top_chunks in (1, 2, 3):
-        label = f"best of B, top_chunks={top_chunks}"
-        record("C", label, run_fused(dense, rankings.lexical(title_weight, budget, stemming), mapping, depth,
-                                     **options, top_chunks=top_chunks))
-    s = lib.settings
-    shipped = dict(method=s.fusion, k=s.rrf_k, dense_weight=s.dense_weight, lexical_weight=s.lexical_weight,
-                   normalization=s.fusion_normalization, top_chunks=s.top_chunks)
-    record("C", "shipped settings", run_fused(dense, rankings.lexical(s.title_weight, budget, stemming), mapping,
-                                              s.candidates, **shipped))
-    record("C", "previous default (RRF k=60, title 2, no stemming)",
-           run_fused(dense, rankings.lexical(2.0, None, False), mapping, 100, method="rrf", k=60,
-                     dense_weight=1.0, lexical_weight=1.0))
-    for rows in stages.values():
-        rows.sort(key=lambda r: (-r[1], -r[2]))
+        score = record("B", label, run_fused(dense, lexical, mapping, s.candidates, **options))
+        if score > best_score:
+            best_score, best = score, (title_weight, options)
+    for depth in DEPTHS:
+        record("C", f"best of B, depth={depth}",
+               run_fused(dense, rankings.lexical(best[0], budget, stemming), mapping, depth, **best[1]))
+    shipped = dict(dense_weight=s.dense_weight, lexical_weight=s.lexical_weight, meaning_floor=s.meaning_floor,
+                   meaning_ceiling=s.meaning_ceiling)
+    lexical = rankings.lexical(s.title_weight, budget, stemming)
+    record("C", "shipped settings", run_fused(dense, lexical, mapping, s.candidates, **shipped))
+    for floor, share in itertools.product(CUT_FLOORS, CUT_SHARES):
+        cut = s.model_copy(update={"min_relevance": floor, "relative_relevance": share})
+        run, kept = run_cut(dense, lexical, mapping, s.candidates, cut, **shipped)
+        ndcg, recall = evaluate(run, qrels)
+        stages["D"].append((f"min_relevance={floor} relative_relevance={share} (kept {kept:.1f})", ndcg, recall))
+    pending = frozenset(random.Random(7).sample(sorted(mapping), len(mapping) // 5))
+    record("E", "all documents with vectors", run_fused(dense, lexical, mapping, s.candidates, **shipped))
+    record("E", "a fifth without vectors, meaning estimated (shipped)",
+           run_fused(dense, lexical, mapping, s.candidates, pending, **shipped))
+    record("E", "a fifth without vectors, treated as judged and far",
+           run_fused({q: [c for c in chunks if c.document_id not in pending] for q, chunks in dense.items()},
+                     lexical, mapping, s.candidates, **shipped))
+    for stage in "ABC":
+        stages[stage].sort(key=lambda r: (-r[1], -r[2]))
     return stages
 
 
-TITLE_WEIGHTS = (1.0, 2.0, 3.0, 5.0)
-BUDGETS: tuple[int | None, ...] = (None, 20_000)
+TITLE_WEIGHTS = (1.0, 2.0, 3.0)
+BUDGETS: tuple[int | None, ...] = (None, 10_000)
 DEPTHS = (100, 200)
-
-
-def _rrf_grid() -> list[dict]:
-    return [dict(method="rrf", k=k, dense_weight=1.0, lexical_weight=lw)
-            for k in (10, 20, 40, 60, 100) for lw in (0.6, 0.8, 1.0, 1.25, 1.5)]
-
-
-def _convex_grid() -> list[dict]:
-    return [dict(method="convex", normalization=norm, dense_weight=round(alpha, 2), lexical_weight=round(1 - alpha, 2))
-            for norm in fusion.NORMALIZATIONS for alpha in (0.3, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7)]
-
-
-GRIDS: dict[str, Callable[[], list[dict]]] = {"rrf": _rrf_grid, "convex": _convex_grid}
+ALPHAS = (0.2, 0.3, 0.4, 0.5)
+FLOORS = (0.0, 0.1, 0.2, 0.3)
+CEILINGS = (0.6, 0.7, 0.8, 1.0)
+CUT_FLOORS = (0.0, 0.1, 0.15, 0.2, 0.25)
+CUT_SHARES = (0.0, 0.3, 0.4, 0.5)
 
 
 # -- main -----------------------------------------------------------------------------------------
@@ -288,11 +310,7 @@ def main() -> None:
             for stage, rows in stages.items():
                 print(table(f"tuning on TRAIN, stage {stage} ({len(rows)} configurations, {seconds:.0f} s in all)",
                             ["configuration", "nDCG@10", "R@100"],
-                            [[c, f"{n:.4f}", f"{r:.4f}"] for c, n, r in rows[: args.top]]))
-                if stage == "B":
-                    for method in GRIDS:
-                        label, n, r = next(row for row in rows if f"method={method}" in row[0])
-                        print(f"best {method}: {label}  nDCG@10 {n:.4f}  R@100 {r:.4f}")
+                            [[c, f"{n:.4f}", f"{r:.4f}"] for c, n, r in (rows if stage in "DE" else rows[: args.top])]))
                 print()
         report(lib, mapping, built, args.split)
     finally:
@@ -310,9 +328,17 @@ def report(lib: Library, mapping: dict[str, str], built: dict, split: str) -> No
     bm25_run = run_single(rankings.lexical(settings.title_weight, settings.lexical_max_postings,
                                            settings.lexical_stemming), mapping)
     rows.append(["BM25-only (lexical.search_chunks, best chunk)", *_fmt(evaluate(bm25_run, qrels)), "0.682"])
-    product_run, seconds = run_product(lib, queries, mapping)
-    rows.append(["hybrid (services.search.search)", *_fmt(evaluate(product_run, qrels)),
-                 "0.720 naive RRF; target 0.75"])
+    uncut = settings.model_copy(update={"min_relevance": 0.0, "relative_relevance": 0.0})
+    lib.settings, shipped = uncut, settings
+    try:
+        product_run, seconds, _ = run_product(lib, queries, mapping)
+    finally:
+        lib.settings = shipped
+    rows.append(["hybrid ranking (services.search.search, no cut-off)", *_fmt(evaluate(product_run, qrels)),
+                 "0.728 / 0.955 before; target 0.75"])
+    cut_run, _, kept = run_product(lib, queries, mapping)
+    rows.append([f"hybrid as shipped, relevance cut-off (mean {kept:.1f} hits kept)", *_fmt(evaluate(cut_run, qrels)),
+                 ""])
     fusion_settings = {k: v for k, v in settings.model_dump().items()
                        if k not in ("embedding_model", "embedding_batch_size", "scope_weights", "max_import_mb")}
     print(table(

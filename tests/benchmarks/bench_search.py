@@ -18,8 +18,10 @@ under ``$TMPDIR``.
 
 Measured, warm (model loaded, 20 warm-up queries), on SciFact test claims searched from the think
 process: the whole ``search`` call, and inside it (timed by wrapping the functions it calls)
-the lexical part (``search_chunks``), the vector part (query encoding + Chroma queries per scope),
-the fusion, the materialisation of hits and the rest (scope resolution, the candidate-documents SQL).
+the lexical part (``search_chunks``), the vector part (query encoding + Chroma queries per scope,
+in a worker thread beside the lexical part, so only the longer of the two counts), the fusion,
+the materialisation of hits and the rest (scope resolution, the check of the documents found
+against the filter, the relevance cut-off).
 """
 
 from __future__ import annotations
@@ -270,7 +272,9 @@ def measure(folder: Path, queries: list[str], warmup: int, profile: Path | None,
             samples["search"].append(1000 * total)
             for name in PARTS[1:-1]:
                 samples[name].append(1000 * timer.seconds.get(name, 0.0))
-            samples["rest"].append(1000 * (total - sum(parts.values())))
+            # The keyword and the vector side run side by side: the longer of the two is on the clock.
+            side_by_side = max(parts["lexical"], parts["vector"])
+            samples["rest"].append(1000 * (total - side_by_side - parts["fusion"] - parts["materialise"]))
         if profiler and profile:
             profiler.dump_stats(str(profile))
             pstats.Stats(profiler, stream=sys.stderr).sort_stats("cumulative").print_stats(25)
@@ -307,7 +311,8 @@ def main() -> None:
             values = samples[part]
             rows.append([f"{size:,}", part, f"{percentile(values, 50):.1f}", f"{percentile(values, 95):.1f}",
                          f"{max(values):.1f}"])
-    print(table(f"bench_search: warm services.search.search from {ACTING} (4 scopes), fusion {settings.fusion}, "
+    print(table(f"bench_search: warm services.search.search from {ACTING} (4 scopes), load average "
+                f"{os.getloadavg()[0]:.1f}, "
                 f"max_postings {settings.lexical_max_postings}{', GC frozen' if args.freeze_gc else ''}, "
                 f"{len(queries) - warmup} SciFact test claims, milliseconds (target p95 < {TARGET_P95_MS:.0f} ms "
                 "at 100,000 chunks)", ["chunks", "part", "p50", "p95", "max"], rows))

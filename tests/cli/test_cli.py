@@ -41,6 +41,19 @@ def test_add_search_list_tag_read_versions(cli):
     assert "Deadline is June 15th" in cli("memory", "read", added["id"]).stdout
 
 
+def test_search_explains_each_hit_in_json_and_text(cli):
+    wanted = as_json(cli("memory", "add", "Honeybee colonies collapse when varroa mites spread viruses.", "--json"))
+    cli("memory", "add", "The Andromeda galaxy will merge with the Milky Way.")
+    data = as_json(cli("memory", "search", '"varroa mites" in bee hives', "--json"))
+    hit = data["hits"][0]
+    assert hit["document"]["id"] == wanted["id"] and len(data["hits"]) == 1
+    assert hit["matched"] == ["varroa mites"] and hit["unmatched"] == ["bee", "hives"]
+    assert hit["passages"][0]["matched"] == ["varroa mites"] and hit["keyword"] > 0 and hit["meaning"] > 0
+    assert "scope weight" in hit["explanation"] and hit["relevance"] <= 1
+    text = cli("memory", "search", '"varroa mites" in bee hives', "--explain").stdout
+    assert "matched varroa mites" in text and "not found: bee, hives" in text and "scope weight" in text
+
+
 def test_scopes_and_promotion(cli):
     cli("scope", "create", "session", "sess_7", "--parent", "project/inbox")
     cli("scope", "create", "think-process", "tp_12", "--parent", "session/sess_7", "--name", "Hypothesis Check")

@@ -1,100 +1,98 @@
-"""Fusion arithmetic (the default convex z-score fusion and RRF) and scope weighting: plain numbers, no stores."""
+"""Fusion arithmetic: absolute meaning and keyword scales, documents without vectors, role and scope weights.
 
-import math
+Plain numbers, no stores.
+"""
 
 import pytest
 
-from vancetope_desktop.index.fusion import RankedChunk, fuse
+from vancetope_desktop.core.documents import ChunkRole
+from vancetope_desktop.index.fusion import ROLE_WEIGHTS, RankedChunk, fuse, meaning_score
+
+SCALE = dict(meaning_floor=0.2, meaning_ceiling=0.7, dense_weight=0.5, lexical_weight=0.5)
 
 
-def test_rrf_sums_reciprocal_ranks_of_best_chunks():
-    dense = [RankedChunk("a:0", "a", 0.9), RankedChunk("b:0", "b", 0.8), RankedChunk("a:1", "a", 0.7)]
-    lexical = [RankedChunk("b:2", "b", 12.0), RankedChunk("c:0", "c", 3.0)]
-    result = {d.document_id: d for d in fuse(dense, lexical, {}, method="rrf", k=60, dense_weight=1.0,
-                                             lexical_weight=1.0)}
-    assert result["a"].fused == pytest.approx(1 / 61)
-    assert result["b"].fused == pytest.approx(1 / 62 + 1 / 61)
-    assert result["c"].fused == pytest.approx(1 / 62)
-    assert result["b"].vector == 0.8 and result["b"].lexical == 12.0
-    assert result["a"].lexical is None and result["a"].vector_rank == 1
+def test_meaning_is_the_cosine_on_a_cut_linear_scale():
+    assert meaning_score(0.45, 0.2, 0.7) == pytest.approx(0.5)
+    assert meaning_score(0.1, 0.2, 0.7) == 0.0 and meaning_score(0.9, 0.2, 0.7) == 1.0
 
 
-def test_default_fusion_is_the_even_sum_of_min_shifted_z_scores():
-    dense = [RankedChunk("a:0", "a", 0.9), RankedChunk("b:0", "b", 0.8), RankedChunk("a:1", "a", 0.7),
-             RankedChunk("c:0", "c", 0.5)]
-    lexical = [RankedChunk("b:2", "b", 12.0), RankedChunk("c:1", "c", 3.0)]
-    result = {d.document_id: d for d in fuse(dense, lexical, {})}
-    # Documents' best chunks: dense a 0.9, b 0.8, c 0.5 (mean 0.7333, population std 0.16997);
-    # lexical b 12, c 3 (std 4.5). Each becomes (score - lowest) / std; a missing document gets 0.
-    dense_std = math.sqrt(((0.9 - 2.2 / 3) ** 2 + (0.8 - 2.2 / 3) ** 2 + (0.5 - 2.2 / 3) ** 2) / 3)
-    assert result["a"].fused == pytest.approx(0.5 * 0.4 / dense_std)
-    assert result["b"].fused == pytest.approx(0.5 * 0.3 / dense_std + 0.5 * 9.0 / 4.5)
-    assert result["c"].fused == pytest.approx(0.0)
-    assert result["b"].vector == 0.8 and result["b"].lexical == 12.0 and result["a"].lexical is None
+def test_relevance_is_the_weighted_sum_of_meaning_and_keywords():
+    dense = [RankedChunk("a:0", "a", 0.7), RankedChunk("b:0", "b", 0.45), RankedChunk("a:1", "a", 0.3)]
+    lexical = [RankedChunk("b:2", "b", 0.6), RankedChunk("c:0", "c", 0.2)]
+    result = {d.document_id: d for d in fuse(dense, lexical, {}, **SCALE)}
+    assert result["a"].relevance == pytest.approx(0.5 * 1.0)  # holds no query word: keywords 0
+    assert result["b"].relevance == pytest.approx(0.5 * 0.5 + 0.5 * 0.6)
+    # c has vectors but was not among the nearest chunks: at most the lowest meaning found (b's).
+    assert result["c"].relevance == pytest.approx(0.5 * 0.5 + 0.5 * 0.2) and result["c"].meaning_basis == "beyond"
+    assert result["b"].cosine == 0.45 and result["b"].keyword == 0.6 and result["a"].keyword_basis == "none"
+    assert result["a"].keyword_chunk is None and result["b"].keyword_chunk == "b:2"
+    assert [d.document_id for d in fuse(dense, lexical, {}, **SCALE)] == ["b", "a", "c"]
 
 
-def test_scope_weight_multiplies_and_reorders():
-    dense = [RankedChunk("grp:0", "grp", 0.9), RankedChunk("tp:0", "tp", 0.8)]
-    ranked = fuse(dense, [], {"grp": 0.3, "tp": 1.0}, method="rrf", k=60, dense_weight=1.0)
+def test_a_document_the_keyword_ranking_cut_off_gets_at_most_the_lowest_keyword_score():
+    dense = [RankedChunk("a:0", "a", 0.7)]
+    lexical = [RankedChunk("b:0", "b", 0.6), RankedChunk("c:0", "c", 0.2)]
+    full = {d.document_id: d for d in fuse(dense, lexical, {}, lexical_depth=2, **SCALE)}
+    assert full["a"].keyword == pytest.approx(0.2) and full["a"].keyword_basis == "beyond"
+    short = {d.document_id: d for d in fuse(dense, lexical, {}, lexical_depth=10, **SCALE)}
+    assert short["a"].keyword == 0.0 and short["a"].keyword_basis == "none"
+
+
+def test_a_single_keyword_hit_and_the_last_one_score_what_they_match():
+    # The z-score shifted to the lowest gave the only (or the last) keyword hit 0 from its ranking.
+    only = fuse([], [RankedChunk("a:0", "a", 0.4)], {}, no_vectors={"a"}, **SCALE)
+    assert only[0].relevance == pytest.approx(0.4) and only[0].score > 0
+    several = fuse([], [RankedChunk("a:0", "a", 0.4), RankedChunk("b:0", "b", 0.3)], {}, **SCALE)
+    assert several[1].document_id == "b" and several[1].keyword == pytest.approx(0.3)
+
+
+def test_a_document_without_vectors_gets_the_typical_meaning_not_the_lowest():
+    # "ligature": 13 notes embedded and about other things, the one holding the word still pending.
+    dense = [RankedChunk(f"n{i}:0", f"n{i}", 0.25 + i / 100) for i in range(13)]
+    lexical = [RankedChunk("pending:0", "pending", 0.45)]
+    ranked = fuse(dense, lexical, {}, no_vectors={"pending"}, **SCALE)
+    assert ranked[0].document_id == "pending" and ranked[0].meaning_basis == "estimate"
+    assert ranked[0].meaning == pytest.approx(meaning_score(0.31, 0.2, 0.7))  # the median of the 13
+    assert ranked[0].relevance == pytest.approx(0.5 * ranked[0].meaning + 0.5 * 0.45)
+    # The same document with vectors that the dense ranking did not retrieve was judged far.
+    judged = {d.document_id: d for d in fuse(dense, lexical, {}, **SCALE)}
+    assert judged["pending"].meaning == pytest.approx(meaning_score(0.25, 0.2, 0.7))
+    assert judged["pending"].meaning_basis == "beyond"
+
+
+def test_without_any_meaning_found_a_document_without_vectors_ranks_by_keywords_alone():
+    ranked = fuse([], [RankedChunk("a:0", "a", 0.3)], {}, no_vectors={"a"}, **SCALE)
+    assert ranked[0].meaning == pytest.approx(0.3) and ranked[0].relevance == pytest.approx(0.3)
+
+
+def test_non_body_chunks_weigh_less_on_the_keyword_side():
+    lexical = [RankedChunk("refs:9", "refs", 0.8, ChunkRole.REFERENCES),
+               RankedChunk("authors:1", "authors", 0.7, ChunkRole.AUTHORS),
+               RankedChunk("paper:3", "paper", 0.35)]
+    ranked = fuse([], lexical, {}, **SCALE)
+    assert ranked[0].document_id == "paper"
+    refs = next(d for d in ranked if d.document_id == "refs")
+    assert refs.keyword == pytest.approx(0.8 * ROLE_WEIGHTS[ChunkRole.REFERENCES]) and refs.role_weight < 1
+    # A document's body passage beats its own reference list when it matches nearly as well.
+    mixed = fuse([], [RankedChunk("p:9", "p", 0.6, ChunkRole.REFERENCES), RankedChunk("p:2", "p", 0.4)], {}, **SCALE)
+    assert mixed[0].keyword_chunk == "p:2" and mixed[0].role_weight == 1.0
+
+
+def test_scope_weight_multiplies_the_relevance_and_reorders():
+    dense = [RankedChunk("grp:0", "grp", 0.7), RankedChunk("tp:0", "tp", 0.65)]
+    ranked = fuse(dense, [], {"grp": 0.3, "tp": 1.0}, **SCALE)
     assert [d.document_id for d in ranked] == ["tp", "grp"]
-    assert ranked[1].score == pytest.approx(0.3 / 61)
+    assert ranked[1].score == pytest.approx(0.3 * ranked[1].relevance) and ranked[1].scope_weight == 0.3
 
 
-def test_scope_weight_multiplies_the_default_fusion_and_reorders():
-    dense = [RankedChunk("grp:0", "grp", 0.9), RankedChunk("tp:0", "tp", 0.85), RankedChunk("x:0", "x", 0.1)]
-    ranked = fuse(dense, [], {"grp": 0.3, "tp": 1.0})
-    assert [d.document_id for d in ranked] == ["tp", "grp", "x"]
-    std = math.sqrt(((0.9 - 0.6166667) ** 2 + (0.85 - 0.6166667) ** 2 + (0.1 - 0.6166667) ** 2) / 3)
-    assert ranked[0].score == pytest.approx(0.5 * 0.75 / std, rel=1e-5)
-    assert ranked[1].fused == pytest.approx(0.5 * 0.8 / std, rel=1e-5)
-    assert ranked[1].score == pytest.approx(0.3 * ranked[1].fused)
+def test_passages_are_ordered_by_support_and_the_keyword_passage_is_kept():
+    dense = [RankedChunk(f"a:{i}", "a", 0.7 - i / 20) for i in range(5)]
+    doc = fuse(dense, [RankedChunk("a:4", "a", 0.05)], {}, chunks_per_document=2, **SCALE)[0]
+    assert doc.chunks == ["a:0", "a:4"]  # a:1 supports more, but a:4 holds the words
+    doc = fuse(dense, [RankedChunk("a:4", "a", 0.9)], {}, chunks_per_document=2, **SCALE)[0]
+    assert doc.chunks[0] == "a:4"
 
 
-def test_passages_are_ordered_by_support_and_capped():
-    dense = [RankedChunk(f"a:{i}", "a", 1 - i / 10) for i in range(5)]
-    lexical = [RankedChunk("a:4", "a", 9.0)]
-    doc = fuse(dense, lexical, {}, chunks_per_document=2)[0]
-    assert doc.chunks[0] == "a:4" and len(doc.chunks) == 2
-
-
-def test_convex_minmax_sums_weighted_normalised_scores():
-    dense = [RankedChunk("a:0", "a", 0.9), RankedChunk("b:0", "b", 0.5), RankedChunk("c:0", "c", 0.7)]
-    lexical = [RankedChunk("b:1", "b", 10.0), RankedChunk("c:1", "c", 4.0), RankedChunk("d:0", "d", 2.0)]
-    result = {d.document_id: d for d in fuse(dense, lexical, {}, method="convex", normalization="minmax",
-                                             dense_weight=0.6, lexical_weight=0.4)}
-    # dense min-max: a 1.0, c 0.5, b 0.0; lexical min-max: b 1.0, c 0.25, d 0.0; a missing lexically → 0.
-    assert result["a"].fused == pytest.approx(0.6)
-    assert result["b"].fused == pytest.approx(0.4)
-    assert result["c"].fused == pytest.approx(0.6 * 0.5 + 0.4 * 0.25)
-    assert result["d"].fused == pytest.approx(0.0)
-
-
-def test_convex_theoretical_uses_score_floors():
-    dense = [RankedChunk("a:0", "a", 0.5), RankedChunk("b:0", "b", 0.0)]
-    lexical = [RankedChunk("a:1", "a", 8.0), RankedChunk("b:1", "b", 2.0)]
-    result = {d.document_id: d for d in fuse(dense, lexical, {}, method="convex", normalization="theoretical",
-                                             dense_weight=0.5, lexical_weight=0.5)}
-    # cosine floor -1: a (0.5+1)/1.5 = 1, b 1/1.5; BM25 floor 0: a 1, b 0.25.
-    assert result["a"].fused == pytest.approx(1.0)
-    assert result["b"].fused == pytest.approx(0.5 * (1 / 1.5) + 0.5 * 0.25)
-
-
-def test_top_chunks_sums_a_documents_best_chunks():
-    dense = [RankedChunk("a:0", "a", 0.9), RankedChunk("b:0", "b", 0.8), RankedChunk("b:1", "b", 0.7),
-             RankedChunk("b:2", "b", 0.1)]
-    ranked = fuse(dense, [], {}, top_chunks=2)
-    assert [d.document_id for d in ranked] == ["b", "a"]  # b: 0.8 + 0.7 > a: 0.9
-    assert ranked[0].vector == 0.8  # the reported score stays the best chunk's
-
-
-def test_convex_scope_weight_multiplies_final_score():
-    dense = [RankedChunk("grp:0", "grp", 0.9), RankedChunk("tp:0", "tp", 0.8), RankedChunk("x:0", "x", 0.1)]
-    ranked = {d.document_id: d for d in fuse(dense, [], {"grp": 0.3}, method="convex", dense_weight=1.0,
-                                             lexical_weight=0.0)}
-    assert ranked["grp"].score == pytest.approx(0.3 * ranked["grp"].fused)
-    assert ranked["tp"].score == pytest.approx(ranked["tp"].fused)
-
-
-def test_unknown_method_is_refused():
+def test_a_meaning_scale_upside_down_is_refused():
     with pytest.raises(ValueError):
-        fuse([], [], {}, method="magic")
+        fuse([], [], {}, meaning_floor=0.7, meaning_ceiling=0.2)

@@ -71,3 +71,40 @@ def test_stop_words_are_dropped_from_queries_unless_nothing_else_is_left():
 
     assert query_terms("How do I bake sourdough bread?") == ["bake", "sourdough", "bread"]
     assert query_terms("to be or not to be") == ["to", "be", "or", "not"]
+
+
+def test_quoted_text_is_a_phrase_and_an_unpaired_quote_is_ignored():
+    from vancetope_desktop.store.fulltext import ParsedQuery, parse_query
+
+    assert parse_query('infant "Skimmed Milk Powder" formula') == ParsedQuery(
+        words=("infant", "formula"), phrases=(("skimmed", "milk", "powder"),))
+    assert parse_query("“to be or not to be”").phrases == (("to", "be", "or", "not", "to", "be"),)
+    assert parse_query('"cells" divide') == ParsedQuery(words=("divide",), exact=("cells",))
+    assert parse_query('"unbalanced quote') == ParsedQuery(words=("unbalanced", "quote"))
+    assert not parse_query('"" " (*) "')
+
+
+def test_matches_are_found_as_the_index_finds_them():
+    from vancetope_desktop.index.lexical import find_matches
+
+    def units(text, query):
+        return [(m.unit, text[m.start:m.end]) for m in find_matches(text, query)]
+
+    assert units("Skimmed milk powder; milk, skimmed-milk powder", '"skimmed milk powder"') == [
+        ("skimmed milk powder", "Skimmed milk powder"), ("skimmed milk powder", "skimmed-milk powder")]
+    assert units("Cell counts of the CELLS and cellar", "cells") == [("cells", "Cell"), ("cells", "CELLS"),
+                                                                     ("cells", "cellar")]
+    assert units("cells and cell", '"cells"') == [("cells", "cells")]  # quoted: as written, no stemming
+    assert units("Müller's résumé", "muller resume") == [("muller", "Müller"), ("resume", "résumé")]
+    assert units("日本語の文章", "日本語") == [("日本", "日本"), ("本語", "本語")]
+    assert units("snake_case and snake case", "snake_case") == [("snake_case", "snake_case"),
+                                                                ("snake_case", "snake case")]
+    assert units("the of and", "the attention") == []  # stop words never match
+
+
+def test_a_prefix_counted_in_more_chunks_than_there_are_still_scores(library):
+    # "stress*" expands to stress, stressful, stresses…: their summed counts can exceed the chunks, which
+    # once made the ceiling's logarithm fail ("math domain error") on a one-paper library.
+    only = documents.add_text(library, "stress stressful stressed stresses stressor", doc_type=DocumentType.NOTE).id
+    hits = _search(library, "stress")
+    assert [h.document_id for h in hits] == [only] and 0 < hits[0].keyword <= 1

@@ -14,9 +14,11 @@ from typing import Any
 
 import numpy as np
 import pytest
+from threadpoolctl import threadpool_info, threadpool_limits
 
 from vancetope_desktop.core.errors import IndexUnavailable
 from vancetope_desktop.core.settings import BUNDLED_MODEL
+from vancetope_desktop.index import query_encoder
 from vancetope_desktop.index.models import ModelSpec, resolve_model
 from vancetope_desktop.index.query_encoder import QueryEncoder, gelu, unsupported_reason
 
@@ -129,6 +131,28 @@ def test_token_ids_match_sentence_transformers(encoder: QueryEncoder, st_model: 
     ids, _ = encoder.tokenize([LONG])
     assert ids.shape == (1, 256)  # truncated at max_seq_length, [CLS]/[SEP] included
     assert ids[0, 0] == 101 and ids[0, -1] == 102
+
+
+def _blas_threads() -> int:
+    return max(i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas")
+
+
+def test_encoding_runs_blas_on_one_thread_and_restores_the_count(encoder: QueryEncoder,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    # Under CPU contention a multi-threaded BLAS made a query take ~800 ms instead of ~50 ms: the
+    # forward pass must run on one thread, whatever the process's setting, and leave it as it was.
+    seen: list[int] = []
+    layer_norm = query_encoder._layer_norm
+
+    def watched(*args: Any) -> np.ndarray:
+        seen.append(_blas_threads())
+        return layer_norm(*args)
+
+    monkeypatch.setattr(query_encoder, "_layer_norm", watched)
+    with threadpool_limits(limits=2, user_api="blas"):
+        encoder.encode("a short query about protein folding")
+        assert _blas_threads() == 2
+    assert seen and set(seen) == {1}
 
 
 def test_gelu_is_the_exact_erf_form() -> None:

@@ -35,8 +35,11 @@ def _hit(rank: int, title: str, *, text: str = "some passage text", page: int | 
     doc = DocumentInfo(id=f"doc_{rank}", scope=scope, type=DocumentType.NOTE, title=title, created_at=now,
                        updated_at=now)
     passage = Passage(chunk_id=f"doc_{rank}:0", page=page, text=text, snippet=text)
-    return SearchHit(rank=rank, document=doc, score=score, fused=score, vector=0.4, lexical=None,
-                     scope_weight=1.0, distance=distance, passages=[passage])
+    return SearchHit(rank=rank, document=doc, score=score, relevance=score, meaning=min(2 * score, 1), vector=0.4,
+                     scope_weight=1.0, distance=distance, passages=[passage],
+                     explanation=f"meaning {2 * score:.2f}; no query word matched\nrelevance {score:.2f} = "
+                                 f"0.5 × meaning {2 * score:.2f} + 0.5 × keywords 0.00; × scope weight 1 = "
+                                 f"score {score:.2f}")
 
 
 def _response(query: str, *hits: SearchHit) -> SearchResponse:
@@ -84,6 +87,14 @@ def test_highlight_is_case_and_accent_insensitive_on_word_starts():
     assert highlight_html("plain text", "") == "plain text"
 
 
+def test_highlight_lights_a_quoted_phrase_only_where_its_words_stand_together():
+    html = highlight_html("Skimmed milk powder, not milk alone; skimmed-milk powder too.", '"skimmed milk powder"')
+    assert html == ('<b class="hit">Skimmed milk powder</b>, not milk alone; '
+                    '<b class="hit">skimmed-milk powder</b> too.')
+    mixed = highlight_html("Formula of skimmed milk powder for infants", 'infant "milk powder"')
+    assert mixed == 'Formula of skimmed <b class="hit">milk powder</b> for <b class="hit">infants</b>'
+
+
 def test_request_turns_tags_into_a_tag_filter():
     assert SearchRequest(1, "q").tag_filter() is None
     assert SearchRequest(1, "q", tags=("a", "b")).tag_filter() == AllOf((TagIs("a"), TagIs("b")))
@@ -127,7 +138,13 @@ def test_model_passes_modeltester_on_a_real_search_driven_through_the_pane(qtbot
     assert second.data(ResultRole.SCOPE_NAME) == "inbox"
     assert isinstance(first.data(ResultRole.SCORE), float) and first.data(ResultRole.PAGE) is None
     assert first.data(ResultRole.HIT).document.id == attention_id
-    assert re.fullmatch(r"\d+ results \(\d+ ms\)", pane.status_label.text())
+    # The tooltip explains the hit: the words it matched, its meaning and keyword scores, the scope weight.
+    tooltip = first.data(Qt.ItemDataRole.ToolTipRole)
+    assert "matched: attention, memory" in tooltip
+    assert all(part in tooltip for part in ("meaning", "keywords", "scope weight", "score"))
+    assert "not found: memory" in second.data(Qt.ItemDataRole.ToolTipRole)
+    # The penguins share neither words nor meaning with the query: left out, and the status says so.
+    assert re.fullmatch(r"2 results \(\d+ ms\), 1 weaker match left out", pane.status_label.text())
 
 
 def test_model_with_built_hits_passes_modeltester_and_clears(qtmodeltester):
@@ -136,7 +153,7 @@ def test_model_with_built_hits_passes_modeltester_and_clears(qtmodeltester):
     qtmodeltester.check(model)
     assert model.rowCount() == 2 and model.index(0).data(ResultRole.PAGE) == 4
     assert model.rowCount(model.index(0)) == 0 and model.index(0).data(Qt.ItemDataRole.EditRole) is None
-    assert "score 0.500" in model.index(0).data(Qt.ItemDataRole.ToolTipRole)
+    assert "= score 0.50" in model.index(0).data(Qt.ItemDataRole.ToolTipRole)
     model.clear()
     qtmodeltester.check(model)
     assert model.rowCount() == 0 and model.query == ""

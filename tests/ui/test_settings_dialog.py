@@ -40,14 +40,14 @@ def _assert_refused(dialog: SettingsDialog, tab: str, words: str) -> None:
 
 
 def test_shows_the_current_values(open_dialog, tmp_path):
-    settings = Settings(scope_weights=(1.0, 0.6), fusion="rrf", embedding_batch_size=8)
+    settings = Settings(scope_weights=(1.0, 0.6), min_relevance=0.25, embedding_batch_size=8)
     prefs = Preferences(theme="dark", library_path=tmp_path / "lib")
     dialog = open_dialog(settings, prefs)
     assert dialog.theme_combo.currentData() == "dark"
     assert dialog.library_edit.text() == str(tmp_path / "lib")
     # Short weight lists extend with their last weight, as core.scopes.proximity_weight reads them.
     assert [spin.value() for spin in dialog.weight_spins] == [1.0, 0.6, 0.6, 0.6]
-    assert dialog.fusion_combo.currentData() == "rrf"
+    assert dialog.relevance_spin.value() == 0.25
     assert dialog.model_combo.currentText() == BUNDLED_MODEL
     assert dialog.batch_spin.value() == 8
     assert dialog.model_warning.text()
@@ -60,7 +60,7 @@ def test_accepts_changed_theme_weights_and_model(open_dialog, tmp_path):
     dialog.library_edit.setText(str(tmp_path / "new library"))
     for spin, value in zip(dialog.weight_spins, (0.9, 0.7, 0.7, 0.1), strict=True):
         spin.setValue(value)
-    dialog.fusion_combo.setCurrentIndex(dialog.fusion_combo.findData("rrf"))
+    dialog.relevance_spin.setValue(0.3)
     # A real model directory: the bundled model's own folder, named by path.
     model_dir = str(resolve_model(BUNDLED_MODEL).path)
     dialog.model_combo.setCurrentText(model_dir)
@@ -71,7 +71,7 @@ def test_accepts_changed_theme_weights_and_model(open_dialog, tmp_path):
     assert dialog.result() == QDialog.DialogCode.Accepted
     settings, prefs = dialog.result_settings(), dialog.result_preferences()
     assert settings.scope_weights == (0.9, 0.7, 0.7, 0.1)
-    assert settings.fusion == "rrf"
+    assert settings.min_relevance == 0.3
     assert settings.embedding_model == model_dir
     assert settings.embedding_batch_size == 16
     assert settings.max_import_mb == original_settings.max_import_mb
@@ -102,10 +102,10 @@ def test_empty_library_folder_means_the_default(open_dialog, tmp_path):
 
 
 def test_restore_defaults(open_dialog):
-    dialog = open_dialog(Settings(scope_weights=(0.5, 0.1), fusion="rrf"))
+    dialog = open_dialog(Settings(scope_weights=(0.5, 0.1), min_relevance=0.5))
     dialog.restore_defaults_button.click()
     assert tuple(spin.value() for spin in dialog.weight_spins) == DEFAULT_PROXIMITY_WEIGHTS
-    assert dialog.fusion_combo.currentData() == Settings().fusion
+    assert dialog.relevance_spin.value() == Settings().min_relevance
 
 
 @pytest.mark.parametrize(

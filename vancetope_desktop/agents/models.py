@@ -63,11 +63,13 @@ class StoreInput(_Input):
 class QueryInput(_Input):
     """``memory_query``: search by meaning and by words in what you can see."""
 
-    question: str = Field(description="What you are looking for, in your own words.")
+    question: str = Field(description="What you are looking for, in your own words; words in double quotes must "
+                          'appear together ("skimmed milk powder").')
     tags: list[str] = Field(default_factory=list, description=_TAGS_FILTER)
     scope: str | None = Field(default=None, description=_SCOPE_READ)
     type: DocumentTypeName | None = Field(default=None, description="Only documents of this type.")
-    limit: int = Field(default=10, ge=1, le=50, description="How many documents to return at most.")
+    limit: int = Field(default=10, ge=1, le=50, description="How many documents to return at most (fewer when fewer "
+                       "are relevant).")
 
 
 class ListInput(_Input):
@@ -179,8 +181,17 @@ class QueryHit(BaseModel):
     section: str | None = None
     role: str = Field(default="body", description="What the passage is: body, or a paper's references, authors or "
                       "acknowledgements (those match by words only, never by meaning).")
-    score: float = Field(description="Relevance within this answer, higher is better, weighted by scope proximity "
-                         "(comparable only between hits of one query).")
+    score: float = Field(description="The rank order: relevance × scope_weight.")
+    relevance: float = Field(description="How well the document matches the question, 0-1, before the scope weight: "
+                             "meaning and keywords combined (hits below a cut-off are not returned).")
+    meaning: float | None = Field(default=None, description="Match by meaning, 0-1; null when the document has no "
+                                  "vectors yet (its relevance then counts a typical meaning: see why).")
+    keywords: float = Field(default=0.0, description="Match by words, 0-1 (reference lists and author pages count "
+                            "less than body text).")
+    scope_weight: float = Field(default=1.0, description="Proximity weight of the document's scope (1 = your own).")
+    matched: list[str] = Field(default_factory=list, description="The question's words and quoted phrases found in "
+                               "the passages shown.")
+    why: str = Field(default="", description="What matched and how the score was made, in two lines.")
 
 
 class QueryResult(BaseModel):

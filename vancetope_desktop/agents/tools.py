@@ -204,7 +204,9 @@ class MemoryTools:
                          scope=h.document.scope, tags=list(h.document.tags), status=h.document.status.value,
                          snippet=h.snippet, page=h.page,
                          section=h.passages[0].section if h.passages else None,
-                         role=h.passages[0].role.value if h.passages else "body", score=h.score)
+                         role=h.passages[0].role.value if h.passages else "body", score=h.score,
+                         relevance=h.relevance, meaning=None if h.meaning_basis == "estimate" else h.meaning,
+                         keywords=h.keyword, scope_weight=h.scope_weight, matched=h.matched, why=h.explanation)
                 for h in response.hits]
         return QueryResult(question=args.question, scope=self.scope, scopes=response.scopes, hits=hits,
                            warnings=response.warnings)

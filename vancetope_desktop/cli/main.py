@@ -186,10 +186,16 @@ def memory_search(
     query: Annotated[str, typer.Argument(help="What you are looking for, in your own words.")],
     tags: TagsOption = None, any_tags: AnyTagsOption = None, not_tags: NotTagsOption = None,
     where: WhereOption = None, doc_type: TypeOption = None, status: StatusOption = None,
-    limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=500)] = 10,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=500,
+                                       help="At most this many results (fewer when fewer are relevant).")] = 10,
+    explain: Annotated[bool, typer.Option("--explain", help="Say why each result was found: the words it "
+                                          "matched, its meaning and keyword scores, the scope weight.")] = False,
     scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False,
 ) -> None:
-    """Search by meaning and by words in the scope and its ancestors: `memory search "Sparse Attention"`."""
+    """Search by meaning and by words in the scope and its ancestors: `memory search "Sparse Attention"`.
+
+    Words in double quotes must appear together: `memory search '"skimmed milk powder" infants'`.
+    """
     if not query.strip():
         with guarded():
             raise InvalidInput("the query is empty: say what you are looking for")
@@ -203,7 +209,7 @@ def memory_search(
                         "hits": [{**h.model_dump(mode="json"), "page": h.page, "snippet": h.snippet}
                                  for h in response.hits]})
         else:
-            render.search(response)
+            render.search(response, explain=explain)
 
 
 @memory.command("list")

@@ -77,26 +77,29 @@ def _links(links: DocumentLinks) -> None:
             out.print(f"[dim]{label}:[/dim] {escape(shown)}{more}")
 
 
-def search(response: SearchResponse) -> None:
+def search(response: SearchResponse, *, explain: bool = False) -> None:
     for warning in response.warnings:
         err.print(f"[yellow]warning:[/yellow] {escape(warning)}")
     if not response.hits:
-        out.print("No results.")
+        out.print("No results." + (f" ({response.cut} weak matches left out.)" if response.cut else ""))
         return
     for hit in response.hits:
         doc = hit.document
         where = f" p.{hit.page}" if hit.page else ""
         scope = "" if hit.distance == 0 else f" [magenta]↑{doc.scope}[/magenta]"
         out.print(f"[bold]{hit.rank}. {escape(doc.title)}[/bold]{where}{scope}  [dim]{doc.id}[/dim]")
-        parts = [f"score {hit.score:.4f}"]
-        if hit.vector is not None:
-            parts.append(f"vector {hit.vector:.3f}")
-        if hit.lexical is not None:
-            parts.append(f"bm25 {hit.lexical:.2f}")
-        parts.append(f"scope ×{hit.scope_weight}")
-        out.print(f"   [dim]{' · '.join(parts)}[/dim]")
+        if explain:
+            for line in hit.explanation.splitlines():
+                out.print(f"   [dim]{escape(line)}[/dim]")
+        else:
+            meaning = "meaning –" if hit.meaning_basis == "estimate" else f"meaning {hit.meaning:.2f}"
+            matched = f" ({escape(', '.join(hit.matched))})" if hit.matched else ""
+            out.print(f"   [dim]score {hit.score:.2f} · {meaning} · keywords {hit.keyword:.2f}{matched} · "
+                      f"scope ×{hit.scope_weight:g}[/dim]")
         if hit.snippet:
             out.print(f"   {escape(hit.snippet)}")
+    if response.cut:
+        out.print(f"[dim]{response.cut} weaker matches left out (below the relevance cut-off).[/dim]")
 
 
 def browse(scope: str, docs: list[DocumentInfo]) -> None:

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from .scopes import DEFAULT_PROXIMITY_WEIGHTS
 
@@ -32,22 +30,25 @@ class Settings(BaseModel):
         "stopped and the file reported as failed (a PDF can make the reader loop forever)."
     )
     # Ranking (see index/fusion.py for how these were chosen and what they score on SciFact).
-    fusion: Literal["rrf", "convex"] = Field(
-        "convex", description="How the vector and BM25 rankings are combined: reciprocal rank fusion or a weighted "
-        "sum of normalised scores."
+    dense_weight: float = Field(0.3, ge=0.0, description="Weight of the meaning score in a hit's relevance.")
+    lexical_weight: float = Field(0.7, ge=0.0, description="Weight of the keyword score in a hit's relevance.")
+    meaning_floor: float = Field(
+        0.1, ge=-1.0, le=1.0, description="Cosine similarity at which the meaning score is 0 (measured for the "
+        "bundled model; another model needs its own: tests/benchmarks/bench_scifact.py --tune).",
     )
-    fusion_normalization: Literal["minmax", "theoretical", "zscore"] = Field(
-        "zscore", description="Score normalisation of the 'convex' fusion."
+    meaning_ceiling: float = Field(
+        0.7, ge=-1.0, le=1.0, description="Cosine similarity at which the meaning score reaches 1.",
     )
-    rrf_k: int = Field(60, ge=1, description="Reciprocal rank fusion constant (Cormack et al. 2009 use 60).")
-    dense_weight: float = Field(0.5, ge=0.0, description="Weight of the vector ranking in the fusion.")
-    lexical_weight: float = Field(0.5, ge=0.0, description="Weight of the BM25 ranking in the fusion.")
-    top_chunks: int = Field(1, ge=1, le=10, description="A document scores the sum of its best chunks' scores "
-                            "in each ranking, this many of them.")
+    min_relevance: float = Field(
+        0.1, ge=0.0, le=1.0, description="Hits less relevant than this are left out (relevance runs from 0 to 1).",
+    )
+    relative_relevance: float = Field(
+        0.4, ge=0.0, le=1.0, description="Hits less relevant than this share of the best hit's are left out.",
+    )
     candidates: int = Field(100, ge=10, le=2000, description="Chunks fetched per ranking before fusion.")
-    title_weight: float = Field(2.0, ge=0.0, description="BM25 weight of a document's title against its text (1).")
+    title_weight: float = Field(3.0, ge=0.0, description="BM25 weight of a document's title against its text (1).")
     lexical_stemming: bool = Field(
-        True, description="Query words also match their inflections (light English stemming, by prefix)."
+        True, description="Query words also match their inflections (English Snowball stems, by prefix)."
     )
     lexical_max_postings: int | None = Field(
         10_000, ge=100, description="Bound on the BM25 work per query: the most frequent query terms are left "
@@ -60,3 +61,9 @@ class Settings(BaseModel):
         if not value or any(w < 0 for w in value):
             raise ValueError("scope_weights needs at least one non-negative weight")
         return tuple(value)
+
+    @model_validator(mode="after")
+    def _meaning_scale_sane(self) -> Settings:
+        if self.meaning_ceiling <= self.meaning_floor:
+            raise ValueError("meaning_ceiling must be above meaning_floor")
+        return self

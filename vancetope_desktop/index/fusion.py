@@ -1,69 +1,119 @@
 """Hybrid ranking: dense and BM25 chunk rankings fused into one document ranking, weighted by scope.
 
-The shipped fusion (``Settings.fusion = "convex"``, ``fusion_normalization = "zscore"``) is a convex
-combination of normalised scores (Bruch, Gai & Ingber, "An Analysis of Fusion Functions for Hybrid
-Retrieval", ACM TOIS 2023):
+Both sides are put on an absolute scale from 0 (no match) to 1 before they are combined, so that a
+score says how well a document matches, not where it stands among the others:
 
-1. each ranking's chunks are aggregated to documents by their best chunk (cosine, or BM25);
-2. each ranking's document scores become ``(s - lowest) / std`` over that ranking's retrieved list
-   (a z-score shifted so the lowest retrieved document, and any document the ranking missed, get 0:
-   non-negative, so the scope weight can multiply it);
-3. ``fused = 0.5 · dense + 0.5 · lexical``; the final score is ``fused × scope weight`` (seed §5.3
-   proximity weight of the document's scope).
+1. **meaning**, from the best chunk's cosine similarity: ``(cos - floor) / (ceiling - floor)``, cut
+   to [0, 1] (:func:`meaning_score`; ``Settings.meaning_floor`` 0.1 / ``meaning_ceiling`` 0.7 for
+   all-MiniLM-L6-v2: relevant SciFact abstracts have cosines 0.38-0.81, 5th to 95th percentile);
+2. **keywords**, from the best chunk's BM25 over the most the query could score,
+   ``Σ idf × (k1 + 1)`` (``index/lexical.LexicalHit.keyword``), times the chunk's role weight
+   (:data:`ROLE_WEIGHTS`: a reference list or an author page matches words without being about them);
+3. ``relevance = 0.3 · meaning + 0.7 · keywords`` (``Settings.dense_weight`` / ``lexical_weight``);
+   ``score = relevance × scope weight`` (seed §5.3 proximity weight of the document's scope).
 
-Why: unlike reciprocal rank fusion, the fused score keeps *how much* better a document is in each
-ranking, not only its rank, which is what Bruch et al. found makes convex combinations beat RRF;
-the z-score puts cosine similarities and BM25 (whose scale depends on the query and the
-collection) on one scale better than min-max or theoretical-min normalisation did here.
+A document missing from one ranking:
+
+* **no vectors yet** (pending, failed, or no embedded chunk): its meaning is unknown, not low. It
+  gets the median meaning of the documents the dense ranking found (its keywords, when that found
+  nothing), so an exact word match ranks by what it matches. On SciFact train with a fifth of the
+  documents made vector-less: nDCG@10 0.717 this way, 0.704 counting them as far (as the previous
+  fusion did, and as "ranked by keywords alone" nearly does: 0.705);
+* **has vectors but was not retrieved**: judged and found far; it gets the lowest meaning retrieved
+  (an upper bound on its own);
+* **not among the keyword matches**: 0 when the keyword ranking returned fewer chunks than asked
+  (it holds none of the words); the lowest keyword score retrieved when the list was full (it may
+  hold some further down). Counting those as 0 cost 0.004 nDCG@10 on train and 0.006 Recall@100
+  on test (table).
+
+Why an absolute scale: the previous normalisation (a z-score shifted so that the lowest retrieved
+document got 0) gave a single keyword hit, and the last one, 0 from their ranking, and a document
+without vectors could then not rank at all (a note holding the one query word came 13th of 14).
+Scores on one scale also make a relevance cut-off (``services/search.relevant``) and an explanation
+of each hit possible, which rank-based or per-query normalisations are not.
 
 Chosen by a grid search on the SciFact TRAIN split (809 claims, 5,183 abstracts indexed as notes
 through the services: 9,140 chunks), never on test; ``tests/benchmarks/bench_scifact.py --tune``
-reproduces it. nDCG@10 / Recall@100 (all lexical rows with the shipped light stemming,
-``index/lexical.stem_prefix``, and title weight 2, unless said):
+reproduces it. nDCG@10 / Recall@100, with 100 candidates per ranking, Snowball stemming
+(``index/lexical.stem_prefix``) and the postings budget unless said:
 
-=====================================================  ===============  ===============
-ranking                                                train            test (300)
-=====================================================  ===============  ===============
-dense only (best chunk)                                0.664 / 0.911    0.641 / 0.928
-BM25 only, no stemming (previous)                      0.663 / 0.900    0.651 / 0.879
-BM25 only                                              0.683 / 0.919    0.668 / 0.899
-previous default: RRF k=60, weights 1/1, no stemming   0.691 / 0.949    0.671 / 0.958
-best RRF: k=10, lexical weight 1.25, depth 200         0.719 / 0.950
-convex, theoretical min-max (TMM), 0.5/0.5             0.699 / 0.947
-convex, min-max, 0.5/0.5                               0.731 / 0.947
-**convex, z-score, 0.5/0.5 (shipped)**                 0.733 / 0.947    0.729 / 0.955
-best train config, scored by its 2 best chunks' sum    0.597 / 0.948
-=====================================================  ===============  ===============
+=========================================================  ===============  ===============
+ranking                                                    train            test (300)
+=========================================================  ===============  ===============
+dense only (best chunk)                                    0.664 / 0.911    0.641 / 0.928
+BM25 only, title weight 3, no stemming                     0.665 / 0.898
+BM25 only, plural rules stemming (previous), title 2       0.686 / 0.919    0.667 / 0.902
+BM25 only, Snowball stemming, title 3                      0.691 / 0.922    0.688 / 0.909
+previous fusion: convex, z-score shifted to the lowest     0.733 / 0.947    0.728 / 0.955
+  (0.5/0.5, plural rules, title 2)
+absolute scales, 0.3/0.7, floor 0.1, ceiling 0.7,          0.742 / 0.945    0.730 / 0.960
+  title 3 (shipped)
+same, missed keyword documents counted as 0                0.739 / 0.944    0.731 / 0.951
+=========================================================  ===============  ===============
 
-Dropping English stop words from keyword queries (``store/fulltext.STOP_WORDS``, added after this
-grid for the sake of small libraries) leaves the test figures at 0.667 / 0.902 (BM25) and 0.728 / 0.955
-(hybrid).
-
-Dense weights 0.45-0.55 are within 0.002 of each other; title weights 1-5 within 0.003 in the
-fusion (2 kept); 200 candidates per ranking instead of 100 add 0.0026 on train for twice the
-Chroma and FTS work, so ``Settings.candidates`` stays 100. Summing a document's best chunks
-(``top_chunks > 1``) favours documents cut into more chunks and costs 0.14 nDCG. The target of
-0.75 on test is not reached with these components; the remaining gap is on the index side (FTS5
-without a stemmer, titles not embedded with the chunks, 300-word abstracts cut into two chunks).
-
-``method="rrf"`` (weighted reciprocal rank fusion, Cormack, Clarke & Büttcher, SIGIR 2009:
-``Σ_r w_r / (k + rank_r(d))``) stays available through the settings.
+The grid (title weight 1-3, meaning weight 0.2-0.5, floor 0-0.3, ceiling 0.6-1) is flat near the
+top: the twelve best configurations lie within 0.0015 on train, and their test figures spread over
+0.724-0.731, so the test figure is good to about ±0.005. A meaning weight of 0.3 beats 0.4 by
+0.0007 and 0.5 by 0.0025 on train (keyword scores are the more discriminating here); 200
+candidates per ranking instead of 100 change nothing (0.7423 against 0.7424). Summing a
+document's two best chunks, or adding a share of the second, lost 0.006-0.03 on both splits. The
+0.75 aim on test is not reached; the remaining gap is on the index side (titles are not embedded
+with the chunks, 300-word abstracts are cut in two). The role weights are measured at
+:data:`ROLE_WEIGHTS`, the relevance cut-off at ``services/search.relevant``.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Iterable, Mapping
+import statistics
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Literal
+
+from ..core.documents import ChunkRole
+from ..core.settings import Settings
+
+ROLE_WEIGHTS: Mapping[ChunkRole, float] = {
+    ChunkRole.BODY: 1.0,
+    ChunkRole.REFERENCES: 0.2,
+    ChunkRole.AUTHORS: 0.2,
+    ChunkRole.ACKNOWLEDGEMENTS: 0.2,
+}
+"""Keyword score multiplier by chunk role.
+
+Non-body chunks have no vectors, so only their keyword score needs weighing down. A reference list
+names a dozen cited titles, so it can match every word of a question several times: its keyword
+scores come near saturation (0.6-0.9) where a body passage that answers the question scores
+0.2-0.5. At 0.2 a saturated reference list counts about as much as a modest body match, and stays
+findable (a search for a cited title still finds the paper that cites it). Measured with
+``tests/benchmarks/bench_papers.py --guess-roles`` (19 questions about ``corpus/papers``; roles
+guessed for 49 reference chunks until the PDF extractor sets them): the right paper first for all 19
+at every weight from 1 to 0; top-10 hits owing their keyword score to a reference list: 3 at
+weight 1, 1 at 0.5 and 0.3, 0 at 0.2 and below."""
+
+_DEFAULTS = Settings()
+
+MeaningBasis = Literal["passage", "beyond", "estimate"]
+"""Where a document's meaning score comes from: its best passage among the nearest chunks; beyond them
+(it has vectors but was not retrieved: the lowest retrieved, an upper bound); an estimate (no vectors
+yet: the median of the documents retrieved)."""
+KeywordBasis = Literal["passage", "beyond", "none"]
+"""Where a document's keyword score comes from: its best matching passage; beyond the keyword
+candidates (the list was full: the lowest retrieved, an upper bound); none (it holds no query word)."""
 
 
 @dataclass(frozen=True)
 class RankedChunk:
-    """A chunk from one ranking: ids and that ranking's raw score (cosine or BM25)."""
+    """A chunk from one ranking.
+
+    Attributes:
+        score: the dense ranking's cosine similarity, or the keyword ranking's ``keyword`` score in [0, 1].
+        role: the chunk's role; only the keyword side weighs it (non-body chunks have no vectors).
+    """
 
     chunk_id: str
     document_id: str
     score: float
+    role: ChunkRole = ChunkRole.BODY
 
 
 @dataclass
@@ -71,128 +121,118 @@ class FusedDocument:
     """A document's fused score and its parts.
 
     Attributes:
-        score: final score = ``fused * scope_weight``.
-        fused: the RRF sum before the scope weight.
-        vector: best chunk cosine similarity, None if the dense ranking missed the document.
-        lexical: best chunk BM25 score, None if the lexical ranking missed it.
+        score: ``relevance × scope_weight``, the rank order.
+        relevance: ``dense_weight · meaning + lexical_weight · keyword``, in [0, 1] when the weights sum to 1.
+        meaning / meaning_basis: the meaning score in [0, 1] and where it comes from (:data:`MeaningBasis`).
+        keyword / keyword_basis: the keyword score in [0, 1], after the role weight, and where it comes
+            from (:data:`KeywordBasis`).
+        cosine: the best chunk's cosine similarity, None if the dense ranking did not retrieve the document.
+        keyword_chunk: the chunk that gave ``keyword``, None unless the basis is ``passage``.
+        role_weight: that chunk's role weight (:data:`ROLE_WEIGHTS`).
         vector_rank / lexical_rank: 1-based document ranks in each ranking, None if missed.
         scope_weight: the proximity weight applied.
-        chunks: chunk ids in order of relevance (best first, at most a few).
+        chunks: chunk ids in order of support (best first, at most a few; the keyword chunk always among them).
     """
 
     document_id: str
     score: float = 0.0
-    fused: float = 0.0
-    vector: float | None = None
-    lexical: float | None = None
+    relevance: float = 0.0
+    meaning: float = 0.0
+    meaning_basis: MeaningBasis = "beyond"
+    keyword: float = 0.0
+    keyword_basis: KeywordBasis = "none"
+    cosine: float | None = None
+    keyword_chunk: str | None = None
+    role_weight: float = 1.0
     vector_rank: int | None = None
     lexical_rank: int | None = None
     scope_weight: float = 1.0
     chunks: list[str] = field(default_factory=list)
 
 
-MIN_RELATIVE_SPREAD = 0.05
-"""The z-score's deviation is at least this fraction of the largest score (see :func:`normalize`)."""
-
-NORMALIZATIONS = ("minmax", "theoretical", "zscore")
-"""Score normalisations for ``method="convex"`` (see :func:`normalize`)."""
-
-METHODS = ("rrf", "convex")
-
-
-def _document_scores(chunks: Iterable[RankedChunk], top_chunks: int = 1) -> list[tuple[str, float, RankedChunk]]:
-    """Documents of one ranking, best first: ``(id, score, best chunk)``.
-
-    A document's score is its best chunk's (``top_chunks=1``) or the sum of its ``top_chunks`` best.
-    """
-    best: dict[str, RankedChunk] = {}
-    sums: dict[str, list[float]] = {}
-    for chunk in sorted(chunks, key=lambda c: -c.score):
-        best.setdefault(chunk.document_id, chunk)
-        scores = sums.setdefault(chunk.document_id, [])
-        if len(scores) < top_chunks:
-            scores.append(chunk.score)
-    ranked = [(doc, sum(sums[doc]), chunk) for doc, chunk in best.items()]
-    ranked.sort(key=lambda item: (-item[1], item[0]))
-    return ranked
-
-
-def normalize(scores: list[float], kind: str, floor: float | None = None) -> list[float]:
-    """Map one ranking's document scores to comparable, non-negative values.
-
-    * ``minmax``: ``(s - min) / (max - min)`` over the retrieved list, in [0, 1];
-    * ``theoretical``: ``(s - floor) / (max - floor)`` with the score's theoretical minimum ``floor``
-      (cosine: -1, BM25: 0), Bruch et al.'s TMM, in [0, 1];
-    * ``zscore``: ``(s - min) / std``, the z-score shifted so the lowest retrieved score is 0
-      (non-negative so that the scope weight can multiply it); ``std`` is at least
-      :data:`MIN_RELATIVE_SPREAD` × the largest absolute score, so near-equal scores stay near-equal.
-
-    A document a ranking did not retrieve gets 0 from that ranking.
-    """
-    if not scores:
-        return []
-    high, low = max(scores), min(scores)
-    if kind == "theoretical" and floor is not None:
-        low = min(low, floor)
-    if kind == "zscore":
-        mean = sum(scores) / len(scores)
-        spread = math.sqrt(sum((s - mean) ** 2 for s in scores) / len(scores))
-        # With a handful of candidates (a small library) the deviation can be tiny, and dividing by it
-        # would blow noise (BM25 2.78 vs 2.72) up to the full scale: never divide by less than a
-        # fraction of the scores' own size.
-        spread = max(spread, MIN_RELATIVE_SPREAD * max(abs(high), abs(low)))
-    else:
-        spread = high - low
-    if spread <= 0:
-        return [1.0 for _ in scores]
-    return [(s - low) / spread for s in scores]
+def meaning_score(cosine: float, floor: float = _DEFAULTS.meaning_floor,
+                  ceiling: float = _DEFAULTS.meaning_ceiling) -> float:
+    """A cosine similarity on the meaning scale: 0 at ``floor`` and below, 1 at ``ceiling`` and above."""
+    return min(max((cosine - floor) / (ceiling - floor), 0.0), 1.0)
 
 
 def fuse(dense: Iterable[RankedChunk], lexical: Iterable[RankedChunk], scope_weights: Mapping[str, float],
-         *, method: str = "convex", k: int = 60, dense_weight: float = 0.5, lexical_weight: float = 0.5,
-         normalization: str = "zscore", top_chunks: int = 1, chunks_per_document: int = 3) -> list[FusedDocument]:
-    """Fuse two chunk rankings into documents, best first.
+         *, no_vectors: Collection[str] = (), lexical_depth: int | None = None,
+         dense_weight: float = _DEFAULTS.dense_weight, lexical_weight: float = _DEFAULTS.lexical_weight,
+         meaning_floor: float = _DEFAULTS.meaning_floor, meaning_ceiling: float = _DEFAULTS.meaning_ceiling,
+         role_weights: Mapping[ChunkRole, float] = ROLE_WEIGHTS, chunks_per_document: int = 3) -> list[FusedDocument]:
+    """Fuse two chunk rankings into documents, best first (see the module docstring).
 
     Args:
-        dense: chunks with cosine similarity (any order; higher is better).
-        lexical: chunks with BM25 score (any order; higher is better).
+        dense: chunks with cosine similarity (any order).
+        lexical: chunks with their keyword score in [0, 1] (any order).
         scope_weights: document id → proximity weight; documents missing here weigh 1.0.
-        method: ``rrf`` (weighted reciprocal rank fusion) or ``convex`` (weighted sum of normalised scores).
-        k: the RRF constant; larger values flatten the head of each ranking.
-        dense_weight / lexical_weight: the weight of each ranking in either method.
-        normalization: for ``convex``, one of :data:`NORMALIZATIONS`.
-        top_chunks: a document's score in one ranking is the sum of its ``top_chunks`` best chunks' scores.
+        no_vectors: documents the dense ranking could not judge (no vectors yet); their meaning is estimated.
+        lexical_depth: how many chunks the keyword ranking was asked for: when it returned that many,
+            a document it missed may hold the words further down (it gets the lowest keyword score
+            retrieved); None or fewer returned: a missed document holds none of them (0).
+        dense_weight / lexical_weight: the weight of meaning and of keywords in the relevance.
+        meaning_floor / meaning_ceiling: the cosine similarities that map to meaning 0 and 1.
+        role_weights: keyword score multiplier per chunk role (roles missing here weigh 1).
         chunks_per_document: how many supporting chunk ids to keep per document.
 
     Returns:
         Documents sorted by ``score`` descending (ties broken by document id for stable output).
+
+    Raises:
+        ValueError: ``meaning_ceiling`` not above ``meaning_floor``.
     """
-    if method not in METHODS:
-        raise ValueError(f"unknown fusion method {method!r}")
-    if normalization not in NORMALIZATIONS:
-        raise ValueError(f"unknown normalization {normalization!r}")
-    dense, lexical = list(dense), list(lexical)
+    if meaning_ceiling <= meaning_floor:
+        raise ValueError("meaning_ceiling must be above meaning_floor")
+    lexical = list(lexical)
     documents: dict[str, FusedDocument] = {}
-    chunk_scores: dict[str, dict[str, float]] = {}
-    sides = ((dense, dense_weight, "vector", -1.0), (lexical, lexical_weight, "lexical", 0.0))
-    for ranking, weight, attr, floor in sides:
-        ranked = _document_scores(ranking, top_chunks)
-        if method == "rrf":
-            contributions = [weight / (k + rank) for rank in range(1, len(ranked) + 1)]
-        else:
-            contributions = [weight * n for n in normalize([s for _, s, _ in ranked], normalization, floor)]
-        for rank, ((document_id, _, best), part) in enumerate(zip(ranked, contributions, strict=True), start=1):
-            doc = documents.setdefault(document_id, FusedDocument(document_id))
-            doc.fused += part
-            setattr(doc, attr, best.score)
-            setattr(doc, f"{attr}_rank", rank)
-        for position, chunk in enumerate(sorted(ranking, key=lambda c: -c.score), start=1):
-            # A chunk's own support: RRF over the chunk rankings, to order a document's passages.
-            scores = chunk_scores.setdefault(chunk.document_id, {})
-            scores[chunk.chunk_id] = scores.get(chunk.chunk_id, 0.0) + weight / (k + position)
+    support: dict[str, dict[str, float]] = {}  # document → chunk → its own weighted score, to order passages
+
+    def meaning(cosine: float) -> float:
+        return meaning_score(cosine, meaning_floor, meaning_ceiling)
+
+    best_cosine: dict[str, float] = {}
+    for chunk in sorted(dense, key=lambda c: -c.score):
+        best_cosine.setdefault(chunk.document_id, chunk.score)
+        passages = support.setdefault(chunk.document_id, {})
+        passages[chunk.chunk_id] = passages.get(chunk.chunk_id, 0.0) + dense_weight * meaning(chunk.score)
+    for rank, (document_id, cosine) in enumerate(best_cosine.items(), start=1):
+        documents[document_id] = FusedDocument(document_id, meaning=meaning(cosine), meaning_basis="passage",
+                                               cosine=cosine, vector_rank=rank)
+    found = sorted(doc.meaning for doc in documents.values())
+    lowest = found[0] if found else 0.0
+    typical = statistics.median(found) if found else None
+
+    best_keyword: dict[str, tuple[float, RankedChunk]] = {}
+    for chunk in lexical:
+        value = chunk.score * role_weights.get(chunk.role, 1.0)
+        passages = support.setdefault(chunk.document_id, {})
+        passages[chunk.chunk_id] = passages.get(chunk.chunk_id, 0.0) + lexical_weight * value
+        best = best_keyword.get(chunk.document_id)
+        if best is None or value > best[0]:
+            best_keyword[chunk.document_id] = (value, chunk)
+    ordered = sorted(best_keyword.items(), key=lambda item: (-item[1][0], item[0]))
+    for rank, (document_id, (value, chunk)) in enumerate(ordered, start=1):
+        doc = documents.get(document_id)
+        if doc is None:
+            doc = documents[document_id] = FusedDocument(document_id, meaning=lowest)
+            if document_id in no_vectors:
+                # Unknown, not far: the typical meaning of what was found (its keywords when nothing was).
+                doc.meaning, doc.meaning_basis = (value if typical is None else typical), "estimate"
+        doc.keyword, doc.keyword_basis, doc.keyword_chunk, doc.lexical_rank = value, "passage", chunk.chunk_id, rank
+        doc.role_weight = role_weights.get(chunk.role, 1.0)
+    full = lexical_depth is not None and len(lexical) >= lexical_depth and bool(ordered)
+    beyond = min(value for value, _ in best_keyword.values()) if full else 0.0
+
     for doc in documents.values():
+        if doc.keyword_basis == "none" and beyond > 0:
+            doc.keyword, doc.keyword_basis = beyond, "beyond"
+        doc.relevance = dense_weight * doc.meaning + lexical_weight * doc.keyword
         doc.scope_weight = scope_weights.get(doc.document_id, 1.0)
-        doc.score = doc.fused * doc.scope_weight
-        ranked_chunks = sorted(chunk_scores.get(doc.document_id, {}).items(), key=lambda item: -item[1])
-        doc.chunks = [chunk_id for chunk_id, _ in ranked_chunks[:chunks_per_document]]
+        doc.score = doc.relevance * doc.scope_weight
+        passages = sorted(support.get(doc.document_id, {}).items(), key=lambda item: (-item[1], item[0]))
+        doc.chunks = [chunk_id for chunk_id, _ in passages[:chunks_per_document]]
+        if doc.keyword_chunk is not None and doc.keyword_chunk not in doc.chunks:
+            # The passage that matched the words is always shown (it explains the keyword score).
+            doc.chunks = [*doc.chunks[: chunks_per_document - 1], doc.keyword_chunk]
     return sorted(documents.values(), key=lambda d: (-d.score, d.document_id))

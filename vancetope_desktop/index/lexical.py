@@ -19,14 +19,19 @@ library (about 70 ms at 9,000 chunks, most of a second at 100,000). Two measures
 from __future__ import annotations
 
 import json
-import unicodedata
+import math
+import re
+import threading
 from dataclasses import dataclass
 
+import Stemmer
 from sqlalchemy import text
 from sqlmodel import Session
 
+from ..core.documents import ChunkRole
 from ..store.filters import SqlFilter
-from ..store.fulltext import query_terms
+from ..store.fulltext import CJK_RUN as _CJK_RUN
+from ..store.fulltext import ParsedQuery, fold, fold_in_place, parse_query, text_tokens
 
 DEFAULT_MAX_POSTINGS = 10_000
 """Default postings budget (see the module docstring); ``Settings.lexical_max_postings`` overrides it.
@@ -36,40 +41,72 @@ budget, 0.7335 with it); at 100,000 chunks it brings BM25's p95 from 75 ms (budg
 """
 OVERFETCH = 4
 """Chunks ranked before filtering, per chunk wanted."""
+PER_DOCUMENT = 3
+"""Chunks of one document in the keyword ranking, at most: the fusion scores a document by its best
+chunk and shows three passages (``index/fusion.fuse``), so more would only crowd other documents out
+(a paper naming the Higgs boson on 100 chunks left every other paper without a keyword score)."""
+
+
+BM25_K1 = 1.2
+"""FTS5's ``bm25()`` constant k1 (fixed in SQLite's ``fts5_aux.c``): a term's part saturates at ``idf × (k1 + 1)``."""
 
 
 @dataclass(frozen=True)
 class LexicalHit:
-    """One chunk matched by the query, with its BM25 score (higher is better; FTS5's sign flipped)."""
+    """One chunk matched by the query.
+
+    Attributes:
+        score: its BM25 (FTS5's, sign flipped: higher is better; its scale depends on the query and
+            the library).
+        keyword: ``score`` on an absolute scale, ``score / ceiling`` in [0, 1]; the ceiling is the BM25
+            of a chunk holding every queried term (or phrase) so often that each part saturates:
+            ``Σ idf(term) × (k1 + 1)`` (see :func:`keyword_ceiling`). 1 would be every term, many times.
+        role: the chunk's role (body text, a reference list…), for the ranking to weigh.
+    """
 
     chunk_id: str
     document_id: str
     score: float
+    keyword: float
+    role: ChunkRole = ChunkRole.BODY
 
 
-def search_chunks(session: Session, query: str, document_filter: SqlFilter, limit: int,
+def search_chunks(session: Session, query: str | ParsedQuery, document_filter: SqlFilter, limit: int,
                   title_weight: float = 2.0, body_weight: float = 1.0,
-                  max_postings: int | None = DEFAULT_MAX_POSTINGS, stemming: bool = True) -> list[LexicalHit]:
+                  max_postings: int | None = DEFAULT_MAX_POSTINGS, stemming: bool = True,
+                  per_document: int | None = PER_DOCUMENT) -> list[LexicalHit]:
     """Top ``limit`` chunks by BM25 for any query string; never raises on odd syntax.
+
+    Free words match by stem (see :func:`stem_prefix`) and are OR-ed; a quoted phrase
+    (``"skimmed milk powder"``) matches as one unit, its words next to each other, and a quoted single
+    word matches as written (see ``store.fulltext.parse_query``). Requiring the quoted parts of a
+    query is the caller's business (:func:`documents_with_quoted`): here they only rank.
 
     The chunk's document title is a second FTS column weighted ``title_weight`` (BM25F-style field
     weighting), so a query naming a paper ranks that paper's chunks up.
 
     Args:
-        max_postings: the postings budget for the query's terms (None: use every term).
+        query: the user's text, or a query parsed already.
+        max_postings: the postings budget for the query's free words (None: use every word).
         stemming: match English words by their stem as a prefix (see :func:`stem_prefix`).
+        per_document: at most this many chunks of one document (None: no limit), so that a long
+            paper matching every word does not fill the list and leave the other documents unscored.
 
     Returns:
-        Hits best first; chunk ids are ``doc_id:ordinal`` like the vector store's.
+        Hits best first; chunk ids are ``doc_id:ordinal`` like the vector store's. Fewer than
+        ``limit`` only when fewer chunks match (within ``per_document``).
     """
-    terms = query_terms(query)
-    if stemming:
-        terms = [stem_prefix(term) for term in terms]
-    if max_postings is not None and terms:
-        terms = selective_terms(terms, term_frequencies(session, terms), max_postings)
-    expression = _expression(terms)
-    if expression is None:
+    parsed = query if isinstance(query, ParsedQuery) else parse_query(query)
+    words = [stem_prefix(term) for term in parsed.words] if stemming else list(parsed.words)
+    units = list(dict.fromkeys([*words, *parsed.exact, *(" ".join(p) for p in parsed.phrases)]))  # cell, cells
+    if not units:
         return []
+    frequencies = term_frequencies(session, [*words, *parsed.exact, *(t for p in parsed.phrases for t in p)])
+    if max_postings is not None and words:
+        kept = set(selective_terms(words, frequencies, max_postings))
+        units = [u for u in units if u in kept or u not in words]
+    ceiling = keyword_ceiling(session, units, frequencies)
+    expression = " OR ".join(_quoted(unit) for unit in units)
     weights = {"q": expression, "wt": title_weight, "wb": body_weight}
     fetch = limit * OVERFETCH
     ranked = session.exec(
@@ -80,44 +117,122 @@ def search_chunks(session: Session, query: str, document_filter: SqlFilter, limi
     if not ranked:
         return []
     allowed = {
-        chunk_id: (doc, ordinal)
-        for chunk_id, doc, ordinal in session.exec(
-            text("SELECT c.id, c.document_id, c.ordinal FROM chunk c JOIN document d ON d.id = c.document_id "
-                 f"WHERE c.id IN (SELECT value FROM json_each(:ids)) AND {document_filter.sql}"),
+        chunk_id: (doc, ordinal, role)
+        for chunk_id, doc, ordinal, role in session.exec(
+            # CROSS JOIN keeps SQLite's planner from walking every document of the scopes to find the
+            # ranked chunks (3.9 s instead of 2 ms for 1,200 chunks on SciFact, once the role was selected).
+            text("SELECT c.id, c.document_id, c.ordinal, c.role FROM json_each(:ids) AS j "
+                 "CROSS JOIN chunk c ON c.id = j.value CROSS JOIN document d ON d.id = c.document_id "
+                 f"WHERE {document_filter.sql}"),
             params={**document_filter.params, "ids": json.dumps([row[0] for row in ranked])},
         ).all()
     }
-    hits = [(allowed[rowid], rank) for rowid, rank in ranked if rowid in allowed][:limit]
-    if len(hits) < limit and len(ranked) == fetch:  # the filter removed too many: rank the allowed ones only
+    hits = _capped([(allowed[rowid], rank) for rowid, rank in ranked if rowid in allowed], per_document)[:limit]
+    if len(hits) < limit and len(ranked) == fetch:
+        # The filter or the per-document cap removed too many: rank the allowed chunks only, each
+        # document's best few (the window numbers every match, within the postings budget).
         rows = session.exec(
-            text("SELECT c.document_id, c.ordinal, bm25(chunk_fts, :wt, :wb) AS rank "
-                 "FROM chunk_fts JOIN chunk c ON c.id = chunk_fts.rowid WHERE chunk_fts MATCH :q "
-                 f"AND c.document_id IN (SELECT d.id FROM document d WHERE {document_filter.sql}) "
-                 "ORDER BY rank LIMIT :n"),
-            params={**document_filter.params, **weights, "n": limit},
+            text("WITH m AS MATERIALIZED (SELECT c.document_id, c.ordinal, c.role, bm25(chunk_fts, :wt, :wb) "
+                 "AS rank FROM chunk_fts JOIN chunk c ON c.id = chunk_fts.rowid WHERE chunk_fts MATCH :q "
+                 f"AND c.document_id IN (SELECT d.id FROM document d WHERE {document_filter.sql})) "
+                 "SELECT document_id, ordinal, role, rank FROM (SELECT *, row_number() OVER (PARTITION BY "
+                 "document_id ORDER BY rank) AS place FROM m) WHERE place <= :cap ORDER BY rank LIMIT :n"),
+            params={**document_filter.params, **weights, "n": limit, "cap": per_document or limit},
         ).all()
-        hits = [((doc, ordinal), rank) for doc, ordinal, rank in rows]
-    return [LexicalHit(f"{doc}:{ordinal}", doc, -float(rank)) for (doc, ordinal), rank in hits]
+        hits = [((doc, ordinal, role), rank) for doc, ordinal, role, rank in rows]
+    return [LexicalHit(f"{doc}:{ordinal}", doc, -float(rank), min(-float(rank) / ceiling, 1.0), ChunkRole(role))
+            for (doc, ordinal, role), rank in hits]
+
+
+def _capped(hits: list, per_document: int | None) -> list:
+    """``hits`` (``((document, ordinal, role), rank)``, best first) with at most ``per_document`` per document."""
+    if per_document is None:
+        return hits
+    seen: dict[str, int] = {}
+    kept = []
+    for hit in hits:
+        document = hit[0][0]
+        if seen.get(document, 0) < per_document:
+            seen[document] = seen.get(document, 0) + 1
+            kept.append(hit)
+    return kept
+
+
+def documents_with_quoted(session: Session, query: ParsedQuery) -> set[str] | None:
+    """The documents holding every quoted phrase and quoted word of ``query`` (anywhere in their chunks
+    or title), or None when the query quotes nothing.
+
+    Quotes mean "this, as written": a document without the phrase is not an answer, however close
+    its meaning. Each quoted unit costs one FTS5 lookup of its postings.
+    """
+    quoted = [*query.exact, *(" ".join(p) for p in query.phrases)]
+    if not quoted:
+        return None
+    found: set[str] | None = None
+    for unit in quoted:
+        documents = {row[0] for row in session.exec(
+            text("SELECT DISTINCT c.document_id FROM chunk c "
+                 "WHERE c.id IN (SELECT rowid FROM chunk_fts WHERE chunk_fts MATCH :q)"),
+            params={"q": _quoted(unit)},
+        ).all()}
+        found = documents if found is None else found & documents
+        if not found:
+            break
+    return found or set()
+
+
+def keyword_ceiling(session: Session, units: list[str], frequencies: dict[str, int]) -> float:
+    """The BM25 a chunk would reach by holding every one of ``units`` to saturation: ``Σ idf × (k1 + 1)``.
+
+    ``idf`` is FTS5's own, ``ln((N - n + 0.5) / (n + 0.5))`` floored at 1e-6, with ``N`` the indexed
+    chunks and ``n`` the chunks holding the unit: from ``frequencies`` (see :func:`term_frequencies`);
+    a prefix unit's count sums its expansions' (an overcount when a chunk holds two of them), a
+    phrase's is its rarest word's (an upper bound): both make the ceiling a little low, so
+    ``keyword`` is capped at 1. A unit the vocabulary lacks counts as held by one chunk.
+    """
+    total = session.exec(text("SELECT count(*) FROM chunk")).one()[0] or 1
+    ceiling = 0.0
+    for unit in units:
+        parts = unit.split(" ")
+        # A prefix's summed count can exceed the chunks (several expansions in one chunk): no unit is
+        # held by more chunks than there are, or the logarithm's argument turns negative.
+        held = min(min(frequencies.get(part, 1) for part in parts), total)
+        ceiling += max(math.log((total - held + 0.5) / (held + 0.5)), 1e-6) * (BM25_K1 + 1)
+    return ceiling
 
 
 _SUFFIXES = (("sses", "ss"), ("ies", "y"), ("es", "e"), ("s", ""))
 _KEEP_ENDINGS = ("ss", "us", "is")
 MIN_STEM = 4
 """Shorter stems stay exact words: a 3-letter prefix matches too much."""
+MIN_SNOWBALL_STEM = 5
+"""A Snowball stem shorter than this (``caus``, ``stud``) falls back to the plural rules: too broad a prefix."""
+_stemmers = threading.local()  # PyStemmer's Stemmer objects are not thread-safe (the app searches in workers)
 
 
 def stem_prefix(term: str) -> str:
-    """``term`` as an FTS5 prefix query on its light stem (``"cells"`` → ``cell*``), or unchanged.
+    """``term`` as an FTS5 prefix query on its stem (``"reduced"`` → ``reduc*``), or unchanged.
 
-    The index has no stemmer, so "cells" would miss "cell" and "causes" would miss "caused". The
-    plural suffix is stripped (S-stemmer rules) and the stem becomes a prefix: ``cause*`` matches
-    cause, causes, caused, causal. Only ASCII letter words whose stem has at least ``MIN_STEM``
-    letters are changed (CJK bigrams, numbers, accented words and short words stay exact).
-    Measured on the SciFact train split, BM25 alone: nDCG@10 0.663 → 0.683, Recall@100 0.900 → 0.919.
-    A prefix term is returned with a trailing ``*``.
+    The index has no stemmer, so "reduced" would miss "reduce" and "reduction". The query word's
+    English Snowball stem (PyStemmer) becomes a prefix: ``reduc*`` matches reduce, reduced, reduces,
+    reduction. Snowball writes a final y as i (study → ``studi``), so that i is dropped. A stem of
+    fewer than ``MIN_SNOWBALL_STEM`` letters would match too much, so the plural suffix is stripped
+    instead (S-stemmer rules: ``causes`` → ``cause*``). Only ASCII letter words of at least
+    ``MIN_STEM`` letters are changed (CJK bigrams, numbers, accented words and short words stay exact).
+
+    Measured on the SciFact train split, BM25 alone, nDCG@10: 0.663 exact words, 0.686 plural rules
+    only, 0.694 Snowball (test: 0.651, 0.667, 0.688). A prefix term is returned with a trailing ``*``.
     """
     if not (term.isascii() and term.isalpha()) or len(term) < MIN_STEM:
         return term
+    stemmer = getattr(_stemmers, "english", None)
+    if stemmer is None:
+        stemmer = _stemmers.english = Stemmer.Stemmer("english")
+    stem = stemmer.stemWord(term)
+    if stem.endswith("i") and not term.endswith("i"):
+        stem = stem[:-1]
+    if len(stem) >= MIN_SNOWBALL_STEM:
+        return stem + "*"
     stem = term
     if not term.endswith(_KEEP_ENDINGS):
         for suffix, replacement in _SUFFIXES:
@@ -127,11 +242,100 @@ def stem_prefix(term: str) -> str:
     return stem + "*" if len(stem) >= MIN_STEM else term
 
 
-def _expression(terms: list[str]) -> str | None:
-    """The OR of ``terms``, each quoted; a trailing ``*`` makes a prefix query (``"cell" *``)."""
-    if not terms:
-        return None
-    return " OR ".join(f'"{t[:-1]}" *' if t.endswith("*") else f'"{t}"' for t in terms)
+@dataclass(frozen=True)
+class TextMatch:
+    """Where a query word or phrase occurs in a text: ``unit`` as the query wrote it, ``start``/``end``
+    character offsets."""
+
+    unit: str
+    start: int
+    end: int
+
+
+class QueryMatcher:
+    """A query's words and phrases, ready to be found in texts the way the keyword search matched them:
+    folded case and accents, free words by stem prefix when ``stemming`` (:func:`stem_prefix`), quoted
+    words as written, phrases word after word (see :func:`search_chunks`). Build it once per query."""
+
+    def __init__(self, query: str | ParsedQuery, stemming: bool = True) -> None:
+        parsed = query if isinstance(query, ParsedQuery) else parse_query(query)
+        # Folded form → the query's word: whole tokens, and prefixes by length (a dict lookup per token
+        # and length, not a comparison per token and word: snippets of ten hits hold thousands of tokens).
+        self._exact: dict[str, str] = {}
+        self._prefixes: dict[int, dict[str, str]] = {}
+        self._sequences = [(" ".join(p), [fold(t) for t in p]) for p in parsed.phrases]
+        for word in [*parsed.words, *parsed.exact]:
+            if "_" in word:  # FTS5 reads snake_case as the phrase "snake case"
+                self._sequences.append((word, [fold(part) for part in word.split("_") if part]))
+                continue
+            form = stem_prefix(word) if stemming and word in parsed.words else word
+            if form.endswith("*"):
+                stem = fold(form[:-1])
+                self._prefixes.setdefault(len(stem), {}).setdefault(stem, word)
+            else:
+                self._exact.setdefault(fold(form), word)
+        self._lengths = sorted(self._prefixes, reverse=True)  # the longest stem that fits names the match
+        # The same search as one regular expression over the folded text (same offsets), for texts
+        # without CJK: a Python loop over every token of every passage cost a search ~10 ms.
+        stems = sorted((stem for forms in self._prefixes.values() for stem in forms), key=len, reverse=True)
+        exact = sorted(self._exact, key=len, reverse=True)
+        pieces = [f"(?:{'|'.join(map(re.escape, exact))})(?![^\\W_])"] if exact else []
+        pieces += [f"(?:{'|'.join(map(re.escape, stems))})[^\\W_]*"] if stems else []
+        self._words = re.compile(f"(?<![^\\W_])(?:{'|'.join(pieces)})") if pieces else None
+        self._phrases = [(unit, re.compile("(?<![^\\W_])" + "[\\W_]+".join(map(re.escape, forms)) + "(?![^\\W_])"))
+                         for unit, forms in self._sequences if forms]
+        self._plain = not any(_CJK_RUN.search(form) for form in [*exact, *stems, *(f for _, fs in self._sequences
+                                                                                        for f in fs)])
+
+    def find(self, value: str) -> list[TextMatch]:
+        """Every occurrence in ``value`` (NFC text) of the query's words and phrases, in text order."""
+        if not self._exact and not self._prefixes and not self._sequences:
+            return []
+        folded = fold_in_place(value) if self._plain and not _CJK_RUN.search(value) else None
+        found = self._by_tokens(value) if folded is None else self._by_pattern(folded)
+        return sorted(found, key=lambda m: (m.start, -m.end))
+
+    def _by_pattern(self, folded: str) -> list[TextMatch]:
+        found: list[TextMatch] = []
+        for match in self._words.finditer(folded) if self._words is not None else ():
+            unit = self._unit(match.group())
+            if unit is not None:
+                found.append(TextMatch(unit, match.start(), match.end()))
+        for unit, pattern in self._phrases:
+            found += [TextMatch(unit, m.start(), m.end()) for m in pattern.finditer(folded)]
+        return found
+
+    def _by_tokens(self, value: str) -> list[TextMatch]:
+        tokens = text_tokens(value)
+        found = [TextMatch(unit, start, end) for token, start, end in tokens if (unit := self._unit(token))]
+        for unit, forms in self._sequences:
+            for i in range(len(tokens) - len(forms) + 1):
+                if forms and all(tokens[i + j][0] == form for j, form in enumerate(forms)):
+                    found.append(TextMatch(unit, tokens[i][1], tokens[i + len(forms) - 1][2]))
+        return found
+
+    def _unit(self, token: str) -> str | None:
+        """The query word a folded token matches, if any (the longest fitting stem wins)."""
+        unit = self._exact.get(token)
+        for length in self._lengths if unit is None else ():
+            unit = self._prefixes[length].get(token[:length]) if len(token) >= length else None
+            if unit is not None:
+                break
+        return unit
+
+
+def find_matches(value: str, query: str | ParsedQuery, stemming: bool = True) -> list[TextMatch]:
+    """Every occurrence in ``value`` (NFC text) of the query's words and phrases, in text order (see
+    :class:`QueryMatcher`, which saves the query's preparation when many texts are searched).
+
+    Used to say which words a hit matched, to centre snippets and to highlight them.
+    """
+    return QueryMatcher(query, stemming).find(value)
+
+
+def _quoted(unit: str) -> str:
+    """One FTS5 phrase: ``"a b c"`` (words next to each other), a trailing ``*`` a prefix (``"cell" *``)."""
+    return f'"{unit[:-1]}" *' if unit.endswith("*") else f'"{unit}"'
 
 
 def term_frequencies(session: Session, terms: list[str]) -> dict[str, int]:
@@ -145,7 +349,7 @@ def term_frequencies(session: Session, terms: list[str]) -> dict[str, int]:
         "CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunk_fts_vocab USING fts5vocab(main, 'chunk_fts', 'row')"
     ))
     exact = [t for t in terms if not t.endswith("*")]
-    forms = {term: _fold(term) for term in exact}
+    forms = {term: fold(term) for term in exact}
     wanted = sorted(set(exact) | set(forms.values()))
     found = dict(session.exec(
         text("SELECT term, doc FROM temp.chunk_fts_vocab WHERE term IN (SELECT value FROM json_each(:terms))"),
@@ -184,7 +388,3 @@ def selective_terms(terms: list[str], frequencies: dict[str, int], max_postings:
         total += frequencies[term]
     return [t for t in terms if t in kept or t not in frequencies]
 
-
-def _fold(term: str) -> str:
-    decomposed = unicodedata.normalize("NFKD", term)
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))

@@ -17,13 +17,16 @@ from __future__ import annotations
 
 import json
 import math
+import threading
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from safetensors import safe_open
 from safetensors.numpy import load_file
+from threadpoolctl import ThreadpoolController
 from tokenizers import Tokenizer
 
 from vancetope_desktop.core.errors import IndexUnavailable
@@ -49,6 +52,26 @@ _INDEX_DTYPES = {"I64", "I32"}  # e.g. embeddings.position_ids, unused
 _MASK_BIAS = np.float32(-1e9)
 _SQRT_HALF = np.float32(1.0 / math.sqrt(2.0))
 _SQRT_2_OVER_PI = np.float32(math.sqrt(2.0 / math.pi))
+
+
+_BLAS_LOCK = threading.Lock()
+_blas: ThreadpoolController | None = None
+
+
+def single_blas_thread() -> AbstractContextManager[Any]:
+    """A context in which numpy's BLAS runs on one thread (threadpoolctl), restored on exit.
+
+    A query is a few dozen tokens: its matrix products are too small to gain from threads, and
+    under CPU contention OpenBLAS's spinning threads wait for cores: a query took ~800 ms with the
+    default two threads on a busy 2-core machine against ~50 ms on one
+    (``tests/benchmarks/bench_query_threads.py``). The thread count is process-wide, so callers
+    hold :data:`_BLAS_LOCK` while inside (two overlapping contexts would restore each other's value).
+    The controller scans the loaded libraries once (~25 ms); each limit costs ~25 µs.
+    """
+    global _blas
+    if _blas is None:
+        _blas = ThreadpoolController()
+    return _blas.limit(limits=1, user_api="blas")
 
 
 def unsupported_reason(spec: ModelSpec) -> str | None:
@@ -253,7 +276,8 @@ class QueryEncoder:
         if not batch:
             return np.zeros((0, self.dimension), dtype=np.float32)
         ids, mask = self.tokenize(batch)
-        hidden = self._forward(ids, mask)
+        with _BLAS_LOCK, single_blas_thread():
+            hidden = self._forward(ids, mask)
         vectors = self._pool(hidden, mask)
         if self.spec.normalize:
             norms = np.linalg.norm(vectors, axis=1, keepdims=True)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,6 +34,13 @@ class SqlFilter:
             self.params[name] = value
             names.append(f":{name}")
         self.clauses.append(f"d.{column} IN ({', '.join(names)})")
+        return self
+
+    def and_ids(self, ids: Collection[str]) -> SqlFilter:
+        """Restrict to documents whose id is in ``ids`` (any number of them: one JSON parameter)."""
+        name = self._name("ids")
+        self.params[name] = json.dumps(sorted(ids))
+        self.clauses.append(f"d.id IN (SELECT value FROM json_each(:{name}))")
         return self
 
     def and_scopes(self, scopes: Sequence[str], results_only: Sequence[str] = ()) -> SqlFilter:

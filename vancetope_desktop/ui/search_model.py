@@ -7,7 +7,6 @@ Nothing here calls a service: the pane emits a :class:`SearchRequest`, the main 
 from __future__ import annotations
 
 import html
-import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -18,9 +17,8 @@ from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistent
 
 from ..core.documents import ChunkRole, DocumentType
 from ..core.tags import TagFilter, all_of, any_of
-from ..index.lexical import stem_prefix
+from ..index.lexical import find_matches
 from ..services.search import SearchHit, SearchResponse
-from ..store.fulltext import STOP_WORDS
 
 HIGHLIGHT_CLASS = "hit"
 """CSS class of the highlighted query words; the delegate styles it for the current palette."""
@@ -57,50 +55,30 @@ class SearchRequest:
         return any_of(self.tags) if self.tag_mode == "any" else all_of(self.tags)
 
 
-_WORD = re.compile(r"\w+")
-
-
-def fold(text: str) -> str:
-    """Case- and accent-free form used for matching: NFKD, combining marks dropped, case-folded."""
-    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c)).casefold()
-
-
-def query_prefixes(query: str) -> list[str]:
-    """The folded word prefixes to highlight for ``query``.
-
-    Single ASCII characters and English stop words (``store.fulltext.STOP_WORDS``, which the keyword
-    search ignores) are left out, as they would light up half the snippet; plural endings are
-    stripped the way the BM25 index matches them (``index.lexical.stem_prefix``), so "requirements"
-    also lights "requirement".
-    """
-    prefixes = []
-    for word in _WORD.findall(fold(query)):
-        if (len(word) < 2 and word.isascii()) or word in STOP_WORDS:
-            continue  # the keyword search drops stop words too: "of" and "the" must not light up
-        prefixes.append(stem_prefix(word).removesuffix("*"))
-    return list(dict.fromkeys(prefixes))
-
-
 def highlight_html(text: str, query: str, css_class: str = HIGHLIGHT_CLASS) -> str:
-    """``text`` as HTML with each word that starts like a query word wrapped in ``<b class=…>``.
+    """``text`` as HTML with each match of the query's words and quoted phrases wrapped in ``<b class=…>``.
 
-    Matching is case- and accent-insensitive on word starts (query "resume" lights "Résumés"); the
-    whole word is lit, as the index matched it by prefix. Everything else is HTML-escaped, so markup
-    in documents shows literally.
+    Matches are found the way the keyword search matched them (``index.lexical.find_matches``): case-
+    and accent-insensitive, free words by their stem ("requirements" lights "requirement", "resume"
+    lights "Résumés"), a quoted phrase only where its words stand together, stop words never.
+    Everything else is HTML-escaped, so markup in documents shows literally.
 
     Returns:
         An HTML fragment (no ``<html>``/``<body>``).
     """
-    text = unicodedata.normalize("NFC", text)  # decomposed accents would split words under \w
-    prefixes = query_prefixes(query)
+    text = unicodedata.normalize("NFC", text)  # decomposed accents would split words
+    spans: list[list[int]] = []
+    for match in find_matches(text, query) if query.strip() else ():
+        if spans and match.start < spans[-1][1]:  # overlapping matches (CJK bigrams): one highlight
+            spans[-1][1] = max(spans[-1][1], match.end)
+        else:
+            spans.append([match.start, match.end])
     out: list[str] = []
     pos = 0
-    for match in _WORD.finditer(text) if prefixes else ():
-        folded = fold(match.group())
-        if any(folded.startswith(p) for p in prefixes):
-            out.append(html.escape(text[pos:match.start()], quote=False))
-            out.append(f'<b class="{css_class}">{html.escape(match.group(), quote=False)}</b>')
-            pos = match.end()
+    for start, end in spans:
+        out.append(html.escape(text[pos:start], quote=False))
+        out.append(f'<b class="{css_class}">{html.escape(text[start:end], quote=False)}</b>')
+        pos = end
     out.append(html.escape(text[pos:], quote=False))
     return "".join(out)
 
@@ -226,12 +204,11 @@ class SearchResultsModel(QAbstractListModel):
 
     @staticmethod
     def _tooltip(hit: SearchHit) -> str:
-        def part(value: float | None) -> str:
-            return "–" if value is None else f"{value:.3f}"
-
-        found_in = ""
+        """Why the hit was found: the matched words, where the best passage lies, then how its score was made
+        (``SearchHit.explanation``)."""
+        words = f"matched: {', '.join(hit.matched)}" if hit.matched else "found by meaning (no query word in it)"
+        if hit.unmatched and hit.matched:
+            words += f" — not found: {', '.join(hit.unmatched)}"
         if hit.passages and hit.passages[0].role is not ChunkRole.BODY:
-            found_in = f"\nbest passage: in its {hit.passages[0].role.value} (matched by words only)"
-        return (f"{hit.document.title}\n{hit.document.type.value} in {hit.document.scope}\n"
-                f"score {hit.score:.3f} = fused {hit.fused:.3f} × scope weight {hit.scope_weight:g} "
-                f"(vector {part(hit.vector)}, words {part(hit.lexical)}){found_in}")
+            words += f"\nbest passage: in its {hit.passages[0].role.value} (matched by words only)"
+        return f"{hit.document.title}\n{hit.document.type.value} in {hit.document.scope}\n{words}\n{hit.explanation}"

@@ -306,6 +306,8 @@ class SearchPane(QWidget):
         self._quiet = None
         count = len(response.hits)
         self._done_text = f"{count} result{'' if count == 1 else 's'} ({elapsed_ms:.0f} ms)" if count else "no results"
+        if response.cut:  # the relevance cut-off (services.search.relevant): say that something was left out
+            self._done_text += f", {response.cut} weaker match{'' if response.cut == 1 else 'es'} left out"
         self.status_label.setToolTip("\n".join(response.warnings))
         if response.warnings:
             self._done_text += " — " + response.warnings[0]

@@ -38,10 +38,6 @@ from ..services.library import default_library_path
 from ..services.preferences import Preferences, check_library_location
 
 THEME_CHOICES = (("system", "System"), ("light", "Light"), ("dark", "Dark"))
-FUSION_CHOICES = (
-    ("convex", "Weighted sum of normalised scores"),
-    ("rrf", "Reciprocal rank fusion"),
-)
 WEIGHT_LABELS = ("Own scope", "Parent scope", "Two levels up", "Three levels up")
 
 
@@ -140,11 +136,15 @@ class SettingsDialog(QDialog):
             self.weight_spins.append(spin)
             form.addRow(f"{label}:", spin)
 
-        self.fusion_combo = QComboBox()
-        for value, label in FUSION_CHOICES:
-            self.fusion_combo.addItem(label, value)
-        self.fusion_combo.setCurrentIndex(self.fusion_combo.findData(self._settings.fusion))
-        form.addRow("Combine rankings by:", self.fusion_combo)
+        self.relevance_spin = QDoubleSpinBox()
+        self.relevance_spin.setRange(0.0, 1.0)
+        self.relevance_spin.setDecimals(2)
+        self.relevance_spin.setSingleStep(0.05)
+        self.relevance_spin.setValue(self._settings.min_relevance)
+        self.relevance_spin.setToolTip("A result's relevance runs from 0 to 1 (meaning and keywords combined, "
+                                       "before the scope weight); weaker results are left out. 0 keeps them all.")
+        _fixed_width(self.relevance_spin)
+        form.addRow("Leave out results less relevant than:", self.relevance_spin)
 
         self.restore_defaults_button = QPushButton("Restore defaults")
         self.restore_defaults_button.clicked.connect(self.restore_search_defaults)
@@ -207,10 +207,10 @@ class SettingsDialog(QDialog):
     # --- actions ----------------------------------------------------------------------------------
 
     def restore_search_defaults(self) -> None:
-        """Put the Search tab back to the defaults (proximity weights and fusion)."""
+        """Put the Search tab back to the defaults (proximity weights and the relevance cut-off)."""
         for distance, spin in enumerate(self.weight_spins):
             spin.setValue(proximity_weight(distance, DEFAULT_PROXIMITY_WEIGHTS))
-        self.fusion_combo.setCurrentIndex(self.fusion_combo.findData(Settings().fusion))
+        self.relevance_spin.setValue(Settings().min_relevance)
 
     def _browse_library(self) -> None:
         start = self.library_edit.text().strip() or str(default_library_path().parent)
@@ -266,7 +266,7 @@ class SettingsDialog(QDialog):
             except IndexUnavailable as error:
                 raise _InputError(f"Indexing: {error}", self.model_combo) from error
         values = self._settings.model_dump()
-        values.update(scope_weights=weights, fusion=self.fusion_combo.currentData(), embedding_model=model,
+        values.update(scope_weights=weights, min_relevance=self.relevance_spin.value(), embedding_model=model,
                       embedding_batch_size=self.batch_spin.value(), max_import_mb=self.max_import_spin.value(),
                       extraction_timeout_s=float(self.extraction_timeout_spin.value()))
         try:
