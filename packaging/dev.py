@@ -6,7 +6,8 @@ Usage (from the repository root, with nothing but Python 3.11+ and pip)::
     python3 packaging/dev.py test    # create .venv on first use, ruff + import contracts + pytest
     python3 packaging/dev.py setup   # only create / refresh .venv
 
-Extra arguments after ``run`` or ``test`` go to the app or to pytest. The environment is rebuilt
+Extra arguments after ``run`` or ``test`` go to the app or to pytest (``-n 0`` runs the tests in one
+process). The environment is rebuilt
 when ``pyproject.toml`` or ``packaging/constraints.txt`` change. Only the standard library is used.
 """
 
@@ -70,13 +71,20 @@ def run_app(extra: list[str]) -> int:
     return subprocess.call([app, *extra])
 
 
+# pytest-xdist workers: one per core, at most 4 (each loads the embedding model, ~0.5 GB). Much of the
+# suite waits on worker processes, servers and the indexing process, so two workers on two cores
+# finish in about 60 % of the time of one.
+TEST_WORKERS = min(4, os.cpu_count() or 1)
+
+
 def run_tests(extra: list[str]) -> int:
     """Run ruff, the import-linter contracts and the whole pytest suite; return the exit code."""
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     steps = [
         [str(_bin("ruff")), "check", "vancetope_desktop", "tests", "packaging", "resources"],
         [str(_bin("lint-imports"))],
-        [str(_bin("python")), "-m", "pytest", *extra],
+        # worksteal: the long end-to-end tests do not queue behind each other on one worker.
+        [str(_bin("python")), "-m", "pytest", "-n", str(TEST_WORKERS), "--dist", "worksteal", *extra],
     ]
     for step in steps:
         print("$", " ".join(step[:1] + step[1:]), flush=True)

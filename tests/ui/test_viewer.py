@@ -18,6 +18,7 @@ from vancetope_desktop.ui.viewer import (
     MarkdownViewer,
     PdfViewer,
     TextViewer,
+    pdf_find,
 )
 
 PAPER = "papers/s2orc-open-research-corpus-acl2020.pdf"
@@ -77,6 +78,20 @@ def test_pdf_highlights_a_passage_on_its_page(qtbot, viewer, corpus):
     qtbot.waitUntil(lambda: pdf.view.currentSearchResultIndex() >= 0, timeout=10_000)
     assert model.resultAtIndex(pdf.view.currentSearchResultIndex()).page() == 2
     assert pdf.current_page() == 3
+
+
+def test_a_passage_on_a_late_page_is_awaited_past_the_quiet_time(qtbot, viewer, corpus, monkeypatch):
+    # Qt < 6.12 gives no search status, so a search counts as over after QUIET_MS without results. A
+    # busy machine once took longer than that to reach page 7 of a paper, and the hit's passage was
+    # never selected. A quiet time of 1 ms plays that machine.
+    monkeypatch.setattr(pdf_find, "QUIET_MS", 1)
+    viewer.show_document(make_doc(corpus / PAPER))
+    pdf = _pdf(viewer)
+    late = " ".join(pdf.document.getAllText(11).text().split()[200:240])
+    pdf.highlight(late, page=12)
+    qtbot.waitUntil(lambda: pdf.view.currentSearchResultIndex() >= 0, timeout=20_000)
+    assert pdf.find_bar.model.resultAtIndex(pdf.view.currentSearchResultIndex()).page() == 11
+    assert pdf.current_page() in (11, 12)
 
 
 def test_pdf_zoom_and_fit(viewer, corpus):

@@ -6,7 +6,7 @@ for on a given page (a search hit's passage) is selected when it arrives, not wh
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, QPointF, Qt, QTimer, Signal
+from PySide6.QtCore import QElapsedTimer, QModelIndex, QPointF, Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtPdf import QPdfSearchModel
 from PySide6.QtPdfWidgets import QPdfView
@@ -15,6 +15,10 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QToolButton, QWidg
 DEBOUNCE_MS = 300
 QUIET_MS = 1500
 """Without QPdfSearchModel.status (Qt < 6.12), a search counts as finished after this long without new results."""
+WANTED_PAGE_WAIT_MS = 30_000
+"""Without status, how long a result asked for on a page is awaited while the search has not passed that
+page: pages before it may hold no result at all, and on a busy machine QPdfSearchModel's timer can take
+longer than ``QUIET_MS`` to get through them."""
 _HAS_STATUS = hasattr(QPdfSearchModel, "statusChanged")
 _SCROLL_MARGIN_PT = 40.0  # show a little context above the hit instead of pinning it to the top edge
 
@@ -50,7 +54,8 @@ class PdfFindBar(QWidget):
         self._debounce = QTimer(self, singleShot=True, interval=DEBOUNCE_MS)
         self._debounce.timeout.connect(self._apply_query)
         self._quiet = QTimer(self, singleShot=True, interval=QUIET_MS)
-        self._quiet.timeout.connect(self._finished)
+        self._quiet.timeout.connect(self._quiet_elapsed)
+        self._clock = QElapsedTimer()  # since the current search started
         self._searching = False
         self._wanted_page: int | None = None  # 0-based page whose first result to select; -1 = any page
         self.edit.textEdited.connect(lambda _text: self._debounce.start())
@@ -72,6 +77,7 @@ class PdfFindBar(QWidget):
         if self.edit.text() != text:
             self.edit.setText(text)
         self._wanted_page = -1 if select_on_page is None else select_on_page
+        self._clock.start()
         self.view.setCurrentSearchResultIndex(-1)
         if text and text == self.model.searchString():  # the model will not search again: use what it has
             if count := self.result_count():
@@ -145,6 +151,19 @@ class PdfFindBar(QWidget):
     def _status_changed(self) -> None:
         if self.model.status() == QPdfSearchModel.Status.Finished:
             self._finished()
+
+    def _quiet_elapsed(self) -> None:
+        if self._before_wanted_page() and self._clock.elapsed() < WANTED_PAGE_WAIT_MS:
+            self._quiet.start()  # still on the pages before the wanted one: the result may yet come
+            return
+        self._finished()
+
+    def _before_wanted_page(self) -> bool:
+        """Whether a result is wanted on a page the search (which goes page by page) has not passed."""
+        if self._wanted_page is None or self._wanted_page < 0:
+            return False
+        count = self.result_count()
+        return not count or self.model.resultAtIndex(count - 1).page() < self._wanted_page
 
     def _finished(self) -> None:
         self._searching = False
