@@ -166,7 +166,11 @@ def test_a_scientist_imports_tags_searches_and_files_papers(window, qtbot, corpu
     try:
         qtbot.waitUntil(passage_shown, timeout=20_000)
     except Exception:
-        raise AssertionError(f"viewer at page {pdf.current_page()}, hit on page {page}") from None
+        selected = pdf.view.currentSearchResultIndex()
+        on = pdf.find_bar.model.resultAtIndex(selected).page() + 1 if selected >= 0 else None
+        raise AssertionError(f"viewer at page {pdf.current_page()}, hit on page {page}, selected result "
+                             f"{selected} on page {on} of {pdf.find_bar.result_count()} for "
+                             f"{pdf.find_bar.model.searchString()!r}") from None
 
     # Drag a document from the list onto a folder of the tree.
     win.tabs.setCurrentIndex(0)
