@@ -96,6 +96,15 @@ def test_reference_lists_and_author_pages_rank_below_the_paper_about_it(papers):
             assert f"× {hit.role_weight:g} for" in hit.explanation
 
 
+def test_a_name_found_only_in_a_reference_list_is_not_cut_off(papers):
+    # The role weight ranks a reference list below body text; it must not push the only real match of
+    # a cited author's name under the relevance cut-off (an 18-paper library returned nothing for
+    # "Bratslavsky", cited only in the dementia paper's references).
+    library, ids = papers
+    (hit,) = search(library, "Author7", limit=10).hits
+    assert hit.document.id == ids["sleep"] and hit.passages[0].role is ChunkRole.REFERENCES
+
+
 def test_weak_matches_are_left_out_and_limit_is_an_upper_bound(library):
     for content in TOPICS:
         _note(library, content)
