@@ -94,6 +94,19 @@ def test_a_passage_on_a_late_page_is_awaited_past_the_quiet_time(qtbot, viewer, 
     assert pdf.current_page() in (11, 12)
 
 
+@pytest.mark.parametrize("width", [400, 1600])
+def test_resizing_the_viewer_keeps_the_page(qtbot, viewer, corpus, width):
+    # Fitted to the width, a resize rescales every page; QPdfView kept its offset in pixels, so a search
+    # hit opened at page 7 showed page 3 once the window grew (page 5 on a busy machine, where the
+    # dock's layout settled after the jump).
+    viewer.show_document(make_doc(corpus / PAPER), page=7)
+    pdf = _pdf(viewer)
+    qtbot.waitUntil(lambda: pdf.current_page() == 7, timeout=5000)
+    viewer.resize(width, 700)
+    qtbot.wait(200)
+    assert pdf.current_page() == 7
+
+
 def test_pdf_zoom_and_fit(viewer, corpus):
     viewer.show_document(make_doc(corpus / PAPER))
     pdf = _pdf(viewer)

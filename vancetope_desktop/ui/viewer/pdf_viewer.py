@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import shiboken6
-from PySide6.QtCore import QPointF, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, QPointF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QKeySequence, QPalette, QShortcut
 from PySide6.QtPdf import QPdfDocument
 from PySide6.QtPdfWidgets import QPdfView
@@ -50,6 +50,9 @@ class PdfViewer(QWidget):
         palette.setColor(QPalette.ColorRole.Dark, _BACKDROP)  # QPdfView paints the backdrop with Dark
         self.view.setPalette(palette)
         self.navigator = self.view.pageNavigator()
+        # QPdfView keeps its scroll offset in pixels when a resize changes the fit zoom, so the reader
+        # (or a search hit just opened) would land pages away: the place is carried over instead.
+        self.view.installEventFilter(self)
         self.find_bar = PdfFindBar(self.view)
         self.page_spin = QSpinBox()
         self.page_spin.setKeyboardTracking(False)
@@ -192,6 +195,25 @@ class PdfViewer(QWidget):
         """Scale so a whole page is visible."""
         self.view.setZoomMode(QPdfView.ZoomMode.FitInView)
         self._sync_zoom_controls()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Before the view is resized, note the reading place, to put it back once the pages are laid out."""
+        if watched is self.view and event.type() == QEvent.Type.Resize and self.page_count():
+            place = (self.view.verticalScrollBar().value(), self._effective_zoom(), self.navigator.currentPage())
+            QTimer.singleShot(0, self, lambda: self._restore_place(*place))
+        return super().eventFilter(watched, event)
+
+    def _restore_place(self, offset: int, zoom: float, page: int) -> None:
+        """Scroll to where ``offset`` (pixels at ``zoom``, ``page`` 0-based at the top) lies at today's zoom.
+
+        Pages scale with the zoom; the document margin and the spacing between pages do not, so the
+        offset is scaled without the ``page`` gaps and the margin above it.
+        """
+        if not self.page_count() or zoom <= 0:
+            return
+        fixed = self.view.documentMargins().top() + page * self.view.pageSpacing()
+        scaled = (offset - fixed) * self._effective_zoom() / zoom + fixed
+        self.view.verticalScrollBar().setValue(round(max(0.0, scaled)))
 
     def _effective_zoom(self) -> float:
         """The zoom in effect: in fit modes QPdfView keeps the last custom factor, so derive it."""
