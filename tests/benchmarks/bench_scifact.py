@@ -161,7 +161,7 @@ class Rankings:
             where = SqlFilter().and_in("scope_path", [DEFAULT_PROJECT]).and_in("status", ["active"])
             with read_session(self.lib.engine) as session:
                 self._lexical[key] = {
-                    q: [RankedChunk(h.chunk_id, h.document_id, h.keyword, h.role)
+                    q: [RankedChunk(h.chunk_id, h.document_id, h.keyword, h.role, h.in_text)
                         for h in search_chunks(session, text, where, DEPTH, title_weight=title_weight,
                                                max_postings=max_postings, stemming=stemming)]
                     for q, text in self.queries.items()

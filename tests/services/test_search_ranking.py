@@ -105,6 +105,27 @@ def test_a_name_found_only_in_a_reference_list_is_not_cut_off(papers):
     assert hit.document.id == ids["sleep"] and hit.passages[0].role is ChunkRole.REFERENCES
 
 
+def test_the_passage_shown_holds_the_words_not_a_short_chunk_matched_by_the_title(library):
+    # FTS5's BM25 normalises by the whole row, title and text: a paper's two-word chunk "References 11"
+    # matched "higgs boson mass measurement" through the title alone and outscored the passages holding
+    # the words; with a reference list's short cited titles it filled the paper's three keyword chunks.
+    filler = " ".join(f"word{i}" for i in range(150))
+    paper = _note(library, "# Combined measurement\n\n## Results\n\nThe combined measurement of the Higgs "
+                  f"boson mass gives 125.09 GeV with a precision of 0.2 per cent. {filler}\n\n## Tables\n\n"
+                  "Table 11\n\n## References\n\n" + "\n".join(
+                      f"{i}. Author{i}. Higgs boson mass measurement {i}. Phys Lett B {i}." for i in range(1, 6)),
+                  title="Combined measurement of the Higgs boson mass")
+    _set_role(library, paper, "References", ChunkRole.REFERENCES)
+    for content in TOPICS:
+        _note(library, content)
+    indexing.try_drain(library)
+    hit = search(library, "higgs boson mass measurement").hits[0]
+    assert hit.document.id == paper
+    chunks = {c.chunk_id: c for c in documents.list_chunks(library, paper)}
+    assert chunks[hit.keyword_chunk].section == "Results" and hit.passages[0].section == "Results"
+    assert hit.keyword > 0.5 and hit.role_weight == 1
+
+
 def test_weak_matches_are_left_out_and_limit_is_an_upper_bound(library):
     for content in TOPICS:
         _note(library, content)

@@ -108,12 +108,15 @@ class RankedChunk:
     Attributes:
         score: the dense ranking's cosine similarity, or the keyword ranking's ``keyword`` score in [0, 1].
         role: the chunk's role; only the keyword side weighs it (non-body chunks have no vectors).
+        in_text: for the keyword side, whether the chunk's text holds a query word (False: it matched
+            through its document's title alone; see ``index/lexical.LexicalHit``).
     """
 
     chunk_id: str
     document_id: str
     score: float
     role: ChunkRole = ChunkRole.BODY
+    in_text: bool = True
 
 
 @dataclass
@@ -207,9 +210,12 @@ def fuse(dense: Iterable[RankedChunk], lexical: Iterable[RankedChunk], scope_wei
     for chunk in lexical:
         value = chunk.score * role_weights.get(chunk.role, 1.0)
         passages = support.setdefault(chunk.document_id, {})
-        passages[chunk.chunk_id] = passages.get(chunk.chunk_id, 0.0) + lexical_weight * value
+        if chunk.in_text:  # a chunk matched by its document's title alone holds none of the words
+            passages[chunk.chunk_id] = passages.get(chunk.chunk_id, 0.0) + lexical_weight * value
         best = best_keyword.get(chunk.document_id)
-        if best is None or value > best[0]:
+        # A document's keyword score is that of its best passage holding the words; a title-only match
+        # counts only when no passage does.
+        if best is None or (chunk.in_text, value) > (best[1].in_text, best[0]):
             best_keyword[chunk.document_id] = (value, chunk)
     ordered = sorted(best_keyword.items(), key=lambda item: (-item[1][0], item[0]))
     for rank, (document_id, (value, chunk)) in enumerate(ordered, start=1):

@@ -62,6 +62,10 @@ class LexicalHit:
             of a chunk holding every queried term (or phrase) so often that each part saturates:
             ``Σ idf(term) × (k1 + 1)`` (see :func:`keyword_ceiling`). 1 would be every term, many times.
         role: the chunk's role (body text, a reference list…), for the ranking to weigh.
+        in_text: whether the chunk's own text holds a query word; False when it matched through its
+            document's title alone. FTS5's BM25 normalises by the length of the whole row, title and
+            text, so a 2-word chunk ("References 11") matching by title outscored the passages that
+            hold the words: such a chunk is not a passage to show.
     """
 
     chunk_id: str
@@ -69,6 +73,7 @@ class LexicalHit:
     score: float
     keyword: float
     role: ChunkRole = ChunkRole.BODY
+    in_text: bool = True
 
 
 def search_chunks(session: Session, query: str | ParsedQuery, document_filter: SqlFilter, limit: int,
@@ -110,8 +115,8 @@ def search_chunks(session: Session, query: str | ParsedQuery, document_filter: S
     weights = {"q": expression, "wt": title_weight, "wb": body_weight}
     fetch = limit * OVERFETCH
     ranked = session.exec(
-        text("SELECT rowid, bm25(chunk_fts, :wt, :wb) AS rank FROM chunk_fts WHERE chunk_fts MATCH :q "
-             "ORDER BY rank LIMIT :m"),
+        text("SELECT rowid, bm25(chunk_fts, :wt, :wb) AS rank, bm25(chunk_fts, 0.0, 1.0) AS body FROM chunk_fts "
+             "WHERE chunk_fts MATCH :q ORDER BY rank LIMIT :m"),
         params={**weights, "m": fetch},
     ).all()
     if not ranked:
@@ -127,35 +132,46 @@ def search_chunks(session: Session, query: str | ParsedQuery, document_filter: S
             params={**document_filter.params, "ids": json.dumps([row[0] for row in ranked])},
         ).all()
     }
-    hits = _capped([(allowed[rowid], rank) for rowid, rank in ranked if rowid in allowed], per_document)[:limit]
+    hits = _capped([(allowed[rowid], rank, body) for rowid, rank, body in ranked if rowid in allowed],
+                   per_document)[:limit]
     if len(hits) < limit and len(ranked) == fetch:
         # The filter or the per-document cap removed too many: rank the allowed chunks only, each
         # document's best few (the window numbers every match, within the postings budget).
         rows = session.exec(
             text("WITH m AS MATERIALIZED (SELECT c.document_id, c.ordinal, c.role, bm25(chunk_fts, :wt, :wb) "
-                 "AS rank FROM chunk_fts JOIN chunk c ON c.id = chunk_fts.rowid WHERE chunk_fts MATCH :q "
-                 f"AND c.document_id IN (SELECT d.id FROM document d WHERE {document_filter.sql})) "
-                 "SELECT document_id, ordinal, role, rank FROM (SELECT *, row_number() OVER (PARTITION BY "
-                 "document_id ORDER BY rank) AS place FROM m) WHERE place <= :cap ORDER BY rank LIMIT :n"),
+                 "AS rank, bm25(chunk_fts, 0.0, 1.0) AS body FROM chunk_fts JOIN chunk c ON c.id = chunk_fts.rowid "
+                 f"WHERE chunk_fts MATCH :q AND c.document_id IN (SELECT d.id FROM document d WHERE "
+                 f"{document_filter.sql})) SELECT document_id, ordinal, role, rank, body FROM (SELECT *, "
+                 "row_number() OVER (PARTITION BY document_id ORDER BY body = 0, role != 'body', rank) AS place "
+                 "FROM m) WHERE place <= :cap "
+                 "ORDER BY rank LIMIT :n"),
             params={**document_filter.params, **weights, "n": limit, "cap": per_document or limit},
         ).all()
-        hits = [((doc, ordinal, role), rank) for doc, ordinal, role, rank in rows]
-    return [LexicalHit(f"{doc}:{ordinal}", doc, -float(rank), min(-float(rank) / ceiling, 1.0), ChunkRole(role))
-            for (doc, ordinal, role), rank in hits]
+        hits = [((doc, ordinal, role), rank, body) for doc, ordinal, role, rank, body in rows]
+    # bm25() is negative for a match and 0 without one: a title-only match has no body score.
+    return [LexicalHit(f"{doc}:{ordinal}", doc, -float(rank), min(-float(rank) / ceiling, 1.0), ChunkRole(role),
+                       in_text=float(body) < 0) for (doc, ordinal, role), rank, body in hits]
 
 
 def _capped(hits: list, per_document: int | None) -> list:
-    """``hits`` (``((document, ordinal, role), rank)``, best first) with at most ``per_document`` per document."""
+    """``hits`` (``((document, ordinal, role), rank, body)``, best first) with at most ``per_document`` per
+    document, in the same order.
+
+    A document's chunks are kept body text holding the words first, then reference lists and the
+    like, then chunks matched through the title alone, each by rank: FTS5's BM25 favours short chunks,
+    so a paper's two-word chunks and the cited titles of its reference list outranked the passages
+    that answer the query, and kept them out.
+    """
     if per_document is None:
         return hits
-    seen: dict[str, int] = {}
-    kept = []
+    by_document: dict[str, list] = {}
     for hit in hits:
-        document = hit[0][0]
-        if seen.get(document, 0) < per_document:
-            seen[document] = seen.get(document, 0) + 1
-            kept.append(hit)
-    return kept
+        by_document.setdefault(hit[0][0], []).append(hit)
+    kept = set()
+    for chunks in by_document.values():
+        preferred = sorted(chunks, key=lambda h: (float(h[2]) >= 0, h[0][2] != ChunkRole.BODY.value, h[1]))
+        kept.update(id(h) for h in preferred[:per_document])
+    return [hit for hit in hits if id(hit) in kept]
 
 
 def documents_with_quoted(session: Session, query: ParsedQuery) -> set[str] | None:

@@ -192,7 +192,7 @@ def search(lib: Library, query: str, *, scope: str | None = None, tag_filter: Ta
     dense_ok = [c for s, c in dense if c.document_id in found
                 and s in (found[c.document_id][0], moving.get(c.document_id))]
     no_vectors = {doc for doc, (_, embedded) in found.items() if not embedded or not vector_ok}
-    fused = fuse(dense_ok, [RankedChunk(h.chunk_id, h.document_id, h.keyword, h.role) for h in lexical],
+    fused = fuse(dense_ok, [RankedChunk(h.chunk_id, h.document_id, h.keyword, h.role, h.in_text) for h in lexical],
                  {doc: weight_of.get(scope_path, 0.0) for doc, (scope_path, _) in found.items()},
                  no_vectors=no_vectors, lexical_depth=settings.candidates, dense_weight=settings.dense_weight,
                  lexical_weight=settings.lexical_weight, meaning_floor=settings.meaning_floor,
