@@ -47,6 +47,7 @@ def test_search_explains_each_hit_in_json_and_text(cli):
     data = as_json(cli("memory", "search", '"varroa mites" in bee hives', "--json"))
     hit = data["hits"][0]
     assert hit["document"]["id"] == wanted["id"] and len(data["hits"]) == 1
+    assert "content" not in hit["document"]  # the passages carry the text; a paper's whole content weighed 165 KB
     assert hit["matched"] == ["varroa mites"] and hit["unmatched"] == ["bee", "hives"]
     assert hit["passages"][0]["matched"] == ["varroa mites"] and hit["keyword"] > 0 and hit["meaning"] > 0
     assert "scope weight" in hit["explanation"] and hit["relevance"] <= 1
@@ -160,3 +161,15 @@ def test_pasted_bibtex_and_an_uploaded_bibliography_become_references(cli, tmp_p
     permafrost = next(r for r in references if r["title"] == "Permafrost")
     shown = cli("memory", "read", permafrost["id"]).stdout
     assert "authors: Polar Institute of Science and Law" in shown and "listed in: more" in shown
+
+
+def test_an_uploaded_bibliography_is_searchable_by_meaning_when_the_upload_returns(cli, tmp_path):
+    # The upload embedded the files it was given but not the references a .bib became: 504 references
+    # stayed pending until `index run`.
+    bib = tmp_path / "refs.bib"
+    bib.write_text("@article{b1, title={Wildfire smoke and asthma in children}, author={Roe, Ann}, year=2011}\n"
+                   "@article{b2, title={Glacier retreat in the Alps}, author={Poe, Bo}, year=2015}\n", encoding="utf-8")
+    cli("memory", "upload", str(bib))
+    assert "pending" not in as_json(cli("index", "status", "--json"))["states"]
+    hit = as_json(cli("memory", "search", "children breathing problems from forest fires", "--json"))["hits"][0]
+    assert hit["document"]["title"] == "Wildfire smoke and asthma in children" and hit["meaning"] is not None

@@ -161,8 +161,10 @@ def memory_upload(
                 lib, paths, scope=scope, folder_id=folder, tags=split_tag_list(tags), password=password,
                 progress=lambda p: bar.update(task, completed=p.done, total=p.total, description=p.current[:40]),
             )
-        # Every file given is its work, also one an interrupted run imported (now a duplicate) but did not embed.
-        _index_now(lib, [o.document_id for o in report.outcomes if o.document_id], wait, as_json)
+        # Every file given is its work, also one an interrupted run imported (now a duplicate) but did not embed,
+        # and so are the references a bibliography became.
+        own = [o.document_id for o in report.outcomes if o.document_id]
+        _index_now(lib, list(dict.fromkeys([*own, *report.document_ids])), wait, as_json)
         if as_json:
             print_json(report.model_dump(mode="json") | {"failed": len(report.failed)})
             render.import_failures(report)
@@ -206,7 +208,10 @@ def memory_search(
         )
         if as_json:
             print_json({**response.model_dump(mode="json"),
-                        "hits": [{**h.model_dump(mode="json"), "page": h.page, "snippet": h.snippet}
+                        # Like `memory list --json`, without each document's full text: the passages carry
+                        # what matched (a paper's content made one search 165 KB).
+                        "hits": [{**h.model_dump(mode="json", exclude={"document": {"content"}}), "page": h.page,
+                                  "snippet": h.snippet}
                                  for h in response.hits]})
         else:
             render.search(response, explain=explain)
