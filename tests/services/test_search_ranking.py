@@ -192,3 +192,12 @@ def test_a_phrase_mixed_with_free_words_requires_the_phrase(milk):
 def test_odd_quotes_never_raise(milk, query):
     library, _ = milk
     assert isinstance(search(library, query).hits, list)
+
+
+def test_a_word_in_the_title_is_not_reported_missing(library):
+    # The keyword ranking matches titles; the explanation said "not found: phoenix" for a paper named
+    # after Phoenix paludosa whose passages shown wrote "P. paludosa".
+    doc = _note(library, "Leaves of P. paludosa were extracted with methanol and gave five flavonoids.",
+                title="Phoenix paludosa leaves")
+    (hit,) = search(library, "flavonoids in phoenix").hits
+    assert hit.document.id == doc and hit.matched == ["flavonoids", "phoenix"] and hit.unmatched == []

@@ -190,7 +190,7 @@ class QueryHit(BaseModel):
                             "less than body text).")
     scope_weight: float = Field(default=1.0, description="Proximity weight of the document's scope (1 = your own).")
     matched: list[str] = Field(default_factory=list, description="The question's words and quoted phrases found in "
-                               "the passages shown.")
+                               "the passages shown or the title.")
     why: str = Field(default="", description="What matched and how the score was made, in two lines.")
 
 

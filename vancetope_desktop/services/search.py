@@ -80,7 +80,8 @@ class SearchHit(BaseModel):
         keyword_chunk: the passage that gave the keyword score (``passage`` basis only), None otherwise.
         role_weight: that passage's role weight (a reference list counts less than body text).
         scope_weight / distance: the scope's proximity weight and its distance up the tree (0 = own).
-        matched / unmatched: the query's words and quoted phrases the passages hold, and those they do not.
+        matched / unmatched: the query's words and quoted phrases the passages or the title hold, and those
+            neither holds.
         explanation: all of the above, readable: what matched, then how the score was made (two lines).
     """
 
@@ -331,7 +332,9 @@ def _materialise(lib: Library, fused: list[FusedDocument], query: ParsedQuery, d
     for rank, doc in enumerate(fused, start=1):
         row = rows[doc.document_id]
         passages = [_passage(chunks[c], matcher) for c in doc.chunks if c in chunks]
-        held = {unit for p in passages for unit in p.matched}
+        # The title counts: a word all through a paper and in its title is not "not found" because the
+        # passages shown spell it otherwise (the keyword ranking matches the title too).
+        held = {unit for p in passages for unit in p.matched} | {m.unit for m in matcher.find(_flat(row.title or ""))}
         hit = SearchHit(
             rank=rank, document=records.to_info(lib, row, tags[row.id]), score=doc.score, relevance=doc.relevance,
             meaning=doc.meaning, meaning_basis=doc.meaning_basis, keyword=doc.keyword,
