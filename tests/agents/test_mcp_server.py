@@ -54,6 +54,7 @@ def _text(result) -> str:
     return "\n".join(part.text for part in result.content)
 
 
+@pytest.mark.slow
 def test_round_trip_over_stdio(prepared, tmp_path):
     root, fact_id, secret_id = prepared
     log = tmp_path / "server.log"
@@ -170,6 +171,7 @@ def test_round_trip_over_stdio(prepared, tmp_path):
     assert "Traceback" not in log.read_text()
 
 
+@pytest.mark.slow
 def test_the_agent_learns_the_users_decision(prepared, tmp_path):
     """request → the user rejects it (services, as the app would) → memory_promotion_requests says so and why;
     asking for another scope meanwhile is a tool error naming the pending request; an auto-approving rule's

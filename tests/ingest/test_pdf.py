@@ -75,6 +75,7 @@ def _same(a: str | None, b: str) -> bool:
     return a is not None and key(a) == key(b)
 
 
+@pytest.mark.slow
 def test_titles_of_papers(corpus: Path) -> None:
     results = {}
     for path in sorted((corpus / "papers").glob("*.pdf")):

