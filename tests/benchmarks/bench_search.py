@@ -256,7 +256,7 @@ def measure(folder: Path, queries: list[str], warmup: int, profile: Path | None,
         search_service._materialise = timer.wrap("materialise", originals["_materialise"])
         embedder = lib.embedder()
         embedder.encode_query = timer.wrap("  query encoding", embedder.encode_query)  # type: ignore[method-assign]
-        lib.vectors.query = timer.wrap("  Chroma queries", lib.vectors.query)  # type: ignore[method-assign]
+        lib.vectors.query_scopes = timer.wrap("  Chroma queries", lib.vectors.query_scopes)  # type: ignore[method-assign]
         profiler = cProfile.Profile() if profile else None
         for query in queries[warmup:]:
             timer.seconds.clear()

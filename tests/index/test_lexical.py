@@ -1,8 +1,14 @@
 """BM25 search of chunks: the postings budget, light stemming, filtering after ranking."""
 
-from vancetope_desktop.core.documents import DocumentType
+from vancetope_desktop.core.documents import DocumentStatus, DocumentType
 from vancetope_desktop.core.tags import TagIs
-from vancetope_desktop.index.lexical import search_chunks, selective_terms, stem_prefix
+from vancetope_desktop.index.lexical import (
+    keyword_ceiling,
+    search_chunks,
+    selective_terms,
+    stem_prefix,
+    term_frequencies,
+)
 from vancetope_desktop.services import documents
 from vancetope_desktop.store.db import read_session
 from vancetope_desktop.store.filters import SqlFilter
@@ -108,3 +114,27 @@ def test_a_prefix_counted_in_more_chunks_than_there_are_still_scores(library):
     only = documents.add_text(library, "stress stressful stressed stresses stressor", doc_type=DocumentType.NOTE).id
     hits = _search(library, "stress")
     assert [h.document_id for h in hits] == [only] and 0 < hits[0].keyword <= 1
+
+
+def test_term_counts_follow_every_change_of_the_index(library):
+    # The counts are kept between searches (a frequent prefix costs milliseconds to count); a kept
+    # count that outlived a change would misjudge the budget and the keyword ceiling.
+    def counted(terms):
+        with read_session(library.engine) as session:
+            counts = term_frequencies(session, terms)
+            return counts, keyword_ceiling(session, ["okapi"], counts)
+
+    first = documents.add_text(library, "a zebra crossing", doc_type=DocumentType.NOTE)
+    before, ceiling_before = counted(["zebra", "zebr*", "okapi"])
+    assert before == {"zebra": 1, "zebr*": 1}
+    assert counted(["zebra", "zebr*", "okapi"]) == (before, ceiling_before)  # kept: same answer
+    documents.add_text(library, "zebras and an okapi", doc_type=DocumentType.NOTE)
+    documents.add_text(library, "a giraffe", doc_type=DocumentType.NOTE)
+    after, ceiling_after = counted(["zebra", "zebr*", "okapi"])
+    assert after == {"zebra": 1, "zebr*": 2, "okapi": 1}
+    assert ceiling_after > ceiling_before  # one chunk of three holds okapi now: its idf rose above the floor
+    documents.update_document(library, first.id, title="Okapi")  # the title column alone changes
+    assert counted(["okapi"])[0] == {"okapi": 2}
+    documents.set_status(library, first.id, DocumentStatus.DELETED)
+    documents.purge_document(library, first.id)
+    assert counted(["zebra", "zebr*", "okapi"])[0] == {"zebr*": 1, "okapi": 1}

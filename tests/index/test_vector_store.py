@@ -50,3 +50,13 @@ def test_delete_documents_removes_several_documents_in_one_call(tmp_path):
     assert sorted(h.chunk_id for h in hits) == ["doc_b:0", "doc_b:1"]
     assert {h.document_id for h in hits} == {"doc_b"}
     store.delete_documents("project/absent", ["doc_b"])  # no collection: nothing to do, no error
+
+
+def test_several_scopes_are_queried_in_one_call_each_with_its_own_filter(tmp_path):
+    store = VectorStore(tmp_path / "chroma", tmp_path / "chroma.lock", lambda: 0)
+    vectors = np.eye(2, 4, dtype=np.float32) + 0.01
+    store.upsert("project/p", "m", ["a:0", "b:0"], vectors, [{"doc_id": "a"}, {"doc_id": "b"}])
+    store.upsert("session/s", "m", ["c:0"], vectors[:1], [{"doc_id": "c"}])
+    found = store.query_scopes([("project/p", ["b"]), ("session/s", None), ("session/none", None),
+                                ("project/p", [])], np.ones(4, np.float32), 10)
+    assert [(scope, hit.chunk_id) for scope, hit in found] == [("project/p", "b:0"), ("session/s", "c:0")]

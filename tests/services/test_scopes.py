@@ -40,3 +40,18 @@ def test_unicode_scope_ids(library):
     for key in ["AI", "Über Attention (2023)", "日本語", "x" * 80]:
         created = scopes.create_scope(library, "project", key, parent="group/default")
         assert scopes.get_scope(library, created.path).key == key
+
+
+def test_a_damaged_parent_loop_ends_the_chain_instead_of_hanging(library):
+    # The chain is one recursive query; a loop written by a damaged or hand-edited database must
+    # end at its first repeat, as the old walk did.
+    from sqlalchemy import text
+
+    from vancetope_desktop.store.db import write_session
+
+    scopes.create_scope(library, "session", "s_loop", parent="project/inbox")
+    with write_session(library.engine) as session:
+        session.exec(text("UPDATE scope SET parent_path = 'session/s_loop' WHERE path = 'group/default'"))
+    assert scopes.ancestry(library, "session/s_loop") == ["session/s_loop", "project/inbox", "group/default"]
+    with pytest.raises(ScopeNotFound):
+        scopes.ancestry(library, "session/absent")

@@ -164,8 +164,10 @@ class VectorStore:
             self._seen_generation = generation
 
     def _collection(self, scope: str, *, create: bool = False, model: str | None = None,
-                    dimension: int | None = None) -> Any:
-        client = self._client_for_read()
+                    dimension: int | None = None, checked: bool = False) -> Any:
+        """``scope``'s collection (None when it does not exist, unless ``create``); ``checked``: the caller
+        has just brought the client up to the index generation (:meth:`_client_for_read`)."""
+        client = self._client if checked and self._client is not None else self._client_for_read()
         name = collection_name(scope)
         if create:
             return client.get_or_create_collection(
@@ -274,26 +276,45 @@ class VectorStore:
         Args:
             document_ids: when given, only chunks of these documents are considered.
 
-        Only ids and distances are fetched: the document id is the chunk id's part before the last
-        ``:`` (ids are ``doc_id:ordinal``), and reading the metadata back tripled a query's time.
         Chroma returns fewer than ``limit`` hits from a smaller collection, none from an empty one.
 
         Raises:
             IndexUnavailable: the store cannot be opened or read.
         """
-        if document_ids is not None and not document_ids:
+        return [hit for _, hit in self.query_scopes([(scope, document_ids)], embedding, limit)]
+
+    def query_scopes(self, requests: Sequence[tuple[str, Sequence[str] | None]], embedding: np.ndarray,
+                     limit: int) -> list[tuple[str, VectorHit]]:
+        """``(scope, hit)`` for the ``limit`` nearest chunks of each requested scope, scope by scope, best first.
+
+        Args:
+            requests: ``(scope, document_ids)`` pairs; ``document_ids`` None for the whole collection,
+                else only chunks of these documents (an empty list asks for nothing).
+
+        One lock and one look at the index generation for every scope (a search queries four
+        collections). Only ids and distances are fetched: the document id is the chunk id's part
+        before the last ``:`` (ids are ``doc_id:ordinal``), and reading the metadata back tripled a
+        query's time.
+
+        Raises:
+            IndexUnavailable: the store cannot be opened or read.
+        """
+        wanted = [(scope, docs) for scope, docs in requests if docs is None or docs]
+        if not wanted:
             return []
+        query = embedding.reshape(1, -1).astype(np.float32)
+        results = []
         with self._mutex, file_lock(self._lock_path, shared=True), self._readable():
-            collection = self._collection(scope)
-            if collection is None:
-                return []
-            where = None if document_ids is None else {"doc_id": {"$in": list(document_ids)}}
-            result = collection.query(
-                query_embeddings=embedding.reshape(1, -1).astype(np.float32),
-                n_results=limit, where=where, include=["distances"],
-            )
+            self._client_for_read()
+            for scope, docs in wanted:
+                collection = self._collection(scope, checked=True)
+                if collection is not None:
+                    where = None if docs is None else {"doc_id": {"$in": list(docs)}}
+                    results.append((scope, collection.query(query_embeddings=query, n_results=limit, where=where,
+                                                            include=["distances"])))
         return [
-            VectorHit(chunk_id, chunk_id.rsplit(":", 1)[0], 1.0 - float(distance))
+            (scope, VectorHit(chunk_id, chunk_id.rsplit(":", 1)[0], 1.0 - float(distance)))
+            for scope, result in results
             for chunk_id, distance in zip(result["ids"][0], result["distances"][0], strict=True)
         ]
 

@@ -15,7 +15,7 @@ from weakref import WeakKeyDictionary
 
 from pydantic import BaseModel, Field, computed_field
 from sqlalchemy import exists, func, text
-from sqlmodel import select
+from sqlmodel import Session, select
 
 from ..core.documents import IndexState
 from ..core.errors import IndexUnavailable
@@ -196,16 +196,17 @@ def check_vectors(lib: Library, scopes: Sequence[str] | None = None) -> VectorCh
 _CHECKED: WeakKeyDictionary[Library, dict[tuple[str, ...], tuple[tuple[int, int], VectorCheck]]] = WeakKeyDictionary()
 
 
-def missing_vector_warnings(lib: Library, scopes: Sequence[str]) -> list[str]:
+def missing_vector_warnings(lib: Library, session: Session, scopes: Sequence[str]) -> list[str]:
     """The warning search shows when vectors of ``scopes`` are missing (results by meaning are incomplete
-    and keyword matches carry the search), else nothing.
+    and keyword matches carry the search), else nothing. ``session``: the caller's read session, for
+    the counters.
 
     The check is kept per library object until the index generation or the change counter moves (a
     vector written, a document changed): it costs about 35 ms at 100,000 chunks (an index-only count
     over ``chunk(document_id, role)``; 176 ms without that index), a third of a search's budget, and
     nothing it counts changes without one of them moving. A one-shot CLI search pays it once.
     """
-    counters = (lib.index_generation(), lib.change_counter())
+    counters = lib.index_counters(session)
     kept = _CHECKED.setdefault(lib, {})
     found = kept.get(tuple(scopes))
     if found is None or found[0] != counters:

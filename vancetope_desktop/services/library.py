@@ -15,7 +15,8 @@ from pathlib import Path
 
 from platformdirs import user_data_path
 from pydantic import ValidationError
-from sqlalchemy import Engine
+from sqlalchemy import Engine, text
+from sqlmodel import Session
 
 from ..core.errors import LibraryError
 from ..core.scopes import ScopeKind
@@ -200,12 +201,19 @@ class Library:
     def index_generation(self) -> int:
         """The counter the writer bumps after each batch of vector writes (see ``VectorStore``)."""
         with read_session(self.engine) as session:
-            return int(get_meta(session, "index_generation", "0") or 0)
+            return self.index_counters(session)[0]
 
     def change_counter(self) -> int:
         """A counter every document change bumps (in any process): the open app polls it to notice edits."""
         with read_session(self.engine) as session:
-            return int(get_meta(session, "change_counter", "0") or 0)
+            return self.index_counters(session)[1]
+
+    @staticmethod
+    def index_counters(session: Session) -> tuple[int, int]:
+        """``(index generation, change counter)`` read in ``session``, in one query (see the two above)."""
+        values = dict(session.exec(text(
+            "SELECT key, value FROM meta WHERE key IN ('index_generation', 'change_counter')")).all())
+        return int(values.get("index_generation") or 0), int(values.get("change_counter") or 0)
 
     def index_model(self) -> str:
         """The embedding model spec the library's vectors were made with (the settings' until set)."""

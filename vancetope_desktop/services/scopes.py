@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
+from sqlalchemy import text
 from sqlmodel import Session, select
 
 from ..core.errors import InvalidInput, ScopeError, ScopeNotFound
@@ -75,16 +77,22 @@ def _default_parent(session: Session, kind: ScopeKind) -> str:
 
 
 def session_ancestry(session: Session, path: str) -> list[str]:
-    """``path`` then its parent, grandparent … up to the group."""
-    chain, seen = [], set()
-    row = session.get(tables.ScopeRow, path)
-    if row is None:
+    """``path`` then its parent, grandparent … up to the group, in one recursive query.
+
+    Raises:
+        ScopeNotFound: no scope ``path``.
+    """
+    rows = session.exec(text(
+        "WITH RECURSIVE up(path, parent_path, depth) AS (SELECT path, parent_path, 0 FROM scope WHERE path = :path "
+        "UNION ALL SELECT s.path, s.parent_path, up.depth + 1 FROM scope s JOIN up ON s.path = up.parent_path "
+        f"WHERE up.depth < {_MAX_DEPTH}) SELECT path FROM up ORDER BY depth"), params={"path": path}).all()
+    if not rows:
         raise ScopeNotFound(f"no scope {path}")
-    while row is not None and row.path not in seen:
-        chain.append(row.path)
-        seen.add(row.path)
-        row = session.get(tables.ScopeRow, row.parent_path) if row.parent_path else None
-    return chain
+    return list(dict.fromkeys(row[0] for row in rows))  # a damaged parent loop ends at its first repeat
+
+
+_MAX_DEPTH = 16
+"""The longest chain of parents followed; the tree has four levels, so only a damaged parent loop reaches it."""
 
 
 def resolve_scope(lib: Library, text: str | None) -> str:
@@ -94,12 +102,17 @@ def resolve_scope(lib: Library, text: str | None) -> str:
         ScopeNotFound: no such scope. InvalidInput: malformed path.
     """
     with read_session(lib.engine) as session:
-        if text is None:
-            return get_meta(session, "current_scope") or ""
-        path = str(ScopePath.parse(text))
-        if session.get(tables.ScopeRow, path) is None:
-            raise ScopeNotFound(f"no scope {path} (see `vancetope scope list`)")
-        return path
+        return session_resolve_scope(session, text)
+
+
+def session_resolve_scope(session: Session, text: str | None) -> str:
+    """:func:`resolve_scope` inside the caller's session."""
+    if text is None:
+        return get_meta(session, "current_scope") or ""
+    path = str(ScopePath.parse(text))
+    if session.get(tables.ScopeRow, path) is None:
+        raise ScopeNotFound(f"no scope {path} (see `vancetope scope list`)")
+    return path
 
 
 def get_scope(lib: Library, path: str) -> ScopeInfo:
@@ -150,11 +163,18 @@ def visible_scopes(lib: Library, path: str) -> list[VisibleScope]:
     The one exception is seed §9 question 2's opt-in: a think process whose sibling-results setting is
     on (:func:`set_sibling_results_visible`) also sees the *results* of the other think processes of
     its session, weighted as its session (distance 1); those come last, with ``results_only``.
+
+    Raises:
+        ScopeNotFound.
     """
     with read_session(lib.engine) as session:
-        chain = session_ancestry(session, path)
-        siblings = _sibling_think_processes(session, path) if sibling_results_visible_in(session, path) else []
-    weights = lib.settings.scope_weights
+        return session_visible_scopes(session, path, lib.settings.scope_weights)
+
+
+def session_visible_scopes(session: Session, path: str, weights: Sequence[float]) -> list[VisibleScope]:
+    """:func:`visible_scopes` inside the caller's session, with the library's ``scope_weights``."""
+    chain = session_ancestry(session, path)
+    siblings = _sibling_think_processes(session, path) if sibling_results_visible_in(session, path) else []
     own = [VisibleScope(path=p, distance=d, weight=proximity_weight(d, weights)) for d, p in enumerate(chain)]
     return own + [VisibleScope(path=p, distance=1, weight=proximity_weight(1, weights), results_only=True)
                   for p in siblings]

@@ -21,7 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from pydantic import BaseModel, Field
 from sqlalchemy import text
-from sqlmodel import select
+from sqlmodel import Session, select
 
 from ..core.documents import EMBEDDED_ROLES, ChunkInfo, ChunkRole, DocumentInfo, DocumentStatus, DocumentType
 from ..core.errors import VancetopeError
@@ -35,7 +35,7 @@ from ..store.filters import SqlFilter
 from ..store.fulltext import ParsedQuery, parse_query
 from . import indexing, records
 from .library import Library
-from .scopes import resolve_scope, visible_scopes
+from .scopes import session_resolve_scope, session_visible_scopes
 
 IN_FILTER_LIMIT = 5000
 """Above this many candidate documents, vector hits are filtered after the query instead of inside it."""
@@ -149,24 +149,26 @@ def search(lib: Library, query: str, *, scope: str | None = None, tag_filter: Ta
     Raises:
         ScopeNotFound: unknown scope.
     """
-    acting = resolve_scope(lib, scope)
-    visible = visible_scopes(lib, acting)
-    if scopes is not None:
-        wanted = set(scopes)
-        visible = [v for v in visible if v.path in wanted]
     settings = lib.settings
     parsed = parse_query(query)
-    where = SqlFilter().and_scopes([v.path for v in visible if not v.results_only],
-                                   [v.path for v in visible if v.results_only])
-    where.and_in("status", [s.value for s in statuses])
-    where.and_in("type", [t.value for t in (types or DocumentType) if t != DocumentType.FOLDER])
-    where.and_tags(tag_filter)
     warnings: list[str] = []
     lexical = []
-    narrow: dict[str, list[str]] | None = None
     dense: list[tuple[str, RankedChunk]] = []
     vector_ok = False
+    # One read transaction for the whole search: opening a session costs ~0.3 ms, and a search used
+    # fourteen (scope chain, counters, filters, check, hits).
     with read_session(lib.engine) as session:
+        acting = session_resolve_scope(session, scope)
+        visible = session_visible_scopes(session, acting, settings.scope_weights)
+        if scopes is not None:
+            wanted = set(scopes)
+            visible = [v for v in visible if v.path in wanted]
+        where = SqlFilter().and_scopes([v.path for v in visible if not v.results_only],
+                                       [v.path for v in visible if v.results_only])
+        where.and_in("status", [s.value for s in statuses])
+        where.and_in("type", [t.value for t in (types or DocumentType) if t != DocumentType.FOLDER])
+        where.and_tags(tag_filter)
+        narrow: dict[str, list[str]] | None = None
         quoted = documents_with_quoted(session, parsed)
         if quoted is not None:
             where.and_ids(quoted)
@@ -180,27 +182,26 @@ def search(lib: Library, query: str, *, scope: str | None = None, tag_filter: Ta
         if parsed:
             lexical = search_chunks(session, parsed, where, settings.candidates, title_weight=settings.title_weight,
                                     max_postings=settings.lexical_max_postings, stemming=settings.lexical_stemming)
-    if meaning is not None:
-        try:
-            dense, vector_ok = meaning.result(), True
-            warnings += indexing.missing_vector_warnings(lib, [v.path for v in visible])
-        except VancetopeError as error:
-            warnings.append(f"vector search unavailable, keyword results only: {error}")
-    with read_session(lib.engine) as session:
+        if meaning is not None:
+            try:
+                dense, vector_ok = meaning.result(), True
+                warnings += indexing.missing_vector_warnings(lib, session, [v.path for v in visible])
+            except VancetopeError as error:
+                warnings.append(f"vector search unavailable, keyword results only: {error}")
         found = _check(session, where, {h.document_id for h in lexical} | {c.document_id for _, c in dense})
-    weight_of = {v.path: v.weight for v in visible}
-    distance_of = {v.path: v.distance for v in visible}
-    dense_ok = [c for s, c in dense if c.document_id in found
-                and s in (found[c.document_id][0], moving.get(c.document_id))]
-    no_vectors = {doc for doc, (_, embedded) in found.items() if not embedded or not vector_ok}
-    fused = fuse(dense_ok, [RankedChunk(h.chunk_id, h.document_id, h.keyword, h.role, h.in_text) for h in lexical],
-                 {doc: weight_of.get(scope_path, 0.0) for doc, (scope_path, _) in found.items()},
-                 no_vectors=no_vectors, lexical_depth=settings.candidates, dense_weight=settings.dense_weight,
-                 lexical_weight=settings.lexical_weight, meaning_floor=settings.meaning_floor,
-                 meaning_ceiling=settings.meaning_ceiling)
-    kept = relevant(fused, settings)
-    bm25 = {h.chunk_id: h.score for h in lexical}
-    hits = _materialise(lib, kept[:limit], parsed, distance_of, bm25, settings)
+        weight_of = {v.path: v.weight for v in visible}
+        distance_of = {v.path: v.distance for v in visible}
+        dense_ok = [c for s, c in dense if c.document_id in found
+                    and s in (found[c.document_id][0], moving.get(c.document_id))]
+        no_vectors = {doc for doc, (_, embedded) in found.items() if not embedded or not vector_ok}
+        fused = fuse(dense_ok, [RankedChunk(h.chunk_id, h.document_id, h.keyword, h.role, h.in_text) for h in lexical],
+                     {doc: weight_of.get(scope_path, 0.0) for doc, (scope_path, _) in found.items()},
+                     no_vectors=no_vectors, lexical_depth=settings.candidates, dense_weight=settings.dense_weight,
+                     lexical_weight=settings.lexical_weight, meaning_floor=settings.meaning_floor,
+                     meaning_ceiling=settings.meaning_ceiling)
+        kept = relevant(fused, settings)
+        bm25 = {h.chunk_id: h.score for h in lexical}
+        hits = _materialise(lib, session, kept[:limit], parsed, distance_of, bm25, settings)
     return SearchResponse(query=query, scope=acting, hits=hits, scopes=list(weight_of), vector_search=vector_ok,
                           cut=len(fused) - len(kept), warnings=warnings)
 
@@ -258,7 +259,7 @@ def _check(session, where: SqlFilter, documents: Collection[str]) -> dict[str, t
     rows = session.exec(
         text("SELECT d.id, d.scope_path, d.index_state = 'indexed' AND EXISTS (SELECT 1 FROM chunk c "
              "WHERE c.document_id = d.id AND c.role IN (SELECT value FROM json_each(:roles))) FROM document d "
-             f"WHERE d.id IN (SELECT value FROM json_each(:docs)) AND {where.sql}"),
+             f"WHERE d.id IN (SELECT value FROM json_each(:docs)) AND {where.row_sql}"),
         params={**where.params, "docs": json.dumps(sorted(documents)), "roles": json.dumps(embedded)},
     ).all()
     return {doc: (scope_path, bool(has_vectors)) for doc, scope_path, has_vectors in rows}
@@ -288,44 +289,43 @@ def _dense(lib: Library, query: str, scopes: list[str], narrow: dict[str, list[s
     *matching* chunks come back), or None for no such filter.
     """
     vector = lib.embedder().encode_query(query)
-    ranked: list[tuple[str, RankedChunk]] = []
+    requests: list[tuple[str, list[str] | None]] = []
     for scope in scopes:
         docs = None if narrow is None else narrow.get(scope)
-        if narrow is not None and not docs:
-            continue
-        inside = docs if docs is not None and len(docs) <= IN_FILTER_LIMIT else None
-        ranked += [(scope, RankedChunk(hit.chunk_id, hit.document_id, hit.similarity))
-                   for hit in lib.vectors.query(scope, vector, lib.settings.candidates, inside)]
-    seen = {chunk.chunk_id for _, chunk in ranked}  # a move half done by the writer has the vectors in both places
+        if narrow is None or docs:
+            requests.append((scope, docs if docs is None or len(docs) <= IN_FILTER_LIMIT else None))
+    # A move half done by the writer has the vectors in both places: its source collection is asked too.
     sources: dict[str, list[str]] = {}
     for doc, source in moving.items():
         sources.setdefault(source, []).append(doc)
-    for source, docs in sources.items():
-        for hit in lib.vectors.query(source, vector, lib.settings.candidates, docs[:IN_FILTER_LIMIT]):
-            if hit.chunk_id not in seen:
-                ranked.append((source, RankedChunk(hit.chunk_id, hit.document_id, hit.similarity)))
+    requests += [(source, docs[:IN_FILTER_LIMIT]) for source, docs in sources.items()]
+    ranked: list[tuple[str, RankedChunk]] = []
+    seen: set[str] = set()
+    for scope, hit in lib.vectors.query_scopes(requests, vector, lib.settings.candidates):
+        if hit.chunk_id not in seen:
+            seen.add(hit.chunk_id)
+            ranked.append((scope, RankedChunk(hit.chunk_id, hit.document_id, hit.similarity)))
     return ranked
 
 
-def _materialise(lib: Library, fused: list[FusedDocument], query: ParsedQuery, distance_of: dict[str, int],
-                 bm25: dict[str, float], settings: Settings) -> list[SearchHit]:
+def _materialise(lib: Library, session: Session, fused: list[FusedDocument], query: ParsedQuery,
+                 distance_of: dict[str, int], bm25: dict[str, float], settings: Settings) -> list[SearchHit]:
     if not fused:
         return []
     ids = [f.document_id for f in fused]
     wanted = [(chunk_id.rsplit(":", 1)[0], int(chunk_id.rsplit(":", 1)[1])) for f in fused for chunk_id in f.chunks]
-    with read_session(lib.engine) as session:
-        rows = {r.id: r for r in session.exec(select(tables.DocumentRow).where(tables.DocumentRow.id.in_(ids))).all()}  # type: ignore[attr-defined]
-        tags = records.tags_by_document(session, ids)
-        chunks: dict[str, ChunkInfo] = {}
-        if wanted:
-            # One lookup in the unique (document, ordinal) index per pair, driven by the pairs: a row-value
-            # IN list made SQLite scan the whole chunk table (75 ms at 100,000 chunks).
-            pairs = text("SELECT c.* FROM json_each(:pairs) AS j CROSS JOIN chunk c ON c.document_id = "
-                         "json_extract(j.value, '$[0]') AND c.ordinal = json_extract(j.value, '$[1]')")
-            statement = select(tables.ChunkRow).from_statement(pairs.bindparams(pairs=json.dumps(wanted)))
-            for row in session.execute(statement).scalars():
-                info = records.chunk_info(row)
-                chunks[info.chunk_id] = info
+    rows = {r.id: r for r in session.exec(select(tables.DocumentRow).where(tables.DocumentRow.id.in_(ids))).all()}  # type: ignore[attr-defined]
+    tags = records.tags_by_document(session, ids)
+    chunks: dict[str, ChunkInfo] = {}
+    if wanted:
+        # One lookup in the unique (document, ordinal) index per pair, driven by the pairs: a row-value
+        # IN list made SQLite scan the whole chunk table (75 ms at 100,000 chunks).
+        pairs = text("SELECT c.* FROM json_each(:pairs) AS j CROSS JOIN chunk c ON c.document_id = "
+                     "json_extract(j.value, '$[0]') AND c.ordinal = json_extract(j.value, '$[1]')")
+        statement = select(tables.ChunkRow).from_statement(pairs.bindparams(pairs=json.dumps(wanted)))
+        for row in session.execute(statement).scalars():
+            info = records.chunk_info(row)
+            chunks[info.chunk_id] = info
     units = [*query.words, *query.exact, *(" ".join(p) for p in query.phrases)]
     matcher = QueryMatcher(query)
     hits = []

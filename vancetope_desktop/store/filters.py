@@ -33,7 +33,7 @@ class SqlFilter:
             name = self._name("v")
             self.params[name] = value
             names.append(f":{name}")
-        self.clauses.append(f"d.{column} IN ({', '.join(names)})")
+        self.clauses.append(f"{_UNARY_PLUS}d.{column} IN ({', '.join(names)})")
         return self
 
     def and_ids(self, ids: Collection[str]) -> SqlFilter:
@@ -46,10 +46,10 @@ class SqlFilter:
     def and_scopes(self, scopes: Sequence[str], results_only: Sequence[str] = ()) -> SqlFilter:
         """Restrict to documents in ``scopes``, or of type ``result`` in ``results_only`` (sibling results)."""
         inner = SqlFilter(_counter=self._counter).and_in("scope_path", scopes)
-        clause = inner.sql
+        clause = inner._joined()
         if results_only:
             extra = SqlFilter(_counter=inner._counter).and_in("scope_path", results_only).and_in("type", ["result"])
-            clause = f"({clause} OR ({extra.sql}))"
+            clause = f"({clause} OR ({extra._joined()}))"
             inner.params.update(extra.params)
             inner._counter = extra._counter
         self.clauses.append(clause)
@@ -84,4 +84,23 @@ class SqlFilter:
     @property
     def sql(self) -> str:
         """The fragment, ``1`` when unrestricted."""
+        return self._joined().replace(_UNARY_PLUS, "")
+
+    @property
+    def row_sql(self) -> str:
+        """The fragment for testing documents already found by id (``d.id = …``, ``d.id IN (…)``).
+
+        Its column tests are written ``+d.column`` so that SQLite cannot serve them from an index:
+        given ``d.id`` and the IN lists of :meth:`and_in`, it otherwise probes the (scope, status,
+        type, id) index once per combination of the lists (24 probes per document for a search's
+        four scopes and six types) instead of one primary-key lookup: 13 ms against 4.5 for 400
+        chunks at 100,000 chunks.
+        """
+        return self._joined().replace(_UNARY_PLUS, "+")
+
+    def _joined(self) -> str:
         return " AND ".join(self.clauses) if self.clauses else "1"
+
+
+_UNARY_PLUS = "\x00+"
+"""Where :attr:`SqlFilter.row_sql` writes a unary ``+`` (no SQL text holds a NUL: parameters carry the values)."""
