@@ -28,12 +28,16 @@ def test_a_pdf_that_makes_mupdf_loop_is_stopped_and_the_next_file_still_reads(co
     looping = tmp_path / "never-ends.pdf"
     looping.write_bytes(looping_pdf())
     paper = corpus / "papers/black-hole-singularities-collision-arxiv1805.05865.pdf"
-    # The limit must hold a busy machine's slowest read of the good paper (0.1 s when idle, at nice 10).
-    extractor = ProcessExtractor(timeout_s=20.0)
+    # The limit is read at every file: generous for a busy machine's slowest read of the good paper
+    # (0.1 s when idle, at nice 10), short for the looping file, which would otherwise hold a core 20 s.
+    limit = [20.0]
+    extractor = ProcessExtractor(timeout_s=lambda: limit[0])
     try:
         assert extractor(paper).chunks  # the worker runs before the looping file comes
-        with pytest.raises(ExtractionTimeout, match=r"never-ends\.pdf: reading it took longer than 20 s"):
+        limit[0] = 3.0
+        with pytest.raises(ExtractionTimeout, match=r"never-ends\.pdf: reading it took longer than 3 s"):
             extractor(looping)
+        limit[0] = 20.0
         assert extractor(paper).chunks  # a fresh worker took over
     finally:
         extractor.close()

@@ -20,8 +20,6 @@ from vancetope_desktop.ui.dnd import (
     scope_chain,
 )
 
-pytestmark = pytest.mark.qt_log_level_fail("WARNING")
-
 NAMES = {
     "spaces": "a paper with spaces.pdf",
     "nfc": unicodedata.normalize("NFC", "Café résumé.md"),

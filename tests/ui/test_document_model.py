@@ -22,8 +22,6 @@ from vancetope_desktop.ui.document_model import (
 )
 from vancetope_desktop.ui.document_table import DocumentTableView
 
-pytestmark = pytest.mark.qt_log_level_fail("WARNING")
-
 SESSION, PROJECT = "session/monday", "project/attention"
 NAMES = {SESSION: "Monday session", PROJECT: "Attention project"}
 T0 = datetime(2026, 11, 30, 13, 5, tzinfo=UTC)

@@ -19,8 +19,6 @@ from vancetope_desktop.ui.folder_model import (
 )
 from vancetope_desktop.ui.folder_tree import FolderTreeView
 
-pytestmark = pytest.mark.qt_log_level_fail("WARNING")
-
 SESSION, PROJECT, GROUP = "session/monday", "project/attention", "group/nlp"
 NAMES = {SESSION: "Monday session", PROJECT: "Attention project", GROUP: "NLP group"}
 SCOPES = [VisibleScope(path=GROUP, distance=2, weight=0.5), VisibleScope(path=SESSION, distance=0, weight=1.0),
@@ -423,7 +421,6 @@ def test_real_drop_of_documents_and_of_a_web_link(view, qtbot):
     assert "download it first" in blocker.args[0]
 
 
-@pytest.mark.qt_log_ignore("This plugin does not support raise")  # the offscreen platform, showing the tooltip
 def test_hovering_a_refusing_scope_says_why(view, qtbot):
     view.folder_model.set_scope_parents(PARENTS)
     mime = _from(["session/elsewhere"])

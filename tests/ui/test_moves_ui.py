@@ -26,12 +26,6 @@ from vancetope_desktop.ui.move_dialog import (
 from vancetope_desktop.ui.publish_dialog import PublishDialog
 from vancetope_desktop.ui.scope_settings_dialog import ScopeSettingsDialog
 
-pytestmark = [
-    pytest.mark.qt_log_level_fail("WARNING"),
-    # The offscreen platform's notes when a dialog or popup opens (sizing, raise, keyboard grab): not ours.
-    pytest.mark.qt_log_ignore("This plugin does not support (propagateSizeHints|raise|grabbing the keyboard)"),
-]
-
 GROUP, PROJECT = "group/ml-research", "project/transformer-efficiency"
 SESSION, TP, SIBLING = "session/review-2026", "think-process/tp_12", "think-process/tp_13"
 WAIT = 10_000

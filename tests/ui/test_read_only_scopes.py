@@ -16,11 +16,6 @@ from vancetope_desktop.services import demo, documents, moves, review, scopes
 from vancetope_desktop.ui import main_window
 from vancetope_desktop.ui.document_model import Column
 
-pytestmark = [
-    pytest.mark.qt_log_level_fail("WARNING"),
-    pytest.mark.qt_log_ignore("This plugin does not support (propagateSizeHints|raise|grabbing the keyboard)"),
-]
-
 TP, SIBLING, PROJECT = "think-process/tp_12", "think-process/tp_13", "project/transformer-efficiency"
 WAIT = 10_000
 

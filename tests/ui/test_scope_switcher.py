@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QDragEnterEvent
 from PySide6.QtWidgets import QApplication, QToolButton
@@ -81,7 +80,6 @@ def test_scopes_take_documents_of_their_branch_only(qtbot, qtmodeltester, librar
         qtbot.wait(20)
 
 
-@pytest.mark.qt_log_ignore("This plugin does not support")  # the offscreen platform: popup raise / grab, tooltips
 def test_drops_on_the_popup_tree_and_the_breadcrumb(qtbot, library):
     switcher = ScopeSwitcher()
     qtbot.addWidget(switcher)
