@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import pickle
 from pathlib import Path
 
 import pytest
@@ -44,3 +45,29 @@ def library(tmp_path):
     lib = Library.open(tmp_path / "library")
     yield lib
     lib.close()
+
+
+@pytest.fixture(scope="session")
+def paper_extractions(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """Every paper of ``corpus/papers`` read once per test run: file name → ``Extraction`` (``extract_pdf``).
+
+    Reading the 18 papers costs ~15 s of a core and three test modules check them. Under pytest-xdist
+    the workers of one run share a pickle in the run's temporary root, written under a file lock; a
+    run without workers reads them itself (its temporary root is shared with earlier runs).
+    """
+    from filelock import FileLock
+
+    from vancetope_desktop.ingest.pdf import extract_pdf
+
+    def read() -> dict:
+        return {p.name: extract_pdf(p) for p in sorted((corpus / "papers").glob("*.pdf"))}
+
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        return read()
+    cache = tmp_path_factory.getbasetemp().parent / "paper-extractions.pickle"
+    with FileLock(f"{cache}.lock"):
+        if cache.exists():
+            return pickle.loads(cache.read_bytes())
+        papers = read()
+        cache.write_bytes(pickle.dumps(papers))
+        return papers

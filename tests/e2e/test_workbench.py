@@ -76,8 +76,10 @@ def _all_indexed(win, count: int) -> bool:
 def test_the_papers_import_while_the_indexing_process_embeds_and_cancels(window, qtbot, corpus):
     """How long the event loop waits meanwhile is a figure of ``tests/benchmarks/bench_responsiveness.py``
     (a timing assertion here failed on a loaded CI machine for reasons outside the product)."""
-    copies = sorted((corpus / "papers").glob("*.pdf"))
-    assert len(copies) >= 18
+    # Eight papers (~500 passages to embed) keep the indexing process busy well past its first batch, when
+    # it is cancelled; the slowest to read (a cipher font to decode) is left out to keep the suite short.
+    copies = [p for p in sorted((corpus / "papers").glob("*.pdf")) if "technology-acceptance" not in p.name][:8]
+    assert len(copies) == 8
     qtbot.waitUntil(lambda: window.workbench.indexer.ready, timeout=60_000)
     _drop_on_tree(window, FolderTarget("smart", "all", window.current_scope), _file_mime(copies))
     qtbot.waitUntil(lambda: any(t.title.startswith("Importing") for t in window.tasks.tasks), timeout=5000)

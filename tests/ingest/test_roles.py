@@ -12,7 +12,6 @@ import pytest
 from vancetope_desktop.core.documents import ChunkRole
 from vancetope_desktop.ingest.base import Extraction
 from vancetope_desktop.ingest.chunking import split_to_token_limit
-from vancetope_desktop.ingest.registry import extract_file
 from vancetope_desktop.ingest.roles import Section, page_roles
 
 BODY, REFERENCES, AUTHORS, THANKS = (ChunkRole.BODY, ChunkRole.REFERENCES, ChunkRole.AUTHORS,
@@ -74,8 +73,8 @@ EXPECTED: dict[str, dict[str, ChunkRole]] = {
 
 
 @pytest.fixture(scope="module")
-def papers(corpus: Path) -> dict[str, Extraction]:
-    return {p.stem: extract_file(p) for p in sorted((corpus / "papers").glob("*.pdf"))}
+def papers(paper_extractions: dict[str, Extraction]) -> dict[str, Extraction]:
+    return {Path(name).stem: extraction for name, extraction in paper_extractions.items()}
 
 
 @pytest.mark.slow
