@@ -137,3 +137,30 @@ def _write(path: Path, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     return path
+
+
+def test_re_importing_a_file_says_it_is_already_in_the_library_and_names_it(library, tmp_path):
+    path = _write(tmp_path / "finding.md", "# Finding\n\nThe coral bleached at 31 degrees.\n")
+    first = imports.upload(library, [path], extractor=extract_file).outcomes[0]
+    again = imports.upload(library, [_write(tmp_path / "copy" / "same.md", path.read_text())],
+                           extractor=extract_file).outcomes[0]
+    assert again.status == "duplicate" and again.document_id == first.document_id
+    assert again.reason == f"already in your library: Finding ({first.document_id})"
+
+
+def test_a_folder_named_like_one_there_up_to_case_merges_by_default_or_is_kept_apart(library, tmp_path):
+    demo = folders.create_folder(library, "Papers")
+    _write(tmp_path / "a" / "papers" / "one.md", "# One\n\nfirst")
+    _write(tmp_path / "b" / "PAPERS" / "two.md", "# Two\n\nsecond")
+    assert [(n.name, n.existing_id) for n in imports.folder_namesakes(library, [tmp_path / "a" / "papers"])] == [
+        ("papers", demo.id)]
+    assert imports.folder_namesakes(library, [tmp_path / "a" / "papers"], folder_id=demo.id) == []
+
+    merged = imports.upload(library, [tmp_path / "a" / "papers"], extractor=extract_file)
+    kept = imports.upload(library, [tmp_path / "b" / "PAPERS"], extractor=extract_file, namesakes="keep_both")
+
+    assert merged.notices == [f"papers: merged into the existing folder Papers ({demo.id})"]
+    assert documents.get_document(library, merged.outcomes[0].document_id).folder_id == demo.id
+    assert kept.notices == []
+    other = documents.get_document(library, kept.outcomes[0].document_id).folder_id
+    assert other != demo.id and documents.get_document(library, other).title == "PAPERS"
