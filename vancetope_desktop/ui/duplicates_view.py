@@ -100,7 +100,8 @@ class DuplicatesModel(QAbstractItemModel):
             if index.column() == 0:
                 return doc.title
             kind = f"{doc.type.value} with its file" if doc.has_file else doc.type.value
-            return f"{doc.id} · {kind} · added {doc.created_at:%Y-%m-%d}"
+            kept = "kept · " if self._keep[group_row] == doc.id else ""
+            return f"{kept}{doc.id} · {kind} · added {doc.created_at:%Y-%m-%d}"
         if role == Qt.ItemDataRole.CheckStateRole and index.column() == 0:
             return Qt.CheckState.Checked if self._keep[group_row] == doc.id else Qt.CheckState.Unchecked
         if role == Qt.ItemDataRole.ToolTipRole:
@@ -120,8 +121,9 @@ class DuplicatesModel(QAbstractItemModel):
                 return False
             self._keep[group_row] = self._groups[group_row].documents[index.row()].id
             parent = self.index(group_row, 0)
-            self.dataChanged.emit(self.index(0, 0, parent), self.index(self.rowCount(parent) - 1, 0, parent),
-                                  [Qt.ItemDataRole.CheckStateRole])
+            last = self.index(self.rowCount(parent) - 1, len(self.HEADERS) - 1, parent)
+            self.dataChanged.emit(self.index(0, 0, parent), last,
+                                  [Qt.ItemDataRole.CheckStateRole, Qt.ItemDataRole.DisplayRole])
         self.choices_changed.emit()
         return True
 
