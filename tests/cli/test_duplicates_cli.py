@@ -43,11 +43,13 @@ def test_duplicates_are_listed_with_why_and_merged_into_the_chosen_document(cli)
     assert "No likely duplicates." in cli("memory", "duplicates").stdout
 
 
-def test_an_unknown_group_number_is_refused(cli):
+def test_an_unknown_group_or_survivor_is_refused(cli):
     _add(cli, "same", "A")
     _add(cli, "same", "B")
     result = cli("memory", "duplicates", "--merge", "--group", "3", ok=False)
     assert result.exit_code == 2 and "no group 3: there are 1" in result.output
+    result = cli("memory", "duplicates", "--merge", "--keep", "doc_elsewhere", ok=False)
+    assert result.exit_code == 2 and "--keep doc_elsewhere: not in the groups to merge" in result.output
 
 
 def test_upload_says_a_file_is_already_there_and_merges_a_folder_named_like_one_there(cli, tmp_path):

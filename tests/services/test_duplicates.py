@@ -164,3 +164,22 @@ def test_a_folder_named_like_one_there_up_to_case_merges_by_default_or_is_kept_a
     assert kept.notices == []
     other = documents.get_document(library, kept.outcomes[0].document_id).folder_id
     assert other != demo.id and documents.get_document(library, other).title == "PAPERS"
+
+
+def test_re_importing_a_file_merged_away_names_the_survivor_and_leaves_the_copy_in_the_trash(library, tmp_path):
+    first = _write(tmp_path / "a" / "finding.md", "# Finding\n\nThe coral bleached.\n")
+    second = _write(tmp_path / "b" / "finding-v2.md", "# Finding\n\nThe coral bleached at 31 degrees.\n")
+    report = imports.upload(library, [first, second], extractor=extract_file)
+    gone, kept = (o.document_id for o in report.outcomes)
+    for doc_id in (gone, kept):
+        _set_meta(library, doc_id, year=2024)
+    [group] = duplicates.find_duplicates(library)
+    assert group.reason == "same title and year (2024)"
+
+    duplicates.merge(library, kept, [gone])
+
+    assert documents.get_document(library, kept).metadata["source_path"] == str(second.resolve())
+    again = imports.upload(library, [first], extractor=extract_file).outcomes[0]
+    assert (again.status, again.document_id) == ("duplicate", kept)
+    assert again.reason == f"already in your library: Finding ({kept})"
+    assert documents.get_document(library, gone).status is DocumentStatus.DELETED

@@ -37,6 +37,12 @@ def memory_duplicates(
         if not merge:
             emit(as_json, chosen, lambda: _listing(groups, chosen))
             return
+        members = {d.id for g in chosen for d in g.documents}
+        strangers = [k for k in keep or [] if k not in members]
+        if strangers:
+            with guarded():
+                raise InvalidInput(f"--keep {', '.join(strangers)}: not in the groups to merge "
+                                   "(see `memory duplicates`)")
         report = duplicates.merge_groups(lib, duplicates.group_choices(chosen, keep or []))
         if wait:
             indexing.try_drain(lib, documents=[o.keep_id for o in report.outcomes if o.ok])  # their new tags

@@ -19,7 +19,9 @@ the oldest: :func:`default_survivor`) takes the others' tags, their folder when 
 fields it lacks, their relations (their own link lists, and other documents' links to them), the scopes
 they were shared with, and the furthest reading status; their citation keys stay as
 ``citation_key_aliases``; ``merged_from`` lists their ids. Its previous state is kept as a version. The
-others go to the trash (restorable), each with an audit entry "merged into <id> (<title>)". One
+others go to the trash (restorable), each with an audit entry "merged into <id> (<title>)" and
+``merged_into`` in its metadata (re-importing its file then names the survivor instead of restoring it:
+``services.imports``); metadata describing their own file (:data:`OWN_KEYS`) stays theirs. One
 transaction per group: a group that fails (gone, in another scope, trashed meanwhile) is reported with
 its reason and the other groups are merged all the same.
 """
@@ -46,6 +48,7 @@ from ..store.db import read_session, write_session
 from ..store.json_columns import json_or_empty
 from ..store.tables import utcnow
 from . import audit, records
+from .imports import MERGED_INTO
 from .library import Library
 from .relations import LINK_KEYS, session_linking_documents
 from .scopes import resolve_scope, visibility_filter
@@ -55,6 +58,10 @@ _log = logging.getLogger(__name__)
 
 READING_ORDER = ("unread", "reading", "read")
 """Reading statuses from least to most advanced: a merge keeps the furthest one (metadata ``reading_status``)."""
+OWN_KEYS = frozenset({"original_name", "source_path", "file_size", "file_suffix", "page_count", "import_warnings",
+                      "title_from_content", "entry_count", "entry_types", MERGED_INTO})
+"""Metadata that describes a document's own file or text, never taken by the survivor (another document's
+``source_path`` would make a re-import of that path overwrite the survivor)."""
 MERGE_ACTION = "merge"
 """The audit action of a merge: on each trashed duplicate ("merged into …") and on the survivor."""
 
@@ -321,6 +328,7 @@ def merge(lib: Library, keep_id: str, other_ids: Sequence[str], *, actor: str | 
         audit.record(session, keep, MERGE_ACTION, actor=who, reason=f"merged {names} into this document")
         for row in rows:
             row.status = DocumentStatus.DELETED.value
+            row.meta = {**row.meta, MERGED_INTO: keep.id}  # a re-import of its file names the survivor
             row.updated_at = utcnow()
             session.add(row)
             records.withdraw_requests(session, row, who, why=f"merged into {keep.id}")
@@ -354,7 +362,7 @@ def _absorb(keep: tables.DocumentRow, other: tables.DocumentRow) -> None:
         meta["reading_status"] = max(statuses, key=READING_ORDER.index)
     merged_from = [*_json_list(meta.get("merged_from")), other.id, *_json_list(theirs.pop("merged_from", None))]
     for field, value in theirs.items():
-        if meta.get(field) in (None, "", [], {}):
+        if field not in OWN_KEYS and meta.get(field) in (None, "", [], {}):
             meta[field] = value
     meta["merged_from"] = list(dict.fromkeys(merged_from))
     keep.meta = meta

@@ -56,6 +56,9 @@ from .scopes import resolve_scope
 
 _log = logging.getLogger(__name__)
 
+MERGED_INTO = "merged_into"
+"""Metadata key of a document merged away (``services.duplicates``): the id of the one it went into."""
+
 Status = Literal["imported", "updated", "duplicate", "failed", "needs_ocr", "skipped"]
 Namesakes = Literal["merge", "keep_both"]
 """What an uploaded folder does when a folder of the same name up to case is already in the same place:
@@ -285,12 +288,13 @@ def folder_namesakes(lib: Library, paths: Sequence[Path], *, scope: str | None =
     Raises:
         ScopeNotFound.
     """
+    folders = [path for path in paths if path.is_dir()]
+    if not folders:  # files only: no database read (the app asks this on the UI thread)
+        return []
     scope_path = resolve_scope(lib, scope)
     found = []
     with read_session(lib.engine) as session:
-        for path in paths:
-            if not path.is_dir():
-                continue
+        for path in folders:
             name = unicodedata.normalize("NFC", readable(path.name))
             existing = namesake_folder(session, scope_path, name, folder_id)
             if existing is not None and existing.title != name.strip():
@@ -424,15 +428,25 @@ def _find(session: Session, scope_path: str, key: str, value: str) -> tables.Doc
 
 
 def _duplicate(lib: Library, row: tables.DocumentRow, path: Path) -> ImportOutcome:
-    reason = f"already in your library: {row.title} ({row.id})"
+    """The file is ``row``'s: say so. A copy in the trash comes back, unless it was merged into a document
+    still there (``services.duplicates``): that one is named instead."""
+    restored = ""
     if row.status == DocumentStatus.DELETED.value:
         with write_session(lib.engine) as session:
             stored = records.document_row(session, row.id)
-            stored.status = DocumentStatus.ACTIVE.value
-            session.add(stored)
-            records.bump_change_counter(session)
-        reason += ", restored from the trash"
-    return ImportOutcome(path=str(path), status="duplicate", document_id=row.id, title=row.title, reason=reason)
+            survivor = session.get(tables.DocumentRow, stored.meta.get(MERGED_INTO) or "")
+            if survivor is not None and survivor.status != DocumentStatus.DELETED.value:
+                stored = survivor
+            else:
+                stored.status = DocumentStatus.ACTIVE.value
+                session.add(stored)
+                records.bump_change_counter(session)
+                restored = ", restored from the trash"
+            doc_id, title = stored.id, stored.title
+    else:
+        doc_id, title = row.id, row.title
+    return ImportOutcome(path=str(path), status="duplicate", document_id=doc_id, title=title,
+                         reason=f"already in your library: {title} ({doc_id}){restored}")
 
 
 def _fill(row: tables.DocumentRow, source_path: str, name: str, size: int, digest: str,
