@@ -96,11 +96,6 @@ TOOLS: tuple[ToolSpec, ...] = (
              "and page.", QueryInput, QueryResult),
     ToolSpec("memory_list", "List documents you can see, newest first, optionally by tags, type or one scope.",
              ListInput, DocumentList),
-    ToolSpec("memory_duplicates", "Find likely duplicates among the documents you can see (your scope and its "
-             "ancestors, or one of them): documents with the same file or text, the same DOI, or the same title and "
-             "year, grouped, each group saying why. Check before storing something that may be known already; "
-             "merging is the user's (in the app or `vancetope memory duplicates --merge`).",
-             DuplicatesInput, DuplicateList),
     ToolSpec("memory_read", "Read a document's text by id: yours, an ancestor scope's, or one the user shared "
              "with you. Long texts come in parts (offset / next_offset).", ReadInput, DocumentText),
     ToolSpec("memory_tag", "Add or remove tags on one of your own documents (documents of ancestor scopes are "
@@ -122,6 +117,11 @@ TOOLS: tuple[ToolSpec, ...] = (
              "document went; it is read-only for you now) or rejected it; decision_reason says why, decided_by "
              "and decided_at who and when. Check it before asking again or building on a promoted result.",
              PromotionRequestsInput, PromotionRequestList),
+    ToolSpec("memory_duplicates", "Find likely duplicates among the documents you can see (your scope and its "
+             "ancestors, or one of them): documents with the same file or text, the same DOI, or the same title and "
+             "year, grouped, each group saying why. Check before storing something that may be known already; "
+             "merging is the user's (in the app or `vancetope memory duplicates --merge`).",
+             DuplicatesInput, DuplicateList),
 )
 TOOLS_BY_NAME = {spec.name: spec for spec in TOOLS}
 
