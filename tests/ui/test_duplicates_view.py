@@ -61,6 +61,10 @@ def test_the_dialog_merges_the_ticked_groups_from_the_edit_menu(qtbot, library, 
         "1 group merged (1 to the trash), 1 failed", f"Not merged into {b[0].id}: {b[0].id} (B) is in the trash",
         "No likely duplicates."]
     dialog.close()
+    _note(library, "same three", "C")
+    _note(library, "same three", "C copy")
+    assert window.show_duplicates() is dialog  # one dialog, looking again
+    qtbot.waitUntil(lambda: dialog.status.text() == "1 group of likely duplicates", timeout=WAIT_MS)
 
 
 def _write(path: Path, text: str) -> Path:

@@ -166,8 +166,11 @@ class DuplicatesDialog(QDialog):
         self._outcome: list[str] = []
         self.reload()
 
-    def reload(self) -> None:
-        """Look for duplicates in the window's scope again (read lane)."""
+    def reload(self, *, keep_outcome: bool = True) -> None:
+        """Look for duplicates in the window's scope again (read lane), showing the last merge's outcome above
+        the new count unless ``keep_outcome`` is False (the dialog opened again)."""
+        if not keep_outcome:
+            self._outcome = []
         lib, scope = self.workbench.lib, self.workbench.state.scope
         self.workbench.read(lambda _c: duplicates.find_duplicates(lib, scope=scope), self._loaded)
 

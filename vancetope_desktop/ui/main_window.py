@@ -569,10 +569,15 @@ class MainWindow(QMainWindow):
             self.workbench.import_paths([Path(n) for n in names])
 
     def show_duplicates(self) -> DuplicatesDialog:
-        """Open the Duplicates dialog over the current scope (Edit ▸ Find Duplicates…)."""
-        dialog = DuplicatesDialog(self.workbench, self)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        """Open the Duplicates dialog over the current scope (Edit ▸ Find Duplicates…). One dialog, kept: a
+        load or merge still running when it is closed reports to a live object, and reopening looks again."""
+        dialog = getattr(self, "duplicates_dialog", None)
+        if dialog is None:
+            dialog = self.duplicates_dialog = DuplicatesDialog(self.workbench, self)
+        else:
+            dialog.reload(keep_outcome=False)
         dialog.show()
+        dialog.raise_()
         return dialog
 
     def import_folder(self) -> None:
