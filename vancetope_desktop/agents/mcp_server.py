@@ -52,7 +52,7 @@ RESOURCE_LIMIT = 200
 """How many documents (newest first) ``resources/list`` names; any readable one is still read by its URI."""
 WRITING_TOOLS = frozenset({"memory_store", "memory_tag", "memory_request_promotion", "memory_store_result",
                            "mark_task_changed"})
-READ_ONLY_TOOLS = frozenset({"memory_query", "memory_list", "memory_read", "memory_context",
+READ_ONLY_TOOLS = frozenset({"memory_query", "memory_list", "memory_duplicates", "memory_read", "memory_context",
                              "memory_promotion_requests"})
 
 

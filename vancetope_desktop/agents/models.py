@@ -81,6 +81,13 @@ class ListInput(_Input):
     limit: int = Field(default=50, ge=1, le=500, description="How many documents to return at most.")
 
 
+class DuplicatesInput(_Input):
+    """``memory_duplicates``: likely duplicates among the documents you can see."""
+
+    scope: str | None = Field(default=None, description=_SCOPE_READ)
+    limit: int = Field(default=20, ge=1, le=200, description="How many groups to return at most.")
+
+
 class ReadInput(_Input):
     """``memory_read``: read one document's text by id."""
 
@@ -211,6 +218,22 @@ class DocumentList(BaseModel):
     scopes: list[str] = Field(description="The scopes listed, nearest first.")
     documents: list[DocumentSummary] = Field(default_factory=list)
     truncated: bool = Field(default=False, description="True when more documents match than `limit`.")
+
+
+class DuplicateGroupSummary(BaseModel):
+    """One group of likely duplicates: why, and its documents (the one a merge would keep first)."""
+
+    reason: str = Field(description="Why they were paired: 'same file', 'same DOI 10.1/x', 'same title and year "
+                        "(2020)'; several joined by ';'.")
+    documents: list[DocumentSummary] = Field(description="The documents, the one a merge would keep first.")
+
+
+class DuplicateList(BaseModel):
+    """``memory_duplicates``' answer: groups of likely duplicates, oldest first."""
+
+    scope: str = Field(description="The acting scope.")
+    groups: list[DuplicateGroupSummary] = Field(default_factory=list)
+    truncated: bool = Field(default=False, description="True when more groups were found than `limit`.")
 
 
 class PreviousDecision(BaseModel):

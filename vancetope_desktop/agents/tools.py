@@ -1,7 +1,7 @@
 """The Think Process memory tools (seed §6.3), bound to one acting scope, over the same services as the app.
 
 ``MemoryTools(lib, scope="think-process/tp_12")`` offers ``memory_store``, ``memory_query``,
-``memory_list``, ``memory_read``, ``memory_tag``, ``memory_request_promotion`` and
+``memory_list``, ``memory_duplicates``, ``memory_read``, ``memory_tag``, ``memory_request_promotion`` and
 ``memory_promotion_requests`` (the user's decisions on them). Each takes the
 seed's argument names, validates them through its input model (:mod:`.models`) and returns a pydantic
 model; :data:`TOOLS` lists name, description and models for an MCP server, and
@@ -40,7 +40,7 @@ from ..core.promotion import RequestStatus
 from ..core.scopes import ScopeKind, ScopePath
 from ..core.tags import all_of, normalize_tag, normalize_tags
 from ..core.text import undecodable_message, undecodable_values
-from ..services import audit, documents, indexing, review, sharing
+from ..services import audit, documents, duplicates, indexing, review, sharing
 from ..services.library import Library
 from ..services.scopes import ancestry, resolve_relative, resolve_scope
 from ..services.search import search
@@ -49,6 +49,9 @@ from .models import (
     DocumentList,
     DocumentSummary,
     DocumentText,
+    DuplicateGroupSummary,
+    DuplicateList,
+    DuplicatesInput,
     ListInput,
     PreviousDecision,
     PromotionInput,
@@ -114,6 +117,11 @@ TOOLS: tuple[ToolSpec, ...] = (
              "document went; it is read-only for you now) or rejected it; decision_reason says why, decided_by "
              "and decided_at who and when. Check it before asking again or building on a promoted result.",
              PromotionRequestsInput, PromotionRequestList),
+    ToolSpec("memory_duplicates", "Find likely duplicates among the documents you can see (your scope and its "
+             "ancestors, or one of them): documents with the same file or text, the same DOI, or the same title and "
+             "year, grouped, each group saying why. Check before storing something that may be known already; "
+             "merging is the user's (in the app or `vancetope memory duplicates --merge`).",
+             DuplicatesInput, DuplicateList),
 )
 TOOLS_BY_NAME = {spec.name: spec for spec in TOOLS}
 
@@ -231,6 +239,25 @@ class MemoryTools:
         return DocumentList(scope=self.scope, scopes=self.readable_scopes if args.scope is None else [target],
                             documents=[DocumentSummary.from_info(d) for d in docs[: args.limit]],
                             truncated=len(docs) > args.limit)
+
+    def memory_duplicates(self, scope: str | None = None, limit: int = 20) -> DuplicateList:
+        """Groups of likely duplicates among the live documents the acting scope sees (or one readable scope's
+        own), oldest first (``services.duplicates.find_duplicates``). Read-only: merging trashes documents,
+        which is the user's decision.
+
+        Raises:
+            InvalidInput: a bad limit. ScopeNotVisible: ``scope`` is neither the acting scope nor an ancestor.
+        """
+        args = parse_arguments(DuplicatesInput, scope=scope, limit=limit)
+        target = self.scope if args.scope is None else self._read_scope(args.scope)
+        found = duplicates.find_duplicates(self.lib, scope=target, include_ancestors=args.scope is None)
+        by_id = {d.id: d for d in documents.list_documents(self.lib, scope=target, statuses=LIVE_STATUSES,
+                                                           include_ancestors=args.scope is None,
+                                                           types=documents.CONTENT_TYPES)}
+        groups = [DuplicateGroupSummary(reason=g.reason, documents=[DocumentSummary.from_info(by_id[d.id])
+                                                                    for d in g.documents if d.id in by_id])
+                  for g in found[: args.limit]]
+        return DuplicateList(scope=self.scope, groups=groups, truncated=len(found) > args.limit)
 
     def memory_read(self, doc_id: str, offset: int = 0, max_chars: int = 20_000) -> DocumentText:
         """A document's details and text (``max_chars`` from ``offset``), if the acting scope may read it.

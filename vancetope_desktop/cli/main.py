@@ -152,14 +152,21 @@ def memory_upload(
     scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False,
     wait: Annotated[bool, typer.Option(help="Index now and wait until everything is searchable by meaning; "
                                        "--no-wait leaves it to the open app or the next `index run`.")] = True,
+    keep_both_folders: Annotated[bool, typer.Option(
+        "--keep-both-folders", help="A folder named like one already there up to case (papers beside Papers) "
+        "becomes a folder of its own; by default it goes into the existing one.")] = False,
 ) -> None:
-    """Upload files or folders: `memory upload paper.pdf --tags attention,2024`. Exit 1 if any file failed."""
+    """Upload files or folders: `memory upload paper.pdf --tags attention,2024`. Exit 1 if any file failed.
+
+    A file already in the library is not imported again: its line says "already in your library" and names it.
+    """
     with open_library(library) as lib:
         with _progress() as bar:
             task = bar.add_task("importing", total=None)
             report = imports.upload(
                 lib, paths, scope=scope, folder_id=folder, tags=split_tag_list(tags), password=password,
                 progress=lambda p: bar.update(task, completed=p.done, total=p.total, description=p.current[:40]),
+                namesakes="keep_both" if keep_both_folders else "merge",
             )
         # Every file given is its work, also one an interrupted run imported (now a duplicate) but did not embed,
         # and so are the references a bibliography became.
@@ -496,7 +503,7 @@ def mcp_serve(
 
 
 # Registered after the commands above, so that `memory --help` lists the everyday ones first.
-from . import promotion_commands  # noqa: E402, F401
+from . import duplicate_commands, promotion_commands  # noqa: E402, F401
 
 
 def run() -> None:

@@ -164,6 +164,8 @@ def import_report(report: ImportReport) -> None:
             out.print(f"          [yellow]warning:[/yellow] {escape(warning)}")
         if outcome.references is not None:
             _attachments(outcome.references)
+    for notice in report.notices:
+        out.print(f"[yellow]{'note':>9}[/yellow] {escape(notice)} (--keep-both-folders keeps a folder of its own)")
     counts: dict[str, int] = {}
     for outcome in report.outcomes:
         counts[outcome.status] = counts.get(outcome.status, 0) + 1

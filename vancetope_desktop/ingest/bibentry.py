@@ -182,6 +182,19 @@ def surname_keys(authors: Iterable[str]) -> frozenset[str]:
     return frozenset(key.split()[-1] for key in keys if key)
 
 
+def different_works(doi: str | None, other_doi: str | None, surnames: frozenset[str], other_surnames: frozenset[str],
+                    family: str | None, other_family: str | None) -> bool:
+    """Whether two records with one title and one year are still two works, as Zotero decides: two DOIs
+    that differ, authors on both sides without a surname in common (a book and a review of it), or two
+    kinds of work (a report and the article it became). Missing values on either side say nothing.
+
+    Args: normalised DOIs (:func:`normalize_doi`), :func:`surname_keys`, :func:`kind_family` of each side.
+    """
+    return bool((doi and other_doi and doi != other_doi)
+                or (surnames and other_surnames and not surnames & other_surnames)
+                or (family and other_family and family != other_family))
+
+
 def split_keywords(values: Iterable[str]) -> tuple[str, ...]:
     """Keywords from one or more field values, split on ``,`` and ``;``, stripped, first-seen order kept."""
     found: dict[str, None] = {}

@@ -60,7 +60,15 @@ from ..core.documents import DocumentStatus, DocumentType, IndexState, Source, S
 from ..core.ids import new_document_id
 from ..core.tags import keyword_tags, normalize_tags
 from ..ingest.base import ChunkDraft
-from ..ingest.bibentry import BibEntry, kind_family, normalize_doi, reference_extraction, surname_keys, title_key
+from ..ingest.bibentry import (
+    BibEntry,
+    different_works,
+    kind_family,
+    normalize_doi,
+    reference_extraction,
+    surname_keys,
+    title_key,
+)
 from ..ingest.bibliography import parse_reference_text
 from ..ingest.chunking import fit_to_model
 from ..store import fulltext, tables
@@ -281,16 +289,9 @@ class _Known:
         key = title_key(entry.title or title)
         surnames, family = surname_keys(entry.authors), kind_family(entry.kind)
         for doc_id in self.by_title.get((key, entry.year), []) if key else []:
-            # As Zotero decides: two DOIs that differ, authors on both sides without a surname in common
-            # (a book and a review of it), or two kinds of work (a report and the article it became)
-            # are two works, even with one title and one year.
-            if entry.doi and self.doi_of.get(doc_id) not in (None, entry.doi):
-                continue
-            if surnames and self.surnames_of.get(doc_id) and not surnames & self.surnames_of[doc_id]:
-                continue
-            if family and self.family_of.get(doc_id) and family != self.family_of[doc_id]:
-                continue
-            return doc_id
+            if not different_works(entry.doi, self.doi_of.get(doc_id), surnames,
+                                   self.surnames_of.get(doc_id, frozenset()), family, self.family_of.get(doc_id)):
+                return doc_id
         return None
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 from pydantic import BaseModel, ConfigDict
 from sqlalchemy import func
 from sqlmodel import Session, select
@@ -59,6 +61,25 @@ def _named_folder(session: Session, scope_path: str, title: str, parent_id: str 
             tables.DocumentRow.status == "active",
         )
     ).first()
+
+
+def namesake_folder(session: Session, scope_path: str, title: str, parent_id: str | None) -> tables.DocumentRow | None:
+    """The active folder under ``parent_id`` named ``title`` up to case and Unicode form (``papers`` finds the
+    demo's ``Papers``), an exact match first; None when there is none. For imports, which merge a dropped
+    folder into its namesake unless told to keep both (``services.imports.upload``)."""
+    wanted = _folded(title)
+    rows = session.exec(
+        select(tables.DocumentRow).where(
+            tables.DocumentRow.scope_path == scope_path, tables.DocumentRow.type == DocumentType.FOLDER.value,
+            tables.DocumentRow.folder_id == parent_id, tables.DocumentRow.status == "active",
+        ).order_by(tables.DocumentRow.created_at)  # type: ignore[arg-type]
+    ).all()
+    found = [r for r in rows if _folded(r.title) == wanted]
+    return next((r for r in found if r.title == title.strip()), found[0] if found else None)
+
+
+def _folded(title: str) -> str:
+    return unicodedata.normalize("NFC", title.strip()).casefold()
 
 
 def ensure_folder(session: Session, scope_path: str, title: str, parent_id: str | None) -> tables.DocumentRow:

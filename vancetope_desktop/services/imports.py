@@ -46,17 +46,23 @@ from ..ingest.process_pool import ProcessExtractor
 from ..ingest.registry import BIBTEX_EXTENSIONS, JSON_EXTENSIONS, RIS_EXTENSIONS, SUPPORTED_EXTENSIONS
 from ..store import tables
 from ..store.blobs import hash_file
-from ..store.db import write_session
+from ..store.db import read_session, write_session
 from ..store.json_columns import json_or_empty
 from ..store.tables import utcnow
 from . import bibliography, records
-from .folders import ensure_folder
+from .folders import ensure_folder, namesake_folder
 from .library import Library
 from .scopes import resolve_scope
 
 _log = logging.getLogger(__name__)
 
+MERGED_INTO = "merged_into"
+"""Metadata key of a document merged away (``services.duplicates``): the id of the one it went into."""
+
 Status = Literal["imported", "updated", "duplicate", "failed", "needs_ocr", "skipped"]
+Namesakes = Literal["merge", "keep_both"]
+"""What an uploaded folder does when a folder of the same name up to case is already in the same place:
+go into it (``merge``, the default, said in the report's notices) or sit beside it (``keep_both``)."""
 
 
 class ImportOutcome(BaseModel):
@@ -85,6 +91,8 @@ class ImportReport(BaseModel):
 
     outcomes: list[ImportOutcome] = Field(default_factory=list)
     folders: list[str] = Field(default_factory=list)
+    notices: list[str] = Field(default_factory=list, description="Things done that were not asked for in so "
+                               "many words: 'papers/ went into the existing folder Papers (doc_…)'.")
 
     @property
     def failed(self) -> list[ImportOutcome]:
@@ -98,6 +106,15 @@ class ImportReport(BaseModel):
         ids = [o.document_id for o in self.outcomes if o.document_id and o.status in ("imported", "updated")]
         ids += [i for o in self.outcomes if o.references is not None for i in o.references.document_ids]
         return list(dict.fromkeys(ids))
+
+
+class FolderNamesake(BaseModel):
+    """A folder about to be uploaded whose name an existing folder in the same place has up to case."""
+
+    path: str = Field(description="The folder being uploaded.")
+    name: str
+    existing_id: str
+    existing_title: str
 
 
 class ImportProgress(BaseModel):
@@ -138,7 +155,7 @@ def upload(lib: Library, paths: Sequence[Path], *, scope: str | None = None, fol
            tags: Iterable[str] = (), password: str | None = None,
            progress: Callable[[ImportProgress], None] | None = None,
            cancel: Callable[[], bool] | None = None, extractor: Callable[..., Extraction] | None = None,
-           ) -> ImportReport:
+           namesakes: Namesakes = "merge") -> ImportReport:
     """Import files and whole folders (mirrored as folders) into ``scope``.
 
     Args:
@@ -152,6 +169,10 @@ def upload(lib: Library, paths: Sequence[Path], *, scope: str | None = None, fol
         extractor: what reads each file, with :func:`~..ingest.registry.extract_file`'s signature
             (default: a ``ProcessExtractor`` with the library's ``extraction_timeout_s``, for this call;
             the app passes its own, kept for the session).
+        namesakes: an uploaded folder (or subfolder) named like an existing folder in the same place up
+            to case: ``merge`` goes into the existing one (a notice in the report says so), ``keep_both``
+            makes a new folder beside it (:data:`Namesakes`; the app asks first: :func:`folder_namesakes`).
+            A folder of exactly the same name is always merged into.
 
     Raises:
         InvalidInput: bad tags or a missing path. ScopeNotFound. (Per-file problems go in the report.)
@@ -175,7 +196,7 @@ def upload(lib: Library, paths: Sequence[Path], *, scope: str | None = None, fol
                 report.outcomes.append(ImportOutcome(path=str(path), status="skipped", reason="unsupported file type"))
             else:
                 try:
-                    parent = _folder_for(lib, scope_path, relative, folder_ids, report)
+                    parent = _folder_for(lib, scope_path, relative, folder_ids, report, namesakes)
                 except Exception as error:  # the folder could not be made: its files say why, the rest go on
                     report.outcomes.append(_unexpected(path, _display_name(path), "creating its folder", error))
                 else:
@@ -240,16 +261,46 @@ def _is_pdf(path: Path) -> bool:
 
 
 def _folder_for(lib: Library, scope_path: str, relative: tuple[str, ...],
-                folder_ids: dict[tuple[str, ...], str | None], report: ImportReport) -> str | None:
+                folder_ids: dict[tuple[str, ...], str | None], report: ImportReport,
+                namesakes: Namesakes) -> str | None:
     if relative in folder_ids:
         return folder_ids[relative]
-    parent = _folder_for(lib, scope_path, relative[:-1], folder_ids, report)
+    parent = _folder_for(lib, scope_path, relative[:-1], folder_ids, report, namesakes)
+    name = unicodedata.normalize("NFC", readable(relative[-1]))
     with write_session(lib.engine) as session:
-        folder = ensure_folder(session, scope_path, unicodedata.normalize("NFC", readable(relative[-1])), parent)
+        folder = namesake_folder(session, scope_path, name, parent) if namesakes == "merge" else None
+        if folder is not None and folder.title != name.strip():
+            report.notices.append(f"{'/'.join(relative)}: merged into the existing folder {folder.title} "
+                                  f"({folder.id})")
+        elif folder is None:
+            folder = ensure_folder(session, scope_path, name, parent)
         records.bump_change_counter(session)
     folder_ids[relative] = folder.id
     report.folders.append(folder.id)
     return folder.id
+
+
+def folder_namesakes(lib: Library, paths: Sequence[Path], *, scope: str | None = None,
+                     folder_id: str | None = None) -> list[FolderNamesake]:
+    """The folders among ``paths`` that an existing folder at the destination is named like up to case
+    only (``papers`` beside ``Papers``): what :func:`upload` merges by default, for the app to ask first.
+
+    Raises:
+        ScopeNotFound.
+    """
+    folders = [path for path in paths if path.is_dir()]
+    if not folders:  # files only: no database read (the app asks this on the UI thread)
+        return []
+    scope_path = resolve_scope(lib, scope)
+    found = []
+    with read_session(lib.engine) as session:
+        for path in folders:
+            name = unicodedata.normalize("NFC", readable(path.name))
+            existing = namesake_folder(session, scope_path, name, folder_id)
+            if existing is not None and existing.title != name.strip():
+                found.append(FolderNamesake(path=readable(str(path)), name=name, existing_id=existing.id,
+                                            existing_title=existing.title))
+    return found
 
 
 def _import_one(lib: Library, path: Path, scope_path: str, folder_id: str | None, tags: list[str],
@@ -377,15 +428,25 @@ def _find(session: Session, scope_path: str, key: str, value: str) -> tables.Doc
 
 
 def _duplicate(lib: Library, row: tables.DocumentRow, path: Path) -> ImportOutcome:
-    reason = f"same content as {row.id} ({row.title})"
+    """The file is ``row``'s: say so. A copy in the trash comes back, unless it was merged into a document
+    still there (``services.duplicates``): that one is named instead."""
+    restored = ""
     if row.status == DocumentStatus.DELETED.value:
         with write_session(lib.engine) as session:
             stored = records.document_row(session, row.id)
-            stored.status = DocumentStatus.ACTIVE.value
-            session.add(stored)
-            records.bump_change_counter(session)
-        reason += ", restored from the trash"
-    return ImportOutcome(path=str(path), status="duplicate", document_id=row.id, title=row.title, reason=reason)
+            survivor = session.get(tables.DocumentRow, stored.meta.get(MERGED_INTO) or "")
+            if survivor is not None and survivor.status != DocumentStatus.DELETED.value:
+                stored = survivor
+            else:
+                stored.status = DocumentStatus.ACTIVE.value
+                session.add(stored)
+                records.bump_change_counter(session)
+                restored = ", restored from the trash"
+            doc_id, title = stored.id, stored.title
+    else:
+        doc_id, title = row.id, row.title
+    return ImportOutcome(path=str(path), status="duplicate", document_id=doc_id, title=title,
+                         reason=f"already in your library: {title} ({doc_id}){restored}")
 
 
 def _fill(row: tables.DocumentRow, source_path: str, name: str, size: int, digest: str,

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel, Field
 from sqlalchemy import text
-from sqlmodel import select
+from sqlmodel import Session, select
 
 from ..core.documents import DocumentInfo, DocumentStatus, DocumentType, SourceType
 from ..store import tables
@@ -70,19 +70,25 @@ def linking_documents(lib: Library, key: str, document_ids: Iterable[str], *, li
     Raises:
         ValueError: ``key`` is not one of :data:`LINK_KEYS`.
     """
+    with read_session(lib.engine) as session:
+        return session_linking_documents(session, key, document_ids, live_only=live_only)
+
+
+def session_linking_documents(session: Session, key: str, document_ids: Iterable[str], *,
+                              live_only: bool = False) -> list[str]:
+    """:func:`linking_documents` inside the caller's session (a write that rewrites the links it finds)."""
     if key not in LINK_KEYS:
         raise ValueError(f"not a relation: {key}")
     ids = list(dict.fromkeys(document_ids))
     if not ids:
         return []
     live = f" AND d.status != '{DocumentStatus.DELETED.value}'" if live_only else ""
-    with read_session(lib.engine) as session:
-        rows = session.exec(
-            text(f"SELECT DISTINCT d.id, d.created_at FROM document d, json_each({json_or_empty('d.metadata')}, "
-                 f"'$.{key}') j WHERE j.value IN (SELECT value FROM json_each(:ids)){live} "
-                 "ORDER BY d.created_at, d.id"),
-            params={"ids": json.dumps(ids)},
-        ).all()
+    rows = session.exec(
+        text(f"SELECT DISTINCT d.id, d.created_at FROM document d, json_each({json_or_empty('d.metadata')}, "
+             f"'$.{key}') j WHERE j.value IN (SELECT value FROM json_each(:ids)){live} "
+             "ORDER BY d.created_at, d.id"),
+        params={"ids": json.dumps(ids)},
+    ).all()
     return [row[0] for row in rows]
 
 

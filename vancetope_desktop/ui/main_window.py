@@ -40,8 +40,10 @@ from .about import show_about
 from .details_panel import DetailsPanel
 from .dnd import local_paths_from_mime
 from .document_table import DocumentTableView
+from .duplicates_view import DuplicatesDialog
 from .folder_model import FolderTarget
 from .folder_tree import FolderTreeView
+from .namesake_dialog import ask_namesakes
 from .review_dock import ReviewDock
 from .scope_move_flow import ScopeMoveFlow
 from .scope_settings_dialog import ScopeSettingsFlow
@@ -87,6 +89,7 @@ class MainWindow(QMainWindow):
         self._scope_key = "last_scope/" + hashlib.sha1(str(library.paths.root).encode()).hexdigest()[:16]
         remembered = self.qsettings.value(self._scope_key)
         self.workbench = Workbench(library, self.tasks, self, scope=remembered if isinstance(remembered, str) else None)
+        self.workbench.ask_namesakes = lambda found: ask_namesakes(self, found)
         self.setWindowTitle(f"Vancetope Desktop — {library.paths.root}")
         self.setAcceptDrops(True)
         self.resize(1360, 860)
@@ -217,6 +220,7 @@ class MainWindow(QMainWindow):
         edit_menu = menus.addMenu("&Edit")
         for action in (self.rename_action, self.trash_action, self.find_action):
             edit_menu.addAction(action)
+        self.duplicates_action = edit_menu.addAction("Find Duplicates…", self.show_duplicates)
         view_menu = menus.addMenu("&View")
         for dock in (self.folders_dock, self.tags_dock, self.search_dock, self.details_dock, self.tasks_dock):
             view_menu.addAction(dock.toggleViewAction())
@@ -563,6 +567,18 @@ class MainWindow(QMainWindow):
         names, _ = QFileDialog.getOpenFileNames(self, "Import files")
         if names:
             self.workbench.import_paths([Path(n) for n in names])
+
+    def show_duplicates(self) -> DuplicatesDialog:
+        """Open the Duplicates dialog over the current scope (Edit ▸ Find Duplicates…). One dialog, kept: a
+        load or merge still running when it is closed reports to a live object, and reopening looks again."""
+        dialog = getattr(self, "duplicates_dialog", None)
+        if dialog is None:
+            dialog = self.duplicates_dialog = DuplicatesDialog(self.workbench, self)
+        else:
+            dialog.reload(keep_outcome=False)
+        dialog.show()
+        dialog.raise_()
+        return dialog
 
     def import_folder(self) -> None:
         """Pick a folder to import (it becomes a folder of the library)."""

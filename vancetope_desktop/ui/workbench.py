@@ -165,20 +165,34 @@ class Workbench(QObject):
         self.refresh()
 
     # --- imports ---------------------------------------------------------------------------------
-    def import_paths(self, paths: Sequence[Path], target: FolderTarget | None = None) -> Task:
+    ask_namesakes: Callable[[list[imports.FolderNamesake]], imports.Namesakes | None] | None = None
+    """Set by the window: asks whether folders named like existing ones up to case go into them
+    (``merge``), sit beside them (``keep_both``) or are not imported (None). Unset: merge, as the CLI does."""
+
+    def import_paths(self, paths: Sequence[Path], target: FolderTarget | None = None, *,
+                     namesakes: imports.Namesakes | None = None) -> Task | None:
         """Import files and folders (folders become folders) into a folder or scope of the current scope.
 
-        The task lists each failed file with its reason; Retry imports only those again.
+        The task lists each failed file with its reason, and files already in the library; Retry imports
+        only the failed ones again. A folder named like one already there up to case (``papers`` beside
+        ``Papers``) is asked about first (:attr:`ask_namesakes`) unless ``namesakes`` says; None when the
+        user cancels.
         """
         scope, folder_id = self._destination(target)
         lib, wanted = self.lib, list(paths)
         noun = _describe(wanted)
+        if namesakes is None:
+            found = imports.folder_namesakes(lib, wanted, scope=scope, folder_id=folder_id)
+            namesakes = self.ask_namesakes(found) if found and self.ask_namesakes is not None else "merge"
+            if namesakes is None:
+                return None
+        chosen: imports.Namesakes = namesakes
 
         def work(context: TaskContext) -> imports.ImportReport:
             return imports.upload(
                 lib, wanted, scope=scope, folder_id=folder_id,
                 progress=lambda p: context.progress(p.done, p.total, p.current),
-                cancel=context.cancelled, extractor=self.extractor)
+                cancel=context.cancelled, extractor=self.extractor, namesakes=chosen)
 
         task: Task | None = None
 
@@ -186,6 +200,9 @@ class Workbench(QObject):
             failed = report.failed
             if task is not None:
                 task.messages = [f"{Path(o.path).name}: {o.reason}" for o in failed]
+                task.messages += [f"{Path(o.path).name}: {o.reason}" for o in report.outcomes
+                                  if o.status == "duplicate"]
+                task.messages += report.notices
                 task.messages += [f"{Path(o.path).name}: needs OCR ({o.reason or 'no text layer'})"
                                   for o in report.outcomes if o.status == "needs_ocr"]
                 task.messages += [f"{Path(o.path).name}: {o.references.summary}"
@@ -510,6 +527,8 @@ def _describe(paths: Sequence[Path]) -> str:
 def import_summary(report: imports.ImportReport) -> str:
     """One line for the status bar: every outcome counted once ("12 imported, 3 need OCR, 2 failed"), then
     each bibliography's entries ("506 references from x.bib (3 duplicates merged…)")."""
+    if len(report.outcomes) == 1 and report.outcomes[0].status == "duplicate":
+        return f"{report.outcomes[0].reason[:1].upper()}{report.outcomes[0].reason[1:]}"  # type: ignore[index]
     labels = {"imported": "imported", "updated": "updated", "duplicate": "already there", "needs_ocr": "need OCR",
               "failed": "failed", "skipped": "skipped (unsupported)"}
     counts = {status: sum(1 for o in report.outcomes if o.status == status) for status in labels}
@@ -519,7 +538,9 @@ def import_summary(report: imports.ImportReport) -> str:
     listings = [o.references.summary for o in report.outcomes if o.references is not None]
     if listings:
         text += "; " + "; ".join(listings)
-    if counts["failed"] or counts["needs_ocr"]:
+    if report.notices:
+        text += "; " + "; ".join(report.notices)
+    if counts["failed"] or counts["needs_ocr"] or counts["duplicate"]:
         text += " (see Tasks)"
     return text
 
