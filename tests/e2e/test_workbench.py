@@ -11,6 +11,7 @@ from PySide6.QtCore import QMimeData, QPointF, QSettings, Qt, QUrl
 from PySide6.QtTest import QTest
 
 from tests.ui.drops import drag_and_drop
+from tests.ui.probe import UiThreadProbe
 from vancetope_desktop.core.documents import IndexState
 from vancetope_desktop.services import scopes
 from vancetope_desktop.services.library import Library
@@ -81,12 +82,18 @@ def test_the_papers_import_while_the_indexing_process_embeds_and_cancels(window,
     copies = [p for p in sorted((corpus / "papers").glob("*.pdf")) if "technology-acceptance" not in p.name][:8]
     assert len(copies) == 8
     qtbot.waitUntil(lambda: window.workbench.indexer.ready, timeout=60_000)
+    probe = UiThreadProbe()
+    probe.start()
     _drop_on_tree(window, FolderTarget("smart", "all", window.current_scope), _file_mime(copies))
     qtbot.waitUntil(lambda: any(t.title.startswith("Importing") for t in window.tasks.tasks), timeout=5000)
     task = _import_task(window)
     # A deadline, not a speed target: on a loaded 2-core machine the niced worker takes minutes.
     qtbot.waitUntil(lambda: task.state.finished, timeout=900_000)
     assert task.state == TaskState.DONE, task.error
+    probe.stop()
+    # The UI thread's own CPU time between two returns to the event loop, load or not: reading,
+    # committing and embedding the papers happen elsewhere (the aim for event-loop gaps is 100 ms).
+    assert probe.ticks > 10 and probe.largest < 0.1, (probe.ticks, probe.largest)
     # The indexing process embeds, then it is cancelled from the Tasks panel.
     qtbot.waitUntil(lambda: any(t.title == "Indexing" and t.done > 0 for t in window.tasks.tasks), timeout=120_000)
     indexing = next(t for t in window.tasks.tasks if t.title == "Indexing")
@@ -94,7 +101,7 @@ def test_the_papers_import_while_the_indexing_process_embeds_and_cancels(window,
     row = next(r for r in range(panel.model.rowCount()) if panel.model.task(r) is indexing)
     panel.view.setCurrentIndex(panel.model.index(row, 0))
     panel.cancel_button.click()
-    qtbot.waitUntil(lambda: indexing.state.finished, timeout=60_000)
+    qtbot.waitUntil(lambda: indexing.state.finished, timeout=300_000)  # the batch in hand, niced, on a loaded machine
     assert indexing.state == TaskState.CANCELLED
     qtbot.waitUntil(lambda: len(window.workbench.snapshot.documents) == len(copies), timeout=10_000)
     assert any(d.index_state == IndexState.PENDING for d in window.workbench.snapshot.documents)
