@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -34,18 +33,6 @@ def _selected(lib: Library, ids: list[str] | None, folder: str | None, query: st
     return citations.select_documents(lib, ids=ids or (), folder_id=folder, query=query, scope=acting)
 
 
-def _write(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file, so a failed write leaves no half file."""
-    temporary = path.with_name(f".{path.name}.tmp")
-    try:
-        temporary.write_text(text, encoding="utf-8")
-        os.replace(temporary, path)
-    except OSError as error:
-        temporary.unlink(missing_ok=True)
-        with guarded():
-            raise InvalidInput(f"cannot write {path}: {error.strerror or error}") from None
-
-
 @app.command("export")
 def export_command(
     ids: IdsArgument = None,
@@ -63,14 +50,14 @@ def export_command(
     citation key (first author + year + title word) the first time it is exported.
     """
     with open_library(library) as lib, guarded():
-        chosen = fmt.value if fmt is not None else citations.format_for_path(output.name) if output else "bibtex"
         docs = _selected(lib, ids, folder, query, scope)
-        result = citations.export_documents(lib, docs, chosen)
         if output is not None:
-            _write(output, result.text)
+            result = citations.save_export(lib, docs, output, fmt.value if fmt is not None else None)
             left = f" ({len(result.skipped)} folders or bibliography files left out)" if result.skipped else ""
-            err.print(f"exported {result.count} entries as {citations.FORMATS[chosen][1]} to {output}{left}",
+            err.print(f"exported {result.count} entries as {citations.FORMATS[result.format][1]} to {output}{left}",
                       markup=False)
+        else:
+            result = citations.export_documents(lib, docs, fmt.value if fmt is not None else "bibtex")
         if as_json:
             emit(True, result.model_dump(mode="json", exclude={"text"} if output else set()), lambda: None)
         elif output is None:

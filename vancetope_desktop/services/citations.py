@@ -20,12 +20,14 @@ Formatted citations (:func:`cite`) use citeproc-py and the CSL styles shipped in
 from __future__ import annotations
 
 import json
+import os
 import re
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
+from pathlib import Path
 from typing import Any, Literal
 
 import bibtexparser
@@ -380,6 +382,26 @@ def export_documents(lib: Library, docs: Sequence[DocumentInfo], fmt: str) -> Ex
         raise InvalidInput(f"unknown export format {fmt!r} (formats: {', '.join(FORMATS)})")
     items, keys, skipped = works(lib, docs)
     return Export(format=fmt, text=_WRITERS[fmt](items) if items else "", keys=keys, skipped=skipped)
+
+
+def save_export(lib: Library, docs: Sequence[DocumentInfo], path: Path, fmt: str | None = None) -> Export:
+    """Export ``docs`` to the file ``path`` in ``fmt`` (default: by the file's suffix, :func:`format_for_path`).
+
+    The text goes to a temporary file beside ``path``, then replaces it: a failed write leaves no half
+    file and an existing file as it was.
+
+    Raises:
+        InvalidInput: an unknown format or suffix, or the file cannot be written (with the reason).
+    """
+    result = export_documents(lib, docs, fmt or format_for_path(path.name))
+    temporary = path.with_name(f".{path.name}.tmp")
+    try:
+        temporary.write_text(result.text, encoding="utf-8")
+        os.replace(temporary, path)
+    except OSError as error:
+        temporary.unlink(missing_ok=True)
+        raise InvalidInput(f"cannot write {path}: {error.strerror or error}") from None
+    return result
 
 
 def format_for_path(name: str) -> str:
