@@ -23,8 +23,8 @@ def test_an_agent_cites_readable_documents_with_their_keys(library):
     hidden = documents.add_text(library, "Elsewhere.", doc_type=DocumentType.NOTE, scope="project/other")
     tools = MemoryTools(library, "think-process/tp_12")
 
-    apa = tools.call("memory_cite", {"doc_ids": [ref_id], "format": "ieee"})
-    assert apa.format == "ieee" and "Ruiz" in apa.text and "2019" in apa.text
+    apa = tools.call("memory_cite", {"doc_ids": [ref_id]})
+    assert apa.format == "apa" and apa.text == "Ruiz, A. (2019). Glacier melt. The Cryosphere."
     assert apa.keys == {ref_id: "ruiz2019"}
     bibtex = tools.memory_cite([ref_id], format="bibtex")
     assert [e.key for e in parse_bibtex(bibtex.text).entries] == ["ruiz2019"]
