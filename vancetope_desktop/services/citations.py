@@ -178,7 +178,8 @@ def work_of(doc: DocumentInfo, key: str) -> Work:
     if year is None and doc.type in AUTHORED_TYPES:
         year = doc.created_at.year
     kind = entry.kind if doc.type in (DocumentType.REFERENCE, DocumentType.FILE) else None
-    entry = BibEntry(key=key, kind=kind, title=entry.title, authors=entry.authors, editors=entry.editors, year=year,
+    authors, editors = (tuple(n for n in names if n.strip()) for names in (entry.authors, entry.editors))
+    entry = BibEntry(key=key, kind=kind, title=entry.title, authors=authors, editors=editors, year=year,
                      container=entry.container, publisher=entry.publisher, doi=entry.doi, abstract=entry.abstract,
                      keywords=entry.keywords, extra=entry.extra)
     family = kind_family(kind)
