@@ -3,6 +3,8 @@ names, in the format of its type; the Details panel shows the document's citatio
 
 from __future__ import annotations
 
+import json
+
 from PySide6.QtWidgets import QApplication, QFileDialog
 
 from vancetope_desktop.core.documents import DocumentType
@@ -10,6 +12,7 @@ from vancetope_desktop.ingest.bibliography import parse_ris
 from vancetope_desktop.services import documents, folders
 from vancetope_desktop.services.bibliography import add_references
 from vancetope_desktop.services.preferences import load_preferences
+from vancetope_desktop.services.search import SearchHit, SearchResponse
 from vancetope_desktop.ui.folder_model import FolderTarget
 
 BIB = "@article{ruiz2019,\n  author = {Ruiz, Ana},\n  title = {Glacier melt},\n  journal = {The Cryosphere},\n" \
@@ -69,3 +72,25 @@ def test_details_gives_a_shown_document_its_key(qtbot, library, make_window):
     window.table.select_ids([note.id])
     qtbot.waitUntil(lambda: "citation_key" in window.details.metadata_fields, timeout=10_000)
     assert window.details.metadata_fields["citation_key"].text() == f"glacier{note.created_at.year}"
+
+
+def test_search_results_offer_copy_for_the_selected_hit_and_export_for_all(qtbot, library, make_window, tmp_path,
+                                                                          monkeypatch):
+    first = add_references(library, BIB).entries[0].document_id
+    second = documents.add_text(library, "Melt ponds darken the ice.", doc_type=DocumentType.NOTE, title="Ponds")
+    window = make_window(library)
+    # What a search answered (the ranking is the search service's business, not this test's)
+    hits = [SearchHit(rank=i + 1, document=documents.get_document(library, doc_id), score=1.0, relevance=1.0,
+                      scope_weight=1.0, distance=0) for i, doc_id in enumerate([first, second.id])]
+    window.search_pane.model.set_response(SearchResponse(query="melt", scope=window.current_scope, hits=hits,
+                                                         scopes=[window.current_scope], vector_search=False))
+    view = window.search_pane.results_view
+    menu = window.citations.results_menu(view.visualRect(window.search_pane.model.index(1)).center())
+    assert window.citations.result_ids(selected_only=True) == [second.id]  # the hit under the cursor
+    assert {"Copy Citation", "Export Results…"} <= set(_menu_texts(menu))
+    target = tmp_path / "results.json"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *args, **kwargs: (str(target), "BibTeX (*.bib)"))
+    next(a for a in menu.actions() if a.text() == "Export Results…").trigger()
+    qtbot.waitUntil(target.exists, timeout=10_000)
+    # the suffix typed wins over the file type chosen: CSL-JSON, every hit in rank order
+    assert [item["title"] for item in json.loads(target.read_text(encoding="utf-8"))] == ["Glacier melt", "Ponds"]
