@@ -288,3 +288,11 @@ def test_the_styles_ship_with_their_licence():
         text = (folder / file_name).read_text(encoding="utf-8")
         assert "http://creativecommons.org/licenses/by-sa/3.0/" in text
     assert "citation-style-language/styles" in (folder / "README.md").read_text(encoding="utf-8")
+
+
+def test_too_many_documents_for_a_style_are_refused_with_the_way_out(library):
+    note = _note(library, "A note")
+    with pytest.raises(InvalidInput, match="export them as BibTeX"):
+        citations.cite(library, [note] * (citations.MAX_FORMATTED + 1), "ieee")
+    cited = citations.cite(library, [note] * citations.MAX_FORMATTED, "ieee")
+    assert cited.keys == {note.id: f"note{note.created_at.year}"}

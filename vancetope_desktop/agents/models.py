@@ -125,7 +125,8 @@ class CiteInput(_Input):
     """``memory_cite``: cite documents you can read, formatted or as bibliography entries."""
 
     doc_ids: list[str] = Field(min_length=1, max_length=500, description="The documents to cite (doc_…), in "
-                               "this order: references, PDFs, notes or results you can read.")
+                               "this order: references, PDFs, notes or results you can read (at most 100 in a "
+                               "style, 500 in an export format).")
     format: CitationFormatName = Field(default="apa", description="apa, chicago (author-date), nature or ieee: "
                                        "formatted bibliography entries; bibtex, ris or csl-json: entries for a "
                                        "reference manager or LaTeX, keyed by each document's citation key.")

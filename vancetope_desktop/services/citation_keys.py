@@ -212,7 +212,7 @@ def ensure_keys(lib: Library, document_ids: Sequence[str]) -> dict[str, str]:
     if not document_ids:
         return {}
     with write_session(lib.engine) as session:
-        rows = [records.document_row(session, doc_id) for doc_id in dict.fromkeys(document_ids)]
+        rows = records.document_rows(session, document_ids)
         before = {r.id: r.meta.get(KEY_FIELD) for r in rows}
         keys = assign_keys(session, rows)
         if any(before[i] != k for i, k in keys.items()):
