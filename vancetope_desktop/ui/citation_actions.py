@@ -198,11 +198,12 @@ class CitationActions(QObject):
         self.window.workbench.run("Export", work, on_result=done, index=False)
 
     def _ensure_key(self, doc_id: str) -> None:
-        """Give the document Details shows a citation key when it has none (once: the snapshot brings it back)."""
+        """Give the document Details shows a citation key when it has no valid one (once: the snapshot then
+        brings the key back). A key two imported files gave two works is settled at the first citation."""
         doc = self.window.details.document()
         if doc is None or doc.id != doc_id or not citations.is_citable(doc):
             return
-        if doc.metadata.get(citation_keys.KEY_FIELD):
-            return
+        if citation_keys.is_valid_key(str(doc.metadata.get(citation_keys.KEY_FIELD) or "")):
+            return  # a RIS record's placeholder ("entry 3") is not a key: that one gets a real key
         lib = self.window.library
         self.window.workbench.run("Citation key", lambda _c: citation_keys.ensure_keys(lib, [doc_id]), index=False)
