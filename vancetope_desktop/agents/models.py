@@ -124,6 +124,30 @@ class PromotionRequestsInput(_Input):
     limit: int = Field(default=50, ge=1, le=500, description="How many requests to return at most.")
 
 
+CitationFormatName = Literal["apa", "chicago", "nature", "ieee", "bibtex", "ris", "csl-json"]
+"""A citation style (``services.citations.STYLES``) or an export format (``services.citations.FORMATS``)."""
+
+
+class CiteInput(_Input):
+    """``memory_cite``: cite documents you can read, formatted or as bibliography entries."""
+
+    doc_ids: list[str] = Field(min_length=1, max_length=500, description="The documents to cite (doc_…), in "
+                               "this order: references, PDFs, notes or results you can read (at most 100 in a "
+                               "style, 500 in an export format).")
+    format: CitationFormatName = Field(default="apa", description="apa, chicago (author-date), nature or ieee: "
+                                       "formatted bibliography entries; bibtex, ris or csl-json: entries for a "
+                                       "reference manager or LaTeX, keyed by each document's citation key.")
+
+
+class Citations(BaseModel):
+    """What ``memory_cite`` returns: the text, and each document's stable citation key."""
+
+    format: CitationFormatName
+    text: str = Field(description="The formatted entries (one per line) or the BibTeX / RIS / CSL-JSON text.")
+    keys: dict[str, str] = Field(default_factory=dict, description="Document id → citation key (e.g. "
+                                 "'smith2020glacier'), the same in every export; use it in \\cite{…}.")
+
+
 class DocumentSummary(BaseModel):
     """A document without its text: id, title, type, scope, tags, state and provenance."""
 

@@ -1,10 +1,10 @@
 """The Think Process memory tools (seed §6.3), bound to one acting scope, over the same services as the app.
 
 ``MemoryTools(lib, scope="think-process/tp_12")`` offers ``memory_store``, ``memory_query``,
-``memory_list``, ``memory_duplicates``, ``memory_read``, ``memory_tag``, ``memory_request_promotion`` and
-``memory_promotion_requests`` (the user's decisions on them). Each takes the
-seed's argument names, validates them through its input model (:mod:`.models`) and returns a pydantic
-model; :data:`TOOLS` lists name, description and models for an MCP server, and
+``memory_list``, ``memory_duplicates``, ``memory_read``, ``memory_tag``, ``memory_request_promotion``,
+``memory_promotion_requests`` (the user's decisions on them) and ``memory_cite`` (citations for a
+report). Each takes the seed's argument names, validates them through its input model
+(:mod:`.models`) and returns a pydantic model; :data:`TOOLS` lists name, description and models for an MCP server, and
 :meth:`MemoryTools.call` runs a tool from a JSON argument object.
 
 The visibility rule (seed §4.2) is enforced here, not trusted to the caller:
@@ -40,12 +40,14 @@ from ..core.promotion import RequestStatus
 from ..core.scopes import ScopeKind, ScopePath
 from ..core.tags import all_of, normalize_tag, normalize_tags
 from ..core.text import undecodable_message, undecodable_values
-from ..services import audit, documents, duplicates, indexing, review, sharing
+from ..services import audit, citations, documents, duplicates, indexing, review, sharing
 from ..services.library import Library
 from ..services.scopes import ancestry, resolve_relative, resolve_scope
 from ..services.search import search
 from .models import (
     HIDDEN_METADATA,
+    Citations,
+    CiteInput,
     DocumentList,
     DocumentSummary,
     DocumentText,
@@ -111,6 +113,10 @@ TOOLS: tuple[ToolSpec, ...] = (
              "another scope is an error naming the pending one. If the user rejected the document's last request, "
              "previous_decision says why. Learn the decision later with memory_promotion_requests.",
              PromotionInput, PromotionRequest),
+    ToolSpec("memory_cite", "Cite documents you can read, for a report: formatted bibliography entries in a "
+             "style (apa, chicago, nature, ieee), or BibTeX, RIS or CSL-JSON entries. Each document has a stable "
+             "citation key (first author + year + title word, e.g. smith2020glacier), the same in every export "
+             "and in the user's app: keys gives it per document id.", CiteInput, Citations),
     ToolSpec("memory_promotion_requests", "Learn what the user decided on your promotion requests: the requests "
              "made from your scope (optionally for one document, or in one status), pending ones first, then the "
              "decided ones, latest first. status tells whether the user approved (final_scope: where the "
@@ -349,6 +355,26 @@ class MemoryTools:
             sharing.check_read(self.lib, self.scope, documents.get_document(self.lib, wanted))
         return PromotionRequestList(scope=self.scope, truncated=len(found) > args.limit,
                                     requests=[PromotionRequest.from_request(r) for r in found[: args.limit]])
+
+    def memory_cite(self, doc_ids: Sequence[str], format: str = "apa") -> Citations:
+        """Documents the acting scope may read, formatted in a CSL style or exported (``services.citations``).
+
+        Reading assigns a document its citation key if it has none yet (bookkeeping shared with the app,
+        not a change of the document: no version, no promotion).
+
+        Raises:
+            InvalidInput: no ids, a bad format, nothing citable (folders, bibliography files).
+            DocumentNotFound. ScopeNotVisible: a document the scope may not read.
+        """
+        args = parse_arguments(CiteInput, doc_ids=doc_ids, format=format)
+        docs = [self._readable(doc_id)[0] for doc_id in args.doc_ids]
+        if args.format in citations.FORMATS:
+            export = citations.export_documents(self.lib, docs, args.format)
+            if not export.keys:
+                raise InvalidInput("nothing to cite: folders and bibliography files are not cited themselves")
+            return Citations(format=args.format, text=export.text, keys=export.keys)
+        cited = citations.cite(self.lib, docs, args.format)
+        return Citations(format=args.format, text=cited.text, keys=cited.keys)
 
     def call(self, name: str, arguments: Mapping[str, Any] | None = None) -> BaseModel:
         """Run the tool ``name`` with a JSON argument object (what an MCP ``tools/call`` carries).

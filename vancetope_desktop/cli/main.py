@@ -503,7 +503,7 @@ def mcp_serve(
 
 
 # Registered after the commands above, so that `memory --help` lists the everyday ones first.
-from . import duplicate_commands, promotion_commands  # noqa: E402, F401
+from . import citation_commands, duplicate_commands, promotion_commands  # noqa: E402, F401
 
 
 def run() -> None:

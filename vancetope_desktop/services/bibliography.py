@@ -76,6 +76,7 @@ from ..store.blobs import hash_text
 from ..store.db import write_session
 from ..store.tables import utcnow
 from . import records
+from .citation_keys import KEY_FIELD
 from .folders import check_folder
 from .library import Library
 from .relations import ATTACHMENTS, LISTED_IN
@@ -420,6 +421,8 @@ def _update(lib: Library, session: Session, row: tables.DocumentRow, item: Prepa
     stated = entry.metadata()
     if replace:
         meta = before_meta | stated  # a field the file no longer states is kept: no data lost
+        if before_meta.get(KEY_FIELD):  # a citation key, once the document's, is kept (services.citation_keys)
+            meta[KEY_FIELD] = before_meta[KEY_FIELD]
         title = item.title
     else:
         meta = dict(before_meta)

@@ -22,6 +22,7 @@ from ..store.filters import SqlFilter
 from ..store.tables import utcnow
 from . import audit, records
 from .bibliography import add_references
+from .citation_keys import KEY_FIELD, check_key
 from .folders import check_folder
 from .library import Library
 from .scopes import resolve_scope, visibility_filter
@@ -345,6 +346,8 @@ def update_document(lib: Library, document_id: str, *, title: str | None = None,
             row.title = title.strip()  # type: ignore[union-attr]
             fulltext.retitle_document(session, row.id, row.title)
         if metadata:
+            if KEY_FIELD in metadata:  # a key typed in Details: valid and the library's only one
+                metadata = {**metadata, KEY_FIELD: check_key(session, document_id, metadata[KEY_FIELD])}
             row.meta = {**row.meta, **metadata}
         if changed_content and prepared is not None:
             row.content = content

@@ -36,6 +36,7 @@ class Preferences(BaseModel):
             (:func:`~vancetope_desktop.services.library.default_library_path`).
         theme: ``"system"`` follows the desktop's light/dark setting; ``"light"``/``"dark"`` force one.
         recent_libraries: Library folders opened before, most recent first (at most :data:`MAX_RECENT`).
+        citation_style: The style "Copy citation" formats in (a key of ``services.citations.STYLES``).
     """
 
     model_config = ConfigDict(extra="ignore", validate_assignment=True)
@@ -43,6 +44,7 @@ class Preferences(BaseModel):
     library_path: Path | None = None
     theme: Theme = "system"
     recent_libraries: list[Path] = Field(default_factory=list)
+    citation_style: str = "apa"
 
     def with_recent(self, path: Path) -> Preferences:
         """A copy with ``path`` moved to the front of :attr:`recent_libraries` (duplicates dropped, list capped)."""

@@ -40,6 +40,23 @@ def document_row(session: Session, document_id: str) -> tables.DocumentRow:
     return row
 
 
+def document_rows(session: Session, document_ids: Iterable[str]) -> list[tables.DocumentRow]:
+    """The rows of ``document_ids``, in that order (duplicates once), fetched 500 at a time.
+
+    Raises:
+        DocumentNotFound: an id names no document.
+    """
+    ids = list(dict.fromkeys(document_ids))
+    rows: dict[str, tables.DocumentRow] = {}
+    for start in range(0, len(ids), 500):
+        rows.update((r.id, r) for r in session.exec(select(tables.DocumentRow).where(
+            tables.DocumentRow.id.in_(ids[start : start + 500]))).all())  # type: ignore[attr-defined]
+    missing = next((i for i in ids if i not in rows), None)
+    if missing is not None:
+        raise DocumentNotFound(f"no document {missing}")
+    return [rows[i] for i in ids]
+
+
 def tags_of(session: Session, document_id: str) -> list[str]:
     """A document's tags, sorted."""
     return sorted(session.exec(select(tables.TagRow.tag).where(tables.TagRow.document_id == document_id)).all())

@@ -47,6 +47,7 @@ class DocumentTableView(QTableView):
         restore_requested(list[str]): "Restore from Trash" (trash mode only).
         purge_requested(list[str]): "Delete permanently" (Shift+Delete; trash mode only; confirm first).
         move_to_scope_requested(list[str], str): "Move to Scope" of the selection to that scope path.
+        menu_extension_requested(QMenu): the row menu is about to show: add entries for the selection to it.
 
     Keys (Enter, F2, Delete, Shift+Delete, Ctrl+Shift+C) are handled in :meth:`keyPressEvent`, not as
     action shortcuts, so a window-wide Edit menu using the same shortcuts stays unambiguous and wins.
@@ -62,6 +63,7 @@ class DocumentTableView(QTableView):
     restore_requested = Signal(list)
     purge_requested = Signal(list)
     move_to_scope_requested = Signal(list, str)
+    menu_extension_requested = Signal(object)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -348,6 +350,7 @@ class DocumentTableView(QTableView):
             self.fill_move_menu(menu.addMenu("Move to Scope"))
         menu.addSeparator()
         menu.addAction(self.copy_id_action)
+        self.menu_extension_requested.emit(menu)
         return menu
 
     def startDrag(self, supportedActions: Qt.DropAction) -> None:

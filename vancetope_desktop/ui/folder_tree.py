@@ -38,6 +38,8 @@ class FolderTreeView(QTreeView):
         publish_requested(str): request promotion of every result of this think process to its project.
         scope_settings_requested(str): open the settings of this scope.
         move_refused(str): a dragged document cannot go where the cursor is; the text says why.
+        menu_extension_requested(QMenu, object): the menu of a node (FolderTarget, or None) is about to
+            show: add entries for it.
     """
 
     target_selected = Signal(object)
@@ -49,6 +51,7 @@ class FolderTreeView(QTreeView):
     publish_requested = Signal(str)
     scope_settings_requested = Signal(str)
     move_refused = Signal(str)
+    menu_extension_requested = Signal(object, object)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -206,6 +209,7 @@ class FolderTreeView(QTreeView):
         if target is not None and target.kind == "smart" and target.key == "trash":
             menu.addAction(self.empty_trash_action)
         self._add_scope_entries(menu, target)
+        self.menu_extension_requested.emit(menu, target)
         menu.addSeparator()
         menu.addAction(self.subfolders_action)
         return menu

@@ -37,6 +37,7 @@ from ..services.library import Library
 from ..services.preferences import Preferences, load_preferences, preferences_path, save_preferences
 from . import dialogs, themes
 from .about import show_about
+from .citation_actions import CitationActions
 from .details_panel import DetailsPanel
 from .dnd import local_paths_from_mime
 from .document_table import DocumentTableView
@@ -101,6 +102,7 @@ class MainWindow(QMainWindow):
         self._wire()
         self.workbench.announce_opening()
         self._build_scope_moves()
+        self.citations = CitationActions(self)
         self.review = ReviewDock(self)
         self.review_pane, self.review_dock = self.review.pane, self.review.dock
         self.review_badge, self.review_action = self.review.badge, self.review.action

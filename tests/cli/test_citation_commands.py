@@ -1,0 +1,69 @@
+"""`vancetope export`, `vancetope cite` and `vancetope memory citekey`, in-process (typer's runner)."""
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from vancetope_desktop.cli.main import app
+from vancetope_desktop.core.documents import DocumentType
+from vancetope_desktop.ingest.bibliography import parse_ris
+from vancetope_desktop.ingest.bibtex import parse_bibtex
+from vancetope_desktop.services import documents, folders
+from vancetope_desktop.services.bibliography import add_references
+from vancetope_desktop.services.library import Library
+
+BIB = """@article{smith2020,
+  author = {Smith, Jane and {World Glacier Monitoring Service}},
+  title = {Glacier melt and sea level},
+  journal = {Journal of Ice},
+  year = {2020},
+}
+"""
+
+
+@pytest.fixture
+def cli(tmp_path):
+    runner = CliRunner()
+    library = str(tmp_path / "lib")
+
+    def invoke(*args, ok=True):
+        result = runner.invoke(app, [*args, "--library", library])
+        if ok:
+            assert result.exit_code == 0, result.output + str(result.exception)
+        return result
+
+    return invoke
+
+
+def test_export_cite_and_edit_a_key(cli, tmp_path):
+    # The library is filled through the services (each command run opens it: a second or so apiece).
+    with Library.open(tmp_path / "lib") as lib:
+        ref_id = add_references(lib, BIB).entries[0].document_id
+        folder = folders.create_folder(lib, "Thesis").id
+        made = documents.add_text(lib, "Ice shelves thin from below.", doc_type=DocumentType.NOTE,
+                                  title="Shelf notes", folder_id=folder)
+        note = {"id": made.id, "created_at": made.created_at.isoformat()}
+
+    # the format follows the file's suffix; the summary goes to stderr
+    target = tmp_path / "out" / "refs.ris"
+    target.parent.mkdir()
+    result = cli("export", ref_id, note["id"], "-o", str(target))
+    assert "exported 2 entries as RIS" in result.stderr
+    entries = parse_ris(target.read_text(encoding="utf-8")).entries
+    assert [e.key for e in entries] == ["smith2020", f"shelf{note['created_at'][:4]}"]
+
+    bibtex = cli("export", "--folder", folder, "--format", "bibtex").stdout
+    assert [e.title for e in parse_bibtex(bibtex).entries] == ["Shelf notes"]
+    everything = json.loads(cli("export", "--format", "csl-json").stdout)
+    assert {i["id"] for i in everything} == {"smith2020", f"shelf{note['created_at'][:4]}"}
+
+    cited = cli("cite", ref_id, "--style", "ieee").stdout
+    assert "J. Smith and World Glacier Monitoring Service" in cited and "2020" in cited
+    assert "<i>Journal of Ice</i>" in cli("cite", ref_id, "--style", "ieee", "--html").stdout
+
+    assert cli("memory", "citekey", ref_id, "glacier20").stdout.strip() == "glacier20"
+    refused = cli("memory", "citekey", note["id"], "glacier20", ok=False)
+    assert refused.exit_code == 2 and "already the key of" in refused.output
+    assert cli("export", ref_id, "-o", str(tmp_path / "refs.docx"), ok=False).exit_code == 2
+    assert cli("cite", ok=False).exit_code == 2
