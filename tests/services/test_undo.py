@@ -1,0 +1,170 @@
+"""Undo and redo of a person's actions (trash, folder and scope moves, tags, renames, edits), built on the
+audit trail and the versions: each kind undone and redone, a stale undo refused, the history kept in the
+library across reopening it, and the actions nobody recorded (agents, review decisions) left alone."""
+
+import pytest
+
+from vancetope_desktop.core.documents import DocumentStatus, DocumentType
+from vancetope_desktop.core.errors import UndoRefused
+from vancetope_desktop.core.undo import UserAction
+from vancetope_desktop.services import audit, documents, folders, moves, review, scopes, undo
+from vancetope_desktop.services.library import Library
+
+ME = "user:tester"
+
+
+def _act(label: str) -> UserAction:
+    return UserAction(label=label, actor=ME)
+
+
+def _note(lib, text="A note about attention.", **kwargs):
+    return documents.add_text(lib, text, doc_type=DocumentType.NOTE, **kwargs)
+
+
+def _doc(lib, doc_id):
+    return documents.get_document(lib, doc_id)
+
+
+def test_a_trash_of_several_documents_is_one_step_undone_and_redone(library):
+    a, b = _note(library, "First note."), _note(library, "Second note.")
+    action = UserAction.named("Trash", [a.title, b.title], ME)
+    for doc in (a, b):
+        documents.set_status(library, doc.id, DocumentStatus.DELETED, user_action=action)
+    undoable, redoable = undo.history(library, ME)
+    assert [(s.label, s.kind, s.documents) for s in undoable] == [("Trash 2 documents", "trash", 2)]
+    assert redoable == []
+
+    assert undo.undo(library, ME).label == "Trash 2 documents"
+    assert {_doc(library, d.id).status for d in (a, b)} == {DocumentStatus.ACTIVE}
+    assert [s.label for s in undo.history(library, ME)[1]] == ["Trash 2 documents"]
+
+    undo.redo(library, ME)
+    assert {_doc(library, d.id).status for d in (a, b)} == {DocumentStatus.DELETED}
+    assert undo.history(library, ME)[1] == []
+
+
+def test_a_trashed_folder_comes_back_with_its_contents(library):
+    folder = folders.create_folder(library, "Reading")
+    inside = _note(library, folder_id=folder.id)
+    documents.set_status(library, folder.id, DocumentStatus.DELETED, user_action=_act("Trash “Reading”"))
+    assert _doc(library, inside.id).status is DocumentStatus.DELETED
+    undo.undo(library, ME)
+    assert {_doc(library, d).status for d in (folder.id, inside.id)} == {DocumentStatus.ACTIVE}
+
+
+def test_a_folder_move_is_undone_and_redone(library):
+    papers = folders.create_folder(library, "Papers")
+    note = _note(library)
+    folders.move_to_folder(library, note.id, papers.id, user_action=_act("Move “A note”"))
+    undo.undo(library, ME)
+    assert _doc(library, note.id).folder_id is None
+    undo.redo(library, ME)
+    assert _doc(library, note.id).folder_id == papers.id
+
+
+def test_a_tag_change_is_undone_as_a_new_version_and_redone(library):
+    note = _note(library, tags=["draft"])
+    documents.tag_document(library, note.id, add=["important"], remove=["draft"], user_action=_act("Tag"))
+    undo.undo(library, ME)
+    after_undo = _doc(library, note.id)
+    assert (after_undo.tags, after_undo.version) == (["draft"], 3)  # restored as version 3, nothing rewritten
+    assert [v.number for v in documents.list_versions(library, note.id)] == [1, 2]
+    undo.redo(library, ME)
+    assert _doc(library, note.id).tags == ["important"]
+    undo.undo(library, ME)  # and back again: each undo and redo is checked against the last one
+    assert _doc(library, note.id).tags == ["draft"]
+
+
+def test_renames_of_documents_and_folders_are_undone(library):
+    note = _note(library, title="Old title")
+    folder = folders.create_folder(library, "Old folder")
+    documents.update_document(library, note.id, title="New title", user_action=_act("Rename “Old title”"))
+    folders.rename_folder(library, folder.id, "New folder", user_action=_act("Rename “Old folder”"))
+    assert [s.kind for s in undo.history(library, ME)[0]] == ["rename", "rename"]
+    assert undo.undo(library, ME).label == "Rename “Old folder”"
+    assert _doc(library, folder.id).title == "Old folder"
+    undo.undo(library, ME)
+    assert _doc(library, note.id).title == "Old title"
+
+
+def test_an_edit_is_undone_by_restoring_the_previous_text_as_a_new_version(library):
+    note = _note(library, "# Plan\n\nFirst draft.")
+    documents.update_document(library, note.id, content="# Plan\n\nSecond draft.", user_action=_act("Edit “Plan”"))
+    undo.undo(library, ME)
+    doc = _doc(library, note.id)
+    assert "First draft." in doc.content and doc.version == 3
+    assert "First draft." in " ".join(c.text for c in documents.list_chunks(library, note.id))
+    undo.redo(library, ME)
+    assert "Second draft." in _doc(library, note.id).content
+
+
+def test_an_undo_is_refused_when_an_agent_changed_the_document_since(library):
+    note = _note(library, "# Plan\n\nFirst draft.")
+    documents.tag_document(library, note.id, add=["important"], user_action=_act("Tag “Plan”"))
+    documents.update_document(library, note.id, content="# Plan\n\nAn agent's rewrite.")  # no user action: an agent
+    with pytest.raises(UndoRefused, match="“Plan” was changed .*would overwrite that change"):
+        undo.undo(library, ME)
+    doc = _doc(library, note.id)
+    assert "An agent's rewrite." in doc.content and doc.tags == ["important"]  # nothing was touched
+    assert len(undo.history(library, ME)[0]) == 1  # still offered, still refused
+
+
+def test_a_group_is_undone_all_or_nothing(library):
+    a, b = _note(library, "First note."), _note(library, "Second note.")
+    action = _act("Trash 2 documents")
+    for doc in (a, b):
+        documents.set_status(library, doc.id, DocumentStatus.DELETED, user_action=action)
+    documents.set_status(library, b.id, DocumentStatus.ACTIVE)  # restored by someone else
+    with pytest.raises(UndoRefused, match="became active"):
+        undo.undo(library, ME)
+    assert _doc(library, a.id).status is DocumentStatus.DELETED
+
+
+def test_a_new_action_after_an_undo_empties_the_redo_stack(library):
+    note = _note(library)
+    documents.tag_document(library, note.id, add=["one"], user_action=_act("Tag one"))
+    undo.undo(library, ME)
+    documents.tag_document(library, note.id, add=["two"], user_action=_act("Tag two"))
+    undoable, redoable = undo.history(library, ME)
+    assert ([s.label for s in undoable], redoable) == (["Tag two"], [])
+    with pytest.raises(UndoRefused, match="nothing to redo"):
+        undo.redo(library, ME)
+
+
+def test_each_person_undoes_only_their_own_actions(library):
+    note = _note(library)
+    documents.tag_document(library, note.id, add=["mine"], user_action=UserAction(label="Tag", actor="user:other"))
+    with pytest.raises(UndoRefused, match="nothing to undo"):
+        undo.undo(library, ME)
+
+
+def test_the_history_survives_reopening_the_library(tmp_path):
+    lib = Library.open(tmp_path / "lib")
+    note = _note(lib)
+    documents.set_status(lib, note.id, DocumentStatus.DELETED, user_action=_act("Trash “A note”"))
+    lib.close()
+    again = Library.open(tmp_path / "lib")
+    try:
+        assert undo.undo(again, ME).label == "Trash “A note”"
+        assert _doc(again, note.id).status is DocumentStatus.ACTIVE
+    finally:
+        again.close()
+
+
+def test_a_scope_move_by_hand_is_undone_into_its_folder_but_an_approved_request_is_not(library):
+    scopes.create_scope(library, "session", "s1", parent="project/inbox")
+    folder = folders.create_folder(library, "Drafts", scope="session/s1")
+    note = _note(library, scope="session/s1", folder_id=folder.id)
+    moves.move_documents(library, [note.id], "project", user_action=_act("Move “A note” to Inbox"))
+    assert _doc(library, note.id).scope == "project/inbox"
+    undo.undo(library, ME)
+    back = _doc(library, note.id)
+    assert (back.scope, back.folder_id) == ("session/s1", folder.id)
+    assert [e.action for e in audit.document_history(library, note.id)][-2:] == ["demote", "undo"]
+    undo.redo(library, ME)
+    assert _doc(library, note.id).scope == "project/inbox"
+
+    other = _note(library, "A result to publish.", scope="session/s1")
+    request = review.request_promotion(library, other.id, "project", requested_by=ME)
+    review.approve(library, [request.id], actor=ME)
+    assert [s.label for s in undo.history(library, ME)[0]] == ["Move “A note” to Inbox"]  # the review's move is not there
