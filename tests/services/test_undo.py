@@ -4,6 +4,7 @@ library across reopening it, and the actions nobody recorded (agents, review dec
 
 import pytest
 
+from tests.store.schemas import downgrade_to_schema_3
 from vancetope_desktop.core.documents import DocumentStatus, DocumentType
 from vancetope_desktop.core.errors import UndoRefused
 from vancetope_desktop.core.undo import UserAction
@@ -102,7 +103,7 @@ def test_an_undo_is_refused_when_an_agent_changed_the_document_since(library):
     note = _note(library, "# Plan\n\nFirst draft.")
     documents.tag_document(library, note.id, add=["important"], user_action=_act("Tag “Plan”"))
     documents.update_document(library, note.id, content="# Plan\n\nAn agent's rewrite.")  # no user action: an agent
-    with pytest.raises(UndoRefused, match="“Plan” was changed .*would overwrite that change"):
+    with pytest.raises(UndoRefused, match=r"“Plan” was changed .*would overwrite that change"):
         undo.undo(library, ME)
     doc = _doc(library, note.id)
     assert "An agent's rewrite." in doc.content and doc.tags == ["important"]  # nothing was touched
@@ -151,6 +152,20 @@ def test_the_history_survives_reopening_the_library(tmp_path):
         again.close()
 
 
+def test_a_schema_3_library_gains_the_audit_payload_and_keeps_its_trail(tmp_path):
+    path = tmp_path / "lib"
+    with Library.open(path) as lib:
+        scopes.create_scope(lib, "session", "s1", parent="project/inbox")
+        note = _note(lib, scope="session/s1")
+        moves.move_to_scope(lib, note.id, "project", actor=ME)  # an entry of the old kind
+    downgrade_to_schema_3(path / "library.sqlite")
+    with Library.open(path) as lib:
+        assert [e.action for e in audit.document_history(lib, note.id)] == ["promote"]
+        assert undo.history(lib, ME) == ([], [])  # written before undo existed: not an undoable action
+        documents.set_status(lib, note.id, DocumentStatus.DELETED, user_action=_act("Trash “A note”"))
+        assert undo.undo(lib, ME).label == "Trash “A note”"
+
+
 def test_a_scope_move_by_hand_is_undone_into_its_folder_but_an_approved_request_is_not(library):
     scopes.create_scope(library, "session", "s1", parent="project/inbox")
     folder = folders.create_folder(library, "Drafts", scope="session/s1")
@@ -167,4 +182,5 @@ def test_a_scope_move_by_hand_is_undone_into_its_folder_but_an_approved_request_
     other = _note(library, "A result to publish.", scope="session/s1")
     request = review.request_promotion(library, other.id, "project", requested_by=ME)
     review.approve(library, [request.id], actor=ME)
-    assert [s.label for s in undo.history(library, ME)[0]] == ["Move “A note” to Inbox"]  # the review's move is not there
+    # The review's move is a decision, not an action of the undo history.
+    assert [s.label for s in undo.history(library, ME)[0]] == ["Move “A note” to Inbox"]

@@ -51,6 +51,7 @@ class UndoStep(BaseModel):
         group: the action's group id. label: its name (``Move 3 documents``).
         kind: the audit action (``trash``, ``untrash``, ``file``, ``promote``, ``demote``, ``tag``,
             ``rename``, ``edit``). documents: how many documents it changed. at: when it was done (UTC).
+        document_ids: the documents an undo or redo just changed (empty in a listing).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -60,3 +61,4 @@ class UndoStep(BaseModel):
     kind: str
     documents: int
     at: datetime
+    document_ids: list[str] = Field(default_factory=list)

@@ -16,7 +16,7 @@ actions: Ctrl+Z does not take them back (demote the document instead).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from sqlalchemy import text
@@ -78,7 +78,8 @@ def undo(lib: Library, actor: str | None = None) -> UndoStep:
     itself (a restored version is re-chunked and re-embedded, a scope move carries vectors back).
 
     Returns:
-        The step undone (its label names it: "Undo Move 3 documents").
+        The step undone (its label names it: "Undo Move 3 documents"), with the ids it changed (their
+        index jobs are queued: a command drains them).
 
     Raises:
         UndoRefused: nothing to undo; or a document changed since the action (the message says which
@@ -88,8 +89,7 @@ def undo(lib: Library, actor: str | None = None) -> UndoStep:
     undoable, _ = history(lib, who)
     if not undoable:
         raise UndoRefused("nothing to undo")
-    _apply(lib, undoable[0], who, "undo")
-    return undoable[0]
+    return _apply(lib, undoable[0], who, "undo")
 
 
 def redo(lib: Library, actor: str | None = None) -> UndoStep:
@@ -103,12 +103,12 @@ def redo(lib: Library, actor: str | None = None) -> UndoStep:
     _, redoable = history(lib, who)
     if not redoable:
         raise UndoRefused("nothing to redo")
-    _apply(lib, redoable[0], who, "redo")
-    return redoable[0]
+    return _apply(lib, redoable[0], who, "redo")
 
 
-def _apply(lib: Library, step: UndoStep, actor: str, direction: str) -> None:
-    """Undo (``direction="undo"``) or redo ``step``, refusing if a document changed since."""
+def _apply(lib: Library, step: UndoStep, actor: str, direction: str) -> UndoStep:
+    """Undo (``direction="undo"``) or redo ``step``, refusing if a document changed since; returns ``step``
+    with the ids of the documents changed."""
     with read_session(lib.engine) as session:
         entries = _entries(session, step.group)
         versions = _latest_versions(session, step.group)
@@ -137,6 +137,20 @@ def _apply(lib: Library, step: UndoStep, actor: str, direction: str) -> None:
                 _invert_scope_move(session, step, direction, row, entry, actor)
             audit.record_user_action(session, row, direction, marker, change)
         records.bump_change_counter(session)
+    return step.model_copy(update={"document_ids": list(dict.fromkeys(e.document_id for e in entries))})
+
+
+def user_action(lib: Library, verb: str, document_ids: Sequence[str], *, suffix: str = "",
+                actor: str | None = None) -> UserAction:
+    """The :class:`UserAction` for ``verb`` on ``document_ids``, named after them (``Trash “Notes”``,
+    ``Move 3 documents to Inbox``: ``UserAction.named``), by ``actor`` (default: the user at this computer).
+
+    Raises:
+        DocumentNotFound.
+    """
+    with read_session(lib.engine) as session:
+        titles = [records.document_row(session, d).title for d in dict.fromkeys(document_ids)]
+    return UserAction.named(verb, titles, actor or audit.current_user(), suffix=suffix)
 
 
 def _entries(session: Session, group: str) -> list[tables.AuditRow]:
