@@ -120,11 +120,14 @@ def _apply(lib: Library, step: UndoStep, actor: str, direction: str) -> UndoStep
             _refuse_on(step, direction, lambda s=source, t=target: check_move(lib, s, t))  # type: ignore[misc]
     marker = UserAction(label=step.label, actor=actor)
     with write_session(lib.engine) as session:
-        for entry in entries:
-            row = session.get(tables.DocumentRow, entry.document_id)
-            if row is None:
-                raise UndoRefused(f"cannot {direction} {step.label}: “{entry.title}” was deleted for good or merged "
-                                  "since")
+        rows = {e.document_id: _row(session, step, direction, e) for e in entries}
+        for entry in entries:  # what a moved folder carries goes with it: checked before anything moves
+            if entry.action in ("promote", "demote") and not entry.payload.get("top"):
+                _check_scope(step, direction, rows[entry.document_id], entry)
+        # Undone last step first: a scope move then a folder move (the window's "move into that folder")
+        # comes back folder first.
+        for entry in entries if direction == "redo" else entries[::-1]:
+            row = rows[entry.document_id]
             change: dict[str, Any] = {"target": step.group}
             if entry.action in VERSIONED:
                 change["version"] = _invert_version(session, step, direction, row, entry, plans[row.id],
@@ -221,15 +224,28 @@ def _invert_folder(session: Session, step: UndoStep, direction: str, row: tables
     _refuse_on(step, direction, lambda: place_in_folder(session, row, wanted))
 
 
+def _row(session: Session, step: UndoStep, direction: str, entry: tables.AuditRow) -> tables.DocumentRow:
+    row = session.get(tables.DocumentRow, entry.document_id)
+    if row is None:
+        raise UndoRefused(f"cannot {direction} {step.label}: “{entry.title}” was deleted for good or merged since")
+    return row
+
+
+def _check_scope(step: UndoStep, direction: str, row: tables.DocumentRow, entry: tables.AuditRow) -> str:
+    """The scope a scope move's document goes to, if it is still where the move (or its undo) left it."""
+    now, wanted = (entry.to_scope, entry.from_scope) if direction == "undo" else (entry.from_scope, entry.to_scope)
+    if row.scope_path != now:
+        raise _changed_since(step, direction, row, f"was moved to {row.scope_path}")
+    return wanted  # type: ignore[return-value]
+
+
 def _invert_scope_move(session: Session, step: UndoStep, direction: str, row: tables.DocumentRow,
                        entry: tables.AuditRow, actor: str) -> None:
     """Move a document of a scope move back (its folder's contents go along with it), into the folder it
     left when that folder is still there."""
-    now, wanted = (entry.to_scope, entry.from_scope) if direction == "undo" else (entry.from_scope, entry.to_scope)
-    if row.scope_path != now:
-        raise _changed_since(step, direction, row, f"was moved to {row.scope_path}")
     if not entry.payload.get("top"):
-        return  # it moves with its folder
+        return  # it moved with its folder (checked before)
+    wanted = _check_scope(step, direction, row, entry)
     move_in_session(session, row.id, wanted, actor=actor, reason=f"{direction}: {step.label}")  # type: ignore[arg-type]
     folder = entry.payload["folder"][0 if direction == "undo" else 1]
     target = session.get(tables.DocumentRow, folder) if folder else None
