@@ -184,3 +184,20 @@ def test_a_scope_move_by_hand_is_undone_into_its_folder_but_an_approved_request_
     review.approve(library, [request.id], actor=ME)
     # The review's move is a decision, not an action of the undo history.
     assert [s.label for s in undo.history(library, ME)[0]] == ["Move “A note” to Inbox"]
+
+
+def test_a_move_into_a_folder_of_another_scope_comes_back_in_one_undo(library):
+    """The window's drop on a folder of another scope: a scope move then a folder move, one action."""
+    scopes.create_scope(library, "session", "s1", parent="project/inbox")
+    target = folders.create_folder(library, "Shared")  # in project/inbox
+    note = _note(library, scope="session/s1")
+    action = _act("Move “A note” to Inbox")
+    moves.move_documents(library, [note.id], "project/inbox", user_action=action)
+    folders.move_to_folder(library, note.id, target.id, user_action=action)
+    assert [s.documents for s in undo.history(library, ME)[0]] == [1]  # two entries, one action, one document
+    undo.undo(library, ME)
+    back = _doc(library, note.id)
+    assert (back.scope, back.folder_id) == ("session/s1", None)
+    undo.redo(library, ME)
+    there = _doc(library, note.id)
+    assert (there.scope, there.folder_id) == ("project/inbox", target.id)

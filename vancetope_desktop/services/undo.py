@@ -51,7 +51,8 @@ def history(lib: Library, actor: str | None = None) -> tuple[list[UndoStep], lis
     who = actor or audit.current_user()
     sql = text(
         "SELECT json_extract(payload, '$.group') AS g, MIN(id) AS first, MIN(action), json_extract(payload, "
-        "'$.label'), json_extract(payload, '$.target'), COUNT(*), MIN(at) FROM audit_entry "
+        "'$.label'), json_extract(payload, '$.target'), COUNT(DISTINCT document_id), MIN(at) "
+        "FROM audit_entry "
         "WHERE actor = :actor AND json_extract(payload, '$.group') IS NOT NULL "
         "GROUP BY g ORDER BY first DESC LIMIT :depth")
     with read_session(lib.engine) as session:
@@ -138,7 +139,7 @@ def _apply(lib: Library, step: UndoStep, actor: str, direction: str) -> UndoStep
                 _invert_folder(session, step, direction, row, entry)
             elif entry.action in ("promote", "demote"):
                 _invert_scope_move(session, step, direction, row, entry, actor)
-            audit.record_user_action(session, row, direction, marker, change)
+            audit.record_user_action(session, row, direction, marker, change, reason=step.label)
         records.bump_change_counter(session)
     return step.model_copy(update={"document_ids": list(dict.fromkeys(e.document_id for e in entries))})
 
