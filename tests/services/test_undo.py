@@ -2,6 +2,8 @@
 audit trail and the versions: each kind undone and redone, a stale undo refused, the history kept in the
 library across reopening it, and the actions nobody recorded (agents, review decisions) left alone."""
 
+import sqlite3
+
 import pytest
 
 from tests.store.schemas import downgrade_to_schema_3
@@ -160,6 +162,9 @@ def test_a_schema_3_library_gains_the_audit_payload_and_keeps_its_trail(tmp_path
         moves.move_to_scope(lib, note.id, "project", actor=ME)  # an entry of the old kind
     downgrade_to_schema_3(path / "library.sqlite")
     with Library.open(path) as lib:
+        with sqlite3.connect(path / "library.sqlite") as con:
+            indexes = {row[0] for row in con.execute("SELECT name FROM sqlite_master WHERE tbl_name='audit_entry'")}
+        assert {"ix_audit_entry_undo", "ix_audit_entry_group", "ix_audit_entry_target"} <= indexes
         assert [e.action for e in audit.document_history(lib, note.id)] == ["promote"]
         assert undo.history(lib, ME) == ([], [])  # written before undo existed: not an undoable action
         documents.set_status(lib, note.id, DocumentStatus.DELETED, user_action=_act("Trash “A note”"))

@@ -5,8 +5,10 @@ from pathlib import Path
 
 
 def downgrade_to_schema_3(database: Path) -> None:
-    """Take a library database back to schema 3: audit entries without a payload."""
+    """Take a library database back to schema 3: audit entries without a payload (nor its indexes)."""
     with sqlite3.connect(database) as con:
+        for index in ("ix_audit_entry_undo", "ix_audit_entry_group", "ix_audit_entry_target"):
+            con.execute(f"DROP INDEX {index}")
         con.execute("ALTER TABLE audit_entry DROP COLUMN payload")
         con.execute("UPDATE meta SET value='3' WHERE key='schema_version'")
 

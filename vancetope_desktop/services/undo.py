@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from sqlalchemy import text
+from sqlalchemy import bindparam, text
 from sqlmodel import Session, select
 
 from ..core.documents import DocumentStatus
@@ -49,14 +49,22 @@ def history(lib: Library, actor: str | None = None) -> tuple[list[UndoStep], lis
         ``(undoable, redoable)``, each next first: ``undoable[0]`` is what :func:`undo` would undo.
     """
     who = actor or audit.current_user()
-    sql = text(
-        "SELECT json_extract(payload, '$.group') AS g, MIN(id) AS first, MIN(action), json_extract(payload, "
-        "'$.label'), json_extract(payload, '$.target'), COUNT(DISTINCT document_id), MIN(at) "
-        "FROM audit_entry "
-        "WHERE actor = :actor AND json_extract(payload, '$.group') IS NOT NULL "
-        "GROUP BY g ORDER BY first DESC LIMIT :depth")
     with read_session(lib.engine) as session:
-        rows = session.exec(sql, params={"actor": who, "depth": UNDO_DEPTH}).all()  # type: ignore[call-overload]
+        groups: dict[str, None] = {}
+        # Newest first through ix_audit_entry_undo, until the latest UNDO_DEPTH actions are found.
+        latest = session.connection().execute(text(
+            "SELECT json_extract(payload, '$.group') FROM audit_entry WHERE actor = :actor "
+            "AND json_extract(payload, '$.group') IS NOT NULL ORDER BY id DESC"), {"actor": who})
+        for (group,) in latest:
+            groups[group] = None
+            if len(groups) == UNDO_DEPTH:
+                break
+        latest.close()
+        rows = session.connection().execute(text(
+            "SELECT json_extract(payload, '$.group') AS g, MIN(id) AS first, MIN(action), "
+            "json_extract(payload, '$.label'), json_extract(payload, '$.target'), COUNT(DISTINCT document_id), "
+            "MIN(at) FROM audit_entry WHERE json_extract(payload, '$.group') IN :groups GROUP BY g ORDER BY first DESC"
+        ).bindparams(bindparam("groups", expanding=True)), {"groups": list(groups)}).all()
     done: list[UndoStep] = []
     undone: list[UndoStep] = []
     for group, _first, kind, label, target, count, at in reversed(rows):
