@@ -10,7 +10,7 @@ from tests.store.schemas import downgrade_to_schema_3
 from vancetope_desktop.core.documents import DocumentStatus, DocumentType
 from vancetope_desktop.core.errors import UndoRefused
 from vancetope_desktop.core.undo import UserAction
-from vancetope_desktop.services import audit, documents, folders, moves, review, scopes, undo
+from vancetope_desktop.services import audit, documents, folders, moves, review, scopes, tags, undo
 from vancetope_desktop.services.library import Library
 
 ME = "user:tester"
@@ -109,7 +109,8 @@ def test_an_undo_is_refused_when_an_agent_changed_the_document_since(library):
         undo.undo(library, ME)
     doc = _doc(library, note.id)
     assert "An agent's rewrite." in doc.content and doc.tags == ["important"]  # nothing was touched
-    assert len(undo.history(library, ME)[0]) == 1  # still offered, still refused
+    assert undo.history(library, ME) == ([], [])  # taken off the history: the next undo reaches older actions
+    assert audit.document_history(library, note.id)[-1].action == "skip"
 
 
 def test_a_group_is_undone_all_or_nothing(library):
@@ -118,7 +119,7 @@ def test_a_group_is_undone_all_or_nothing(library):
     for doc in (a, b):
         documents.set_status(library, doc.id, DocumentStatus.DELETED, user_action=action)
     documents.set_status(library, b.id, DocumentStatus.ACTIVE)  # restored by someone else
-    with pytest.raises(UndoRefused, match="became active"):
+    with pytest.raises(UndoRefused, match=r"became active.*taken off the undo history"):
         undo.undo(library, ME)
     assert _doc(library, a.id).status is DocumentStatus.DELETED
 
@@ -206,3 +207,22 @@ def test_a_move_into_a_folder_of_another_scope_comes_back_in_one_undo(library):
     undo.redo(library, ME)
     there = _doc(library, note.id)
     assert (there.scope, there.folder_id) == ("project/inbox", target.id)
+
+
+def test_a_tag_renamed_across_the_library_comes_back_in_one_undo(library):
+    a, b = _note(library, "First.", tags=["topic/attention"]), _note(library, "Second.", tags=["topic"])
+    tags.rename_tag(library, "topic", "subject", user_action=_act("Rename #topic to #subject"))
+    assert [(s.label, s.documents) for s in undo.history(library, ME)[0]] == [("Rename #topic to #subject", 2)]
+    undo.undo(library, ME)
+    assert (_doc(library, a.id).tags, _doc(library, b.id).tags) == (["topic/attention"], ["topic"])
+
+
+def test_an_undo_of_a_trash_after_a_purge_is_refused_once(library):
+    note = _note(library)
+    documents.set_status(library, note.id, DocumentStatus.DELETED, user_action=_act("Trash “A note”"))
+    documents.tag_document(library, _note(library, "Other.").id, add=["x"], user_action=_act("Tag “Other”"))
+    undo.undo(library, ME)
+    documents.purge_document(library, note.id)
+    with pytest.raises(UndoRefused, match="deleted for good"):
+        undo.undo(library, ME)
+    assert [s.label for s in undo.history(library, ME)[1]] == ["Tag “Other”"]  # the redo stack is kept

@@ -59,6 +59,15 @@ def record_user_action(session: Session, row: tables.DocumentRow, kind: str, use
            payload={"group": user_action.group, "label": user_action.label, **change})
 
 
+def record_skip(session: Session, entry: tables.AuditRow, user_action: UserAction, reason: str) -> None:
+    """Record that the action of ``entry`` (a user action's entry, its document perhaps purged since) was
+    taken off ``user_action.actor``'s undo history, and why (``services.undo``)."""
+    session.add(tables.AuditRow(document_id=entry.document_id, title=entry.title, action="skip",
+                                actor=user_action.actor, reason=reason,
+                                payload={"group": user_action.group, "label": user_action.label,
+                                         "target": entry.payload["group"]}))
+
+
 def document_history(lib: Library, document_id: str) -> list[AuditEntry]:
     """Every audit entry of ``document_id``, oldest first (empty for an unknown id)."""
     with read_session(lib.engine) as session:

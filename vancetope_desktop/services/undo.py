@@ -8,7 +8,9 @@ are rebuilt from the trail each time (:func:`history`): a new action after an un
 as in every editor.
 
 Nothing is overwritten: an undo is refused (:class:`UndoRefused`) when a document the action changed
-has changed since (edited by an agent, moved elsewhere…). An edit, rename or tag change is undone by
+has changed since (edited by an agent, moved elsewhere, deleted for good…); the action is then taken off
+the history (a ``skip`` entry), so that the next undo reaches the action before it instead of meeting
+the same refusal for ever. An edit, rename or tag change is undone by
 restoring the version kept before it, as a new version (history is never rewritten). Scope moves made by
 approving a promotion request (``services.review``) are decisions of the review queue, not recorded
 actions: Ctrl+Z does not take them back (demote the document instead).
@@ -39,7 +41,8 @@ undo of most editors (Qt's QUndoStack is unlimited; Word keeps 100)."""
 
 VERSIONED = ("tag", "rename", "edit")
 """Actions undone by restoring the version kept before them."""
-MARKERS = ("undo", "redo")
+MARKERS = ("undo", "redo", "skip")
+"""Entries about an action: undone, redone, or taken off the history after a refusal."""
 
 
 def history(lib: Library, actor: str | None = None) -> tuple[list[UndoStep], list[UndoStep]]:
@@ -68,7 +71,10 @@ def history(lib: Library, actor: str | None = None) -> tuple[list[UndoStep], lis
     done: list[UndoStep] = []
     undone: list[UndoStep] = []
     for group, _first, kind, label, target, count, at in reversed(rows):
-        if kind in MARKERS:
+        if kind == "skip":
+            done[:] = [s for s in done if s.group != target]
+            undone[:] = [s for s in undone if s.group != target]
+        elif kind in MARKERS:
             source, sink = (done, undone) if kind == "undo" else (undone, done)
             step = next((s for s in source if s.group == target), None)
             if step is not None:  # else the action is older than the window
@@ -92,7 +98,7 @@ def undo(lib: Library, actor: str | None = None) -> UndoStep:
 
     Raises:
         UndoRefused: nothing to undo; or a document changed since the action (the message says which
-        and why), and nothing was changed.
+        and why): nothing was changed, and the action was taken off the history.
     """
     who = actor or audit.current_user()
     undoable, _ = history(lib, who)
@@ -116,8 +122,19 @@ def redo(lib: Library, actor: str | None = None) -> UndoStep:
 
 
 def _apply(lib: Library, step: UndoStep, actor: str, direction: str) -> UndoStep:
-    """Undo (``direction="undo"``) or redo ``step``, refusing if a document changed since; returns ``step``
-    with the ids of the documents changed."""
+    """Undo (``direction="undo"``) or redo ``step``, refusing if a document changed since (and then taking
+    ``step`` off the history); returns ``step`` with the ids of the documents changed."""
+    try:
+        return _invert(lib, step, actor, direction)
+    except UndoRefused as refusal:
+        marker = UserAction(label=step.label, actor=actor)
+        with write_session(lib.engine) as session:
+            for entry in _entries(session, step.group):
+                audit.record_skip(session, entry, marker, f"{direction} refused: {refusal}")
+        raise UndoRefused(f"{refusal} (taken off the undo history)") from None
+
+
+def _invert(lib: Library, step: UndoStep, actor: str, direction: str) -> UndoStep:
     with read_session(lib.engine) as session:
         entries = _entries(session, step.group)
         versions = _latest_versions(session, step.group)

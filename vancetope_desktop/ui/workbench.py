@@ -17,6 +17,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from ..core.documents import DocumentStatus, DocumentType
 from ..core.errors import ScopeNotFound
+from ..core.undo import UserAction
 from ..ingest.process_pool import ProcessExtractor
 from ..services import audit, demo, documents, folders, imports, moves, promotion_rules, review, scopes, tags, undo
 from ..services.library import Library, save_settings
@@ -335,17 +336,20 @@ class Workbench(QObject):
     # --- tags ------------------------------------------------------------------------------------
     def rename_tag(self, old: str, new: str) -> Task:
         """Rename a tag across the library; the tags below it follow."""
-        return self.run("Rename tag", lambda _c: tags.rename_tag(self.lib, old, new))
+        action = UserAction(label=f"Rename #{old} to #{new}", actor=audit.current_user())
+        return self.run("Rename tag", lambda _c: tags.rename_tag(self.lib, old, new, user_action=action))
 
     def merge_tags(self, sources: Sequence[str], target: str) -> Task:
         """Merge tags into one."""
         wanted = list(sources)
-        return self.run("Merge tags", lambda _c: tags.merge_tags(self.lib, wanted, target))
+        action = UserAction(label=f"Merge tags into #{target}", actor=audit.current_user())
+        return self.run("Merge tags", lambda _c: tags.merge_tags(self.lib, wanted, target, user_action=action))
 
     def delete_tags(self, doomed: Sequence[str]) -> Task:
         """Remove tags (and the tags below them) from every document."""
         wanted = list(doomed)
-        return self.run("Delete tags", lambda _c: tags.delete_tags(self.lib, wanted))
+        action = UserAction(label="Delete " + ", ".join(f"#{t}" for t in wanted), actor=audit.current_user())
+        return self.run("Delete tags", lambda _c: tags.delete_tags(self.lib, wanted, user_action=action))
 
     def set_tag_color(self, tag: str, color: str | None) -> Task:
         """Colour a tag (None: back to its automatic colour)."""
