@@ -29,7 +29,9 @@ class UndoActions(QObject):
         self.undo_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Undo))
         self.redo_action = QAction("Redo", window)
         # Qt's standard Redo is Ctrl+Y on some platforms; Ctrl+Shift+Z is what the issue and most apps use.
-        self.redo_action.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence(QKeySequence.StandardKey.Redo)])
+        standard = QKeySequence.keyBindings(QKeySequence.StandardKey.Redo)
+        ctrl_shift_z = QKeySequence("Ctrl+Shift+Z")
+        self.redo_action.setShortcuts([ctrl_shift_z, *(k for k in standard if k != ctrl_shift_z)])
         for action, redo in ((self.undo_action, False), (self.redo_action, True)):
             action.setEnabled(False)
             action.triggered.connect(lambda _checked=False, r=redo: self.trigger(redo=r))
