@@ -10,10 +10,11 @@ as in every editor.
 Nothing is overwritten: an undo is refused (:class:`UndoRefused`) when a document the action changed
 has changed since (edited by an agent, moved elsewhere, deleted for good…); the action is then taken off
 the history (a ``skip`` entry), so that the next undo reaches the action before it instead of meeting
-the same refusal for ever. An edit, rename or tag change is undone by
-restoring the version kept before it, as a new version (history is never rewritten). Scope moves made by
-approving a promotion request (``services.review``) are decisions of the review queue, not recorded
-actions: Ctrl+Z does not take them back (demote the document instead).
+the same refusal for ever. An edit, rename or tag change is undone by restoring the version kept before
+it, as a new version (history is never rewritten). Scope moves made by approving a promotion request
+(``services.review``) are decisions of the review queue, not recorded actions: Ctrl+Z does not take
+them back (demote the document instead). Agents' tool calls record no actions either: the tool API has
+no undo, since an agent's "undo" would take back the person's work.
 """
 
 from __future__ import annotations
