@@ -4,8 +4,18 @@ import sqlite3
 from pathlib import Path
 
 
+def downgrade_to_schema_3(database: Path) -> None:
+    """Take a library database back to schema 3: audit entries without a payload (nor its indexes)."""
+    with sqlite3.connect(database) as con:
+        for index in ("ix_audit_entry_undo", "ix_audit_entry_group", "ix_audit_entry_target"):
+            con.execute(f"DROP INDEX {index}")
+        con.execute("ALTER TABLE audit_entry DROP COLUMN payload")
+        con.execute("UPDATE meta SET value='3' WHERE key='schema_version'")
+
+
 def downgrade_to_schema_2(database: Path) -> None:
-    """Take a library database back to schema 2: no chunk roles, no schema-3 indexes."""
+    """Take a library database back to schema 2: no chunk roles, no schema-3 indexes (nor what came later)."""
+    downgrade_to_schema_3(database)
     with sqlite3.connect(database) as con:
         con.execute("DROP INDEX ix_index_job_kind")
         con.execute("DROP INDEX ix_chunk_document_role")

@@ -12,6 +12,7 @@ from vancetope_desktop.core.errors import LibraryError
 from vancetope_desktop.index.vector_store import installed_chroma_version
 from vancetope_desktop.services import documents, indexing, search
 from vancetope_desktop.services.library import CHROMA_VERSION_KEY, Library
+from vancetope_desktop.store.tables import SCHEMA_VERSION
 
 
 def _meta(path, key):
@@ -40,13 +41,13 @@ def test_the_database_is_copied_before_its_schema_is_upgraded(schema_2):
     result = CliRunner().invoke(app, ["memory", "list", "--library", str(schema_2)])
     assert result.exit_code == 0, result.output
     (copy,) = (schema_2 / "backups").glob("library-schema2-*.sqlite")
-    assert f"note: the library was upgraded from schema 2 to 3; a copy of it as it was is at {copy}" in (
+    assert f"note: the library was upgraded from schema 2 to {SCHEMA_VERSION}; a copy of it as it was is at {copy}" in (
         " ".join(result.stderr.split()))
     with sqlite3.connect(copy) as con:  # the library as it was: schema 2, no chunk roles, the note in it
         assert con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone() == ("2",)
         assert "role" not in {row[1] for row in con.execute("PRAGMA table_info(chunk)")}
         assert con.execute("SELECT title FROM document WHERE type != 'folder'").fetchall() == [("Old",)]
-    assert _meta(schema_2, "schema_version") == "3"
+    assert _meta(schema_2, "schema_version") == str(SCHEMA_VERSION)
     with Library.open(schema_2) as lib:
         assert lib.notices == []  # upgraded once, copied once
 

@@ -15,7 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from ..core.documents import DocumentStatus, DocumentType
 from ..core.errors import IndexUnavailable, InvalidInput
 from ..core.tags import combine, split_tag_list
-from ..services import bibliography, folders, imports, indexing, relations, scopes, sharing
+from ..services import bibliography, folders, imports, indexing, relations, scopes, sharing, undo
 from ..services import documents as doc_service
 from ..services import search as search_service
 from ..services.library import Library
@@ -280,7 +280,8 @@ def memory_tag(
     """Add and remove tags: `memory tag DOC --add important --remove unread`."""
     with open_library(library) as lib:
         _visible(lib, doc_id, scope)
-        doc = doc_service.tag_document(lib, doc_id, add=split_tag_list(add), remove=split_tag_list(remove))
+        doc = doc_service.tag_document(lib, doc_id, add=split_tag_list(add), remove=split_tag_list(remove),
+                                       user_action=undo.user_action(lib, "Tag", [doc_id]))
         indexing.try_drain(lib, documents=[doc.id])  # the new tags in its vectors' metadata; the rest is the writer's
         emit(as_json, doc, lambda: out.print(f"{doc.id}: {render.tag_text(doc.tags) or '(no tags)'}"))
 
@@ -333,7 +334,8 @@ def memory_move(
     """Move a document or folder into another folder of its scope."""
     with open_library(library) as lib:
         _visible(lib, doc_id, scope)
-        doc = folders.move_to_folder(lib, doc_id, None if folder == "/" else folder)
+        doc = folders.move_to_folder(lib, doc_id, None if folder == "/" else folder,
+                                     user_action=undo.user_action(lib, "Move", [doc_id]))
         emit(as_json, doc, lambda: out.print(f"moved {doc.id} to {folder}"))
 
 
@@ -350,7 +352,9 @@ def memory_edit(
         content = read_stdin()
     with open_library(library) as lib:
         _visible(lib, doc_id, scope)
-        doc = doc_service.update_document(lib, doc_id, title=title, content=content, reason=reason)
+        verb = "Rename" if content is None else "Edit"
+        doc = doc_service.update_document(lib, doc_id, title=title, content=content, reason=reason,
+                                          user_action=undo.user_action(lib, verb, [doc_id]))
         _index_now(lib, [doc.id], True, as_json)
         emit(as_json, doc, lambda: out.print(f"{doc.id} is now version {doc.version}"))
 
@@ -369,7 +373,8 @@ def _set_status(doc_id: str, status: DocumentStatus, scope: str | None, library:
                 verb: str) -> None:
     with open_library(library) as lib:
         _visible(lib, doc_id, scope)
-        changed = doc_service.set_status(lib, doc_id, status)
+        action = undo.user_action(lib, {"deleted": "Trash", "active": "Restore"}.get(status.value, "Archive"), [doc_id])
+        changed = doc_service.set_status(lib, doc_id, status, user_action=action)
         emit(as_json, changed, lambda: out.print(f"{verb} {len(changed)} document(s)"))
 
 
@@ -503,7 +508,7 @@ def mcp_serve(
 
 
 # Registered after the commands above, so that `memory --help` lists the everyday ones first.
-from . import citation_commands, duplicate_commands, promotion_commands  # noqa: E402, F401
+from . import citation_commands, duplicate_commands, promotion_commands, undo_commands  # noqa: E402, F401
 
 
 def run() -> None:

@@ -12,7 +12,7 @@ import typer
 
 from ..core.errors import DocumentNotFound, InvalidInput, ScopeNotVisible
 from ..core.scopes import ScopeKind
-from ..services import audit, indexing, moves, promotion_rules, review, scopes
+from ..services import audit, indexing, moves, promotion_rules, review, scopes, undo
 from ..services import documents as doc_service
 from ..services.library import Library
 from . import render
@@ -58,7 +58,9 @@ def _move_scope(doc_ids: list[str], to: str, reason: str, scope: str | None, lib
         for doc_id in doc_ids:
             _manageable(lib, doc_id, scope)
         change = moves.visibility_change(lib, doc_ids, to)  # before the move: afterwards the sources are gone
-        moved = moves.move_documents(lib, doc_ids, to, direction, reason=reason)
+        action = undo.user_action(lib, "Promote" if direction == "up" else "Demote", doc_ids,
+                                  suffix=f"to {change.target_scope}")
+        moved = moves.move_documents(lib, doc_ids, to, direction, reason=reason, user_action=action)
         indexing.try_drain(lib, documents=[d.id for d in moved])  # carry their vectors along
         emit(as_json, {**change.model_dump(mode="json"), "moved": moved},
              lambda: render.moved(moved, change, "promoted" if direction == "up" else "demoted"))

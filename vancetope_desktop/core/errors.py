@@ -63,6 +63,12 @@ class FolderCycle(InvalidInput):
     """A folder would move into itself or one of its descendants."""
 
 
+class UndoRefused(VancetopeError):
+    """Nothing to undo or redo, or undoing would overwrite a later change (the document changed since)."""
+
+    exit_code = 5
+
+
 class ImportFailed(VancetopeError):
     """A file could not be imported; the subclass says why."""
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -13,6 +14,7 @@ from ..core.documents import ChunkInfo, DocumentInfo, DocumentStatus, DocumentTy
 from ..core.errors import ImportFailed, InvalidInput, NotFound
 from ..core.ids import new_document_id
 from ..core.tags import TagFilter, normalize_tags
+from ..core.undo import UserAction
 from ..ingest.chunking import fit_to_model
 from ..ingest.registry import extract_text
 from ..store import fulltext, tables
@@ -288,7 +290,8 @@ def with_contents(session, document_id: str) -> list[str]:
 
 def update_document(lib: Library, document_id: str, *, title: str | None = None, content: str | None = None,
                     metadata: dict[str, Any] | None = None, add_tags: Iterable[str] = (),
-                    remove_tags: Iterable[str] = (), reason: str = "edited") -> DocumentInfo:
+                    remove_tags: Iterable[str] = (), reason: str = "edited",
+                    user_action: UserAction | None = None) -> DocumentInfo:
     """Change a document's title, text content, metadata or tags, keeping the previous state as one version.
 
     A content change re-chunks the document and queues it for re-embedding, and its tags follow the
@@ -298,7 +301,8 @@ def update_document(lib: Library, document_id: str, *, title: str | None = None,
     its content takes the new text's title (front matter ``title``, title heading, else first line).
     A title change updates the lexical index. ``add_tags``/``remove_tags`` apply last (they win over
     the text), as in :func:`tag_document`. Files keep their stored original: their content cannot be
-    edited here.
+    edited here. With ``user_action`` the change is recorded for undo (``rename`` when only the title
+    changed, else ``edit``: ``audit.record_user_action``).
 
     Raises:
         DocumentNotFound. InvalidInput: blank title/content, malformed tags, or editing the content of a
@@ -333,6 +337,7 @@ def update_document(lib: Library, document_id: str, *, title: str | None = None,
         changed_tags = sorted(tags_after) != tags_before
         if not (changed_content or changed_title or metadata or changed_tags):
             return records.info(lib, session, document_id)
+        kept_as = row.version
         records.snapshot_version(session, row, reason)
         if changed_tags:
             records.set_tags(session, document_id, tags_after)
@@ -359,6 +364,10 @@ def update_document(lib: Library, document_id: str, *, title: str | None = None,
         elif changed_title or changed_tags:
             records.enqueue(session, row.id, "refresh")
         session.add(row)
+        if user_action is not None:
+            only_title = changed_title and not (changed_content or metadata or changed_tags)
+            audit.record_user_action(session, row, "rename" if only_title else "edit", user_action,
+                                     {"version": [kept_as, row.version]})
         records.bump_change_counter(session)
         session.flush()
         return records.info(lib, session, document_id)
@@ -381,10 +390,11 @@ def edited_tags(before: Sequence[str], add: Sequence[str], remove: Sequence[str]
 
 
 def tag_document(lib: Library, document_id: str, *, add: Iterable[str] = (), remove: Iterable[str] = (),
-                 reason: str | None = None) -> DocumentInfo:
+                 reason: str | None = None, user_action: UserAction | None = None) -> DocumentInfo:
     """Add and remove tags (a removed tag also removes the tags below it: ``-topic`` drops ``topic/x``).
 
     The previous tag set is kept as a version; vectors get the new tags through a ``refresh`` job.
+    With ``user_action`` the change is recorded for undo (``tag``: ``audit.record_user_action``).
 
     Raises:
         DocumentNotFound. InvalidInput: malformed tags.
@@ -398,9 +408,12 @@ def tag_document(lib: Library, document_id: str, *, add: Iterable[str] = (), rem
             return records.info(lib, session, document_id)
         added = [t for t in after if t not in before]
         removed = [t for t in before if t not in after]
+        kept_as = row.version
         records.snapshot_version(session, row, reason or _tag_reason(added, removed))
         records.set_tags(session, document_id, after)
         session.add(row)
+        if user_action is not None:
+            audit.record_user_action(session, row, "tag", user_action, {"version": [kept_as, row.version]})
         records.enqueue(session, row.id, "refresh")
         records.bump_change_counter(session)
         session.flush()
@@ -412,11 +425,13 @@ def _tag_reason(added: list[str], removed: list[str]) -> str:
     return "tags " + " ".join(parts)
 
 
-def set_status(lib: Library, document_id: str, status: DocumentStatus) -> list[DocumentInfo]:
+def set_status(lib: Library, document_id: str, status: DocumentStatus, *,
+               user_action: UserAction | None = None) -> list[DocumentInfo]:
     """Move a document (and, for a folder, everything inside it) to ``status``.
 
     ``deleted`` is the trash: the document keeps its vectors and can be restored with ``active``; its
-    pending promotion requests are withdrawn.
+    pending promotion requests are withdrawn. With ``user_action`` each change is recorded for undo
+    (``trash`` into the trash, ``untrash`` out of it, else ``status``: ``audit.record_user_action``).
 
     Returns:
         Every document whose status changed.
@@ -427,15 +442,32 @@ def set_status(lib: Library, document_id: str, status: DocumentStatus) -> list[D
         for doc_id in ids:
             row = records.document_row(session, doc_id)
             if row.status != status.value:
-                row.status = status.value
-                row.updated_at = utcnow()
-                session.add(row)
+                before = row.status
+                apply_status(session, row, status.value, user_action.actor if user_action else audit.current_user())
                 changed.append(doc_id)
-                if status is DocumentStatus.DELETED:
-                    records.withdraw_requests(session, row, audit.current_user(), why="moved to the trash")
+                if user_action is not None:
+                    audit.record_user_action(session, row, status_kind(before, status.value), user_action,
+                                             {"status": [before, status.value]})
         records.bump_change_counter(session)
         session.flush()
         return [records.info(lib, session, i) for i in changed]
+
+
+def apply_status(session, row: tables.DocumentRow, status: str, actor: str) -> None:
+    """Set one document's status inside the caller's transaction (no cascade to a folder's contents);
+    into the trash, its pending promotion requests are withdrawn in ``actor``'s name."""
+    row.status = status
+    row.updated_at = utcnow()
+    session.add(row)
+    if status == DocumentStatus.DELETED.value:
+        records.withdraw_requests(session, row, actor, why="moved to the trash")
+
+
+def status_kind(before: str, after: str) -> str:
+    """The audit action of a status change: ``trash``, ``untrash`` (out of the trash) or ``status``."""
+    if after == DocumentStatus.DELETED.value:
+        return "trash"
+    return "untrash" if before == DocumentStatus.DELETED.value else "status"
 
 
 def purge_document(lib: Library, document_id: str) -> None:
@@ -495,6 +527,33 @@ def restore_version(lib: Library, document_id: str, number: int) -> DocumentInfo
     Raises:
         DocumentNotFound. NotFound: the document has no such version.
     """
+    plan = prepare_restore(lib, document_id, number)
+    with write_session(lib.engine) as session:
+        if apply_restore(session, plan):
+            records.bump_change_counter(session)
+            session.flush()
+        return records.info(lib, session, document_id)
+
+
+@dataclass(frozen=True)
+class RestorePlan:
+    """What :func:`apply_restore` writes: a version, and its content already chunked (None: not restored).
+
+    Made by :func:`prepare_restore` outside the write transaction, since chunking to the model's token
+    limit reads the tokenizer.
+    """
+
+    version: VersionInfo
+    content: str | None
+    prepared: tuple[list[Any], list[int]] | None
+
+
+def prepare_restore(lib: Library, document_id: str, number: int) -> RestorePlan:
+    """Read version ``number`` and chunk its content for :func:`apply_restore`.
+
+    Raises:
+        DocumentNotFound. NotFound: the document has no such version.
+    """
     version = read_version(lib, document_id, number)
     with read_session(lib.engine) as session:
         doc_type = DocumentType(records.document_row(session, document_id).type)
@@ -502,34 +561,44 @@ def restore_version(lib: Library, document_id: str, number: int) -> DocumentInfo
     prepared = None
     if content is not None:
         prepared = fit_to_model(extract_text(content, doc_type, version.title).chunks, lib.embedder())
-    with write_session(lib.engine) as session:
-        row = records.document_row(session, document_id)
-        before_tags = records.tags_of(session, document_id)
-        # A file's metadata also says where its stored original is (file_suffix): that must not go back.
-        metadata = {**version.metadata, **{k: v for k, v in row.meta.items() if k == "file_suffix"}}
-        changed_title = version.title != row.title
-        changed_tags = sorted(version.tags) != before_tags
-        changed_content = content is not None and content != row.content
-        if not (changed_title or changed_tags or changed_content or metadata != row.meta):
-            return records.info(lib, session, document_id)
-        records.snapshot_version(session, row, f"restored version {number}")
-        row.title, row.meta = version.title, metadata
-        if changed_tags:
-            records.set_tags(session, document_id, version.tags)
-        if changed_content and prepared is not None:
-            row.content = content
-            row.content_hash = version.content_hash or hash_text(content or "")
-            records.replace_chunks(session, row, *prepared)  # indexes the chunks under the restored title
-            row.index_state, row.index_error = IndexState.PENDING.value, None
-            records.enqueue(session, row.id, "embed")
-        elif changed_title or changed_tags:
-            if changed_title:
-                fulltext.retitle_document(session, row.id, row.title)
-            records.enqueue(session, row.id, "refresh")
-        session.add(row)
-        records.bump_change_counter(session)
-        session.flush()
-        return records.info(lib, session, document_id)
+    return RestorePlan(version, content, prepared)
+
+
+def apply_restore(session, plan: RestorePlan) -> bool:
+    """Restore ``plan``'s version inside the caller's write transaction, as :func:`restore_version` says.
+
+    Returns:
+        Whether anything changed (the replaced state is then kept as a version).
+
+    Raises:
+        DocumentNotFound.
+    """
+    version, content, prepared = plan.version, plan.content, plan.prepared
+    row = records.document_row(session, version.document_id)
+    before_tags = records.tags_of(session, row.id)
+    # A file's metadata also says where its stored original is (file_suffix): that must not go back.
+    metadata = {**version.metadata, **{k: v for k, v in row.meta.items() if k == "file_suffix"}}
+    changed_title = version.title != row.title
+    changed_tags = sorted(version.tags) != before_tags
+    changed_content = content is not None and content != row.content
+    if not (changed_title or changed_tags or changed_content or metadata != row.meta):
+        return False
+    records.snapshot_version(session, row, f"restored version {version.number}")
+    row.title, row.meta = version.title, metadata
+    if changed_tags:
+        records.set_tags(session, row.id, version.tags)
+    if changed_content and prepared is not None:
+        row.content = content
+        row.content_hash = version.content_hash or hash_text(content or "")
+        records.replace_chunks(session, row, *prepared)  # indexes the chunks under the restored title
+        row.index_state, row.index_error = IndexState.PENDING.value, None
+        records.enqueue(session, row.id, "embed")
+    elif changed_title or changed_tags:
+        if changed_title:
+            fulltext.retitle_document(session, row.id, row.title)
+        records.enqueue(session, row.id, "refresh")
+    session.add(row)
+    return True
 
 
 def list_chunks(lib: Library, document_id: str) -> list[ChunkInfo]:

@@ -11,10 +11,11 @@ from sqlmodel import Session, select
 from ..core.documents import DocumentInfo, DocumentStatus, DocumentType, IndexState
 from ..core.errors import DocumentNotFound, FolderCycle, InvalidInput
 from ..core.ids import new_document_id
+from ..core.undo import UserAction
 from ..store import tables
 from ..store.db import read_session, write_session
 from ..store.tables import utcnow
-from . import records
+from . import audit, records
 from .library import Library
 from .scopes import ancestry, resolve_scope
 
@@ -111,8 +112,11 @@ def ensure_folder(session: Session, scope_path: str, title: str, parent_id: str 
     return row
 
 
-def move_to_folder(lib: Library, document_id: str, folder_id: str | None) -> DocumentInfo:
+def move_to_folder(lib: Library, document_id: str, folder_id: str | None, *,
+                   user_action: UserAction | None = None) -> DocumentInfo:
     """Put a document (or a folder, with everything inside it) into ``folder_id`` (None: top level).
+
+    With ``user_action`` the move is recorded for undo (``file``: ``audit.record_user_action``).
 
     Raises:
         FolderCycle: a folder would move into itself or below itself.
@@ -120,26 +124,35 @@ def move_to_folder(lib: Library, document_id: str, folder_id: str | None) -> Doc
     """
     with write_session(lib.engine) as session:
         row = records.document_row(session, document_id)
-        if folder_id is not None:
-            target = records.document_row(session, folder_id)
-            if target.type != DocumentType.FOLDER.value:
-                raise InvalidInput(f"{folder_id} is not a folder")
-            if target.scope_path != row.scope_path:
-                raise InvalidInput(
-                    f"{folder_id} is in {target.scope_path} but {document_id} is in {row.scope_path}; "
-                    "move it between scopes with promote or demote"
-                )
-            walker: str | None = folder_id
-            while walker is not None:
-                if walker == row.id:
-                    raise FolderCycle(f"cannot move folder {row.title!r} into itself or one of its subfolders")
-                walker = records.document_row(session, walker).folder_id
-        row.folder_id = folder_id
-        row.updated_at = utcnow()
-        session.add(row)
+        before = row.folder_id
+        place_in_folder(session, row, folder_id)
+        if user_action is not None and before != folder_id:
+            audit.record_user_action(session, row, "file", user_action, {"folder": [before, folder_id]})
         records.bump_change_counter(session)
         session.flush()
         return records.info(lib, session, row.id)
+
+
+def place_in_folder(session: Session, row: tables.DocumentRow, folder_id: str | None) -> None:
+    """Put ``row`` into ``folder_id`` (None: top level) inside the caller's transaction, after the checks
+    of :func:`move_to_folder` (which raises the same errors)."""
+    if folder_id is not None:
+        target = records.document_row(session, folder_id)
+        if target.type != DocumentType.FOLDER.value:
+            raise InvalidInput(f"{folder_id} is not a folder")
+        if target.scope_path != row.scope_path:
+            raise InvalidInput(
+                f"{folder_id} is in {target.scope_path} but {row.id} is in {row.scope_path}; "
+                "move it between scopes with promote or demote"
+            )
+        walker: str | None = folder_id
+        while walker is not None:
+            if walker == row.id:
+                raise FolderCycle(f"cannot move folder {row.title!r} into itself or one of its subfolders")
+            walker = records.document_row(session, walker).folder_id
+    row.folder_id = folder_id
+    row.updated_at = utcnow()
+    session.add(row)
 
 
 def folder_path(lib: Library, document_id: str) -> list[str]:
@@ -232,8 +245,10 @@ def folder_tree(lib: Library, *, scope: str | None = None, include_ancestors: bo
     return nodes
 
 
-def rename_folder(lib: Library, folder_id: str, title: str) -> DocumentInfo:
+def rename_folder(lib: Library, folder_id: str, title: str, *, user_action: UserAction | None = None) -> DocumentInfo:
     """Give a folder a new title, keeping the old one as a version (reason ``renamed from 'old'``).
+
+    With ``user_action`` the rename is recorded for undo (``rename``: ``audit.record_user_action``).
 
     Raises:
         DocumentNotFound. InvalidInput: blank title, not a folder, or an active sibling folder
@@ -249,9 +264,12 @@ def rename_folder(lib: Library, folder_id: str, title: str) -> DocumentInfo:
         if title == row.title:
             return records.info(lib, session, folder_id)
         _refuse_duplicate(session, row.scope_path, title, row.folder_id, allowed_id=row.id)
+        kept_as = row.version
         records.snapshot_version(session, row, f"renamed from {row.title!r}")
         row.title = title
         session.add(row)
+        if user_action is not None:
+            audit.record_user_action(session, row, "rename", user_action, {"version": [kept_as, row.version]})
         records.bump_change_counter(session)
         session.flush()
         return records.info(lib, session, folder_id)

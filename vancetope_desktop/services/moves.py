@@ -20,6 +20,7 @@ from sqlmodel import Session, select
 from ..core.documents import DocumentInfo, DocumentStatus, DocumentType, SourceType
 from ..core.errors import InvalidInput, ScopeError
 from ..core.promotion import VisibilityChange
+from ..core.undo import UserAction
 from ..store import tables
 from ..store.db import read_session, write_session
 from ..store.tables import utcnow
@@ -54,15 +55,17 @@ def move_to_scope(lib: Library, document_id: str, target: str, direction: Direct
 
 
 def move_documents(lib: Library, document_ids: Sequence[str], target: str, direction: Direction | None = None, *,
-                   actor: str | None = None, reason: str = "") -> list[DocumentInfo]:
+                   actor: str | None = None, reason: str = "",
+                   user_action: UserAction | None = None) -> list[DocumentInfo]:
     """Move several documents (a selection; folders with their contents) to ``target``, all or none.
 
     Every document is checked before anything moves; then all move in one transaction. A document
-    inside a folder that is moved too goes along with its folder.
+    inside a folder that is moved too goes along with its folder. With ``user_action`` (a move by hand;
+    its actor is the mover) the move is recorded for undo (``audit.record_user_action``).
 
     Returns / Raises: as :func:`move_to_scope`.
     """
-    who = actor or audit.current_user()
+    who = user_action.actor if user_action else actor or audit.current_user()
     with read_session(lib.engine) as session:
         sources = {d: records.document_row(session, d).scope_path for d in dict.fromkeys(document_ids)}
     plan = {d: check_move(lib, source, target, direction) for d, source in sources.items()}
@@ -70,7 +73,8 @@ def move_documents(lib: Library, document_ids: Sequence[str], target: str, direc
         moved: list[str] = []
         for doc_id, target_path in plan.items():
             if doc_id not in moved:
-                moved += move_in_session(session, doc_id, target_path, actor=who, reason=reason)
+                moved += move_in_session(session, doc_id, target_path, actor=who, reason=reason,
+                                         user_action=user_action)
         if moved:
             records.bump_change_counter(session)
         session.flush()
@@ -101,13 +105,15 @@ def check_move(lib: Library, source: str, target: str, direction: Direction | No
 
 
 def move_in_session(session: Session, document_id: str, target_path: str, *, actor: str, reason: str = "",
-                    request_id: str | None = None) -> list[str]:
+                    request_id: str | None = None, user_action: UserAction | None = None) -> list[str]:
     """Move one document (with a folder's contents) to ``target_path`` inside the caller's transaction.
 
     The target must have been checked (:func:`check_move`). Pending promotion requests of the moved
     documents whose target is still above them stay pending; the others are withdrawn, except
     ``request_id`` (the request this move carries out). A think process's ``Results`` folder promoted
     files each result in its landing folder (:func:`_landing_folder`); a folder meeting a namesake merges.
+    With ``user_action`` the audit entries also say what undo needs (the document's folder before and
+    after; ``audit.record_user_action``).
 
     Returns:
         The ids moved, the document first; empty when it is in ``target_path`` already.
@@ -132,8 +138,12 @@ def move_in_session(session: Session, document_id: str, target_path: str, *, act
         row.updated_at = utcnow()
         if row.type != DocumentType.FOLDER.value:
             records.enqueue(session, doc_id, "move", **{"from": previous})
-        audit.record(session, row, action, actor=actor, from_scope=previous, to_scope=target_path, reason=reason,
-                     request_id=request_id)
+        if user_action is None:
+            audit.record(session, row, action, actor=actor, from_scope=previous, to_scope=target_path,
+                         reason=reason, request_id=request_id)
+        elif doc_id != document_id:
+            audit.record_user_action(session, row, action, user_action, {"top": False}, from_scope=previous,
+                                     to_scope=target_path, reason=reason)
         records.withdraw_requests(session, row, actor, keep=request_id, moved_to=target_path,
                                   why=f"{action}d by hand to {target_path}")
         session.add(row)
@@ -141,6 +151,10 @@ def move_in_session(session: Session, document_id: str, target_path: str, *, act
     # Its folder stays behind in the source scope; a result goes to its think process's folder.
     top.folder_id = _landing_folder(session, top, target_path)
     session.add(top)
+    if user_action is not None:
+        audit.record_user_action(session, top, action, user_action,
+                                 {"top": True, "folder": [left_folder, top.folder_id]},
+                                 from_scope=source, to_scope=target_path, reason=reason)
     session.flush()
     if top.type == DocumentType.FOLDER.value:
         if upward and top.title == RESULTS_FOLDER:

@@ -21,10 +21,11 @@ from sqlmodel import Session, select
 from ..core.documents import DocumentStatus, DocumentType
 from ..core.errors import InvalidInput
 from ..core.tags import AnyOf, TagIs, normalize_tag, normalize_tags, tag_matches
+from ..core.undo import UserAction
 from ..store import tables
 from ..store.db import get_meta, read_session, set_meta, write_session
 from ..store.filters import SqlFilter
-from . import records
+from . import audit, records
 from .library import Library
 from .scopes import resolve_scope, visibility_filter
 
@@ -145,12 +146,13 @@ def _like_escape(value: str) -> str:
     return value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-def rename_tag(lib: Library, old: str, new: str) -> list[str]:
+def rename_tag(lib: Library, old: str, new: str, *, user_action: UserAction | None = None) -> list[str]:
     """Rename ``old`` and every tag below it (``old/x`` → ``new/x``) on every document of the library.
 
     A document that ends up with the same tag twice keeps it once. Each changed document gets a
     version (reason ``tag renamed #old → #new``) and a ``refresh`` index job; the colours of the
-    renamed tags move with them (a colour already set on the new name wins).
+    renamed tags move with them (a colour already set on the new name wins). With ``user_action`` each
+    document's change is recorded for undo (``tag``: ``audit.record_user_action``; colours are not undone).
 
     Returns:
         Ids of the documents whose tags changed, sorted.
@@ -161,15 +163,16 @@ def rename_tag(lib: Library, old: str, new: str) -> list[str]:
     old, new = normalize_tag(old), normalize_tag(new)
     if tag_matches(new, old):
         raise InvalidInput(f"cannot rename #{old} to #{new}: the new name is the tag itself or below it")
-    return _retag(lib, {old: new}, f"tag renamed #{old} → #{new}")
+    return _retag(lib, {old: new}, f"tag renamed #{old} → #{new}", user_action)
 
 
-def merge_tags(lib: Library, sources: Sequence[str], target: str) -> list[str]:
+def merge_tags(lib: Library, sources: Sequence[str], target: str, *,
+               user_action: UserAction | None = None) -> list[str]:
     """Make every source tag ``target``, on every document of the library; subtrees follow (``s/x`` → ``target/x``).
 
     A source equal to ``target`` is ignored; when sources nest (``a`` and ``a/b``), a tag is
-    renamed by the most specific source it lies under. Versions, jobs and colours as in :func:`rename_tag`
-    (reason ``tags merged #a, #b → #target``).
+    renamed by the most specific source it lies under. Versions, jobs, colours and undo as in
+    :func:`rename_tag` (reason ``tags merged #a, #b → #target``).
 
     Returns:
         Ids of the documents whose tags changed, sorted (empty when there is nothing to merge).
@@ -185,13 +188,14 @@ def merge_tags(lib: Library, sources: Sequence[str], target: str) -> list[str]:
     if not wanted:
         return []
     reason = "tags merged " + ", ".join(f"#{s}" for s in wanted) + f" → #{target}"
-    return _retag(lib, dict.fromkeys(wanted, target), reason)
+    return _retag(lib, dict.fromkeys(wanted, target), reason, user_action)
 
 
-def delete_tags(lib: Library, tags: Sequence[str]) -> list[str]:
+def delete_tags(lib: Library, tags: Sequence[str], *, user_action: UserAction | None = None) -> list[str]:
     """Remove ``tags`` and every tag below them from every document of the library, with their colours.
 
-    Each changed document gets a version (reason ``tags deleted #a, #b``) and a ``refresh`` index job.
+    Each changed document gets a version (reason ``tags deleted #a, #b``) and a ``refresh`` index job;
+    undo as in :func:`rename_tag`.
 
     Returns:
         Ids of the documents whose tags changed, sorted.
@@ -203,7 +207,7 @@ def delete_tags(lib: Library, tags: Sequence[str]) -> list[str]:
     if not wanted:
         return []
     reason = ("tag deleted " if len(wanted) == 1 else "tags deleted ") + ", ".join(f"#{t}" for t in wanted)
-    return _retag(lib, dict.fromkeys(wanted), reason)
+    return _retag(lib, dict.fromkeys(wanted), reason, user_action)
 
 
 def _map_tag(tag: str, mapping: Mapping[str, str | None]) -> str | None:
@@ -215,7 +219,8 @@ def _map_tag(tag: str, mapping: Mapping[str, str | None]) -> str | None:
     return None if replacement is None else replacement + tag[len(best):]
 
 
-def _retag(lib: Library, mapping: Mapping[str, str | None], reason: str) -> list[str]:
+def _retag(lib: Library, mapping: Mapping[str, str | None], reason: str,
+           user_action: UserAction | None = None) -> list[str]:
     """Rewrite tags by ``mapping`` (old prefix → new prefix, None: remove) on every document; one transaction."""
     where = SqlFilter().and_tags(AnyOf(tuple(TagIs(t) for t in mapping)))
     with write_session(lib.engine) as session:
@@ -234,7 +239,11 @@ def _retag(lib: Library, mapping: Mapping[str, str | None], reason: str) -> list
                     after = list(dict.fromkeys(m for t in before if (m := _map_tag(t, mapping)) is not None))
                     if sorted(after) == before:
                         continue
-                    records.snapshot_version(session, rows[document_id], reason)
+                    row = rows[document_id]
+                    records.snapshot_version(session, row, reason)
+                    if user_action is not None:
+                        audit.record_user_action(session, row, "tag", user_action,
+                                                 {"version": [row.version - 1, row.version]})
                     removed += [{"d": document_id, "t": t} for t in before if t not in after]
                     added += [{"d": document_id, "t": t} for t in after if t not in before]
                     records.enqueue(session, document_id, "refresh")

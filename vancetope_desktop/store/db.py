@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy.schema import CreateIndex
 from sqlmodel import Session, SQLModel
 
 from ..core.errors import LibraryError, LibraryTooNew
@@ -161,9 +162,19 @@ def _repair_json(session: Session) -> None:
     repair_json_columns(session, [t.__table__ for t in _TABLES])
 
 
+def _add_audit_payload(session: Session) -> None:
+    columns = {row[1] for row in session.exec(text("PRAGMA table_info(audit_entry)")).all()}
+    if "payload" not in columns:
+        session.exec(text("ALTER TABLE audit_entry ADD COLUMN payload JSON NOT NULL DEFAULT '{}'"))
+    for index in tables.AuditRow.__table__.indexes:  # type: ignore[attr-defined]
+        # IF NOT EXISTS, not checkfirst: SQLAlchemy cannot reflect expression indexes (and warns).
+        session.connection().execute(CreateIndex(index, if_not_exists=True))
+
+
 _MIGRATIONS = {
     # 2: promotion_request and audit_entry, new tables that create_all makes.
     3: (_add_chunk_role, _add_indexes, _reanalyze_rtl_fulltext, _repair_json),
+    4: (_add_audit_payload,),
 }
 """Schema version → the steps that bring the previous version to it (inside one write transaction)."""
 

@@ -61,7 +61,8 @@ def _repaired(raw: str | None) -> str:
 def repair_json_columns(session: Session, tables: Iterable[Table]) -> int:
     """Rewrite every stored value that SQLite's ``json_valid`` rejects, in every JSON column of ``tables``.
 
-    Runs inside the caller's write transaction (``ensure_schema``). One scan per JSON column:
+    Runs inside the caller's write transaction (``ensure_schema``); columns missing from the database are
+    skipped. One scan per JSON column:
     0.27 s for 2,000 documents of 100 KB text each (the scan reads past ``content``).
 
     Returns:
@@ -69,8 +70,10 @@ def repair_json_columns(session: Session, tables: Iterable[Table]) -> int:
     """
     repaired = 0
     for table in tables:
+        # A column a later schema adds is not there yet when an earlier migration step runs this.
+        present = {row[1] for row in session.exec(text(f"PRAGMA table_info({table.name})")).all()}
         for column in table.columns:
-            if not isinstance(column.type, JSON):
+            if not isinstance(column.type, JSON) or column.name not in present:
                 continue
             rows = session.exec(text(
                 f"SELECT rowid, {column.name} FROM {table.name} WHERE NOT json_valid({column.name})")).all()

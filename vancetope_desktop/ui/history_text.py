@@ -22,7 +22,10 @@ HISTORY_SHOWN = 12
 """Audit entries listed (the newest); older ones are counted."""
 
 ACTION_TEXT = {"promote": "Promoted", "demote": "Demoted", "request": "Promotion requested", "approve": "Approved",
-               "reject": "Rejected", "withdraw": "Request withdrawn", "update": "Updated from a newer copy"}
+               "reject": "Rejected", "withdraw": "Request withdrawn", "update": "Updated from a newer copy",
+               "trash": "Moved to the trash", "untrash": "Restored from the trash", "status": "Status changed",
+               "file": "Moved to another folder", "tag": "Tags changed", "rename": "Renamed", "edit": "Edited",
+               "undo": "Undone", "redo": "Redone", "skip": "Taken off the undo history"}
 """How each audit action reads (others: the action capitalised)."""
 
 _MOVES = frozenset({"promote", "demote"})

@@ -57,6 +57,7 @@ from .tag_chips import TagChipsDelegate
 from .tag_pane import TagPane
 from .tasks import TaskContext, TaskManager
 from .tasks_panel import StatusIndicator, TasksPanel
+from .undo_actions import UndoActions
 from .viewer import DocumentViewer
 from .welcome import WelcomePage
 from .workbench import Workbench
@@ -220,6 +221,9 @@ class MainWindow(QMainWindow):
         file_menu.addSeparator()
         file_menu.addAction(self.quit_action)
         edit_menu = menus.addMenu("&Edit")
+        self.undo_actions = UndoActions(self.workbench, self)
+        edit_menu.addActions([self.undo_actions.undo_action, self.undo_actions.redo_action])
+        edit_menu.addSeparator()
         for action in (self.rename_action, self.trash_action, self.find_action):
             edit_menu.addAction(action)
         self.duplicates_action = edit_menu.addAction("Find Duplicates…", self.show_duplicates)
@@ -659,9 +663,8 @@ class MainWindow(QMainWindow):
             self.workbench.create_folder(name, target)
 
     def delete_folder(self, target: FolderTarget) -> None:
-        """Move a folder with its contents to the trash, after asking."""
-        if target.kind == "folder" and dialogs.confirm(self, "Delete folder",
-                                                       "Move this folder and everything in it to the trash?"):
+        """Move a folder with its contents to the trash (without asking: Edit ▸ Undo brings it back)."""
+        if target.kind == "folder":
             self.workbench.set_status([target.key], DocumentStatus.DELETED, "Delete folder")
 
     def create_scope(self, parent_path: str) -> None:

@@ -17,8 +17,9 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from ..core.documents import DocumentStatus, DocumentType
 from ..core.errors import ScopeNotFound
+from ..core.undo import UserAction
 from ..ingest.process_pool import ProcessExtractor
-from ..services import audit, demo, documents, folders, imports, moves, promotion_rules, review, scopes, tags
+from ..services import audit, demo, documents, folders, imports, moves, promotion_rules, review, scopes, tags, undo
 from ..services.library import Library, save_settings
 from ..store.db import read_session
 from .folder_model import FolderTarget
@@ -237,31 +238,49 @@ class Workbench(QObject):
 
     def rename_document(self, doc_id: str, title: str) -> Task:
         """Give a document (or folder) a new title."""
-        return self.run("Rename", lambda _c: documents.update_document(self.lib, doc_id, title=title))
+        return self.run("Rename", lambda _c: documents.update_document(
+            self.lib, doc_id, title=title, user_action=undo.user_action(self.lib, "Rename", [doc_id])))
 
     def save_content(self, doc_id: str, content: str, on_saved: Callable[[Any], None] | None = None) -> Task:
         """Save an edited note's text as a new version."""
-        return self.run("Save", lambda _c: documents.update_document(self.lib, doc_id, content=content),
-                        on_result=on_saved)
+        return self.run("Save", lambda _c: documents.update_document(
+            self.lib, doc_id, content=content, user_action=undo.user_action(self.lib, "Edit", [doc_id])),
+            on_result=on_saved)
 
     def update_metadata(self, doc_id: str, metadata: dict[str, Any]) -> Task:
         """Change metadata fields (authors, year…) of a document."""
-        return self.run("Edit metadata", lambda _c: documents.update_document(self.lib, doc_id, metadata=metadata))
+        return self.run("Edit metadata", lambda _c: documents.update_document(
+            self.lib, doc_id, metadata=metadata, user_action=undo.user_action(self.lib, "Edit", [doc_id])))
 
     def add_tag(self, doc_ids: Sequence[str], tag: str) -> Task:
         """Add ``tag`` to every document of ``doc_ids``."""
-        ids = list(doc_ids)
-        return self.run("Add tag", lambda _c: [documents.tag_document(self.lib, i, add=[tag]) for i in ids])
+        ids, lib = list(doc_ids), self.lib
+
+        def work(_context: TaskContext) -> list:
+            action = undo.user_action(lib, f"Add #{tag} to", ids)
+            return [documents.tag_document(lib, i, add=[tag], user_action=action) for i in ids]
+
+        return self.run("Add tag", work)
 
     def remove_tag(self, doc_ids: Sequence[str], tag: str) -> Task:
         """Remove ``tag`` (and the tags below it) from every document of ``doc_ids``."""
-        ids = list(doc_ids)
-        return self.run("Remove tag", lambda _c: [documents.tag_document(self.lib, i, remove=[tag]) for i in ids])
+        ids, lib = list(doc_ids), self.lib
+
+        def work(_context: TaskContext) -> list:
+            action = undo.user_action(lib, f"Remove #{tag} from", ids)
+            return [documents.tag_document(lib, i, remove=[tag], user_action=action) for i in ids]
+
+        return self.run("Remove tag", work)
 
     def set_status(self, doc_ids: Sequence[str], status: DocumentStatus, title: str) -> Task:
         """Move documents to the trash (``deleted``) or back (``active``)."""
-        ids = list(doc_ids)
-        return self.run(title, lambda _c: [documents.set_status(self.lib, i, status) for i in ids])
+        ids, lib = list(doc_ids), self.lib
+
+        def work(_context: TaskContext) -> list:
+            action = undo.user_action(lib, "Trash" if status is DocumentStatus.DELETED else "Restore", ids)
+            return [documents.set_status(lib, i, status, user_action=action) for i in ids]
+
+        return self.run(title, work)
 
     def purge(self, doc_ids: Sequence[str]) -> Task:
         """Delete trashed documents for good (contents of a folder first)."""
@@ -318,28 +337,36 @@ class Workbench(QObject):
 
     def rename_folder(self, folder_id: str, name: str) -> Task:
         """Rename a folder."""
-        return self.run("Rename folder", lambda _c: folders.rename_folder(self.lib, folder_id, name), index=False)
+        return self.run("Rename folder", lambda _c: folders.rename_folder(
+            self.lib, folder_id, name, user_action=undo.user_action(self.lib, "Rename", [folder_id])), index=False)
 
     def move_documents(self, doc_ids: Sequence[str], target: FolderTarget) -> Task:
         """Put documents (or folders) into a folder of their scope, or at the top level for a scope target."""
-        ids, folder_id = list(doc_ids), target.key if target.kind == "folder" else None
-        return self.run("Move", lambda _c: [folders.move_to_folder(self.lib, i, folder_id) for i in ids],
-                        index=False)
+        ids, folder_id, lib = list(doc_ids), target.key if target.kind == "folder" else None, self.lib
+
+        def work(_context: TaskContext) -> list:
+            action = undo.user_action(lib, "Move", ids)
+            return [folders.move_to_folder(lib, i, folder_id, user_action=action) for i in ids]
+
+        return self.run("Move", work, index=False)
 
     # --- tags ------------------------------------------------------------------------------------
     def rename_tag(self, old: str, new: str) -> Task:
         """Rename a tag across the library; the tags below it follow."""
-        return self.run("Rename tag", lambda _c: tags.rename_tag(self.lib, old, new))
+        action = UserAction(label=f"Rename #{old} to #{new}", actor=audit.current_user())
+        return self.run("Rename tag", lambda _c: tags.rename_tag(self.lib, old, new, user_action=action))
 
     def merge_tags(self, sources: Sequence[str], target: str) -> Task:
         """Merge tags into one."""
         wanted = list(sources)
-        return self.run("Merge tags", lambda _c: tags.merge_tags(self.lib, wanted, target))
+        action = UserAction(label=f"Merge tags into #{target}", actor=audit.current_user())
+        return self.run("Merge tags", lambda _c: tags.merge_tags(self.lib, wanted, target, user_action=action))
 
     def delete_tags(self, doomed: Sequence[str]) -> Task:
         """Remove tags (and the tags below them) from every document."""
         wanted = list(doomed)
-        return self.run("Delete tags", lambda _c: tags.delete_tags(self.lib, wanted))
+        action = UserAction(label="Delete " + ", ".join(f"#{t}" for t in wanted), actor=audit.current_user())
+        return self.run("Delete tags", lambda _c: tags.delete_tags(self.lib, wanted, user_action=action))
 
     def set_tag_color(self, tag: str, color: str | None) -> Task:
         """Colour a tag (None: back to its automatic colour)."""
@@ -435,6 +462,17 @@ class Workbench(QObject):
         """Read what the Review pane shows of ``request`` (a ``PromotionRequest``) on the read lane."""
         return self.read(lambda _c: load_review_details(self.lib, request), on_loaded)
 
+    def undo(self, *, redo: bool = False) -> Task:
+        """Undo (or, with ``redo``, redo) the user's latest action in this library (``services.undo``)."""
+        lib, verb = self.lib, "Redo" if redo else "Undo"
+        return self.run(verb, lambda _c: undo.redo(lib) if redo else undo.undo(lib),
+                        on_result=lambda step: self.notice.emit(f"{verb} {step.label}"))
+
+    def load_undo_history(self, on_loaded: Callable[[tuple[list, list]], None]) -> Task:
+        """Read what Undo and Redo would take (``services.undo.history``: next first), on the read lane."""
+        lib = self.lib
+        return self.read(lambda _c: undo.history(lib), on_loaded)
+
     def load_document_history(self, doc_id: str, on_loaded: Callable[[tuple[list, list]], None]) -> Task:
         """Read a document's audit entries (oldest first) and all its promotion requests, on the read lane."""
         lib = self.lib
@@ -459,12 +497,13 @@ class Workbench(QObject):
         ids, lib, name = list(doc_ids), self.lib, target_name or known.get(target) or target
 
         def work(_context: TaskContext) -> int:
-            moved = moves.move_documents(lib, ids, target, reason=reason)
+            action = undo.user_action(lib, "Move", ids, suffix=f"to {name}")
+            moved = moves.move_documents(lib, ids, target, reason=reason, user_action=action)
             if folder_id is not None:
                 carried = set(ids) | {d.id for d in moved}
                 for doc_id in ids:  # the tops only: a folder's contents stay inside it
                     if documents.get_document(lib, doc_id).folder_id not in carried:
-                        folders.move_to_folder(lib, doc_id, folder_id)
+                        folders.move_to_folder(lib, doc_id, folder_id, user_action=action)
             return len(moved)
 
         def done(count: int) -> None:
