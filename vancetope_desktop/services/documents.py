@@ -28,7 +28,7 @@ from .scopes import resolve_scope, visibility_filter
 from .sharing import check_read
 
 TEXT_TYPES = (DocumentType.NOTE, DocumentType.FACT, DocumentType.RESULT, DocumentType.REFERENCE,
-              DocumentType.STRUCTURED)
+              DocumentType.STRUCTURED, DocumentType.ANNOTATION)
 
 
 def add_text(lib: Library, content: str, *, doc_type: DocumentType = DocumentType.FACT, title: str | None = None,
@@ -53,10 +53,14 @@ def add_text(lib: Library, content: str, *, doc_type: DocumentType = DocumentTyp
         folder_id: a folder of the same scope, or None.
 
     Raises:
-        InvalidInput: blank content, a folder type, bad tags. ScopeNotFound, DocumentNotFound (folder).
+        InvalidInput: blank content, a folder type, an annotation without ``metadata["annotates"]``, bad
+            tags. ScopeNotFound, DocumentNotFound (folder).
     """
     if doc_type not in TEXT_TYPES:
         raise InvalidInput(f"cannot add text as a {doc_type.value}")
+    if doc_type is DocumentType.ANNOTATION and not (metadata or {}).get("annotates"):
+        # An annotation without its PDF would be listed nowhere: they are made by services.annotations.
+        raise InvalidInput("an annotation belongs to a PDF: use `memory annotate` (services.annotations)")
     if not content.strip():
         raise InvalidInput("the content is empty")
     scope_path = resolve_scope(lib, scope)
@@ -204,8 +208,10 @@ LISTED_STATUSES = (DocumentStatus.ACTIVE, DocumentStatus.STALE)
 """What the workbench lists by default: live documents, stale ones included (marked)."""
 RECENT_DAYS = 7
 """The ``recent`` view shows documents added in the last this many days."""
-CONTENT_TYPES = tuple(t for t in DocumentType if t is not DocumentType.FOLDER)
-"""Every document type but folders (the smart views list documents, not folders)."""
+CONTENT_TYPES = tuple(t for t in DocumentType if t not in (DocumentType.FOLDER, DocumentType.ANNOTATION))
+"""Every document type but folders and annotations: the smart views list documents, not folders, and an
+annotation is listed with its PDF (``services.annotations.list_annotations``), not beside it; search
+finds both."""
 
 
 def smart_view_filters(view: str, *, now: datetime | None = None) -> dict[str, Any]:
