@@ -496,7 +496,7 @@ def mcp_serve(
 
 
 # Registered after the commands above, so that `memory --help` lists the everyday ones first.
-from . import promotion_commands  # noqa: E402, F401
+from . import annotation_commands, promotion_commands  # noqa: E402, F401
 
 
 def run() -> None:
