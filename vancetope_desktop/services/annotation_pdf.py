@@ -77,18 +77,24 @@ def page_words(doc, page: int) -> list[Word]:
 
 
 def select_words(path: str | Path, page: int, start: tuple[float, float], end: tuple[float, float]) -> Span | None:
-    """The words from the one nearest ``start`` to the one nearest ``end`` (points on ``page``), in
-    reading order, as a text selection made by dragging from one to the other; None on a page without text.
+    """The words from the one nearest ``start`` to the one nearest ``end`` (points on ``page``) of the PDF at
+    ``path``: :func:`span_between` on :func:`page_words`.
 
     Raises:
         DamagedFile, EncryptedPdf, InvalidInput (see :func:`open_pdf`, :func:`page_words`).
     """
     with open_pdf(path) as doc:
-        words = page_words(doc, page)
+        return span_between(page_words(doc, page), page, start, end)
+
+
+def span_between(words: Sequence[Word], page: int, start: tuple[float, float],
+                 end: tuple[float, float]) -> Span | None:
+    """The words from the one nearest ``start`` to the one nearest ``end`` (points), in reading order, as a
+    text selection made by dragging from one to the other; None on a page without words."""
     if not words:
         return None
     first, last = sorted((_nearest(words, start), _nearest(words, end)))
-    return _span(page, words[first : last + 1])
+    return _span(page, list(words[first : last + 1]))
 
 
 def find_quote(doc, quote: str, *, page: int | None = None, near: float | None = None) -> Span | None:
@@ -182,7 +188,7 @@ def _rgb(color: str) -> tuple[float, float, float]:
         return (1.0, 0.92, 0.23)  # an unreadable colour still highlights, in the default yellow
 
 
-def _nearest(words: list[Word], point: tuple[float, float]) -> int:
+def _nearest(words: Sequence[Word], point: tuple[float, float]) -> int:
     """Index of the word whose box is nearest ``point`` (0 inside it)."""
     x, y = point
 
