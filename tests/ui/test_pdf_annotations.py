@@ -83,6 +83,8 @@ def test_the_annotations_list_shows_them_and_jumps_to_one(qtbot, tmp_path, libra
     rows = [annotator.panel.list.item(i).text() for i in range(annotator.panel.list.count())]
     assert rows == ["p. 2 · “Flash kernels fuse”\nfast", "p. 3 · Note: end note"]
     assert annotator.panel_action.text() == "Annotations (2)"
+    annotator.panel_action.trigger()
+    assert annotator.panel.isVisible()
     top = pdf_viewer.view.verticalScrollBar().value()
     annotator.panel.list.setCurrentRow(1)
     annotator.jump_to(annotator.panel.current_id())
