@@ -10,7 +10,7 @@ from vancetope_desktop.core.documents import DocumentStatus, DocumentType
 from vancetope_desktop.core.errors import InvalidInput
 from vancetope_desktop.ingest.mupdf import pymupdf
 from vancetope_desktop.ingest.registry import extract_file
-from vancetope_desktop.services import annotation_pdf, annotations, documents, imports
+from vancetope_desktop.services import annotation_pdf, annotations, documents, imports, moves, scopes
 from vancetope_desktop.services import search as search_service
 
 PAGE_ONE = ["Sparse attention lowers the cost of long sequences.",
@@ -145,3 +145,17 @@ def test_a_new_version_of_the_pdf_keeps_its_annotations_and_flags_one_whose_text
     assert listed[gone.id].anchor == "lost" and listed[gone.id].quote == "Gradient checkpointing trades"
     assert listed[note.id].anchor == "kept"
     assert "Not found in the current version" in annotations.export_markdown(library, doc.id)
+
+
+def test_trashing_restoring_or_moving_a_pdf_takes_its_annotations_along(library, paper):
+    doc, _ = paper
+    made = annotations.add_note(library, doc.id, page=1, comment="goes with the paper")
+    changed = {d.id for d in documents.set_status(library, doc.id, DocumentStatus.DELETED)}
+    assert changed == {doc.id, made.id}
+    assert documents.get_document(library, made.id).status is DocumentStatus.DELETED
+    documents.set_status(library, doc.id, DocumentStatus.ACTIVE)
+    assert [a.id for a in annotations.list_annotations(library, doc.id)] == [made.id]
+    scopes.create_scope(library, "session", "s1", parent=doc.scope)
+    moved = {d.id for d in moves.move_to_scope(library, doc.id, "session/s1", "down")}
+    assert moved == {doc.id, made.id}
+    assert documents.get_document(library, made.id).scope == "session/s1"

@@ -27,6 +27,10 @@ class DocumentType(StrEnum):
     ANNOTATION = "annotation"
 
 
+ANNOTATES = "annotates"
+"""Metadata key of an annotation holding the id of the PDF document it is on (``services.annotations``)."""
+
+
 class DocumentStatus(StrEnum):
     """Lifecycle: ``deleted`` is a restorable trash, purged only explicitly."""
 

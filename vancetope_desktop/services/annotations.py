@@ -33,21 +33,17 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
-from sqlalchemy import text
 from sqlmodel import select
 
-from ..core.documents import DocumentInfo, DocumentStatus, DocumentType
+from ..core.documents import ANNOTATES, DocumentInfo, DocumentStatus, DocumentType
 from ..core.errors import DamagedFile, EncryptedPdf, InvalidInput
 from ..store import tables
 from ..store.db import read_session
-from ..store.json_columns import json_or_empty
 from . import annotation_pdf, records
 from .documents import add_text, get_document, set_status, update_document
 from .library import Library
 from .scopes import resolve_scope
 
-ANNOTATES = "annotates"
-"""Metadata key of an annotation holding the id of the PDF document it is on."""
 DEFAULT_COLOR = "#ffd54f"
 """The highlight colour when none is given: a yellow light enough to read black text through."""
 COLORS = {"yellow": DEFAULT_COLOR, "green": "#a5d6a7", "blue": "#90caf9", "pink": "#f48fb1", "orange": "#ffb74d"}
@@ -183,11 +179,7 @@ def list_annotations(lib: Library, document_id: str, *, acting_scope: str | None
     pdf = get_document(lib, document_id, acting_scope=acting_scope)
     doc = tables.DocumentRow
     with read_session(lib.engine) as session:
-        ids = [row[0] for row in session.exec(
-            text(f"SELECT d.id FROM document d WHERE d.type = :type AND d.status != :deleted "
-                 f"AND json_extract({json_or_empty('d.metadata')}, '$.{ANNOTATES}') = :pdf"),
-            params={"type": DocumentType.ANNOTATION.value, "deleted": DocumentStatus.DELETED.value,
-                    "pdf": document_id}).all()]
+        ids = records.annotations_of(session, [document_id], live_only=True)
         rows = session.exec(select(doc).where(doc.id.in_(ids))).all()  # type: ignore[attr-defined]
         tags = records.tags_by_document(session, ids)
         found = [_from_document(records.to_info(lib, r, tags[r.id])) for r in rows]

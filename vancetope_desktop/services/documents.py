@@ -276,19 +276,21 @@ def folder_descendants(session, folder_id: str) -> list[str]:
 
 
 def with_contents(session, document_id: str) -> list[str]:
-    """``document_id`` and, for a folder, every folder and document below it (the document first).
+    """``document_id`` and, for a folder, every folder and document below it (the document first), and the
+    annotations on the files among them: trashing, restoring or moving a PDF takes its annotations along.
 
     Raises:
         DocumentNotFound.
     """
     root = records.document_row(session, document_id)
     if root.type != DocumentType.FOLDER.value:
-        return [root.id]
+        return [root.id, *(records.annotations_of(session, [root.id]) if root.type == DocumentType.FILE.value
+                           else [])]
     folders = folder_descendants(session, root.id)
     inside = session.exec(
         select(tables.DocumentRow.id).where(tables.DocumentRow.folder_id.in_(folders))  # type: ignore[union-attr]
     ).all()
-    return list(dict.fromkeys([*folders, *inside]))
+    return list(dict.fromkeys([*folders, *inside, *records.annotations_of(session, inside)]))
 
 
 def update_document(lib: Library, document_id: str, *, title: str | None = None, content: str | None = None,

@@ -9,7 +9,7 @@ from typing import Any
 import shiboken6
 from PySide6.QtCore import QObject
 
-from ..core.documents import DocumentInfo, DocumentType
+from ..core.documents import ANNOTATES, DocumentInfo, DocumentType
 from ..services import annotations
 from .viewer import DocumentViewer
 from .viewer.pdf_annotations import AnnotationRequest
@@ -20,10 +20,10 @@ _TITLES = {"highlight": "Highlight", "note": "Add note", "edit": "Edit annotatio
 
 def annotation_target(doc: DocumentInfo) -> tuple[str, int, str | None] | None:
     """For an annotation: ``(PDF id, page, quote to find)`` to open instead of its text; None for other documents."""
-    if doc.type is not DocumentType.ANNOTATION or not doc.metadata.get(annotations.ANNOTATES):
+    if doc.type is not DocumentType.ANNOTATION or not doc.metadata.get(ANNOTATES):
         return None
     quote = doc.metadata.get("quote") or None
-    return str(doc.metadata[annotations.ANNOTATES]), int(doc.metadata.get("page") or 1), quote
+    return str(doc.metadata[ANNOTATES]), int(doc.metadata.get("page") or 1), quote
 
 
 class AnnotationActions(QObject):
