@@ -97,10 +97,15 @@ def span_between(words: Sequence[Word], page: int, start: tuple[float, float],
     return _span(page, list(words[first : last + 1]))
 
 
-def find_quote(doc, quote: str, *, page: int | None = None, near: float | None = None) -> Span | None:
+def find_quote(doc, quote: str, *, page: int | None = None, near: float | None = None,
+               cache: dict[int, list[Word]] | None = None) -> Span | None:
     """Where ``quote`` lies in an open PDF (:func:`open_pdf`): its words matched as a sequence (case and
     punctuation around words ignored), on ``page`` first and then on the pages nearest it; on a page with
     several occurrences, the one whose top is nearest ``near`` (points). None when the words are nowhere.
+
+    Args:
+        cache: page → :func:`page_words`, filled as pages are read; pass the same dict to look up many
+            quotes in one document (a lost quote reads every page).
 
     Raises:
         InvalidInput: an empty quote.
@@ -110,7 +115,11 @@ def find_quote(doc, quote: str, *, page: int | None = None, near: float | None =
         raise InvalidInput("the text to find is empty")
     start = min(max(page or 1, 1), max(doc.page_count, 1))
     for number in sorted(range(1, doc.page_count + 1), key=lambda p: (abs(p - start), p)):
-        words = page_words(doc, number)
+        words = cache.get(number) if cache is not None else None
+        if words is None:
+            words = page_words(doc, number)
+            if cache is not None:
+                cache[number] = words
         found = _occurrences(_tokens(w.text for w in words), wanted)
         if found:
             best = min(found, key=lambda i: abs(words[i].rect[1] - near) if near is not None else 0)

@@ -196,7 +196,7 @@ def _placed(pdf: DocumentInfo, found: list[Annotation]) -> list[Annotation]:
         opened = annotation_pdf.open_pdf(pdf.file_path)
     except (DamagedFile, EncryptedPdf, OSError):
         return found  # the file cannot be read now: show them where they were rather than flag them all
-    placed = []
+    placed, words = [], {}
     with opened:
         for item in found:
             if item.id not in elsewhere:
@@ -206,7 +206,7 @@ def _placed(pdf: DocumentInfo, found: list[Annotation]) -> list[Annotation]:
                 placed.append(item if fits else item.model_copy(update={"anchor": "lost"}))
             else:
                 near = item.rects[0][1] if item.rects else None
-                span = annotation_pdf.find_quote(opened, item.quote, page=item.page, near=near)
+                span = annotation_pdf.find_quote(opened, item.quote, page=item.page, near=near, cache=words)
                 if span is None:
                     placed.append(item.model_copy(update={"anchor": "lost"}))
                 else:
