@@ -159,3 +159,21 @@ def test_trashing_restoring_or_moving_a_pdf_takes_its_annotations_along(library,
     moved = {d.id for d in moves.move_to_scope(library, doc.id, "session/s1", "down")}
     assert moved == {doc.id, made.id}
     assert documents.get_document(library, made.id).scope == "session/s1"
+
+
+def test_a_quote_is_found_across_a_hyphenated_line_break(tmp_path):
+    path = make_pdf(tmp_path / "typeset.pdf", [["Dynamic languages are harder to com-",
+                                                "pile than statically typed ones."]])
+    with annotation_pdf.open_pdf(path) as doc:
+        span = annotation_pdf.find_quote(doc, "harder to compile than statically")
+    assert span is not None and span.page == 1 and len(span.rects) == 2
+    assert span.text == "harder to compile than statically"
+
+
+@pytest.mark.corpus
+def test_a_quote_typed_plainly_is_found_in_a_typeset_paper(corpus):
+    # Page 1 has "more difﬁcult to com- pile": a ligature, and a word hyphenated at the end of a line.
+    with annotation_pdf.open_pdf(corpus / "papers/trace-based-jit-type-specialization-pldi2009.pdf") as doc:
+        span = annotation_pdf.find_quote(doc, "are more difficult to compile than statically typed ones")
+    assert span is not None and span.page == 1 and len(span.rects) == 2
+    assert span.text == "are more dif\ufb01cult to compile than statically typed ones."

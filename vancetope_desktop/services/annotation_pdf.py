@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -99,9 +100,11 @@ def span_between(words: Sequence[Word], page: int, start: tuple[float, float],
 
 def find_quote(doc, quote: str, *, page: int | None = None, near: float | None = None,
                cache: dict[int, list[Word]] | None = None) -> Span | None:
-    """Where ``quote`` lies in an open PDF (:func:`open_pdf`): its words matched as a sequence (case and
-    punctuation around words ignored), on ``page`` first and then on the pages nearest it; on a page with
-    several occurrences, the one whose top is nearest ``near`` (points). None when the words are nowhere.
+    """Where ``quote`` lies in an open PDF (:func:`open_pdf`): its words matched as a sequence (case,
+    punctuation around words, ligatures such as "ﬁ" and words hyphenated across lines ignored, so that
+    "more difficult to compile" is found where the page has "difﬁcult to com- pile"), on ``page`` first
+    and then on the pages nearest it; on a page with several occurrences, the one whose top is nearest
+    ``near`` (points). None when the words are nowhere.
 
     Args:
         cache: page → :func:`page_words`, filled as pages are read; pass the same dict to look up many
@@ -110,7 +113,7 @@ def find_quote(doc, quote: str, *, page: int | None = None, near: float | None =
     Raises:
         InvalidInput: an empty quote.
     """
-    wanted = _tokens(quote.split())
+    wanted = [token for token, _, _ in _tokens([(w, None) for w in quote.split()])]
     if not any(wanted):
         raise InvalidInput("the text to find is empty")
     start = min(max(page or 1, 1), max(doc.page_count, 1))
@@ -120,10 +123,12 @@ def find_quote(doc, quote: str, *, page: int | None = None, near: float | None =
             words = page_words(doc, number)
             if cache is not None:
                 cache[number] = words
-        found = _occurrences(_tokens(w.text for w in words), wanted)
+        tokens = _tokens([(w.text, i + 1 < len(words) and (words[i + 1].block, words[i + 1].line)
+                                       != (w.block, w.line)) for i, w in enumerate(words)])
+        found = _occurrences([token for token, _, _ in tokens], wanted)
         if found:
-            best = min(found, key=lambda i: abs(words[i].rect[1] - near) if near is not None else 0)
-            return _span(number, words[best : best + len(wanted)])
+            best = min(found, key=lambda i: abs(words[tokens[i][1]].rect[1] - near) if near is not None else 0)
+            return _span(number, words[tokens[best][1] : tokens[best + len(wanted) - 1][2] + 1])
     return None
 
 
@@ -211,21 +216,41 @@ def _nearest(words: Sequence[Word], point: tuple[float, float]) -> int:
 
 
 def _span(page: int, words: list[Word]) -> Span:
-    """The text and per-line rectangles of consecutive ``words``."""
+    """The text and per-line rectangles of consecutive ``words``; a word hyphenated at the end of a line is
+    joined with its end ("com-" + "pile": "compile"), as a reader reads it."""
     lines: dict[tuple[int, int], Rect] = {}
-    for word in words:
+    text = ""
+    for index, word in enumerate(words):
         x0, y0, x1, y1 = word.rect
         box = lines.setdefault((word.block, word.line), [x0, y0, x1, y1])
         box[:] = [min(box[0], x0), min(box[1], y0), max(box[2], x1), max(box[3], y1)]
+        after = words[index - 1] if index else None
+        joined = (after is not None and after.text.endswith("-") and len(after.text) > 1
+                  and (after.block, after.line) != (word.block, word.line))
+        text = text[:-1] + word.text if joined else f"{text} {word.text}" if text else word.text
     rects = [[round(v, 2) for v in box] for box in lines.values()]
-    return Span(page=page, text=" ".join(w.text for w in words), rects=rects)
+    return Span(page=page, text=text, rects=rects)
 
 
 _PUNCTUATION = "\"'“”‘’.,;:!?()[]{}«»"
 
 
-def _tokens(words: Iterable[str]) -> list[str]:
-    return [w.strip(_PUNCTUATION).casefold() for w in words]
+def _tokens(words: Sequence[tuple[str, bool | None]]) -> list[tuple[str, int, int]]:
+    """Comparable tokens of ``(word, ends its line)`` pairs: ``(token, first word, last word)``, NFKC-folded,
+    casefolded, stripped of surrounding punctuation, a word ending in "-" joined with the next one when it
+    ends its line (None: not known, as in a quote, where any "word- next" pair is joined, as a selection
+    across a line break gives it)."""
+    tokens: list[tuple[str, int, int]] = []
+    index = 0
+    while index < len(words):
+        text, line_end = words[index]
+        text, last = unicodedata.normalize("NFKC", text), index
+        if text.endswith("-") and len(text) > 1 and index + 1 < len(words) and line_end is not False:
+            last = index + 1
+            text = text[:-1] + unicodedata.normalize("NFKC", words[last][0])
+        tokens.append((text.strip(_PUNCTUATION).casefold(), index, last))
+        index = last + 1
+    return tokens
 
 
 def _occurrences(haystack: list[str], needle: list[str]) -> list[int]:
