@@ -99,6 +99,9 @@ def test_bad_input_is_refused_with_a_reason(library, paper):
         annotations.add_note(library, note.id, page=1, comment="x")
     with pytest.raises(InvalidInput, match="annotate"):
         documents.add_text(library, "orphan", doc_type=DocumentType.ANNOTATION)
+    made = annotations.add_note(library, doc.id, page=1, comment="kept in step")
+    with pytest.raises(InvalidInput, match="edit-annotation"):
+        documents.update_document(library, made.id, content="out of step with its metadata")
 
 
 def test_markdown_export_quotes_highlights_by_page(library, paper):

@@ -309,7 +309,7 @@ def update_document(lib: Library, document_id: str, *, title: str | None = None,
 
     Raises:
         DocumentNotFound. InvalidInput: blank title/content, malformed tags, or editing the content of a
-        file or folder.
+        file or folder, or of an annotation without its metadata (``services.annotations.edit_annotation``).
     """
     to_add, to_remove = normalize_tags(add_tags), normalize_tags(remove_tags)
     if title is not None and not title.strip():
@@ -323,6 +323,9 @@ def update_document(lib: Library, document_id: str, *, title: str | None = None,
     if content is not None:
         if doc_type not in TEXT_TYPES:
             raise InvalidInput(f"the content of a {doc_type.value} cannot be edited")
+        if doc_type is DocumentType.ANNOTATION and not metadata:
+            # Its text is its quote and comment, kept in its metadata too: services.annotations edits both.
+            raise InvalidInput("edit an annotation's note with `memory edit-annotation` (services.annotations)")
         extraction = extract_text(content, doc_type, title)
         prepared = fit_to_model(extraction.chunks, lib.embedder())
     with write_session(lib.engine) as session:
