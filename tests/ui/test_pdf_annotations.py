@@ -69,7 +69,12 @@ def test_dragging_over_words_selects_them_and_highlight_asks_for_it(qtbot, pdf_v
         annotator.highlight_action.trigger()
     request: AnnotationRequest = asked.args[0]
     assert (request.action, request.page, request.quote) == ("highlight", 1, PAGE_ONE[1])
-    assert len(request.rects) == 1 and annotator.selection is None
+    assert len(request.rects) == 1 and annotator.selection is None and request.color == annotations.DEFAULT_COLOR
+    # Picking a colour from the Highlight button's menu highlights the selection in it.
+    drag(qtbot, annotator, small_pdf, 2, "Mixed", "precision")
+    with qtbot.waitSignal(annotator.requested) as asked:
+        next(a for a in annotator.color_menu.actions() if a.text() == "Green").trigger()
+    assert (asked.args[0].quote, asked.args[0].color) == ("Mixed precision", annotations.COLORS["green"])
 
 
 def test_the_annotations_list_shows_them_and_jumps_to_one(qtbot, tmp_path, library, pdf_viewer):

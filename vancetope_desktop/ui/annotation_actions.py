@@ -59,10 +59,10 @@ class AnnotationActions(QObject):
         def work(_context: Any) -> object:
             if request.action == "highlight":
                 return annotations.add_highlight(lib, doc_id, page=request.page, rects=request.rects,
-                                                 quote=request.quote, comment=request.comment)
+                                                 quote=request.quote, comment=request.comment, color=request.color)
             if request.action == "note":
                 return annotations.add_note(lib, doc_id, page=request.page, comment=request.comment,
-                                            position=request.position)
+                                            position=request.position, color=request.color)
             if request.action == "edit":
                 return annotations.edit_annotation(lib, request.annotation_id or "", comment=request.comment)
             return annotations.delete_annotation(lib, request.annotation_id or "")

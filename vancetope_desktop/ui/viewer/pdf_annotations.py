@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Literal
 
 from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QKeySequence, QMouseEvent, QPainter, QPaintEvent
+from PySide6.QtGui import QColor, QIcon, QKeySequence, QMouseEvent, QPainter, QPaintEvent, QPixmap
 from PySide6.QtPdfWidgets import QPdfView
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -26,15 +26,17 @@ from PySide6.QtWidgets import (
     QLabel,
     QListWidget,
     QListWidgetItem,
+    QMenu,
     QPushButton,
     QToolBar,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
 from ...core.errors import VancetopeError
 from ...services import annotation_pdf
-from ...services.annotations import Annotation
+from ...services.annotations import COLORS, DEFAULT_COLOR, Annotation
 from . import pdf_geometry
 
 log = logging.getLogger(__name__)
@@ -61,6 +63,7 @@ class AnnotationRequest:
     comment: str = ""
     position: tuple[float, float] | None = None
     annotation_id: str | None = None
+    color: str = DEFAULT_COLOR
 
 
 class _Overlay(QWidget):
@@ -163,6 +166,12 @@ class AnnotationsPanel(QWidget):
         self.delete_button.setEnabled(chosen)
 
 
+def _swatch(color: str) -> QIcon:
+    pixmap = QPixmap(14, 14)
+    pixmap.fill(QColor(color))
+    return QIcon(pixmap)
+
+
 def _describe(item: Annotation) -> str:
     text = " ".join((item.quote or item.comment).split())
     text = text if len(text) <= LIST_TEXT else text[: LIST_TEXT - 1] + "…"
@@ -208,7 +217,17 @@ class PdfAnnotator(QObject):
         self.highlight_action = toolbar.addAction("Highlight", self.highlight_selection)
         self.highlight_action.setShortcut(QKeySequence("Ctrl+Shift+H"))
         self.highlight_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-        self.highlight_action.setToolTip("Highlight the selected text (Ctrl+Shift+H): drag over words to select")
+        self.highlight_action.setToolTip("Highlight the selected text (Ctrl+Shift+H): drag over words to select; "
+                                         "the arrow picks the colour")
+        self.color = DEFAULT_COLOR
+        self.color_menu = QMenu(toolbar)
+        for name, value in COLORS.items():
+            self.color_menu.addAction(_swatch(value), name.capitalize(), lambda v=value: self.set_color(v))
+        button = toolbar.widgetForAction(self.highlight_action)
+        if isinstance(button, QToolButton):
+            button.setMenu(self.color_menu)
+            button.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
+        self.highlight_action.setIcon(_swatch(self.color))
         self.note_action = toolbar.addAction("Note", lambda: self.add_note())
         self.note_action.setShortcut(QKeySequence("Ctrl+Shift+N"))
         self.note_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
@@ -249,6 +268,13 @@ class PdfAnnotator(QObject):
 
     # -- actions -----------------------------------------------------------------------------------
 
+    def set_color(self, color: str) -> None:
+        """Use ``color`` (``#rrggbb``) for the next highlights and notes; highlight the selection in it if any."""
+        self.color = color
+        self.highlight_action.setIcon(_swatch(color))
+        if self.selection is not None and not self._read_only:
+            self.highlight_selection()
+
     def highlight_selection(self, comment: str = "") -> None:
         """Ask for a highlight of the selected words (nothing without a selection)."""
         span = self.selection
@@ -256,7 +282,7 @@ class PdfAnnotator(QObject):
             self.status_changed.emit("Select text first: drag from the first word to the last")
             return
         self.requested.emit(AnnotationRequest("highlight", page=span.page, quote=span.text, rects=span.rects,
-                                              comment=comment))
+                                              comment=comment, color=self.color))
         self.selection = None
         self.overlay.update()
         self._sync_actions()
@@ -274,7 +300,8 @@ class PdfAnnotator(QObject):
         if not text.strip():
             return
         position = (point.x(), point.y()) if point is not None else None
-        self.requested.emit(AnnotationRequest("note", page=page, comment=text.strip(), position=position))
+        self.requested.emit(AnnotationRequest("note", page=page, comment=text.strip(), position=position,
+                                              color=self.color))
 
     def edit(self, annotation_id: str | None, text: str | None = None) -> None:
         """Ask to change an annotation's comment; ``text`` None asks the user for it."""
