@@ -227,6 +227,7 @@ class PdfAnnotator(QObject):
         if isinstance(button, QToolButton):
             button.setMenu(self.color_menu)
             button.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
+            button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)  # the word, not only the swatch
         self.highlight_action.setIcon(_swatch(self.color))
         self.note_action = toolbar.addAction("Note", lambda: self.add_note())
         self.note_action.setShortcut(QKeySequence("Ctrl+Shift+N"))
