@@ -53,7 +53,7 @@ RESOURCE_LIMIT = 200
 WRITING_TOOLS = frozenset({"memory_store", "memory_tag", "memory_request_promotion", "memory_store_result",
                            "mark_task_changed"})
 READ_ONLY_TOOLS = frozenset({"memory_query", "memory_list", "memory_duplicates", "memory_read", "memory_context",
-                             "memory_promotion_requests", "memory_cite"})
+                             "memory_promotion_requests", "memory_cite", "memory_annotations"})
 
 
 class _Input(BaseModel):

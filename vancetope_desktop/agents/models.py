@@ -15,11 +15,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..core import promotion
 from ..core.documents import DocumentInfo
+from ..services.annotations import Annotation
 
 StorableType = Literal["note", "fact", "result", "reference"]
 """Document types a tool may store: text only (files come in through the app or ``memory upload``)."""
 
-DocumentTypeName = Literal["note", "file", "result", "fact", "reference", "structured"]
+DocumentTypeName = Literal["note", "file", "result", "fact", "reference", "structured", "annotation"]
 """Document types a listing or search may be restricted to (folders are never returned)."""
 
 RequestStatusName = Literal["pending", "approved", "rejected", "withdrawn"]
@@ -153,7 +154,8 @@ class DocumentSummary(BaseModel):
 
     doc_id: str = Field(description="The document id (doc_…); pass it to memory_read or memory_tag.")
     title: str
-    type: str = Field(description="note, file, result, fact, reference or structured.")
+    type: str = Field(description="note, file, result, fact, reference, structured or annotation (a highlight "
+                      "or note on a PDF: memory_annotations lists a PDF's).")
     scope: str = Field(description="The scope the document belongs to.")
     tags: list[str] = Field(default_factory=list)
     status: str = Field(description="active, or stale: a result whose task changed since (may be out of date); "
@@ -314,3 +316,19 @@ class PromotionRequestList(BaseModel):
     scope: str = Field(description="The acting scope: the requests were made from it.")
     requests: list[PromotionRequest] = Field(default_factory=list)
     truncated: bool = Field(default=False, description="True when more requests match than `limit`.")
+
+
+class AnnotationsInput(_Input):
+    """Arguments of ``memory_annotations``."""
+
+    doc_id: str = Field(description="The PDF document's id (doc_…).")
+
+
+class AnnotationsResult(BaseModel):
+    """A PDF's annotations, in reading order (``services.annotations.Annotation`` each)."""
+
+    doc_id: str
+    title: str
+    annotations: list[Annotation] = Field(default_factory=list, description="Highlights (quote: the text the user "
+                                          "marked, comment: what they wrote) and page notes; anchor 'lost' means "
+                                          "the text is no longer in the current version of the file.")

@@ -1,10 +1,11 @@
 """The Think Process memory tools (seed §6.3), bound to one acting scope, over the same services as the app.
 
 ``MemoryTools(lib, scope="think-process/tp_12")`` offers ``memory_store``, ``memory_query``,
-``memory_list``, ``memory_duplicates``, ``memory_read``, ``memory_tag``, ``memory_request_promotion``,
-``memory_promotion_requests`` (the user's decisions on them) and ``memory_cite`` (citations for a
-report). Each takes the seed's argument names, validates them through its input model
-(:mod:`.models`) and returns a pydantic model; :data:`TOOLS` lists name, description and models for an MCP server, and
+``memory_list``, ``memory_duplicates``, ``memory_read``, ``memory_annotations`` (a PDF's highlights and
+notes), ``memory_tag``, ``memory_request_promotion``, ``memory_promotion_requests`` (the user's decisions on
+them) and ``memory_cite`` (citations for a report). Each takes the seed's argument names, validates them
+through its input model (:mod:`.models`) and returns a pydantic model; :data:`TOOLS` lists name, description
+and models for an MCP server, and
 :meth:`MemoryTools.call` runs a tool from a JSON argument object.
 
 The visibility rule (seed §4.2) is enforced here, not trusted to the caller:
@@ -40,12 +41,14 @@ from ..core.promotion import RequestStatus
 from ..core.scopes import ScopeKind, ScopePath
 from ..core.tags import all_of, normalize_tag, normalize_tags
 from ..core.text import undecodable_message, undecodable_values
-from ..services import audit, citations, documents, duplicates, indexing, review, sharing
+from ..services import annotations, audit, citations, documents, duplicates, indexing, review, sharing
 from ..services.library import Library
 from ..services.scopes import ancestry, resolve_relative, resolve_scope
 from ..services.search import search
 from .models import (
     HIDDEN_METADATA,
+    AnnotationsInput,
+    AnnotationsResult,
     Citations,
     CiteInput,
     DocumentList,
@@ -100,6 +103,10 @@ TOOLS: tuple[ToolSpec, ...] = (
              ListInput, DocumentList),
     ToolSpec("memory_read", "Read a document's text by id: yours, an ancestor scope's, or one the user shared "
              "with you. Long texts come in parts (offset / next_offset).", ReadInput, DocumentText),
+    ToolSpec("memory_annotations", "Read what the user highlighted and noted in a PDF (a paper), in reading "
+             "order: each highlight's quoted text, page and comment, and each page note. Annotations are also "
+             "documents of type 'annotation': memory_query finds them by their text.", AnnotationsInput,
+             AnnotationsResult),
     ToolSpec("memory_tag", "Add or remove tags on one of your own documents (documents of ancestor scopes are "
              "read-only). Some tags ask for promotion by a rule (#project-relevant: to your project); then the "
              "result's promotion_request holds the request id and promotion_status its state. A rule may approve "
@@ -282,6 +289,20 @@ class MemoryTools:
         metadata = {k: v for k, v in doc.metadata.items() if k not in HIDDEN_METADATA}
         return DocumentText.from_info(doc, access=grant.value, text=part, offset=args.offset, total_chars=len(text),
                                       next_offset=end if end < len(text) else None, metadata=metadata)
+
+    def memory_annotations(self, doc_id: str) -> AnnotationsResult:
+        """The highlights and notes on a PDF the acting scope may read (``services.annotations.list_annotations``).
+
+        Raises:
+            InvalidInput: a blank id, or not a PDF. DocumentNotFound: unknown id, or in the trash.
+            ScopeNotVisible: another branch's document not shared with the acting scope.
+        """
+        args = parse_arguments(AnnotationsInput, doc_id=doc_id)
+        doc, _grant = self._readable(args.doc_id)
+        if doc.mime_type != "application/pdf":
+            raise InvalidInput(f"{doc.id} is not a PDF: only PDFs have annotations")
+        return AnnotationsResult(doc_id=doc.id, title=doc.title, annotations=annotations.list_annotations(self.lib,
+                                                                                                          doc.id))
 
     def memory_tag(self, doc_id: str, tags: Sequence[str] = (), remove: Sequence[str] = ()) -> StoredDocument:
         """Add ``tags`` to one of the acting scope's own documents; remove ``remove`` and any ``-tag`` in ``tags``.

@@ -508,7 +508,7 @@ def mcp_serve(
 
 
 # Registered after the commands above, so that `memory --help` lists the everyday ones first.
-from . import citation_commands, duplicate_commands, promotion_commands, undo_commands  # noqa: E402, F401
+from . import annotation_commands, citation_commands, duplicate_commands, promotion_commands, undo_commands  # noqa: E402, F401
 
 
 def run() -> None:

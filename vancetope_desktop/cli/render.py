@@ -19,7 +19,7 @@ from ..services.search import SearchResponse
 from .context import err, out
 
 _ICON = {"note": "📝", "file": "📄", "result": "🧪", "fact": "💡", "reference": "🔗", "structured": "📊",
-         "folder": "📁"}
+         "folder": "📁", "annotation": "🖍"}
 
 
 def tag_text(tags: list[str]) -> str:

@@ -14,7 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 
 class DocumentType(StrEnum):
-    """What a document is (seed §2 table, plus ``folder`` from §3.2)."""
+    """What a document is (seed §2 table, plus ``folder`` from §3.2, and ``annotation``: a highlight or a
+    page note on a PDF, kept as a document of its own so that search finds it (``services.annotations``))."""
 
     NOTE = "note"
     FILE = "file"
@@ -23,6 +24,11 @@ class DocumentType(StrEnum):
     REFERENCE = "reference"
     STRUCTURED = "structured"
     FOLDER = "folder"
+    ANNOTATION = "annotation"
+
+
+ANNOTATES = "annotates"
+"""Metadata key of an annotation holding the id of the PDF document it is on (``services.annotations``)."""
 
 
 class DocumentStatus(StrEnum):

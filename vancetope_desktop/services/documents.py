@@ -31,7 +31,7 @@ from .scopes import resolve_scope, visibility_filter
 from .sharing import check_read
 
 TEXT_TYPES = (DocumentType.NOTE, DocumentType.FACT, DocumentType.RESULT, DocumentType.REFERENCE,
-              DocumentType.STRUCTURED)
+              DocumentType.STRUCTURED, DocumentType.ANNOTATION)
 
 
 def add_text(lib: Library, content: str, *, doc_type: DocumentType = DocumentType.FACT, title: str | None = None,
@@ -56,10 +56,14 @@ def add_text(lib: Library, content: str, *, doc_type: DocumentType = DocumentTyp
         folder_id: a folder of the same scope, or None.
 
     Raises:
-        InvalidInput: blank content, a folder type, bad tags. ScopeNotFound, DocumentNotFound (folder).
+        InvalidInput: blank content, a folder type, an annotation without ``metadata["annotates"]``, bad
+            tags. ScopeNotFound, DocumentNotFound (folder).
     """
     if doc_type not in TEXT_TYPES:
         raise InvalidInput(f"cannot add text as a {doc_type.value}")
+    if doc_type is DocumentType.ANNOTATION and not (metadata or {}).get("annotates"):
+        # An annotation without its PDF would be listed nowhere: they are made by services.annotations.
+        raise InvalidInput("an annotation belongs to a PDF: use `memory annotate` (services.annotations)")
     if not content.strip():
         raise InvalidInput("the content is empty")
     scope_path = resolve_scope(lib, scope)
@@ -207,8 +211,10 @@ LISTED_STATUSES = (DocumentStatus.ACTIVE, DocumentStatus.STALE)
 """What the workbench lists by default: live documents, stale ones included (marked)."""
 RECENT_DAYS = 7
 """The ``recent`` view shows documents added in the last this many days."""
-CONTENT_TYPES = tuple(t for t in DocumentType if t is not DocumentType.FOLDER)
-"""Every document type but folders (the smart views list documents, not folders)."""
+CONTENT_TYPES = tuple(t for t in DocumentType if t not in (DocumentType.FOLDER, DocumentType.ANNOTATION))
+"""Every document type but folders and annotations: the smart views list documents, not folders, and an
+annotation is listed with its PDF (``services.annotations.list_annotations``), not beside it; search
+finds both."""
 
 
 def smart_view_filters(view: str, *, now: datetime | None = None) -> dict[str, Any]:
@@ -273,19 +279,21 @@ def folder_descendants(session, folder_id: str) -> list[str]:
 
 
 def with_contents(session, document_id: str) -> list[str]:
-    """``document_id`` and, for a folder, every folder and document below it (the document first).
+    """``document_id`` and, for a folder, every folder and document below it (the document first), and the
+    annotations on the files among them: trashing, restoring or moving a PDF takes its annotations along.
 
     Raises:
         DocumentNotFound.
     """
     root = records.document_row(session, document_id)
     if root.type != DocumentType.FOLDER.value:
-        return [root.id]
+        return [root.id, *(records.annotations_of(session, [root.id]) if root.type == DocumentType.FILE.value
+                           else [])]
     folders = folder_descendants(session, root.id)
     inside = session.exec(
         select(tables.DocumentRow.id).where(tables.DocumentRow.folder_id.in_(folders))  # type: ignore[union-attr]
     ).all()
-    return list(dict.fromkeys([*folders, *inside]))
+    return list(dict.fromkeys([*folders, *inside, *records.annotations_of(session, inside)]))
 
 
 def update_document(lib: Library, document_id: str, *, title: str | None = None, content: str | None = None,
@@ -306,7 +314,7 @@ def update_document(lib: Library, document_id: str, *, title: str | None = None,
 
     Raises:
         DocumentNotFound. InvalidInput: blank title/content, malformed tags, or editing the content of a
-        file or folder.
+        file or folder, or of an annotation without its metadata (``services.annotations.edit_annotation``).
     """
     to_add, to_remove = normalize_tags(add_tags), normalize_tags(remove_tags)
     if title is not None and not title.strip():
@@ -320,6 +328,9 @@ def update_document(lib: Library, document_id: str, *, title: str | None = None,
     if content is not None:
         if doc_type not in TEXT_TYPES:
             raise InvalidInput(f"the content of a {doc_type.value} cannot be edited")
+        if doc_type is DocumentType.ANNOTATION and not metadata:
+            # Its text is its quote and comment, kept in its metadata too: services.annotations edits both.
+            raise InvalidInput("edit an annotation's note with `memory edit-annotation` (services.annotations)")
         extraction = extract_text(content, doc_type, title)
         prepared = fit_to_model(extraction.chunks, lib.embedder())
     with write_session(lib.engine) as session:

@@ -6,12 +6,14 @@ its lexical index rows and its queued index job are committed together or not at
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 
-from sqlalchemy import delete, insert
+from sqlalchemy import delete, insert, text
 from sqlmodel import Session, select
 
 from ..core.documents import (
+    ANNOTATES,
     ChunkInfo,
     ChunkRole,
     DocumentInfo,
@@ -27,6 +29,7 @@ from ..core.promotion import RequestStatus
 from ..ingest.base import ChunkDraft
 from ..store import fulltext, tables
 from ..store.db import get_meta, set_meta
+from ..store.json_columns import json_or_empty
 from ..store.tables import utcnow
 from . import audit
 from .library import Library
@@ -98,6 +101,24 @@ def info(lib: Library, session: Session, document_id: str) -> DocumentInfo:
     """Load one document as a value object. Raises DocumentNotFound."""
     row = document_row(session, document_id)
     return to_info(lib, row, tags_of(session, document_id))
+
+
+def annotations_of(session: Session, document_ids: Iterable[str], *, live_only: bool = False) -> list[str]:
+    """Ids of the annotations (``services.annotations``) on any of ``document_ids``, oldest first.
+
+    Args:
+        live_only: leave out annotations in the trash.
+    """
+    ids = list(dict.fromkeys(document_ids))
+    if not ids:
+        return []
+    live = f" AND status != '{DocumentStatus.DELETED.value}'" if live_only else ""
+    rows = session.exec(text(
+        f"SELECT id FROM document WHERE type = '{DocumentType.ANNOTATION.value}'{live} AND json_extract("
+        f"{json_or_empty('metadata')}, '$.{ANNOTATES}') IN (SELECT value FROM json_each(:ids)) "
+        "ORDER BY created_at, id"),
+        params={"ids": json.dumps(ids)}).all()
+    return [row[0] for row in rows]
 
 
 def set_tags(session: Session, document_id: str, tags: Iterable[str]) -> None:

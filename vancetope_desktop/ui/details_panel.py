@@ -79,7 +79,7 @@ def format_size(size: object) -> str:
 _TYPE_NAMES = {
     DocumentType.NOTE: "Note", DocumentType.FILE: "File", DocumentType.RESULT: "Result",
     DocumentType.FACT: "Fact", DocumentType.REFERENCE: "Reference", DocumentType.STRUCTURED: "Structured data",
-    DocumentType.FOLDER: "Folder",
+    DocumentType.FOLDER: "Folder", DocumentType.ANNOTATION: "Annotation",
 }
 _STATE_TEXT = {
     IndexState.PENDING: "Waiting to be indexed",

@@ -77,6 +77,7 @@ _TYPE_FALLBACKS = {
     "reference": QStyle.StandardPixmap.SP_FileDialogInfoView,
     "structured": QStyle.StandardPixmap.SP_FileDialogDetailedView,
     "folder": QStyle.StandardPixmap.SP_DirIcon,
+    "annotation": QStyle.StandardPixmap.SP_FileDialogContentsView,
 }
 MAX_AUTHORS_SHOWN = 3
 _NAME_PARTICLES = frozenset({"van", "von", "de", "der", "den", "del", "della", "di", "da", "du", "le", "la", "ter"})

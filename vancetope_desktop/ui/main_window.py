@@ -37,6 +37,7 @@ from ..services.library import Library
 from ..services.preferences import Preferences, load_preferences, preferences_path, save_preferences
 from . import dialogs, themes
 from .about import show_about
+from .annotation_actions import AnnotationActions, annotation_target
 from .citation_actions import CitationActions
 from .details_panel import DetailsPanel
 from .dnd import local_paths_from_mime
@@ -92,6 +93,7 @@ class MainWindow(QMainWindow):
         remembered = self.qsettings.value(self._scope_key)
         self.workbench = Workbench(library, self.tasks, self, scope=remembered if isinstance(remembered, str) else None)
         self.workbench.ask_namesakes = lambda found: ask_namesakes(self, found)
+        self.annotation_actions = AnnotationActions(self.workbench, self)
         self.setWindowTitle(f"Vancetope Desktop — {library.paths.root}")
         self.setAcceptDrops(True)
         self.resize(1360, 860)
@@ -466,11 +468,15 @@ class MainWindow(QMainWindow):
                             lambda doc: self._show_in_tab(doc, page, highlight))
 
     def _show_in_tab(self, doc: DocumentInfo, page: int | None, highlight: str | None) -> None:
+        if (target := annotation_target(doc)) is not None:  # an annotation opens as its place in its PDF
+            self.open_document(*target)
+            return
         viewer = self._viewer_for(doc.id)
         if viewer is None:
             viewer = DocumentViewer()
             viewer.set_dark(themes.is_dark(QApplication.instance()))
             viewer.save_requested.connect(self._save_from_viewer)
+            self.annotation_actions.attach(viewer)
             viewer.status_changed.connect(lambda text: self.statusBar().showMessage(text, 8000))
             self.tabs.addTab(viewer, _short(doc.title))
         index = self.tabs.indexOf(viewer)

@@ -38,10 +38,16 @@ class DocumentViewer(QWidget):
             The owner saves it (``services.documents.update_document``) and calls
             :meth:`show_document` again with the updated document.
         status_changed(str): short messages for a status bar.
+        annotations_wanted(str): a PDF was opened (its id): the owner hands its annotations to
+            :meth:`set_annotations` (``services.annotations.list_annotations``).
+        annotation_requested(str, AnnotationRequest): ``(PDF id, change)`` the user asked for in the PDF
+            viewer; the owner runs it and hands the new list to :meth:`set_annotations`.
     """
 
     save_requested = Signal(str, str)
     status_changed = Signal(str)
+    annotations_wanted = Signal(str)
+    annotation_requested = Signal(str, object)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -160,7 +166,9 @@ class DocumentViewer(QWidget):
         if path is not None and not path.is_file():
             raise FileNotFoundError(f"The stored file {path} is missing")
         if kind is ViewKind.PDF and path is not None:
-            return self._activate(PdfViewer).open(path, page=page, highlight=highlight)
+            notes = self._activate(PdfViewer).open(path, page=page, highlight=highlight)
+            self._pdf_opened(doc)
+            return notes
         if kind is ViewKind.MARKDOWN:
             source = read_text_file(path) if path is not None else None
             text = source.text if source is not None else doc.content or ""
@@ -210,6 +218,7 @@ class DocumentViewer(QWidget):
                 viewer.save_requested.connect(self.save_requested)
             if isinstance(viewer, PdfViewer):
                 viewer.status_changed.connect(self.status_changed)
+                viewer.annotator.requested.connect(self._annotation_requested)
             self._viewers[kind] = viewer
             self.stack.addWidget(viewer)
         return viewer
@@ -248,6 +257,22 @@ class DocumentViewer(QWidget):
         self._show_message(title, detail, body=body)
         self.status_changed.emit(f"{doc.title}: {title.lower()}")
 
+    def set_annotations(self, doc_id: str, items: list) -> None:
+        """Show ``items`` (``services.annotations.Annotation``) over the PDF ``doc_id`` if it is still shown."""
+        pdf = self._viewers.get(PdfViewer)
+        if isinstance(pdf, PdfViewer) and self._kind is ViewKind.PDF and self.current_document_id() == doc_id:
+            pdf.annotator.set_annotations(items)
+
+    def _pdf_opened(self, doc: DocumentInfo) -> None:
+        pdf = self._viewer(PdfViewer)
+        assert isinstance(pdf, PdfViewer)
+        pdf.annotator.set_read_only(self._read_only)
+        self.annotations_wanted.emit(doc.id)
+
+    def _annotation_requested(self, request: object) -> None:
+        if self._doc is not None and self._kind is ViewKind.PDF and not self._read_only:
+            self.annotation_requested.emit(self._doc.id, request)
+
     def _set_notes(self, notes: list[str]) -> None:
         self.notice_label.setText("\n".join(notes))
         self.notice_label.setVisible(bool(notes))
@@ -259,6 +284,7 @@ class DocumentViewer(QWidget):
         page, highlight = self._request
         try:
             self._activate(PdfViewer).open(doc.file_path, page=page, highlight=highlight, password=password)
+            self._pdf_opened(doc)
         except EncryptedPdf:
             self._show_message("This PDF is protected by a password", "Wrong password. Try again.",
                                ask_password=True)

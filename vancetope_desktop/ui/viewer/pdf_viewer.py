@@ -1,4 +1,5 @@
-"""PDFs in QtPdf's QPdfView: page navigation, zoom, fit width/page, find with highlights.
+"""PDFs in QtPdf's QPdfView: page navigation, zoom, fit width/page, find with highlights, and annotations
+(select, highlight, notes, the Annotations list: :mod:`.pdf_annotations`).
 
 The page stays white whatever the theme (pdfium renders on white); the area around the pages is a
 fixed mid grey so pages stand out on light and dark themes alike.
@@ -13,10 +14,11 @@ from PySide6.QtCore import QEvent, QObject, QPointF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QKeySequence, QPalette, QShortcut
 from PySide6.QtPdf import QPdfDocument
 from PySide6.QtPdfWidgets import QPdfView
-from PySide6.QtWidgets import QSpinBox, QToolBar, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QSpinBox, QSplitter, QToolBar, QVBoxLayout, QWidget
 
 from ...core.errors import DamagedFile, EmptyFile, EncryptedPdf, UnsupportedFile
 from ...ingest.passwords import saslprep
+from .pdf_annotations import PdfAnnotator
 from .pdf_find import PdfFindBar
 from .phrases import pick_search_phrase
 
@@ -73,13 +75,19 @@ class PdfViewer(QWidget):
         self.fit_page_action = self.toolbar.addAction("Fit page", self.fit_page)
         for action in (self.fit_width_action, self.fit_page_action):
             action.setCheckable(True)
+        self.splitter = QSplitter()
+        self.splitter.addWidget(self.view)
+        self.annotator = PdfAnnotator(self.view, self.toolbar)  # its actions before the find bar, which stretches
+        self.splitter.addWidget(self.annotator.panel)
+        self.splitter.setStretchFactor(0, 1)
+        self.annotator.status_changed.connect(self.status_changed)
         self.toolbar.addSeparator()
         self.toolbar.addWidget(self.find_bar)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         layout.addWidget(self.toolbar)
-        layout.addWidget(self.view, 1)
+        layout.addWidget(self.splitter, 1)
         self._shortcut(QKeySequence.StandardKey.Find, self._focus_find)
         self._shortcut(QKeySequence.StandardKey.ZoomIn, lambda: self.zoom_by(ZOOM_STEP))
         self._shortcut(QKeySequence.StandardKey.ZoomOut, lambda: self.zoom_by(1 / ZOOM_STEP))
@@ -128,6 +136,7 @@ class PdfViewer(QWidget):
             self.close_document()
             raise
         self._path = path
+        self.annotator.set_file(path)
         self._sync_page_controls()
         if page is not None:
             self.go_to_page(page)
@@ -160,6 +169,7 @@ class PdfViewer(QWidget):
         self.find_bar.clear()
         self.document.close()
         self._path = None
+        self.annotator.set_file(None)
         self._sync_page_controls()
 
     # -- navigation and zoom ---------------------------------------------------------------------------

@@ -1,0 +1,70 @@
+"""The window's side of PDF annotations: runs what a viewer asks for (``services.annotations``) on the
+workbench's lanes and hands each viewer its PDF's annotations; an annotation opened from search or a list
+opens its PDF at its place instead."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import shiboken6
+from PySide6.QtCore import QObject
+
+from ..core.documents import ANNOTATES, DocumentInfo, DocumentType
+from ..services import annotations
+from .viewer import DocumentViewer
+from .viewer.pdf_annotations import AnnotationRequest
+from .workbench import Workbench
+
+_TITLES = {"highlight": "Highlight", "note": "Add note", "edit": "Edit annotation", "delete": "Delete annotation"}
+
+
+def annotation_target(doc: DocumentInfo) -> tuple[str, int, str | None] | None:
+    """For an annotation: ``(PDF id, page, quote to find)`` to open instead of its text; None for other documents."""
+    if doc.type is not DocumentType.ANNOTATION or not doc.metadata.get(ANNOTATES):
+        return None
+    quote = doc.metadata.get("quote") or None
+    return str(doc.metadata[ANNOTATES]), int(doc.metadata.get("page") or 1), quote
+
+
+class AnnotationActions(QObject):
+    """Connects document viewers to the annotation services.
+
+    Args:
+        workbench: runs writes on the serial lane and reads on the read lane.
+    """
+
+    def __init__(self, workbench: Workbench, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.workbench = workbench
+
+    def attach(self, viewer: DocumentViewer) -> None:
+        """Serve ``viewer``'s annotation signals."""
+        viewer.annotations_wanted.connect(lambda doc_id: self.load(viewer, doc_id))
+        viewer.annotation_requested.connect(lambda doc_id, request: self.run(viewer, doc_id, request))
+
+    def load(self, viewer: DocumentViewer, doc_id: str) -> None:
+        """Read the annotations of ``doc_id`` and hand them to ``viewer`` (if it still exists)."""
+        lib = self.workbench.lib
+
+        def shown(items: list[annotations.Annotation]) -> None:
+            if shiboken6.isValid(viewer):
+                viewer.set_annotations(doc_id, items)
+
+        self.workbench.read(lambda _c: annotations.list_annotations(lib, doc_id), shown)
+
+    def run(self, viewer: DocumentViewer, doc_id: str, request: AnnotationRequest) -> None:
+        """Do ``request`` on the PDF ``doc_id``, then show its annotations again."""
+        lib = self.workbench.lib
+
+        def work(_context: Any) -> object:
+            if request.action == "highlight":
+                return annotations.add_highlight(lib, doc_id, page=request.page, rects=request.rects,
+                                                 quote=request.quote, comment=request.comment, color=request.color)
+            if request.action == "note":
+                return annotations.add_note(lib, doc_id, page=request.page, comment=request.comment,
+                                            position=request.position, color=request.color)
+            if request.action == "edit":
+                return annotations.edit_annotation(lib, request.annotation_id or "", comment=request.comment)
+            return annotations.delete_annotation(lib, request.annotation_id or "")
+
+        self.workbench.run(_TITLES[request.action], work, on_result=lambda _result: self.load(viewer, doc_id))
