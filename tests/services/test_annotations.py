@@ -180,3 +180,16 @@ def test_a_quote_typed_plainly_is_found_in_a_typeset_paper(corpus):
         span = annotation_pdf.find_quote(doc, "are more difficult to compile than statically typed ones")
     assert span is not None and span.page == 1 and len(span.rects) == 2
     assert span.text == "are more dif\ufb01cult to compile than statically typed ones."
+
+
+def test_merging_duplicates_carries_the_annotations_to_the_paper_kept(library, tmp_path):
+    from vancetope_desktop.services import duplicates
+
+    first = make_pdf(tmp_path / "first.pdf", [PAGE_ONE, PAGE_TWO])
+    second = make_pdf(tmp_path / "second.pdf", [PAGE_ONE, [*PAGE_TWO, "A copy with one more line."]])
+    report = imports.upload(library, [first, second], extractor=extract_file)
+    keep, gone = (documents.get_document(library, o.document_id) for o in report.outcomes)
+    note = annotations.add_note(library, gone.id, page=2, comment="read this kernel paper again")
+    duplicates.merge_groups(library, [(keep.id, [gone.id])])
+    assert [a.id for a in annotations.list_annotations(library, keep.id)] == [note.id]
+    assert annotations.list_annotations(library, gone.id) == []

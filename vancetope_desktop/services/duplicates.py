@@ -39,7 +39,7 @@ from pydantic import BaseModel, Field, computed_field
 from sqlalchemy import text
 from sqlmodel import Session, select
 
-from ..core.documents import DocumentStatus, DocumentType
+from ..core.documents import ANNOTATES, DocumentStatus, DocumentType
 from ..core.errors import InvalidInput, VancetopeError
 from ..core.tags import normalize_tags
 from ..ingest.bibentry import different_works, kind_family, normalize_doi, surname_keys, title_key, year_of
@@ -321,6 +321,7 @@ def merge(lib: Library, keep_id: str, other_ids: Sequence[str], *, actor: str | 
             tags += records.tags_of(session, row.id)
             _absorb(keep, row)
         _relink(session, keep.id, others)
+        _reannotate(session, keep.id, others)
         _reshare(session, keep.id, others)
         session.add(keep)
         session.flush()
@@ -379,6 +380,15 @@ def _relink(session: Session, keep_id: str, gone: Sequence[str]) -> None:
             ids = [keep_id if i in gone_set else i for i in _json_list(row.meta.get(key))]
             row.meta = {**row.meta, key: list(dict.fromkeys(ids))}
             session.add(row)
+
+
+def _reannotate(session: Session, keep_id: str, gone: Sequence[str]) -> None:
+    """The merged documents' annotations (``services.annotations``) annotate the survivor; the next listing
+    finds their quotes again in its file (a different file's are flagged when their words are not there)."""
+    for annotation_id in records.annotations_of(session, gone):
+        row = records.document_row(session, annotation_id)
+        row.meta = {**row.meta, ANNOTATES: keep_id}
+        session.add(row)
 
 
 def _reshare(session: Session, keep_id: str, gone: Sequence[str]) -> None:
