@@ -4,6 +4,8 @@ It owns a :class:`DocumentTableModel` (``view.document_model``) behind a :class:
 (``view.proxy``). The main window feeds the model, connects to the model's ``files_dropped`` /
 ``drop_refused`` and to this view's request signals. The selection survives reloads by document id.
 Dragged rows carry their scopes too, so scope targets can refuse a move across branches during the drag.
+The header's menu chooses the columns and headers can be dragged; :meth:`DocumentTableView.save_columns`
+and :meth:`~DocumentTableView.restore_columns` keep that choice in the window's settings.
 """
 
 from __future__ import annotations

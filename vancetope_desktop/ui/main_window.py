@@ -68,8 +68,8 @@ class MainWindow(QMainWindow):
 
     Args:
         library: the open library (the window does not close it).
-        settings: where geometry and dock layout are kept (default: ``window.ini`` beside the
-            preferences file).
+        settings: where geometry, dock layout, the document table's columns and each library's open tabs
+            are kept (default: ``window.ini`` beside the preferences file).
         preferences: per-user choices (theme); loaded from the user's config when None.
         start_background: start the indexer and the change poll (tests of pure layout turn it off).
     """
