@@ -109,7 +109,8 @@ def test_model_and_proxy_pass_the_model_tester(qtmodeltester, qapp):
 
 def test_headers_and_lookups(model):
     headers = [model.headerData(c, Qt.Orientation.Horizontal) for c in Column]
-    assert headers == ["Title", "Authors", "Year", "Tags", "Scope", "Index", "Added", "Modified"]
+    assert headers == ["Title", "Authors", "Year", "Tags", "Scope", "Index", "Added", "Modified", "Journal", "DOI",
+                       "Type", "Pages", "Citation key", "Reading"]
     assert model.row_for("doc_3") == 2 and model.row_for("nope") is None
     assert model.document(2).title == "Scanned lab book"
     with pytest.raises(IndexError):
@@ -198,7 +199,7 @@ def test_update_document_changes_one_row(model, qtbot):
     with qtbot.waitSignal(model.dataChanged) as blocker:
         assert model.update_document(changed)
     top_left, bottom_right = blocker.args[:2]
-    assert (top_left.row(), top_left.column(), bottom_right.row(), bottom_right.column()) == (3, 0, 3, 7)
+    assert (top_left.row(), top_left.column(), bottom_right.row(), bottom_right.column()) == (3, 0, 3, len(Column) - 1)
     assert _cell(model, "doc_4", Column.INDEX) == "indexed"
     assert not model.update_document(_doc(42, "Not shown"))
 
@@ -301,7 +302,8 @@ def test_view_setup(view):
 def test_columns_can_be_shown_from_the_header_menu(view):
     assert view.isColumnHidden(Column.MODIFIED)
     names = [a.text() for a in view.header_menu().actions()]
-    assert names == ["Authors", "Year", "Tags", "Scope", "Index", "Added", "Modified"]
+    assert names == ["Authors", "Year", "Tags", "Scope", "Index", "Added", "Modified", "Journal", "DOI", "Type",
+                     "Pages", "Citation key", "Reading"]
     view.column_actions[Column.MODIFIED].setChecked(True)
     assert not view.isColumnHidden(Column.MODIFIED)
     view.column_actions[Column.TAGS].setChecked(False)

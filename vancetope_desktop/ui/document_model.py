@@ -7,6 +7,7 @@ reported with :attr:`DocumentTableModel.files_dropped` for the main window to im
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Collection, Mapping, Sequence
 from datetime import UTC, datetime
@@ -29,6 +30,7 @@ from PySide6.QtWidgets import QApplication, QStyle
 
 from ..core.documents import DocumentInfo, DocumentStatus, DocumentType, IndexState
 from ..resources import RESOURCES
+from ..services.duplicates import READING_ORDER
 from .dnd import DOCUMENT_MIME, URI_LIST_MIME, decode_document_ids, encode_document_ids, local_paths_from_mime
 from .item_models import column_title
 from .scope_text import ScopeRelation, badge_text, scope_relation, where_text
@@ -57,9 +59,19 @@ class Column(IntEnum):
     INDEX = 5
     ADDED = 6
     MODIFIED = 7
+    JOURNAL = 8
+    DOI = 9
+    TYPE = 10
+    PAGES = 11
+    CITATION_KEY = 12
+    READING = 13
 
 
-_HEADERS = ("Title", "Authors", "Year", "Tags", "Scope", "Index", "Added", "Modified")
+_HEADERS = ("Title", "Authors", "Year", "Tags", "Scope", "Index", "Added", "Modified",
+            "Journal", "DOI", "Type", "Pages", "Citation key", "Reading")
+_KIND_WORDS = {"pdf": "PDF", "structured": "Data"}
+"""Type column words that are not the capitalised icon name (:func:`type_icon_name`)."""
+_PAGE_RANGE = re.compile(r"\A\D*(\d+)\s*(?:[-–—]+\s*\D*(\d+))?")
 _INDEX_WORDS = {
     IndexState.PENDING: "pending", IndexState.INDEXED: "indexed", IndexState.NEEDS_OCR: "needs OCR",
     IndexState.FAILED: "failed", IndexState.NOT_INDEXED: "—",
@@ -163,6 +175,47 @@ def year_of(metadata: Mapping[str, Any]) -> int | None:
     value = metadata.get("year")
     text = str(value).strip()[:4] if value is not None else ""
     return int(text) if text.isdigit() else None
+
+
+def meta_text(metadata: Mapping[str, Any], *keys: str) -> str:
+    """The first of ``keys`` with a non-blank value in ``metadata``, as stripped text ("" when none)."""
+    for key in keys:
+        value = metadata.get(key)
+        if value is not None and str(value).strip():
+            return str(value).strip()
+    return ""
+
+
+def kind_text(doc: DocumentInfo) -> str:
+    """The Type column: "PDF", "Note", "Fact"…, with a reference's entry type: "Reference (article)"."""
+    name = type_icon_name(doc)
+    word = _KIND_WORDS.get(name, name.capitalize())
+    entry = meta_text(doc.metadata, "entry_type") if doc.type == DocumentType.REFERENCE else ""
+    return f"{word} ({entry})" if entry else word
+
+
+def pages_text(metadata: Mapping[str, Any]) -> str:
+    """The Pages column: a reference's page range as written ("123–145"), else a file's page count."""
+    return meta_text(metadata, "pages", "page_count")
+
+
+def page_length(metadata: Mapping[str, Any]) -> int | None:
+    """How many pages a document spans, for sorting the Pages column: a range "123-145" spans 23, a
+    single page "e1002" 1, a PDF its ``page_count``; None when unknown or unreadable."""
+    if meta_text(metadata, "pages"):
+        match = _PAGE_RANGE.match(meta_text(metadata, "pages"))
+        if match is None:
+            return None
+        first, last = int(match[1]), int(match[2]) if match[2] else None
+        return last - first + 1 if last is not None and last >= first else 1
+    count = meta_text(metadata, "page_count")
+    return int(count) if count.isdigit() else None
+
+
+def reading_status(metadata: Mapping[str, Any]) -> str:
+    """``metadata["reading_status"]`` when it is one of :data:`READING_ORDER`, else "" (never set)."""
+    value = metadata.get("reading_status")
+    return value if value in READING_ORDER else ""
 
 
 def local_time(moment: datetime) -> datetime:
@@ -351,6 +404,18 @@ class DocumentTableModel(QAbstractTableModel):
                 return local_time(doc.created_at).strftime("%Y-%m-%d %H:%M")
             case Column.MODIFIED:
                 return local_time(doc.updated_at).strftime("%Y-%m-%d %H:%M")
+            case Column.JOURNAL:
+                return meta_text(doc.metadata, "journal", "venue")
+            case Column.DOI:
+                return meta_text(doc.metadata, "doi")
+            case Column.TYPE:
+                return kind_text(doc)
+            case Column.PAGES:
+                return pages_text(doc.metadata)
+            case Column.CITATION_KEY:
+                return meta_text(doc.metadata, "citation_key")
+            case Column.READING:
+                return reading_status(doc.metadata)
 
     def _sort_value(self, doc: DocumentInfo, column: Column) -> Any:
         match column:
@@ -363,6 +428,11 @@ class DocumentTableModel(QAbstractTableModel):
             case Column.AUTHORS:
                 names = author_list(doc.metadata)
                 return fold(surname(names[0])) if names else None
+            case Column.PAGES:
+                return page_length(doc.metadata)
+            case Column.READING:  # unread, reading, read: the order of progress, not of the alphabet
+                status = reading_status(doc.metadata)
+                return READING_ORDER.index(status) if status else None
             case _:
                 return fold(self._display(doc, column)) or None
 
@@ -386,6 +456,8 @@ class DocumentTableModel(QAbstractTableModel):
             case Column.INDEX:
                 word = _INDEX_WORDS.get(doc.index_state, doc.index_state.value)
                 return f"{word}: {doc.index_error}" if doc.index_error else word
+            case Column.JOURNAL | Column.CITATION_KEY:  # long venues are elided in the cell
+                return self._display(doc, column) or None
             case _:
                 return None
 

@@ -4,13 +4,16 @@ It owns a :class:`DocumentTableModel` (``view.document_model``) behind a :class:
 (``view.proxy``). The main window feeds the model, connects to the model's ``files_dropped`` /
 ``drop_refused`` and to this view's request signals. The selection survives reloads by document id.
 Dragged rows carry their scopes too, so scope targets can refuse a move across branches during the drag.
+The header's menu chooses the columns and headers can be dragged; :meth:`DocumentTableView.save_columns`
+and :meth:`~DocumentTableView.restore_columns` keep that choice in the window's settings.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Collection, Mapping, Sequence
 
-from PySide6.QtCore import QItemSelection, QItemSelectionModel, QMimeData, QModelIndex, QPoint, Qt, Signal
+from PySide6.QtCore import QItemSelection, QItemSelectionModel, QMimeData, QModelIndex, QPoint, QSettings, Qt, Signal
 from PySide6.QtGui import QAction, QContextMenuEvent, QGuiApplication, QKeyEvent, QResizeEvent
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QTableView, QWidget
 
@@ -28,12 +31,21 @@ _SAMPLE_TEXT = {  # typical content, to size the columns from the font rather th
     Column.INDEX: "needs OCR  ●●",  # the dot decoration takes an icon's width
     Column.ADDED: "2026-11-30 14:05",
     Column.MODIFIED: "2026-11-30 14:05",
+    Column.JOURNAL: "Nature Communications",
+    Column.DOI: "10.1038/s41586-021-03819",
+    Column.TYPE: "Reference (article)",
+    Column.PAGES: "1234–1256",
+    Column.CITATION_KEY: "vaswani2017attention",
+    Column.READING: "reading",
 }
 _PADDING = 22  # cell margins, plus the index dot or the sort arrow
-_SHRINKABLE = (Column.AUTHORS, Column.TAGS, Column.SCOPE)
+_SHRINKABLE = (Column.AUTHORS, Column.TAGS, Column.SCOPE, Column.JOURNAL)
 _TITLE_SHARE = 0.3  # of the table's width, kept for the title before the text columns shrink
-HIDDEN_BY_DEFAULT = (Column.MODIFIED,)
+HIDDEN_BY_DEFAULT = (Column.MODIFIED, Column.JOURNAL, Column.DOI, Column.TYPE, Column.PAGES, Column.CITATION_KEY,
+                     Column.READING)
 """Columns hidden until the user shows them from the header's menu (the title needs the room)."""
+COLUMNS_KEY = "documents/columns"
+"""The settings key of the table's column layout (:meth:`DocumentTableView.save_columns`)."""
 
 
 class DocumentTableView(QTableView):
@@ -183,11 +195,57 @@ class DocumentTableView(QTableView):
             self.selectionModel().setCurrentIndex(first, QItemSelectionModel.SelectionFlag.NoUpdate)
             self.scrollTo(first)
 
+    def save_columns(self, settings: QSettings) -> None:
+        """Write the shown and hidden columns, their order, the sort and (once the user sized them) the
+        widths to ``settings`` under :data:`COLUMNS_KEY`, as JSON naming columns by :class:`Column` name,
+        so that a column added or renamed in a later version leaves the rest of the choice intact."""
+        header = self.horizontalHeader()
+        layout: dict[str, object] = {
+            "order": [Column(header.logicalIndex(v)).name for v in range(header.count())],
+            "shown": [c.name for c in Column if not self.isColumnHidden(c)],
+            "hidden": [c.name for c in Column if self.isColumnHidden(c)],
+        }
+        if 0 <= header.sortIndicatorSection() < len(Column):
+            layout["sort"] = Column(header.sortIndicatorSection()).name
+            layout["descending"] = header.sortIndicatorOrder() == Qt.SortOrder.DescendingOrder
+        if not self._auto_fit:
+            layout["widths"] = {c.name: header.sectionSize(c) for c in Column
+                                if c != Column.TITLE and not self.isColumnHidden(c)}
+        settings.setValue(COLUMNS_KEY, json.dumps(layout))
+
+    def restore_columns(self, settings: QSettings) -> None:
+        """Apply the layout :meth:`save_columns` wrote; unknown column names and an unreadable value are
+        ignored (the defaults stay)."""
+        try:
+            layout = json.loads(str(settings.value(COLUMNS_KEY, "{}")))
+        except ValueError:
+            return
+        if not isinstance(layout, dict):
+            return
+        names = Column.__members__
+        shown, hidden = set(layout.get("shown", [])), set(layout.get("hidden", []))
+        for column, action in self.column_actions.items():
+            if column.name in shown or column.name in hidden:  # a column new since then keeps its default
+                action.setChecked(column.name in shown)
+        header = self.horizontalHeader()
+        for visual, name in enumerate(n for n in layout.get("order", []) if n in names):
+            header.moveSection(header.visualIndex(names[name]), visual)
+        if layout.get("sort") in names:
+            order = Qt.SortOrder.DescendingOrder if layout.get("descending") else Qt.SortOrder.AscendingOrder
+            self.sortByColumn(names[layout["sort"]], order)
+        widths = layout.get("widths")
+        if isinstance(widths, dict):
+            self._auto_fit = False
+            for name, width in widths.items():
+                if name in names and names[name] != Column.TITLE and isinstance(width, int) and width > 0:
+                    header.resizeSection(names[name], width)
+
     # -- internals -----------------------------------------------------------------------------------
 
     def _size_columns(self) -> None:
         header = self.horizontalHeader()
         header.setHighlightSections(False)
+        header.setSectionsMovable(True)  # the user orders the columns by dragging their headers
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setSectionResizeMode(Column.TITLE, QHeaderView.ResizeMode.Stretch)
         header.setMinimumSectionSize(self.fontMetrics().horizontalAdvance("Year") + _PADDING)

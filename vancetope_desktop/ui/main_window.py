@@ -35,7 +35,7 @@ from ..services import documents, relations, search
 from ..services.demo import DEMO_PROJECT
 from ..services.library import Library
 from ..services.preferences import Preferences, load_preferences, preferences_path, save_preferences
-from . import dialogs, themes
+from . import dialogs, tab_memory, themes
 from .about import show_about
 from .annotation_actions import AnnotationActions, annotation_target
 from .citation_actions import CitationActions
@@ -71,8 +71,8 @@ class MainWindow(QMainWindow):
 
     Args:
         library: the open library (the window does not close it).
-        settings: where geometry and dock layout are kept (default: ``window.ini`` beside the
-            preferences file).
+        settings: where geometry, dock layout, the document table's columns and each library's open tabs
+            are kept (default: ``window.ini`` beside the preferences file).
         preferences: per-user choices (theme); loaded from the user's config when None.
         start_background: start the indexer and the change poll (tests of pure layout turn it off).
     """
@@ -334,6 +334,7 @@ class MainWindow(QMainWindow):
         if self._first_snapshot:
             self._first_snapshot = False
             settle_heap()
+            self._reopen_tabs()  # once the scope is known: a reopened note is read-only where it should be
         state = snapshot.state
         self.scope_switcher.set_scopes(snapshot.scopes, state.scope)
         self.folder_tree.set_snapshot(snapshot.visible, snapshot.scope_names, snapshot.folders,
@@ -817,10 +818,32 @@ class MainWindow(QMainWindow):
             self.restoreGeometry(geometry)
         if state is not None:
             self.restoreState(state)
+        self.table.restore_columns(self.qsettings)
+
+    def _reopen_tabs(self) -> None:
+        """Open again the viewer tabs of the last session on this library (missing or trashed ones skipped)."""
+        tabs, current = tab_memory.load_tabs(self.qsettings, self._tabs_key)
+        if not tabs:
+            return
+
+        def reopen(found: list[tuple[DocumentInfo, int | None]]) -> None:
+            for doc, page in found:
+                self._show_in_tab(doc, page, None)
+            viewer = self._viewer_for(current) if current else None
+            self.tabs.setCurrentIndex(self.tabs.indexOf(viewer) if viewer is not None else LIBRARY_TAB)
+
+        lib = self.library
+        self.workbench.read(lambda _c: tab_memory.reopenable(lib, tabs), reopen)
+
+    @property
+    def _tabs_key(self) -> str:
+        return "open_tabs/" + self._scope_key.partition("/")[2]  # per library, as the remembered scope
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.qsettings.setValue("window/geometry", self.saveGeometry())
         self.qsettings.setValue("window/state", self.saveState())
+        self.table.save_columns(self.qsettings)
+        tab_memory.save_tabs(self.qsettings, self._tabs_key, *tab_memory.open_tabs(self.tabs))
         self.qsettings.setValue(self._scope_key, self.current_scope)
         self.qsettings.sync()
         self.workbench.close()
