@@ -20,7 +20,7 @@ from ..store.blobs import hash_text
 from ..store.db import read_session, write_session
 from ..store.filters import SqlFilter
 from ..store.tables import utcnow
-from . import audit, records
+from . import audit, notelinks, records
 from .bibliography import add_references
 from .folders import check_folder
 from .library import Library
@@ -81,8 +81,10 @@ def add_text(lib: Library, content: str, *, doc_type: DocumentType = DocumentTyp
             index_state=IndexState.PENDING.value if chunks else IndexState.NOT_INDEXED.value,
         )
         _apply_source(row, source or Source())
+        notelinks.refresh_links(session, row)
         session.add(row)
         session.flush()
+        notelinks.relink_waiting(session, row.title)
         records.set_tags(session, row.id, normalize_tags([*wanted_tags, *extraction.tags]))
         records.replace_chunks(session, row, chunks, counts)
         if chunks:
@@ -349,6 +351,7 @@ def update_document(lib: Library, document_id: str, *, title: str | None = None,
         if changed_content and prepared is not None:
             row.content = content
             row.content_hash = hash_text(content)  # type: ignore[arg-type]
+            notelinks.refresh_links(session, row)
             records.replace_chunks(session, row, *prepared)
             row.index_state = IndexState.PENDING.value
             row.index_error = None
@@ -356,6 +359,9 @@ def update_document(lib: Library, document_id: str, *, title: str | None = None,
         elif changed_title or changed_tags:
             records.enqueue(session, row.id, "refresh")
         session.add(row)
+        if changed_title:
+            session.flush()
+            notelinks.relink_waiting(session, row.title)
         records.bump_change_counter(session)
         session.flush()
         return records.info(lib, session, document_id)
@@ -516,6 +522,7 @@ def restore_version(lib: Library, document_id: str, number: int) -> DocumentInfo
         if changed_content and prepared is not None:
             row.content = content
             row.content_hash = version.content_hash or hash_text(content or "")
+            notelinks.refresh_links(session, row)
             records.replace_chunks(session, row, *prepared)  # indexes the chunks under the restored title
             row.index_state, row.index_error = IndexState.PENDING.value, None
             records.enqueue(session, row.id, "embed")
