@@ -12,6 +12,7 @@ from sqlmodel import select
 from ..core.documents import ChunkInfo, DocumentInfo, DocumentStatus, DocumentType, IndexState, Source, VersionInfo
 from ..core.errors import ImportFailed, InvalidInput, NotFound
 from ..core.ids import new_document_id
+from ..core.reading import ReadingStatus
 from ..core.tags import TagFilter, normalize_tags
 from ..ingest.chunking import fit_to_model
 from ..ingest.registry import extract_text
@@ -21,6 +22,7 @@ from ..store.db import read_session, write_session
 from ..store.filters import SqlFilter
 from ..store.tables import utcnow
 from . import audit, notelinks, records
+from .reading import and_reading
 from .bibliography import add_references
 from .folders import check_folder
 from .library import Library
@@ -129,7 +131,8 @@ def list_documents(lib: Library, *, scope: str | None = None, tag_filter: TagFil
                    types: Sequence[DocumentType] = (), statuses: Sequence[DocumentStatus] = (DocumentStatus.ACTIVE,),
                    include_ancestors: bool = True, folder_id: str | None = None, recursive: bool = False,
                    limit: int | None = None, unfiled: bool = False, index_states: Sequence[IndexState] = (),
-                   added_since: datetime | None = None) -> list[DocumentInfo]:
+                   added_since: datetime | None = None,
+                   reading_statuses: Sequence[ReadingStatus] = ()) -> list[DocumentInfo]:
     """Documents visible from ``scope`` (its own and, unless told otherwise, its ancestors' and, with the
     sibling-results setting, its sibling think processes' results), newest first.
 
@@ -141,13 +144,15 @@ def list_documents(lib: Library, *, scope: str | None = None, tag_filter: TagFil
         unfiled: only documents in no folder (top-level folders count as unfiled too: exclude them by ``types``).
         index_states: restrict to these indexing states (empty: any).
         added_since: only documents created at or after this time (naive means UTC).
+        reading_statuses: only documents with one of these reading statuses (``services.reading``; empty: any).
 
     The workbench's smart views are these filters: see :func:`smart_view_filters`.
     """
     with read_session(lib.engine) as session:
         where = _document_filter(lib, session, scope=scope, tag_filter=tag_filter, types=types, statuses=statuses,
                                  include_ancestors=include_ancestors, folder_id=folder_id, recursive=recursive,
-                                 unfiled=unfiled, index_states=index_states, added_since=added_since)
+                                 unfiled=unfiled, index_states=index_states, added_since=added_since,
+                                 reading_statuses=reading_statuses)
         sql = f"SELECT d.id FROM document d WHERE {where.sql} ORDER BY d.created_at DESC, d.id"
         if limit:
             sql += f" LIMIT {int(limit)}"
@@ -161,7 +166,8 @@ def count_documents(lib: Library, *, scope: str | None = None, tag_filter: TagFi
                     types: Sequence[DocumentType] = (),
                     statuses: Sequence[DocumentStatus] = (DocumentStatus.ACTIVE,), include_ancestors: bool = True,
                     folder_id: str | None = None, recursive: bool = False, unfiled: bool = False,
-                    index_states: Sequence[IndexState] = (), added_since: datetime | None = None) -> int:
+                    index_states: Sequence[IndexState] = (), added_since: datetime | None = None,
+                    reading_statuses: Sequence[ReadingStatus] = ()) -> int:
     """How many documents :func:`list_documents` would return with the same filters (one ``COUNT`` query).
 
     Raises:
@@ -170,7 +176,8 @@ def count_documents(lib: Library, *, scope: str | None = None, tag_filter: TagFi
     with read_session(lib.engine) as session:
         where = _document_filter(lib, session, scope=scope, tag_filter=tag_filter, types=types, statuses=statuses,
                                  include_ancestors=include_ancestors, folder_id=folder_id, recursive=recursive,
-                                 unfiled=unfiled, index_states=index_states, added_since=added_since)
+                                 unfiled=unfiled, index_states=index_states, added_since=added_since,
+                                 reading_statuses=reading_statuses)
         return int(session.exec(text(f"SELECT COUNT(*) FROM document d WHERE {where.sql}"),
                                 params=where.params).one()[0])
 
@@ -178,7 +185,7 @@ def count_documents(lib: Library, *, scope: str | None = None, tag_filter: TagFi
 def _document_filter(lib: Library, session, *, scope: str | None, tag_filter: TagFilter | None,
                      types: Sequence[DocumentType], statuses: Sequence[DocumentStatus], include_ancestors: bool,
                      folder_id: str | None, recursive: bool, unfiled: bool, index_states: Sequence[IndexState],
-                     added_since: datetime | None) -> SqlFilter:
+                     added_since: datetime | None, reading_statuses: Sequence[ReadingStatus] = ()) -> SqlFilter:
     """The WHERE clause shared by :func:`list_documents` and :func:`count_documents`."""
     where = visibility_filter(lib, resolve_scope(lib, scope), include_ancestors=include_ancestors)
     where.and_in("status", [s.value for s in statuses])
@@ -194,13 +201,14 @@ def _document_filter(lib: Library, session, *, scope: str | None, tag_filter: Ta
         where.params["added_since"] = since.strftime("%Y-%m-%d %H:%M:%S.%f")
         where.clauses.append("d.created_at >= :added_since")
     where.and_tags(tag_filter)
+    and_reading(where, reading_statuses)
     if folder_id is not None:
         folders = folder_descendants(session, folder_id) if recursive else [folder_id]
         where.and_in("folder_id", folders)
     return where
 
 
-SMART_VIEWS = ("all", "unfiled", "recent", "problems", "stale", "trash")
+SMART_VIEWS = ("all", "unfiled", "recent", "unread", "problems", "stale", "trash")
 """The workbench's built-in views, in display order (see :func:`smart_view_filters`)."""
 LISTED_STATUSES = (DocumentStatus.ACTIVE, DocumentStatus.STALE)
 """What the workbench lists by default: live documents, stale ones included (marked)."""
@@ -237,6 +245,8 @@ def smart_view_filters(view: str, *, now: datetime | None = None) -> dict[str, A
         filters["unfiled"] = True
     elif view == "recent":
         filters["added_since"] = (now or utcnow()) - timedelta(days=RECENT_DAYS)
+    elif view == "unread":
+        filters["reading_statuses"] = (ReadingStatus.UNREAD,)
     elif view == "problems":
         filters["index_states"] = (IndexState.FAILED, IndexState.NEEDS_OCR)
     elif view != "all":
@@ -246,7 +256,7 @@ def smart_view_filters(view: str, *, now: datetime | None = None) -> dict[str, A
 
 def smart_counts(lib: Library, scope: str | None = None, *, include_ancestors: bool = True) -> dict[str, int]:
     """Document counts of every smart view visible from ``scope``: ``{"all": …, "unfiled": …, "recent": …,
-    "problems": …, "stale": …, "trash": …}``, each equal to ``count_documents(**smart_view_filters(view))``.
+    "unread": …, "problems": …, "stale": …, "trash": …}``, each equal to ``count_documents(**smart_view_filters(view))``.
 
     Raises:
         ScopeNotFound: unknown scope.
