@@ -17,7 +17,7 @@ def test_links_are_parsed_with_shown_text_and_headings_but_not_in_code():
     text = "See [[Sparse Attention|the survey]] and [[ Flash  attention #Results ]].\n`[[not a link]]`\n" \
            "```\n[[also not]]\n```\n[[]] [[Last]]"
     links = find_links(text)
-    assert [(l.target, l.shown, l.heading) for l in links] == [
+    assert [(link.target, link.shown, link.heading) for link in links] == [
         ("Sparse Attention", "the survey", ""), ("Flash attention", "Flash attention › Results", "Results"),
         ("Last", "Last", "")]
     assert text[links[0].start:links[0].end] == "[[Sparse Attention|the survey]]"
@@ -31,7 +31,8 @@ def test_a_link_resolves_case_insensitively_and_is_stored_as_a_relation(library)
     assert stored[notelinks.LINK_PROBLEMS] == [
         {"target": "Nowhere", "key": "nowhere", "problem": "missing", "candidates": []}]
     assert [d.id for d in relations.document_links(library, note.id).links_to] == [target.id]
-    states = [(r.target, r.state, r.document.id if r.document else None) for r in notelinks.note_links(library, note.id)]
+    resolved = notelinks.note_links(library, note.id)
+    states = [(r.target, r.state, r.document.id if r.document else None) for r in resolved]
     assert states == [("sparse attention", "resolved", target.id), ("Nowhere", "missing", None)]
 
 

@@ -22,10 +22,10 @@ from ..store.db import read_session, write_session
 from ..store.filters import SqlFilter
 from ..store.tables import utcnow
 from . import audit, notelinks, records
-from .reading import and_reading
 from .bibliography import add_references
 from .folders import check_folder
 from .library import Library
+from .reading import and_reading
 from .scopes import resolve_scope, visibility_filter
 from .sharing import check_read
 
@@ -256,7 +256,8 @@ def smart_view_filters(view: str, *, now: datetime | None = None) -> dict[str, A
 
 def smart_counts(lib: Library, scope: str | None = None, *, include_ancestors: bool = True) -> dict[str, int]:
     """Document counts of every smart view visible from ``scope``: ``{"all": …, "unfiled": …, "recent": …,
-    "unread": …, "problems": …, "stale": …, "trash": …}``, each equal to ``count_documents(**smart_view_filters(view))``.
+    "unread": …, "problems": …, "stale": …, "trash": …}``, each equal to
+    ``count_documents(**smart_view_filters(view))``.
 
     Raises:
         ScopeNotFound: unknown scope.

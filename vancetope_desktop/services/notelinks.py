@@ -91,7 +91,8 @@ def _resolve(session: Session, scope_path: str, links: Iterable[WikiLink]) -> li
     ids = {link.target for link in links if _ID.fullmatch(link.target)}
     # SQLite's lower() folds ASCII only: titles with other letters are compared in Python.
     ascii_keys = [k for k in keys if k.isascii()]
-    where = ["lower(trim(d.title)) IN (SELECT value FROM json_each(:keys))", "d.id IN (SELECT value FROM json_each(:ids))"]
+    where = ["lower(trim(d.title)) IN (SELECT value FROM json_each(:keys))",
+             "d.id IN (SELECT value FROM json_each(:ids))"]
     if len(ascii_keys) < len(keys):
         where.append("d.title GLOB '*[^ -~]*'")
     params |= {"keys": json.dumps(ascii_keys), "ids": json.dumps(sorted(ids))}
