@@ -38,19 +38,19 @@ from pydantic import BaseModel, ValidationError
 from ..core.documents import DocumentInfo, DocumentStatus, DocumentType, Source, SourceType
 from ..core.errors import AccessDenied, DocumentNotFound, InvalidInput, ScopeNotVisible
 from ..core.promotion import RequestStatus
+from ..core.reading import ReadingStatus
 from ..core.scopes import ScopeKind, ScopePath
 from ..core.tags import all_of, normalize_tag, normalize_tags
 from ..core.text import undecodable_message, undecodable_values
-from ..core.reading import ReadingStatus
 from ..services import audit, documents, indexing, notelinks, reading, review, sharing
 from ..services.library import Library
 from ..services.scopes import ancestry, resolve_relative, resolve_scope
 from ..services.search import search
 from .models import (
     HIDDEN_METADATA,
+    DocumentLinksResult,
     DocumentList,
     DocumentSummary,
-    DocumentLinksResult,
     DocumentText,
     LinksInput,
     ListInput,
