@@ -111,7 +111,7 @@ def test_model_and_proxy_pass_the_model_tester(qtmodeltester, qapp):
 
 def test_headers_and_lookups(model):
     headers = [model.headerData(c, Qt.Orientation.Horizontal) for c in Column]
-    assert headers == ["Title", "Authors", "Year", "Tags", "Scope", "Index", "Added", "Modified"]
+    assert headers == ["Title", "Authors", "Year", "Tags", "Scope", "Index", "Added", "Modified", "Reading"]
     assert model.row_for("doc_3") == 2 and model.row_for("nope") is None
     assert model.document(2).title == "Scanned lab book"
     with pytest.raises(IndexError):
@@ -200,7 +200,7 @@ def test_update_document_changes_one_row(model, qtbot):
     with qtbot.waitSignal(model.dataChanged) as blocker:
         assert model.update_document(changed)
     top_left, bottom_right = blocker.args[:2]
-    assert (top_left.row(), top_left.column(), bottom_right.row(), bottom_right.column()) == (3, 0, 3, 7)
+    assert (top_left.row(), top_left.column(), bottom_right.row(), bottom_right.column()) == (3, 0, 3, 8)
     assert _cell(model, "doc_4", Column.INDEX) == "indexed"
     assert not model.update_document(_doc(42, "Not shown"))
 
@@ -303,7 +303,7 @@ def test_view_setup(view):
 def test_columns_can_be_shown_from_the_header_menu(view):
     assert view.isColumnHidden(Column.MODIFIED)
     names = [a.text() for a in view.header_menu().actions()]
-    assert names == ["Authors", "Year", "Tags", "Scope", "Index", "Added", "Modified"]
+    assert names == ["Authors", "Year", "Tags", "Scope", "Index", "Added", "Modified", "Reading"]
     view.column_actions[Column.MODIFIED].setChecked(True)
     assert not view.isColumnHidden(Column.MODIFIED)
     view.column_actions[Column.TAGS].setChecked(False)
@@ -387,7 +387,7 @@ def test_trash_mode_swaps_the_actions(view, qtbot):
         return [a.text() for a in view.context_menu().actions() if not a.isSeparator()]
 
     _select_rows_of(view, ["doc_7"])
-    assert texts() == ["Open", "Rename…", "Move to Trash", "Move to Scope", "Copy id"]
+    assert texts() == ["Open", "Rename…", "Move to Trash", "Move to Scope", "Reading Status", "Copy id"]
     view.set_trash_mode(True)
     assert texts() == ["Open", "Rename…", "Restore from Trash", "Delete permanently…", "Copy id"]
     with qtbot.waitSignal(view.restore_requested) as blocker:

@@ -28,6 +28,7 @@ from PySide6.QtGui import QBrush, QColor, QGuiApplication, QIcon, QPainter, QPal
 from PySide6.QtWidgets import QApplication, QStyle
 
 from ..core.documents import DocumentInfo, DocumentStatus, DocumentType, IndexState
+from ..core.reading import ReadingStatus, reading_status_of
 from ..resources import RESOURCES
 from .dnd import DOCUMENT_MIME, URI_LIST_MIME, decode_document_ids, encode_document_ids, local_paths_from_mime
 from .item_models import column_title
@@ -57,9 +58,11 @@ class Column(IntEnum):
     INDEX = 5
     ADDED = 6
     MODIFIED = 7
+    READING = 8
 
 
-_HEADERS = ("Title", "Authors", "Year", "Tags", "Scope", "Index", "Added", "Modified")
+_HEADERS = ("Title", "Authors", "Year", "Tags", "Scope", "Index", "Added", "Modified", "Reading")
+_READING_ORDER = {ReadingStatus.UNREAD: 0, ReadingStatus.READING: 1, ReadingStatus.READ: 2}
 _INDEX_WORDS = {
     IndexState.PENDING: "pending", IndexState.INDEXED: "indexed", IndexState.NEEDS_OCR: "needs OCR",
     IndexState.FAILED: "failed", IndexState.NOT_INDEXED: "—",
@@ -350,6 +353,9 @@ class DocumentTableModel(QAbstractTableModel):
                 return local_time(doc.created_at).strftime("%Y-%m-%d %H:%M")
             case Column.MODIFIED:
                 return local_time(doc.updated_at).strftime("%Y-%m-%d %H:%M")
+            case Column.READING:
+                status = reading_status_of(doc.type, doc.metadata)
+                return status.value if status is not None else ""
 
     def _sort_value(self, doc: DocumentInfo, column: Column) -> Any:
         match column:
@@ -362,6 +368,9 @@ class DocumentTableModel(QAbstractTableModel):
             case Column.AUTHORS:
                 names = author_list(doc.metadata)
                 return fold(surname(names[0])) if names else None
+            case Column.READING:  # unread, reading, read: the order of the work, not of the alphabet
+                status = reading_status_of(doc.type, doc.metadata)
+                return _READING_ORDER[status] if status is not None else None
             case _:
                 return fold(self._display(doc, column)) or None
 

@@ -15,6 +15,7 @@ from PySide6.QtGui import QAction, QContextMenuEvent, QGuiApplication, QKeyEvent
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QTableView, QWidget
 
 from ..core.documents import DocumentInfo
+from ..core.reading import ReadingStatus, reading_status_of
 from ..core.scope_info import ScopeInfo
 from .dnd import add_source_scopes, start_id_drag
 from .document_model import DOC_ID_ROLE, Column, DocumentFilterProxy, DocumentTableModel
@@ -28,12 +29,14 @@ _SAMPLE_TEXT = {  # typical content, to size the columns from the font rather th
     Column.INDEX: "needs OCR  ●●",  # the dot decoration takes an icon's width
     Column.ADDED: "2026-11-30 14:05",
     Column.MODIFIED: "2026-11-30 14:05",
+    Column.READING: "reading",
 }
 _PADDING = 22  # cell margins, plus the index dot or the sort arrow
 _SHRINKABLE = (Column.AUTHORS, Column.TAGS, Column.SCOPE)
 _TITLE_SHARE = 0.3  # of the table's width, kept for the title before the text columns shrink
-HIDDEN_BY_DEFAULT = (Column.MODIFIED,)
-"""Columns hidden until the user shows them from the header's menu (the title needs the room)."""
+HIDDEN_BY_DEFAULT = (Column.MODIFIED, Column.READING)
+"""Columns hidden until the user shows them from the header's menu (the title needs the room; the "Unread"
+smart view and the row menu serve reading status without its column)."""
 
 
 class DocumentTableView(QTableView):
@@ -47,6 +50,7 @@ class DocumentTableView(QTableView):
         restore_requested(list[str]): "Restore from Trash" (trash mode only).
         purge_requested(list[str]): "Delete permanently" (Shift+Delete; trash mode only; confirm first).
         move_to_scope_requested(list[str], str): "Move to Scope" of the selection to that scope path.
+        reading_status_requested(list[str], str): "Reading Status" of the selection: unread, reading or read.
 
     Keys (Enter, F2, Delete, Shift+Delete, Ctrl+Shift+C) are handled in :meth:`keyPressEvent`, not as
     action shortcuts, so a window-wide Edit menu using the same shortcuts stays unambiguous and wins.
@@ -62,6 +66,7 @@ class DocumentTableView(QTableView):
     restore_requested = Signal(list)
     purge_requested = Signal(list)
     move_to_scope_requested = Signal(list, str)
+    reading_status_requested = Signal(list, str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -346,9 +351,22 @@ class DocumentTableView(QTableView):
         else:
             menu.addAction(self.trash_action)
             self.fill_move_menu(menu.addMenu("Move to Scope"))
+            self._fill_reading_menu(menu.addMenu("Reading Status"))
         menu.addSeparator()
         menu.addAction(self.copy_id_action)
         return menu
+
+    def _fill_reading_menu(self, menu: QMenu) -> None:
+        """One entry per reading status; the selection's common status, if any, is checked."""
+        ids = self.selected_ids()
+        model = self.document_model
+        current = {reading_status_of(d.type, d.metadata) for i in ids if (row := model.row_for(i)) is not None
+                   for d in (model.document(row),)}
+        for status in ReadingStatus:
+            action = menu.addAction(status.value.capitalize())
+            action.setCheckable(True)
+            action.setChecked(current == {status})
+            action.triggered.connect(lambda _checked=False, s=status.value: self.reading_status_requested.emit(ids, s))
 
     def startDrag(self, supportedActions: Qt.DropAction) -> None:
         ids = self.selected_ids()

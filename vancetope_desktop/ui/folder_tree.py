@@ -38,6 +38,7 @@ class FolderTreeView(QTreeView):
         publish_requested(str): request promotion of every result of this think process to its project.
         scope_settings_requested(str): open the settings of this scope.
         move_refused(str): a dragged document cannot go where the cursor is; the text says why.
+        saved_search_forget_requested(str): delete this saved search (by name).
     """
 
     target_selected = Signal(object)
@@ -49,6 +50,7 @@ class FolderTreeView(QTreeView):
     publish_requested = Signal(str)
     scope_settings_requested = Signal(str)
     move_refused = Signal(str)
+    saved_search_forget_requested = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -181,6 +183,8 @@ class FolderTreeView(QTreeView):
         target = self.current_target()
         if target is not None and target.kind == "folder" and not target.inherited:
             self.delete_requested.emit(target)
+        elif target is not None and target.kind == "saved" and target.key:
+            self.saved_search_forget_requested.emit(target.key)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.key() == Qt.Key.Key_Delete and event.modifiers() == Qt.KeyboardModifier.NoModifier:
@@ -205,6 +209,9 @@ class FolderTreeView(QTreeView):
             menu.addAction(self.delete_action)
         if target is not None and target.kind == "smart" and target.key == "trash":
             menu.addAction(self.empty_trash_action)
+        if target is not None and target.kind == "saved" and target.key:
+            menu.addAction(self.rename_action)
+            menu.addAction("Delete Saved Search", lambda name=target.key: self.saved_search_forget_requested.emit(name))
         self._add_scope_entries(menu, target)
         menu.addSeparator()
         menu.addAction(self.subfolders_action)
