@@ -42,6 +42,7 @@ from .dnd import local_paths_from_mime
 from .document_table import DocumentTableView
 from .folder_model import FolderTarget
 from .folder_tree import FolderTreeView
+from .notes_flow import NotesFlow
 from .review_dock import ReviewDock
 from .scope_move_flow import ScopeMoveFlow
 from .scope_settings_dialog import ScopeSettingsFlow
@@ -98,6 +99,7 @@ class MainWindow(QMainWindow):
         self._wire()
         self.workbench.announce_opening()
         self._build_scope_moves()
+        self.notes = NotesFlow(self)
         self.review = ReviewDock(self)
         self.review_pane, self.review_dock = self.review.pane, self.review.dock
         self.review_badge, self.review_action = self.review.badge, self.review.action
@@ -462,6 +464,7 @@ class MainWindow(QMainWindow):
             viewer.set_dark(themes.is_dark(QApplication.instance()))
             viewer.save_requested.connect(self._save_from_viewer)
             viewer.status_changed.connect(lambda text: self.statusBar().showMessage(text, 8000))
+            self.notes.attach_viewer(viewer)
             self.tabs.addTab(viewer, _short(doc.title))
         index = self.tabs.indexOf(viewer)
         self.tabs.setTabToolTip(index, doc.title)

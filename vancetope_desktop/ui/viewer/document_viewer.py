@@ -38,10 +38,14 @@ class DocumentViewer(QWidget):
             The owner saves it (``services.documents.update_document``) and calls
             :meth:`show_document` again with the updated document.
         status_changed(str): short messages for a status bar.
+        wikilink_activated(str, str): ``(document id, link inside)``: a ``[[…]]`` link of a note was clicked.
+        pdf_opened(DocumentInfo): a PDF document was opened, e.g. to mark it as being read.
     """
 
     save_requested = Signal(str, str)
     status_changed = Signal(str)
+    wikilink_activated = Signal(str, str)
+    pdf_opened = Signal(object)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -160,7 +164,9 @@ class DocumentViewer(QWidget):
         if path is not None and not path.is_file():
             raise FileNotFoundError(f"The stored file {path} is missing")
         if kind is ViewKind.PDF and path is not None:
-            return self._activate(PdfViewer).open(path, page=page, highlight=highlight)
+            notes = self._activate(PdfViewer).open(path, page=page, highlight=highlight)
+            self.pdf_opened.emit(doc)
+            return notes
         if kind is ViewKind.MARKDOWN:
             source = read_text_file(path) if path is not None else None
             text = source.text if source is not None else doc.content or ""
@@ -208,6 +214,7 @@ class DocumentViewer(QWidget):
                 viewer.set_dark(self._dark)
             if isinstance(viewer, MarkdownViewer):
                 viewer.save_requested.connect(self.save_requested)
+                viewer.wikilink_activated.connect(self.wikilink_activated)
             if isinstance(viewer, PdfViewer):
                 viewer.status_changed.connect(self.status_changed)
             self._viewers[kind] = viewer
@@ -259,6 +266,7 @@ class DocumentViewer(QWidget):
         page, highlight = self._request
         try:
             self._activate(PdfViewer).open(doc.file_path, page=page, highlight=highlight, password=password)
+            self.pdf_opened.emit(doc)
         except EncryptedPdf:
             self._show_message("This PDF is protected by a password", "Wrong password. Try again.",
                                ask_password=True)
