@@ -138,8 +138,10 @@ def relink_waiting(session: Session, title: str) -> list[str]:
     Returns:
         The ids of the notes re-resolved.
     """
+    # instr() first: only the few notes with a problem are parsed as JSON, not every document's metadata.
     ids = [r[0] for r in session.exec(
-        text(f"SELECT DISTINCT d.id FROM document d, json_each({json_or_empty('d.metadata')}, '$.{LINK_PROBLEMS}') j "
+        text(f"SELECT DISTINCT d.id FROM (SELECT id, metadata FROM document WHERE instr(metadata, '{LINK_PROBLEMS}')) "
+             f"d, json_each({json_or_empty('d.metadata')}, '$.{LINK_PROBLEMS}') j "
              "WHERE json_extract(j.value, '$.key') = :key"), params={"key": title_key(title)}).all()]
     for doc_id in ids:
         row = records.document_row(session, doc_id)
