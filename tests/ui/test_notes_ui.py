@@ -159,3 +159,13 @@ def test_saved_searches_in_the_tree_stay_live_and_can_be_renamed_and_deleted(qtb
     saved_searches.save_search(library, SavedSearch(name="Elsewhere", query="mites"))  # saved by the CLI
     window.workbench.refresh()
     qtbot.waitUntil(lambda: model.saved_searches() == ("Elsewhere",), timeout=WAIT)
+
+
+def test_a_note_with_links_that_lead_nowhere_says_so_above_its_text(qtbot, library, make_window):
+    documents.add_text(library, "One", doc_type=NOTE, title="Twin")
+    documents.add_text(library, "Two", doc_type=NOTE, title="twin")
+    note = documents.add_text(library, "[[Twin]] and [[Nowhere]]", doc_type=NOTE, title="Links")
+    window = make_window(library)
+    viewer = _open_viewer(qtbot, window, note.id)
+    text = viewer.notice_label.text()
+    assert "no document for [[Nowhere]]" in text and "several documents for [[Twin]] (2 documents)" in text

@@ -131,6 +131,18 @@ def refresh_links(session: Session, row: tables.DocumentRow) -> None:
         row.meta = meta
 
 
+def link_problem_text(metadata: dict) -> str | None:
+    """One sentence naming a note's missing and ambiguous links (its stored :data:`LINK_PROBLEMS`), for a
+    banner; None when every link resolves."""
+    problems = [p for p in metadata.get(LINK_PROBLEMS) or [] if isinstance(p, dict) and p.get("target")]
+    missing = [f"[[{p['target']}]]" for p in problems if p.get("problem") == "missing"]
+    ambiguous = [f"[[{p['target']}]] ({len(p.get('candidates') or [])} documents)" for p in problems
+                 if p.get("problem") == "ambiguous"]
+    parts = ([f"no document for {', '.join(missing)} (click to create it)"] if missing else []) + \
+            ([f"several documents for {', '.join(ambiguous)} (click to choose, or link by id)"] if ambiguous else [])
+    return ("Links: " + "; ".join(parts) + ".") if parts else None
+
+
 def relink_waiting(session: Session, title: str) -> list[str]:
     """Re-resolve the notes with a missing or ambiguous link to ``title`` (a document was just created or
     renamed under it), in the caller's write transaction.

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout, QWidget
 
 from ...core.documents import DocumentInfo
 from ...core.errors import DamagedFile, EmptyFile, EncryptedPdf, UnsupportedFile, VancetopeError
+from ...services.notelinks import link_problem_text
 from .data_viewer import DataViewer
 from .image_viewer import ImageViewer
 from .kinds import ViewKind, choose_view, file_name, is_editable
@@ -175,7 +176,8 @@ class DocumentViewer(QWidget):
                 return [*notes, "Too long to render: shown as markdown source.",
                         *self._activate(TextViewer).show_text(text, file_name="note.md", highlight=highlight)]
             editable = source is None and is_editable(doc) and not self._read_only
-            return notes + self._activate(MarkdownViewer).show_markdown(
+            problems = link_problem_text(doc.metadata) if source is None else None
+            return notes + ([problems] if problems else []) + self._activate(MarkdownViewer).show_markdown(
                 text, document_id=doc.id, editable=editable, highlight=highlight)
         if kind is ViewKind.DATA and path is not None:
             try:
