@@ -87,3 +87,21 @@ def test_backlinks_list_linked_and_unlinked_mentions_but_not_trashed_ones(librar
     assert [m.document.id for m in found.unlinked] == [mentioning.id]
     assert "mixture of experts layer" in found.unlinked[0].snippet
     assert unrelated.id not in {m.document.id for m in found.unlinked}
+
+
+def test_imported_vault_notes_link_by_file_name_and_wait_for_each_other(library, tmp_path):
+    from vancetope_desktop.ingest.registry import extract_file
+    from vancetope_desktop.services import imports
+
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "Daily.md").write_text("Today: read [[Bee Health]] and [[Hive]].\n", encoding="utf-8")
+    (vault / "Bee Health.md").write_text("# Notes on colony health\nVarroa.\n", encoding="utf-8")
+    # The real extractor, in this process: a worker process would cost seconds to start.
+    imports.upload(library, [vault / "Daily.md"], extractor=extract_file)
+    imports.upload(library, [vault / "Bee Health.md"], extractor=extract_file)
+    daily, health = (next(d for d in documents.list_documents(library) if d.metadata.get("original_name") == name)
+                     for name in ("Daily.md", "Bee Health.md"))
+    assert health.title == "Notes on colony health"  # its heading; [[Bee Health]] is its file name
+    assert daily.metadata[relations.LINKS_TO] == [health.id]
+    assert [p["target"] for p in daily.metadata[notelinks.LINK_PROBLEMS]] == ["Hive"]

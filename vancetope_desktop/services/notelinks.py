@@ -40,6 +40,8 @@ LINK_PROBLEMS = "link_problems"
 """Metadata key of a note holding its unresolved links: ``[{"target", "key", "problem", "candidates"}]``."""
 UNLINKED_LIMIT = 50
 """At most this many unlinked mentions are listed (a one-word title can be mentioned everywhere)."""
+NOTE_SUFFIXES = (".md", ".markdown")
+"""Imported files whose name (without this suffix) is also their link target, as in an Obsidian vault."""
 _ID = re.compile(r"doc_[0-9A-Za-z_-]+")
 
 LinkState = Literal["resolved", "missing", "ambiguous"]
@@ -91,19 +93,24 @@ def _resolve(session: Session, scope_path: str, links: Iterable[WikiLink]) -> li
     ids = {link.target for link in links if _ID.fullmatch(link.target)}
     # SQLite's lower() folds ASCII only: titles with other letters are compared in Python.
     ascii_keys = [k for k in keys if k.isascii()]
+    # An imported Obsidian note is linked by its file name, whatever heading titles it.
+    file_name = f"json_extract({json_or_empty('d.metadata')}, '$.original_name')"
     where = ["lower(trim(d.title)) IN (SELECT value FROM json_each(:keys))",
+             f"lower({file_name}) IN (SELECT value FROM json_each(:names))",
              "d.id IN (SELECT value FROM json_each(:ids))"]
     if len(ascii_keys) < len(keys):
-        where.append("d.title GLOB '*[^ -~]*'")
-    params |= {"keys": json.dumps(ascii_keys), "ids": json.dumps(sorted(ids))}
-    rows = session.exec(text(f"SELECT d.id, d.title, d.type FROM document d WHERE {live} AND ({' OR '.join(where)}) "
-                             "ORDER BY d.created_at, d.id"), params=params).all()
+        where += ["d.title GLOB '*[^ -~]*'", f"{file_name} GLOB '*[^ -~]*'"]
+    params |= {"keys": json.dumps(ascii_keys), "ids": json.dumps(sorted(ids)),
+               "names": json.dumps([k + suffix for k in ascii_keys for suffix in NOTE_SUFFIXES])}
+    rows = session.exec(text(f"SELECT d.id, d.title, d.type, {file_name} FROM document d WHERE {live} AND "
+                             f"({' OR '.join(where)}) ORDER BY d.created_at, d.id"), params=params).all()
     by_key: dict[str, list[LinkedDocument]] = {}
     by_id: dict[str, LinkedDocument] = {}
-    for doc_id, title, doc_type in rows:
+    for doc_id, title, doc_type, original in rows:
         found = LinkedDocument(id=doc_id, title=title, type=doc_type)
         by_id[doc_id] = found
-        by_key.setdefault(title_key(title), []).append(found)
+        for key in {title_key(title), *_note_file_key(original)}:
+            by_key.setdefault(key, []).append(found)
     resolved = []
     for link in links:
         matches = [by_id[link.target]] if link.target in by_id else by_key.get(link.key, [])
@@ -112,6 +119,14 @@ def _resolve(session: Session, scope_path: str, links: Iterable[WikiLink]) -> li
                                      document=matches[0] if state == "resolved" else None,
                                      candidates=matches if state == "ambiguous" else []))
     return resolved
+
+
+def _note_file_key(original_name: object) -> list[str]:
+    """The link key of an imported note's file name (``Plan.md`` → ``plan``); none for other files."""
+    if not isinstance(original_name, str):
+        return []
+    stem, dot, suffix = original_name.rpartition(".")
+    return [title_key(stem)] if dot and f".{suffix.lower()}" in NOTE_SUFFIXES and stem.strip() else []
 
 
 def refresh_links(session: Session, row: tables.DocumentRow) -> None:
