@@ -15,7 +15,7 @@ from vancetope_desktop.services.saved_searches import SavedSearch
 from vancetope_desktop.ui import dialogs
 from vancetope_desktop.ui.backlinks_view import BacklinksView
 from vancetope_desktop.ui.folder_model import NODE_ROLE, SAVED_HEADER, FolderTarget, FolderTreeModel
-from vancetope_desktop.ui.viewer import MarkdownViewer
+from vancetope_desktop.ui.viewer import DocumentViewer, MarkdownViewer
 from vancetope_desktop.ui.viewer.rendering import render_markdown, wikilink_href, wikilink_target
 
 from .test_folder_model import COUNTS, NAMES, SCOPES, _folders
@@ -169,3 +169,15 @@ def test_a_note_with_links_that_lead_nowhere_says_so_above_its_text(qtbot, libra
     viewer = _open_viewer(qtbot, window, note.id)
     text = viewer.notice_label.text()
     assert "no document for [[Nowhere]]" in text and "several documents for [[Twin]] (2 documents)" in text
+
+
+@pytest.mark.corpus
+def test_the_viewer_tells_when_a_pdf_opened(qtbot, corpus):
+    from .test_viewer import PAPER, make_doc
+
+    viewer = DocumentViewer()
+    qtbot.addWidget(viewer)
+    doc = make_doc(corpus / PAPER, mime_type="application/pdf")
+    with qtbot.waitSignal(viewer.pdf_opened) as blocker:
+        viewer.show_document(doc)
+    assert blocker.args == [doc]
