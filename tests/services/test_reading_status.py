@@ -52,3 +52,13 @@ def test_a_folder_has_no_reading_status(library):
     folder = folders.create_folder(library, "Papers")
     with pytest.raises(InvalidInput, match="folder"):
         reading.set_reading_status(library, [folder.id], ReadingStatus.READ)
+
+
+def test_restoring_a_version_keeps_the_reading_status(library):
+    note = documents.add_text(library, "First text", doc_type=DocumentType.NOTE)
+    reading.set_reading_status(library, [note.id], ReadingStatus.READING)
+    documents.update_document(library, note.id, content="Second text")
+    reading.set_reading_status(library, [note.id], ReadingStatus.READ)
+    documents.restore_version(library, note.id, 1)
+    restored = documents.get_document(library, note.id)
+    assert restored.content == "First text" and _status(library, note.id) is ReadingStatus.READ

@@ -140,7 +140,9 @@ def test_saved_searches_in_the_tree_stay_live_and_can_be_renamed_and_deleted(qtb
     first = documents.add_text(library, "Varroa mites", doc_type=NOTE, tags=["bees"])
     documents.add_text(library, "Galaxies", doc_type=NOTE)
     window = make_window(library)
-    window.search_pane.add_tag_filter("bees")
+    pane = window.search_pane
+    pane.add_tag_filter("bees")
+    pane.type_combo.setCurrentIndex(pane.type_combo.findData(DocumentType.NOTE))
     window.notes.save_search("Bees")
     model = window.folder_tree.folder_model
     qtbot.waitUntil(lambda: model.saved_searches() == ("Bees",), timeout=WAIT)
@@ -152,7 +154,8 @@ def test_saved_searches_in_the_tree_stay_live_and_can_be_renamed_and_deleted(qtb
     snapshot_has(window, lambda s: [d.id for d in s.documents] == [second.id, first.id])
     model.setData(model.index_for(FolderTarget("saved", "Bees", scope)), "Apiary")
     qtbot.waitUntil(lambda: model.saved_searches() == ("Apiary",), timeout=WAIT)
-    assert [s.name for s in saved_searches.list_saved(library)] == ["Apiary"]
+    assert [(s.name, s.tags, s.types) for s in saved_searches.list_saved(library)] == [
+        ("Apiary", ["bees"], [DocumentType.NOTE])]
     window.folder_tree.saved_search_forget_requested.emit("Apiary")
     qtbot.waitUntil(lambda: model.saved_searches() == (), timeout=WAIT)
     assert saved_searches.list_saved(library) == [] and window.workbench.snapshot.state.target.kind != "saved"

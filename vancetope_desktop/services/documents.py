@@ -12,7 +12,7 @@ from sqlmodel import select
 from ..core.documents import ChunkInfo, DocumentInfo, DocumentStatus, DocumentType, IndexState, Source, VersionInfo
 from ..core.errors import ImportFailed, InvalidInput, NotFound
 from ..core.ids import new_document_id
-from ..core.reading import ReadingStatus
+from ..core.reading import READING_STATUS_KEY, ReadingStatus
 from ..core.tags import TagFilter, normalize_tags
 from ..ingest.chunking import fit_to_model
 from ..ingest.registry import extract_text
@@ -519,8 +519,11 @@ def restore_version(lib: Library, document_id: str, number: int) -> DocumentInfo
     with write_session(lib.engine) as session:
         row = records.document_row(session, document_id)
         before_tags = records.tags_of(session, document_id)
-        # A file's metadata also says where its stored original is (file_suffix): that must not go back.
-        metadata = {**version.metadata, **{k: v for k, v in row.meta.items() if k == "file_suffix"}}
+        # A file's metadata also says where its stored original is (file_suffix): that must not go back; nor
+        # must the reading status, which says how far the user read, not what the document was.
+        kept = ("file_suffix", READING_STATUS_KEY)
+        metadata = {**{k: v for k, v in version.metadata.items() if k != READING_STATUS_KEY},
+                    **{k: v for k, v in row.meta.items() if k in kept}}
         changed_title = version.title != row.title
         changed_tags = sorted(version.tags) != before_tags
         changed_content = content is not None and content != row.content

@@ -106,7 +106,7 @@ class NotesFlow:
         self.window.folder_tree.folder_model.set_saved_searches(snapshot.saved_searches)
 
     def save_search(self, name: str | None = None) -> None:
-        """Save the search pane's query and tag filters under a name (asked for when not given)."""
+        """Save the search pane's query, tag filters and type under a name (asked for when not given)."""
         pane = self.window.search_pane
         query = pane.query().strip()
         tags = pane.tag_filters()
@@ -117,7 +117,9 @@ class NotesFlow:
         if not name:
             return
         any_mode = pane.match_button.isChecked()
-        saved = SavedSearch(name=name, query=query, tags=[] if any_mode else tags, any_tags=tags if any_mode else [])
+        doc_type = pane.type_combo.currentData()
+        saved = SavedSearch(name=name, query=query, tags=[] if any_mode else tags, any_tags=tags if any_mode else [],
+                            types=[doc_type] if doc_type is not None else [])
         lib = self.lib
         self.workbench.run("Save search", lambda _c: saved_searches.save_search(lib, saved), index=False,
                            on_result=self._select_saved)
