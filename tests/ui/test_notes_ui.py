@@ -147,6 +147,7 @@ def test_saved_searches_in_the_tree_stay_live_and_can_be_renamed_and_deleted(qtb
     model = window.folder_tree.folder_model
     qtbot.waitUntil(lambda: model.saved_searches() == ("Bees",), timeout=WAIT)
     scope = window.current_scope
+    assert window.folder_tree.isExpanded(model.index_for(FolderTarget("saved", "", scope)))  # open at first
     assert window.folder_tree.select_target(FolderTarget("saved", "Bees", scope))
     snapshot_has(window, lambda s: s.state.target.kind == "saved" and [d.id for d in s.documents] == [first.id])
     second = documents.add_text(library, "Hive health", doc_type=NOTE, tags=["bees"])

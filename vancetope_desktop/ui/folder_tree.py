@@ -87,6 +87,7 @@ class FolderTreeView(QTreeView):
         self._remembered: FolderTarget | None = None
         self._expanded: set[tuple[str, str]] = set()
         self._seen_scopes: set[str] = set()
+        self._saved_seen = False
         self.folder_model.modelAboutToBeReset.connect(self._remember_state)
         self.folder_model.modelReset.connect(self._restore_state)
         self.selectionModel().currentChanged.connect(self._current_changed)
@@ -140,7 +141,11 @@ class FolderTreeView(QTreeView):
         for target in model.targets():
             # Scope roots start open the first time they appear; afterwards they keep the user's choice.
             new_scope = target.kind == "scope" and target.key not in self._seen_scopes
-            if new_scope or (target.kind, target.key) in self._expanded:
+            # So does the "Saved searches" node, the first time a saved search appears.
+            new_saved = target == FolderTarget("saved", "", target.scope) and not self._saved_seen
+            if new_saved:
+                self._saved_seen = True
+            if new_scope or new_saved or (target.kind, target.key) in self._expanded:
                 self.setExpanded(model.index_for(target), True)
         wanted = self._remembered or self._last_target
         index = model.index_for(wanted) if wanted is not None else QModelIndex()
