@@ -88,21 +88,28 @@ def _resolve(session: Session, scope_path: str, links: Iterable[WikiLink]) -> li
     scopes = session_ancestry(session, scope_path)
     params: dict[str, object] = {"scopes": json.dumps(scopes), "deleted": DocumentStatus.DELETED.value,
                                  "folder": DocumentType.FOLDER.value}
-    live = ("d.scope_path IN (SELECT value FROM json_each(:scopes)) AND d.status != :deleted AND d.type != :folder")
+    # +d.scope_path: the titles are compared on every visible row, and one pass over the table is faster than
+    # the (scope, …) index followed by a row lookup each (56 against 240 ms at 20,000 documents).
+    live = "+d.scope_path IN (SELECT value FROM json_each(:scopes)) AND d.status != :deleted AND d.type != :folder"
     keys = {link.key for link in links if not _ID.fullmatch(link.target)}
     ids = {link.target for link in links if _ID.fullmatch(link.target)}
     # SQLite's lower() folds ASCII only: titles with other letters are compared in Python.
     ascii_keys = [k for k in keys if k.isascii()]
     # An imported Obsidian note is linked by its file name, whatever heading titles it.
+    # instr() first: parsing every document's metadata as JSON cost 250 ms at 20,000 documents.
     file_name = f"json_extract({json_or_empty('d.metadata')}, '$.original_name')"
+    a_note_file = " OR ".join(f"instr(d.metadata, '{suffix}\"')" for suffix in NOTE_SUFFIXES)
+    by_name = [f"lower({file_name}) IN (SELECT value FROM json_each(:names))"]
     where = ["lower(trim(d.title)) IN (SELECT value FROM json_each(:keys))",
-             f"lower({file_name}) IN (SELECT value FROM json_each(:names))",
              "d.id IN (SELECT value FROM json_each(:ids))"]
     if len(ascii_keys) < len(keys):
-        where += ["d.title GLOB '*[^ -~]*'", f"{file_name} GLOB '*[^ -~]*'"]
+        where.append("d.title GLOB '*[^ -~]*'")
+        by_name.append(f"{file_name} GLOB '*[^ -~]*'")
+    where.append(f"(({a_note_file}) AND ({' OR '.join(by_name)}))")
     params |= {"keys": json.dumps(ascii_keys), "ids": json.dumps(sorted(ids)),
                "names": json.dumps([k + suffix for k in ascii_keys for suffix in NOTE_SUFFIXES])}
-    rows = session.exec(text(f"SELECT d.id, d.title, d.type, {file_name} FROM document d WHERE {live} AND "
+    rows = session.exec(text(f"SELECT d.id, d.title, d.type, CASE WHEN {a_note_file} THEN {file_name} END "
+                             f"FROM document d WHERE {live} AND "
                              f"({' OR '.join(where)}) ORDER BY d.created_at, d.id"), params=params).all()
     by_key: dict[str, list[LinkedDocument]] = {}
     by_id: dict[str, LinkedDocument] = {}
