@@ -40,7 +40,8 @@ def add_text(lib: Library, content: str, *, doc_type: DocumentType = DocumentTyp
     """Store typed text (a fact, note, result…) as a new document and queue its indexing.
 
     Facts and results are one chunk each (split only if longer than the model's limit); notes are
-    chunked by ``##`` sections. The document, its chunks and its index job commit together.
+    chunked by ``##`` sections. The document, its chunks and its index job commit together, with its
+    ``[[links]]`` resolved and the notes waiting for its title relinked (``services.notelinks``).
 
     A reference given as BibTeX, RIS or CSL-JSON becomes one reference document per entry, with its
     fields as metadata and its keywords as tags, de-duplicated and merged like an imported
@@ -308,9 +309,10 @@ def update_document(lib: Library, document_id: str, *, title: str | None = None,
     text (inline ``#tags``, front matter) are added, tags that were in the old text and are no longer
     in the new one are removed, tags given by hand (not in the old text) stay. A document titled by
     its content takes the new text's title (front matter ``title``, title heading, else first line).
-    A title change updates the lexical index. ``add_tags``/``remove_tags`` apply last (they win over
-    the text), as in :func:`tag_document`. Files keep their stored original: their content cannot be
-    edited here.
+    A title change updates the lexical index and relinks the notes waiting for the new title; a content
+    change re-resolves the text's ``[[links]]`` (``services.notelinks``). ``add_tags``/``remove_tags``
+    apply last (they win over the text), as in :func:`tag_document`. Files keep their stored original:
+    their content cannot be edited here.
 
     Raises:
         DocumentNotFound. InvalidInput: blank title/content, malformed tags, or editing the content of a
