@@ -214,3 +214,13 @@ def test_paper_analysis_results_stay_isolated_from_hypothesis_check(installed):
     assert report.documents["extraction_flash.md"] in own and other_id not in own
     from_project = {h.document.id for h in search(lib, HARDWARE_QUERY, scope=demo.DEMO_PROJECT, limit=50).hits}
     assert other_id not in from_project and not from_project & tp_12
+
+
+def test_a_demo_note_links_to_another_and_shows_as_its_backlink(installed):
+    from vancetope_desktop.services import notelinks
+
+    lib, report, _, _ = installed
+    source, target = (report.documents[n] for n in ("Reformer and Flash Attention are orthogonal",
+                                                     "Flash Attention optimizes IO, not Compute"))
+    assert documents.get_document(lib, source).metadata["links_to"] == [target]
+    assert [m.document.id for m in notelinks.backlinks(lib, target, scope="think-process/tp_12").linked] == [source]

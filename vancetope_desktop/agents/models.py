@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..core import promotion
 from ..core.documents import DocumentInfo
+from ..core.reading import reading_status_of
 from ..services.annotations import Annotation
 
 StorableType = Literal["note", "fact", "result", "reference"]
@@ -25,6 +26,9 @@ DocumentTypeName = Literal["note", "file", "result", "fact", "reference", "struc
 
 RequestStatusName = Literal["pending", "approved", "rejected", "withdrawn"]
 """A promotion request's state (``core.promotion.RequestStatus``)."""
+
+ReadingStatusName = Literal["unread", "reading", "read"]
+"""A document's reading status (``core.reading.ReadingStatus``)."""
 
 Access = Literal["own", "ancestor", "shared", "sibling"]
 """Why the acting scope may read a document (``services.sharing.ReadGrant``)."""
@@ -149,6 +153,52 @@ class Citations(BaseModel):
                                  "'smith2020glacier'), the same in every export; use it in \\cite{…}.")
 
 
+class LinksInput(_Input):
+    """``memory_links``: a document's [[links]] and what mentions it."""
+
+    doc_id: str = Field(description="The document id, e.g. 'doc_3f2a9c01b7de'.")
+
+
+class ReadingStatusInput(_Input):
+    """``memory_set_reading_status``: mark your own documents unread, reading or read."""
+
+    doc_ids: list[str] = Field(min_length=1, max_length=500, description="Document ids (doc_…), your own.")
+    status: ReadingStatusName = Field(description="unread, reading or read.")
+
+
+class NoteLink(BaseModel):
+    """One [[link]] of a document's text and where it leads."""
+
+    target: str = Field(description="The title (or doc_… id) written inside [[…]].")
+    shown: str = Field(description="The text shown for it.")
+    state: Literal["resolved", "missing", "ambiguous"] = Field(
+        description="resolved: doc_id is the document; missing: no document of that title in the scope or above; "
+        "ambiguous: several (candidates), link by id ([[doc_…|text]]) to choose.")
+    doc_id: str | None = None
+    title: str | None = None
+    candidates: list[str] = Field(default_factory=list, description="The doc_… ids an ambiguous title could mean.")
+
+
+class Mention(BaseModel):
+    """A document that mentions another."""
+
+    doc_id: str
+    title: str
+    scope: str
+    snippet: str = Field(default="", description="For an unlinked mention: the text around the title.")
+
+
+class DocumentLinksResult(BaseModel):
+    """What ``memory_links`` returns."""
+
+    doc_id: str
+    title: str
+    links: list[NoteLink] = Field(default_factory=list, description="Its own [[links]], in order.")
+    linked_mentions: list[Mention] = Field(default_factory=list, description="Documents whose [[links]] lead here.")
+    unlinked_mentions: list[Mention] = Field(default_factory=list,
+                                             description="Documents naming its title without a link.")
+
+
 class DocumentSummary(BaseModel):
     """A document without its text: id, title, type, scope, tags, state and provenance."""
 
@@ -166,14 +216,19 @@ class DocumentSummary(BaseModel):
     updated_at: datetime
     think_process_id: str | None = Field(default=None, description="The think process that produced it, if any.")
     node_id: str | None = Field(default=None, description="The task node that produced it, if any.")
+    reading_status: ReadingStatusName | None = Field(
+        default=None, description="unread, reading or read (files and references start unread; other documents "
+        "have none until given one with memory_set_reading_status).")
 
     @classmethod
     def from_info(cls, doc: DocumentInfo, **extra: Any) -> Self:
         """Build from a service :class:`DocumentInfo` (``extra``: the subclass's own fields)."""
+        reading = reading_status_of(doc.type, doc.metadata)
         return cls(doc_id=doc.id, title=doc.title, type=doc.type.value, scope=doc.scope, tags=list(doc.tags),
                    status=doc.status.value, index_state=doc.index_state.value, version=doc.version,
                    created_at=doc.created_at, updated_at=doc.updated_at,
-                   think_process_id=doc.source.think_process_id, node_id=doc.source.node_id, **extra)
+                   think_process_id=doc.source.think_process_id, node_id=doc.source.node_id,
+                   reading_status=reading.value if reading else None, **extra)
 
 
 class StoredDocument(DocumentSummary):

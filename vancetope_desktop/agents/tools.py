@@ -3,9 +3,10 @@
 ``MemoryTools(lib, scope="think-process/tp_12")`` offers ``memory_store``, ``memory_query``,
 ``memory_list``, ``memory_duplicates``, ``memory_read``, ``memory_annotations`` (a PDF's highlights and
 notes), ``memory_tag``, ``memory_request_promotion``, ``memory_promotion_requests`` (the user's decisions on
-them) and ``memory_cite`` (citations for a report). Each takes the seed's argument names, validates them
-through its input model (:mod:`.models`) and returns a pydantic model; :data:`TOOLS` lists name, description
-and models for an MCP server, and
+them), ``memory_cite`` (citations for a report), ``memory_links`` (a document's [[links]] and backlinks) and
+``memory_set_reading_status``. Each takes the seed's argument names, validates them through its input model
+(:mod:`.models`) and returns a pydantic model; :data:`TOOLS` lists name, description and models for an MCP
+server, and
 :meth:`MemoryTools.call` runs a tool from a JSON argument object.
 
 The visibility rule (seed §4.2) is enforced here, not trusted to the caller:
@@ -38,10 +39,22 @@ from pydantic import BaseModel, ValidationError
 from ..core.documents import DocumentInfo, DocumentStatus, DocumentType, Source, SourceType
 from ..core.errors import AccessDenied, DocumentNotFound, InvalidInput, ScopeNotVisible
 from ..core.promotion import RequestStatus
+from ..core.reading import ReadingStatus
 from ..core.scopes import ScopeKind, ScopePath
 from ..core.tags import all_of, normalize_tag, normalize_tags
 from ..core.text import undecodable_message, undecodable_values
-from ..services import annotations, audit, citations, documents, duplicates, indexing, review, sharing
+from ..services import (
+    annotations,
+    audit,
+    citations,
+    documents,
+    duplicates,
+    indexing,
+    notelinks,
+    reading,
+    review,
+    sharing,
+)
 from ..services.library import Library
 from ..services.scopes import ancestry, resolve_relative, resolve_scope
 from ..services.search import search
@@ -51,13 +64,17 @@ from .models import (
     AnnotationsResult,
     Citations,
     CiteInput,
+    DocumentLinksResult,
     DocumentList,
     DocumentSummary,
     DocumentText,
     DuplicateGroupSummary,
     DuplicateList,
     DuplicatesInput,
+    LinksInput,
     ListInput,
+    Mention,
+    NoteLink,
     PreviousDecision,
     PromotionInput,
     PromotionRequest,
@@ -66,6 +83,7 @@ from .models import (
     QueryHit,
     QueryInput,
     QueryResult,
+    ReadingStatusInput,
     ReadInput,
     StoredDocument,
     StoreInput,
@@ -135,6 +153,12 @@ TOOLS: tuple[ToolSpec, ...] = (
              "year, grouped, each group saying why. Check before storing something that may be known already; "
              "merging is the user's (in the app or `vancetope memory duplicates --merge`).",
              DuplicatesInput, DuplicateList),
+    ToolSpec("memory_links", "Follow a document's links: where each [[Title]] link of its text leads (missing "
+             "and ambiguous targets are named, never guessed), the documents linking to it, and those naming its "
+             "title without a link (unlinked mentions, with the text around).", LinksInput, DocumentLinksResult),
+    ToolSpec("memory_set_reading_status", "Mark your own documents unread, reading or read (files and "
+             "references start unread), so that you and the user know what was read.", ReadingStatusInput,
+             DocumentList),
 )
 TOOLS_BY_NAME = {spec.name: spec for spec in TOOLS}
 
@@ -396,6 +420,39 @@ class MemoryTools:
             return Citations(format=args.format, text=export.text, keys=export.keys)
         cited = citations.cite(self.lib, docs, args.format)
         return Citations(format=args.format, text=cited.text, keys=cited.keys)
+
+    def memory_links(self, doc_id: str) -> DocumentLinksResult:
+        """A readable document's [[links]] (``services.notelinks``) and its backlinks as the acting scope sees them.
+
+        Raises:
+            InvalidInput: a blank id. DocumentNotFound: unknown, or in the trash. ScopeNotVisible.
+        """
+        args = parse_arguments(LinksInput, doc_id=doc_id)
+        doc, _ = self._readable(args.doc_id)
+        links = [NoteLink(target=r.target, shown=r.shown, state=r.state,
+                          doc_id=r.document.id if r.document else None, title=r.document.title if r.document else None,
+                          candidates=[c.id for c in r.candidates]) for r in notelinks.note_links(self.lib, doc.id)]
+        back = notelinks.backlinks(self.lib, doc.id, scope=self.scope)
+
+        def mentions(found: list[notelinks.Mention]) -> list[Mention]:
+            return [Mention(doc_id=m.document.id, title=m.document.title, scope=m.scope, snippet=m.snippet)
+                    for m in found]
+
+        return DocumentLinksResult(doc_id=doc.id, title=doc.title, links=links, linked_mentions=mentions(back.linked),
+                                   unlinked_mentions=mentions(back.unlinked))
+
+    def memory_set_reading_status(self, doc_ids: Sequence[str], status: str) -> DocumentList:
+        """Give the acting scope's own documents a reading status (``services.reading``), all or none.
+
+        Raises:
+            InvalidInput: no ids, a bad status, a folder. DocumentNotFound. ScopeNotVisible / AccessDenied:
+            not one of the acting scope's own documents.
+        """
+        args = parse_arguments(ReadingStatusInput, doc_ids=doc_ids, status=status)
+        own = [self._own(d, "set the reading status of").id for d in args.doc_ids]
+        changed = reading.set_reading_status(self.lib, own, ReadingStatus(args.status))
+        return DocumentList(scope=self.scope, scopes=[self.scope],
+                            documents=[DocumentSummary.from_info(d) for d in changed], truncated=False)
 
     def call(self, name: str, arguments: Mapping[str, Any] | None = None) -> BaseModel:
         """Run the tool ``name`` with a JSON argument object (what an MCP ``tools/call`` carries).

@@ -14,6 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from ..core.documents import DocumentStatus, DocumentType
 from ..core.errors import IndexUnavailable, InvalidInput
+from ..core.reading import ReadingStatus
 from ..core.tags import combine, split_tag_list
 from ..services import bibliography, folders, imports, indexing, relations, scopes, sharing, undo
 from ..services import documents as doc_service
@@ -230,6 +231,8 @@ def memory_list(
     where: WhereOption = None, doc_type: TypeOption = None, status: StatusOption = None,
     own: Annotated[bool, typer.Option("--own", help="Only the scope's own documents, not inherited ones.")] = False,
     limit: Annotated[int | None, typer.Option("--limit", "-n", min=1)] = None,
+    reading: Annotated[list[ReadingStatus] | None, typer.Option(
+        "--reading", help="Only documents with this reading status (unread, reading, read).")] = None,
     scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False,
 ) -> None:
     """List documents: `memory list --tags attention,efficiency` (both tags), `--where`, `--type`…"""
@@ -238,6 +241,7 @@ def memory_list(
         docs = doc_service.list_documents(
             lib, scope=acting, tag_filter=_filter(tags, any_tags, not_tags, where), types=doc_type or (),
             statuses=status or (DocumentStatus.ACTIVE,), include_ancestors=not own, limit=limit,
+            reading_statuses=reading or (),
         )
         # Listings stay small: the text of each document is for `memory read`.
         emit(as_json, [d.model_dump(mode="json", exclude={"content"}) for d in docs],
@@ -508,7 +512,15 @@ def mcp_serve(
 
 
 # Registered after the commands above, so that `memory --help` lists the everyday ones first.
-from . import annotation_commands, citation_commands, duplicate_commands, promotion_commands, undo_commands  # noqa: E402, F401
+from . import (  # noqa: E402, F401
+    annotation_commands,
+    citation_commands,
+    duplicate_commands,
+    note_commands,
+    promotion_commands,
+    search_commands,
+    undo_commands,
+)
 
 
 def run() -> None:

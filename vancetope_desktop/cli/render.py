@@ -10,6 +10,7 @@ from rich.tree import Tree
 
 from ..core.documents import DocumentInfo, DocumentType, VersionInfo
 from ..core.promotion import AuditEntry, PromotionRequest, PromotionRule, RequestDetail, RequestStatus, VisibilityChange
+from ..core.reading import reading_status_of
 from ..core.scope_info import ScopeInfo
 from ..services.bibliography import BibliographyImport
 from ..services.imports import ImportReport
@@ -59,6 +60,8 @@ def document(doc: DocumentInfo, body: str | None, links: DocumentLinks | None = 
         out.print(f"[yellow]warning:[/yellow] {escape(str(warning))}")
     out.print(f"[dim]status:[/dim] {doc.status.value}, [dim]index:[/dim] {doc.index_state.value}"
               + (f" ({escape(doc.index_error)})" if doc.index_error else ""))
+    if (reading := reading_status_of(doc.type, doc.metadata)) is not None:
+        out.print(f"[dim]reading status:[/dim] {reading.value}")
     if doc.file_path:
         out.print(f"[dim]file:[/dim] {escape(doc.file_path)}")
     if body:
@@ -69,7 +72,7 @@ def document(doc: DocumentInfo, body: str | None, links: DocumentLinks | None = 
 def _links(links: DocumentLinks) -> None:
     """Related documents as "label: title (id)" lines; a bibliography's entries as a count and the first few."""
     rows = (("derived from", links.derived_from), ("listed in", links.listed_in), ("attachments", links.attachments),
-            ("attached to", links.attached_to), ("entries", links.entries[:5]))
+            ("attached to", links.attached_to), ("links to", links.links_to), ("entries", links.entries[:5]))
     for label, linked in rows:
         if linked:
             more = f" … ({links.entry_count} in all)" if label == "entries" and links.entry_count > len(linked) else ""

@@ -13,6 +13,7 @@ from sqlmodel import select
 from ..core.documents import ChunkInfo, DocumentInfo, DocumentStatus, DocumentType, IndexState, Source, VersionInfo
 from ..core.errors import ImportFailed, InvalidInput, NotFound
 from ..core.ids import new_document_id
+from ..core.reading import READING_STATUS_KEY, ReadingStatus
 from ..core.tags import TagFilter, normalize_tags
 from ..core.undo import UserAction
 from ..ingest.chunking import fit_to_model
@@ -22,11 +23,12 @@ from ..store.blobs import hash_text
 from ..store.db import read_session, write_session
 from ..store.filters import SqlFilter
 from ..store.tables import utcnow
-from . import audit, records
+from . import audit, notelinks, records
 from .bibliography import add_references
 from .citation_keys import KEY_FIELD, check_key
 from .folders import check_folder
 from .library import Library
+from .reading import and_reading
 from .scopes import resolve_scope, visibility_filter
 from .sharing import check_read
 
@@ -41,7 +43,8 @@ def add_text(lib: Library, content: str, *, doc_type: DocumentType = DocumentTyp
     """Store typed text (a fact, note, result…) as a new document and queue its indexing.
 
     Facts and results are one chunk each (split only if longer than the model's limit); notes are
-    chunked by ``##`` sections. The document, its chunks and its index job commit together.
+    chunked by ``##`` sections. The document, its chunks and its index job commit together, with its
+    ``[[links]]`` resolved and the notes waiting for its title relinked (``services.notelinks``).
 
     A reference given as BibTeX, RIS or CSL-JSON becomes one reference document per entry, with its
     fields as metadata and its keywords as tags, de-duplicated and merged like an imported
@@ -88,8 +91,10 @@ def add_text(lib: Library, content: str, *, doc_type: DocumentType = DocumentTyp
             index_state=IndexState.PENDING.value if chunks else IndexState.NOT_INDEXED.value,
         )
         _apply_source(row, source or Source())
+        notelinks.refresh_links(session, row)
         session.add(row)
         session.flush()
+        notelinks.relink_waiting(session, row.title)
         records.set_tags(session, row.id, normalize_tags([*wanted_tags, *extraction.tags]))
         records.replace_chunks(session, row, chunks, counts)
         if chunks:
@@ -134,7 +139,8 @@ def list_documents(lib: Library, *, scope: str | None = None, tag_filter: TagFil
                    types: Sequence[DocumentType] = (), statuses: Sequence[DocumentStatus] = (DocumentStatus.ACTIVE,),
                    include_ancestors: bool = True, folder_id: str | None = None, recursive: bool = False,
                    limit: int | None = None, unfiled: bool = False, index_states: Sequence[IndexState] = (),
-                   added_since: datetime | None = None) -> list[DocumentInfo]:
+                   added_since: datetime | None = None,
+                   reading_statuses: Sequence[ReadingStatus] = ()) -> list[DocumentInfo]:
     """Documents visible from ``scope`` (its own and, unless told otherwise, its ancestors' and, with the
     sibling-results setting, its sibling think processes' results), newest first.
 
@@ -146,13 +152,15 @@ def list_documents(lib: Library, *, scope: str | None = None, tag_filter: TagFil
         unfiled: only documents in no folder (top-level folders count as unfiled too: exclude them by ``types``).
         index_states: restrict to these indexing states (empty: any).
         added_since: only documents created at or after this time (naive means UTC).
+        reading_statuses: only documents with one of these reading statuses (``services.reading``; empty: any).
 
     The workbench's smart views are these filters: see :func:`smart_view_filters`.
     """
     with read_session(lib.engine) as session:
         where = _document_filter(lib, session, scope=scope, tag_filter=tag_filter, types=types, statuses=statuses,
                                  include_ancestors=include_ancestors, folder_id=folder_id, recursive=recursive,
-                                 unfiled=unfiled, index_states=index_states, added_since=added_since)
+                                 unfiled=unfiled, index_states=index_states, added_since=added_since,
+                                 reading_statuses=reading_statuses)
         sql = f"SELECT d.id FROM document d WHERE {where.sql} ORDER BY d.created_at DESC, d.id"
         if limit:
             sql += f" LIMIT {int(limit)}"
@@ -166,7 +174,8 @@ def count_documents(lib: Library, *, scope: str | None = None, tag_filter: TagFi
                     types: Sequence[DocumentType] = (),
                     statuses: Sequence[DocumentStatus] = (DocumentStatus.ACTIVE,), include_ancestors: bool = True,
                     folder_id: str | None = None, recursive: bool = False, unfiled: bool = False,
-                    index_states: Sequence[IndexState] = (), added_since: datetime | None = None) -> int:
+                    index_states: Sequence[IndexState] = (), added_since: datetime | None = None,
+                    reading_statuses: Sequence[ReadingStatus] = ()) -> int:
     """How many documents :func:`list_documents` would return with the same filters (one ``COUNT`` query).
 
     Raises:
@@ -175,7 +184,8 @@ def count_documents(lib: Library, *, scope: str | None = None, tag_filter: TagFi
     with read_session(lib.engine) as session:
         where = _document_filter(lib, session, scope=scope, tag_filter=tag_filter, types=types, statuses=statuses,
                                  include_ancestors=include_ancestors, folder_id=folder_id, recursive=recursive,
-                                 unfiled=unfiled, index_states=index_states, added_since=added_since)
+                                 unfiled=unfiled, index_states=index_states, added_since=added_since,
+                                 reading_statuses=reading_statuses)
         return int(session.exec(text(f"SELECT COUNT(*) FROM document d WHERE {where.sql}"),
                                 params=where.params).one()[0])
 
@@ -183,7 +193,7 @@ def count_documents(lib: Library, *, scope: str | None = None, tag_filter: TagFi
 def _document_filter(lib: Library, session, *, scope: str | None, tag_filter: TagFilter | None,
                      types: Sequence[DocumentType], statuses: Sequence[DocumentStatus], include_ancestors: bool,
                      folder_id: str | None, recursive: bool, unfiled: bool, index_states: Sequence[IndexState],
-                     added_since: datetime | None) -> SqlFilter:
+                     added_since: datetime | None, reading_statuses: Sequence[ReadingStatus] = ()) -> SqlFilter:
     """The WHERE clause shared by :func:`list_documents` and :func:`count_documents`."""
     where = visibility_filter(lib, resolve_scope(lib, scope), include_ancestors=include_ancestors)
     where.and_in("status", [s.value for s in statuses])
@@ -199,13 +209,14 @@ def _document_filter(lib: Library, session, *, scope: str | None, tag_filter: Ta
         where.params["added_since"] = since.strftime("%Y-%m-%d %H:%M:%S.%f")
         where.clauses.append("d.created_at >= :added_since")
     where.and_tags(tag_filter)
+    and_reading(where, reading_statuses)
     if folder_id is not None:
         folders = folder_descendants(session, folder_id) if recursive else [folder_id]
         where.and_in("folder_id", folders)
     return where
 
 
-SMART_VIEWS = ("all", "unfiled", "recent", "problems", "stale", "trash")
+SMART_VIEWS = ("all", "unfiled", "recent", "unread", "problems", "stale", "trash")
 """The workbench's built-in views, in display order (see :func:`smart_view_filters`)."""
 LISTED_STATUSES = (DocumentStatus.ACTIVE, DocumentStatus.STALE)
 """What the workbench lists by default: live documents, stale ones included (marked)."""
@@ -244,6 +255,8 @@ def smart_view_filters(view: str, *, now: datetime | None = None) -> dict[str, A
         filters["unfiled"] = True
     elif view == "recent":
         filters["added_since"] = (now or utcnow()) - timedelta(days=RECENT_DAYS)
+    elif view == "unread":
+        filters["reading_statuses"] = (ReadingStatus.UNREAD,)
     elif view == "problems":
         filters["index_states"] = (IndexState.FAILED, IndexState.NEEDS_OCR)
     elif view != "all":
@@ -253,7 +266,8 @@ def smart_view_filters(view: str, *, now: datetime | None = None) -> dict[str, A
 
 def smart_counts(lib: Library, scope: str | None = None, *, include_ancestors: bool = True) -> dict[str, int]:
     """Document counts of every smart view visible from ``scope``: ``{"all": …, "unfiled": …, "recent": …,
-    "problems": …, "stale": …, "trash": …}``, each equal to ``count_documents(**smart_view_filters(view))``.
+    "unread": …, "problems": …, "stale": …, "trash": …}``, each equal to
+    ``count_documents(**smart_view_filters(view))``.
 
     Raises:
         ScopeNotFound: unknown scope.
@@ -307,10 +321,11 @@ def update_document(lib: Library, document_id: str, *, title: str | None = None,
     text (inline ``#tags``, front matter) are added, tags that were in the old text and are no longer
     in the new one are removed, tags given by hand (not in the old text) stay. A document titled by
     its content takes the new text's title (front matter ``title``, title heading, else first line).
-    A title change updates the lexical index. ``add_tags``/``remove_tags`` apply last (they win over
-    the text), as in :func:`tag_document`. Files keep their stored original: their content cannot be
-    edited here. With ``user_action`` the change is recorded for undo (``rename`` when only the title
-    changed, else ``edit``: ``audit.record_user_action``).
+    A title change updates the lexical index and relinks the notes waiting for the new title; a content
+    change re-resolves the text's ``[[links]]`` (``services.notelinks``). ``add_tags``/``remove_tags``
+    apply last (they win over the text), as in :func:`tag_document`. Files keep their stored original:
+    their content cannot be edited here. With ``user_action`` the change is recorded for undo (``rename``
+    when only the title changed, else ``edit``: ``audit.record_user_action``).
 
     Raises:
         DocumentNotFound. InvalidInput: blank title/content, malformed tags, or editing the content of a
@@ -368,6 +383,7 @@ def update_document(lib: Library, document_id: str, *, title: str | None = None,
         if changed_content and prepared is not None:
             row.content = content
             row.content_hash = hash_text(content)  # type: ignore[arg-type]
+            notelinks.refresh_links(session, row)
             records.replace_chunks(session, row, *prepared)
             row.index_state = IndexState.PENDING.value
             row.index_error = None
@@ -379,6 +395,9 @@ def update_document(lib: Library, document_id: str, *, title: str | None = None,
             only_title = changed_title and not (changed_content or metadata or changed_tags)
             audit.record_user_action(session, row, "rename" if only_title else "edit", user_action,
                                      {"version": [kept_as, row.version]})
+        if changed_title:
+            session.flush()
+            notelinks.relink_waiting(session, row.title)
         records.bump_change_counter(session)
         session.flush()
         return records.info(lib, session, document_id)
@@ -587,8 +606,11 @@ def apply_restore(session, plan: RestorePlan) -> bool:
     version, content, prepared = plan.version, plan.content, plan.prepared
     row = records.document_row(session, version.document_id)
     before_tags = records.tags_of(session, row.id)
-    # A file's metadata also says where its stored original is (file_suffix): that must not go back.
-    metadata = {**version.metadata, **{k: v for k, v in row.meta.items() if k == "file_suffix"}}
+    # A file's metadata also says where its stored original is (file_suffix): that must not go back; nor
+    # must the reading status, which says how far the user read, not what the document was.
+    kept = ("file_suffix", READING_STATUS_KEY)
+    metadata = {**{k: v for k, v in version.metadata.items() if k != READING_STATUS_KEY},
+                **{k: v for k, v in row.meta.items() if k in kept}}
     changed_title = version.title != row.title
     changed_tags = sorted(version.tags) != before_tags
     changed_content = content is not None and content != row.content
@@ -601,6 +623,7 @@ def apply_restore(session, plan: RestorePlan) -> bool:
     if changed_content and prepared is not None:
         row.content = content
         row.content_hash = version.content_hash or hash_text(content or "")
+        notelinks.refresh_links(session, row)
         records.replace_chunks(session, row, *prepared)  # indexes the chunks under the restored title
         row.index_state, row.index_error = IndexState.PENDING.value, None
         records.enqueue(session, row.id, "embed")

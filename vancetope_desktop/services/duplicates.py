@@ -41,6 +41,7 @@ from sqlmodel import Session, select
 
 from ..core.documents import ANNOTATES, DocumentStatus, DocumentType
 from ..core.errors import InvalidInput, VancetopeError
+from ..core.reading import READING_ORDER
 from ..core.tags import normalize_tags
 from ..ingest.bibentry import different_works, kind_family, normalize_doi, surname_keys, title_key, year_of
 from ..store import tables
@@ -56,8 +57,6 @@ from .sharing import SHARED_KEY
 
 _log = logging.getLogger(__name__)
 
-READING_ORDER = ("unread", "reading", "read")
-"""Reading statuses from least to most advanced: a merge keeps the furthest one (metadata ``reading_status``)."""
 OWN_KEYS = frozenset({"original_name", "source_path", "file_size", "file_suffix", "page_count", "import_warnings",
                       "title_from_content", "entry_count", "entry_types", MERGED_INTO})
 """Metadata that describes a document's own file or text, never taken by the survivor (another document's
@@ -358,6 +357,7 @@ def _absorb(keep: tables.DocumentRow, other: tables.DocumentRow) -> None:
         aliases.append(str(key))
     if aliases:
         meta["citation_key_aliases"] = list(dict.fromkeys(aliases))
+    # A merge keeps the furthest reading status (READING_ORDER: least to most advanced).
     statuses = [s for s in (meta.get("reading_status"), theirs.pop("reading_status", None)) if s in READING_ORDER]
     if statuses:
         meta["reading_status"] = max(statuses, key=READING_ORDER.index)

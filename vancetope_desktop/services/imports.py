@@ -49,7 +49,7 @@ from ..store.blobs import hash_file
 from ..store.db import read_session, write_session
 from ..store.json_columns import json_or_empty
 from ..store.tables import utcnow
-from . import bibliography, records
+from . import bibliography, notelinks, records
 from .folders import ensure_folder, namesake_folder
 from .library import Library
 from .scopes import resolve_scope
@@ -358,8 +358,12 @@ def _import_one(lib: Library, path: Path, scope_path: str, folder_id: str | None
                 row.created_at = row.updated_at = utcnow()
             _fill(row, origin[1] if origin else _source_path(path), name, size, digest, extraction, failure)
             row.source_type = SourceType.USER_UPLOAD.value
+            if Path(name).suffix.lower() in notelinks.NOTE_SUFFIXES:  # a vault's note: its [[links]]
+                notelinks.refresh_links(session, row)
             session.add(row)
             session.flush()
+            for title in {row.title, Path(name).stem}:  # notes that waited for it: by title or by file name
+                notelinks.relink_waiting(session, title)
             found_tags = extraction.tags if extraction is not None else []
             old_tags = records.tags_of(session, row.id) if previous is not None else []
             records.set_tags(session, row.id, normalize_tags([*old_tags, *tags, *found_tags]))

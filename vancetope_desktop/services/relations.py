@@ -7,7 +7,8 @@ one SQL query over ``json_each`` of that list. The lists (:data:`LINK_KEYS`):
 
 * ``derived_from``: a result's inputs;
 * ``listed_in``: the bibliography files (``.bib``, ``.ris``, CSL-JSON) that list a reference;
-* ``attachments``: a reference's file documents (its PDF).
+* ``attachments``: a reference's file documents (its PDF);
+* ``links_to``: the documents a note's ``[[Title]]`` links resolve to (``services.notelinks``).
 
 Think process results are found by their source columns (``source_think_process``, ``source_node``).
 """
@@ -35,7 +36,9 @@ LISTED_IN = "listed_in"
 """Metadata key of a reference holding the ids of the bibliography files that list it."""
 ATTACHMENTS = "attachments"
 """Metadata key of a reference holding the ids of its file documents (the entry's PDF)."""
-LINK_KEYS = (DERIVED_FROM, LISTED_IN, ATTACHMENTS)
+LINKS_TO = "links_to"
+"""Metadata key of a note holding the ids its ``[[…]]`` links resolve to (kept by ``services.notelinks``)."""
+LINK_KEYS = (DERIVED_FROM, LISTED_IN, ATTACHMENTS, LINKS_TO)
 """Metadata keys holding lists of related document ids."""
 STALE_TAG = "stale"
 """The tag mirroring :attr:`DocumentStatus.STALE`, so tag filters and chips show it too."""
@@ -84,7 +87,10 @@ def session_linking_documents(session: Session, key: str, document_ids: Iterable
         return []
     live = f" AND d.status != '{DocumentStatus.DELETED.value}'" if live_only else ""
     rows = session.exec(
-        text(f"SELECT DISTINCT d.id, d.created_at FROM document d, json_each({json_or_empty('d.metadata')}, "
+        # instr() first: only the documents holding such a list are parsed as JSON (a third of the time
+        # at 20,000 documents, most without one).
+        text(f"SELECT DISTINCT d.id, d.created_at FROM (SELECT id, created_at, status, metadata FROM document "
+             f"WHERE instr(metadata, '\"{key}\"')) d, json_each({json_or_empty('d.metadata')}, "
              f"'$.{key}') j WHERE j.value IN (SELECT value FROM json_each(:ids)){live} "
              "ORDER BY d.created_at, d.id"),
         params={"ids": json.dumps(ids)},
@@ -106,6 +112,7 @@ class DocumentLinks(BaseModel):
     derived_from: list[LinkedDocument] = Field(default_factory=list)
     listed_in: list[LinkedDocument] = Field(default_factory=list, description="Bibliography files listing it.")
     attachments: list[LinkedDocument] = Field(default_factory=list, description="Its files (a reference's PDF).")
+    links_to: list[LinkedDocument] = Field(default_factory=list, description="What its [[…]] links resolve to.")
     entries: list[LinkedDocument] = Field(default_factory=list,
                                           description="For a bibliography file: the first references it lists.")
     entry_count: int = Field(default=0, description="How many references the bibliography file lists in all.")

@@ -36,6 +36,16 @@ class SqlFilter:
         self.clauses.append(f"{_UNARY_PLUS}d.{column} IN ({', '.join(names)})")
         return self
 
+    def and_value_in(self, expression: str, values: Sequence[str]) -> SqlFilter:
+        """Restrict an SQL ``expression`` over ``d`` (e.g. a ``json_extract``) to ``values`` (empty: nothing)."""
+        names = []
+        for value in values:
+            name = self._name("x")
+            self.params[name] = value
+            names.append(f":{name}")
+        self.clauses.append(f"{expression} IN ({', '.join(names)})" if names else "0")
+        return self
+
     def and_ids(self, ids: Collection[str]) -> SqlFilter:
         """Restrict to documents whose id is in ``ids`` (any number of them: one JSON parameter)."""
         name = self._name("ids")

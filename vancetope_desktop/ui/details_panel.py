@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
 from ..core.documents import DocumentInfo, DocumentType, IndexState, SourceType, VersionInfo
 from ..core.promotion import AuditEntry, PromotionRequest
 from ..services.relations import DocumentLinks, LinkedDocument
+from .backlinks_view import BacklinksView
 from .history_text import request_rows, trail_rows
 from .scope_text import ScopeRelation, read_only_note
 from .tag_chips import TagChipsEditor
@@ -47,13 +48,15 @@ STANDARD_FIELDS = ("authors", "year", "doi", "journal")
 """Bibliographic fields offered on files and references even when empty, in this order."""
 
 HIDDEN_KEYS = frozenset({"title", "title_from_content", "file_suffix", "ocr_pages", "keys", "derived_from",
-                         "listed_in", "attachments", "abstract", "entry_types"})
+                         "listed_in", "attachments", "abstract", "entry_types", "links_to", "link_problems",
+                         "reading_status"})
 """Metadata the form does not show as fields: ``title`` is the extracted one (the document title is above);
 ``derived_from``, ``listed_in`` and ``attachments`` show as links (:data:`LINK_ROWS`); a reference's
-``abstract`` is its text, shown in the viewer; ``entry_types`` is a count per type, not a value to edit."""
+``abstract`` is its text, shown in the viewer; ``entry_types`` is a count per type, not a value to edit;
+``links_to`` shows as links, ``link_problems`` in the viewer, ``reading_status`` in the list's row menu."""
 
 LINK_ROWS = {"listed_in": "Listed in", "attachments": "Attachments", "entries": "Entries",
-             "attached_to": "Reference"}
+             "attached_to": "Reference", "links_to": "Links to"}
 """Rows of links to related documents (``services.relations.DocumentLinks``), by field, with their labels."""
 MAX_ENTRY_LINKS = 5
 """A bibliography's entries shown as links; the rest are counted ("… 494 more")."""
@@ -250,6 +253,9 @@ class DetailsPanel(QWidget):
         self._build_tags(column)
         self._build_indexing(column)
         self._build_versions(column)
+        self.backlinks = BacklinksView()  # fed by the window (``ui.notes_flow``)
+        self.backlinks.document_link_activated.connect(self.document_link_activated)
+        column.addWidget(self.backlinks)
         self._build_history(column)
         column.addStretch(1)
 
@@ -442,6 +448,7 @@ class DetailsPanel(QWidget):
         if not same_doc:
             self.set_versions([])
             self.set_history([], [])
+            self.backlinks.set_backlinks(None)
         self._update_version_buttons()
         self.document_shown.emit(doc.id)
 
@@ -546,6 +553,7 @@ class DetailsPanel(QWidget):
             "attachments": (links.attachments, 0) if links else ([], 0),
             "entries": (links.entries[:MAX_ENTRY_LINKS], links.entry_count) if links else ([], 0),
             "attached_to": (links.attached_to, 0) if links else ([], 0),
+            "links_to": (links.links_to, 0) if links else ([], 0),
         }
         for key, (linked, total) in rows.items():
             text = "<br>".join(f'<a href="{html.escape(d.id)}">{html.escape(d.title)}</a>' for d in linked)

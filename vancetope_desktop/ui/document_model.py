@@ -29,8 +29,8 @@ from PySide6.QtGui import QBrush, QColor, QGuiApplication, QIcon, QPainter, QPal
 from PySide6.QtWidgets import QApplication, QStyle
 
 from ..core.documents import DocumentInfo, DocumentStatus, DocumentType, IndexState
+from ..core.reading import READING_ORDER, reading_status_of
 from ..resources import RESOURCES
-from ..services.duplicates import READING_ORDER
 from .dnd import DOCUMENT_MIME, URI_LIST_MIME, decode_document_ids, encode_document_ids, local_paths_from_mime
 from .item_models import column_title
 from .scope_text import ScopeRelation, badge_text, scope_relation, where_text
@@ -210,12 +210,6 @@ def page_length(metadata: Mapping[str, Any]) -> int | None:
         return last - first + 1 if last is not None and last >= first else 1
     count = meta_text(metadata, "page_count")
     return int(count) if count.isdigit() else None
-
-
-def reading_status(metadata: Mapping[str, Any]) -> str:
-    """``metadata["reading_status"]`` when it is one of :data:`READING_ORDER`, else "" (never set)."""
-    value = metadata.get("reading_status")
-    return value if value in READING_ORDER else ""
 
 
 def local_time(moment: datetime) -> datetime:
@@ -414,8 +408,9 @@ class DocumentTableModel(QAbstractTableModel):
                 return pages_text(doc.metadata)
             case Column.CITATION_KEY:
                 return meta_text(doc.metadata, "citation_key")
-            case Column.READING:
-                return reading_status(doc.metadata)
+            case Column.READING:  # files and references are unread until marked otherwise
+                status = reading_status_of(doc.type, doc.metadata)
+                return status.value if status is not None else ""
 
     def _sort_value(self, doc: DocumentInfo, column: Column) -> Any:
         match column:
@@ -431,8 +426,8 @@ class DocumentTableModel(QAbstractTableModel):
             case Column.PAGES:
                 return page_length(doc.metadata)
             case Column.READING:  # unread, reading, read: the order of progress, not of the alphabet
-                status = reading_status(doc.metadata)
-                return READING_ORDER.index(status) if status else None
+                status = reading_status_of(doc.type, doc.metadata)
+                return READING_ORDER.index(status) if status is not None else None
             case _:
                 return fold(self._display(doc, column)) or None
 

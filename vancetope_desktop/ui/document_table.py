@@ -18,6 +18,7 @@ from PySide6.QtGui import QAction, QContextMenuEvent, QGuiApplication, QKeyEvent
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QTableView, QWidget
 
 from ..core.documents import DocumentInfo
+from ..core.reading import ReadingStatus, reading_status_of
 from ..core.scope_info import ScopeInfo
 from .dnd import add_source_scopes, start_id_drag
 from .document_model import DOC_ID_ROLE, Column, DocumentFilterProxy, DocumentTableModel
@@ -60,6 +61,7 @@ class DocumentTableView(QTableView):
         purge_requested(list[str]): "Delete permanently" (Shift+Delete; trash mode only; confirm first).
         move_to_scope_requested(list[str], str): "Move to Scope" of the selection to that scope path.
         menu_extension_requested(QMenu): the row menu is about to show: add entries for the selection to it.
+        reading_status_requested(list[str], str): "Reading Status" of the selection: unread, reading or read.
 
     Keys (Enter, F2, Delete, Shift+Delete, Ctrl+Shift+C) are handled in :meth:`keyPressEvent`, not as
     action shortcuts, so a window-wide Edit menu using the same shortcuts stays unambiguous and wins.
@@ -76,6 +78,7 @@ class DocumentTableView(QTableView):
     purge_requested = Signal(list)
     move_to_scope_requested = Signal(list, str)
     menu_extension_requested = Signal(object)
+    reading_status_requested = Signal(list, str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -406,10 +409,23 @@ class DocumentTableView(QTableView):
         else:
             menu.addAction(self.trash_action)
             self.fill_move_menu(menu.addMenu("Move to Scope"))
+            self._fill_reading_menu(menu.addMenu("Reading Status"))
         menu.addSeparator()
         menu.addAction(self.copy_id_action)
         self.menu_extension_requested.emit(menu)
         return menu
+
+    def _fill_reading_menu(self, menu: QMenu) -> None:
+        """One entry per reading status; the selection's common status, if any, is checked."""
+        ids = self.selected_ids()
+        model = self.document_model
+        current = {reading_status_of(d.type, d.metadata) for i in ids if (row := model.row_for(i)) is not None
+                   for d in (model.document(row),)}
+        for status in ReadingStatus:
+            action = menu.addAction(status.value.capitalize())
+            action.setCheckable(True)
+            action.setChecked(current == {status})
+            action.triggered.connect(lambda _checked=False, s=status.value: self.reading_status_requested.emit(ids, s))
 
     def startDrag(self, supportedActions: Qt.DropAction) -> None:
         ids = self.selected_ids()

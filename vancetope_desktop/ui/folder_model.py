@@ -1,4 +1,5 @@
-"""The folder tree: smart entries, then each visible scope with its folders, as a thin Qt item model.
+"""The folder tree: smart entries, the saved searches, then each visible scope with its folders, as a thin Qt
+item model.
 
 The main window loads scopes and folders in a worker and calls :meth:`FolderTreeModel.set_folders` and
 :meth:`FolderTreeModel.set_smart_counts`; this module never calls services. Every node carries a
@@ -53,11 +54,14 @@ SMART_ENTRIES: tuple[tuple[str, str, QStyle.StandardPixmap], ...] = (
     ("all", "All documents", QStyle.StandardPixmap.SP_DirHomeIcon),
     ("unfiled", "Unfiled", QStyle.StandardPixmap.SP_FileIcon),
     ("recent", "Recently added", QStyle.StandardPixmap.SP_FileDialogDetailedView),
+    ("unread", "Unread", QStyle.StandardPixmap.SP_FileDialogInfoView),
     ("problems", "Needs OCR / Failed", QStyle.StandardPixmap.SP_MessageBoxWarning),
     ("stale", "Stale results", QStyle.StandardPixmap.SP_BrowserReload),
     ("trash", "Trash", QStyle.StandardPixmap.SP_TrashIcon),
 )
 """(key, label, fallback icon) of the smart entries, in display order."""
+SAVED_HEADER = "Saved searches"
+"""The node above the saved searches (``FolderTarget("saved", "")``: not selectable)."""
 
 
 def browsable_scopes(scopes: Sequence[VisibleScope]) -> list[VisibleScope]:
@@ -74,14 +78,15 @@ class FolderTarget:
     """What a tree node stands for.
 
     Attributes:
-        kind: ``smart`` (key: all, unfiled, recent, problems, trash), ``scope`` (key: a scope path) or
-            ``folder`` (key: a folder id).
+        kind: ``smart`` (key: all, unfiled, recent, unread, problems, stale, trash), ``scope`` (key: a scope
+            path), ``folder`` (key: a folder id) or ``saved`` (key: a saved search's name; "" for the
+            :data:`SAVED_HEADER` node above them).
         key: see ``kind``.
         scope: the scope the node belongs to (for smart entries: the current scope).
         inherited: the node belongs to an ancestor scope (shown read-only).
     """
 
-    kind: Literal["smart", "scope", "folder"]
+    kind: Literal["smart", "scope", "folder", "saved"]
     key: str
     scope: str
     inherited: bool = False
@@ -117,6 +122,7 @@ class FolderTreeModel(QAbstractItemModel):
             scope of their branch: a promotion or demotion to ``target.scope`` (into the folder, if one).
         files_dropped(list[Path], FolderTarget): local files dropped onto such a target.
         drop_refused(str): one message per dropped item that cannot be imported.
+        saved_search_rename_requested(str, str): a saved search's name and the new one typed in place.
     """
 
     rename_requested = Signal(str, str)
@@ -124,6 +130,7 @@ class FolderTreeModel(QAbstractItemModel):
     scope_move_requested = Signal(list, object)
     files_dropped = Signal(list, object)
     drop_refused = Signal(str)
+    saved_search_rename_requested = Signal(str, str)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -137,6 +144,8 @@ class FolderTreeModel(QAbstractItemModel):
         self._parents: dict[str, str | None] = {}
         self._all_names: dict[str, str] = {}
         self._names: dict[str, str] = {}
+        self._saved: tuple[str, ...] = ()
+        self._built: tuple = ([], [], {}, None)
         self._build([], [], {}, None)
 
     # -- feeding -------------------------------------------------------------------------------------
@@ -172,6 +181,22 @@ class FolderTreeModel(QAbstractItemModel):
             node.own_count = node.total_count = self._smart_counts.get(node.target.key, 0)
         if smart:
             self.dataChanged.emit(self._index_of(smart[0]), self._index_of(smart[-1]))
+
+    def set_saved_searches(self, names: Sequence[str]) -> None:
+        """Show these saved searches (names, in order) under :data:`SAVED_HEADER`; none hides the header.
+
+        A model reset when the names changed (selection and expansion are kept by the view), else nothing.
+        """
+        if tuple(names) == self._saved:
+            return
+        self._saved = tuple(names)
+        self.beginResetModel()
+        self._build(*self._built)
+        self.endResetModel()
+
+    def saved_searches(self) -> tuple[str, ...]:
+        """The names of the saved searches shown."""
+        return self._saved
 
     def show_subfolder_items(self, on: bool) -> None:
         """Count folders with (``on``) or without the documents of their subfolders."""
@@ -212,6 +237,7 @@ class FolderTreeModel(QAbstractItemModel):
 
     def _build(self, scopes: Sequence[VisibleScope], folders: Sequence[FolderNode], names: Mapping[str, str],
                current: str | None) -> None:
+        self._built = (scopes, folders, names, current)
         ordered = sorted(browsable_scopes(scopes), key=lambda s: s.distance)
         self._current_scope = current if current is not None else (ordered[0].path if ordered else "")
         self._names = dict(names)
@@ -221,6 +247,12 @@ class FolderTreeModel(QAbstractItemModel):
             count = self._smart_counts.get(key, 0)
             self._root.add(_Node(FolderTarget("smart", key, self._current_scope), label, own_count=count,
                                  total_count=count, icon=f"smart-{key}", fallback=fallback))
+        if self._saved:
+            header = self._root.add(_Node(FolderTarget("saved", "", self._current_scope), SAVED_HEADER,
+                                          icon="saved-searches", fallback=QStyle.StandardPixmap.SP_DirLinkIcon))
+            for name in self._saved:
+                header.add(_Node(FolderTarget("saved", name, self._current_scope), name, icon="saved-search",
+                                 fallback=QStyle.StandardPixmap.SP_FileDialogContentsView))
         by_parent: dict[tuple[str, str | None], list[FolderNode]] = {}
         scope_of = {f.id: f.scope for f in folders}
         for folder in folders:
@@ -328,15 +360,19 @@ class FolderTreeModel(QAbstractItemModel):
         return themed_icon(node.icon, node.fallback)
 
     def _font(self, node: _Node) -> QFont | None:
-        if not (node.target.inherited or node.target.kind == "scope"):
+        header = node.target.kind == "saved" and not node.target.key
+        if not (node.target.inherited or node.target.kind == "scope" or header):
             return None
         font = QFont()
         font.setItalic(node.target.inherited)
-        font.setBold(node.target.kind == "scope" and not node.target.inherited)
+        font.setBold((node.target.kind == "scope" and not node.target.inherited) or header)
         return font
 
     def _tooltip(self, node: _Node) -> str:
         target = node.target
+        if target.kind == "saved":
+            return (f"Saved search {node.title!r}: run again whenever the library changes" if target.key
+                    else "Searches kept under a name (save one from the search pane or `vancetope search save`)")
         if target.kind == "smart":
             return f"{node.title} in {target.scope}" if target.scope else node.title
         where = target.scope if target.kind == "folder" else target.key
@@ -351,6 +387,11 @@ class FolderTreeModel(QAbstractItemModel):
         node = self._node(index)
         if node is None:
             return Qt.ItemFlag.NoItemFlags
+        if node.target.kind == "saved":
+            if not node.target.key:  # the header only groups them
+                return Qt.ItemFlag.ItemIsEnabled
+            return (Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEditable
+                    | Qt.ItemFlag.ItemNeverHasChildren)
         flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
         if self._takes_documents(node):
             flags |= Qt.ItemFlag.ItemIsDropEnabled
@@ -368,7 +409,8 @@ class FolderTreeModel(QAbstractItemModel):
         # Qt's own drag code may "clear" items with None; only real, changed text is a rename.
         if not isinstance(value, str) or not value.strip() or value.strip() == node.title:
             return False
-        self.rename_requested.emit(node.target.key, value.strip())
+        renamed = self.saved_search_rename_requested if node.target.kind == "saved" else self.rename_requested
+        renamed.emit(node.target.key, value.strip())
         return True
 
     # -- drag and drop -------------------------------------------------------------------------------

@@ -40,6 +40,7 @@ class FolderTreeView(QTreeView):
         move_refused(str): a dragged document cannot go where the cursor is; the text says why.
         menu_extension_requested(QMenu, object): the menu of a node (FolderTarget, or None) is about to
             show: add entries for it.
+        saved_search_forget_requested(str): delete this saved search (by name).
     """
 
     target_selected = Signal(object)
@@ -52,6 +53,7 @@ class FolderTreeView(QTreeView):
     scope_settings_requested = Signal(str)
     move_refused = Signal(str)
     menu_extension_requested = Signal(object, object)
+    saved_search_forget_requested = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -88,6 +90,7 @@ class FolderTreeView(QTreeView):
         self._remembered: FolderTarget | None = None
         self._expanded: set[tuple[str, str]] = set()
         self._seen_scopes: set[str] = set()
+        self._saved_seen = False
         self.folder_model.modelAboutToBeReset.connect(self._remember_state)
         self.folder_model.modelReset.connect(self._restore_state)
         self.selectionModel().currentChanged.connect(self._current_changed)
@@ -141,7 +144,11 @@ class FolderTreeView(QTreeView):
         for target in model.targets():
             # Scope roots start open the first time they appear; afterwards they keep the user's choice.
             new_scope = target.kind == "scope" and target.key not in self._seen_scopes
-            if new_scope or (target.kind, target.key) in self._expanded:
+            # So does the "Saved searches" node, the first time a saved search appears.
+            new_saved = target == FolderTarget("saved", "", target.scope) and not self._saved_seen
+            if new_saved:
+                self._saved_seen = True
+            if new_scope or new_saved or (target.kind, target.key) in self._expanded:
                 self.setExpanded(model.index_for(target), True)
         wanted = self._remembered or self._last_target
         index = model.index_for(wanted) if wanted is not None else QModelIndex()
@@ -184,6 +191,8 @@ class FolderTreeView(QTreeView):
         target = self.current_target()
         if target is not None and target.kind == "folder" and not target.inherited:
             self.delete_requested.emit(target)
+        elif target is not None and target.kind == "saved" and target.key:
+            self.saved_search_forget_requested.emit(target.key)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.key() == Qt.Key.Key_Delete and event.modifiers() == Qt.KeyboardModifier.NoModifier:
@@ -208,6 +217,9 @@ class FolderTreeView(QTreeView):
             menu.addAction(self.delete_action)
         if target is not None and target.kind == "smart" and target.key == "trash":
             menu.addAction(self.empty_trash_action)
+        if target is not None and target.kind == "saved" and target.key:
+            menu.addAction(self.rename_action)
+            menu.addAction("Delete Saved Search", lambda name=target.key: self.saved_search_forget_requested.emit(name))
         self._add_scope_entries(menu, target)
         self.menu_extension_requested.emit(menu, target)
         menu.addSeparator()

@@ -46,6 +46,7 @@ from .duplicates_view import DuplicatesDialog
 from .folder_model import FolderTarget
 from .folder_tree import FolderTreeView
 from .namesake_dialog import ask_namesakes
+from .notes_flow import NotesFlow
 from .review_dock import ReviewDock
 from .scope_move_flow import ScopeMoveFlow
 from .scope_settings_dialog import ScopeSettingsFlow
@@ -106,6 +107,7 @@ class MainWindow(QMainWindow):
         self.workbench.announce_opening()
         self._build_scope_moves()
         self.citations = CitationActions(self)
+        self.notes = NotesFlow(self)
         self.review = ReviewDock(self)
         self.review_pane, self.review_dock = self.review.pane, self.review.dock
         self.review_badge, self.review_action = self.review.badge, self.review.action
@@ -479,6 +481,7 @@ class MainWindow(QMainWindow):
             viewer.save_requested.connect(self._save_from_viewer)
             self.annotation_actions.attach(viewer)
             viewer.status_changed.connect(lambda text: self.statusBar().showMessage(text, 8000))
+            self.notes.attach_viewer(viewer)
             self.tabs.addTab(viewer, _short(doc.title))
         index = self.tabs.indexOf(viewer)
         self.tabs.setTabToolTip(index, doc.title)

@@ -9,11 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from ..core.documents import DocumentInfo
-from ..core.errors import ScopeNotFound
+from ..core.errors import NotFound, ScopeNotFound
 from ..core.promotion import PromotionRequest, RequestStatus
 from ..core.scope_info import ScopeInfo, VisibleScope
-from ..core.tags import TagFilter, all_of, any_of
-from ..services import audit, demo, documents, folders, review, scopes, tags
+from ..core.tags import TagFilter, all_of, any_of, matches
+from ..services import audit, demo, documents, folders, review, saved_searches, scopes, tags
 from ..services.folders import FolderNode
 from ..services.library import Library
 from ..services.tags import TagCount
@@ -74,6 +74,8 @@ class Snapshot:
     review: ReviewQueue = field(default_factory=ReviewQueue)
     change_counter: int = 0
     """The library's change counter when loaded: a new value means documents, folders or scopes changed."""
+    saved_searches: list[str] = field(default_factory=list)
+    """The names of the library's saved searches (``services.saved_searches``), for the folder tree."""
 
 
 def tag_filter_for(selected: tuple[str, ...], mode: str) -> TagFilter | None:
@@ -93,6 +95,9 @@ def load_snapshot(lib: Library, state: ViewState) -> Snapshot:
     all_scopes = scopes.list_scopes(lib)
     visible = scopes.visible_scopes(lib, state.scope)
     state = browsable_state(state, visible)
+    saved = [s.name for s in saved_searches.list_saved(lib)]
+    if state.target.kind == "saved" and state.target.key not in saved:  # forgotten or renamed meanwhile
+        state = replace(state, target=ALL_DOCUMENTS)
     return Snapshot(
         state=state, scopes=all_scopes, visible=visible,
         folders=folders.folder_tree(lib, scope=state.scope),
@@ -101,7 +106,7 @@ def load_snapshot(lib: Library, state: ViewState) -> Snapshot:
         documents=(docs := _documents(lib, state)), truncated=len(docs) >= MAX_LISTED,
         library_empty=demo.is_library_empty(lib),
         scope_names={s.path: s.name for s in all_scopes},
-        review=load_review_queue(lib), change_counter=changes,
+        review=load_review_queue(lib), change_counter=changes, saved_searches=saved,
     )
 
 
@@ -113,7 +118,7 @@ def browsable_state(state: ViewState, visible: list[VisibleScope]) -> ViewState:
     """
     target = state.target
     owner = target.key if target.kind == "scope" else target.scope
-    if target.kind == "smart" or owner in {v.path for v in browsable_scopes(visible)}:
+    if target.kind in ("smart", "saved") or owner in {v.path for v in browsable_scopes(visible)}:
         return state
     return replace(state, target=ALL_DOCUMENTS)
 
@@ -142,6 +147,13 @@ def _documents(lib: Library, state: ViewState) -> list[DocumentInfo]:
     if target.kind == "folder":
         return documents.list_documents(lib, scope=target.scope, include_ancestors=False, folder_id=target.key,
                                         recursive=state.subfolders, tag_filter=tag_filter, **listed)
+    if target.kind == "saved":
+        # Run again on every snapshot, i.e. after every change of the library: the list stays live.
+        try:
+            found = saved_searches.run_saved(lib, target.key, scope=state.scope)
+        except NotFound:
+            return []
+        return [d for d in found if tag_filter is None or matches(tag_filter, d.tags)][:MAX_LISTED]
     # Smart views use the very filters their counts use, so a count always matches its list.
     return documents.list_documents(lib, scope=state.scope, tag_filter=tag_filter, limit=MAX_LISTED,
                                     **documents.smart_view_filters(target.key))

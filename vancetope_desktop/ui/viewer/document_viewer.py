@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout, QWidget
 
 from ...core.documents import DocumentInfo
 from ...core.errors import DamagedFile, EmptyFile, EncryptedPdf, UnsupportedFile, VancetopeError
+from ...services.notelinks import link_problem_text
 from .data_viewer import DataViewer
 from .image_viewer import ImageViewer
 from .kinds import ViewKind, choose_view, file_name, is_editable
@@ -42,12 +43,16 @@ class DocumentViewer(QWidget):
             :meth:`set_annotations` (``services.annotations.list_annotations``).
         annotation_requested(str, AnnotationRequest): ``(PDF id, change)`` the user asked for in the PDF
             viewer; the owner runs it and hands the new list to :meth:`set_annotations`.
+        wikilink_activated(str, str): ``(document id, link inside)``: a ``[[…]]`` link of a note was clicked.
+        pdf_opened(DocumentInfo): a PDF document was opened, e.g. to mark it as being read.
     """
 
     save_requested = Signal(str, str)
     status_changed = Signal(str)
     annotations_wanted = Signal(str)
     annotation_requested = Signal(str, object)
+    wikilink_activated = Signal(str, str)
+    pdf_opened = Signal(object)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -177,7 +182,8 @@ class DocumentViewer(QWidget):
                 return [*notes, "Too long to render: shown as markdown source.",
                         *self._activate(TextViewer).show_text(text, file_name="note.md", highlight=highlight)]
             editable = source is None and is_editable(doc) and not self._read_only
-            return notes + self._activate(MarkdownViewer).show_markdown(
+            problems = link_problem_text(doc.metadata) if source is None else None
+            return notes + ([problems] if problems else []) + self._activate(MarkdownViewer).show_markdown(
                 text, document_id=doc.id, editable=editable, highlight=highlight)
         if kind is ViewKind.DATA and path is not None:
             try:
@@ -216,6 +222,7 @@ class DocumentViewer(QWidget):
                 viewer.set_dark(self._dark)
             if isinstance(viewer, MarkdownViewer):
                 viewer.save_requested.connect(self.save_requested)
+                viewer.wikilink_activated.connect(self.wikilink_activated)
             if isinstance(viewer, PdfViewer):
                 viewer.status_changed.connect(self.status_changed)
                 viewer.annotator.requested.connect(self._annotation_requested)
@@ -268,6 +275,7 @@ class DocumentViewer(QWidget):
         assert isinstance(pdf, PdfViewer)
         pdf.annotator.set_read_only(self._read_only)
         self.annotations_wanted.emit(doc.id)
+        self.pdf_opened.emit(doc)
 
     def _annotation_requested(self, request: object) -> None:
         if self._doc is not None and self._kind is ViewKind.PDF and not self._read_only:

@@ -7,8 +7,8 @@ last keystroke, not on every one, so typing stays smooth in long notes. Saving o
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QFontDatabase, QKeySequence, QShortcut
+from PySide6.QtCore import Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import QDesktopServices, QFontDatabase, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .rendering import document_css, render_markdown
+from .rendering import document_css, render_markdown, wikilink_target
 from .text_marks import mark_passage
 
 PREVIEW_DELAY_MS = 300
@@ -33,15 +33,20 @@ class MarkdownViewer(QWidget):
     Signals:
         save_requested(str, str): ``(document id, new text)`` when the user saves.
         editing_changed(bool): edit mode entered (True) or left (False).
+        wikilink_activated(str, str): ``(document id, link inside)``: a ``[[Title|shown]]`` link was clicked
+            (the inside is ``Title|shown``); the owner resolves it (``services.notelinks.resolve_link``).
     """
 
     save_requested = Signal(str, str)
     editing_changed = Signal(bool)
+    wikilink_activated = Signal(str, str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.browser = QTextBrowser()
-        self.browser.setOpenExternalLinks(True)
+        # Links are ours to follow: [[note links]] go to the window, web links to the system browser.
+        self.browser.setOpenLinks(False)
+        self.browser.anchorClicked.connect(self.follow_link)
         self.editor = QPlainTextEdit()
         self.editor.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.editor.setPlaceholderText("Write markdown…")
@@ -100,6 +105,18 @@ class MarkdownViewer(QWidget):
         if highlight and highlight.strip():
             mark_passage(self.browser, highlight)
         return notes
+
+    def follow_link(self, url: QUrl) -> None:
+        """Follow a clicked link: a ``[[…]]`` link is announced (:attr:`wikilink_activated`), an anchor in
+        the note scrolls to it, anything else opens in the system's browser or mail program."""
+        inside = wikilink_target(url.toString())
+        if inside is not None:
+            if self._document_id is not None:
+                self.wikilink_activated.emit(self._document_id, inside)
+        elif url.isRelative() and url.hasFragment():
+            self.browser.scrollToAnchor(url.fragment())
+        else:
+            QDesktopServices.openUrl(url)
 
     def text(self) -> str:
         """The saved text (not the editor's unsaved draft)."""

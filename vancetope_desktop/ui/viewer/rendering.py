@@ -5,7 +5,8 @@ Markdown goes through the importer's own CommonMark parser (markdown-it-py,
 sections and tags the index sees: tables, strikethrough, task lists (☐/☑), footnotes and ``$``-math
 (shown as its LaTeX source) included. Its tokens are adapted for QTextDocument, which supports only a
 small CSS subset and no form controls: code is coloured by pygments with inline styles, task boxes
-become characters, and Obsidian callouts (``> [!note]+ Title``) get a bold label. Front matter is
+become characters, Obsidian callouts (``> [!note]+ Title``) get a bold label, and ``[[Title]]`` links
+between notes become links to :data:`WIKILINK_SCHEME` URLs (:func:`wikilink_href`). Front matter is
 parsed by the importer's :func:`~vancetope_desktop.ingest.markdown.split_front_matter` and shown as
 a properties table.
 """
@@ -16,6 +17,7 @@ import html
 import re
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import quote, unquote
 
 from markdown_it.token import Token
 from pygments import highlight
@@ -26,6 +28,7 @@ from pygments.styles import get_style_by_name
 from pygments.token import Text
 from pygments.util import ClassNotFound
 
+from ...core.wikilinks import find_links
 from ...ingest.markdown import front_matter_block, markdown_parser, split_front_matter
 
 MAX_RENDER_CHARS = 300_000
@@ -33,6 +36,19 @@ MAX_RENDER_CHARS = 300_000
 LIGHT_STYLE = "default"
 DARK_STYLE = "github-dark"
 _CALLOUT = re.compile(r"^\[!([\w-]+)\][+-]?[ \t]*(.*)$")
+WIKILINK_SCHEME = "vancetope-link"
+"""The URL scheme of a rendered ``[[Title]]`` link; its path is the link's inside (``Title|shown``), quoted."""
+
+
+def wikilink_href(inside: str) -> str:
+    """The href of a ``[[…]]`` link whose inside (between the brackets) is ``inside``."""
+    return f"{WIKILINK_SCHEME}:{quote(inside, safe='')}"
+
+
+def wikilink_target(href: str) -> str | None:
+    """The inside of the ``[[…]]`` link behind ``href`` (:func:`wikilink_href`), or None for another URL."""
+    prefix = f"{WIKILINK_SCHEME}:"
+    return unquote(href[len(prefix):]) if href.startswith(prefix) else None
 
 
 def pygments_style_name(dark: bool) -> str:
@@ -148,6 +164,8 @@ def _inline_for_qt(children: list[Token], *, callout: bool) -> list[Token]:
             out.append(Token("text", "", 0, content=f"{fence}{child.content}{fence}"))
         elif child.type == "html_inline" and 'type="checkbox"' in child.content:
             out.append(Token("text", "", 0, content="☑" if "checked" in child.content else "☐"))
+        elif child.type == "text" and "[[" in child.content:
+            out.extend(_wikilinks(child.content))
         else:
             out.append(child)
     match = _CALLOUT.match(out[0].content) if callout and out and out[0].type == "text" else None
@@ -160,6 +178,22 @@ def _inline_for_qt(children: list[Token], *, callout: bool) -> list[Token]:
         if len(out) > 3 and out[3].type == "softbreak":
             out[3] = Token("hardbreak", "br", 0)
     return out
+
+
+def _wikilinks(text: str) -> list[Token]:
+    """A text token's content with its ``[[…]]`` links as link tokens (the shown text inside)."""
+    tokens: list[Token] = []
+    position = 0
+    for link in find_links(text):
+        if link.start > position:
+            tokens.append(Token("text", "", 0, content=text[position : link.start]))
+        inside = text[link.start + 2 : link.end - 2]
+        tokens += [Token("link_open", "a", 1, attrs={"href": wikilink_href(inside), "class": "wikilink"}),
+                   Token("text", "", 0, content=link.shown), Token("link_close", "a", -1)]
+        position = link.end
+    if position < len(text):
+        tokens.append(Token("text", "", 0, content=text[position:]))
+    return tokens
 
 
 def _lexer(language: str) -> Lexer:

@@ -1,0 +1,75 @@
+"""`memory links`, `memory backlinks`, `memory reading-status`, `memory list --reading` and the saved
+searches (`search save / list / run / rename / forget`) from the terminal."""
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from vancetope_desktop.cli.main import app
+
+
+@pytest.fixture
+def cli(tmp_path):
+    runner = CliRunner()
+    library = str(tmp_path / "lib")
+
+    def invoke(*args, ok=True):
+        result = runner.invoke(app, [*args, "--library", library])
+        if ok:
+            assert result.exit_code == 0, result.output + str(result.exception)
+        return result
+
+    return invoke
+
+
+def _json(result):
+    return json.loads(result.stdout)
+
+
+def _add(cli, *args):
+    return _json(cli("memory", "add", *args, "--type", "note", "--no-wait", "--json"))["id"]
+
+
+def test_links_and_backlinks(cli):
+    target = _add(cli, "# Varroa\nMites on bees.")
+    note = _add(cli, "Read [[varroa|the mite note]] and [[Nosema]].", "--title", "Hive log")
+    mention = _add(cli, "Treat the varroa in spring.", "--title", "Spring")
+    links = _json(cli("memory", "links", note, "--json"))
+    assert [(link["state"], (link["document"] or {}).get("id")) for link in links] == [
+        ("resolved", target), ("missing", None)]
+    text = cli("memory", "links", note).stdout
+    assert "the mite note → Varroa" in text and "missing" in text and "Nosema" in text
+    back = _json(cli("memory", "backlinks", target, "--json"))
+    assert [m["document"]["id"] for m in back["linked"]] == [note]
+    assert [m["document"]["id"] for m in back["unlinked"]] == [mention]
+    assert "Linked mentions (1)" in cli("memory", "backlinks", target).stdout
+    assert "links to" in cli("memory", "read", note).stdout
+
+
+def test_reading_status_is_set_shown_and_filtered(cli):
+    ref = _json(cli("memory", "add", "Lee A. Bees and mites. J Apic. 2020.", "--type", "reference",
+                    "--no-wait", "--json"))["id"]
+    note = _add(cli, "A note of mine")
+    shown = _json(cli("memory", "reading-status", ref, note, "--json"))
+    assert [row["reading_status"] for row in shown] == ["unread", None]
+    assert [d["id"] for d in _json(cli("memory", "list", "--reading", "unread", "--json"))] == [ref]
+    cli("memory", "reading-status", ref, "--set", "read")
+    assert "reading status: read" in cli("memory", "read", ref).stdout
+    assert _json(cli("memory", "list", "--reading", "unread", "--json")) == []
+    assert cli("memory", "reading-status", ref, "--set", "finished", ok=False).exit_code == 2
+
+
+def test_saved_searches_round_trip(cli):
+    note = _add(cli, "Bee notes", "--tags", "bees")
+    cli("search", "save", "Bees", "--tags", "bees", "--type", "note")
+    assert cli("search", "save", "Bees", ok=False).exit_code != 0  # taken
+    assert [d["id"] for d in _json(cli("search", "run", "Bees", "--json"))] == [note]
+    later = _add(cli, "More bees", "--tags", "bees")
+    assert [d["id"] for d in _json(cli("search", "run", "Bees", "--json"))] == [later, note]
+    assert "tags bees" in cli("search", "list").stdout
+    cli("search", "rename", "Bees", "Apiary")
+    assert [s["name"] for s in _json(cli("search", "list", "--json"))] == ["Apiary"]
+    cli("search", "forget", "Apiary")
+    assert cli("search", "run", "Apiary", ok=False).exit_code != 0
+    assert "No saved searches." in cli("search", "list").stdout

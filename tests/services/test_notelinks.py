@@ -1,0 +1,107 @@
+"""Links between notes: [[Title]] resolved within the note's scope chain, stored as links_to relations,
+kept up to date on edits and new notes, and the backlinks (linked and unlinked mentions) of a document."""
+
+from vancetope_desktop.core.documents import DocumentStatus, DocumentType
+from vancetope_desktop.core.wikilinks import find_links
+from vancetope_desktop.services import documents, notelinks, relations, scopes
+from vancetope_desktop.services.library import DEFAULT_PROJECT
+
+NOTE = DocumentType.NOTE
+
+
+def _note(lib, content, title=None, scope=None):
+    return documents.add_text(lib, content, doc_type=NOTE, title=title, scope=scope)
+
+
+def test_links_are_parsed_with_shown_text_and_headings_but_not_in_code():
+    text = "See [[Sparse Attention|the survey]] and [[ Flash  attention #Results ]].\n`[[not a link]]`\n" \
+           "```\n[[also not]]\n```\n[[]] [[Last]]"
+    links = find_links(text)
+    assert [(link.target, link.shown, link.heading) for link in links] == [
+        ("Sparse Attention", "the survey", ""), ("Flash attention", "Flash attention › Results", "Results"),
+        ("Last", "Last", "")]
+    assert text[links[0].start:links[0].end] == "[[Sparse Attention|the survey]]"
+
+
+def test_a_link_resolves_case_insensitively_and_is_stored_as_a_relation(library):
+    target = _note(library, "# Sparse Attention\nA survey of sparse attention.")
+    note = _note(library, "Reading notes: see [[sparse attention|the survey]] and [[Nowhere]].", title="Reading")
+    stored = documents.get_document(library, note.id).metadata
+    assert stored[relations.LINKS_TO] == [target.id]
+    assert stored[notelinks.LINK_PROBLEMS] == [
+        {"target": "Nowhere", "key": "nowhere", "problem": "missing", "candidates": []}]
+    assert [d.id for d in relations.document_links(library, note.id).links_to] == [target.id]
+    resolved = notelinks.note_links(library, note.id)
+    states = [(r.target, r.state, r.document.id if r.document else None) for r in resolved]
+    assert states == [("sparse attention", "resolved", target.id), ("Nowhere", "missing", None)]
+
+
+def test_an_ambiguous_target_is_reported_with_its_candidates_never_guessed(library):
+    a = _note(library, "Methods, first draft", title="Methods")
+    b = _note(library, "Methods, second draft", title="methods")
+    note = _note(library, "Compare [[Methods]].", title="Compare")
+    resolved = notelinks.resolve_link(library, note.id, "Methods")
+    assert resolved.state == "ambiguous" and {c.id for c in resolved.candidates} == {a.id, b.id}
+    assert relations.LINKS_TO not in documents.get_document(library, note.id).metadata
+    by_id = notelinks.resolve_link(library, note.id, f"{b.id}|the second")
+    assert by_id.state == "resolved" and by_id.document.id == b.id and by_id.shown == "the second"
+
+
+def test_links_see_the_notes_scope_and_its_ancestors_only(library):
+    scopes.create_scope(library, "session", "s_1", parent=DEFAULT_PROJECT)
+    scopes.create_scope(library, "think-process", "tp_1", parent="session/s_1")
+    scopes.create_scope(library, "think-process", "tp_2", parent="session/s_1")
+    hidden = _note(library, "Only tp_2 sees this", title="Hidden plan", scope="think-process/tp_2")
+    shared = _note(library, "The project's plan", title="Project plan")
+    note = _note(library, "[[Hidden plan]] and [[Project plan]]", title="tp_1 note", scope="think-process/tp_1")
+    states = {r.target: r.state for r in notelinks.note_links(library, note.id)}
+    assert states == {"Hidden plan": "missing", "Project plan": "resolved"}
+    assert documents.get_document(library, note.id).metadata[relations.LINKS_TO] == [shared.id]
+    assert hidden.id not in relations.linking_documents(library, relations.LINKS_TO, [hidden.id])
+
+
+def test_links_follow_edits_and_a_missing_target_resolves_once_created(library):
+    note = _note(library, "Next: [[Ideas]]", title="Plan")
+    assert notelinks.note_links(library, note.id)[0].state == "missing"
+    ideas = _note(library, "Some ideas", title="ideas")
+    assert documents.get_document(library, note.id).metadata[relations.LINKS_TO] == [ideas.id]
+    other = _note(library, "Other text", title="Other")
+    documents.update_document(library, note.id, content="Next: [[Other]] only")
+    meta = documents.get_document(library, note.id).metadata
+    assert meta[relations.LINKS_TO] == [other.id] and notelinks.LINK_PROBLEMS not in meta
+    # A rename that takes a waited-for title resolves the waiting note too.
+    waiting = _note(library, "See [[Renamed later]]", title="Waiting")
+    documents.update_document(library, other.id, title="Renamed later")
+    assert documents.get_document(library, waiting.id).metadata[relations.LINKS_TO] == [other.id]
+
+
+def test_backlinks_list_linked_and_unlinked_mentions_but_not_trashed_ones(library):
+    target = _note(library, "Mixture of experts routes tokens.", title="Mixture of Experts")
+    linking = _note(library, "We build on [[Mixture of Experts]].", title="Linking")
+    mentioning = _note(library, "Plain text: a mixture of experts layer, no link.", title="Mentioning")
+    unrelated = _note(library, "Experts disagree about mixtures.", title="Unrelated")
+    trashed = _note(library, "Trashed [[Mixture of Experts]]", title="Trashed")
+    documents.set_status(library, trashed.id, DocumentStatus.DELETED)
+    found = notelinks.backlinks(library, target.id)
+    assert [m.document.id for m in found.linked] == [linking.id]
+    assert [m.document.id for m in found.unlinked] == [mentioning.id]
+    assert "mixture of experts layer" in found.unlinked[0].snippet
+    assert unrelated.id not in {m.document.id for m in found.unlinked}
+
+
+def test_imported_vault_notes_link_by_file_name_and_wait_for_each_other(library, tmp_path):
+    from vancetope_desktop.ingest.registry import extract_file
+    from vancetope_desktop.services import imports
+
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "Daily.md").write_text("Today: read [[Bee Health]] and [[Hive]].\n", encoding="utf-8")
+    (vault / "Bee Health.md").write_text("# Notes on colony health\nVarroa.\n", encoding="utf-8")
+    # The real extractor, in this process: a worker process would cost seconds to start.
+    imports.upload(library, [vault / "Daily.md"], extractor=extract_file)
+    imports.upload(library, [vault / "Bee Health.md"], extractor=extract_file)
+    daily, health = (next(d for d in documents.list_documents(library) if d.metadata.get("original_name") == name)
+                     for name in ("Daily.md", "Bee Health.md"))
+    assert health.title == "Notes on colony health"  # its heading; [[Bee Health]] is its file name
+    assert daily.metadata[relations.LINKS_TO] == [health.id]
+    assert [p["target"] for p in daily.metadata[notelinks.LINK_PROBLEMS]] == ["Hive"]
