@@ -46,7 +46,7 @@ from ..ingest.process_pool import ProcessExtractor
 from ..ingest.registry import BIBTEX_EXTENSIONS, JSON_EXTENSIONS, RIS_EXTENSIONS, SUPPORTED_EXTENSIONS
 from ..store import tables
 from ..store.blobs import hash_file
-from ..store.db import write_session
+from ..store.db import read_session, write_session
 from ..store.json_columns import json_or_empty
 from ..store.tables import utcnow
 from . import bibliography, records
@@ -138,7 +138,7 @@ def upload(lib: Library, paths: Sequence[Path], *, scope: str | None = None, fol
            tags: Iterable[str] = (), password: str | None = None,
            progress: Callable[[ImportProgress], None] | None = None,
            cancel: Callable[[], bool] | None = None, extractor: Callable[..., Extraction] | None = None,
-           ) -> ImportReport:
+           before_commit: Callable[[], None] | None = None) -> ImportReport:
     """Import files and whole folders (mirrored as folders) into ``scope``.
 
     Args:
@@ -152,6 +152,8 @@ def upload(lib: Library, paths: Sequence[Path], *, scope: str | None = None, fol
         extractor: what reads each file, with :func:`~..ingest.registry.extract_file`'s signature
             (default: a ``ProcessExtractor`` with the library's ``extraction_timeout_s``, for this call;
             the app passes its own, kept for the session).
+        before_commit: called before each file's write transaction, after its extraction (the app
+            blocks there while the user's own edits wait, so an import never delays them).
 
     Raises:
         InvalidInput: bad tags or a missing path. ScopeNotFound. (Per-file problems go in the report.)
@@ -179,18 +181,20 @@ def upload(lib: Library, paths: Sequence[Path], *, scope: str | None = None, fol
                 except Exception as error:  # the folder could not be made: its files say why, the rest go on
                     report.outcomes.append(_unexpected(path, _display_name(path), "creating its folder", error))
                 else:
-                    report.outcomes.append(_import_one(lib, path, scope_path, parent, extra_tags, password, extract))
+                    report.outcomes.append(_import_one(lib, path, scope_path, parent, extra_tags, password, extract,
+                                                       before_commit=before_commit))
             if progress is not None:
                 progress(ImportProgress(done=done, total=len(files), current=_display_name(path)))
     return report
 
 
 def retry_import(lib: Library, document_id: str, *, password: str | None = None,
-                 extractor: Callable[..., Extraction] | None = None) -> ImportOutcome:
+                 extractor: Callable[..., Extraction] | None = None,
+                 before_commit: Callable[[], None] | None = None) -> ImportOutcome:
     """Extract a failed document's stored original again (e.g. with the PDF's password), in place.
 
     The document keeps its id, folder, tags, name and source path; the previous state is kept as a
-    version ("import retried"). ``extractor``: as for :func:`upload`.
+    version ("import retried"). ``extractor``, ``before_commit``: as for :func:`upload`.
 
     Raises:
         DocumentNotFound. InvalidInput: the document has no stored file or did not fail.
@@ -206,7 +210,8 @@ def retry_import(lib: Library, document_id: str, *, password: str | None = None,
         origin = (meta.get("original_name") or stored.name, meta.get("source_path") or str(stored))
         scope_path, folder_id = row.scope_path, row.folder_id
     with _extraction(lib, extractor) as extract:
-        return _import_one(lib, stored, scope_path, folder_id, [], password, extract, origin=origin)
+        return _import_one(lib, stored, scope_path, folder_id, [], password, extract, origin=origin,
+                           before_commit=before_commit)
 
 
 @contextmanager
@@ -254,7 +259,8 @@ def _folder_for(lib: Library, scope_path: str, relative: tuple[str, ...],
 
 def _import_one(lib: Library, path: Path, scope_path: str, folder_id: str | None, tags: list[str],
                 password: str | None, extractor: Callable[..., Extraction], *,
-                origin: tuple[str, str] | None = None) -> ImportOutcome:
+                origin: tuple[str, str] | None = None, before_commit: Callable[[], None] | None = None,
+                ) -> ImportOutcome:
     """Import one file; ``origin`` = (name, source path) when ``path`` is the stored copy (a retry).
 
     Never raises (but KeyboardInterrupt): every failure is the returned outcome. The database work is
@@ -276,7 +282,7 @@ def _import_one(lib: Library, path: Path, scope_path: str, folder_id: str | None
         stage = "reading it"
         digest = hash_file(path)
         stage = "looking for a copy in the library"
-        with write_session(lib.engine) as session:
+        with read_session(lib.engine) as session:  # the commit below looks again, under the write lock
             duplicate = _find(session, scope_path, "content_hash", digest)
         retry = duplicate if duplicate is not None and (duplicate.index_state == IndexState.FAILED.value
                                                         or bibliography.is_opaque_bibliography(duplicate)) else None
@@ -291,9 +297,11 @@ def _import_one(lib: Library, path: Path, scope_path: str, folder_id: str | None
             target = retry.folder_id if retry is not None else folder_id
             prepared = bibliography.prepare(
                 lib, extraction.references, base_dir=Path(origin[1] if origin else path).parent, report=references,
-                attach=lambda found: _attach(lib, found, scope_path, target, tags, extractor))
+                attach=lambda found: _attach(lib, found, scope_path, target, tags, extractor, before_commit))
         stage = "storing the original in the library"
         lib.blobs.put(path, digest)
+        if before_commit is not None:
+            before_commit()
         stage = "saving it in the library"
         with write_session(lib.engine) as session:
             previous = (session.get(tables.DocumentRow, retry.id) if retry is not None
@@ -344,13 +352,14 @@ def _import_one(lib: Library, path: Path, scope_path: str, folder_id: str | None
 
 
 def _attach(lib: Library, path: Path, scope_path: str, folder_id: str | None, tags: list[str],
-            extractor: Callable[..., Extraction]) -> bibliography.AttachmentOutcome:
+            extractor: Callable[..., Extraction],
+            before_commit: Callable[[], None] | None) -> bibliography.AttachmentOutcome:
     """Import the PDF a bibliography entry names, as an upload of its own (a file already in the library
     is found by its content and linked, not imported again). Only PDFs: an entry's snapshot pages and
     other files are left alone, and a path in a bibliography from elsewhere can bring in nothing else."""
     if not _is_pdf(path):
         return bibliography.AttachmentOutcome(path=str(path), status="skipped", reason="not a PDF")
-    outcome = _import_one(lib, path, scope_path, folder_id, tags, None, extractor)
+    outcome = _import_one(lib, path, scope_path, folder_id, tags, None, extractor, before_commit=before_commit)
     status = "imported" if outcome.status == "updated" else outcome.status
     return bibliography.AttachmentOutcome(path=str(path), status=status, document_id=outcome.document_id,  # type: ignore[arg-type]
                                           reason=outcome.reason)

@@ -85,7 +85,7 @@ class Workbench(QObject):
     def _outside_change(self) -> None:
         # While this window imports, its own writes move the counter every file: show them every few
         # seconds rather than reloading every pane each poll.
-        if any(t.lane == "write" for t in self.tasks.active()):
+        if any(t.lane in ("write", "import") for t in self.tasks.active()):
             if not self._progress_refresh.isActive():
                 self._progress_refresh.start()
         else:
@@ -142,8 +142,15 @@ class Workbench(QObject):
 
     # --- running actions -------------------------------------------------------------------------
     def run(self, title: str, fn: Callable[[TaskContext], Any], *, on_result: Callable[[Any], None] | None = None,
-            visible: bool = False, index: bool = True) -> Task:
-        """Run a write ``fn`` on the serial lane, then refresh (and index, when ``index``)."""
+            on_error: Callable[[BaseException], None] | None = None, visible: bool = False, index: bool = True,
+            lane: str = "write") -> Task:
+        """Run a write ``fn``, then refresh (and index, when ``index``).
+
+        Args:
+            on_error: called with the exception before the failure is announced on ``failed``.
+            lane: ``write`` for the user's own edits (serial, ahead of imports); ``import`` for work that
+                extracts files, which must call :meth:`before_commit` before each of its commits.
+        """
 
         def done(result: Any) -> None:
             if on_result is not None:
@@ -152,8 +159,16 @@ class Workbench(QObject):
             if index:
                 self.indexer.kick()
 
-        return self.tasks.submit(title, fn, lane="write", visible=visible, on_result=done,
-                                 on_error=lambda error: self._action_failed(title, error))
+        def failed(error: BaseException) -> None:
+            if on_error is not None:
+                on_error(error)
+            self._action_failed(title, error)
+
+        return self.tasks.submit(title, fn, lane=lane, visible=visible, on_result=done, on_error=failed)
+
+    def before_commit(self) -> None:
+        """Wait while the user's own edits are queued or running (called by import work, on its thread)."""
+        self.tasks.user_writes.wait_clear()
 
     def read(self, fn: Callable[[TaskContext], Any], on_result: Callable[[Any], None]) -> Task:
         """Run a read ``fn`` on the read lane and hand its result to ``on_result``."""
@@ -178,7 +193,7 @@ class Workbench(QObject):
             return imports.upload(
                 lib, wanted, scope=scope, folder_id=folder_id,
                 progress=lambda p: context.progress(p.done, p.total, p.current),
-                cancel=context.cancelled, extractor=self.extractor)
+                cancel=context.cancelled, extractor=self.extractor, before_commit=self.before_commit)
 
         task: Task | None = None
 
@@ -199,7 +214,7 @@ class Workbench(QObject):
             self.notice.emit(import_summary(report))
             self.documents_imported.emit(report.document_ids)
 
-        task = self.run(f"Importing {noun}", work, on_result=done, visible=True)
+        task = self.run(f"Importing {noun}", work, on_result=done, visible=True, lane="import")
         return task
 
     def _destination(self, target: FolderTarget | None) -> tuple[str, str | None]:
@@ -282,7 +297,8 @@ class Workbench(QObject):
         lib = self.lib
 
         def work(_context: TaskContext) -> imports.ImportOutcome:
-            return imports.retry_import(lib, doc_id, password=password, extractor=self.extractor)
+            return imports.retry_import(lib, doc_id, password=password, extractor=self.extractor,
+                                        before_commit=self.before_commit)
 
         def done(outcome: imports.ImportOutcome) -> None:
             if outcome.status == "failed":
@@ -290,7 +306,7 @@ class Workbench(QObject):
             else:
                 self.notice.emit(f"{outcome.title}: imported, indexing now")
 
-        return self.run("Retry import", work, on_result=done, visible=True)
+        return self.run("Retry import", work, on_result=done, visible=True, lane="import")
 
     # --- folders ---------------------------------------------------------------------------------
     def create_folder(self, name: str, parent: FolderTarget | None = None) -> Task:
@@ -369,7 +385,7 @@ class Workbench(QObject):
             self.state = ViewState(scope=report.project)
             self.notice.emit("The demo library is ready: Transformer Efficiency Review")
 
-        return self.run("Installing the demo library", work, on_result=done, visible=True)
+        return self.run("Installing the demo library", work, on_result=done, visible=True, lane="import")
 
     def save_settings(self, settings) -> Task:
         """Save the library's settings; a new embedding model re-indexes the library."""
@@ -389,9 +405,10 @@ class Workbench(QObject):
 
     # --- the review queue (issue 4) ----------------------------------------------------------------
     def approve_requests(self, request_ids: Sequence[str], *, to: str | None = None, title: str | None = None,
-                         add_tags: Sequence[str] = (), remove_tags: Sequence[str] = ()) -> Task:
+                         add_tags: Sequence[str] = (), remove_tags: Sequence[str] = (),
+                         on_error: Callable[[BaseException], None] | None = None) -> Task:
         """Approve promotion requests through ``review.approve`` (all or none), optionally to scope ``to``
-        and with a new title (one request) or tag edits made first."""
+        and with a new title (one request) or tag edits made first. ``on_error``: see :meth:`run`."""
         ids, lib, added, removed = list(request_ids), self.lib, list(add_tags), list(remove_tags)
 
         def work(_context: TaskContext) -> list:
@@ -403,16 +420,19 @@ class Workbench(QObject):
             self.notice.emit(f"Approved {len(decided)} request{'s' if len(decided) != 1 else ''}"
                              + (f": now in {', '.join(targets)}" if targets else ""))
 
-        return self.run("Approve", work, on_result=done)
+        return self.run("Approve", work, on_result=done, on_error=on_error)
 
-    def reject_requests(self, request_ids: Sequence[str], reason: str) -> Task:
-        """Reject promotion requests with ``reason`` (required) through ``review.reject``; the documents stay."""
+    def reject_requests(self, request_ids: Sequence[str], reason: str,
+                        on_error: Callable[[BaseException], None] | None = None) -> Task:
+        """Reject promotion requests with ``reason`` (required) through ``review.reject``; the documents stay.
+        ``on_error``: see :meth:`run`."""
         ids, lib = list(request_ids), self.lib
 
         def done(decided: list) -> None:
             self.notice.emit(f"Rejected {len(decided)} request{'s' if len(decided) != 1 else ''}")
 
-        return self.run("Reject", lambda _c: review.reject(lib, ids, reason=reason), on_result=done, index=False)
+        return self.run("Reject", lambda _c: review.reject(lib, ids, reason=reason), on_result=done,
+                        on_error=on_error, index=False)
 
     def load_review_details(self, request: Any, on_loaded: Callable[[ReviewDetails], None]) -> Task:
         """Read what the Review pane shows of ``request`` (a ``PromotionRequest``) on the read lane."""

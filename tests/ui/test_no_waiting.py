@@ -1,0 +1,66 @@
+"""The window never makes the user wait on background work: an approve during an import, the Details panel
+across refreshes, closing while the indexing process runs."""
+
+from __future__ import annotations
+
+import pytest
+
+from vancetope_desktop.core.documents import DocumentStatus, DocumentType
+from vancetope_desktop.core.promotion import RequestStatus
+from vancetope_desktop.services import documents, review
+from vancetope_desktop.ui.tasks import TaskState
+
+from .test_review_pane import queue  # noqa: F401  (the fixture: three pending promotion requests)
+
+
+@pytest.mark.slow  # imports five papers (about 10 s)
+def test_an_approve_during_an_import_is_answered_first_and_stays_locked_until_then(
+        qtbot, library, queue, make_window, corpus):  # noqa: F811
+    window = make_window(library)
+    pane, wb = window.review_pane, window.workbench
+    qtbot.waitUntil(lambda: pane.pending_count() == 3, timeout=10_000)
+    request = queue["reqs"]["attention"]
+    papers = sorted((corpus / "papers").glob("*.pdf"))[:5]
+    importing = wb.import_paths(papers)
+    qtbot.waitUntil(lambda: importing.done >= 1, timeout=60_000)  # extracting: the first file is in
+
+    answered: list[TaskState] = []  # the import's state when the approve's answer came
+    wb.notice.connect(lambda text: answered.append(importing.state) if text.startswith("Approved") else None)
+    locked: list[bool] = []  # per snapshot while the request is still listed: were its buttons disabled?
+    wb.snapshot_ready.connect(lambda _s: locked.append(not pane.approve_button.isEnabled())
+                              if pane.queue_model.request(request.id) is not None else None)
+    pane.select_requests([request.id])
+    assert pane.approve_button.isEnabled()
+    pane.approve_button.click()
+    assert not pane.approve_button.isEnabled() and not pane.reject_button.isEnabled()
+    pane.approve_selected()  # a second click sends nothing
+    wb.refresh()  # a snapshot (indexing progress, another process) before the answer keeps the lock
+
+    qtbot.waitUntil(lambda: bool(answered), timeout=60_000)
+    assert not answered[0].finished  # answered while the import still ran
+    assert review.get_request(library, request.id).status is RequestStatus.APPROVED
+    qtbot.waitUntil(lambda: importing.state.finished, timeout=120_000)
+    assert importing.state is TaskState.DONE and not window.error_box
+    assert all(locked)
+    assert importing.done == len(papers)
+
+
+def test_a_snapshot_after_opening_a_search_hit_keeps_details_filled(qtbot, library, make_window):
+    listed = documents.add_text(library, "Listed here.", doc_type=DocumentType.NOTE, title="In the list")
+    found = documents.add_text(library, "Found by search.", doc_type=DocumentType.NOTE, title="From search")
+    window = make_window(library)
+    details = window.details
+    window.table.select_ids([listed.id])
+    qtbot.waitUntil(lambda: details.document_id() == listed.id, timeout=10_000)
+    window._search_selected(found.id)
+    qtbot.waitUntil(lambda: details.document_id() == found.id, timeout=10_000)
+    # Another process trashes the document selected in the list: the list's selection empties on the
+    # next snapshot, which must not empty (or change) the document the user opened from search.
+    documents.set_status(library, listed.id, DocumentStatus.DELETED)
+    with qtbot.waitSignal(window.workbench.snapshot_ready, timeout=10_000):
+        window.workbench.refresh()
+    assert window.table.selected_ids() == []
+    assert details.document_id() == found.id
+    with qtbot.waitSignal(window.workbench.snapshot_ready, timeout=10_000):
+        window.workbench.refresh()  # an indexing step
+    assert details.document_id() == found.id and details.title_edit.text() == "From search"
