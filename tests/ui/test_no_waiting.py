@@ -4,10 +4,13 @@ across refreshes, closing while the indexing process runs."""
 from __future__ import annotations
 
 import pytest
+from PySide6.QtCore import QProcess, QSettings
 
-from vancetope_desktop.core.documents import DocumentStatus, DocumentType
+from vancetope_desktop.core.documents import DocumentStatus, DocumentType, IndexState
 from vancetope_desktop.core.promotion import RequestStatus
-from vancetope_desktop.services import documents, review
+from vancetope_desktop.services import documents, indexing, review
+from vancetope_desktop.services.preferences import Preferences
+from vancetope_desktop.ui.main_window import MainWindow
 from vancetope_desktop.ui.tasks import TaskState
 
 from .test_review_pane import queue  # noqa: F401  (the fixture: three pending promotion requests)
@@ -64,3 +67,37 @@ def test_a_snapshot_after_opening_a_search_hit_keeps_details_filled(qtbot, libra
     with qtbot.waitSignal(window.workbench.snapshot_ready, timeout=10_000):
         window.workbench.refresh()  # an indexing step
     assert details.document_id() == found.id and details.title_edit.text() == "From search"
+
+
+def _sectioned(name: str, sections: int) -> str:
+    """A note whose every section is one chunk (140 sections: a batch of the indexing process of its own)."""
+    return "\n\n".join(f"# {name} section {i}\n\nPoint {i} of the {name} note, said briefly." for i in range(sections))
+
+
+@pytest.mark.slow  # the indexing process loads the model twice: 20-40 s on two busy cores
+def test_closing_while_indexing_returns_at_once_and_the_next_window_resumes(qtbot, library, tmp_path, monkeypatch):
+    for name in ("alpha", "beta", "gamma"):
+        documents.add_text(library, _sectioned(name, 140), doc_type=DocumentType.NOTE, title=name)
+    monkeypatch.setenv("VANCETOPE_CONFIG_DIR", str(tmp_path / "config"))
+    settings = QSettings(str(tmp_path / "window.ini"), QSettings.Format.IniFormat)
+
+    def open_window() -> MainWindow:
+        window = MainWindow(library, settings=settings, preferences=Preferences())  # with the indexing process
+        qtbot.addWidget(window)
+        window.show()
+        return window
+
+    window = open_window()
+    qtbot.waitUntil(lambda: any(t.title == "Indexing" and t.done > 0 for t in window.tasks.tasks), timeout=180_000)
+    process = window.workbench.indexer._process
+    assert process is not None
+    window.close()
+    # The close did not wait for the indexing process: it is still ending its batch, the queue not drained.
+    assert process.state() != QProcess.ProcessState.NotRunning
+    assert indexing.has_jobs(library)
+    assert process.waitForFinished(60_000)  # it leaves by itself (stdin closed), not killed by the window
+
+    again = open_window()
+    qtbot.waitUntil(lambda: not indexing.has_jobs(library), timeout=180_000)  # the queue resumed
+    assert {d.index_state for d in documents.list_documents(library)} == {IndexState.INDEXED}
+    again.close()

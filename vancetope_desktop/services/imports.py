@@ -152,8 +152,9 @@ def upload(lib: Library, paths: Sequence[Path], *, scope: str | None = None, fol
         extractor: what reads each file, with :func:`~..ingest.registry.extract_file`'s signature
             (default: a ``ProcessExtractor`` with the library's ``extraction_timeout_s``, for this call;
             the app passes its own, kept for the session).
-        before_commit: called before each file's write transaction, after its extraction (the app
-            blocks there while the user's own edits wait, so an import never delays them).
+        before_commit: called before each file is stored, after its extraction (the app blocks there
+            while the user's own edits wait, so an import never delays them). An exception it raises
+            ends the upload and propagates (the app's cancel): nothing of that file is written.
 
     Raises:
         InvalidInput: bad tags or a missing path. ScopeNotFound. (Per-file problems go in the report.)
@@ -263,7 +264,8 @@ def _import_one(lib: Library, path: Path, scope_path: str, folder_id: str | None
                 ) -> ImportOutcome:
     """Import one file; ``origin`` = (name, source path) when ``path`` is the stored copy (a retry).
 
-    Never raises (but KeyboardInterrupt): every failure is the returned outcome. The database work is
+    Never raises (but KeyboardInterrupt and what ``before_commit`` raises): every failure is the returned
+    outcome. The database work is
     one transaction, so a failure leaves no document, chunk or job behind; a blob already stored
     stays, complete, for the next import of the same bytes.
     """
@@ -298,10 +300,13 @@ def _import_one(lib: Library, path: Path, scope_path: str, folder_id: str | None
             prepared = bibliography.prepare(
                 lib, extraction.references, base_dir=Path(origin[1] if origin else path).parent, report=references,
                 attach=lambda found: _attach(lib, found, scope_path, target, tags, extractor, before_commit))
+        if before_commit is not None:
+            try:
+                before_commit()
+            except BaseException as error:
+                raise _Interrupted() from error
         stage = "storing the original in the library"
         lib.blobs.put(path, digest)
-        if before_commit is not None:
-            before_commit()
         stage = "saving it in the library"
         with write_session(lib.engine) as session:
             previous = (session.get(tables.DocumentRow, retry.id) if retry is not None
@@ -329,6 +334,8 @@ def _import_one(lib: Library, path: Path, scope_path: str, folder_id: str | None
                 bibliography.write(lib, session, prepared, references, scope_path=scope_path, folder_id=row.folder_id,
                                    tags=tags, source=Source(type=SourceType.USER_UPLOAD), bibliography_id=row.id)
             records.bump_change_counter(session)
+    except _Interrupted as stop:
+        raise stop.__cause__  # type: ignore[misc]  # the caller's own exception, as it raised it
     except ImportFailed as error:
         return ImportOutcome(path=str(path), status="failed", reason=str(error))
     except OSError as error:
@@ -349,6 +356,10 @@ def _import_one(lib: Library, path: Path, scope_path: str, folder_id: str | None
                 else references.summary if references is not None else None),
         references=references,
     )
+
+
+class _Interrupted(Exception):
+    """Carries (as ``__cause__``) what ``before_commit`` raised past the per-file failure handling."""
 
 
 def _attach(lib: Library, path: Path, scope_path: str, folder_id: str | None, tags: list[str],

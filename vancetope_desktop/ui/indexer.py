@@ -12,13 +12,12 @@ from __future__ import annotations
 import json
 import sys
 
-from PySide6.QtCore import QObject, QProcess, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QObject, QProcess, QTimer, Signal
 
 from ..services.library import Library
 from .tasks import Task, TaskContext, TaskManager, TaskState
 
 POLL_MS = 1500
-STOP_WAIT_MS = 3000  # the worker leaves within a second of its stdin closing
 
 
 class Indexer(QObject):
@@ -67,16 +66,28 @@ class Indexer(QObject):
         self._timer.start()
 
     def stop(self) -> None:
-        """Stop polling and end the indexing process (finished batches stay committed)."""
+        """Stop polling and tell the indexing process to end, without waiting for it.
+
+        The worker reads the end of its stdin, stops after its current batch and exits within
+        ``index_worker.EXIT_GRACE_SECONDS`` whatever it is doing; jobs not done stay queued (the queue is
+        in SQLite) and the next window resumes them. Waiting here froze the closing window for as long
+        as a niced process on a busy machine took to leave (20-30 s). The ``QProcess`` moves to the
+        application, so that it outlives the window without being killed, and is deleted once it ends.
+        """
         self._stopping = True
         self._timer.stop()
         process, self._process = self._process, None
         if process is None:
             return
+        process.readyReadStandardOutput.disconnect(self._read)
+        process.finished.disconnect(self._process_ended)
         process.closeWriteChannel()  # end of stdin: the worker cancels and exits
-        if not process.waitForFinished(STOP_WAIT_MS):
-            process.kill()
-            process.waitForFinished(STOP_WAIT_MS)
+        application = QCoreApplication.instance()
+        if process.state() != QProcess.ProcessState.NotRunning and application is not None:
+            process.setParent(application)
+            process.finished.connect(process.deleteLater)
+        else:
+            process.deleteLater()
         if self._task is not None:
             self._tasks.finish(self._task, TaskState.CANCELLED)
             self._task = None

@@ -349,13 +349,17 @@ class TaskManager(QObject):
                 return False
         return True
 
-    def shutdown(self, timeout_ms: int = 30_000) -> bool:
-        """Cancel everything, refuse new tasks, and wait for the threads to finish their current step."""
+    def stop(self) -> None:
+        """Cancel everything and refuse new tasks, without waiting (see :meth:`shutdown`)."""
         self._closed = True
         self.user_writes.close()
         for task, _ in list(self._live.values()):
             if task.context is not None:
                 task.context.cancel()
+
+    def shutdown(self, timeout_ms: int = 30_000) -> bool:
+        """:meth:`stop`, then wait for the threads to finish their current step. True if they all did."""
+        self.stop()
         return self.wait_idle(timeout_ms)
 
     # --- slots (UI thread) ---------------------------------------------------------------------

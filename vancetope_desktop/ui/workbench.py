@@ -77,9 +77,16 @@ class Workbench(QObject):
         self.notice.emit(" ".join(f"{text[0].upper()}{text[1:]}." for text in self.lib.notices))
 
     def close(self) -> None:
-        """Stop the background processes and wait for running tasks (the window is closing)."""
+        """Stop the background work at once (the window is closing).
+
+        The indexing process is told to stop and not waited for (its queue is durable); the file being
+        extracted is abandoned (an import records nothing after it is cancelled, see :meth:`commit_gate`),
+        so what is left to wait for is a step of a user edit, a load or the model's loading (seconds).
+        """
         self.indexer.stop()
-        self.tasks.shutdown()
+        self.tasks.stop()
+        self.extractor.kill()
+        self.tasks.wait_idle()
         self.extractor.close()
 
     def _outside_change(self) -> None:
@@ -149,7 +156,7 @@ class Workbench(QObject):
         Args:
             on_error: called with the exception before the failure is announced on ``failed``.
             lane: ``write`` for the user's own edits (serial, ahead of imports); ``import`` for work that
-                extracts files, which must call :meth:`before_commit` before each of its commits.
+                extracts files, which must call :meth:`commit_gate` before each of its commits.
         """
 
         def done(result: Any) -> None:
@@ -166,9 +173,16 @@ class Workbench(QObject):
 
         return self.tasks.submit(title, fn, lane=lane, visible=visible, on_result=done, on_error=failed)
 
-    def before_commit(self) -> None:
-        """Wait while the user's own edits are queued or running (called by import work, on its thread)."""
-        self.tasks.user_writes.wait_clear()
+    def commit_gate(self, context: TaskContext) -> Callable[[], None]:
+        """What import work calls before each commit, on its thread: wait while the user's own edits are
+        queued or running, then raise :class:`TaskCancelled` if the import was cancelled (or the window is
+        closing: a file whose extraction was cut short must not be recorded as damaged)."""
+
+        def gate() -> None:
+            self.tasks.user_writes.wait_clear()
+            context.check()
+
+        return gate
 
     def read(self, fn: Callable[[TaskContext], Any], on_result: Callable[[Any], None]) -> Task:
         """Run a read ``fn`` on the read lane and hand its result to ``on_result``."""
@@ -193,7 +207,7 @@ class Workbench(QObject):
             return imports.upload(
                 lib, wanted, scope=scope, folder_id=folder_id,
                 progress=lambda p: context.progress(p.done, p.total, p.current),
-                cancel=context.cancelled, extractor=self.extractor, before_commit=self.before_commit)
+                cancel=context.cancelled, extractor=self.extractor, before_commit=self.commit_gate(context))
 
         task: Task | None = None
 
@@ -296,9 +310,9 @@ class Workbench(QObject):
         """Extract a failed document's stored original again, in place (with the PDF's password if given)."""
         lib = self.lib
 
-        def work(_context: TaskContext) -> imports.ImportOutcome:
+        def work(context: TaskContext) -> imports.ImportOutcome:
             return imports.retry_import(lib, doc_id, password=password, extractor=self.extractor,
-                                        before_commit=self.before_commit)
+                                        before_commit=self.commit_gate(context))
 
         def done(outcome: imports.ImportOutcome) -> None:
             if outcome.status == "failed":
