@@ -256,6 +256,7 @@ class MainWindow(QMainWindow):
         wb.index_health.problem_found.connect(lambda text: self.statusBar().showMessage(text, 30000))
         wb.indexer.model_ready.connect(lambda: self.search_pane.set_model_ready(True))
         wb.indexer.model_ready.connect(settle_heap)
+        wb.indexer.waiting_changed.connect(self.indicator.set_waiting)
         wb.indexer.model_failed.connect(lambda reason: self.show_error(f"The embedding model failed: {reason}"))
         self.indicator.open_requested.connect(self.show_tasks)
         self.tasks.task_added.connect(lambda task: self.show_tasks() if task.title.startswith("Importing") else None)
