@@ -25,6 +25,7 @@ nearly stopped (about 20 documents in 12 minutes, issue 11).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -55,10 +56,8 @@ def yield_to_the_user() -> None:
       UI, and a parallel step does not wait on a thread the scheduler has parked.
     """
     if hasattr(os, "sched_setscheduler") and hasattr(os, "SCHED_BATCH"):
-        try:
+        with contextlib.suppress(OSError):  # not allowed here: nice alone must do
             os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
-        except OSError:
-            pass
     if hasattr(os, "nice"):
         os.nice(INDEX_NICE)
     os.environ.setdefault("OMP_NUM_THREADS", str(max(1, (os.cpu_count() or 2) // 2)))

@@ -335,7 +335,7 @@ def _import_one(lib: Library, path: Path, scope_path: str, folder_id: str | None
                                    tags=tags, source=Source(type=SourceType.USER_UPLOAD), bibliography_id=row.id)
             records.bump_change_counter(session)
     except _Interrupted as stop:
-        raise stop.__cause__  # type: ignore[misc]  # the caller's own exception, as it raised it
+        raise stop.__cause__ from None  # type: ignore[misc]  # the caller's own exception, as it raised it
     except ImportFailed as error:
         return ImportOutcome(path=str(path), status="failed", reason=str(error))
     except OSError as error:
