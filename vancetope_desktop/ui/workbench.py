@@ -20,7 +20,6 @@ from ..core.errors import ScopeNotFound
 from ..ingest.process_pool import ProcessExtractor
 from ..services import audit, demo, documents, folders, imports, moves, promotion_rules, review, scopes, tags
 from ..services.library import Library, save_settings
-from ..store.db import read_session
 from .folder_model import FolderTarget
 from .index_health import IndexHealth
 from .indexer import Indexer
@@ -276,31 +275,15 @@ class Workbench(QObject):
         return self.run(title, lambda _c: [documents.set_status(self.lib, i, status) for i in ids])
 
     def purge(self, doc_ids: Sequence[str]) -> Task:
-        """Delete trashed documents for good (contents of a folder first)."""
+        """Delete trashed documents for good, folders with their contents, all or none (``purge_documents``)."""
         ids, lib = list(doc_ids), self.lib
-
-        def work(_context: TaskContext) -> None:
-            for doc_id in ids:
-                for inner in reversed(_contents(lib, doc_id)):
-                    documents.purge_document(lib, inner)
-
-        return self.run("Delete permanently", work)
+        return self.run("Delete permanently", lambda _c: documents.purge_documents(lib, ids))
 
     def empty_trash(self) -> Task:
-        """Delete every trashed document of the current scope for good."""
+        """Delete every trashed document of the current scope for good, all or none (``empty_trash``)."""
         lib, scope = self.lib, self.state.scope
-
-        def work(_context: TaskContext) -> int:
-            trashed = documents.list_documents(lib, scope=scope, include_ancestors=False,
-                                               statuses=(DocumentStatus.DELETED,))
-            ids = {d.id for d in trashed}
-            # Innermost first: a folder can only go once it is empty.
-            for doc in sorted(trashed, key=lambda d: -len(folders.folder_path(lib, d.id))):
-                if doc.id in ids:
-                    documents.purge_document(lib, doc.id)
-            return len(ids)
-
-        return self.run("Empty trash", work, on_result=lambda n: self.notice.emit(f"Deleted {n} documents for good"))
+        return self.run("Empty trash", lambda _c: documents.empty_trash(lib, scope),
+                        on_result=lambda ids: self.notice.emit(f"Deleted {len(ids)} documents for good"))
 
     def restore_version(self, doc_id: str, number: int) -> Task:
         """Bring back version ``number`` of a document (kept as a new version)."""
@@ -557,8 +540,3 @@ def import_summary(report: imports.ImportReport) -> str:
         text += " (see Tasks)"
     return text
 
-
-def _contents(lib: Library, doc_id: str) -> list[str]:
-    """``doc_id`` and, for a folder, everything inside it, parents before children."""
-    with read_session(lib.engine) as session:
-        return documents.with_contents(session, doc_id)
