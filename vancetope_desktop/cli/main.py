@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from ..core.documents import DocumentStatus, DocumentType
 from ..core.errors import IndexUnavailable, InvalidInput
@@ -34,6 +33,7 @@ from .context import (
     read_stdin,
     set_global_library,
 )
+from .progress import progress
 
 
 @app.callback()
@@ -61,11 +61,6 @@ StatusOption = Annotated[
 ]
 
 
-def _progress() -> Progress:
-    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                    console=err, transient=True)
-
-
 @contextmanager
 def _stored_anyway() -> Iterator[None]:
     """A vector store that cannot be used does not undo a write: say so, and that keywords find it."""
@@ -84,7 +79,7 @@ def _index_now(lib: Library, document_ids: list[str], wait: bool, quiet: bool) -
         return
     _, queued_chunks = indexing.pending_work(lib, document_ids)
     started, report = time.monotonic(), None
-    with _progress() as bar, _stored_anyway():
+    with progress(err) as bar, _stored_anyway():
         task = bar.add_task("embedding chunks", total=queued_chunks or None)
         report = indexing.try_drain(
             lib, documents=document_ids,
@@ -155,7 +150,7 @@ def memory_upload(
 ) -> None:
     """Upload files or folders: `memory upload paper.pdf --tags attention,2024`. Exit 1 if any file failed."""
     with open_library(library) as lib:
-        with _progress() as bar:
+        with progress(err) as bar:
             task = bar.add_task("importing", total=None)
             report = imports.upload(
                 lib, paths, scope=scope, folder_id=folder, tags=split_tag_list(tags), password=password,
@@ -473,7 +468,7 @@ def index_status(library: LibraryOption = None, as_json: JsonOption = False) -> 
 
 def _drain_all(lib: Library) -> indexing.DrainReport | None:
     """Drain the whole queue with a progress bar (the writer's work: `index run`, `index rebuild`)."""
-    with _progress() as bar:
+    with progress(err) as bar:
         task = bar.add_task("embedding chunks", total=None)
         return indexing.try_drain(lib, progress=lambda p: bar.update(task, completed=p.chunks_done,
                                                                      total=p.chunks_total))
