@@ -69,15 +69,10 @@ def test_a_snapshot_after_opening_a_search_hit_keeps_details_filled(qtbot, libra
     assert details.document_id() == found.id and details.title_edit.text() == "From search"
 
 
-def _sectioned(name: str, sections: int) -> str:
-    """A note whose every section is one chunk (140 sections: a batch of the indexing process of its own)."""
-    return "\n\n".join(f"# {name} section {i}\n\nPoint {i} of the {name} note, said briefly." for i in range(sections))
 
-
-@pytest.mark.slow  # the indexing process loads the model twice: 20-40 s on two busy cores
+@pytest.mark.slow  # the second window's indexing process loads the model: 20-60 s on two busy cores
 def test_closing_while_indexing_returns_at_once_and_the_next_window_resumes(qtbot, library, tmp_path, monkeypatch):
-    for name in ("alpha", "beta"):
-        documents.add_text(library, _sectioned(name, 140), doc_type=DocumentType.NOTE, title=name)
+    documents.add_text(library, "A note to embed.", doc_type=DocumentType.NOTE, title="queued")
     monkeypatch.setenv("VANCETOPE_CONFIG_DIR", str(tmp_path / "config"))
     settings = QSettings(str(tmp_path / "window.ini"), QSettings.Format.IniFormat)
 
@@ -88,17 +83,18 @@ def test_closing_while_indexing_returns_at_once_and_the_next_window_resumes(qtbo
         return window
 
     window = open_window()
-    qtbot.waitUntil(lambda: any(t.title == "Indexing" and t.done > 0 for t in window.tasks.tasks), timeout=180_000)
     process = window.workbench.indexer._process
     assert process is not None
+    qtbot.waitUntil(lambda: process.state() == QProcess.ProcessState.Running, timeout=30_000)
     window.close()
-    # The close did not wait for the indexing process: it is still ending its batch, the queue not drained.
+    # The close did not wait for the indexing process (it used to, up to 3 s, then killed it): it is
+    # still running, told to stop; the queue is left for the next window.
     assert process.state() != QProcess.ProcessState.NotRunning
     assert indexing.has_jobs(library)
-    assert process.waitForFinished(60_000)  # it leaves by itself (stdin closed), not killed by the window
+    assert process.waitForFinished(60_000)  # it leaves by itself once it reads the end of its stdin
 
     again = open_window()
-    qtbot.waitUntil(lambda: not indexing.has_jobs(library), timeout=180_000)  # the queue resumed
+    qtbot.waitUntil(lambda: not indexing.has_jobs(library), timeout=240_000)  # the queue resumed
     assert {d.index_state for d in documents.list_documents(library)} == {IndexState.INDEXED}
     process = again.workbench.indexer._process
     again.close()
