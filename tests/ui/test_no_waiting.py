@@ -3,6 +3,8 @@ across refreshes, closing while the indexing process runs."""
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 from PySide6.QtCore import QProcess, QSettings
 
@@ -11,9 +13,37 @@ from vancetope_desktop.core.promotion import RequestStatus
 from vancetope_desktop.services import documents, indexing, review
 from vancetope_desktop.services.preferences import Preferences
 from vancetope_desktop.ui.main_window import MainWindow
-from vancetope_desktop.ui.tasks import TaskState
+from vancetope_desktop.ui.tasks import TaskManager, TaskState, WriteGate
 
 from .test_review_pane import queue  # noqa: F401  (the fixture: three pending promotion requests)
+
+
+def test_an_import_commits_only_once_no_user_write_is_waiting():
+    gate, order = WriteGate(), []
+    gate.enter()  # an approve is queued
+    importer = threading.Thread(target=lambda: (gate.wait_clear(), order.append("import commit")))
+    importer.start()  # the import reaches its next commit meanwhile
+    order.append("approve")
+    gate.leave()
+    importer.join(10)
+    assert order == ["approve", "import commit"]
+    gate.enter()
+    closing = threading.Thread(target=gate.wait_clear)
+    closing.start()
+    gate.close()  # the window closes: nobody waits for good
+    closing.join(10)
+    assert not closing.is_alive()
+
+
+def test_the_write_lane_counts_its_tasks_until_they_end(qtbot):
+    manager = TaskManager()
+    release = threading.Event()
+    task = manager.submit("Approve", lambda _c: release.wait(10), lane="write")
+    assert manager.user_writes.pending == 1
+    release.set()
+    qtbot.waitUntil(lambda: task.state.finished, timeout=10_000)
+    assert manager.user_writes.pending == 0
+    assert manager.shutdown(10_000)
 
 
 @pytest.mark.slow  # imports four papers (10-20 s)
