@@ -13,6 +13,7 @@ import json
 import sys
 import time
 
+import shiboken6
 from PySide6.QtCore import QCoreApplication, QObject, QProcess, QTimer, Signal
 
 from ..services import indexing
@@ -20,6 +21,7 @@ from ..services.library import Library
 from .tasks import Task, TaskContext, TaskManager, TaskState
 
 POLL_MS = 1500
+QUIT_WAIT_MS = 2000  # the worker exits within index_worker.EXIT_GRACE_SECONDS (1 s) of its stdin closing
 
 
 class Indexer(QObject):
@@ -78,7 +80,8 @@ class Indexer(QObject):
         ``index_worker.EXIT_GRACE_SECONDS`` whatever it is doing; jobs not done stay queued (the queue is
         in SQLite) and the next window resumes them. Waiting here froze the closing window for as long
         as a niced process on a busy machine took to leave (20-30 s). The ``QProcess`` moves to the
-        application, so that it outlives the window without being killed, and is deleted once it ends.
+        application, so that it outlives the window without being killed, and is deleted once it ends;
+        if the application quits first, it waits up to :data:`QUIT_WAIT_MS` for it, the window gone.
         """
         self._stopping = True
         self._timer.stop()
@@ -92,6 +95,7 @@ class Indexer(QObject):
         if process.state() != QProcess.ProcessState.NotRunning and application is not None:
             process.setParent(application)
             process.finished.connect(process.deleteLater)
+            application.aboutToQuit.connect(lambda: _end_at_quit(process))
         else:
             process.deleteLater()
         if self._task is not None:
@@ -235,3 +239,12 @@ def time_left(done: int, total: int, elapsed_s: float) -> str:
     if seconds < 90 * 60:
         return f"about {round(seconds / 60)} min left"
     return f"about {seconds / 3600:.1f} h left"
+
+
+def _end_at_quit(process: QProcess) -> None:
+    """Give a stopped indexing process its grace to leave before the application (its parent) goes;
+    Qt would otherwise kill it with a warning."""
+    if shiboken6.isValid(process) and process.state() != QProcess.ProcessState.NotRunning \
+            and not process.waitForFinished(QUIT_WAIT_MS):
+        process.kill()
+        process.waitForFinished(QUIT_WAIT_MS)

@@ -807,6 +807,7 @@ class MainWindow(QMainWindow):
         self.qsettings.setValue("window/state", self.saveState())
         self.qsettings.setValue(self._scope_key, self.current_scope)
         self.qsettings.sync()
+        self.hide()  # gone at once: what is left (a user edit's step, the model's loading) ends unseen
         self.workbench.close()
         super().closeEvent(event)
 
