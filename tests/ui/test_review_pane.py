@@ -192,8 +192,10 @@ def test_a_selected_group_stands_for_its_requests(qtbot, pane):
     with qtbot.waitSignal(pane.approve_requested) as signal:
         pane.approve_button.click()
     assert signal.args == [Approval(("req_1", "req_2"))]
-    assert not pane.approve_button.isEnabled()  # in flight until the next data arrives
-    pane.set_data(PENDING, DECIDED, NAMES, ANCESTRY, "user:ada")
+    assert not pane.approve_button.isEnabled()  # in flight until its answer comes
+    pane.set_data(PENDING, DECIDED, NAMES, ANCESTRY, "user:ada")  # a snapshot taken before the answer
+    assert not pane.approve_button.isEnabled()
+    pane.request_failed(["req_1", "req_2"])  # e.g. decided elsewhere meanwhile: the user may act again
     assert pane.approve_button.isEnabled()
 
 
@@ -205,7 +207,7 @@ def test_keys_approve_and_reject_from_the_list(qtbot, pane):
     with qtbot.waitSignal(pane.approve_requested) as signal:
         qtbot.keyClick(pane.queue_view, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
     assert signal.args == [Approval(("req_3",))]
-    pane.set_data(PENDING, DECIDED, NAMES, ANCESTRY, "user:ada")
+    pane.request_failed(["req_3"])
     qtbot.keyClick(pane.queue_view, Qt.Key.Key_Backspace, Qt.KeyboardModifier.ControlModifier)
     assert isinstance(pane.dialog, RejectDialog)
     pane.dialog.reject()
@@ -580,7 +582,10 @@ def test_the_details_panel_lists_a_documents_history_once(qtbot, library, queue,
     review.reject(library, [reqs["counter"].id], reason="Needs more evidence")
     window = make_window(library)
     details = window.details
+    # A snapshot right after each search hit is opened (an indexing step, another process's change): it
+    # used to empty the panel whenever it arrived at the wrong moment; now it always comes and must not.
     window._search_selected(docs["attention"].id)
+    window.workbench.refresh()
     qtbot.waitUntil(lambda: details.document_id() == docs["attention"].id
                     and "Approved" in details.audit_label.text(), timeout=10_000)
     trail = details.audit_label.text()
@@ -593,6 +598,7 @@ def test_the_details_panel_lists_a_documents_history_once(qtbot, library, queue,
     assert "think-process/" not in trail and "user:" not in trail
 
     window._search_selected(docs["counter"].id)
+    window.workbench.refresh()
     qtbot.waitUntil(lambda: details.document_id() == docs["counter"].id
                     and "Rejected" in details.audit_label.text(), timeout=10_000)
     trail = details.audit_label.text()
@@ -600,6 +606,7 @@ def test_the_details_panel_lists_a_documents_history_once(qtbot, library, queue,
     assert trail.count("Needs more evidence") == 1 and not details.requests_label.isVisibleTo(details)
 
     window._search_selected(docs["flash"].id)
+    window.workbench.refresh()
     qtbot.waitUntil(lambda: "Waiting for review" in details.requests_label.text(), timeout=10_000)
     assert "asked by You" in details.requests_label.text()
     details.requests_label.linkActivated.emit(f"request:{reqs['flash'].id}")

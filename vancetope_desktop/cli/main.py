@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from ..core.documents import DocumentStatus, DocumentType
 from ..core.errors import IndexUnavailable, InvalidInput
@@ -35,6 +34,7 @@ from .context import (
     read_stdin,
     set_global_library,
 )
+from .progress import progress
 
 
 @app.callback()
@@ -62,11 +62,6 @@ StatusOption = Annotated[
 ]
 
 
-def _progress() -> Progress:
-    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                    console=err, transient=True)
-
-
 @contextmanager
 def _stored_anyway() -> Iterator[None]:
     """A vector store that cannot be used does not undo a write: say so, and that keywords find it."""
@@ -85,7 +80,7 @@ def _index_now(lib: Library, document_ids: list[str], wait: bool, quiet: bool) -
         return
     _, queued_chunks = indexing.pending_work(lib, document_ids)
     started, report = time.monotonic(), None
-    with _progress() as bar, _stored_anyway():
+    with progress(err) as bar, _stored_anyway():
         task = bar.add_task("embedding chunks", total=queued_chunks or None)
         report = indexing.try_drain(
             lib, documents=document_ids,
@@ -162,7 +157,7 @@ def memory_upload(
     A file already in the library is not imported again: its line says "already in your library" and names it.
     """
     with open_library(library) as lib:
-        with _progress() as bar:
+        with progress(err) as bar:
             task = bar.add_task("importing", total=None)
             report = imports.upload(
                 lib, paths, scope=scope, folder_id=folder, tags=split_tag_list(tags), password=password,
@@ -403,15 +398,46 @@ def memory_archive(doc_id: Annotated[str, typer.Argument()], scope: ScopeOption 
     _set_status(doc_id, DocumentStatus.ARCHIVED, scope, library, as_json, "archived")
 
 
+YesOption = Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation (for scripts).")]
+
+
+def _confirm(question: str, yes: bool) -> None:
+    """Ask before a permanent deletion unless ``--yes``; no answer (or no terminal to ask on) cancels."""
+    if not yes and not typer.confirm(question, default=False, err=True):
+        err.print("nothing deleted")
+        raise typer.Exit(1)
+
+
 @memory.command("purge")
 def memory_purge(doc_id: Annotated[str, typer.Argument()], scope: ScopeOption = None, library: LibraryOption = None,
-                 as_json: JsonOption = False) -> None:
-    """Delete a trashed document for good."""
+                 yes: YesOption = False, as_json: JsonOption = False) -> None:
+    """Delete a trashed document for good; a trashed folder goes with everything inside it (all or none)."""
     with open_library(library) as lib:
         _visible(lib, doc_id, scope)
-        doc_service.purge_document(lib, doc_id)
-        indexing.try_drain(lib, documents=[doc_id])  # drop its vectors
-        emit(as_json, {"purged": doc_id}, lambda: out.print(f"purged {doc_id}"))
+        doc = doc_service.get_document(lib, doc_id)
+        inside = " and everything inside it" if doc.type is DocumentType.FOLDER else ""
+        _confirm(f"Delete {doc.title!r}{inside} for good? This cannot be undone.", yes)
+        purged = doc_service.purge_document(lib, doc_id)
+        indexing.try_drain(lib, documents=purged)  # drop their vectors
+        emit(as_json, {"purged": doc_id, "deleted": purged},
+             lambda: out.print(f"purged {doc_id}" + (f" ({len(purged)} documents)" if len(purged) > 1 else "")))
+
+
+@memory.command("empty-trash")
+def memory_empty_trash(scope: ScopeOption = None, library: LibraryOption = None, yes: YesOption = False,
+                       as_json: JsonOption = False) -> None:
+    """Delete every trashed document of the scope (default: the current one) for good, all or none."""
+    with open_library(library) as lib:
+        path = scopes.resolve_scope(lib, scope)
+        trashed = doc_service.list_documents(lib, scope=path, include_ancestors=False,
+                                             statuses=[DocumentStatus.DELETED])
+        if trashed:
+            _confirm(f"Delete the {len(trashed)} document{'s' if len(trashed) != 1 else ''} in the trash of "
+                     f"{path} for good? This cannot be undone.", yes)
+        purged = doc_service.empty_trash(lib, path)
+        indexing.try_drain(lib, documents=purged)
+        emit(as_json, {"scope": path, "deleted": purged},
+             lambda: out.print(f"deleted {len(purged)} document{'s' if len(purged) != 1 else ''} for good"))
 
 
 # -- scope ------------------------------------------------------------------------------------------
@@ -458,7 +484,7 @@ def index_status(library: LibraryOption = None, as_json: JsonOption = False) -> 
 
 def _drain_all(lib: Library) -> indexing.DrainReport | None:
     """Drain the whole queue with a progress bar (the writer's work: `index run`, `index rebuild`)."""
-    with _progress() as bar:
+    with progress(err) as bar:
         task = bar.add_task("embedding chunks", total=None)
         return indexing.try_drain(lib, progress=lambda p: bar.update(task, completed=p.chunks_done,
                                                                      total=p.chunks_total))

@@ -125,6 +125,15 @@ class ProcessExtractor:
         if launcher is not None:
             launcher.shutdown(wait=True)
 
+    def kill(self) -> None:
+        """Kill the worker now, even in the middle of a file (the app is closing): the call extracting
+        that file raises :class:`~..core.errors.DamagedFile`, so its caller must be cancelled first and
+        must not record the file. Later calls start a fresh worker; :meth:`close` still ends the extractor."""
+        process = self._process  # read without the lock, which the extracting call holds
+        if process is not None:
+            with contextlib.suppress(ValueError, OSError):  # already closed or gone
+                process.kill()
+
     def worker_pid(self) -> int | None:
         """The worker's process id, None when no worker runs (for diagnostics and tests)."""
         process = self._process

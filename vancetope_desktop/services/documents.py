@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, func, text
-from sqlmodel import select
+from sqlalchemy import delete, text
+from sqlmodel import Session, select
 
 from ..core.documents import ChunkInfo, DocumentInfo, DocumentStatus, DocumentType, IndexState, Source, VersionInfo
 from ..core.errors import ImportFailed, InvalidInput, NotFound
@@ -500,25 +500,67 @@ def status_kind(before: str, after: str) -> str:
     return "untrash" if before == DocumentStatus.DELETED.value else "status"
 
 
-def purge_document(lib: Library, document_id: str) -> None:
-    """Delete a trashed document for good: rows, chunks, lexical rows, versions; vectors via a job.
+def purge_document(lib: Library, document_id: str) -> list[str]:
+    """Delete a trashed document for good (a folder with everything inside it): :func:`purge_documents`."""
+    return purge_documents(lib, [document_id])
+
+
+def purge_documents(lib: Library, document_ids: Sequence[str]) -> list[str]:
+    """Delete trashed documents for good, folders with everything inside them, all or none (one transaction).
+
+    Rows, chunks, lexical rows and versions go at once; vectors through ``drop`` jobs (the writer runs them).
+
+    Returns:
+        The ids deleted, contents of folders included.
 
     Raises:
-        DocumentNotFound. InvalidInput: the document is not in the trash.
+        DocumentNotFound. InvalidInput: a document (or one inside a folder) is not in the trash; nothing
+        is deleted.
     """
     with write_session(lib.engine) as session:
-        row = records.document_row(session, document_id)
-        if row.status != DocumentStatus.DELETED.value:
-            raise InvalidInput(f"{document_id} is not in the trash; delete it first")
-        if row.type == DocumentType.FOLDER.value:
-            inside = session.exec(
-                select(func.count()).select_from(tables.DocumentRow).where(tables.DocumentRow.folder_id == row.id)
-            ).one()
-            if inside:
-                raise InvalidInput(f"folder {document_id} is not empty; purge its contents first")
+        doomed: list[str] = []
+        for document_id in document_ids:
+            if records.document_row(session, document_id).status != DocumentStatus.DELETED.value:
+                raise InvalidInput(f"{document_id} is not in the trash; delete it first")
+            doomed += with_contents(session, document_id)
+        doomed = list(dict.fromkeys(doomed))
+        _purge_rows(session, doomed)
+        return doomed
+
+
+def empty_trash(lib: Library, scope: str | None = None) -> list[str]:
+    """Delete every trashed document of ``scope`` (default: the current scope; not its sub-scopes) for good,
+    in one transaction, as :func:`purge_documents` does. Returns the ids deleted.
+
+    Raises:
+        ScopeNotFound. InvalidInput: a trashed folder holds documents not in the trash (nothing is deleted).
+    """
+    scope_path = resolve_scope(lib, scope)
+    with write_session(lib.engine) as session:
+        trashed = session.exec(
+            select(tables.DocumentRow.id).where(tables.DocumentRow.scope_path == scope_path,
+                                                tables.DocumentRow.status == DocumentStatus.DELETED.value)
+        ).all()
+        doomed = list(dict.fromkeys(i for doc_id in trashed for i in with_contents(session, doc_id)))
+        _purge_rows(session, doomed)
+        return doomed
+
+
+def _purge_rows(session: Session, ids: list[str]) -> None:
+    """Delete ``ids`` inside the caller's transaction; refuses (InvalidInput) if one is not in the trash,
+    before deleting anything. (Contents of a folder lose it as their folder: ``folder_id`` is SET NULL.)"""
+    rows = [records.document_row(session, i) for i in ids]
+    kept = [r for r in rows if r.status != DocumentStatus.DELETED.value]
+    if kept:
+        names = ", ".join(f"{r.title} ({r.id})" for r in kept[:3])
+        names += f" and {len(kept) - 3} more" if len(kept) > 3 else ""
+        raise InvalidInput(f"a folder to delete holds documents not in the trash: {names}; move them out or "
+                           "trash them first")
+    for row in rows:
         fulltext.unindex_document(session, row.id)
         records.enqueue(session, row.id, "drop", scope=row.scope_path)
         session.exec(delete(tables.DocumentRow).where(tables.DocumentRow.id == row.id))
+    if rows:
         records.bump_change_counter(session)
 
 

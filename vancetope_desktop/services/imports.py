@@ -155,7 +155,7 @@ def upload(lib: Library, paths: Sequence[Path], *, scope: str | None = None, fol
            tags: Iterable[str] = (), password: str | None = None,
            progress: Callable[[ImportProgress], None] | None = None,
            cancel: Callable[[], bool] | None = None, extractor: Callable[..., Extraction] | None = None,
-           namesakes: Namesakes = "merge") -> ImportReport:
+           namesakes: Namesakes = "merge", before_commit: Callable[[], None] | None = None) -> ImportReport:
     """Import files and whole folders (mirrored as folders) into ``scope``.
 
     Args:
@@ -173,6 +173,9 @@ def upload(lib: Library, paths: Sequence[Path], *, scope: str | None = None, fol
             to case: ``merge`` goes into the existing one (a notice in the report says so), ``keep_both``
             makes a new folder beside it (:data:`Namesakes`; the app asks first: :func:`folder_namesakes`).
             A folder of exactly the same name is always merged into.
+        before_commit: called before each file is stored, after its extraction (the app blocks there
+            while the user's own edits wait, so an import never delays them). An exception it raises
+            ends the upload and propagates (the app's cancel): nothing of that file is written.
 
     Raises:
         InvalidInput: bad tags or a missing path. ScopeNotFound. (Per-file problems go in the report.)
@@ -200,18 +203,20 @@ def upload(lib: Library, paths: Sequence[Path], *, scope: str | None = None, fol
                 except Exception as error:  # the folder could not be made: its files say why, the rest go on
                     report.outcomes.append(_unexpected(path, _display_name(path), "creating its folder", error))
                 else:
-                    report.outcomes.append(_import_one(lib, path, scope_path, parent, extra_tags, password, extract))
+                    report.outcomes.append(_import_one(lib, path, scope_path, parent, extra_tags, password, extract,
+                                                       before_commit=before_commit))
             if progress is not None:
                 progress(ImportProgress(done=done, total=len(files), current=_display_name(path)))
     return report
 
 
 def retry_import(lib: Library, document_id: str, *, password: str | None = None,
-                 extractor: Callable[..., Extraction] | None = None) -> ImportOutcome:
+                 extractor: Callable[..., Extraction] | None = None,
+                 before_commit: Callable[[], None] | None = None) -> ImportOutcome:
     """Extract a failed document's stored original again (e.g. with the PDF's password), in place.
 
     The document keeps its id, folder, tags, name and source path; the previous state is kept as a
-    version ("import retried"). ``extractor``: as for :func:`upload`.
+    version ("import retried"). ``extractor``, ``before_commit``: as for :func:`upload`.
 
     Raises:
         DocumentNotFound. InvalidInput: the document has no stored file or did not fail.
@@ -227,7 +232,8 @@ def retry_import(lib: Library, document_id: str, *, password: str | None = None,
         origin = (meta.get("original_name") or stored.name, meta.get("source_path") or str(stored))
         scope_path, folder_id = row.scope_path, row.folder_id
     with _extraction(lib, extractor) as extract:
-        return _import_one(lib, stored, scope_path, folder_id, [], password, extract, origin=origin)
+        return _import_one(lib, stored, scope_path, folder_id, [], password, extract, origin=origin,
+                           before_commit=before_commit)
 
 
 @contextmanager
@@ -305,10 +311,12 @@ def folder_namesakes(lib: Library, paths: Sequence[Path], *, scope: str | None =
 
 def _import_one(lib: Library, path: Path, scope_path: str, folder_id: str | None, tags: list[str],
                 password: str | None, extractor: Callable[..., Extraction], *,
-                origin: tuple[str, str] | None = None) -> ImportOutcome:
+                origin: tuple[str, str] | None = None, before_commit: Callable[[], None] | None = None,
+                ) -> ImportOutcome:
     """Import one file; ``origin`` = (name, source path) when ``path`` is the stored copy (a retry).
 
-    Never raises (but KeyboardInterrupt): every failure is the returned outcome. The database work is
+    Never raises (but KeyboardInterrupt and what ``before_commit`` raises): every failure is the returned
+    outcome. The database work is
     one transaction, so a failure leaves no document, chunk or job behind; a blob already stored
     stays, complete, for the next import of the same bytes.
     """
@@ -327,7 +335,7 @@ def _import_one(lib: Library, path: Path, scope_path: str, folder_id: str | None
         stage = "reading it"
         digest = hash_file(path)
         stage = "looking for a copy in the library"
-        with write_session(lib.engine) as session:
+        with read_session(lib.engine) as session:  # the commit below looks again, under the write lock
             duplicate = _find(session, scope_path, "content_hash", digest)
         retry = duplicate if duplicate is not None and (duplicate.index_state == IndexState.FAILED.value
                                                         or bibliography.is_opaque_bibliography(duplicate)) else None
@@ -342,7 +350,12 @@ def _import_one(lib: Library, path: Path, scope_path: str, folder_id: str | None
             target = retry.folder_id if retry is not None else folder_id
             prepared = bibliography.prepare(
                 lib, extraction.references, base_dir=Path(origin[1] if origin else path).parent, report=references,
-                attach=lambda found: _attach(lib, found, scope_path, target, tags, extractor))
+                attach=lambda found: _attach(lib, found, scope_path, target, tags, extractor, before_commit))
+        if before_commit is not None:
+            try:
+                before_commit()
+            except BaseException as error:
+                raise _Interrupted() from error
         stage = "storing the original in the library"
         lib.blobs.put(path, digest)
         stage = "saving it in the library"
@@ -376,6 +389,8 @@ def _import_one(lib: Library, path: Path, scope_path: str, folder_id: str | None
                 bibliography.write(lib, session, prepared, references, scope_path=scope_path, folder_id=row.folder_id,
                                    tags=tags, source=Source(type=SourceType.USER_UPLOAD), bibliography_id=row.id)
             records.bump_change_counter(session)
+    except _Interrupted as stop:
+        raise stop.__cause__ from None  # type: ignore[misc]  # the caller's own exception, as it raised it
     except ImportFailed as error:
         return ImportOutcome(path=str(path), status="failed", reason=str(error))
     except OSError as error:
@@ -398,14 +413,19 @@ def _import_one(lib: Library, path: Path, scope_path: str, folder_id: str | None
     )
 
 
+class _Interrupted(Exception):
+    """Carries (as ``__cause__``) what ``before_commit`` raised past the per-file failure handling."""
+
+
 def _attach(lib: Library, path: Path, scope_path: str, folder_id: str | None, tags: list[str],
-            extractor: Callable[..., Extraction]) -> bibliography.AttachmentOutcome:
+            extractor: Callable[..., Extraction],
+            before_commit: Callable[[], None] | None) -> bibliography.AttachmentOutcome:
     """Import the PDF a bibliography entry names, as an upload of its own (a file already in the library
     is found by its content and linked, not imported again). Only PDFs: an entry's snapshot pages and
     other files are left alone, and a path in a bibliography from elsewhere can bring in nothing else."""
     if not _is_pdf(path):
         return bibliography.AttachmentOutcome(path=str(path), status="skipped", reason="not a PDF")
-    outcome = _import_one(lib, path, scope_path, folder_id, tags, None, extractor)
+    outcome = _import_one(lib, path, scope_path, folder_id, tags, None, extractor, before_commit=before_commit)
     status = "imported" if outcome.status == "updated" else outcome.status
     return bibliography.AttachmentOutcome(path=str(path), status=status, document_id=outcome.document_id,  # type: ignore[arg-type]
                                           reason=outcome.reason)

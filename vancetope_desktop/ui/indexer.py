@@ -11,14 +11,17 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 
-from PySide6.QtCore import QObject, QProcess, QTimer, Signal
+import shiboken6
+from PySide6.QtCore import QCoreApplication, QObject, QProcess, QTimer, Signal
 
+from ..services import indexing
 from ..services.library import Library
 from .tasks import Task, TaskContext, TaskManager, TaskState
 
 POLL_MS = 1500
-STOP_WAIT_MS = 3000  # the worker leaves within a second of its stdin closing
+QUIT_WAIT_MS = 2000  # the worker exits within index_worker.EXIT_GRACE_SECONDS (1 s) of its stdin closing
 
 
 class Indexer(QObject):
@@ -30,6 +33,7 @@ class Indexer(QObject):
         progressed(): the indexing process reported progress (documents' states may have changed).
         finished(object): a drain ended (its JSON report as a dict; None when it could not run).
         outside_change(): documents changed or vectors were written by another process.
+        waiting_changed(int): documents queued for indexing, library-wide (from the change poll).
     """
 
     model_ready = Signal()
@@ -37,6 +41,7 @@ class Indexer(QObject):
     progressed = Signal()
     finished = Signal(object)
     outside_change = Signal()
+    waiting_changed = Signal(int)
 
     def __init__(self, lib: Library, tasks: TaskManager, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -53,6 +58,8 @@ class Indexer(QObject):
         self._polling = False
         self._stopping = False
         self._asked = False
+        self._rate_origin = (0.0, 0)  # (time, chunks done) of the drain's first report: the rate's start
+        self.waiting = 0
 
     def start(self) -> None:
         """Load the query encoder, start the indexing process, and watch for outside changes."""
@@ -67,16 +74,30 @@ class Indexer(QObject):
         self._timer.start()
 
     def stop(self) -> None:
-        """Stop polling and end the indexing process (finished batches stay committed)."""
+        """Stop polling and tell the indexing process to end, without waiting for it.
+
+        The worker reads the end of its stdin, stops after its current batch and exits within
+        ``index_worker.EXIT_GRACE_SECONDS`` whatever it is doing; jobs not done stay queued (the queue is
+        in SQLite) and the next window resumes them. Waiting here froze the closing window for as long
+        as a niced process on a busy machine took to leave (20-30 s). The ``QProcess`` moves to the
+        application, so that it outlives the window without being killed, and is deleted once it ends;
+        if the application quits first, it waits up to :data:`QUIT_WAIT_MS` for it, the window gone.
+        """
         self._stopping = True
         self._timer.stop()
         process, self._process = self._process, None
         if process is None:
             return
+        process.readyReadStandardOutput.disconnect(self._read)
+        process.finished.disconnect(self._process_ended)
         process.closeWriteChannel()  # end of stdin: the worker cancels and exits
-        if not process.waitForFinished(STOP_WAIT_MS):
-            process.kill()
-            process.waitForFinished(STOP_WAIT_MS)
+        application = QCoreApplication.instance()
+        if process.state() != QProcess.ProcessState.NotRunning and application is not None:
+            process.setParent(application)
+            process.finished.connect(process.deleteLater)
+            application.aboutToQuit.connect(lambda: _end_at_quit(process))
+        else:
+            process.deleteLater()
         if self._task is not None:
             self._tasks.finish(self._task, TaskState.CANCELLED)
             self._task = None
@@ -129,8 +150,14 @@ class Indexer(QObject):
     def _handle(self, message: dict) -> None:
         event = message.get("event")
         if event == "progress":
+            if self._task is None:
+                self._rate_origin = (time.monotonic(), message["done"])
             task = self._task or self._new_task()
             text = f"{message['documents_done']}/{message['documents_total']} documents"
+            started, first = self._rate_origin
+            left = time_left(message["done"] - first, message["total"] - first, time.monotonic() - started)
+            if left:
+                text += f" · {left}"
             if message.get("current"):
                 text += f" · {message['current']}"
             self._tasks.update(task, message["done"], message["total"], text)
@@ -182,14 +209,42 @@ class Indexer(QObject):
         self._polling = True
         lib = self._lib
         # Documents changed, or vectors written (another process indexing): both change what panes show.
-        self._tasks.submit("poll", lambda _c: lib.change_counter() + lib.index_generation(), lane="read",
-                           on_result=self._polled, on_error=lambda _e: self._polled(None))
+        # The queue's size tells the status bar what waits even while no drain reports (the model loading
+        # in the indexing process, another process holding the writer lock).
+        self._tasks.submit("poll", lambda _c: (lib.change_counter() + lib.index_generation(),
+                                               indexing.pending_work(lib)[0]), lane="read",
+                           on_result=lambda found: self._polled(*found), on_error=lambda _e: self._polled(None, None))
 
-    def _polled(self, counter: int | None) -> None:
+    def _polled(self, counter: int | None, waiting: int | None) -> None:
         self._polling = False
+        if waiting is not None and waiting != self.waiting:
+            self.waiting = waiting
+            self.waiting_changed.emit(waiting)
         if counter is None or counter == self.seen_counter:
             return
         outside = self.seen_counter >= 0
         self.seen_counter = counter
         if outside:
             self.outside_change.emit()
+
+
+def time_left(done: int, total: int, elapsed_s: float) -> str:
+    """"about 4 min left" at the rate measured so far (``done`` of ``total`` units in ``elapsed_s`` seconds);
+    empty until a rate exists (nothing done yet) or when nothing is left."""
+    if done <= 0 or elapsed_s <= 0 or total <= done:
+        return ""
+    seconds = (total - done) * elapsed_s / done
+    if seconds < 60:
+        return "less than a minute left"
+    if seconds < 90 * 60:
+        return f"about {round(seconds / 60)} min left"
+    return f"about {seconds / 3600:.1f} h left"
+
+
+def _end_at_quit(process: QProcess) -> None:
+    """Give a stopped indexing process its grace to leave before the application (its parent) goes;
+    Qt would otherwise kill it with a warning."""
+    if shiboken6.isValid(process) and process.state() != QProcess.ProcessState.NotRunning \
+            and not process.waitForFinished(QUIT_WAIT_MS):
+        process.kill()
+        process.waitForFinished(QUIT_WAIT_MS)

@@ -89,6 +89,9 @@ class MainWindow(QMainWindow):
         self.tasks = TaskManager(self)
         self.error_box: QMessageBox | None = None
         self._first_snapshot = True
+        # The document the user opened in Details from search, a viewer tab or a link (None: Details
+        # follows the list's selection). A refresh that empties the list's selection must not clear it.
+        self._opened_elsewhere: str | None = None
         self._changes: int | None = None  # the library's change counter of the last snapshot shown
         self._scope_key = "last_scope/" + hashlib.sha1(str(library.paths.root).encode()).hexdigest()[:16]
         remembered = self.qsettings.value(self._scope_key)
@@ -267,6 +270,7 @@ class MainWindow(QMainWindow):
         wb.index_health.problem_found.connect(lambda text: self.statusBar().showMessage(text, 30000))
         wb.indexer.model_ready.connect(lambda: self.search_pane.set_model_ready(True))
         wb.indexer.model_ready.connect(settle_heap)
+        wb.indexer.waiting_changed.connect(self.indicator.set_waiting)
         wb.indexer.model_failed.connect(lambda reason: self.show_error(f"The embedding model failed: {reason}"))
         self.indicator.open_requested.connect(self.show_tasks)
         self.tasks.task_added.connect(lambda task: self.show_tasks() if task.title.startswith("Importing") else None)
@@ -409,6 +413,9 @@ class MainWindow(QMainWindow):
         return [i for i in ids if i not in {d.id for d in refused}]
 
     def _selection_changed(self, ids: list[str]) -> None:
+        if not ids and self._opened_elsewhere is not None:
+            return  # the list lost its selection (a refresh): what the user opened elsewhere stays
+        self._opened_elsewhere = None
         doc = self._document(ids[0]) if len(ids) == 1 else None
         self._show_details(doc)
 
@@ -419,7 +426,8 @@ class MainWindow(QMainWindow):
         selection when a search result was chosen) lost the user's place."""
         shown = self.details.document_id()
         if shown is None:
-            self._selection_changed(self.table.selected_ids())
+            if self._opened_elsewhere is None:  # else its load is on the way and fills the panel
+                self._selection_changed(self.table.selected_ids())
             return
         doc = self._document(shown)
         if doc is not None:
@@ -461,7 +469,9 @@ class MainWindow(QMainWindow):
 
     def _search_selected(self, doc_id: str) -> None:
         lib = self.library
-        self.workbench.read(lambda _c: documents.get_document(lib, doc_id), self._show_details)
+        self._opened_elsewhere = doc_id
+        self.workbench.read(lambda _c: documents.get_document(lib, doc_id),
+                            lambda doc: self._show_details(doc) if self._opened_elsewhere == doc_id else None)
 
     # --- documents and viewer tabs -------------------------------------------------------------------
     def open_document(self, doc_id: str, page: int | None = None, highlight: str | None = None) -> None:
@@ -487,6 +497,7 @@ class MainWindow(QMainWindow):
         self.tabs.setTabToolTip(index, doc.title)
         self.tabs.setCurrentIndex(index)
         viewer.show_document(doc, page=page, highlight=highlight, read_only=self.relation(doc).read_only)
+        self._opened_elsewhere = doc.id
         self._show_details(doc)
 
     def _viewer_for(self, doc_id: str) -> DocumentViewer | None:
@@ -849,6 +860,7 @@ class MainWindow(QMainWindow):
         tab_memory.save_tabs(self.qsettings, self._tabs_key, *tab_memory.open_tabs(self.tabs))
         self.qsettings.setValue(self._scope_key, self.current_scope)
         self.qsettings.sync()
+        self.hide()  # gone at once: what is left (a user edit's step, the model's loading) ends unseen
         self.workbench.close()
         super().closeEvent(event)
 

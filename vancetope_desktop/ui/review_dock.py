@@ -48,7 +48,8 @@ class ReviewDock(QObject):
         wb.snapshot_ready.connect(self._apply)
         pane.details_requested.connect(lambda request: wb.load_review_details(request, pane.show_details))
         pane.approve_requested.connect(self._approve)
-        pane.reject_requested.connect(wb.reject_requests)
+        pane.reject_requested.connect(lambda ids, reason: wb.reject_requests(
+            ids, reason, on_error=lambda _e: pane.request_failed(ids)))
         pane.document_open_requested.connect(lambda doc_id: window.open_document(doc_id))
         window.details.document_shown.connect(self._load_document_history)
         window.details.request_link_activated.connect(lambda request_id: self.show([request_id]))
@@ -94,7 +95,8 @@ class ReviewDock(QObject):
 
     def _approve(self, approval: Approval) -> None:
         self.window.workbench.approve_requests(approval.request_ids, to=approval.to, title=approval.title,
-                                               add_tags=approval.add_tags, remove_tags=approval.remove_tags)
+                                               add_tags=approval.add_tags, remove_tags=approval.remove_tags,
+                                               on_error=lambda _e: self.pane.request_failed(approval.request_ids))
 
     def _load_document_history(self, doc_id: str) -> None:
         """Load the Details panel's History section (audit trail and requests) off the UI thread."""

@@ -295,7 +295,9 @@ class ReviewPane(QWidget):
             me: the current user's actor string (shown as "You").
         """
         self._names, self._ancestry, self._me = dict(scope_names), dict(ancestry), me
-        self._in_flight.clear()
+        # A request sent stays locked until a snapshot no longer lists it (its answer was written) or it
+        # failed (:meth:`request_failed`): a snapshot taken before the answer still shows it pending.
+        self._in_flight.intersection_update(r.id for r in pending)
         self.detail.set_context(scope_names, me)
         selected = self.selected_request_ids()
         if self.queue_model.set_requests(pending, scope_names, me):
@@ -306,6 +308,11 @@ class ReviewPane(QWidget):
         self.pending_stack.setCurrentIndex(1 if count else 0)
         self._details_for = None  # the document may have changed too: load the details again
         self._selection_changed()
+
+    def request_failed(self, request_ids: Sequence[str]) -> None:
+        """Approving or rejecting ``request_ids`` failed: their actions may be used again."""
+        self._in_flight.difference_update(request_ids)
+        self._update_actions()
 
     def show_details(self, details: ReviewDetails) -> None:
         """The loaded details of a request (ignored unless it is still the one selected alone)."""

@@ -4,9 +4,14 @@ A task is a plain function ``fn(context) -> result`` run on a worker thread. It 
 and a :class:`TaskContext` (progress, cancel flag) and never touches widgets; its result or exception
 reaches the UI thread through a queued signal, where the submitter's callbacks run (STYLE pattern 4).
 
-Lanes (STYLE pattern 5): ``write`` is serial so user edits and imports commit in order; ``index`` is serial
-and runs the embedding queue; ``read`` has two threads for loads and searches, so a slow import never
-delays what the user looks at.
+Lanes (STYLE pattern 5): ``write`` is serial so the user's edits commit in the order made; ``import`` is
+serial and runs imports, whose extraction takes seconds per file and only needs the database for the short
+commit of each file; ``index`` is serial and loads the embedding model; ``read`` has two threads for loads
+and searches, so a slow import never delays what the user looks at.
+
+User edits have priority over imports: while one is queued or running, an import waits before its next
+commit (:class:`WriteGate`), so approving or renaming never queues behind a folder of PDFs (SQLite lets
+one writer at a time; its busy wait is first come, first served).
 """
 
 from __future__ import annotations
@@ -26,10 +31,50 @@ from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
 from ..core.errors import VancetopeError
 
-LANES = {"write": 1, "index": 1, "read": 2}
-BACKGROUND_LANES = ("write", "index")
+LANES = {"write": 1, "import": 1, "index": 1, "read": 2}
+BACKGROUND_LANES = ("write", "import", "index")
 """Lanes whose threads run at a lower OS priority, so the UI thread wins the CPU when it is scarce."""
 BACKGROUND_NICE = 10
+
+
+class WriteGate:
+    """Counts the user's writes queued or running; imports wait at :meth:`wait_clear` before each commit.
+
+    Thread-safe. :meth:`enter` is called on the UI thread when a write is submitted, :meth:`leave` on its
+    worker thread when it ends (whatever the outcome), :meth:`close` when the window closes.
+    """
+
+    def __init__(self) -> None:
+        self._pending = 0
+        self._closed = False
+        self._condition = threading.Condition()
+
+    def enter(self) -> None:
+        """A user write was queued."""
+        with self._condition:
+            self._pending += 1
+
+    def leave(self) -> None:
+        """A user write ended."""
+        with self._condition:
+            self._pending = max(self._pending - 1, 0)
+            self._condition.notify_all()
+
+    def close(self) -> None:
+        """Release every waiter for good (the window is closing)."""
+        with self._condition:
+            self._closed = True
+            self._condition.notify_all()
+
+    def wait_clear(self) -> None:
+        """Block until no user write is queued or running (or the gate closed)."""
+        with self._condition:
+            self._condition.wait_for(lambda: self._pending == 0 or self._closed)
+
+    @property
+    def pending(self) -> int:
+        """User writes queued or running now."""
+        return self._pending
 
 
 class TaskCancelled(Exception):
@@ -125,13 +170,21 @@ class _TaskSignals(QObject):
 
 class _Runnable(QRunnable):
     def __init__(self, task_id: int, fn: Callable[[TaskContext], Any], context: TaskContext,
-                 signals: _TaskSignals, *, background: bool) -> None:
+                 signals: _TaskSignals, *, background: bool, gate: WriteGate | None) -> None:
         super().__init__()
         self.setAutoDelete(True)
         self._task_id, self._fn, self._context, self._signals = task_id, fn, context, signals
         self._background = background
+        self._gate = gate
 
     def run(self) -> None:
+        try:
+            self._run()
+        finally:
+            if self._gate is not None:
+                self._gate.leave()  # before the result is announced: the next import commit may go
+
+    def _run(self) -> None:
         if self._background:
             _lower_thread_priority()
         try:
@@ -171,6 +224,10 @@ class TaskManager(QObject):
         task_added(Task): a visible task was submitted.
         task_changed(Task): a visible task's state or progress changed.
         busy_changed(int): number of visible tasks not finished.
+
+    Attributes:
+        user_writes: the :class:`WriteGate` of the ``write`` lane; import tasks call its ``wait_clear``
+            before each commit.
     """
 
     task_added = Signal(object)
@@ -188,6 +245,7 @@ class TaskManager(QObject):
         self._live: dict[int, tuple[Task, _TaskSignals]] = {}
         self._closed = False
         self.tasks: list[Task] = []
+        self.user_writes = WriteGate()
 
     def submit(self, title: str, fn: Callable[[TaskContext], Any], *, lane: str = "read",
                on_result: Callable[[Any], None] | None = None,
@@ -197,7 +255,8 @@ class TaskManager(QObject):
 
         Args:
             title: shown in the Tasks panel ("Importing 3 files").
-            lane: ``read``, ``write`` or ``index``.
+            lane: ``read``, ``write`` (the user's edits, first come first served, ahead of imports),
+                ``import`` or ``index``.
             visible: list it in the Tasks panel and the status bar (imports, indexing); loads and
                 searches stay invisible.
             on_error: gets the exception; without it a failure is only recorded on the task. A
@@ -222,7 +281,10 @@ class TaskManager(QObject):
             self.tasks.append(task)
             self.task_added.emit(task)
             self._announce_busy()
-        pool.start(_Runnable(task.id, fn, task.context, signals, background=lane in BACKGROUND_LANES))
+        gate = self.user_writes if lane == "write" else None
+        if gate is not None:
+            gate.enter()
+        pool.start(_Runnable(task.id, fn, task.context, signals, background=lane in BACKGROUND_LANES, gate=gate))
         return task
 
     def track(self, title: str, cancel: Callable[[], None]) -> Task:
@@ -287,12 +349,17 @@ class TaskManager(QObject):
                 return False
         return True
 
-    def shutdown(self, timeout_ms: int = 30_000) -> bool:
-        """Cancel everything, refuse new tasks, and wait for the threads to finish their current step."""
+    def stop(self) -> None:
+        """Cancel everything and refuse new tasks, without waiting (see :meth:`shutdown`)."""
         self._closed = True
+        self.user_writes.close()
         for task, _ in list(self._live.values()):
             if task.context is not None:
                 task.context.cancel()
+
+    def shutdown(self, timeout_ms: int = 30_000) -> bool:
+        """:meth:`stop`, then wait for the threads to finish their current step. True if they all did."""
+        self.stop()
         return self.wait_idle(timeout_ms)
 
     # --- slots (UI thread) ---------------------------------------------------------------------

@@ -219,6 +219,7 @@ class StatusIndicator(QWidget):
     def __init__(self, manager: TaskManager, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._manager = manager
+        self._waiting = 0
         self.label = QLabel("Ready")
         self.bar = QProgressBar()
         self.bar.setMaximumWidth(140)
@@ -237,13 +238,20 @@ class StatusIndicator(QWidget):
         manager.task_added.connect(lambda _task: self.refresh())
         self.refresh()
 
+    def set_waiting(self, documents: int) -> None:
+        """Documents queued for indexing (library-wide): shown instead of "Ready" while no task runs."""
+        self._waiting = documents
+        self.refresh()
+
     def refresh(self) -> None:
         """Show the first running task's progress, and how many more are waiting."""
         active = self._manager.active()
         failed = sum(1 for t in self._manager.tasks if t.state == TaskState.FAILED)
         self.button.setText(f"Tasks ({failed} failed)" if failed else "Tasks")
         if not active:
-            self.label.setText("Ready")
+            waiting = self._waiting
+            self.label.setText(f"{waiting} document{'s' if waiting != 1 else ''} waiting to be indexed"
+                               if waiting else "Ready")
             self.bar.hide()
             return
         first = next((t for t in active if t.state == TaskState.RUNNING), active[0])

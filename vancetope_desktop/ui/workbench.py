@@ -21,7 +21,6 @@ from ..core.undo import UserAction
 from ..ingest.process_pool import ProcessExtractor
 from ..services import audit, demo, documents, folders, imports, moves, promotion_rules, review, scopes, tags, undo
 from ..services.library import Library, save_settings
-from ..store.db import read_session
 from .folder_model import FolderTarget
 from .index_health import IndexHealth
 from .indexer import Indexer
@@ -78,15 +77,22 @@ class Workbench(QObject):
         self.notice.emit(" ".join(f"{text[0].upper()}{text[1:]}." for text in self.lib.notices))
 
     def close(self) -> None:
-        """Stop the background processes and wait for running tasks (the window is closing)."""
+        """Stop the background work at once (the window is closing).
+
+        The indexing process is told to stop and not waited for (its queue is durable); the file being
+        extracted is abandoned (an import records nothing after it is cancelled, see :meth:`commit_gate`),
+        so what is left to wait for is a step of a user edit, a load or the model's loading (seconds).
+        """
         self.indexer.stop()
-        self.tasks.shutdown()
+        self.tasks.stop()
+        self.extractor.kill()
+        self.tasks.wait_idle()
         self.extractor.close()
 
     def _outside_change(self) -> None:
         # While this window imports, its own writes move the counter every file: show them every few
         # seconds rather than reloading every pane each poll.
-        if any(t.lane == "write" for t in self.tasks.active()):
+        if any(t.lane in ("write", "import") for t in self.tasks.active()):
             if not self._progress_refresh.isActive():
                 self._progress_refresh.start()
         else:
@@ -143,8 +149,15 @@ class Workbench(QObject):
 
     # --- running actions -------------------------------------------------------------------------
     def run(self, title: str, fn: Callable[[TaskContext], Any], *, on_result: Callable[[Any], None] | None = None,
-            visible: bool = False, index: bool = True) -> Task:
-        """Run a write ``fn`` on the serial lane, then refresh (and index, when ``index``)."""
+            on_error: Callable[[BaseException], None] | None = None, visible: bool = False, index: bool = True,
+            lane: str = "write") -> Task:
+        """Run a write ``fn``, then refresh (and index, when ``index``).
+
+        Args:
+            on_error: called with the exception before the failure is announced on ``failed``.
+            lane: ``write`` for the user's own edits (serial, ahead of imports); ``import`` for work that
+                extracts files, which must call :meth:`commit_gate` before each of its commits.
+        """
 
         def done(result: Any) -> None:
             if on_result is not None:
@@ -153,8 +166,23 @@ class Workbench(QObject):
             if index:
                 self.indexer.kick()
 
-        return self.tasks.submit(title, fn, lane="write", visible=visible, on_result=done,
-                                 on_error=lambda error: self._action_failed(title, error))
+        def failed(error: BaseException) -> None:
+            if on_error is not None:
+                on_error(error)
+            self._action_failed(title, error)
+
+        return self.tasks.submit(title, fn, lane=lane, visible=visible, on_result=done, on_error=failed)
+
+    def commit_gate(self, context: TaskContext) -> Callable[[], None]:
+        """What import work calls before each commit, on its thread: wait while the user's own edits are
+        queued or running, then raise :class:`TaskCancelled` if the import was cancelled (or the window is
+        closing: a file whose extraction was cut short must not be recorded as damaged)."""
+
+        def gate() -> None:
+            self.tasks.user_writes.wait_clear()
+            context.check()
+
+        return gate
 
     def read(self, fn: Callable[[TaskContext], Any], on_result: Callable[[Any], None]) -> Task:
         """Run a read ``fn`` on the read lane and hand its result to ``on_result``."""
@@ -193,7 +221,8 @@ class Workbench(QObject):
             return imports.upload(
                 lib, wanted, scope=scope, folder_id=folder_id,
                 progress=lambda p: context.progress(p.done, p.total, p.current),
-                cancel=context.cancelled, extractor=self.extractor, namesakes=chosen)
+                cancel=context.cancelled, extractor=self.extractor, namesakes=chosen,
+                before_commit=self.commit_gate(context))
 
         task: Task | None = None
 
@@ -217,7 +246,7 @@ class Workbench(QObject):
             self.notice.emit(import_summary(report))
             self.documents_imported.emit(report.document_ids)
 
-        task = self.run(f"Importing {noun}", work, on_result=done, visible=True)
+        task = self.run(f"Importing {noun}", work, on_result=done, visible=True, lane="import")
         return task
 
     def _destination(self, target: FolderTarget | None) -> tuple[str, str | None]:
@@ -283,31 +312,15 @@ class Workbench(QObject):
         return self.run(title, work)
 
     def purge(self, doc_ids: Sequence[str]) -> Task:
-        """Delete trashed documents for good (contents of a folder first)."""
+        """Delete trashed documents for good, folders with their contents, all or none (``purge_documents``)."""
         ids, lib = list(doc_ids), self.lib
-
-        def work(_context: TaskContext) -> None:
-            for doc_id in ids:
-                for inner in reversed(_contents(lib, doc_id)):
-                    documents.purge_document(lib, inner)
-
-        return self.run("Delete permanently", work)
+        return self.run("Delete permanently", lambda _c: documents.purge_documents(lib, ids))
 
     def empty_trash(self) -> Task:
-        """Delete every trashed document of the current scope for good."""
+        """Delete every trashed document of the current scope for good, all or none (``empty_trash``)."""
         lib, scope = self.lib, self.state.scope
-
-        def work(_context: TaskContext) -> int:
-            trashed = documents.list_documents(lib, scope=scope, include_ancestors=False,
-                                               statuses=(DocumentStatus.DELETED,))
-            ids = {d.id for d in trashed}
-            # Innermost first: a folder can only go once it is empty.
-            for doc in sorted(trashed, key=lambda d: -len(folders.folder_path(lib, d.id))):
-                if doc.id in ids:
-                    documents.purge_document(lib, doc.id)
-            return len(ids)
-
-        return self.run("Empty trash", work, on_result=lambda n: self.notice.emit(f"Deleted {n} documents for good"))
+        return self.run("Empty trash", lambda _c: documents.empty_trash(lib, scope),
+                        on_result=lambda ids: self.notice.emit(f"Deleted {len(ids)} documents for good"))
 
     def restore_version(self, doc_id: str, number: int) -> Task:
         """Bring back version ``number`` of a document (kept as a new version)."""
@@ -317,8 +330,9 @@ class Workbench(QObject):
         """Extract a failed document's stored original again, in place (with the PDF's password if given)."""
         lib = self.lib
 
-        def work(_context: TaskContext) -> imports.ImportOutcome:
-            return imports.retry_import(lib, doc_id, password=password, extractor=self.extractor)
+        def work(context: TaskContext) -> imports.ImportOutcome:
+            return imports.retry_import(lib, doc_id, password=password, extractor=self.extractor,
+                                        before_commit=self.commit_gate(context))
 
         def done(outcome: imports.ImportOutcome) -> None:
             if outcome.status == "failed":
@@ -326,7 +340,7 @@ class Workbench(QObject):
             else:
                 self.notice.emit(f"{outcome.title}: imported, indexing now")
 
-        return self.run("Retry import", work, on_result=done, visible=True)
+        return self.run("Retry import", work, on_result=done, visible=True, lane="import")
 
     # --- folders ---------------------------------------------------------------------------------
     def create_folder(self, name: str, parent: FolderTarget | None = None) -> Task:
@@ -413,7 +427,7 @@ class Workbench(QObject):
             self.state = ViewState(scope=report.project)
             self.notice.emit("The demo library is ready: Transformer Efficiency Review")
 
-        return self.run("Installing the demo library", work, on_result=done, visible=True)
+        return self.run("Installing the demo library", work, on_result=done, visible=True, lane="import")
 
     def save_settings(self, settings) -> Task:
         """Save the library's settings; a new embedding model re-indexes the library."""
@@ -433,9 +447,10 @@ class Workbench(QObject):
 
     # --- the review queue (issue 4) ----------------------------------------------------------------
     def approve_requests(self, request_ids: Sequence[str], *, to: str | None = None, title: str | None = None,
-                         add_tags: Sequence[str] = (), remove_tags: Sequence[str] = ()) -> Task:
+                         add_tags: Sequence[str] = (), remove_tags: Sequence[str] = (),
+                         on_error: Callable[[BaseException], None] | None = None) -> Task:
         """Approve promotion requests through ``review.approve`` (all or none), optionally to scope ``to``
-        and with a new title (one request) or tag edits made first."""
+        and with a new title (one request) or tag edits made first. ``on_error``: see :meth:`run`."""
         ids, lib, added, removed = list(request_ids), self.lib, list(add_tags), list(remove_tags)
 
         def work(_context: TaskContext) -> list:
@@ -447,16 +462,19 @@ class Workbench(QObject):
             self.notice.emit(f"Approved {len(decided)} request{'s' if len(decided) != 1 else ''}"
                              + (f": now in {', '.join(targets)}" if targets else ""))
 
-        return self.run("Approve", work, on_result=done)
+        return self.run("Approve", work, on_result=done, on_error=on_error)
 
-    def reject_requests(self, request_ids: Sequence[str], reason: str) -> Task:
-        """Reject promotion requests with ``reason`` (required) through ``review.reject``; the documents stay."""
+    def reject_requests(self, request_ids: Sequence[str], reason: str,
+                        on_error: Callable[[BaseException], None] | None = None) -> Task:
+        """Reject promotion requests with ``reason`` (required) through ``review.reject``; the documents stay.
+        ``on_error``: see :meth:`run`."""
         ids, lib = list(request_ids), self.lib
 
         def done(decided: list) -> None:
             self.notice.emit(f"Rejected {len(decided)} request{'s' if len(decided) != 1 else ''}")
 
-        return self.run("Reject", lambda _c: review.reject(lib, ids, reason=reason), on_result=done, index=False)
+        return self.run("Reject", lambda _c: review.reject(lib, ids, reason=reason), on_result=done,
+                        on_error=on_error, index=False)
 
     def load_review_details(self, request: Any, on_loaded: Callable[[ReviewDetails], None]) -> Task:
         """Read what the Review pane shows of ``request`` (a ``PromotionRequest``) on the read lane."""
@@ -583,8 +601,3 @@ def import_summary(report: imports.ImportReport) -> str:
         text += " (see Tasks)"
     return text
 
-
-def _contents(lib: Library, doc_id: str) -> list[str]:
-    """``doc_id`` and, for a folder, everything inside it, parents before children."""
-    with read_session(lib.engine) as session:
-        return documents.with_contents(session, doc_id)
