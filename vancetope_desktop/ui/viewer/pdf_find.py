@@ -6,11 +6,13 @@ for on a given page (a search hit's passage) is selected when it arrives, not wh
 
 from __future__ import annotations
 
-from PySide6.QtCore import QElapsedTimer, QModelIndex, QPointF, Qt, QTimer, Signal
+from PySide6.QtCore import QElapsedTimer, QModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtPdf import QPdfSearchModel
 from PySide6.QtPdfWidgets import QPdfView
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QToolButton, QWidget
+
+from . import pdf_layout
 
 DEBOUNCE_MS = 300
 QUIET_MS = 1500
@@ -117,13 +119,20 @@ class PdfFindBar(QWidget):
         self.select(0 if current < 0 and delta > 0 else (current + delta) % count)
 
     def select(self, index: int) -> None:
-        """Highlight result ``index`` as the current one and scroll to it."""
+        """Highlight result ``index`` as the current one and scroll so that it is in view (at any zoom)."""
         self.view.setCurrentSearchResultIndex(index)
         link = self.model.resultAtIndex(index)
         location = link.location()
-        target = QPointF(0.0, max(0.0, location.y() - _SCROLL_MARGIN_PT))
-        # setCurrentSearchResultIndex only repaints; the navigator scrolls.
-        self.view.pageNavigator().jump(link.page(), target, self.view.pageNavigator().currentZoom())
+        # setCurrentSearchResultIndex only repaints; the navigator makes the page current but scrolls to
+        # its top (the location is ignored, and nothing moves when the page is current already), so the
+        # scroll bars are set from where the view lays the hit out.
+        self.view.pageNavigator().jump(link.page(), location, self.view.pageNavigator().currentZoom())
+        scale = pdf_layout.pixels_per_point(self.view, link.page())
+        spot = pdf_layout.document_position(self.view, link.page(), location)
+        self.view.verticalScrollBar().setValue(round(spot.y() - _SCROLL_MARGIN_PT * scale))
+        horizontal, width = self.view.horizontalScrollBar(), self.view.viewport().width()
+        if not horizontal.value() <= spot.x() <= horizontal.value() + width - _SCROLL_MARGIN_PT * scale:
+            horizontal.setValue(round(spot.x() - _SCROLL_MARGIN_PT * scale))
         self._update_label()
 
     def _apply_query(self) -> None:
