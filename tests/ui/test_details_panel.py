@@ -315,3 +315,13 @@ def test_a_references_bibliography_and_attachments_are_links(qtbot, panel):
     panel.set_links(DocumentLinks(entries=entries, entry_count=506))
     text = panel.link_labels["entries"].text()
     assert text.count("href=") == 5 and "501 more (506 references)" in text
+
+
+def test_the_file_size_reads_in_kb_after_a_refresh_too(panel):
+    # The panel is refreshed with every snapshot; the in-place update of the same document showed
+    # "304636" where the first showing said "297.5 KB".
+    doc = _paper(metadata={"file_size": 304_636, "page_count": 15})
+    panel.show_document(doc)
+    assert panel.metadata_fields["file_size"].text() == "297.5 KB"
+    panel.show_document(doc)
+    assert panel.metadata_fields["file_size"].text() == "297.5 KB"

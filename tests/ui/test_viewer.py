@@ -318,7 +318,7 @@ def test_huge_files_are_capped(viewer, tmp_path):
     log = tmp_path / "run.log"
     log.write_text("a line of log output\n" * 150_000, encoding="utf-8")  # 3.2 MB
     viewer.show_document(make_doc(log))
-    assert "Showing the first 2.0 MB" in viewer.notice_label.text()
+    assert "Showing the first 2 MB" in viewer.notice_label.text()
     assert len(viewer.viewer(TextViewer).text()) <= 2 * 1024 * 1024
     note = tmp_path / "long.md"
     note.write_text("# Log\n\n" + "Some paragraph text.\n\n" * 20_000, encoding="utf-8")

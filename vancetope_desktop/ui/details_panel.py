@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
 
 from ..core.documents import DocumentInfo, DocumentType, IndexState, SourceType, VersionInfo
 from ..core.promotion import AuditEntry, PromotionRequest
+from ..core.units import format_size
 from ..services.relations import DocumentLinks, LinkedDocument
 from .history_text import request_rows, trail_rows
 from .scope_text import ScopeRelation, read_only_note
@@ -65,16 +66,13 @@ DERIVED_KEYS = frozenset({"page_count", "item_count", "file_size", "source_path"
 LIST_SEPARATOR = "; "
 
 
-def format_size(size: object) -> str:
-    """Bytes as people read them: ``304636`` → ``297.5 KB`` (binary units, one decimal)."""
-    if not isinstance(size, int | float):
-        return format_value(size)
-    value = float(size)
-    for unit in ("bytes", "KB", "MB", "GB"):
-        if value < 1024 or unit == "GB":
-            return f"{int(value)} bytes" if unit == "bytes" else f"{value:.1f} {unit}"
-        value /= 1024
-    return f"{value:.1f} GB"
+def display_value(key: str, value: object) -> str:
+    """A metadata value as a field shows it: sizes in KB/MB (:func:`~..core.units.format_size`), the rest
+    by :func:`format_value`."""
+    if key == "file_size" and isinstance(value, int | float) and not isinstance(value, bool):
+        return format_size(value)
+    return format_value(value)
+
 
 _TYPE_NAMES = {
     DocumentType.NOTE: "Note", DocumentType.FILE: "File", DocumentType.RESULT: "Result",
@@ -585,7 +583,7 @@ class DetailsPanel(QWidget):
         if same_doc and keys == list(self.metadata_fields):
             # A refresh of the same document: update in place, so a field being typed in survives.
             for key, field in self.metadata_fields.items():
-                text = format_value(metadata.get(key))
+                text = display_value(key, metadata.get(key))
                 if field.text() != text and not (isinstance(field, QLineEdit) and _typing(field)):
                     field.setText(text)
                     if isinstance(field, QLineEdit):
@@ -599,7 +597,7 @@ class DetailsPanel(QWidget):
         while self._metadata_form.rowCount():
             self._metadata_form.removeRow(0)
         for key in keys:
-            text = format_size(metadata[key]) if key == "file_size" else format_value(metadata.get(key))
+            text = display_value(key, metadata.get(key))
             if key in DERIVED_KEYS:
                 field: QLineEdit | QLabel = _value_label()
                 field.setText(text)
