@@ -151,8 +151,7 @@ def test_versions_open_and_restore(qtbot, panel):
     panel.set_versions([_version(1, "edited"), _version(2, "tags: +#unread"), _version(1, "x", "other_doc")])
     assert panel.versions_list.topLevelItemCount() == 2
     newest = panel.versions_list.topLevelItem(0)
-    assert [newest.text(c) for c in range(3)] == ["2", WHEN.astimezone().strftime("%Y-%m-%d %H:%M"),
-                                                  "tags: +#unread"]
+    assert [newest.text(c) for c in range(3)] == ["2", WHEN.astimezone().strftime("%Y-%m-%d %H:%M"), "edited"]
     assert not panel.restore_version_button.isEnabled()
     panel.versions_list.setCurrentItem(panel.versions_list.topLevelItem(1))
     with qtbot.waitSignal(panel.version_restore_requested) as restored:
@@ -325,3 +324,15 @@ def test_the_file_size_reads_in_kb_after_a_refresh_too(panel):
     assert panel.metadata_fields["file_size"].text() == "297.5 KB"
     panel.show_document(doc)
     assert panel.metadata_fields["file_size"].text() == "297.5 KB"
+
+
+@pytest.mark.parametrize(("source", "first"), [(SourceType.USER_UPLOAD, "imported"), (SourceType.MANUAL, "created")])
+def test_each_version_reads_as_how_it_came_about(panel, source, first):
+    # A stored version keeps the state before a change, with that change's reason: version 1 of an
+    # imported paper read "edited" (the edit that replaced it).
+    panel.show_document(_paper(source=Source(type=source)))
+    panel.set_versions([_version(1, "edited"), _version(2, "tags +#unread")])
+    rows = [panel.versions_list.topLevelItem(i) for i in range(2)]
+    assert [(r.text(0), r.text(2)) for r in rows] == [("2", "edited"), ("1", first)]
+    assert rows[1].toolTip(2) == f"{first}, then edited"
+    assert panel.version_origin(1) == first

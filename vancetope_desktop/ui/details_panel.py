@@ -40,7 +40,7 @@ from ..core.documents import DocumentInfo, DocumentType, IndexState, SourceType,
 from ..core.promotion import AuditEntry, PromotionRequest
 from ..core.units import format_size
 from ..services.relations import DocumentLinks, LinkedDocument
-from .history_text import request_rows, trail_rows
+from .history_text import request_rows, trail_rows, version_origins
 from .scope_text import ScopeRelation, read_only_note
 from .tag_chips import TagChipsEditor
 
@@ -229,6 +229,7 @@ class DetailsPanel(QWidget):
         self._doc: DocumentInfo | None = None
         self._derived_for: str | None = None
         self._links_for: str | None = None
+        self._version_origins: dict[int, str] = {}
         self._read_only = False
         self.metadata_fields: dict[str, QLineEdit | QLabel] = {}
         self._metadata_values: dict[str, Any] = {}
@@ -448,10 +449,12 @@ class DetailsPanel(QWidget):
         self.versions_list.clear()
         doc_id = self._doc.id if self._doc is not None else None
         mine = sorted((v for v in versions if v.document_id == doc_id), key=lambda v: v.number, reverse=True)
+        self._version_origins = version_origins(mine, self._doc) if self._doc is not None else {}
         for version in mine:
-            item = QTreeWidgetItem([str(version.number), _date(version.created_at), version.reason])
+            origin = self._version_origins[version.number]
+            item = QTreeWidgetItem([str(version.number), _date(version.created_at), origin])
             item.setData(0, Qt.ItemDataRole.UserRole, version.number)
-            item.setToolTip(2, version.reason)
+            item.setToolTip(2, f"{origin}, then {version.reason}")
             item.setTextAlignment(0, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             self.versions_list.addTopLevelItem(item)
         self._fit_versions_height(len(mine))
@@ -460,6 +463,11 @@ class DetailsPanel(QWidget):
         self.open_version_button.setVisible(bool(mine))
         self.restore_version_button.setVisible(bool(mine))
         self._update_version_buttons()
+
+    def version_origin(self, number: int) -> str:
+        """How version ``number`` of the shown document came about ("imported", "edited"…), as listed;
+        "" when it is not listed."""
+        return self._version_origins.get(number, "")
 
     def set_history(self, entries: list[AuditEntry], requests: list[PromotionRequest],
                     scope_names: Mapping[str, str] | None = None, me: str = "") -> None:

@@ -505,7 +505,8 @@ class MainWindow(QMainWindow):
         def shown(version) -> None:
             box = QMessageBox(self)
             box.setWindowTitle(f"Version {version.number} of {version.title}")
-            box.setText(f"{version.reason} · {version.created_at:%Y-%m-%d %H:%M}\nTags: "
+            origin = self.details.version_origin(number) if self.details.document_id() == doc_id else ""
+            box.setText(f"{origin or 'Version'} · {version.created_at:%Y-%m-%d %H:%M}, then {version.reason}\nTags: "
                         + " ".join(f"#{t}" for t in version.tags))
             box.setDetailedText(version.content or "(a file: its text is not versioned)")
             box.open()
