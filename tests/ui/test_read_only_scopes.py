@@ -156,3 +156,20 @@ def test_a_withdrawal_reason_names_the_scope_it_went_to(qtbot, library, make_win
     pane.history_button.click()
     pane.history_view.setCurrentIndex(pane.history_proxy.index(0, 0))
     assert f"by hand to {group}" in pane.history_detail.text() and "group/default" not in pane.history_detail.text()
+
+
+def test_a_childs_note_seen_from_its_parent_is_not_called_inherited(qtbot, make_window, library):
+    # A note opened in a session stays in its tab when the window switches to the parent project; the
+    # Details panel then said "Inherited from <session>".
+    scopes.create_scope(library, "project", "parent", name="Parent")
+    scopes.create_scope(library, "session", "child", parent="project/parent", name="Child session")
+    note = documents.add_text(library, "a note of the session", doc_type=DocumentType.NOTE, title="Session note",
+                              scope="session/child")
+    window = make_window(library, scope="session/child")
+    window.open_document(note.id)
+    qtbot.waitUntil(lambda: window.details.document_id() == note.id, timeout=WAIT)
+    window.workbench.set_scope("project/parent")
+    qtbot.waitUntil(lambda: window.workbench.snapshot.state.scope == "project/parent", timeout=WAIT)
+    qtbot.waitUntil(lambda: "Child session" in window.details.inherited_label.text(), timeout=WAIT)
+    assert window.details.inherited_label.text().startswith("From Child session, a scope inside this one")
+    assert window.details.is_read_only()

@@ -46,7 +46,7 @@ from .review_dock import ReviewDock
 from .scope_move_flow import ScopeMoveFlow
 from .scope_settings_dialog import ScopeSettingsFlow
 from .scope_switcher import ScopeSwitcher
-from .scope_text import ScopeRelation, refusal_text, scope_relation, sibling_paths
+from .scope_text import ScopeRelation, descendant_paths, refusal_text, scope_relation, sibling_paths
 from .search_pane import SearchPane, SearchRequest
 from .settings_dialog import SettingsDialog
 from .snapshot import Snapshot
@@ -378,9 +378,14 @@ class MainWindow(QMainWindow):
         return next((d for d in snapshot.documents if d.id == doc_id), None)
 
     def relation(self, doc: DocumentInfo) -> ScopeRelation:
-        """How ``doc`` relates to the window's scope: its own, inherited, or a sibling think process's result."""
+        """How ``doc`` relates to the window's scope: its own, inherited, a sibling think process's result, or
+        from a scope inside it (a request under review) or elsewhere (a tab opened before a scope switch)."""
         snapshot = self.workbench.snapshot
-        return scope_relation(doc.scope, self.current_scope, sibling_paths(snapshot.visible) if snapshot else ())
+        if snapshot is None:
+            return scope_relation(doc.scope, self.current_scope)
+        return scope_relation(doc.scope, self.current_scope, sibling_paths(snapshot.visible),
+                              ancestors=[v.path for v in snapshot.visible if not v.results_only],
+                              inside=descendant_paths(snapshot.scopes, self.current_scope))
 
     def _refuse_read_only(self, ids: list[str], doing: str) -> list[str]:
         """The ids of ``ids`` the window's scope may edit; for the others, the status bar says where they
