@@ -176,8 +176,11 @@ class MainWindow(QMainWindow):
         self.toolbar = bar
 
     def make_action(self, text: str, slot, shortcut: QKeySequence | str | None = None, *,
-                    context: Qt.ShortcutContext = Qt.ShortcutContext.WindowShortcut) -> QAction:
-        """A window action running ``slot`` on ``shortcut`` (in ``context``), added to the window."""
+                    context: Qt.ShortcutContext = Qt.ShortcutContext.ApplicationShortcut) -> QAction:
+        """A window action running ``slot`` on ``shortcut`` (in ``context``), added to the window.
+
+        By default the shortcut works wherever the focus is (a filter box, a floating dock, a completer's
+        popup, which is a window of its own): a window-wide context missed some of them."""
         action = QAction(text, self)
         if shortcut is not None:
             action.setShortcut(QKeySequence(shortcut))

@@ -1,0 +1,49 @@
+"""Window shortcuts work wherever the focus is, and Help ▸ Keyboard Shortcuts lists them from the actions."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QCompleter
+
+from vancetope_desktop.ui import main_window
+
+pytestmark = [pytest.mark.qt_log_ignore("This plugin does not support (propagateSizeHints|raise)")]
+
+CTRL_SHIFT = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+
+
+class _NoDialog:
+    def __init__(self, *_args) -> None:
+        pass
+
+    def exec(self) -> int:
+        return 0
+
+
+@pytest.mark.parametrize("where", ["quick filter", "tag filter", "search box", "completer popup", "floating dock"])
+def test_import_folder_and_settings_keys_work_from_any_focus(qtbot, make_window, library, monkeypatch, where):
+    # Ctrl+Shift+O was swallowed with a filter box focused, and Ctrl+, did not open Settings.
+    window = make_window(library)
+    fired: list[str] = []
+    window.import_folder_action.triggered.connect(lambda: fired.append("import folder"))
+    window.settings_action.triggered.connect(lambda: fired.append("settings"))
+    monkeypatch.setattr(main_window.QFileDialog, "getExistingDirectory", lambda *_a, **_k: "")
+    monkeypatch.setattr(main_window, "SettingsDialog", _NoDialog)
+    target = {"quick filter": window.quick_filter, "tag filter": window.tag_pane.filter_edit,
+              "search box": window.search_pane.query_edit, "completer popup": window.quick_filter,
+              "floating dock": window.search_pane.query_edit}[where]
+    if where == "floating dock":
+        window.search_dock.setFloating(True)
+        window.search_dock.activateWindow()
+    target.setFocus()
+    if where == "completer popup":
+        completer = QCompleter(["alpha", "alpine"], target)
+        target.setCompleter(completer)
+        qtbot.keyClicks(target, "al")
+        qtbot.waitUntil(completer.popup().isVisible)
+        target = QApplication.activePopupWidget()
+    qtbot.keyClick(target, Qt.Key.Key_O, CTRL_SHIFT)
+    qtbot.keyClick(target, Qt.Key.Key_Comma, Qt.KeyboardModifier.ControlModifier)
+    assert fired == ["import folder", "settings"]
+    assert window.settings_action.shortcutContext() == Qt.ShortcutContext.ApplicationShortcut
