@@ -102,7 +102,8 @@ def read_only_note(name: str, relation: ScopeRelation) -> str:
     if relation is ScopeRelation.INHERITED:
         return f"Inherited from {name}: read-only here"
     if relation is ScopeRelation.INSIDE:
-        return f"From {name}, a scope inside this one (not inherited: it reaches this scope when promoted): read-only here"
+        return (f"From {name}, a scope inside this one (not inherited: it reaches this scope when promoted): "
+                "read-only here")
     if relation is ScopeRelation.OTHER:
         return f"From {name}, a scope this one does not see: read-only here"
     return ""
