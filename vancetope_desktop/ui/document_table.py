@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QTableView,
 
 from ..core.documents import DocumentInfo
 from ..core.scope_info import ScopeInfo
+from . import file_actions
 from .dnd import add_source_scopes, start_id_drag
 from .document_model import DOC_ID_ROLE, Column, DocumentFilterProxy, DocumentTableModel
 from .move_dialog import fill_move_menu
@@ -62,6 +63,7 @@ class DocumentTableView(QTableView):
     restore_requested = Signal(list)
     purge_requested = Signal(list)
     move_to_scope_requested = Signal(list, str)
+    file_problem = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -94,6 +96,10 @@ class DocumentTableView(QTableView):
         self.delete_permanently_action = self._action(
             "Delete permanently…", lambda: self._emit_ids(self.purge_requested), (key.Key_Delete, shift))
         self.copy_id_action = self._action("Copy id", self._copy_ids, (key.Key_C, ctrl | shift))
+        self.open_externally_action = self._action("Open in System Viewer", lambda: self._with_file(
+            file_actions.open_in_system_viewer))
+        self.reveal_action = self._action("Show in File Manager", lambda: self._with_file(
+            file_actions.show_in_file_manager))
         self._trash_mode = False
         self.set_trash_mode(False)
         self._scopes: list[ScopeInfo] = []
@@ -338,6 +344,10 @@ class DocumentTableView(QTableView):
             return menu
         if count == 1:
             menu.addAction(self.open_action)
+            doc = self.current_document()
+            if doc is not None and file_actions.stored_file(doc) is not None:
+                menu.addAction(self.open_externally_action)
+                menu.addAction(self.reveal_action)
             menu.addAction(self.rename_action)
             menu.addSeparator()
         if self._trash_mode:
@@ -356,6 +366,20 @@ class DocumentTableView(QTableView):
             start_id_drag(self, self.drag_mime(), len(ids))
 
     def drag_mime(self) -> QMimeData:
-        """What dragging the selection carries: its ids and the scopes they live in."""
+        """What dragging the selection carries: its ids and the scopes they live in, and for a drop outside
+        the app, the documents' files as URLs (named copies: :func:`.file_actions.add_file_urls`)."""
         rows = [self.proxy.mapToSource(i) for i in self.selectionModel().selectedRows()]
-        return add_source_scopes(self.document_model.mimeData(rows), self.selected_scopes())
+        mime = add_source_scopes(self.document_model.mimeData(rows), self.selected_scopes())
+        return file_actions.add_file_urls(mime, (self.document_model.documents()[r.row()] for r in rows))
+
+    def current_document(self) -> DocumentInfo | None:
+        """The document of the current row, if any."""
+        doc_id = self.current_id()
+        row = self.document_model.row_for(doc_id) if doc_id is not None else None
+        return self.document_model.documents()[row] if row is not None else None
+
+    def _with_file(self, act) -> None:
+        doc = self.current_document()
+        problem = act(doc) if doc is not None else None
+        if problem:
+            self.file_problem.emit(problem)

@@ -38,7 +38,7 @@ from ..services.preferences import Preferences, load_preferences, preferences_pa
 from . import dialogs, themes
 from .about import show_about
 from .details_panel import DetailsPanel
-from .dnd import local_paths_from_mime
+from .dnd import decode_document_ids, local_paths_from_mime
 from .document_table import DocumentTableView
 from .folder_model import FolderTarget
 from .folder_tree import FolderTreeView
@@ -258,6 +258,7 @@ class MainWindow(QMainWindow):
         wb.indexer.model_ready.connect(settle_heap)
         wb.indexer.model_failed.connect(lambda reason: self.show_error(f"The embedding model failed: {reason}"))
         self.indicator.open_requested.connect(self.show_tasks)
+        self.table.file_problem.connect(lambda text: self.statusBar().showMessage(text, 8000))
         self.tasks.task_added.connect(lambda task: self.show_tasks() if task.title.startswith("Importing") else None)
 
         self.scope_switcher.scope_selected.connect(wb.set_scope)
@@ -780,7 +781,8 @@ class MainWindow(QMainWindow):
 
     # --- drops on the window ------------------------------------------------------------------------
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
-        if event.mimeData().hasUrls():
+        # Documents dragged from the list carry their files' URLs for other programs: not an import here.
+        if event.mimeData().hasUrls() and not decode_document_ids(event.mimeData()):
             event.acceptProposedAction()
 
     def dropEvent(self, event: QDropEvent) -> None:
