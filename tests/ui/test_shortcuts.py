@@ -6,7 +6,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QCompleter
 
-from vancetope_desktop.ui import main_window
+from vancetope_desktop.ui import help_dialogs, main_window
 
 pytestmark = [pytest.mark.qt_log_ignore("This plugin does not support (propagateSizeHints|raise)")]
 
@@ -47,3 +47,29 @@ def test_import_folder_and_settings_keys_work_from_any_focus(qtbot, make_window,
     qtbot.keyClick(target, Qt.Key.Key_Comma, Qt.KeyboardModifier.ControlModifier)
     assert fired == ["import folder", "settings"]
     assert window.settings_action.shortcutContext() == Qt.ShortcutContext.ApplicationShortcut
+
+
+def test_the_shortcut_sheet_lists_the_windows_actions_and_the_lists_keys(qtbot, make_window, library):
+    window = make_window(library)
+    window.shortcuts_action.trigger()
+    sheet = next(w for w in window.findChildren(help_dialogs.ShortcutSheet) if w.isVisible())
+    rows = sheet.rows()
+    assert ("Window", "Import folder", "Ctrl+Shift+O") in rows and ("Window", "Settings", "Ctrl+,") in rows
+    assert ("Window", "Review Queue", "Ctrl+Shift+R") in rows  # added by another module: still listed
+    assert ("Document list", "Delete permanently", "Shift+Del") in rows
+    # Generated, not written down: a new action with a shortcut shows up in the next sheet.
+    window.make_action("Frobnicate", lambda: None, "Ctrl+Alt+J")
+    sheet.close()
+    window.shortcuts_action.trigger()
+    newest = [w for w in window.findChildren(help_dialogs.ShortcutSheet) if w.isVisible()][-1]
+    assert ("Window", "Frobnicate", "Ctrl+Alt+J") in newest.rows()
+    newest.close()
+
+
+def test_the_user_guide_opens_in_the_markdown_viewer(qtbot, make_window, library):
+    window = make_window(library)
+    window.guide_action.trigger()
+    guide = next(w for w in window.findChildren(help_dialogs.UserGuide) if w.isVisible())
+    assert "Vancetope Desktop in five minutes" in guide.viewer.browser.toPlainText()
+    assert window.guide_action in window.menuBar().actions()[-1].menu().actions()
+    guide.close()

@@ -10,8 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 
-from PySide6.QtCore import QItemSelection, QItemSelectionModel, QMimeData, QModelIndex, QPoint, Qt, Signal
-from PySide6.QtGui import QAction, QContextMenuEvent, QGuiApplication, QKeyEvent, QResizeEvent
+from PySide6.QtCore import (
+    QItemSelection,
+    QItemSelectionModel,
+    QKeyCombination,
+    QMimeData,
+    QModelIndex,
+    QPoint,
+    Qt,
+    Signal,
+)
+from PySide6.QtGui import QAction, QContextMenuEvent, QGuiApplication, QKeyEvent, QKeySequence, QResizeEvent
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QTableView, QWidget
 
 from ..core.documents import DocumentInfo
@@ -371,6 +380,11 @@ class DocumentTableView(QTableView):
         rows = [self.proxy.mapToSource(i) for i in self.selectionModel().selectedRows()]
         mime = add_source_scopes(self.document_model.mimeData(rows), self.selected_scopes())
         return file_actions.add_file_urls(mime, (self.document_model.documents()[r.row()] for r in rows))
+
+    def key_bindings(self) -> list[tuple[str, QKeySequence]]:
+        """The list's own keys (handled in :meth:`keyPressEvent`) as ``(action text, keys)`` pairs."""
+        return [(action.text().rstrip("…"), QKeySequence(QKeyCombination(modifiers, key)))
+                for (key, modifiers), action in self._keys.items()]
 
     def current_document(self) -> DocumentInfo | None:
         """The document of the current row, if any."""

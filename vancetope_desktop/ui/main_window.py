@@ -42,6 +42,7 @@ from .dnd import decode_document_ids, local_paths_from_mime
 from .document_table import DocumentTableView
 from .folder_model import FolderTarget
 from .folder_tree import FolderTreeView
+from .help_dialogs import open_shortcut_sheet, open_user_guide
 from .review_dock import ReviewDock
 from .scope_move_flow import ScopeMoveFlow
 from .scope_settings_dialog import ScopeSettingsFlow
@@ -239,7 +240,11 @@ class MainWindow(QMainWindow):
         scope_menu.addAction("Rename the current scope…", lambda: self.rename_scope(self.current_scope))
         scope_menu.addAction("Archive the current scope", lambda: self.archive_scope(self.current_scope))
         help_menu = menus.addMenu("&Help")
-        help_menu.addAction(self.about_action)
+        self.guide_action = self.make_action("User Guide", lambda: open_user_guide(self), key.HelpContents)
+        self.shortcuts_action = self.make_action("Keyboard Shortcuts", lambda: open_shortcut_sheet(
+            self, [("Document list", self.table.key_bindings())]))
+        for action in (self.guide_action, self.shortcuts_action, self.about_action):
+            help_menu.addAction(action)
 
     def _build_status_bar(self) -> None:
         self.indicator = StatusIndicator(self.tasks)
