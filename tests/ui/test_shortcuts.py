@@ -1,4 +1,4 @@
-"""Window shortcuts work wherever the focus is, and Help ▸ Keyboard Shortcuts lists them from the actions."""
+"""Window chrome: shortcuts work from any focus, the Help menu (shortcut sheet, user guide), first-start docks."""
 
 from __future__ import annotations
 
@@ -73,3 +73,9 @@ def test_the_user_guide_opens_in_the_markdown_viewer(qtbot, make_window, library
     assert "Vancetope Desktop in five minutes" in guide.viewer.browser.toPlainText()
     assert window.guide_action in window.menuBar().actions()[-1].menu().actions()
     guide.close()
+
+
+@pytest.mark.parametrize(("size", "folders", "search"), [((1600, 1000), 260, 384), ((1280, 800), 218, 307)])
+def test_first_start_sizes_the_docks_to_the_window(size, folders, search):
+    # The docks had 260 and 380 pixels whatever the window: at 1280 the list kept 600 pixels.
+    assert main_window.default_dock_widths(size[0]) == [max(folders, 220), min(search, 380)]

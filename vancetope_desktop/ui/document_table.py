@@ -40,7 +40,14 @@ _SAMPLE_TEXT = {  # typical content, to size the columns from the font rather th
     Column.MODIFIED: "2026-11-30 14:05",
 }
 _PADDING = 22  # cell margins, plus the index dot or the sort arrow
-_SHRINKABLE = (Column.AUTHORS, Column.TAGS, Column.SCOPE)
+_SHRINKABLE = (Column.SCOPE, Column.AUTHORS, Column.TAGS)
+"""The text columns that give way to the title, in this order: the scope first (in most lists it is
+the current scope's name on every row), the tags last (cut short they read "+2")."""
+_SHRUNK_TEXT = {  # the least each shrinkable column keeps while a later one in the order has room
+    Column.SCOPE: "↑ Attent…",
+    Column.AUTHORS: "Vaswani, Shaz…",
+    Column.TAGS: "#efficiency #sparse",
+}
 _TITLE_SHARE = 0.3  # of the table's width, kept for the title before the text columns shrink
 HIDDEN_BY_DEFAULT = (Column.MODIFIED,)
 """Columns hidden until the user shows them from the header's menu (the title needs the room)."""
@@ -205,29 +212,39 @@ class DocumentTableView(QTableView):
         header.setSectionResizeMode(Column.TITLE, QHeaderView.ResizeMode.Stretch)
         header.setMinimumSectionSize(self.fontMetrics().horizontalAdvance("Year") + _PADDING)
         self._natural = {c: self.fontMetrics().horizontalAdvance(s) + _PADDING for c, s in _SAMPLE_TEXT.items()}
+        self._shrunk = {c: self.fontMetrics().horizontalAdvance(s) + _PADDING for c, s in _SHRUNK_TEXT.items()}
         self._auto_fit = True
         self._fitting = False
         header.sectionResized.connect(self._section_resized)
         self._fit_columns()
 
     def _fit_columns(self) -> None:
-        """Natural column widths, shrinking the text columns when the title would get under its share."""
+        """Natural column widths; when the title would get under its share, the shrinkable columns give way
+        in :data:`_SHRINKABLE` order, each down to its :data:`_SHRUNK_TEXT` width, then all alike."""
         if not self._auto_fit:
             return
         width = self.viewport().width()
         visible = [c for c in self._natural if not self.isColumnHidden(c)]
-        fixed = sum(self._natural[c] for c in visible if c not in _SHRINKABLE)
-        wanted = sum(self._natural[c] for c in visible if c in _SHRINKABLE)
-        room = width - fixed - int(width * _TITLE_SHARE)
-        scale = min(1.0, max(room, 0) / wanted) if wanted else 1.0
         header = self.horizontalHeader()
+        sizes = {c: self._natural[c] for c in visible}
+        fixed = sum(size for c, size in sizes.items() if c not in _SHRINKABLE)
+        room = width - fixed - int(width * _TITLE_SHARE)
+        shrinkable = [c for c in _SHRINKABLE if c in sizes]
+        excess = sum(sizes[c] for c in shrinkable) - max(room, 0)
+        for column in shrinkable:  # first down to the shrunk widths, in order
+            floor = min(self._shrunk[column], sizes[column])
+            cut = min(max(excess, 0), sizes[column] - floor)
+            sizes[column] -= cut
+            excess -= cut
+        if excess > 0:  # still too wide: all alike, down to the header's minimum
+            total = sum(sizes[c] for c in shrinkable)
+            scale = max(total - excess, 0) / total if total else 1.0
+            for column in shrinkable:
+                sizes[column] = int(sizes[column] * scale)
         self._fitting = True
         try:
-            for column in visible:
-                size = self._natural[column]
-                if column in _SHRINKABLE:
-                    size = max(int(size * scale), header.minimumSectionSize())
-                header.resizeSection(column, size)
+            for column, size in sizes.items():
+                header.resizeSection(column, max(size, header.minimumSectionSize()))
         finally:
             self._fitting = False
 
