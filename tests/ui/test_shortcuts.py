@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QCompleter
+from PySide6.QtWidgets import QApplication, QCompleter, QWidget
 
 from vancetope_desktop.ui import help_dialogs, main_window
 
@@ -79,3 +79,13 @@ def test_the_user_guide_opens_in_the_markdown_viewer(qtbot, make_window, library
 def test_first_start_sizes_the_docks_to_the_window(size, folders, search):
     # The docks had 260 and 380 pixels whatever the window: at 1280 the list kept 600 pixels.
     assert main_window.default_dock_widths(size[0]) == [max(folders, 220), min(search, 380)]
+
+
+def test_the_library_tab_keeps_its_name_with_many_documents_open(qtbot, make_window, library):
+    # With a dozen documents open the tabs shrank alike and the Library tab read "L…".
+    window = make_window(library, size=(1280, 800))
+    for number in range(14):
+        window.tabs.addTab(QWidget(), f"A long document title number {number}")
+    bar = window.tabs.tabBar()
+    qtbot.waitUntil(lambda: bar.tabRect(1).width() < bar.tabSizeHint(1).width())  # documents shrink
+    assert bar.tabRect(0).width() >= bar.tabSizeHint(0).width()

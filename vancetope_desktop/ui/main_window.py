@@ -59,6 +59,7 @@ from .scope_text import ScopeRelation, descendant_paths, refusal_text, scope_rel
 from .search_pane import SearchPane, SearchRequest
 from .settings_dialog import SettingsDialog
 from .snapshot import Snapshot
+from .tab_bar import DocumentTabBar
 from .tag_chips import TagChipsDelegate
 from .tag_pane import TagPane
 from .tasks import TaskContext, TaskManager
@@ -140,6 +141,7 @@ class MainWindow(QMainWindow):
         self.library_stack.addWidget(table_page)
         self.library_stack.addWidget(self.welcome)
         self.tabs = QTabWidget()
+        self.tabs.setTabBar(DocumentTabBar(fixed=LIBRARY_TAB + 1))
         self.tabs.setDocumentMode(True)
         self.tabs.setTabsClosable(True)
         self.tabs.setMovable(True)
