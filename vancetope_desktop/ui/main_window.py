@@ -94,6 +94,7 @@ class MainWindow(QMainWindow):
         self.error_box: QMessageBox | None = None
         self._first_snapshot = True
         self._changes: int | None = None  # the library's change counter of the last snapshot shown
+        self._tabs_scope: str | None = None  # the scope the viewer tabs were last checked against
         self._scope_key = "last_scope/" + hashlib.sha1(str(library.paths.root).encode()).hexdigest()[:16]
         remembered = self.qsettings.value(self._scope_key)
         self.workbench = Workbench(library, self.tasks, self, scope=remembered if isinstance(remembered, str) else None)
@@ -361,8 +362,30 @@ class MainWindow(QMainWindow):
         self.truncated_label.setText(f"Showing the newest {len(snapshot.documents)} documents; narrow the list "
                                      "with a folder, tags or search.")
         self._update_count()
+        self._leave_unseen_documents(snapshot)
         self._retitle_tabs(snapshot)
         self._refresh_details()
+
+    def _leave_unseen_documents(self, snapshot: Snapshot) -> None:
+        """After a scope switch, close the tabs of documents the new scope does not see (a session's note
+        stayed open in its project, which never sees a session's documents unless they are promoted),
+        and empty Details if it showed one. A tab with unsaved changes stays, read-only from here."""
+        if snapshot.state.scope == self._tabs_scope:
+            return
+        self._tabs_scope = snapshot.state.scope
+        listed = {d.id for d in snapshot.documents}
+        for index in reversed(range(1, self.tabs.count())):
+            viewer = self.tabs.widget(index)
+            doc = viewer.current_document() if isinstance(viewer, DocumentViewer) else None
+            if doc is not None and not self._seen_here(doc, listed) and not viewer.has_unsaved_changes():
+                self.tabs.removeTab(index)
+                viewer.deleteLater()
+        shown = self.details.document()
+        if shown is not None and not self._seen_here(shown, listed):
+            self.details.show_document(None)
+
+    def _seen_here(self, doc: DocumentInfo, listed: set[str]) -> bool:
+        return doc.id in listed or self.relation(doc) in (ScopeRelation.OWN, ScopeRelation.INHERITED)
 
     def _retitle_tabs(self, snapshot: Snapshot) -> None:
         """Viewer tabs follow renames (their documents' new titles arrive with each snapshot)."""
