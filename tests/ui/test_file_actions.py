@@ -81,3 +81,10 @@ def test_the_list_offers_the_file_actions_and_drags_files_out(qtbot, make_window
     assert [Path(u.toLocalFile()).name for u in mime.urls()] == ["Attention Is All You Need.md"]
     window.table.open_externally_action.trigger()
     assert Path(opened.urls[-1].toLocalFile()).name == "Attention Is All You Need.md"
+
+
+def test_show_in_file_manager_opens_the_folder_when_no_file_manager_answers(paper, opened, monkeypatch):
+    # Without a session bus no file manager can select the file: the containing folder is opened instead.
+    monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/bus")
+    assert file_actions.show_in_file_manager(paper) is None
+    assert [Path(u.toLocalFile()) for u in opened.urls] == [Path(paper.file_path).parent]
