@@ -35,6 +35,15 @@ def test_failed_imports_read_in_plain_words(report):
     assert messages["empty.txt"] == "empty.txt is empty: there was nothing to import."
 
 
+def test_a_file_already_in_the_library_says_so(library, tmp_path):
+    note = tmp_path / "note.md"
+    note.write_text("# Reading list\n\nThree papers.\n", encoding="utf-8")
+    imports.upload(library, [note], extractor=extract_file)
+    again = import_messages(imports.upload(library, [note], extractor=extract_file))
+    assert again == ["note.md is already in your library as “Reading list”: nothing was added."]
+    assert "doc_" in again[0].detail
+
+
 def test_the_panel_wraps_messages_and_shows_the_detail_on_hover(qtbot, report):
     manager = TaskManager()
     panel = TasksPanel(manager)

@@ -232,7 +232,7 @@ class DocumentTableView(QTableView):
         shrinkable = [c for c in _SHRINKABLE if c in sizes]
         excess = sum(sizes[c] for c in shrinkable) - max(room, 0)
         for column in shrinkable:  # first down to the shrunk widths, in order
-            floor = min(self._shrunk[column], sizes[column])
+            floor = min(self._shrunk.get(column, header.minimumSectionSize()), sizes[column])
             cut = min(max(excess, 0), sizes[column] - floor)
             sizes[column] -= cut
             excess -= cut

@@ -35,6 +35,9 @@ def import_messages(report: imports.ImportReport) -> list[TaskMessage]:
         reason = outcome.reason or ""
         if outcome.status == "failed":
             messages.append(TaskMessage(_failure_text(name, reason, kept=outcome.document_id is not None), reason))
+        elif outcome.status == "duplicate":
+            where = f" as “{outcome.title}”" if outcome.title else ""
+            messages.append(TaskMessage(f"{name} is already in your library{where}: nothing was added.", reason))
         elif outcome.status == "needs_ocr":
             messages.append(TaskMessage(f"{name} has pages without text (a scan): it is in your library but "
                                         "cannot be searched until its text is recognised (OCR).", reason))
