@@ -12,7 +12,7 @@ from PySide6.QtPdf import QPdfSearchModel
 from PySide6.QtPdfWidgets import QPdfView
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QToolButton, QWidget
 
-from . import pdf_layout
+from . import pdf_geometry
 
 DEBOUNCE_MS = 300
 QUIET_MS = 1500
@@ -127,12 +127,15 @@ class PdfFindBar(QWidget):
         # its top (the location is ignored, and nothing moves when the page is current already), so the
         # scroll bars are set from where the view lays the hit out.
         self.view.pageNavigator().jump(link.page(), location, self.view.pageNavigator().currentZoom())
-        scale = pdf_layout.pixels_per_point(self.view, link.page())
-        spot = pdf_layout.document_position(self.view, link.page(), location)
-        self.view.verticalScrollBar().setValue(round(spot.y() - _SCROLL_MARGIN_PT * scale))
-        horizontal, width = self.view.horizontalScrollBar(), self.view.viewport().width()
-        if not horizontal.value() <= spot.x() <= horizontal.value() + width - _SCROLL_MARGIN_PT * scale:
-            horizontal.setValue(round(spot.x() - _SCROLL_MARGIN_PT * scale))
+        pages = pdf_geometry.page_geometries(self.view)
+        if 0 <= link.page() < len(pages):
+            page = pages[link.page()]  # in viewport pixels, from the scroll bars' values
+            scale = page.height() / self.view.document().pagePointSize(link.page()).height()
+            vertical, horizontal = self.view.verticalScrollBar(), self.view.horizontalScrollBar()
+            vertical.setValue(round(vertical.value() + page.y() + (location.y() - _SCROLL_MARGIN_PT) * scale))
+            x = page.x() + location.x() * scale  # in the viewport now
+            if not 0 <= x <= self.view.viewport().width() - _SCROLL_MARGIN_PT * scale:
+                horizontal.setValue(round(horizontal.value() + x - _SCROLL_MARGIN_PT * scale))
         self._update_label()
 
     def _apply_query(self) -> None:

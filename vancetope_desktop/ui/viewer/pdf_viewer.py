@@ -17,7 +17,6 @@ from PySide6.QtWidgets import QSpinBox, QToolBar, QVBoxLayout, QWidget
 
 from ...core.errors import DamagedFile, EmptyFile, EncryptedPdf, UnsupportedFile
 from ...ingest.passwords import saslprep
-from . import pdf_layout
 from .pdf_find import PdfFindBar
 from .phrases import pick_search_phrase
 
@@ -218,10 +217,18 @@ class PdfViewer(QWidget):
 
     def _effective_zoom(self) -> float:
         """The zoom in effect: in fit modes QPdfView keeps the last custom factor, so derive it."""
-        if self.view.zoomMode() == QPdfView.ZoomMode.Custom or not self.page_count():
+        mode = self.view.zoomMode()
+        if mode == QPdfView.ZoomMode.Custom or not self.page_count():
             return self.view.zoomFactor()
-        page = max(0, self.current_page() - 1)
-        return pdf_layout.pixels_per_point(self.view, page) / (self.view.logicalDpiX() / 72.0)
+        size = self.document.pagePointSize(max(0, self.current_page() - 1))
+        pixels_per_point = self.view.logicalDpiX() / 72.0
+        margins = self.view.documentMargins()
+        width = (self.view.viewport().width() - margins.left() - margins.right()) / (size.width() * pixels_per_point)
+        if mode == QPdfView.ZoomMode.FitToWidth:
+            return width
+        height = (self.view.viewport().height() - margins.top() - margins.bottom()) / (
+            size.height() * pixels_per_point)
+        return min(width, height)
 
     def highlight(self, passage: str, *, page: int | None = None) -> None:
         """Search a distinctive phrase of ``passage`` and select its first result (on ``page`` if given)."""
