@@ -143,6 +143,9 @@ def test_papers_are_multi_page_pdfs_with_authors_year_and_tags(installed):
         assert doc.metadata["original_name"] == name and "(demo summary)" in doc.title
         assert doc.metadata["authors"][0] == first_author and doc.metadata["year"] == year
         assert doc.file_path is not None and Path(doc.file_path).is_file()
+        # Rendered into a temporary folder deleted after the install: the source names the demo instead.
+        assert doc.metadata["source_path"] == f"{demo.DEMO_SOURCE}: papers/{Path(name).stem}.md"
+        assert doc.version == 1
         with pymupdf.open(doc.file_path) as pdf:
             assert pdf.page_count >= 2 and doc.metadata["page_count"] == pdf.page_count
             assert demo.DEMO_NOTICE in pdf[0].get_text().replace("\n", " ")

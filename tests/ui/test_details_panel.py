@@ -151,8 +151,7 @@ def test_versions_open_and_restore(qtbot, panel):
     panel.set_versions([_version(1, "edited"), _version(2, "tags: +#unread"), _version(1, "x", "other_doc")])
     assert panel.versions_list.topLevelItemCount() == 2
     newest = panel.versions_list.topLevelItem(0)
-    assert [newest.text(c) for c in range(3)] == ["2", WHEN.astimezone().strftime("%Y-%m-%d %H:%M"),
-                                                  "tags: +#unread"]
+    assert [newest.text(c) for c in range(3)] == ["2", WHEN.astimezone().strftime("%Y-%m-%d %H:%M"), "edited"]
     assert not panel.restore_version_button.isEnabled()
     panel.versions_list.setCurrentItem(panel.versions_list.topLevelItem(1))
     with qtbot.waitSignal(panel.version_restore_requested) as restored:
@@ -315,3 +314,25 @@ def test_a_references_bibliography_and_attachments_are_links(qtbot, panel):
     panel.set_links(DocumentLinks(entries=entries, entry_count=506))
     text = panel.link_labels["entries"].text()
     assert text.count("href=") == 5 and "501 more (506 references)" in text
+
+
+def test_the_file_size_reads_in_kb_after_a_refresh_too(panel):
+    # The panel is refreshed with every snapshot; the in-place update of the same document showed
+    # "304636" where the first showing said "297.5 KB".
+    doc = _paper(metadata={"file_size": 304_636, "page_count": 15})
+    panel.show_document(doc)
+    assert panel.metadata_fields["file_size"].text() == "297.5 KB"
+    panel.show_document(doc)
+    assert panel.metadata_fields["file_size"].text() == "297.5 KB"
+
+
+@pytest.mark.parametrize(("source", "first"), [(SourceType.USER_UPLOAD, "imported"), (SourceType.MANUAL, "created")])
+def test_each_version_reads_as_how_it_came_about(panel, source, first):
+    # A stored version keeps the state before a change, with that change's reason: version 1 of an
+    # imported paper read "edited" (the edit that replaced it).
+    panel.show_document(_paper(source=Source(type=source)))
+    panel.set_versions([_version(1, "edited"), _version(2, "tags +#unread")])
+    rows = [panel.versions_list.topLevelItem(i) for i in range(2)]
+    assert [(r.text(0), r.text(2)) for r in rows] == [("2", "edited"), ("1", first)]
+    assert rows[1].toolTip(2) == f"{first}, then edited"
+    assert panel.version_origin(1) == first

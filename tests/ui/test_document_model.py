@@ -447,3 +447,14 @@ def test_real_drop_of_own_rows_is_refused(view, qtbot):
     with qtbot.assertNotEmitted(view.document_model.files_dropped):
         assert _drop_on_view(view, encode_document_ids(["doc_1"]), QPointF(40, 40)) == (False, False)
         qtbot.wait(20)
+
+
+def test_the_tags_keep_their_width_while_the_scope_and_authors_give_way(view, qtbot):
+    # At 1600×1000 the list (about 930 pixels) cut the tags to "+1"/"+2" while the scope column, the same
+    # scope's name on every row, kept its full width: the text columns now give way scope first, tags last.
+    view.resize(930, 300)
+    qtbot.waitUntil(lambda: view.viewport().width() > 900)
+    two_tags = view.fontMetrics().horizontalAdvance("#efficiency #sparse") + 20  # and the chips' padding
+    assert view.columnWidth(Column.TAGS) >= two_tags
+    assert view.columnWidth(Column.SCOPE) < view.columnWidth(Column.AUTHORS) < view.columnWidth(Column.TAGS)
+    assert view.columnWidth(Column.TITLE) >= 0.25 * view.viewport().width()

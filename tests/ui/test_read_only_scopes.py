@@ -151,3 +151,35 @@ def test_a_withdrawal_reason_names_the_scope_it_went_to(qtbot, library, make_win
     pane.history_button.click()
     pane.history_view.setCurrentIndex(pane.history_proxy.index(0, 0))
     assert f"by hand to {group}" in pane.history_detail.text() and "group/default" not in pane.history_detail.text()
+
+
+def _parent_and_child(library):
+    scopes.create_scope(library, "project", "parent", name="Parent")
+    scopes.create_scope(library, "session", "child", parent="project/parent", name="Child session")
+    return documents.add_text(library, "a note of the session", doc_type=DocumentType.NOTE, title="Session note",
+                              scope="session/child")
+
+
+def test_a_childs_note_seen_from_its_parent_is_not_called_inherited(qtbot, make_window, library):
+    # The parent reviewing the session's request opens its note: Details said "Inherited from <session>".
+    note = _parent_and_child(library)
+    review.request_promotion(library, note.id, "project/parent", requested_by="session/child", reason="done")
+    window = make_window(library, scope="project/parent")
+    assert note.id not in {d.id for d in window.workbench.snapshot.documents}  # never listed in the parent
+    window.open_document(note.id)
+    qtbot.waitUntil(lambda: window.details.document_id() == note.id, timeout=WAIT)
+    assert window.details.inherited_label.text().startswith("From Child session, a scope inside this one")
+    assert window.details.is_read_only()
+
+
+def test_switching_to_the_parent_closes_the_childs_tabs(qtbot, make_window, library):
+    # A note opened in the session stayed open, in its tab and in Details, after switching to the project.
+    note = _parent_and_child(library)
+    window = make_window(library, scope="session/child")
+    window.open_document(note.id)
+    qtbot.waitUntil(lambda: window.current_viewer() is not None and window.details.document_id() == note.id,
+                    timeout=WAIT)
+    window.workbench.set_scope("project/parent")
+    qtbot.waitUntil(lambda: window.workbench.snapshot.state.scope == "project/parent", timeout=WAIT)
+    qtbot.waitUntil(lambda: window.tabs.count() == 1, timeout=WAIT)
+    assert window.details.document_id() is None

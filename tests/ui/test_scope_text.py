@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from vancetope_desktop.core.scope_info import VisibleScope
+from datetime import UTC, datetime
+
+from vancetope_desktop.core.scope_info import ScopeInfo, VisibleScope
+from vancetope_desktop.core.scopes import ScopeKind
 from vancetope_desktop.ui.scope_text import (
     ScopeRelation,
     badge_text,
+    descendant_paths,
     name_scope_paths,
     read_only_note,
     refusal_text,
@@ -27,7 +31,7 @@ def test_a_sibling_think_process_is_told_apart_from_an_ancestor():
     assert scope_relation(SESSION, TP, siblings) is ScopeRelation.INHERITED
     assert scope_relation(SIBLING, TP, siblings) is ScopeRelation.SIBLING
     assert scope_relation(SESSION, "", siblings) is ScopeRelation.OWN  # no acting scope known yet
-    assert [r.read_only for r in ScopeRelation] == [False, True, True]
+    assert [r.read_only for r in ScopeRelation] == [False, True, True, True, True]
     assert badge_text("Literature review", ScopeRelation.INHERITED) == "↑ Literature review"
     assert badge_text("Hypothesis Check", ScopeRelation.SIBLING) == "↔ Hypothesis Check"
     assert badge_text("Paper Analysis", ScopeRelation.OWN) == "Paper Analysis"
@@ -58,3 +62,22 @@ def test_known_scope_paths_in_a_reason_read_as_names():
                  "moved to the trash", ""):
         assert name_scope_paths(text, NAMES) == text
     assert name_scope_paths("to session/review-2026", {}) == "to session/review-2026"
+
+
+def _scope(path: str, parent: str | None) -> ScopeInfo:
+    kind, key = path.split("/")
+    return ScopeInfo(path=path, kind=ScopeKind(kind), key=key, name=key, parent=parent, created_at=datetime.now(UTC))
+
+
+def test_a_document_of_a_scope_inside_is_not_inherited():
+    # Seen from its session, a think process's note (under review, or in a tab left open after switching
+    # scope) said "Inherited from Paper Analysis": inheritance goes down the tree, never up.
+    tree = [_scope(SESSION, None), _scope(TP, SESSION), _scope(SIBLING, SESSION), _scope("session/review", None)]
+    inside = descendant_paths(tree, SESSION)
+    assert inside == {TP, SIBLING} and descendant_paths(tree, TP) == frozenset()
+    assert scope_relation(TP, SESSION, ancestors=[], inside=inside) is ScopeRelation.INSIDE
+    assert scope_relation("session/review", SESSION, ancestors=[], inside=inside) is ScopeRelation.OTHER
+    assert scope_relation(SESSION, TP, ancestors=[SESSION]) is ScopeRelation.INHERITED
+    assert read_only_note("Paper Analysis", ScopeRelation.INSIDE).startswith(
+        "From Paper Analysis, a scope inside this one (not inherited")
+    assert read_only_note("Review", ScopeRelation.OTHER) == "From Review, a scope this one does not see: read-only here"

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtCore import QModelIndex, QPointF, Qt
 from PySide6.QtGui import QColor, QImage
 
 from vancetope_desktop.core.documents import DocumentInfo, DocumentType
@@ -318,7 +318,7 @@ def test_huge_files_are_capped(viewer, tmp_path):
     log = tmp_path / "run.log"
     log.write_text("a line of log output\n" * 150_000, encoding="utf-8")  # 3.2 MB
     viewer.show_document(make_doc(log))
-    assert "Showing the first 2.0 MB" in viewer.notice_label.text()
+    assert "Showing the first 2 MB" in viewer.notice_label.text()
     assert len(viewer.viewer(TextViewer).text()) <= 2 * 1024 * 1024
     note = tmp_path / "long.md"
     note.write_text("# Log\n\n" + "Some paragraph text.\n\n" * 20_000, encoding="utf-8")
@@ -340,3 +340,30 @@ def test_dark_theme_recolours_notes_and_keeps_pdf_pages_white(qtbot, viewer, cor
                     timeout=5_000)
     image = pdf.view.grab().toImage()
     assert image.pixelColor(3, 3).lightness() < 140  # the backdrop around the page stays grey
+
+
+@pytest.mark.parametrize("zoom", [None, 4.0])
+def test_a_passage_low_on_its_page_is_scrolled_into_view(qtbot, viewer, corpus, zoom):
+    # A search hit opened at its page showed the top of the page, the highlight a screen or more below
+    # (and off to the side when zoomed in). Where the hit is on screen is measured with QPdfView's own
+    # layout: jumping to a page scrolls to that page's top.
+    viewer.show_document(make_doc(corpus / PAPER))
+    pdf = _pdf(viewer)
+    if zoom:
+        pdf.zoom_by(zoom)
+    words = pdf.document.getAllText(2).text().split()
+    pdf.highlight(" ".join(words[-60:-30]), page=3)
+    qtbot.waitUntil(lambda: pdf.view.currentSearchResultIndex() >= 0, timeout=10_000)
+    hit = pdf.find_bar.model.resultAtIndex(pdf.view.currentSearchResultIndex()).rectangles()[0]
+    assert hit.top() > 500  # low on the page
+    view, navigator = pdf.view, pdf.navigator
+    shown_y, shown_x = view.verticalScrollBar().value(), view.horizontalScrollBar().value()
+    tops = []
+    for page in (2, 3):
+        navigator.jump(0, QPointF(), navigator.currentZoom())
+        navigator.jump(page, QPointF(), navigator.currentZoom())
+        tops.append(view.verticalScrollBar().value())
+    scale = (tops[1] - tops[0] - view.pageSpacing()) / pdf.document.pagePointSize(2).height()
+    hit_y, hit_x = tops[0] + hit.top() * scale, view.documentMargins().left() + hit.left() * scale
+    assert shown_y <= hit_y and hit_y + hit.height() * scale <= shown_y + view.viewport().height()
+    assert shown_x <= hit_x <= shown_x + view.viewport().width()

@@ -13,6 +13,7 @@ from typing import Any
 from ..core.documents import DocumentType
 from ..core.errors import EmptyFile, FileTooLarge, InvalidInput, UnsupportedFile
 from ..core.text import readable
+from ..core.units import format_size
 from .base import ChunkDraft, Extraction
 from .bibentry import bibliography_extraction, reference_extraction
 from .bibliography import is_csl_json, parse_csl_json, parse_reference_text, parse_ris
@@ -157,7 +158,7 @@ def extract_file(path: Path, *, password: str | None = None, max_bytes: int | No
     if size == 0:
         raise EmptyFile(f"{path.name} is empty (0 bytes)")
     if max_bytes is not None and size > max_bytes:
-        raise FileTooLarge(f"{path.name} is {size / 1e6:.1f} MB, over the import limit of {max_bytes / 1e6:.1f} MB")
+        raise FileTooLarge(f"{path.name} is {format_size(size)}, over the import limit of {format_size(max_bytes)}")
     with path.open("rb") as handle:
         head = handle.read(SNIFF_BYTES)
     if size <= SNIFF_BYTES and not head.strip():

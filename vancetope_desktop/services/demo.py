@@ -29,7 +29,7 @@ from ..ingest.markdown import markdown_parser, split_front_matter
 from ..ingest.registry import extract_file
 from ..resources import resource_path
 from ..store import tables
-from ..store.db import read_session
+from ..store.db import read_session, write_session
 from . import documents, folders, imports, review, scopes
 from .library import Library
 from .relations import DERIVED_FROM
@@ -37,6 +37,9 @@ from .relations import DERIVED_FROM
 DEMO_GROUP = "group/ml-research"
 DEMO_PROJECT = "project/transformer-efficiency"
 DEMO_NOTICE = "Demo summary written for Vancetope Desktop, not the original paper."
+DEMO_SOURCE = "Vancetope demo"
+"""A demo paper's source path (``Vancetope demo: papers/vaswani2017.md``): the file it was imported from
+lived in a temporary folder that is deleted at the end of the install."""
 
 Kind = Literal["paper", "fact", "note", "result", "reference"]
 _TEXT_TYPES: dict[str, DocumentType] = {
@@ -255,6 +258,10 @@ def _add_paper(lib: Library, spec: DemoDocument, pdf: Path, folder_id: str | Non
                              extractor=extract_file).outcomes[0]
     if outcome.document_id is not None:
         report.documents[spec.name] = outcome.document_id
+        with write_session(lib.engine) as session:
+            row = session.get(tables.DocumentRow, outcome.document_id)
+            row.meta = {**row.meta, "source_path": f"{DEMO_SOURCE}: {spec.file}"}
+            session.add(row)
     if outcome.status != "imported":
         report.failures.append(f"{spec.name}: {outcome.status}: {outcome.reason}")
 

@@ -38,9 +38,10 @@ from PySide6.QtWidgets import (
 
 from ..core.documents import DocumentInfo, DocumentType, IndexState, SourceType, VersionInfo
 from ..core.promotion import AuditEntry, PromotionRequest
+from ..core.units import format_size
 from ..services.relations import DocumentLinks, LinkedDocument
 from .backlinks_view import BacklinksView
-from .history_text import request_rows, trail_rows
+from .history_text import request_rows, trail_rows, version_origins
 from .scope_text import ScopeRelation, read_only_note
 from .tag_chips import TagChipsEditor
 
@@ -68,16 +69,13 @@ DERIVED_KEYS = frozenset({"page_count", "item_count", "file_size", "source_path"
 LIST_SEPARATOR = "; "
 
 
-def format_size(size: object) -> str:
-    """Bytes as people read them: ``304636`` → ``297.5 KB`` (binary units, one decimal)."""
-    if not isinstance(size, int | float):
-        return format_value(size)
-    value = float(size)
-    for unit in ("bytes", "KB", "MB", "GB"):
-        if value < 1024 or unit == "GB":
-            return f"{int(value)} bytes" if unit == "bytes" else f"{value:.1f} {unit}"
-        value /= 1024
-    return f"{value:.1f} GB"
+def display_value(key: str, value: object) -> str:
+    """A metadata value as a field shows it: sizes in KB/MB (:func:`~..core.units.format_size`), the rest
+    by :func:`format_value`."""
+    if key == "file_size" and isinstance(value, int | float) and not isinstance(value, bool):
+        return format_size(value)
+    return format_value(value)
+
 
 _TYPE_NAMES = {
     DocumentType.NOTE: "Note", DocumentType.FILE: "File", DocumentType.RESULT: "Result",
@@ -234,6 +232,7 @@ class DetailsPanel(QWidget):
         self._doc: DocumentInfo | None = None
         self._derived_for: str | None = None
         self._links_for: str | None = None
+        self._version_origins: dict[int, str] = {}
         self._read_only = False
         self.metadata_fields: dict[str, QLineEdit | QLabel] = {}
         self._metadata_values: dict[str, Any] = {}
@@ -457,10 +456,12 @@ class DetailsPanel(QWidget):
         self.versions_list.clear()
         doc_id = self._doc.id if self._doc is not None else None
         mine = sorted((v for v in versions if v.document_id == doc_id), key=lambda v: v.number, reverse=True)
+        self._version_origins = version_origins(mine, self._doc) if self._doc is not None else {}
         for version in mine:
-            item = QTreeWidgetItem([str(version.number), _date(version.created_at), version.reason])
+            origin = self._version_origins[version.number]
+            item = QTreeWidgetItem([str(version.number), _date(version.created_at), origin])
             item.setData(0, Qt.ItemDataRole.UserRole, version.number)
-            item.setToolTip(2, version.reason)
+            item.setToolTip(2, f"{origin}, then {version.reason}")
             item.setTextAlignment(0, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             self.versions_list.addTopLevelItem(item)
         self._fit_versions_height(len(mine))
@@ -469,6 +470,11 @@ class DetailsPanel(QWidget):
         self.open_version_button.setVisible(bool(mine))
         self.restore_version_button.setVisible(bool(mine))
         self._update_version_buttons()
+
+    def version_origin(self, number: int) -> str:
+        """How version ``number`` of the shown document came about ("imported", "edited"…), as listed;
+        "" when it is not listed."""
+        return self._version_origins.get(number, "")
 
     def set_history(self, entries: list[AuditEntry], requests: list[PromotionRequest],
                     scope_names: Mapping[str, str] | None = None, me: str = "") -> None:
@@ -593,7 +599,7 @@ class DetailsPanel(QWidget):
         if same_doc and keys == list(self.metadata_fields):
             # A refresh of the same document: update in place, so a field being typed in survives.
             for key, field in self.metadata_fields.items():
-                text = format_value(metadata.get(key))
+                text = display_value(key, metadata.get(key))
                 if field.text() != text and not (isinstance(field, QLineEdit) and _typing(field)):
                     field.setText(text)
                     if isinstance(field, QLineEdit):
@@ -607,7 +613,7 @@ class DetailsPanel(QWidget):
         while self._metadata_form.rowCount():
             self._metadata_form.removeRow(0)
         for key in keys:
-            text = format_size(metadata[key]) if key == "file_size" else format_value(metadata.get(key))
+            text = display_value(key, metadata.get(key))
             if key in DERIVED_KEYS:
                 field: QLineEdit | QLabel = _value_label()
                 field.setText(text)

@@ -13,13 +13,24 @@ from __future__ import annotations
 import json
 from collections.abc import Collection, Mapping, Sequence
 
-from PySide6.QtCore import QItemSelection, QItemSelectionModel, QMimeData, QModelIndex, QPoint, QSettings, Qt, Signal
-from PySide6.QtGui import QAction, QContextMenuEvent, QGuiApplication, QKeyEvent, QResizeEvent
+from PySide6.QtCore import (
+    QItemSelection,
+    QItemSelectionModel,
+    QKeyCombination,
+    QMimeData,
+    QModelIndex,
+    QPoint,
+    QSettings,
+    Qt,
+    Signal,
+)
+from PySide6.QtGui import QAction, QContextMenuEvent, QGuiApplication, QKeyEvent, QKeySequence, QResizeEvent
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QTableView, QWidget
 
 from ..core.documents import DocumentInfo
 from ..core.reading import ReadingStatus, reading_status_of
 from ..core.scope_info import ScopeInfo
+from . import file_actions
 from .dnd import add_source_scopes, start_id_drag
 from .document_model import DOC_ID_ROLE, Column, DocumentFilterProxy, DocumentTableModel
 from .move_dialog import fill_move_menu
@@ -40,7 +51,14 @@ _SAMPLE_TEXT = {  # typical content, to size the columns from the font rather th
     Column.READING: "reading",
 }
 _PADDING = 22  # cell margins, plus the index dot or the sort arrow
-_SHRINKABLE = (Column.AUTHORS, Column.TAGS, Column.SCOPE, Column.JOURNAL)
+_SHRINKABLE = (Column.SCOPE, Column.JOURNAL, Column.AUTHORS, Column.TAGS)
+"""The text columns that give way to the title, in this order: the scope first (in most lists it is
+the current scope's name on every row), the tags last (cut short they read "+2")."""
+_SHRUNK_TEXT = {  # the least each shrinkable column keeps while a later one in the order has room
+    Column.SCOPE: "↑ Attent…",
+    Column.AUTHORS: "Vaswani, Shaz…",
+    Column.TAGS: "#efficiency #sparse",
+}
 _TITLE_SHARE = 0.3  # of the table's width, kept for the title before the text columns shrink
 HIDDEN_BY_DEFAULT = (Column.MODIFIED, Column.JOURNAL, Column.DOI, Column.TYPE, Column.PAGES, Column.CITATION_KEY,
                      Column.READING)
@@ -79,6 +97,7 @@ class DocumentTableView(QTableView):
     move_to_scope_requested = Signal(list, str)
     menu_extension_requested = Signal(object)
     reading_status_requested = Signal(list, str)
+    file_problem = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -111,6 +130,10 @@ class DocumentTableView(QTableView):
         self.delete_permanently_action = self._action(
             "Delete permanently…", lambda: self._emit_ids(self.purge_requested), (key.Key_Delete, shift))
         self.copy_id_action = self._action("Copy id", self._copy_ids, (key.Key_C, ctrl | shift))
+        self.open_externally_action = self._action("Open in System Viewer", lambda: self._with_file(
+            file_actions.open_in_system_viewer))
+        self.reveal_action = self._action("Show in File Manager", lambda: self._with_file(
+            file_actions.show_in_file_manager))
         self._trash_mode = False
         self.set_trash_mode(False)
         self._scopes: list[ScopeInfo] = []
@@ -253,29 +276,39 @@ class DocumentTableView(QTableView):
         header.setSectionResizeMode(Column.TITLE, QHeaderView.ResizeMode.Stretch)
         header.setMinimumSectionSize(self.fontMetrics().horizontalAdvance("Year") + _PADDING)
         self._natural = {c: self.fontMetrics().horizontalAdvance(s) + _PADDING for c, s in _SAMPLE_TEXT.items()}
+        self._shrunk = {c: self.fontMetrics().horizontalAdvance(s) + _PADDING for c, s in _SHRUNK_TEXT.items()}
         self._auto_fit = True
         self._fitting = False
         header.sectionResized.connect(self._section_resized)
         self._fit_columns()
 
     def _fit_columns(self) -> None:
-        """Natural column widths, shrinking the text columns when the title would get under its share."""
+        """Natural column widths; when the title would get under its share, the shrinkable columns give way
+        in :data:`_SHRINKABLE` order, each down to its :data:`_SHRUNK_TEXT` width, then all alike."""
         if not self._auto_fit:
             return
         width = self.viewport().width()
         visible = [c for c in self._natural if not self.isColumnHidden(c)]
-        fixed = sum(self._natural[c] for c in visible if c not in _SHRINKABLE)
-        wanted = sum(self._natural[c] for c in visible if c in _SHRINKABLE)
-        room = width - fixed - int(width * _TITLE_SHARE)
-        scale = min(1.0, max(room, 0) / wanted) if wanted else 1.0
         header = self.horizontalHeader()
+        sizes = {c: self._natural[c] for c in visible}
+        fixed = sum(size for c, size in sizes.items() if c not in _SHRINKABLE)
+        room = width - fixed - int(width * _TITLE_SHARE)
+        shrinkable = [c for c in _SHRINKABLE if c in sizes]
+        excess = sum(sizes[c] for c in shrinkable) - max(room, 0)
+        for column in shrinkable:  # first down to the shrunk widths, in order
+            floor = min(self._shrunk.get(column, header.minimumSectionSize()), sizes[column])
+            cut = min(max(excess, 0), sizes[column] - floor)
+            sizes[column] -= cut
+            excess -= cut
+        if excess > 0:  # still too wide: all alike, down to the header's minimum
+            total = sum(sizes[c] for c in shrinkable)
+            scale = max(total - excess, 0) / total if total else 1.0
+            for column in shrinkable:
+                sizes[column] = int(sizes[column] * scale)
         self._fitting = True
         try:
-            for column in visible:
-                size = self._natural[column]
-                if column in _SHRINKABLE:
-                    size = max(int(size * scale), header.minimumSectionSize())
-                header.resizeSection(column, size)
+            for column, size in sizes.items():
+                header.resizeSection(column, max(size, header.minimumSectionSize()))
         finally:
             self._fitting = False
 
@@ -401,6 +434,10 @@ class DocumentTableView(QTableView):
             return menu
         if count == 1:
             menu.addAction(self.open_action)
+            doc = self.current_document()
+            if doc is not None and file_actions.stored_file(doc) is not None:
+                menu.addAction(self.open_externally_action)
+                menu.addAction(self.reveal_action)
             menu.addAction(self.rename_action)
             menu.addSeparator()
         if self._trash_mode:
@@ -433,6 +470,25 @@ class DocumentTableView(QTableView):
             start_id_drag(self, self.drag_mime(), len(ids))
 
     def drag_mime(self) -> QMimeData:
-        """What dragging the selection carries: its ids and the scopes they live in."""
+        """What dragging the selection carries: its ids and the scopes they live in, and for a drop outside
+        the app, the documents' files as URLs (named copies: :func:`.file_actions.add_file_urls`)."""
         rows = [self.proxy.mapToSource(i) for i in self.selectionModel().selectedRows()]
-        return add_source_scopes(self.document_model.mimeData(rows), self.selected_scopes())
+        mime = add_source_scopes(self.document_model.mimeData(rows), self.selected_scopes())
+        return file_actions.add_file_urls(mime, (self.document_model.documents()[r.row()] for r in rows))
+
+    def key_bindings(self) -> list[tuple[str, QKeySequence]]:
+        """The list's own keys (handled in :meth:`keyPressEvent`) as ``(action text, keys)`` pairs."""
+        return [(action.text().rstrip("…"), QKeySequence(QKeyCombination(modifiers, key)))
+                for (key, modifiers), action in self._keys.items()]
+
+    def current_document(self) -> DocumentInfo | None:
+        """The document of the current row, if any."""
+        doc_id = self.current_id()
+        row = self.document_model.row_for(doc_id) if doc_id is not None else None
+        return self.document_model.documents()[row] if row is not None else None
+
+    def _with_file(self, act) -> None:
+        doc = self.current_document()
+        problem = act(doc) if doc is not None else None
+        if problem:
+            self.file_problem.emit(problem)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import html
 from collections.abc import Mapping, Sequence
 
+from ..core.documents import DocumentInfo, SourceType, VersionInfo
 from ..core.promotion import AuditEntry, PromotionRequest, RequestStatus
 from .review_model import actor_label, local_time, scope_name
 from .scope_text import name_scope_paths
@@ -78,3 +79,15 @@ def request_rows(requests: Sequence[PromotionRequest], entries: Sequence[AuditEn
             rows.append(f"<b>Rejected</b> (to {target}) by {who}, {local_time(request.decided_at)}: "
                         f"{html.escape(name_scope_paths(request.decision_reason, scope_names))}")
     return rows
+
+
+def version_origins(versions: Sequence[VersionInfo], doc: DocumentInfo) -> dict[int, str]:
+    """How each stored version of ``doc`` came about, by version number.
+
+    A stored version keeps the state *before* a change, with that change's reason ("edited", "tags
+    +#x"): the reason belongs to the next version. Version 1 was "imported" (an uploaded file or
+    bibliography entry) or "created"; a version whose predecessor is not listed reads "changed".
+    """
+    reasons = {v.number: v.reason for v in versions if v.document_id == doc.id}
+    first = "imported" if doc.source.type is SourceType.USER_UPLOAD else "created"
+    return {number: first if number == 1 else reasons.get(number - 1, "changed") for number in reasons}

@@ -12,7 +12,15 @@ import sys
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt
-from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtGui import (
+    QAction,
+    QActionGroup,
+    QCloseEvent,
+    QDragEnterEvent,
+    QDropEvent,
+    QKeySequence,
+    QShowEvent,
+)
 from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
@@ -40,21 +48,23 @@ from .about import show_about
 from .annotation_actions import AnnotationActions, annotation_target
 from .citation_actions import CitationActions
 from .details_panel import DetailsPanel
-from .dnd import local_paths_from_mime
+from .dnd import decode_document_ids, local_paths_from_mime
 from .document_table import DocumentTableView
 from .duplicates_view import DuplicatesDialog
 from .folder_model import FolderTarget
 from .folder_tree import FolderTreeView
+from .help_dialogs import open_shortcut_sheet, open_user_guide
 from .namesake_dialog import ask_namesakes
 from .notes_flow import NotesFlow
 from .review_dock import ReviewDock
 from .scope_move_flow import ScopeMoveFlow
 from .scope_settings_dialog import ScopeSettingsFlow
 from .scope_switcher import ScopeSwitcher
-from .scope_text import ScopeRelation, refusal_text, scope_relation, sibling_paths
+from .scope_text import ScopeRelation, descendant_paths, refusal_text, scope_relation, sibling_paths
 from .search_pane import SearchPane, SearchRequest
 from .settings_dialog import SettingsDialog
 from .snapshot import Snapshot
+from .tab_bar import DocumentTabBar
 from .tag_chips import TagChipsDelegate
 from .tag_pane import TagPane
 from .tasks import TaskContext, TaskManager
@@ -93,6 +103,7 @@ class MainWindow(QMainWindow):
         # follows the list's selection). A refresh that empties the list's selection must not clear it.
         self._opened_elsewhere: str | None = None
         self._changes: int | None = None  # the library's change counter of the last snapshot shown
+        self._tabs_scope: str | None = None  # the scope the viewer tabs were last checked against
         self._scope_key = "last_scope/" + hashlib.sha1(str(library.paths.root).encode()).hexdigest()[:16]
         remembered = self.qsettings.value(self._scope_key)
         self.workbench = Workbench(library, self.tasks, self, scope=remembered if isinstance(remembered, str) else None)
@@ -144,6 +155,7 @@ class MainWindow(QMainWindow):
         self.library_stack.addWidget(table_page)
         self.library_stack.addWidget(self.welcome)
         self.tabs = QTabWidget()
+        self.tabs.setTabBar(DocumentTabBar(fixed=LIBRARY_TAB + 1))
         self.tabs.setDocumentMode(True)
         self.tabs.setTabsClosable(True)
         self.tabs.setMovable(True)
@@ -189,8 +201,11 @@ class MainWindow(QMainWindow):
         self.toolbar = bar
 
     def make_action(self, text: str, slot, shortcut: QKeySequence | str | None = None, *,
-                    context: Qt.ShortcutContext = Qt.ShortcutContext.WindowShortcut) -> QAction:
-        """A window action running ``slot`` on ``shortcut`` (in ``context``), added to the window."""
+                    context: Qt.ShortcutContext = Qt.ShortcutContext.ApplicationShortcut) -> QAction:
+        """A window action running ``slot`` on ``shortcut`` (in ``context``), added to the window.
+
+        By default the shortcut works wherever the focus is (a filter box, a floating dock, a completer's
+        popup, which is a window of its own): a window-wide context missed some of them."""
         action = QAction(text, self)
         if shortcut is not None:
             action.setShortcut(QKeySequence(shortcut))
@@ -253,7 +268,11 @@ class MainWindow(QMainWindow):
         scope_menu.addAction("Rename the current scope…", lambda: self.rename_scope(self.current_scope))
         scope_menu.addAction("Archive the current scope", lambda: self.archive_scope(self.current_scope))
         help_menu = menus.addMenu("&Help")
-        help_menu.addAction(self.about_action)
+        self.guide_action = self.make_action("User Guide", lambda: open_user_guide(self), key.HelpContents)
+        self.shortcuts_action = self.make_action("Keyboard Shortcuts", lambda: open_shortcut_sheet(
+            self, [("Document list", self.table.key_bindings())]))
+        for action in (self.guide_action, self.shortcuts_action, self.about_action):
+            help_menu.addAction(action)
 
     def _build_status_bar(self) -> None:
         self.indicator = StatusIndicator(self.tasks)
@@ -273,6 +292,7 @@ class MainWindow(QMainWindow):
         wb.indexer.waiting_changed.connect(self.indicator.set_waiting)
         wb.indexer.model_failed.connect(lambda reason: self.show_error(f"The embedding model failed: {reason}"))
         self.indicator.open_requested.connect(self.show_tasks)
+        self.table.file_problem.connect(lambda text: self.statusBar().showMessage(text, 8000))
         self.tasks.task_added.connect(lambda task: self.show_tasks() if task.title.startswith("Importing") else None)
 
         self.scope_switcher.scope_selected.connect(wb.set_scope)
@@ -361,8 +381,30 @@ class MainWindow(QMainWindow):
         self.truncated_label.setText(f"Showing the newest {len(snapshot.documents)} documents; narrow the list "
                                      "with a folder, tags or search.")
         self._update_count()
+        self._leave_unseen_documents(snapshot)
         self._retitle_tabs(snapshot)
         self._refresh_details()
+
+    def _leave_unseen_documents(self, snapshot: Snapshot) -> None:
+        """After a scope switch, close the tabs of documents the new scope does not see (a session's note
+        stayed open in its project, which never sees a session's documents unless they are promoted),
+        and empty Details if it showed one. A tab with unsaved changes stays, read-only from here."""
+        if snapshot.state.scope == self._tabs_scope:
+            return
+        self._tabs_scope = snapshot.state.scope
+        listed = {d.id for d in snapshot.documents}
+        for index in reversed(range(1, self.tabs.count())):
+            viewer = self.tabs.widget(index)
+            doc = viewer.current_document() if isinstance(viewer, DocumentViewer) else None
+            if doc is not None and not self._seen_here(doc, listed) and not viewer.has_unsaved_changes():
+                self.tabs.removeTab(index)
+                viewer.deleteLater()
+        shown = self.details.document()
+        if shown is not None and not self._seen_here(shown, listed):
+            self.details.show_document(None)
+
+    def _seen_here(self, doc: DocumentInfo, listed: set[str]) -> bool:
+        return doc.id in listed or self.relation(doc) in (ScopeRelation.OWN, ScopeRelation.INHERITED)
 
     def _retitle_tabs(self, snapshot: Snapshot) -> None:
         """Viewer tabs follow renames (their documents' new titles arrive with each snapshot)."""
@@ -397,9 +439,14 @@ class MainWindow(QMainWindow):
         return next((d for d in snapshot.documents if d.id == doc_id), None)
 
     def relation(self, doc: DocumentInfo) -> ScopeRelation:
-        """How ``doc`` relates to the window's scope: its own, inherited, or a sibling think process's result."""
+        """How ``doc`` relates to the window's scope: its own, inherited, a sibling think process's result, or
+        from a scope inside it (a request under review) or elsewhere (a tab opened before a scope switch)."""
         snapshot = self.workbench.snapshot
-        return scope_relation(doc.scope, self.current_scope, sibling_paths(snapshot.visible) if snapshot else ())
+        if snapshot is None:
+            return scope_relation(doc.scope, self.current_scope)
+        return scope_relation(doc.scope, self.current_scope, sibling_paths(snapshot.visible),
+                              ancestors=[v.path for v in snapshot.visible if not v.results_only],
+                              inside=descendant_paths(snapshot.scopes, self.current_scope))
 
     def _refuse_read_only(self, ids: list[str], doing: str) -> list[str]:
         """The ids of ``ids`` the window's scope may edit; for the others, the status bar says where they
@@ -536,7 +583,8 @@ class MainWindow(QMainWindow):
         def shown(version) -> None:
             box = QMessageBox(self)
             box.setWindowTitle(f"Version {version.number} of {version.title}")
-            box.setText(f"{version.reason} · {version.created_at:%Y-%m-%d %H:%M}\nTags: "
+            origin = self.details.version_origin(number) if self.details.document_id() == doc_id else ""
+            box.setText(f"{origin or 'Version'} · {version.created_at:%Y-%m-%d %H:%M}, then {version.reason}\nTags: "
                         + " ".join(f"#{t}" for t in version.tags))
             box.setDetailedText(version.content or "(a file: its text is not versioned)")
             box.open()
@@ -813,7 +861,8 @@ class MainWindow(QMainWindow):
 
     # --- drops on the window ------------------------------------------------------------------------
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
-        if event.mimeData().hasUrls():
+        # Documents dragged from the list carry their files' URLs for other programs: not an import here.
+        if event.mimeData().hasUrls() and not decode_document_ids(event.mimeData()):
             event.acceptProposedAction()
 
     def dropEvent(self, event: QDropEvent) -> None:
@@ -833,6 +882,7 @@ class MainWindow(QMainWindow):
         if state is not None:
             self.restoreState(state)
         self.table.restore_columns(self.qsettings)
+        self._default_docks = state is None
 
     def _reopen_tabs(self) -> None:
         """Open again the viewer tabs of the last session on this library (missing or trashed ones skipped)."""
@@ -853,6 +903,13 @@ class MainWindow(QMainWindow):
     def _tabs_key(self) -> str:
         return "open_tabs/" + self._scope_key.partition("/")[2]  # per library, as the remembered scope
 
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if getattr(self, "_default_docks", False):  # first start: size the docks to the window shown
+            self._default_docks = False
+            self.resizeDocks([self.folders_dock, self.search_dock], default_dock_widths(self.width()),
+                             Qt.Orientation.Horizontal)
+
     def closeEvent(self, event: QCloseEvent) -> None:
         self.qsettings.setValue("window/geometry", self.saveGeometry())
         self.qsettings.setValue("window/state", self.saveState())
@@ -863,6 +920,13 @@ class MainWindow(QMainWindow):
         self.hide()  # gone at once: what is left (a user edit's step, the model's loading) ends unseen
         self.workbench.close()
         super().closeEvent(event)
+
+
+def default_dock_widths(window_width: int) -> list[int]:
+    """The folder and the search/details docks' widths on first start, in pixels: 17 % and 24 % of the
+    window (between 220–260 and 300–380; a dock's content may ask for more), so the list keeps the rest.
+    Fixed widths of 260 and 380 gave the folders as much at 1280 pixels as at 1600."""
+    return [min(max(round(window_width * 0.17), 220), 260), min(max(round(window_width * 0.24), 300), 380)]
 
 
 def settle_heap() -> None:

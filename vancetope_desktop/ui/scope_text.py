@@ -2,7 +2,10 @@
 
 A document listed in a scope is its own, inherited from an ancestor, or a result shared by a sibling
 think process (that think process's sibling-results setting, ``VisibleScope.results_only``). Only its
-own documents are editable there. Pure functions over plain values (no widgets).
+own documents are editable there. A document of a scope inside the acting one is never listed, but the
+window can show it: a request to promote it here is being reviewed, or its tab was opened before the
+scope was switched; it is not inherited (inheritance goes down the tree, never up). Pure functions
+over plain values (no widgets).
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from enum import StrEnum
 from functools import lru_cache
 
-from ..core.scope_info import VisibleScope
+from ..core.scope_info import ScopeInfo, VisibleScope
 
 
 class ScopeRelation(StrEnum):
@@ -21,6 +24,8 @@ class ScopeRelation(StrEnum):
     OWN = "own"
     INHERITED = "inherited"  # an ancestor scope: shared with every scope below it
     SIBLING = "sibling"  # a sibling think process whose results this one sees
+    INSIDE = "inside"  # a scope below the acting one: seen only through a promotion request
+    OTHER = "other"  # any other scope the acting one does not see
 
     @property
     def read_only(self) -> bool:
@@ -28,8 +33,9 @@ class ScopeRelation(StrEnum):
         return self is not ScopeRelation.OWN
 
 
-BADGES = {ScopeRelation.OWN: "", ScopeRelation.INHERITED: "↑", ScopeRelation.SIBLING: "↔"}
-"""The mark before a scope's name: up the tree, or across to a sibling."""
+BADGES = {ScopeRelation.OWN: "", ScopeRelation.INHERITED: "↑", ScopeRelation.SIBLING: "↔",
+          ScopeRelation.INSIDE: "↓", ScopeRelation.OTHER: "→"}
+"""The mark before a scope's name: up the tree, across to a sibling, down the tree, or elsewhere."""
 
 
 def sibling_paths(visible: Iterable[VisibleScope]) -> frozenset[str]:
@@ -37,21 +43,45 @@ def sibling_paths(visible: Iterable[VisibleScope]) -> frozenset[str]:
     return frozenset(v.path for v in visible if v.results_only)
 
 
-def scope_relation(path: str, current: str, siblings: Iterable[str] = ()) -> ScopeRelation:
+def descendant_paths(scopes: Iterable[ScopeInfo], path: str) -> frozenset[str]:
+    """The paths of every scope below ``path`` in the tree ``scopes`` (``path`` itself excluded)."""
+    children: dict[str, list[str]] = {}
+    for scope in scopes:
+        if scope.parent:
+            children.setdefault(scope.parent, []).append(scope.path)
+    found: set[str] = set()
+    waiting = list(children.get(path, ()))
+    while waiting:
+        child = waiting.pop()
+        if child not in found:
+            found.add(child)
+            waiting.extend(children.get(child, ()))
+    return frozenset(found)
+
+
+def scope_relation(path: str, current: str, siblings: Iterable[str] = (), *,
+                   ancestors: Iterable[str] | None = None, inside: Iterable[str] = ()) -> ScopeRelation:
     """How a document of scope ``path`` relates to the acting scope ``current``.
 
     Args:
         path: the document's scope path.
         current: the acting scope's path ("" when unknown: everything counts as own).
         siblings: paths of the sibling think processes ``current`` sees (:func:`sibling_paths`).
+        ancestors: paths of ``current``'s ancestors; None when the document is known to be listed in
+            ``current`` (then anything not own or a sibling's is inherited).
+        inside: paths of the scopes below ``current`` (:func:`descendant_paths`).
 
     Returns:
-        OWN for ``current`` itself, SIBLING for a sibling, else INHERITED (an ancestor: nothing else is
-        listed in a scope).
+        OWN for ``current`` itself, SIBLING for a sibling, INHERITED for an ancestor, INSIDE for a scope
+        below ``current``, OTHER for any other.
     """
     if not current or path == current:
         return ScopeRelation.OWN
-    return ScopeRelation.SIBLING if path in set(siblings) else ScopeRelation.INHERITED
+    if path in set(siblings):
+        return ScopeRelation.SIBLING
+    if ancestors is None or path in set(ancestors):
+        return ScopeRelation.INHERITED
+    return ScopeRelation.INSIDE if path in set(inside) else ScopeRelation.OTHER
 
 
 def badge_text(name: str, relation: ScopeRelation) -> str:
@@ -71,6 +101,11 @@ def read_only_note(name: str, relation: ScopeRelation) -> str:
         return f"From sibling think process {name} (its results are shared with this one): read-only here"
     if relation is ScopeRelation.INHERITED:
         return f"Inherited from {name}: read-only here"
+    if relation is ScopeRelation.INSIDE:
+        return (f"From {name}, a scope inside this one (not inherited: it reaches this scope when promoted): "
+                "read-only here")
+    if relation is ScopeRelation.OTHER:
+        return f"From {name}, a scope this one does not see: read-only here"
     return ""
 
 

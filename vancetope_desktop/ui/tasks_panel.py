@@ -11,7 +11,8 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QPlainTextEdit,
+    QListWidget,
+    QListWidgetItem,
     QProgressBar,
     QPushButton,
     QSplitter,
@@ -150,9 +151,14 @@ class TasksPanel(QWidget):
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
-        self.details = QPlainTextEdit()
-        self.details.setReadOnly(True)
-        self.details.setPlaceholderText("Problems of the selected task appear here.")
+        # One row per message, wrapped rather than cut, the technical reason on hover (TaskMessage.detail).
+        self.details = QListWidget()
+        self.details.setWordWrap(True)
+        self.details.setTextElideMode(Qt.TextElideMode.ElideNone)
+        self.details.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.details.setResizeMode(QListWidget.ResizeMode.Adjust)
+        self.details.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.details.setToolTip("Problems of the selected task appear here.")
         self.cancel_button = QPushButton("Cancel")
         self.retry_button = QPushButton("Retry")
         self.clear_button = QPushButton("Clear finished")
@@ -201,14 +207,20 @@ class TasksPanel(QWidget):
         self.cancel_button.setEnabled(bool(task and not task.state.finished and task.cancellable))
         self.retry_button.setEnabled(bool(task and task.state.finished
                                           and (task.state != TaskState.DONE or task.retry is not None)))
+        self.details.clear()
         if task is None:
-            self.details.setPlainText("")
             return
         lines = [task.title, _state_text(task)]
         if task.error:
             lines.append(f"Error: {task.error}")
-        lines.extend(task.messages)
-        self.details.setPlainText("\n".join(lines))
+        for line in [*lines, *task.messages]:
+            item = QListWidgetItem(line)
+            item.setToolTip(getattr(line, "detail", "") or line)
+            self.details.addItem(item)
+
+    def message_texts(self) -> list[str]:
+        """The lines the details list shows for the selected task (title, state, error, messages)."""
+        return [self.details.item(row).text() for row in range(self.details.count())]
 
 
 class StatusIndicator(QWidget):

@@ -26,6 +26,7 @@ from .index_health import IndexHealth
 from .indexer import Indexer
 from .review_model import ReviewDetails, load_review_details
 from .snapshot import Snapshot, ViewState, load_snapshot
+from .task_text import import_messages
 from .tasks import Task, TaskContext, TaskManager, TaskState
 
 
@@ -229,17 +230,7 @@ class Workbench(QObject):
         def done(report: imports.ImportReport) -> None:
             failed = report.failed
             if task is not None:
-                task.messages = [f"{Path(o.path).name}: {o.reason}" for o in failed]
-                task.messages += [f"{Path(o.path).name}: {o.reason}" for o in report.outcomes
-                                  if o.status == "duplicate"]
-                task.messages += report.notices
-                task.messages += [f"{Path(o.path).name}: needs OCR ({o.reason or 'no text layer'})"
-                                  for o in report.outcomes if o.status == "needs_ocr"]
-                task.messages += [f"{Path(o.path).name}: {o.references.summary}"
-                                  for o in report.outcomes if o.references is not None]
-                task.messages += [f"{Path(o.path).name}: attachment {a.status}: {a.path}"
-                                  for o in report.outcomes if o.references is not None
-                                  for a in o.references.attachments if not a.document_id]
+                task.messages = [*import_messages(report), *report.notices]
                 if failed:
                     retry_paths = [Path(o.path) for o in failed]
                     task.retry = lambda: self.import_paths(retry_paths, target)

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ...core.errors import DamagedFile
+from ...core.units import format_size
 from ...ingest.structured import detect_delimiter, parse_json, parse_yaml
 from .text_files import read_text_file
 
@@ -110,7 +111,7 @@ def read_structured(path: str | Path) -> tuple[Any, list[str]]:
     path = Path(path)
     source = read_text_file(path, max_bytes=MAX_DATA_BYTES)
     if source.truncated:
-        raise DamagedFile(f"{path.name} is larger than {MAX_DATA_BYTES // 1_048_576} MB: shown as text")
+        raise DamagedFile(f"{path.name} is larger than {format_size(MAX_DATA_BYTES)}: shown as text")
     is_json = path.suffix.lower() in {".json", ".geojson"}
     try:
         value = parse_json(source.text.lstrip("\ufeff")) if is_json else parse_yaml(source.text)

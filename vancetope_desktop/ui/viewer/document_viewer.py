@@ -137,6 +137,10 @@ class DocumentViewer(QWidget):
         """The id of the document shown, or None."""
         return self._doc.id if self._doc is not None else None
 
+    def current_document(self) -> DocumentInfo | None:
+        """The document shown (as it was when shown), or None."""
+        return self._doc
+
     def current_widget(self) -> QWidget:
         """The sub-viewer (or message view) currently visible."""
         return self.stack.currentWidget()

@@ -6,11 +6,13 @@ for on a given page (a search hit's passage) is selected when it arrives, not wh
 
 from __future__ import annotations
 
-from PySide6.QtCore import QElapsedTimer, QModelIndex, QPointF, Qt, QTimer, Signal
+from PySide6.QtCore import QElapsedTimer, QModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtPdf import QPdfSearchModel
 from PySide6.QtPdfWidgets import QPdfView
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QToolButton, QWidget
+
+from . import pdf_geometry
 
 DEBOUNCE_MS = 300
 QUIET_MS = 1500
@@ -117,13 +119,23 @@ class PdfFindBar(QWidget):
         self.select(0 if current < 0 and delta > 0 else (current + delta) % count)
 
     def select(self, index: int) -> None:
-        """Highlight result ``index`` as the current one and scroll to it."""
+        """Highlight result ``index`` as the current one and scroll so that it is in view (at any zoom)."""
         self.view.setCurrentSearchResultIndex(index)
         link = self.model.resultAtIndex(index)
         location = link.location()
-        target = QPointF(0.0, max(0.0, location.y() - _SCROLL_MARGIN_PT))
-        # setCurrentSearchResultIndex only repaints; the navigator scrolls.
-        self.view.pageNavigator().jump(link.page(), target, self.view.pageNavigator().currentZoom())
+        # setCurrentSearchResultIndex only repaints; the navigator makes the page current but scrolls to
+        # its top (the location is ignored, and nothing moves when the page is current already), so the
+        # scroll bars are set from where the view lays the hit out.
+        self.view.pageNavigator().jump(link.page(), location, self.view.pageNavigator().currentZoom())
+        pages = pdf_geometry.page_geometries(self.view)
+        if 0 <= link.page() < len(pages):
+            page = pages[link.page()]  # in viewport pixels, from the scroll bars' values
+            scale = page.height() / self.view.document().pagePointSize(link.page()).height()
+            vertical, horizontal = self.view.verticalScrollBar(), self.view.horizontalScrollBar()
+            vertical.setValue(round(vertical.value() + page.y() + (location.y() - _SCROLL_MARGIN_PT) * scale))
+            x = page.x() + location.x() * scale  # in the viewport now
+            if not 0 <= x <= self.view.viewport().width() - _SCROLL_MARGIN_PT * scale:
+                horizontal.setValue(round(horizontal.value() + x - _SCROLL_MARGIN_PT * scale))
         self._update_label()
 
     def _apply_query(self) -> None:

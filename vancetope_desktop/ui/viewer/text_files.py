@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...core.errors import UnsupportedFile
+from ...core.units import format_size
 from ...ingest.encoding import decode_text_bytes
 
 MAX_TEXT_BYTES = 2 * 1024 * 1024
@@ -33,8 +34,8 @@ class TextFile:
         """Every remark for a banner: the encoding notes, then how much of a cut file is shown."""
         if not self.truncated:
             return list(self.encoding_notes)
-        shown = len(self.text.encode("utf-8")) / 1_048_576
-        return [*self.encoding_notes, f"Showing the first {shown:.1f} MB of {self.size / 1_048_576:.1f} MB."]
+        shown = format_size(len(self.text.encode("utf-8")))
+        return [*self.encoding_notes, f"Showing the first {shown} of {format_size(self.size)}."]
 
 
 def read_text_file(path: str | Path, *, max_bytes: int = MAX_TEXT_BYTES) -> TextFile:

@@ -1,0 +1,68 @@
+"""What a task says about a file it could not handle: plain words, the file's name and what to do next,
+with the services' technical reason kept for a tooltip.
+
+The import services word a reason for a log or a terminal ("x.pdf is damaged and cannot be opened:
+Failed to open file '/tmp/…' as type 'pdf' (kept as doc_…, not indexed)"); the Tasks panel shows
+:class:`TaskMessage` values built here instead. Pure functions over the import report (no widgets).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..services import imports
+
+
+class TaskMessage(str):
+    """A task's message in plain words (the string itself), with ``detail``: the technical reason.
+
+    A ``str`` so that the places that list a task's messages as text keep working unchanged.
+    """
+
+    detail: str
+
+    def __new__(cls, text: str, detail: str = "") -> TaskMessage:
+        message = super().__new__(cls, text)
+        message.detail = detail
+        return message
+
+
+def import_messages(report: imports.ImportReport) -> list[TaskMessage]:
+    """One message per file of ``report`` that needs the user's attention, in the order handled."""
+    messages = []
+    for outcome in report.outcomes:
+        name = Path(outcome.path).name
+        reason = outcome.reason or ""
+        if outcome.status == "failed":
+            messages.append(TaskMessage(_failure_text(name, reason, kept=outcome.document_id is not None), reason))
+        elif outcome.status == "duplicate":
+            where = f" as “{outcome.title}”" if outcome.title else ""
+            messages.append(TaskMessage(f"{name} is already in your library{where}: nothing was added.", reason))
+        elif outcome.status == "needs_ocr":
+            messages.append(TaskMessage(f"{name} has pages without text (a scan): it is in your library but "
+                                        "cannot be searched until its text is recognised (OCR).", reason))
+        if outcome.references is not None:
+            messages.append(TaskMessage(f"{name}: {outcome.references.summary}"))
+            for attached in outcome.references.attachments:
+                if not attached.document_id:
+                    messages.append(TaskMessage(f"{name}: an attached file was not added ({attached.status}): "
+                                                f"{Path(attached.path).name}",
+                                                f"{attached.path}: {attached.reason or attached.status}"))
+    return messages
+
+
+def _failure_text(name: str, reason: str, *, kept: bool) -> str:
+    lowered = reason.lower()
+    if "password" in lowered:  # EncryptedPdf's wording; the window's Retry asks for it on the same word
+        return (f"{name} is protected by a password. It is in your library, not yet readable: select it "
+                "and choose Retry to enter the password.")
+    if kept:  # DamagedFile: the original is stored, unindexed
+        return (f"{name} could not be read (the file looks damaged). It is kept in your library; open it "
+                "in another program to check it, or import a repaired copy.")
+    if "import limit" in lowered:
+        return f"{name} is larger than the import limit: raise “Largest file to import” in Settings to add it."
+    if "empty" in lowered or "no content" in lowered:
+        return f"{name} is empty: there was nothing to import."
+    if "cannot read" in lowered:
+        return f"{name} could not be opened: check that it still exists and that you may read it."
+    return f"{name} was not imported. Hover for the reason."
