@@ -83,7 +83,8 @@ def test_re_importing_a_file_says_already_in_your_library(qtbot, library, make_w
     with qtbot.waitSignal(wb.notice, timeout=WAIT_MS) as notice:
         task = wb.import_paths([path])
     assert notice.args[0] == f"Already in your library: Finding ({doc.id})"
-    assert task.messages == [f"finding.md: already in your library: Finding ({doc.id})"]
+    assert task.messages == ["finding.md is already in your library as “Finding”: nothing was added."]
+    assert task.messages[0].detail == f"already in your library: Finding ({doc.id})"  # the task's tooltip
 
 
 def test_a_folder_named_like_one_there_is_asked_about_and_the_answer_is_followed(qtbot, library, make_window,
