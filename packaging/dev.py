@@ -79,10 +79,7 @@ TEST_WORKERS = min(4, os.cpu_count() or 1)
 
 def run_tests(extra: list[str]) -> int:
     """Run ruff, the import-linter contracts and the whole pytest suite; return the exit code."""
-    # One OpenMP thread per process: the workers already fill the cores, and torch's idle threads spin
-    # waiting for each other (the 18 papers' embedding: 131 s of CPU on one thread against 148 on two).
-    # The app's indexing process sets its own count (``cli/index_worker``).
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", OMP_NUM_THREADS="1")
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     steps = [
         [str(_bin("ruff")), "check", "vancetope_desktop", "tests", "packaging", "resources"],
         [str(_bin("lint-imports"))],
