@@ -226,3 +226,23 @@ def test_an_undo_of_a_trash_after_a_purge_is_refused_once(library):
     with pytest.raises(UndoRefused, match="deleted for good"):
         undo.undo(library, ME)
     assert [s.label for s in undo.history(library, ME)[1]] == ["Tag “Other”"]  # the redo stack is kept
+
+
+def test_two_actions_on_one_document_are_undone_one_after_the_other_and_redone(library):
+    # The second undo meets the state the first undo restored (a new version): the person's own stack
+    # unwinding, not a change by someone else (it was refused, and the step lost, found by a new user).
+    note = _note(library)
+    documents.tag_document(library, note.id, add=["a1"], user_action=_act("Tag a1"))
+    documents.update_document(library, note.id, title="Renamed", user_action=_act("Rename"))
+    documents.tag_document(library, note.id, add=["a2"], user_action=_act("Tag a2"))
+    for _ in range(3):
+        undo.undo(library, ME)
+    back = _doc(library, note.id)
+    assert (back.tags, back.title) == ([], note.title)
+    for _ in range(3):
+        undo.redo(library, ME)
+    again = _doc(library, note.id)
+    assert (again.tags, again.title) == (["a1", "a2"], "Renamed")
+    documents.update_document(library, note.id, content="An agent's edit.")  # someone else's change
+    with pytest.raises(UndoRefused, match="would overwrite"):
+        undo.undo(library, ME)

@@ -225,12 +225,27 @@ def _invert_version(session: Session, step: UndoStep, direction: str, row: table
     """Restore the version of ``plan`` if the document is still as the action (or its last undo/redo) left
     it; returns the version it is at afterwards."""
     expected = last if last is not None else entry.payload["version"][1]
-    if row.version != expected:
+    if row.version != expected and not _left_by_own(session, row, direction, step, entry.actor):
         raise _changed_since(step, direction, row, f"was changed (it is at version {row.version}, the "
                                                    f"{'action' if last is None else 'last undo or redo'} left "
                                                    f"version {expected})")
     apply_restore(session, plan)
     return row.version
+
+
+def _left_by_own(session: Session, row: tables.DocumentRow, direction: str, step: UndoStep, actor: str) -> bool:
+    """Whether ``row`` is as ``actor``'s own latest undo (or redo) of another action left it.
+
+    Undoing two actions on one document in a row meets the state the first undo restored (a new
+    version, not the one the earlier action left): that is the person's own stack unwinding, not someone
+    else's change. Undo always takes the top of the stack, so the undo met is of an action that came
+    after ``step``'s (and a redo, of one that came before it).
+    """
+    latest = session.exec(select(tables.AuditRow).where(tables.AuditRow.document_id == row.id)
+                          .order_by(tables.AuditRow.id.desc()).limit(1)).first()  # type: ignore[union-attr]
+    payload = latest.payload or {} if latest is not None else {}
+    return latest is not None and latest.action == direction and latest.actor == actor and \
+        payload.get("target") != step.group and payload.get("version") == row.version
 
 
 def _invert_status(session: Session, step: UndoStep, direction: str, row: tables.DocumentRow,
