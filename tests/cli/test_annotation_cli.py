@@ -46,7 +46,7 @@ def test_annotate_list_edit_and_export(pdf_library, tmp_path):
     markdown = run(library, "memory", "export-annotations", doc_id).stdout
     assert "> Flash kernels fuse\n\nfused softmax" in markdown and "**Note:** read first" in markdown
     target = tmp_path / "annotated.pdf"
-    written = run(library, "memory", "export-annotations", doc_id, "-f", "pdf", "-o", str(target)).stdout
+    written = run(library, "memory", "export-annotations", doc_id, "-o", str(target)).stdout  # format from .pdf
     assert "2 annotations" in written
     with pymupdf.open(str(target)) as copy:
         pages = [copy[0], copy[1]]  # kept referenced: an annotation outliving its page crashes MuPDF

@@ -102,14 +102,18 @@ def memory_edit_annotation(
 @memory.command("export-annotations")
 def memory_export_annotations(
     doc_id: Annotated[str, typer.Argument(help="The PDF document's id.")],
-    export_format: Annotated[ExportFormat, typer.Option("--format", "-f", help="md: Markdown; pdf: a copy of "
-                                                        "the PDF with its annotations in the file.")] = ExportFormat.MD,
+    export_format: Annotated[ExportFormat | None, typer.Option(
+        "--format", "-f", help="md: Markdown; pdf: a copy of the PDF with its annotations in the file (default: "
+        "from the output file's suffix, else md).")] = None,
     output: Annotated[Path | None, typer.Option("--output", "-o", help="The file to write (Markdown: default "
                                                 "standard output).")] = None,
     scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False,
 ) -> None:
     """Export a PDF's annotations: `export-annotations DOC -o notes.md`, or `--format pdf -o annotated.pdf`
     for a copy other PDF readers show them in (the stored PDF is never changed)."""
+    if export_format is None:  # as `vancetope export`: `-o annotated.pdf` is not a Markdown file
+        pdf = output is not None and output.suffix.lower() == ".pdf"
+        export_format = ExportFormat.PDF if pdf else ExportFormat.MD
     if export_format is ExportFormat.PDF and output is None:
         with guarded():
             raise InvalidInput("an annotated PDF needs a file to go to: -o FILE.pdf")
