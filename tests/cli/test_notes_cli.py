@@ -73,3 +73,13 @@ def test_saved_searches_round_trip(cli):
     cli("search", "forget", "Apiary")
     assert cli("search", "run", "Apiary", ok=False).exit_code != 0
     assert "No saved searches." in cli("search", "list").stdout
+
+
+def test_the_link_lists_print_the_brackets_they_name(cli):
+    # Rich read "[[links]]" as markup and printed "No []." (found by a new user).
+    plain = _add(cli, "No link here.", "--title", "Plain")
+    assert "No [[links]]." in cli("memory", "links", plain).output
+    _add(cli, "one", "--title", "Twin")
+    _add(cli, "two", "--title", "Twin")
+    note = _add(cli, "See [[Twin]].", "--title", "Pointer")
+    assert "[[doc_…|text]]" in cli("memory", "links", note).output

@@ -26,14 +26,14 @@ def memory_links(doc_id: Annotated[str, typer.Argument(help="Document id (doc_�
 
         def human() -> None:
             if not links:
-                out.print("No [[links]].")
+                out.print("No [[links]].", markup=False)
             for link in links:
                 if link.document is not None:
                     out.print(f"{escape(link.shown)} → {escape(link.document.title)} ({link.document.id})")
                 elif link.state == "ambiguous":
                     out.print(f"{escape(link.shown)} → [yellow]ambiguous[/yellow]: "
                               + "; ".join(f"{escape(c.title)} ({c.id})" for c in link.candidates)
-                              + " (link by id to choose: [[doc_…|text]])")
+                              + escape(" (link by id to choose: [[doc_…|text]])"))
                 else:
                     out.print(f"{escape(link.shown)} → [red]missing[/red]: no document titled "
                               f"{escape(link.target)!r} in its scope or above")
