@@ -2,10 +2,6 @@
 
 import json
 
-import pytest
-from typer.testing import CliRunner
-
-from vancetope_desktop.cli.main import app
 from vancetope_desktop.core.documents import DocumentType
 from vancetope_desktop.ingest.bibliography import parse_ris
 from vancetope_desktop.ingest.bibtex import parse_bibtex
@@ -20,20 +16,6 @@ BIB = """@article{smith2020,
   year = {2020},
 }
 """
-
-
-@pytest.fixture
-def cli(tmp_path):
-    runner = CliRunner()
-    library = str(tmp_path / "lib")
-
-    def invoke(*args, ok=True):
-        result = runner.invoke(app, [*args, "--library", library])
-        if ok:
-            assert result.exit_code == 0, result.output + str(result.exception)
-        return result
-
-    return invoke
 
 
 def test_export_cite_and_edit_a_key(cli, tmp_path):

@@ -2,25 +2,6 @@
 
 import json
 
-import pytest
-from typer.testing import CliRunner
-
-from vancetope_desktop.cli.main import app
-
-
-@pytest.fixture
-def cli(tmp_path):
-    runner = CliRunner()
-    library = str(tmp_path / "lib")
-
-    def invoke(*args, ok=True):
-        result = runner.invoke(app, [*args, "--library", library])
-        if ok:
-            assert result.exit_code == 0, result.output + str(result.exception)
-        return result
-
-    return invoke
-
 
 def as_json(result):
     return json.loads(result.stdout)

@@ -1,0 +1,21 @@
+"""The CLI run in-process on a fresh library (typer's CliRunner): one fixture for every CLI test module."""
+
+import pytest
+from typer.testing import CliRunner
+
+from vancetope_desktop.cli.main import app
+
+
+@pytest.fixture
+def cli(tmp_path):
+    """``cli(*args, ok=True)`` runs ``vancetope *args --library <tmp>/lib``; with ``ok`` it asserts exit 0."""
+    runner = CliRunner()
+    library = str(tmp_path / "lib")
+
+    def invoke(*args, ok=True):
+        result = runner.invoke(app, [*args, "--library", library])
+        if ok:
+            assert result.exit_code == 0, result.output + str(result.exception)
+        return result
+
+    return invoke
