@@ -4,8 +4,6 @@ opens its PDF at its place instead."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import shiboken6
 from PySide6.QtCore import QObject
 
@@ -14,8 +12,6 @@ from ..services import annotations
 from .viewer import DocumentViewer
 from .viewer.pdf_annotations import AnnotationRequest
 from .workbench import Workbench
-
-_TITLES = {"highlight": "Highlight", "note": "Add note", "edit": "Edit annotation", "delete": "Delete annotation"}
 
 
 def annotation_target(doc: DocumentInfo) -> tuple[str, int, str | None] | None:
@@ -40,7 +36,7 @@ class AnnotationActions(QObject):
     def attach(self, viewer: DocumentViewer) -> None:
         """Serve ``viewer``'s annotation signals."""
         viewer.annotations_wanted.connect(lambda doc_id: self.load(viewer, doc_id))
-        viewer.annotation_requested.connect(lambda doc_id, request: self.run(viewer, doc_id, request))
+        viewer.annotation_requested.connect(lambda doc_id, request: self.annotate(viewer, doc_id, request))
 
     def load(self, viewer: DocumentViewer, doc_id: str) -> None:
         """Read the annotations of ``doc_id`` and hand them to ``viewer`` (if it still exists)."""
@@ -52,19 +48,6 @@ class AnnotationActions(QObject):
 
         self.workbench.read(lambda _c: annotations.list_annotations(lib, doc_id), shown)
 
-    def run(self, viewer: DocumentViewer, doc_id: str, request: AnnotationRequest) -> None:
-        """Do ``request`` on the PDF ``doc_id``, then show its annotations again."""
-        lib = self.workbench.lib
-
-        def work(_context: Any) -> object:
-            if request.action == "highlight":
-                return annotations.add_highlight(lib, doc_id, page=request.page, rects=request.rects,
-                                                 quote=request.quote, comment=request.comment, color=request.color)
-            if request.action == "note":
-                return annotations.add_note(lib, doc_id, page=request.page, comment=request.comment,
-                                            position=request.position, color=request.color)
-            if request.action == "edit":
-                return annotations.edit_annotation(lib, request.annotation_id or "", comment=request.comment)
-            return annotations.delete_annotation(lib, request.annotation_id or "")
-
-        self.workbench.run(_TITLES[request.action], work, on_result=lambda _result: self.load(viewer, doc_id))
+    def annotate(self, viewer: DocumentViewer, doc_id: str, request: AnnotationRequest) -> None:
+        """Do ``request`` on the PDF ``doc_id`` (:meth:`Workbench.annotate`), then show its annotations again."""
+        self.workbench.annotate(doc_id, request, on_done=lambda _result: self.load(viewer, doc_id))

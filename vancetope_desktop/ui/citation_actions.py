@@ -6,29 +6,32 @@ shown for Export). They are in the Edit menu (acting on the pane that has focus,
 selection, else the open document) and in the context menus of the list, the tree and the results.
 The style is chosen in Edit ▸ Citation Style and remembered in the preferences.
 
-The work is the services' (``services.citations``, ``services.citation_keys``), run on the window's
-write lane since a first citation stores the document's key. When the Details panel shows a
+The work is the services' (``services.citations``, ``services.citation_keys``), run by the workbench on
+the write lane since a first citation stores the document's key. When the Details panel shows a
 document without a key, one is assigned, so the key is there to read and edit (the metadata field
 ``citation_key``; an edit is checked by ``documents.update_document``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QMimeData, QObject, QPoint, Qt
+from PySide6.QtCore import QMimeData, QObject, QPoint, Qt, Signal
 from PySide6.QtGui import QAction, QActionGroup
-from PySide6.QtWidgets import QApplication, QFileDialog, QMenu
+from PySide6.QtWidgets import QApplication, QFileDialog, QMainWindow, QMenu
 
 from ..core.errors import InvalidInput
 from ..services import citation_keys, citations
-from ..services.preferences import save_preferences
+from .details_panel import DetailsPanel
+from .document_table import DocumentTableView
 from .folder_model import FolderTarget
+from .folder_tree import FolderTreeView
 from .search_model import ResultRole
-
-if TYPE_CHECKING:
-    from .main_window import MainWindow
+from .search_pane import SearchPane
+from .viewer import DocumentViewer
+from .window_parts import make_action, menu_named
+from .workbench import Workbench
 
 EXPORT_FILTERS = ";;".join(f"{label} (*{suffix})" for suffix, label in citations.FORMATS.values())
 """The Export dialog's file types, one per format: the chosen file's suffix decides the format."""
@@ -37,19 +40,36 @@ EXPORT_FILTERS = ";;".join(f"{label} (*{suffix})" for suffix, label in citations
 class CitationActions(QObject):
     """The citation actions of one main window (see the module docstring).
 
+    Args:
+        window: owner of the actions, of the Edit menu they join and of the status bar; parent of the dialog.
+        workbench: runs the citations and exports. table, folder_tree, search_pane, details: the panes whose
+            selection is cited. current_viewer: the viewer of the current tab, if any.
+        style: the remembered style (``Preferences.citation_style``).
+
+    Signals:
+        style_chosen(str): the user chose another style (a key of ``citations.STYLES``): the window
+            remembers it in the preferences.
+
     Attributes:
         copy_action: Edit ▸ Copy Citation (Ctrl+Shift+A, Zotero's shortcut for it).
         export_action: Edit ▸ Export… (Ctrl+Shift+E).
         style_actions: Edit ▸ Citation Style ▸ one checkable action per shipped style.
     """
 
-    def __init__(self, window: MainWindow) -> None:
+    style_chosen = Signal(str)
+
+    def __init__(self, window: QMainWindow, workbench: Workbench, *, table: DocumentTableView,
+                 folder_tree: FolderTreeView, search_pane: SearchPane, details: DetailsPanel,
+                 current_viewer: Callable[[], DocumentViewer | None], style: str) -> None:
         super().__init__(window)
-        self.window = window
-        self.copy_action = window.make_action("Copy Citation", lambda: self.copy_citation(self.pointed_ids()),
-                                              "Ctrl+Shift+A")
-        self.export_action = window.make_action("Export…", lambda: self.export(self.pointed_ids(export=True)),
-                                                "Ctrl+Shift+E")
+        self.window, self.workbench = window, workbench
+        self.table, self.folder_tree, self.search_pane, self.details = table, folder_tree, search_pane, details
+        self.current_viewer = current_viewer
+        self.style = style if style in citations.STYLES else "apa"  # a style no longer shipped: APA
+        self.copy_action = make_action(window, "Copy Citation", lambda: self.copy_citation(self.pointed_ids()),
+                                       "Ctrl+Shift+A")
+        self.export_action = make_action(window, "Export…", lambda: self.export(self.pointed_ids(export=True)),
+                                         "Ctrl+Shift+E")
         self.style_menu = QMenu("Citation Style", window)
         self.style_actions: dict[str, QAction] = {}
         group = QActionGroup(self)
@@ -61,32 +81,26 @@ class CitationActions(QObject):
             self.style_actions[name] = action
         self.style_actions[self.style].setChecked(True)
 
-        edit = next((a.menu() for a in window.menuBar().actions() if a.text() == "&Edit"), None)
+        edit = menu_named(window, "&Edit")
         if edit is not None:
             edit.addSeparator()
             edit.addAction(self.copy_action)
             edit.addAction(self.export_action)
             edit.addMenu(self.style_menu)
-        window.table.menu_extension_requested.connect(self._extend_table_menu)
-        window.folder_tree.menu_extension_requested.connect(self._extend_tree_menu)
-        results = window.search_pane.results_view
+        table.menu_extension_requested.connect(self._extend_table_menu)
+        folder_tree.menu_extension_requested.connect(self._extend_tree_menu)
+        results = search_pane.results_view
         results.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         results.customContextMenuRequested.connect(self._show_results_menu)
-        window.details.document_shown.connect(self._ensure_key)
+        details.document_shown.connect(self._ensure_key)
 
     # --- what is pointed at --------------------------------------------------------------------------
-    @property
-    def style(self) -> str:
-        """The remembered style (APA when the preferences name one no longer shipped)."""
-        chosen = self.window.preferences.citation_style
-        return chosen if chosen in citations.STYLES else "apa"
-
     def set_style(self, name: str) -> None:
-        """Choose the style Copy Citation uses, and remember it."""
+        """Choose the style Copy Citation uses (announced on ``style_chosen`` when it changes)."""
         self.style_actions[name].setChecked(True)
-        if self.window.preferences.citation_style != name:
-            self.window.preferences = self.window.preferences.model_copy(update={"citation_style": name})
-            save_preferences(self.window.preferences)
+        if self.style != name:
+            self.style = name
+            self.style_chosen.emit(name)
 
     def folder_ids(self, target: FolderTarget | None) -> list[str]:
         """A tree node's ids to cite: a folder stands for its contents; other nodes for nothing."""
@@ -94,7 +108,7 @@ class CitationActions(QObject):
 
     def result_ids(self, *, selected_only: bool) -> list[str]:
         """The search results' document ids: the selected one, or every hit shown, best first."""
-        pane = self.window.search_pane
+        pane = self.search_pane
         if selected_only:
             return [i.data(ResultRole.DOCUMENT_ID) for i in pane.results_view.selectionModel().selectedIndexes()]
         return [pane.model.hit(row).document.id for row in range(pane.model.rowCount())]
@@ -102,19 +116,18 @@ class CitationActions(QObject):
     def pointed_ids(self, *, export: bool = False) -> list[str]:
         """What the Edit menu's actions act on: the pane with focus (tree folder, search results), else the
         list's selection, else the document of the current viewer tab."""
-        window = self.window
-        if window.folder_tree.hasFocus():
-            return self.folder_ids(window.folder_tree.current_target())
-        if window.search_pane.results_view.hasFocus():
+        if self.folder_tree.hasFocus():
+            return self.folder_ids(self.folder_tree.current_target())
+        if self.search_pane.results_view.hasFocus():
             return self.result_ids(selected_only=not export)
-        viewer = window.current_viewer()
+        viewer = self.current_viewer()
         if viewer is not None and viewer.current_document_id():
             return [viewer.current_document_id()]
-        return window.table.selected_ids()
+        return self.table.selected_ids()
 
     # --- menus ---------------------------------------------------------------------------------------
     def _extend_table_menu(self, menu: QMenu) -> None:
-        ids = self.window.table.selected_ids()
+        ids = self.table.selected_ids()
         if ids:
             self._add_entries(menu, ids, ids, "Export…")
 
@@ -127,7 +140,7 @@ class CitationActions(QObject):
 
     def results_menu(self, pos: QPoint) -> QMenu:
         """The search results' menu at ``pos`` (viewport coordinates): the hit there is selected first."""
-        view = self.window.search_pane.results_view
+        view = self.search_pane.results_view
         index = view.indexAt(pos)
         if index.isValid():
             view.setCurrentIndex(index)
@@ -140,7 +153,7 @@ class CitationActions(QObject):
     def _show_results_menu(self, pos: QPoint) -> None:
         menu = self.results_menu(pos)
         if not menu.isEmpty():
-            menu.exec(self.window.search_pane.results_view.viewport().mapToGlobal(pos))
+            menu.exec(self.search_pane.results_view.viewport().mapToGlobal(pos))
 
     def _add_entries(self, menu: QMenu, cite_ids: list[str], export_ids: list[str], export_text: str) -> None:
         menu.addSeparator()
@@ -156,12 +169,7 @@ class CitationActions(QObject):
         if not ids:
             self.window.statusBar().showMessage("Select documents, a folder or a search result to cite.", 8000)
             return
-        lib, style = self.window.library, self.style
-
-        def work(_context) -> citations.FormattedCitation:
-            return citations.cite(lib, citations.select_documents(lib, ids=ids), style)
-
-        self.window.workbench.run("Copy citation", work, on_result=self._copied, index=False)
+        self.workbench.cite(ids, self.style, on_cited=self._copied)
 
     def _copied(self, cited: citations.FormattedCitation) -> None:
         mime = QMimeData()
@@ -186,24 +194,18 @@ class CitationActions(QObject):
         except InvalidInput:  # no suffix typed: the file type chosen in the dialog says it
             fmt = next(f for f, (suffix, label) in citations.FORMATS.items() if chosen_filter.startswith(label))
             path = path.with_name(path.name + citations.FORMATS[fmt][0])
-        lib = self.window.library
-
-        def work(_context) -> citations.Export:
-            return citations.save_export(lib, citations.select_documents(lib, ids=ids), path, fmt)
-
         def done(result: citations.Export) -> None:
             self.window.statusBar().showMessage(
                 f"Exported {result.count} entries as {citations.FORMATS[result.format][1]} to {path}.", 10_000)
 
-        self.window.workbench.run("Export", work, on_result=done, index=False)
+        self.workbench.export_citations(ids, path, fmt, on_exported=done)
 
     def _ensure_key(self, doc_id: str) -> None:
         """Give the document Details shows a citation key when it has no valid one (once: the snapshot then
         brings the key back). A key two imported files gave two works is settled at the first citation."""
-        doc = self.window.details.document()
+        doc = self.details.document()
         if doc is None or doc.id != doc_id or not citations.is_citable(doc):
             return
         if citation_keys.is_valid_key(str(doc.metadata.get(citation_keys.KEY_FIELD) or "")):
             return  # a RIS record's placeholder ("entry 3") is not a key: that one gets a real key
-        lib = self.window.library
-        self.window.workbench.run("Citation key", lambda _c: citation_keys.ensure_keys(lib, [doc_id]), index=False)
+        self.workbench.ensure_citation_key(doc_id)

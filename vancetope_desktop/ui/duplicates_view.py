@@ -190,9 +190,7 @@ class DuplicatesDialog(QDialog):
         self._busy = True
         self._update_button()
         self.status.setText(f"Merging {len(choices)} group{'s' if len(choices) != 1 else ''}…")
-        lib = self.workbench.lib
-        self.workbench.run("Merging duplicates", lambda _c: duplicates.merge_groups(lib, choices),
-                           on_result=self._merged, visible=True)
+        self.workbench.merge_duplicates(choices, on_merged=self._merged)
 
     def _merged(self, report: duplicates.MergeReport) -> None:
         self._outcome = [report.summary] + [f"Not merged into {o.keep_id}: {o.error}" for o in report.failed]

@@ -8,15 +8,11 @@ status-bar notice. :meth:`IndexHealth.rebuild` is the File ▸ Rebuild Search In
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from PySide6.QtCore import QObject, Signal
 
 from ..services import indexing
 from .tasks import Task, TaskState
-
-if TYPE_CHECKING:
-    from .workbench import Workbench
+from .workbench import Workbench
 
 TASK_TITLE = "Search index"
 
@@ -58,9 +54,8 @@ class IndexHealth(QObject):
         self.problem_found.emit(f"The search index needs a rebuild: {problems[0]}")
 
     def rebuild(self) -> Task:
-        """Rebuild the search index from the library (``indexing.rebuild_index``); the indexing process then
-        embeds every document again."""
-        lib = self._workbench.lib
+        """Rebuild the search index from the library (:meth:`Workbench.rebuild_index`); a failed "Search
+        index" task shown then turns done."""
 
         def done(report: indexing.RebuildReport) -> None:
             if self._task is not None and self._task.state == TaskState.FAILED:
@@ -69,5 +64,4 @@ class IndexHealth(QObject):
             kept = f"; the damaged store is kept in {report.moved_aside}" if report.moved_aside else ""
             self._workbench.notice.emit(f"Rebuilding the search index: {report.queued} documents to embed{kept}")
 
-        return self._workbench.run("Rebuild search index", lambda _context: indexing.rebuild_index(lib),
-                                   on_result=done, visible=True)
+        return self._workbench.rebuild_index(on_done=done)

@@ -43,7 +43,7 @@ from ..services import documents, relations, search
 from ..services.demo import DEMO_PROJECT
 from ..services.library import Library
 from ..services.preferences import Preferences, load_preferences, preferences_path, save_preferences
-from . import dialogs, tab_memory, themes
+from . import dialogs, tab_memory, themes, window_parts
 from .about import show_about
 from .annotation_actions import AnnotationActions, annotation_target
 from .citation_actions import CitationActions
@@ -54,6 +54,7 @@ from .duplicates_view import DuplicatesDialog
 from .folder_model import FolderTarget
 from .folder_tree import FolderTreeView
 from .help_dialogs import open_shortcut_sheet, open_user_guide
+from .index_health import IndexHealth
 from .namesake_dialog import ask_namesakes
 from .notes_flow import NotesFlow
 from .review_dock import ReviewDock
@@ -109,6 +110,7 @@ class MainWindow(QMainWindow):
         self.workbench = Workbench(library, self.tasks, self, scope=remembered if isinstance(remembered, str) else None)
         self.workbench.ask_namesakes = lambda found: ask_namesakes(self, found)
         self.annotation_actions = AnnotationActions(self.workbench, self)
+        self.index_health = IndexHealth(self.workbench)
         self.setWindowTitle(f"Vancetope Desktop — {library.paths.root}")
         self.setAcceptDrops(True)
         self.resize(1360, 860)
@@ -120,16 +122,23 @@ class MainWindow(QMainWindow):
         self._wire()
         self.workbench.announce_opening()
         self._build_scope_moves()
-        self.citations = CitationActions(self)
-        self.notes = NotesFlow(self)
-        self.review = ReviewDock(self)
+        self.citations = CitationActions(self, self.workbench, table=self.table, folder_tree=self.folder_tree,
+                                         search_pane=self.search_pane, details=self.details,
+                                         current_viewer=self.current_viewer, style=self.preferences.citation_style)
+        self.citations.style_chosen.connect(self._remember_citation_style)
+        self.notes = NotesFlow(self, self.workbench, details=self.details, table=self.table,
+                               folder_tree=self.folder_tree, search_pane=self.search_pane,
+                               open_document=lambda doc_id: self.open_document(doc_id))
+        self.review = ReviewDock(self, self.workbench, self.details, search_dock=self.search_dock,
+                                 details_dock=self.details_dock, toolbar=self.toolbar,
+                                 open_document=lambda doc_id: self.open_document(doc_id))
         self.review_pane, self.review_dock = self.review.pane, self.review.dock
         self.review_badge, self.review_action = self.review.badge, self.review.action
         self._restore_layout()
         self.workbench.refresh()
         if start_background:
             self.workbench.indexer.start()
-            self.workbench.index_health.check()
+            self.index_health.check()
 
     # --- building ---------------------------------------------------------------------------------
     def _build_panes(self) -> None:
@@ -165,12 +174,8 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.tabs)
 
     def add_dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
-        """A dock holding ``widget`` in ``area``; ``name`` keys its place in the saved layout."""
-        dock = QDockWidget(title, self)
-        dock.setObjectName(name)
-        dock.setWidget(widget)
-        self.addDockWidget(area, dock)
-        return dock
+        """A dock holding ``widget`` in ``area`` (see :func:`window_parts.add_dock`)."""
+        return window_parts.add_dock(self, title, name, widget, area)
 
     def _build_docks(self) -> None:
         left, right = Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea
@@ -202,17 +207,8 @@ class MainWindow(QMainWindow):
 
     def make_action(self, text: str, slot, shortcut: QKeySequence | str | None = None, *,
                     context: Qt.ShortcutContext = Qt.ShortcutContext.ApplicationShortcut) -> QAction:
-        """A window action running ``slot`` on ``shortcut`` (in ``context``), added to the window.
-
-        By default the shortcut works wherever the focus is (a filter box, a floating dock, a completer's
-        popup, which is a window of its own): a window-wide context missed some of them."""
-        action = QAction(text, self)
-        if shortcut is not None:
-            action.setShortcut(QKeySequence(shortcut))
-            action.setShortcutContext(context)
-        action.triggered.connect(lambda _checked=False: slot())
-        self.addAction(action)
-        return action
+        """A window action running ``slot`` on ``shortcut`` (see :func:`window_parts.make_action`)."""
+        return window_parts.make_action(self, text, slot, shortcut, context=context)
 
     def _build_menus(self) -> None:
         key = QKeySequence.StandardKey
@@ -286,7 +282,7 @@ class MainWindow(QMainWindow):
         wb.snapshot_ready.connect(self._apply_snapshot)
         wb.failed.connect(self.show_error)
         wb.notice.connect(lambda text: self.statusBar().showMessage(text, 8000))
-        wb.index_health.problem_found.connect(lambda text: self.statusBar().showMessage(text, 30000))
+        self.index_health.problem_found.connect(lambda text: self.statusBar().showMessage(text, 30000))
         wb.indexer.model_ready.connect(lambda: self.search_pane.set_model_ready(True))
         wb.indexer.model_ready.connect(settle_heap)
         wb.indexer.waiting_changed.connect(self.indicator.set_waiting)
@@ -600,9 +596,9 @@ class MainWindow(QMainWindow):
             return search.search(lib, request.query, scope=scope, tag_filter=request.tag_filter(),
                                  types=request.types, scopes=request.scopes, limit=request.limit)
 
-        self.tasks.submit("search", work, lane="read",
-                          on_result=lambda response: self.search_pane.show_response(request.request_id, response),
-                          on_error=lambda error: self.search_pane.show_error(request.request_id, str(error)))
+        pane = self.search_pane
+        self.workbench.read(work, lambda response: pane.show_response(request.request_id, response), title="Search",
+                            on_error=lambda error: pane.show_error(request.request_id, str(error)))
 
     def _sync_search_tags(self, selected: list[str], mode: str) -> None:
         """The tag pane's selection also narrows the search (as Zotero's tag selector does)."""
@@ -784,6 +780,10 @@ class MainWindow(QMainWindow):
             if isinstance(widget, DocumentViewer):
                 widget.set_dark(dark)
 
+    def _remember_citation_style(self, name: str) -> None:
+        self.preferences = self.preferences.model_copy(update={"citation_style": name})
+        save_preferences(self.preferences)
+
     def show_tasks(self) -> None:
         """Show the Tasks panel."""
         self.tasks_dock.show()
@@ -794,7 +794,7 @@ class MainWindow(QMainWindow):
         if dialogs.confirm(self, "Rebuild Search Index", "Embed every document again, from the library? A "
                            "damaged vector store is moved to the library's backups folder and kept. Keyword "
                            "search works meanwhile; search by meaning returns as documents are embedded."):
-            self.workbench.index_health.rebuild()
+            self.index_health.rebuild()
 
     def show_error(self, text: str) -> None:
         """Tell the user something went wrong in a window-modal box that does not block the event loop."""
@@ -827,7 +827,7 @@ class MainWindow(QMainWindow):
         self.document_menu.addSeparator()
         for action in (self.rename_action, self.trash_action):
             self.document_menu.addAction(action)
-        scope_menu = next((a.menu() for a in menus.actions() if a.text() == "&Scope"), None) or menus.addMenu("&Scope")
+        scope_menu = window_parts.menu_named(self, "&Scope") or menus.addMenu("&Scope")
         scope_menu.addSeparator()
         self.publish_action = scope_menu.addAction("Publish to Project…",
                                                    lambda: self.scope_moves.request_publish(self.current_scope))

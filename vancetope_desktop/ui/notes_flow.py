@@ -11,43 +11,53 @@ One object, made by the main window, that
 * feeds the saved searches to the folder tree, renames and deletes them from there, and saves the search
   pane's query and tag filters under a name ("Save Search…", in the Edit menu).
 
-Reads run on the read lane, writes through the workbench (the write lane, then a refresh): the list, the
+Reads run on the read lane, writes are the workbench's (the write lane, then a refresh): the list, the
 tree and a selected saved search follow through the next snapshot.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
 
-from PySide6.QtWidgets import QInputDialog
+from PySide6.QtWidgets import QInputDialog, QMainWindow
 
 from ..core.documents import DocumentInfo
 from ..core.reading import ReadingStatus, reading_status_of
-from ..services import notelinks, reading, saved_searches
+from ..services import notelinks
 from ..services.saved_searches import SavedSearch
 from . import dialogs
+from .details_panel import DetailsPanel
+from .document_table import DocumentTableView
+from .folder_tree import FolderTreeView
+from .search_pane import SearchPane
 from .snapshot import Snapshot
 from .viewer.document_viewer import DocumentViewer
-
-if TYPE_CHECKING:  # the window imports this module
-    from .main_window import MainWindow
+from .window_parts import make_action, menu_named
+from .workbench import Workbench
 
 
 class NotesFlow:
-    """The window's note-link, saved-search and reading-status actions (see the module docstring)."""
+    """The window's note-link, saved-search and reading-status actions (see the module docstring).
 
-    def __init__(self, window: MainWindow) -> None:
-        self.window = window
-        self.workbench = window.workbench
-        self.lib = window.library
-        window.details.document_shown.connect(self.load_backlinks)
-        window.table.reading_status_requested.connect(self.set_reading_status)
-        tree = window.folder_tree
-        tree.folder_model.saved_search_rename_requested.connect(self.rename_saved)
-        tree.saved_search_forget_requested.connect(self.forget_saved)
+    Args:
+        window: parent of its dialogs, owner of the status bar and of the Edit menu "Save Search…" joins.
+        workbench: runs the writes and the reads. details, table, folder_tree, search_pane: the panes it
+            serves. open_document: opens a document (by id) in a viewer tab.
+    """
+
+    def __init__(self, window: QMainWindow, workbench: Workbench, *, details: DetailsPanel,
+                 table: DocumentTableView, folder_tree: FolderTreeView, search_pane: SearchPane,
+                 open_document: Callable[[str], None]) -> None:
+        self.window, self.workbench, self.lib = window, workbench, workbench.lib
+        self.details, self.folder_tree, self.search_pane = details, folder_tree, search_pane
+        self.open_document = open_document
+        details.document_shown.connect(self.load_backlinks)
+        table.reading_status_requested.connect(self.set_reading_status)
+        folder_tree.folder_model.saved_search_rename_requested.connect(self.rename_saved)
+        folder_tree.saved_search_forget_requested.connect(self.forget_saved)
         self.workbench.snapshot_ready.connect(self._apply_snapshot)
-        self.save_search_action = window.make_action("Save Search…", self.save_search)
-        edit_menu = next((a.menu() for a in window.menuBar().actions() if a.text() == "&Edit"), None)
+        self.save_search_action = make_action(window, "Save Search…", self.save_search)
+        edit_menu = menu_named(window, "&Edit")
         if edit_menu is not None:
             edit_menu.addAction(self.save_search_action)
 
@@ -65,21 +75,21 @@ class NotesFlow:
     def _link_resolved(self, link: notelinks.ResolvedLink) -> None:
         window = self.window
         if link.document is not None:
-            window.open_document(link.document.id)
+            self.open_document(link.document.id)
         elif link.state == "ambiguous":
             labels = [f"{c.title} ({c.type}, {c.id})" for c in link.candidates]
             choice, ok = QInputDialog.getItem(window, "Which document?",
                                               f"Several documents are titled “{link.target}”:", labels, 0, False)
             if ok and choice in labels:
-                window.open_document(link.candidates[labels.index(choice)].id)
+                self.open_document(link.candidates[labels.index(choice)].id)
         elif dialogs.confirm(window, "Create note",
                              f"No document is titled “{link.target}” here. Create a note with that title?"):
             self.workbench.new_note(link.target, f"# {link.target}\n",
-                                    on_created=lambda doc: window.open_document(doc.id))
+                                    on_created=lambda doc: self.open_document(doc.id))
 
     def load_backlinks(self, doc_id: str) -> None:
         """Load the Backlinks section of the details panel for the document it now shows."""
-        lib, scope, panel = self.lib, self.window.current_scope, self.window.details
+        lib, scope, panel = self.lib, self.workbench.state.scope, self.details
 
         def shown(found: notelinks.Backlinks) -> None:
             if panel.document_id() == doc_id:
@@ -93,21 +103,19 @@ class NotesFlow:
         already being read or read writes nothing."""
         if reading_status_of(doc.type, doc.metadata) is not ReadingStatus.UNREAD:
             return
-        lib = self.lib
-        self.workbench.run("Mark as reading", lambda _c: reading.mark_opened(lib, doc.id), index=False)
+        self.workbench.mark_opened(doc.id)
 
     def set_reading_status(self, doc_ids: list[str], status: str) -> None:
         """Give the documents a reading status (unread, reading, read)."""
-        lib, wanted, ids = self.lib, ReadingStatus(status), list(doc_ids)
-        self.workbench.run("Reading status", lambda _c: reading.set_reading_status(lib, ids, wanted), index=False)
+        self.workbench.set_reading_status(doc_ids, ReadingStatus(status))
 
     # -- saved searches ------------------------------------------------------------------------------
     def _apply_snapshot(self, snapshot: Snapshot) -> None:
-        self.window.folder_tree.folder_model.set_saved_searches(snapshot.saved_searches)
+        self.folder_tree.folder_model.set_saved_searches(snapshot.saved_searches)
 
     def save_search(self, name: str | None = None) -> None:
         """Save the search pane's query, tag filters and type under a name (asked for when not given)."""
-        pane = self.window.search_pane
+        pane = self.search_pane
         query = pane.query().strip()
         tags = pane.tag_filters()
         if not query and not tags:
@@ -120,20 +128,15 @@ class NotesFlow:
         doc_type = pane.type_combo.currentData()
         saved = SavedSearch(name=name, query=query, tags=[] if any_mode else tags, any_tags=tags if any_mode else [],
                             types=[doc_type] if doc_type is not None else [])
-        lib = self.lib
-        self.workbench.run("Save search", lambda _c: saved_searches.save_search(lib, saved), index=False,
-                           on_result=self._select_saved)
+        self.workbench.save_search(saved, on_saved=self._select_saved)
 
-    def _select_saved(self, saved: Any) -> None:
+    def _select_saved(self, saved: SavedSearch) -> None:
         self.window.statusBar().showMessage(f"Saved search “{saved.name}”: in the folder tree", 8000)
 
     def rename_saved(self, name: str, new_name: str) -> None:
         """Rename a saved search (typed in place in the folder tree)."""
-        lib = self.lib
-        self.workbench.run("Rename saved search", lambda _c: saved_searches.rename_saved(lib, name, new_name),
-                           index=False)
+        self.workbench.rename_saved_search(name, new_name)
 
     def forget_saved(self, name: str) -> None:
         """Delete a saved search (the documents it finds stay)."""
-        lib = self.lib
-        self.workbench.run("Delete saved search", lambda _c: saved_searches.forget_saved(lib, name), index=False)
+        self.workbench.forget_saved_search(name)

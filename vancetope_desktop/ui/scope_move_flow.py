@@ -39,8 +39,8 @@ class ScopeMoveFlow(QObject):
         wanted, lib = list(ids), self.workbench.lib
         if not wanted:
             return
-        self.workbench.prepare("Move", lambda _c: load_move_preview(lib, wanted, target),
-                               lambda preview: self._confirm_move(preview, folder_id))
+        self.workbench.read(lambda _c: load_move_preview(lib, wanted, target),
+                            lambda preview: self._confirm_move(preview, folder_id), title="Move")
 
     def request_drop(self, ids: Sequence[str], target: FolderTarget) -> None:
         """Documents dropped on a scope root or a folder of another scope than (some of) theirs."""
@@ -66,7 +66,8 @@ class ScopeMoveFlow(QObject):
     def request_publish(self, think_process: str) -> None:
         """Ask to request promotion of every result of ``think_process`` to its project."""
         lib = self.workbench.lib
-        self.workbench.prepare("Publish", lambda _c: load_publish_preview(lib, think_process), self._confirm_publish)
+        self.workbench.read(lambda _c: load_publish_preview(lib, think_process), self._confirm_publish,
+                            title="Publish")
 
     def _confirm_publish(self, preview: PublishPreview) -> None:
         if not preview.results:

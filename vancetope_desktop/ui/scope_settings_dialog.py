@@ -294,7 +294,7 @@ class ScopeSettingsFlow(QObject):
     def open(self, path: str) -> None:
         """Load the settings of scope ``path`` and show them."""
         lib = self.workbench.lib
-        self.workbench.prepare("Scope settings", lambda _c: load_scope_settings(lib, path), self._show)
+        self.workbench.read(lambda _c: load_scope_settings(lib, path), self._show, title="Scope settings")
 
     def _show(self, settings: ScopeSettings) -> None:
         if self.dialog is not None and self.dialog.isVisible() and self.dialog.settings.scope.path == \
@@ -321,8 +321,9 @@ class ScopeSettingsFlow(QObject):
         if dialog is None:
             return
         lib, path = self.workbench.lib, dialog.settings.scope.path
-        self.workbench.prepare("Scope settings", lambda _c: load_scope_settings(lib, path),
-                               lambda settings: dialog is self.dialog and dialog.set_settings(settings))
+        self.workbench.read(lambda _c: load_scope_settings(lib, path),
+                            lambda settings: dialog is self.dialog and dialog.set_settings(settings),
+                            title="Scope settings")
 
     def _closed(self, dialog: ScopeSettingsDialog) -> None:
         if dialog is self.dialog:

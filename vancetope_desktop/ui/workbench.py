@@ -1,8 +1,11 @@
-"""The window's controller: what the user does, run through the services on worker threads.
+"""The window's controller and the one home of the user's actions, run through the services on worker threads.
 
-Every action is a small function over the services submitted to a lane of the :class:`TaskManager`;
-when it ends the controller reloads the :class:`Snapshot` (the latest request wins) and announces it on
-``snapshot_ready``. Panes never call services themselves: the main window wires their signals here.
+Every write the user can make is a method here: a thin call of a service function (the one the CLI command
+and the agent tool call too) submitted by :meth:`Workbench.run` to the write lane (``import`` for work that
+extracts files); when it ends the controller reloads the :class:`Snapshot` (the latest request wins),
+announces it on ``snapshot_ready`` and kicks the indexing process. Reads go through :meth:`Workbench.read`.
+Panes, docks and flows never submit work or call a writing service themselves: they call these methods,
+or the main window wires their signals here (``tests/ui/test_action_home.py`` checks it).
 """
 
 from __future__ import annotations
@@ -17,17 +20,41 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from ..core.documents import DocumentStatus, DocumentType
 from ..core.errors import ScopeNotFound
+from ..core.reading import ReadingStatus
 from ..core.undo import UserAction
 from ..ingest.process_pool import ProcessExtractor
-from ..services import audit, demo, documents, folders, imports, moves, promotion_rules, review, scopes, tags, undo
+from ..services import (
+    annotations,
+    audit,
+    citation_keys,
+    citations,
+    demo,
+    documents,
+    duplicates,
+    folders,
+    imports,
+    indexing,
+    moves,
+    promotion_rules,
+    reading,
+    review,
+    saved_searches,
+    scopes,
+    tags,
+    undo,
+)
 from ..services.library import Library, save_settings
+from ..services.saved_searches import SavedSearch
 from .folder_model import FolderTarget
-from .index_health import IndexHealth
 from .indexer import Indexer
 from .review_model import ReviewDetails, load_review_details
 from .snapshot import Snapshot, ViewState, load_snapshot
 from .task_text import import_messages
 from .tasks import Task, TaskContext, TaskManager, TaskState
+from .viewer.pdf_annotations import AnnotationRequest
+
+_ANNOTATION_TITLES = {"highlight": "Highlight", "note": "Add note", "edit": "Edit annotation",
+                      "delete": "Delete annotation"}
 
 
 class Workbench(QObject):
@@ -51,7 +78,6 @@ class Workbench(QObject):
         self.lib = lib
         self.tasks = tasks
         self.indexer = Indexer(lib, tasks, self)
-        self.index_health = IndexHealth(self)
         self.extractor = ProcessExtractor(lambda: lib.settings.extraction_timeout_s)
         # The window's scope is its own (remembered by the window); the CLI's current scope stays put.
         self.state = ViewState(scope=scope or scopes.current_scope(lib))
@@ -185,10 +211,16 @@ class Workbench(QObject):
 
         return gate
 
-    def read(self, fn: Callable[[TaskContext], Any], on_result: Callable[[Any], None]) -> Task:
-        """Run a read ``fn`` on the read lane and hand its result to ``on_result``."""
-        return self.tasks.submit("read", fn, lane="read", on_result=on_result,
-                                 on_error=lambda error: self._action_failed("Loading", error))
+    def read(self, fn: Callable[[TaskContext], Any], on_result: Callable[[Any], None], *, title: str = "Loading",
+             on_error: Callable[[BaseException], None] | None = None) -> Task:
+        """Run a read ``fn`` on the read lane (no refresh: nothing changed) and hand its result to ``on_result``.
+
+        Every read of the window goes through here: a load for a pane, what an action needs before asking
+        the user, a search. A failure goes to ``on_error`` when given (the search pane shows its own), else
+        is announced on ``failed`` as "<title> failed: …".
+        """
+        failed = on_error or (lambda error: self._action_failed(title, error))
+        return self.tasks.submit(title, fn, lane="read", on_result=on_result, on_error=failed)
 
     def _action_failed(self, title: str, error: BaseException) -> None:
         self.failed.emit(f"{title} failed: {error}")
@@ -429,12 +461,17 @@ class Workbench(QObject):
             save_settings(lib.paths.settings, settings)
             lib.settings = settings
             if model_changed:
-                from ..services.indexing import rebuild_index
-
-                return rebuild_index(lib).queued
+                return indexing.rebuild_index(lib).queued
             return 0
 
         return self.run("Save settings", work)
+
+    def rebuild_index(self, on_done: Callable[[indexing.RebuildReport], None] | None = None) -> Task:
+        """Rebuild the search index from the library (``indexing.rebuild_index``, as ``vancetope index
+        rebuild``); the indexing process then embeds every document again."""
+        lib = self.lib
+        return self.run("Rebuild search index", lambda _c: indexing.rebuild_index(lib), on_result=on_done,
+                        visible=True)
 
     # --- the review queue (issue 4) ----------------------------------------------------------------
     def approve_requests(self, request_ids: Sequence[str], *, to: str | None = None, title: str | None = None,
@@ -489,11 +526,6 @@ class Workbench(QObject):
                                      review.list_requests(lib, status=None, document_id=doc_id)), on_loaded)
 
     # --- moving between scopes, publishing, scope settings (issue 4) ------------------------------
-    def prepare(self, title: str, fn: Callable[[TaskContext], Any], on_result: Callable[[Any], None]) -> Task:
-        """Load what an action needs before asking the user (read lane); a failure reads "<title> failed: …"."""
-        return self.tasks.submit(title, fn, lane="read", on_result=on_result,
-                                 on_error=lambda error: self._action_failed(title, error))
-
     def move_to_scope(self, doc_ids: Sequence[str], target: str, *, reason: str = "", folder_id: str | None = None,
                       target_name: str | None = None) -> Task:
         """Promote or demote documents (folders with their contents) to scope ``target``, all or none.
@@ -556,6 +588,82 @@ class Workbench(QObject):
         """Drop ``scope``'s own setting for ``tag``: the inherited or built-in rule applies again."""
         return self.run("Auto-promote rule", lambda _c: promotion_rules.reset_rule(self.lib, scope, tag),
                         on_result=on_done, index=False)
+
+    # --- annotations, reading status, saved searches, citations, duplicates (issue 11) --------------
+    def annotate(self, doc_id: str, request: AnnotationRequest, on_done: Callable[[Any], None] | None = None) -> Task:
+        """Do what a PDF viewer asks on document ``doc_id``: add a highlight or a note, edit or delete an
+        annotation (``services.annotations``)."""
+        lib = self.lib
+
+        def work(_context: TaskContext) -> object:
+            if request.action == "highlight":
+                return annotations.add_highlight(lib, doc_id, page=request.page, rects=request.rects,
+                                                 quote=request.quote, comment=request.comment, color=request.color)
+            if request.action == "note":
+                return annotations.add_note(lib, doc_id, page=request.page, comment=request.comment,
+                                            position=request.position, color=request.color)
+            if request.action == "edit":
+                return annotations.edit_annotation(lib, request.annotation_id or "", comment=request.comment)
+            return annotations.delete_annotation(lib, request.annotation_id or "")
+
+        return self.run(_ANNOTATION_TITLES[request.action], work, on_result=on_done)
+
+    def mark_opened(self, doc_id: str) -> Task:
+        """An unread document was opened: it becomes being read (``reading.mark_opened``; metadata only)."""
+        lib = self.lib
+        return self.run("Mark as reading", lambda _c: reading.mark_opened(lib, doc_id), index=False)
+
+    def set_reading_status(self, doc_ids: Sequence[str], status: ReadingStatus) -> Task:
+        """Give documents a reading status (unread, reading, read)."""
+        lib, ids = self.lib, list(doc_ids)
+        return self.run("Reading status", lambda _c: reading.set_reading_status(lib, ids, status), index=False)
+
+    def save_search(self, saved: SavedSearch, on_saved: Callable[[SavedSearch], None] | None = None) -> Task:
+        """Save a query and its filters under a name (shown in the folder tree)."""
+        lib = self.lib
+        return self.run("Save search", lambda _c: saved_searches.save_search(lib, saved), on_result=on_saved,
+                        index=False)
+
+    def rename_saved_search(self, name: str, new_name: str) -> Task:
+        """Rename a saved search."""
+        lib = self.lib
+        return self.run("Rename saved search", lambda _c: saved_searches.rename_saved(lib, name, new_name),
+                        index=False)
+
+    def forget_saved_search(self, name: str) -> Task:
+        """Delete a saved search (the documents it finds stay)."""
+        lib = self.lib
+        return self.run("Delete saved search", lambda _c: saved_searches.forget_saved(lib, name), index=False)
+
+    def cite(self, doc_ids: Sequence[str], style: str,
+             on_cited: Callable[[citations.FormattedCitation], None]) -> Task:
+        """Format documents as bibliography entries in CSL ``style`` (a key of ``citations.STYLES``). A write:
+        the first citation of a document stores its citation key."""
+        lib, ids = self.lib, list(doc_ids)
+        return self.run("Copy citation", lambda _c: citations.cite(lib, citations.select_documents(lib, ids=ids),
+                                                                   style), on_result=on_cited, index=False)
+
+    def export_citations(self, doc_ids: Sequence[str], path: Path, fmt: str,
+                         on_exported: Callable[[citations.Export], None]) -> Task:
+        """Write documents' references to ``path`` in ``fmt`` (a key of ``citations.FORMATS``), as
+        ``vancetope export`` does; keys are stored as for :meth:`cite`."""
+        lib, ids = self.lib, list(doc_ids)
+        return self.run("Export", lambda _c: citations.save_export(lib, citations.select_documents(lib, ids=ids),
+                                                                   path, fmt), on_result=on_exported, index=False)
+
+    def ensure_citation_key(self, doc_id: str) -> Task:
+        """Give a document a citation key if it has no valid one (``citation_keys.ensure_keys``)."""
+        lib = self.lib
+        return self.run("Citation key", lambda _c: citation_keys.ensure_keys(lib, [doc_id]), index=False)
+
+    def merge_duplicates(self, choices: Sequence[tuple[str, Sequence[str]]],
+                         on_merged: Callable[[duplicates.MergeReport], None]) -> Task:
+        """Merge groups of duplicates, each ``(id kept, ids merged into it)``, each group on its own
+        (``duplicates.merge_groups``: its report lists the failed ones)."""
+        lib, wanted = self.lib, list(choices)
+        return self.run("Merging duplicates", lambda _c: duplicates.merge_groups(lib, wanted), on_result=on_merged,
+                        visible=True)
+
 
 
 def _describe(paths: Sequence[Path]) -> str:
