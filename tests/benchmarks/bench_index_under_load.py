@@ -3,7 +3,7 @@
 Run: ``.venv/bin/python tests/benchmarks/bench_index_under_load.py [--load N] [--seconds S]``
 
 For each setting a fresh library gets notes of one-sentence sections (one chunk each), the real
-``cli/index_worker`` process is started as the app starts it and asked to drain, and ``N`` busy
+``workers/index_worker`` process is started as the app starts it and asked to drain, and ``N`` busy
 processes at normal priority (default: twice the cores, like a build or a browser on a laptop) spin
 beside it. The rate counts the chunks reported during ``S`` seconds after the first batch (the model's
 loading is left out). Settings:
@@ -29,9 +29,9 @@ from pathlib import Path
 
 from _common import REPO, table
 
-_BEFORE = ("import os, sys; import vancetope_desktop.cli.index_worker as w; "
+_BEFORE = ("import os, sys; import vancetope_desktop.workers.index_worker as w; "
            "w.yield_to_the_user = lambda: os.nice(10); sys.exit(w.main(sys.argv[1:]))")
-_AFTER = "import sys; import vancetope_desktop.cli.index_worker as w; sys.exit(w.main(sys.argv[1:]))"
+_AFTER = "import sys; import vancetope_desktop.workers.index_worker as w; sys.exit(w.main(sys.argv[1:]))"
 
 
 def _library(root: Path, notes: int) -> Path:

@@ -89,3 +89,13 @@ def test_the_ui_modules_import_each_other_without_cycles(graph):
                 edges.setdefault(sibling(module), set()).add(sibling(imported))
     assert _cycle(edges) is None
 
+
+def test_the_window_starts_the_index_worker_through_an_import(graph):
+    """The indexing process is named by an imported module (``workers.index_worker``, under the UI and the CLI),
+    not by a string the import linter cannot see (it was ``-m vancetope_desktop.cli.index_worker``: the UI
+    depended on the CLI unseen)."""
+    assert graph.direct_import_exists(importer="vancetope_desktop.ui.indexer",
+                                      imported="vancetope_desktop.workers.index_worker")
+    assert not graph.chain_exists("vancetope_desktop.ui", "vancetope_desktop.cli", as_packages=True)
+    source = (UI / "indexer.py").read_text(encoding="utf-8")
+    assert "vancetope_desktop.cli" not in source and "index_worker.__name__" in source

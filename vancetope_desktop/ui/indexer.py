@@ -1,6 +1,7 @@
 """Keeps the library's index up to date while the window is open.
 
-Embedding runs in a child process (``cli/index_worker.py``), so torch, the model and vector writes never
+Embedding runs in a child process (``workers/index_worker.py``, named by importing it so that the import
+linter sees the dependency), so torch, the model and vector writes never
 hold this process's GIL while the user types. The child's JSON lines become a visible, cancellable
 "Indexing" task. The query encoder (numpy, no torch) loads here in the background at start-up; search
 shows "loading model…" until then. A poll of the library's change counter notices documents written by
@@ -18,6 +19,7 @@ from PySide6.QtCore import QCoreApplication, QObject, QProcess, QTimer, Signal
 
 from ..services import indexing
 from ..services.library import Library
+from ..workers import index_worker
 from .tasks import Task, TaskContext, TaskManager, TaskState
 
 POLL_MS = 1500
@@ -127,7 +129,7 @@ class Indexer(QObject):
             return
         process = QProcess(self)
         process.setProgram(sys.executable)
-        process.setArguments(["-m", "vancetope_desktop.cli.index_worker", "--library", str(self._lib.paths.root)])
+        process.setArguments(["-m", index_worker.__name__, "--library", str(self._lib.paths.root)])
         process.setProcessChannelMode(QProcess.ProcessChannelMode.SeparateChannels)
         process.readyReadStandardOutput.connect(self._read)
         process.finished.connect(self._process_ended)

@@ -2,7 +2,7 @@
 
 Embedding runs in its own process so that importing torch, loading the model and writing vectors
 (C code that holds the GIL for up to a few hundred milliseconds) never stall the app's event loop.
-The app starts ``python -m vancetope_desktop.cli.index_worker --library PATH`` and talks over pipes:
+The app starts ``python -m vancetope_desktop.workers.index_worker --library PATH`` and talks over pipes:
 
 * stdin, one command per line: ``drain`` (drain now), ``cancel`` (stop the running drain after its
   current batch); end of file makes the worker exit.

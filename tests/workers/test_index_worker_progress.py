@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 
-from vancetope_desktop.cli import index_worker
 from vancetope_desktop.core.documents import DocumentType
 from vancetope_desktop.index.writer import DrainProgress
 from vancetope_desktop.services import documents
+from vancetope_desktop.workers import index_worker
 
 
 def test_progress_totals_include_work_queued_during_the_drain(library, capsys):
