@@ -52,9 +52,10 @@ class NotesFlow:
         self.details, self.folder_tree, self.search_pane = details, folder_tree, search_pane
         self.open_document = open_document
         details.document_shown.connect(self.load_backlinks)
-        table.reading_status_requested.connect(self.set_reading_status)
-        folder_tree.folder_model.saved_search_rename_requested.connect(self.rename_saved)
-        folder_tree.saved_search_forget_requested.connect(self.forget_saved)
+        table.reading_status_requested.connect(
+            lambda ids, status: workbench.set_reading_status(ids, ReadingStatus(status)))
+        folder_tree.folder_model.saved_search_rename_requested.connect(workbench.rename_saved_search)
+        folder_tree.saved_search_forget_requested.connect(workbench.forget_saved_search)
         self.workbench.snapshot_ready.connect(self._apply_snapshot)
         self.save_search_action = make_action(window, "Save Search…", self.save_search)
         edit_menu = menu_named(window, "&Edit")
@@ -105,10 +106,6 @@ class NotesFlow:
             return
         self.workbench.mark_opened(doc.id)
 
-    def set_reading_status(self, doc_ids: list[str], status: str) -> None:
-        """Give the documents a reading status (unread, reading, read)."""
-        self.workbench.set_reading_status(doc_ids, ReadingStatus(status))
-
     # -- saved searches ------------------------------------------------------------------------------
     def _apply_snapshot(self, snapshot: Snapshot) -> None:
         self.folder_tree.folder_model.set_saved_searches(snapshot.saved_searches)
@@ -132,11 +129,3 @@ class NotesFlow:
 
     def _select_saved(self, saved: SavedSearch) -> None:
         self.window.statusBar().showMessage(f"Saved search “{saved.name}”: in the folder tree", 8000)
-
-    def rename_saved(self, name: str, new_name: str) -> None:
-        """Rename a saved search (typed in place in the folder tree)."""
-        self.workbench.rename_saved_search(name, new_name)
-
-    def forget_saved(self, name: str) -> None:
-        """Delete a saved search (the documents it finds stay)."""
-        self.workbench.forget_saved_search(name)
