@@ -94,6 +94,7 @@ class ScreenshotTour(QObject):
         docs = window.workbench.snapshot.documents
         paper = next((d for d in docs if d.type == DocumentType.FILE and (d.file_path or "").endswith(".pdf")), None)
         window.tabs.setCurrentIndex(0)
+        self._share_right_docks(0.2)  # no search yet: Details gets the room
         if paper is not None:
             window.table.select_ids([paper.id])
             window.open_document(paper.id, page=1)
