@@ -7,12 +7,15 @@ load here; Chroma, sentence-transformers and the model load on worker threads on
 from __future__ import annotations
 
 import argparse
+import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 from .core.errors import VancetopeError
 from .services.library import Library
-from .services.preferences import load_preferences
+from .services.preferences import CONFIG_DIR_ENV, load_preferences
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -20,8 +23,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--library", type=Path, default=None,
                         help="library folder (default: the one chosen in Settings, else the user's data folder)")
     parser.add_argument("--screenshots", type=Path, default=None, metavar="DIR",
-                        help="save screenshots of the main screens into DIR and quit (installs the demo library "
-                             "into an empty library first)")
+                        help="save screenshots of the main screens into DIR and quit (the tour builds its own "
+                             "library from the demo, in a temporary folder or an empty --library)")
     parser.add_argument("--startup-probe", action="store_true", help=argparse.SUPPRESS)
     return parser
 
@@ -36,6 +39,12 @@ def main(argv: list[str] | None = None) -> int:
     from .ui import themes
     from .ui.main_window import MainWindow
 
+    scratch = None
+    if args.screenshots is not None:
+        # The tour adds annotations, notes and duplicates and changes preferences: never the user's.
+        scratch = Path(tempfile.mkdtemp(prefix="vancetope-tour-"))
+        os.environ[CONFIG_DIR_ENV] = str(scratch / "config")
+        args.library = args.library or scratch / "library"
     app = QApplication([sys.argv[0], *qt_args])
     app.setApplicationName("Vancetope Desktop")
     app.setOrganizationName("Vancetope")
@@ -71,6 +80,8 @@ def main(argv: list[str] | None = None) -> int:
         return app.exec()
     finally:
         library.close()
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
+from PySide6.QtWidgets import QLabel
+
+from vancetope_desktop.services import documents, indexing, scopes
 from vancetope_desktop.ui.indexer import time_left
 from vancetope_desktop.ui.tasks import TaskManager, TaskState
 from vancetope_desktop.ui.tasks_panel import StatusIndicator
@@ -28,3 +33,19 @@ def test_the_status_bar_says_what_waits_instead_of_ready(qtbot):
     manager.finish(task, TaskState.DONE)
     indicator.set_waiting(0)
     assert indicator.label.text() == "Ready"
+
+
+def test_the_status_bar_gives_one_figure_for_what_waits_to_be_indexed(qtbot, make_window, library):
+    # The status text counted the scope's documents marked pending (2) and the indicator the library's
+    # indexing queue (3): two figures side by side for one thing.
+    scopes.create_scope(library, "session", "s1", parent="project/inbox", name="Session one")
+    documents.add_text(library, "Flash attention tiles the softmax")
+    documents.add_text(library, "Reformer hashes queries into buckets")
+    documents.add_text(library, "A session's own note", scope="session/s1")
+    window = make_window(library)  # no indexing process: the queue stays as it is
+    window.workbench.indexer.poll()
+    queued = indexing.pending_work(library)[0]
+    qtbot.waitUntil(lambda: window.workbench.indexer.waiting == queued == 3)
+    texts = [label.text() for label in window.statusBar().findChildren(QLabel)]
+    figures = {int(found) for text in texts for found in re.findall(r"(\d+) (?:documents? )?waiting", text)}
+    assert figures == {3}, texts

@@ -18,7 +18,7 @@ from vancetope_desktop.services import documents, scopes
 from vancetope_desktop.ui.dialogs import NewScopeDialog
 from vancetope_desktop.ui.document_model import Column
 from vancetope_desktop.ui.folder_model import FolderTarget
-from vancetope_desktop.ui.screenshots import SHOTS
+from vancetope_desktop.ui.screenshots import SHOTS, ScreenshotTour
 
 
 def _rows(window) -> dict[str, str]:
@@ -117,6 +117,17 @@ def test_the_screenshot_command_saves_the_main_screens(tmp_path):
     assert result.returncode == 0, result.stderr[-2000:]
     for name in SHOTS:
         assert (shots / name).stat().st_size > 20_000, name
+
+
+def test_the_screenshot_tour_never_writes_into_a_library_holding_work(qtbot, library, make_window, tmp_path):
+    # The tour adds annotations, notes and duplicates: it used to run on whatever library it was given.
+    documents.add_text(library, "Someone's own note", doc_type=DocumentType.NOTE)
+    window = make_window(library)
+    tour = ScreenshotTour(window, tmp_path / "shots")
+    with qtbot.waitSignal(tour.finished, timeout=10_000):
+        tour.start()
+    assert tour.saved == [] and "builds its own library" in tour.errors[0]
+    assert [d.title for d in documents.list_documents(library)] == ["Someone's own note"]
 
 
 def test_folder_tag_and_scope_actions_go_through_the_services(qtbot, library, make_window):

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QCompleter, QWidget
+from PySide6.QtWidgets import QApplication, QCompleter, QStyleOptionViewItem, QWidget
 
+from vancetope_desktop.core.documents import DocumentType
+from vancetope_desktop.services import documents
 from vancetope_desktop.ui import help_dialogs, main_window
+from vancetope_desktop.ui.document_model import Column
 
 pytestmark = [pytest.mark.qt_log_ignore("This plugin does not support (propagateSizeHints|raise)")]
 
@@ -89,3 +92,20 @@ def test_the_library_tab_keeps_its_name_with_many_documents_open(qtbot, make_win
     bar = window.tabs.tabBar()
     qtbot.waitUntil(lambda: bar.tabRect(1).width() < bar.tabSizeHint(1).width())  # documents shrink
     assert bar.tabRect(0).width() >= bar.tabSizeHint(0).width()
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1600, 1000)])
+def test_the_list_shows_a_tag_chip_at_common_window_sizes(qtbot, make_window, library, size):
+    # The Review pane's button row asked 396 px of the right docks: at 1280x800 the list's Tags column
+    # kept 63 px and read "+2", not a tag.
+    note = documents.add_text(library, "Flash attention tiles the softmax", doc_type=DocumentType.NOTE,
+                              tags=["efficiency", "hardware"])
+    window = make_window(library, size=size)
+    table = window.table
+    qtbot.waitUntil(lambda: table.proxy.rowCount() == 1)
+    qtbot.waitUntil(lambda: table.columnWidth(Column.TAGS) > 0)
+    option = QStyleOptionViewItem()
+    option.initFrom(table)
+    option.rect = table.visualRect(table.proxy.index(0, Column.TAGS))
+    placed, _hidden = window.chips_delegate.layout_chips(option, note.tags)
+    assert placed, f"Tags column {option.rect.width()} px wide: only '+{len(note.tags)}'"

@@ -56,7 +56,7 @@ class Indexer(QObject):
         self.seen_counter = -1
         self._timer = QTimer(self)
         self._timer.setInterval(POLL_MS)
-        self._timer.timeout.connect(self._poll)
+        self._timer.timeout.connect(self.poll)
         self._polling = False
         self._stopping = False
         self._asked = False
@@ -205,7 +205,10 @@ class Indexer(QObject):
         """Record the change counter + index generation the latest load saw (the poll ignores our own writes)."""
         self.seen_counter = max(self.seen_counter, value)
 
-    def _poll(self) -> None:
+    def poll(self) -> None:
+        """Read the change counter and the indexing queue's size now (the timer does it every
+        :data:`POLL_MS`); :attr:`waiting` and ``waiting_changed`` carry the queue's size, the one figure the
+        window shows for what waits to be indexed (``indexing.pending_work``, library-wide)."""
         if self._polling:
             return
         self._polling = True

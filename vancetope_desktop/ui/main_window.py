@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.documents import DocumentInfo, DocumentStatus, IndexState
+from ..core.documents import DocumentInfo, DocumentStatus
 from ..core.errors import DocumentNotFound
 from ..core.scopes import ScopeKind
 from ..services import documents, relations, search
@@ -417,10 +417,8 @@ class MainWindow(QMainWindow):
         if snapshot is None:
             return
         total, shown = len(snapshot.documents), self.table.proxy.rowCount()
+        # What waits to be indexed is the status indicator's (one figure, the indexing queue's).
         count = f"{shown} of {total} documents" if shown != total else _plural(total, "document")
-        pending = sum(1 for d in snapshot.documents if d.index_state == IndexState.PENDING)
-        if pending:
-            count += f" · {pending} waiting to be indexed"
         self.scope_label.setText(f"{self.scope_switcher.breadcrumb_text()} · {count}")
 
     @property

@@ -40,6 +40,7 @@ from PySide6.QtWidgets import (
     QScrollArea,
     QSplitter,
     QStackedWidget,
+    QToolBar,
     QToolButton,
     QTreeView,
     QVBoxLayout,
@@ -175,11 +176,15 @@ class ReviewPane(QWidget):
             button.setToolTip(act.toolTip())
         self.approve_to_button.setToolTip("Approve to another scope above the documents")
         self.selection_label = hint()
-        bar = QHBoxLayout()
+        # A toolbar, not a row of buttons: those that do not fit go to its » menu, so the buttons never
+        # set the dock's minimum width (388 px as a row, which squeezed the document list at 1280x800).
+        bar = QToolBar()
+        bar.setMovable(False)
         bar.setContentsMargins(0, 0, 0, 0)
-        for widget in (self.approve_button, self.approve_to_button, self.edit_button, self.reject_button):
+        for widget in (self.approve_button, self.approve_to_button, self.edit_button, self.reject_button,
+                       self.selection_label):
             bar.addWidget(widget)
-        bar.addWidget(self.selection_label, 1)
+        self.button_bar = bar
 
         self.detail = RequestDetailView()
         self.detail.document_open_requested.connect(self.document_open_requested)
@@ -204,7 +209,7 @@ class ReviewPane(QWidget):
         top = QWidget()
         column = QVBoxLayout(top)
         column.setContentsMargins(0, 0, 0, 0)
-        column.addLayout(bar)
+        column.addWidget(bar)
         column.addWidget(view, 1)
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.setChildrenCollapsible(False)

@@ -1,8 +1,11 @@
 """A guided tour of the main screens that saves a screenshot of each (``vancetope-desktop --screenshots DIR``).
 
-Used for the README and by a test. On an empty library it installs the demo library first, waits until
-everything is indexed, then: the library with a paper open, search results, the tag pane filtering by
-a tag, the review queue with a think process's request selected, and the Tasks panel. Each step waits
+Used for the README and by a test. It builds its own library: the demo library, installed into the empty
+library it is given, plus what :mod:`.tour_library` adds (annotations, linked notes, duplicates); a
+library holding anything else is refused, so the tour never writes into someone's work. Once everything
+is indexed: the library with a paper open, search results, the tag pane filtering by a tag, the review
+queue with a think process's request selected, the Tasks panel, a paper with its annotations, a note
+with its backlinks, the Duplicates dialog, and Copy Citation with a CSL style chosen. Each step waits
 on the window's own signals, never on fixed sleeps, except a short settle time for QPdfView to paint
 its pages.
 """
@@ -12,12 +15,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, QPoint, Qt, QTimer, Signal
+from PySide6.QtGui import QPainter, QPixmap
+from PySide6.QtWidgets import QApplication, QMenu, QWidget
 
 from ..core.documents import DocumentType, IndexState
-from .main_window import MainWindow
+from ..services import demo
+from . import tour_library
+from .main_window import MainWindow, default_dock_widths
+from .viewer.pdf_viewer import PdfViewer
 
-SHOTS = ("library-pdf.png", "search.png", "tags.png", "review.png", "tasks.png")
+SHOTS = ("library-pdf.png", "search.png", "tags.png", "review.png", "tasks.png", "annotations.png", "backlinks.png",
+         "duplicates.png", "export.png")
+CITATION_STYLE = "nature"
 DEMO_QUERY = "What are the hardware requirements of Flash Attention?"
 SETTLE_MS = 800
 WINDOW_SIZE = (1440, 900)  # the same pictures whatever the screen and the saved layout
@@ -40,6 +50,9 @@ class ScreenshotTour(QObject):
         self.errors: list[str] = []
         self._timeout_ms = timeout_ms
         self._waited = 0
+        self._done = False
+        self.project = ""
+        self.documents: tour_library.TourDocuments | None = None
 
     def start(self) -> None:
         """Begin the tour once the first snapshot has arrived."""
@@ -50,11 +63,26 @@ class ScreenshotTour(QObject):
 
     # --- steps ------------------------------------------------------------------------------------
     def _maybe_install_demo(self) -> None:
-        if self.window.workbench.snapshot.library_empty:
-            self.window.workbench.install_demo()
-            self._when(lambda: not self.window.workbench.snapshot.library_empty and self._idle(), self._open_paper)
-        else:
-            self._when(self._idle, self._open_paper)
+        workbench = self.window.workbench
+        if not workbench.snapshot.library_empty:
+            self._give_up("the tour builds its own library: give an empty folder as --library, or none")
+            return
+        workbench.install_demo()
+        project = demo.load_manifest().project
+        self._when(lambda: workbench.snapshot.state.scope == project and not self.window.tasks.active(),
+                   self._add_documents)
+
+    def _add_documents(self) -> None:
+        workbench = self.window.workbench
+        lib, project = workbench.lib, workbench.state.scope
+        self.project = project
+
+        def added(found: tour_library.TourDocuments) -> None:
+            self.documents = found
+
+        workbench.run("Preparing the tour", lambda _context: tour_library.add_tour_documents(lib, project),
+                      on_result=added, on_error=lambda error: self._give_up(f"preparing the tour: {error}"))
+        self._when(lambda: self.documents is not None and self._idle(), self._open_paper)
 
     def _idle(self) -> bool:
         snapshot = self.window.workbench.snapshot
@@ -66,6 +94,7 @@ class ScreenshotTour(QObject):
         docs = window.workbench.snapshot.documents
         paper = next((d for d in docs if d.type == DocumentType.FILE and (d.file_path or "").endswith(".pdf")), None)
         window.tabs.setCurrentIndex(0)
+        self._share_right_docks(0.2)  # no search yet: Details gets the room
         if paper is not None:
             window.table.select_ids([paper.id])
             window.open_document(paper.id, page=1)
@@ -77,6 +106,8 @@ class ScreenshotTour(QObject):
         window.focus_search()
         window.search_pane.query_edit.setText(DEMO_QUERY)
         window.search_pane.search_now()
+        self._share_right_docks(0.6)  # room for the results, Details below
+        window.search_pane.query_edit.setCursorPosition(0)  # the question's start, in later pictures too
         self._when(lambda: window.search_pane.model.rowCount() > 0, self._shot_search, settle=True)
 
     def _shot_search(self) -> None:
@@ -105,21 +136,140 @@ class ScreenshotTour(QObject):
 
     def _shot_review(self) -> None:
         self._save(SHOTS[3])
+        window = self.window
+        # The review queue widened the right docks for its diff: back to the first-start widths.
+        window.resizeDocks([window.folders_dock, window.search_dock], default_dock_widths(window.width()),
+                           Qt.Orientation.Horizontal)
         self.window.search_dock.raise_()
         self.window.show_tasks()
         self._when(lambda: True, self._shot_tasks, settle=True)
 
     def _shot_tasks(self) -> None:
         self._save(SHOTS[4])
-        self.finished.emit()
+        window = self.window
+        window.tasks_dock.hide()
+        paper_id = self.documents.paper_id
+        window.tabs.setCurrentIndex(0)
+        window.table.select_ids([paper_id])
+        window.open_document(paper_id, page=1)
+
+        def annotated() -> bool:
+            viewer = window.current_viewer()
+            pdf = viewer.viewer(PdfViewer) if viewer is not None and viewer.current_document_id() == paper_id else None
+            if pdf is None or not pdf.annotator.annotations:
+                return False
+            pdf.annotator.panel_action.setChecked(True)  # the Annotations list beside the pages
+            return True
+
+        self._when(annotated, self._shot_annotations, settle=True)
+
+    def _shot_annotations(self) -> None:
+        self._save(SHOTS[5])
+        window = self.window
+        window.workbench.set_scope(tour_library.THINK_PROCESS)  # where the linked notes live
+        note_id = self.documents.note_id
+
+        def scoped() -> bool:
+            if window.workbench.snapshot.state.scope != tour_library.THINK_PROCESS:
+                return False
+            window.tabs.setCurrentIndex(0)
+            window.table.select_ids([note_id])
+            window.open_document(note_id)
+            return True
+
+        def shown() -> bool:
+            viewer, backlinks = window.current_viewer(), window.details.backlinks
+            linked, unlinked = backlinks.mention_ids()
+            return (viewer is not None and viewer.current_document_id() == note_id
+                    and backlinks.document_id() == note_id and bool(linked) and bool(unlinked))
+
+        self._when(scoped, lambda: self._when(shown, self._show_backlinks))
+
+    def _show_backlinks(self) -> None:
+        self._share_right_docks(0.33)  # Details tall enough for the note's links and its backlinks
+        self._when(lambda: True, self._shot_backlinks, settle=True)
+
+    def _shot_backlinks(self) -> None:
+        scroll = self.window.details.scroll.verticalScrollBar()
+        scroll.setValue(scroll.maximum())  # the Backlinks and History end the Details panel
+        self._save(SHOTS[6])
+        window = self.window
+        window.workbench.set_scope(self.project)
+
+        def opened() -> bool:
+            if window.workbench.snapshot.state.scope != self.project:
+                return False
+            self.dialog = window.show_duplicates()
+            return True
+
+        self._when(opened, lambda: self._when(lambda: self.dialog.model.rowCount() > 0, self._shot_duplicates,
+                                              settle=True))
+
+    def _shot_duplicates(self) -> None:
+        self._save(SHOTS[7], self.dialog)
+        self.dialog.close()
+        window = self.window
+        window.tabs.setCurrentIndex(0)
+        papers = [d.id for d in window.workbench.snapshot.documents if d.type == DocumentType.FILE]
+        window.table.select_ids(papers)
+        window.table.setFocus()
+        window.citations.set_style(CITATION_STYLE)
+        window.citations.copy_action.trigger()
+        self._when(lambda: window.statusBar().currentMessage().startswith("Copied"), self._open_citation_menu)
+
+    def _open_citation_menu(self) -> None:
+        """The selection's menu with Citation Style ▸ open and the style ticked, as a person choosing it sees them."""
+        table = self.window.table
+        rows = sorted(index.row() for index in table.selectionModel().selectedRows())
+        corner = table.visualRect(table.proxy.index(rows[-1] if rows else 0, 0)).center()
+        menu, styles = table.context_menu(), self.window.citations.style_menu
+        menu.popup(table.viewport().mapToGlobal(corner))
+        menu.setActiveAction(styles.menuAction())
+        styles.popup(menu.mapToGlobal(menu.actionGeometry(styles.menuAction()).topRight()))
+        self.menus = [menu, styles]
+        self._when(lambda: all(m.isVisible() for m in self.menus), self._shot_export, settle=True)
+
+    def _shot_export(self) -> None:
+        self._save(SHOTS[8], popups=self.menus)
+        for menu in reversed(self.menus):
+            menu.close()
+        # The tour's citation leaves the clipboard (on the offscreen platform, a clipboard still holding
+        # it at exit crashed the process on its way out).
+        QApplication.clipboard().clear()
+        self._finish()
 
     # --- helpers ----------------------------------------------------------------------------------
-    def _save(self, name: str) -> None:
+    def _save(self, name: str, widget: QWidget | None = None, popups: list[QMenu] = ()) -> None:
+        """Save ``widget`` (default: the window) as ``name``, with ``popups`` painted where they stand (a
+        window's grab leaves its open menus out, and a screen grab needs a real screen)."""
+        widget = widget or self.window
+        picture: QPixmap = widget.grab()
+        if popups:
+            painter = QPainter(picture)
+            for popup in popups:
+                painter.drawPixmap(widget.mapFromGlobal(popup.mapToGlobal(QPoint(0, 0))), popup.grab())
+            painter.end()
         path = self.folder / name
-        if self.window.grab().save(str(path)):
+        if picture.save(str(path)):
             self.saved.append(path)
         else:
             self.errors.append(f"could not save {path}")
+
+    def _share_right_docks(self, search: float) -> None:
+        """Give the Search (or Review) dock ``search`` of the right column's height, Details the rest."""
+        window = self.window
+        height = window.search_dock.height() + window.details_dock.height()
+        window.resizeDocks([window.search_dock, window.details_dock], [round(height * search),
+                           height - round(height * search)], Qt.Orientation.Vertical)
+
+    def _give_up(self, reason: str) -> None:
+        self.errors.append(reason)
+        self._finish()
+
+    def _finish(self) -> None:
+        if not self._done:  # once, whether the tour ended or gave up
+            self._done = True
+            self.finished.emit()
 
     def _when(self, ready: Callable[[], bool], then: Callable[[], None], *, settle: bool = False) -> None:
         """Call ``then`` once ``ready()`` holds (checked every 200 ms), after a settle time if asked."""
@@ -128,8 +278,9 @@ class ScreenshotTour(QObject):
             QTimer.singleShot(SETTLE_MS if settle else 0, then)
             return
         self._waited += 200
+        if self._done:
+            return
         if self._waited > self._timeout_ms:
-            self.errors.append(f"gave up waiting before {getattr(then, '__name__', then)}")
-            self.finished.emit()
+            self._give_up(f"gave up waiting before {getattr(then, '__name__', then)}")
             return
         QTimer.singleShot(200, lambda: self._when(ready, then, settle=settle))
