@@ -14,9 +14,10 @@ import vancetope_desktop.ui as ui_package
 
 UI = Path(ui_package.__file__).parent
 HOME = "workbench.py"
-MACHINERY = {"tasks.py", "indexer.py"}
-"""The task manager itself (Retry submits a task again) and the indexing process's driver (its model load and
-change poll run on the index and read lanes): background machinery, not user actions."""
+MACHINERY = {"tasks.py", "indexer.py", "screenshots.py"}
+"""The task manager itself (Retry submits a task again), the indexing process's driver (its model load and
+change poll run on the index and read lanes) and the screenshot tour (a scripted driver that adds its own
+example documents): machinery, not user actions."""
 
 
 @pytest.fixture(scope="module")
