@@ -65,12 +65,12 @@ from ..ingest.bibentry import (
     different_works,
     kind_family,
     normalize_doi,
-    reference_extraction,
     surname_keys,
     title_key,
 )
 from ..ingest.bibliography import parse_reference_text
 from ..ingest.chunking import fit_to_model
+from ..ingest.references import reference_extraction
 from ..store import fulltext, tables
 from ..store.blobs import hash_text
 from ..store.db import write_session
