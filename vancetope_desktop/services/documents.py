@@ -10,7 +10,16 @@ from typing import Any
 from sqlalchemy import delete, text
 from sqlmodel import Session, select
 
-from ..core.documents import ChunkInfo, DocumentInfo, DocumentStatus, DocumentType, IndexState, Source, VersionInfo
+from ..core.documents import (
+    TEXT_TYPES,
+    ChunkInfo,
+    DocumentInfo,
+    DocumentStatus,
+    DocumentType,
+    IndexState,
+    Source,
+    VersionInfo,
+)
 from ..core.errors import ImportFailed, InvalidInput, NotFound
 from ..core.ids import new_document_id
 from ..core.reading import READING_STATUS_KEY, ReadingStatus
@@ -26,14 +35,11 @@ from ..store.tables import utcnow
 from . import audit, notelinks, records
 from .bibliography import add_references
 from .citation_keys import KEY_FIELD, check_key
-from .folders import check_folder
+from .folders import check_folder, folder_descendants, with_contents
 from .library import Library
 from .reading import and_reading
 from .scopes import resolve_scope, visibility_filter
 from .sharing import check_read
-
-TEXT_TYPES = (DocumentType.NOTE, DocumentType.FACT, DocumentType.RESULT, DocumentType.REFERENCE,
-              DocumentType.STRUCTURED, DocumentType.ANNOTATION)
 
 
 def add_text(lib: Library, content: str, *, doc_type: DocumentType = DocumentType.FACT, title: str | None = None,
@@ -275,39 +281,6 @@ def smart_counts(lib: Library, scope: str | None = None, *, include_ancestors: b
     now = utcnow()
     return {view: count_documents(lib, scope=scope, include_ancestors=include_ancestors,
                                   **smart_view_filters(view, now=now)) for view in SMART_VIEWS}
-
-
-def folder_descendants(session, folder_id: str) -> list[str]:
-    """``folder_id`` and every folder below it (breadth first; cycles cannot exist but are guarded)."""
-    found, frontier = [folder_id], [folder_id]
-    while frontier:
-        children = session.exec(
-            select(tables.DocumentRow.id).where(
-                tables.DocumentRow.folder_id.in_(frontier),  # type: ignore[union-attr]
-                tables.DocumentRow.type == DocumentType.FOLDER.value,
-            )
-        ).all()
-        frontier = [c for c in children if c not in found]
-        found.extend(frontier)
-    return found
-
-
-def with_contents(session, document_id: str) -> list[str]:
-    """``document_id`` and, for a folder, every folder and document below it (the document first), and the
-    annotations on the files among them: trashing, restoring or moving a PDF takes its annotations along.
-
-    Raises:
-        DocumentNotFound.
-    """
-    root = records.document_row(session, document_id)
-    if root.type != DocumentType.FOLDER.value:
-        return [root.id, *(records.annotations_of(session, [root.id]) if root.type == DocumentType.FILE.value
-                           else [])]
-    folders = folder_descendants(session, root.id)
-    inside = session.exec(
-        select(tables.DocumentRow.id).where(tables.DocumentRow.folder_id.in_(folders))  # type: ignore[union-attr]
-    ).all()
-    return list(dict.fromkeys([*folders, *inside, *records.annotations_of(session, inside)]))
 
 
 def update_document(lib: Library, document_id: str, *, title: str | None = None, content: str | None = None,

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from sqlmodel import Session, col, func, select
 
-from ..core.documents import DocumentInfo, DocumentStatus, DocumentType, SourceType
+from ..core.documents import TEXT_TYPES, DocumentInfo, DocumentStatus, DocumentType, SourceType
 from ..core.errors import DocumentNotFound, InvalidInput, NotFound, ScopeError
 from ..core.ids import new_id
 from ..core.promotion import DerivedFrom, PromotionRequest, RequestDetail, RequestStatus, requester_kind
@@ -313,7 +313,7 @@ def update_target(session: Session, row: tables.DocumentRow) -> str | None:
     otherwise.
     """
     if row.source_type != SourceType.THINK_PROCESS_RESULT.value or not row.source_node \
-            or row.type not in {t.value for t in documents.TEXT_TYPES}:
+            or row.type not in {t.value for t in TEXT_TYPES}:
         return None
     above = session_ancestry(session, row.scope_path)[1:]
     found = session.exec(select(tables.DocumentRow.id, tables.DocumentRow.scope_path).where(
