@@ -32,7 +32,7 @@ from ..store.blobs import hash_text
 from ..store.db import read_session, write_session
 from ..store.filters import SqlFilter
 from ..store.tables import utcnow
-from . import audit, notelinks, records
+from . import audit, notelinks, records, tagging
 from .bibliography import add_references
 from .citation_keys import KEY_FIELD, check_key
 from .folders import check_folder, folder_descendants, with_contents
@@ -101,7 +101,7 @@ def add_text(lib: Library, content: str, *, doc_type: DocumentType = DocumentTyp
         session.add(row)
         session.flush()
         notelinks.relink_waiting(session, row.title)
-        records.set_tags(session, row.id, normalize_tags([*wanted_tags, *extraction.tags]))
+        tagging.set_tags(session, row.id, normalize_tags([*wanted_tags, *extraction.tags]))
         records.replace_chunks(session, row, chunks, counts)
         if chunks:
             records.enqueue(session, row.id, "embed")
@@ -339,7 +339,7 @@ def update_document(lib: Library, document_id: str, *, title: str | None = None,
         kept_as = row.version
         records.snapshot_version(session, row, reason)
         if changed_tags:
-            records.set_tags(session, document_id, tags_after)
+            tagging.set_tags(session, document_id, tags_after)
         if title is not None:
             row.meta = {**row.meta, "title_from_content": False}
         elif changed_content and row.meta.get("title_from_content") and extraction is not None:
@@ -413,7 +413,7 @@ def tag_document(lib: Library, document_id: str, *, add: Iterable[str] = (), rem
         removed = [t for t in before if t not in after]
         kept_as = row.version
         records.snapshot_version(session, row, reason or _tag_reason(added, removed))
-        records.set_tags(session, document_id, after)
+        tagging.set_tags(session, document_id, after)
         session.add(row)
         if user_action is not None:
             audit.record_user_action(session, row, "tag", user_action, {"version": [kept_as, row.version]})
@@ -634,7 +634,7 @@ def apply_restore(session, plan: RestorePlan) -> bool:
     records.snapshot_version(session, row, f"restored version {version.number}")
     row.title, row.meta = version.title, metadata
     if changed_tags:
-        records.set_tags(session, row.id, version.tags)
+        tagging.set_tags(session, row.id, version.tags)
     if changed_content and prepared is not None:
         row.content = content
         row.content_hash = version.content_hash or hash_text(content or "")

@@ -24,7 +24,7 @@ from ..core.scopes import ScopeKind, ScopePath
 from ..store import tables
 from ..store.db import read_session, write_session
 from ..store.tables import utcnow
-from . import audit, documents, records, relations
+from . import audit, documents, records, relations, stale
 from .library import Library
 from .moves import check_move
 from .promotion_requests import create_request, decide_approved, pending_request, update_target
@@ -285,8 +285,8 @@ def _merge_into_existing(lib: Library, request_id: str, document_id: str) -> str
     metadata = {k: v for k, v in new.metadata.items() if k in (relations.DERIVED_FROM, "node_type")}
     documents.update_document(lib, existing, title=new.title, content=new.content, metadata=metadata or None,
                               reason=f"updated by review ({request_id}) from {document_id}")
-    relations.set_stale(lib, [existing], stale=False)
-    documents.tag_document(lib, existing, add=[t for t in new.tags if t != relations.STALE_TAG],
+    stale.set_stale(lib, [existing], stale=False)
+    documents.tag_document(lib, existing, add=[t for t in new.tags if t != stale.STALE_TAG],
                            reason=f"tags from {document_id} ({request_id})")
     return existing
 
