@@ -7,7 +7,7 @@ process node's earlier result is already in a scope above, writes the new conten
 that document; rejecting leaves the document where it is, with the reason kept. Every step is in the
 audit trail (``audit``), and decided requests stay as history. The steps that run inside a caller's
 transaction (create a request, carry out an approval) are in ``promotion_requests``, below the
-document services, so that tagging can ask for a promotion.
+document services, so that a tag those services add can ask for a promotion (``promotion_rules``).
 """
 
 from __future__ import annotations
