@@ -47,7 +47,7 @@ from vancetope_desktop.core.ids import new_document_id
 from vancetope_desktop.core.settings import Settings
 from vancetope_desktop.index.writer import IndexWriter
 from vancetope_desktop.ingest.base import ChunkDraft
-from vancetope_desktop.services import records, scopes
+from vancetope_desktop.services import records, scopes, tagging
 from vancetope_desktop.services import search as search_service
 from vancetope_desktop.services.library import DEFAULT_GROUP, DEFAULT_PROJECT, Library
 from vancetope_desktop.store import tables
@@ -194,7 +194,7 @@ def build(folder: Path, size: int) -> None:
                 )
                 session.add(row)
                 session.flush()
-                records.set_tags(session, row.id, ["bench", f"bench/{number % 7}"])
+                tagging.set_tags(session, row.id, ["bench", f"bench/{number % 7}"])
                 records.replace_chunks(session, row, drafts, counts)
                 records.enqueue(session, row.id, "embed")
             records.bump_change_counter(session)

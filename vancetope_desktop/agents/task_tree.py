@@ -21,7 +21,7 @@ from ..core.documents import DocumentInfo, DocumentStatus, DocumentType, Source,
 from ..core.errors import DocumentNotFound, InvalidInput, NotFound, ScopeNotVisible
 from ..core.scopes import ScopeKind
 from ..core.tags import all_of, normalize_tags
-from ..services import documents, folders, relations, sharing
+from ..services import documents, folders, relations, sharing, stale
 from ..services.library import Library
 from ..services.scopes import resolve_scope
 from ..services.search import search
@@ -184,7 +184,7 @@ def memory_store_result(lib: Library, node_id: str, node_type: NodeType | str, t
     doc_id = existing[-1].id
     metadata[relations.DERIVED_FROM] = [i for i in inputs if i != doc_id]
     # Clear the mark first, so the version kept by the update is the stale content without the #stale tag.
-    relations.set_stale(lib, [doc_id], stale=False)
+    stale.set_stale(lib, [doc_id], stale=False)
     documents.update_document(lib, doc_id, title=title, content=content, metadata=metadata,
                               reason=f"re-run of node {node_id}")
     other_type_tags = [t for k, t in NODE_TYPE_TAGS.items() if k != node_kind]
@@ -216,4 +216,4 @@ def mark_task_changed(lib: Library, node_id: str, *, think_process_id: str) -> l
     if not roots:
         raise NotFound(f"think process {think_process_id} has no result for node {node_id!r}: "
                        "nothing to mark changed (check the node id)")
-    return relations.set_stale(lib, relations.derivation_closure(lib, roots), stale=True)
+    return stale.set_stale(lib, relations.derivation_closure(lib, roots), stale=True)

@@ -27,6 +27,12 @@ class DocumentType(StrEnum):
     ANNOTATION = "annotation"
 
 
+TEXT_TYPES = (DocumentType.NOTE, DocumentType.FACT, DocumentType.RESULT, DocumentType.REFERENCE,
+              DocumentType.STRUCTURED, DocumentType.ANNOTATION)
+"""Types whose content is text kept in the library (``services.documents.add_text`` makes them and their
+content can be edited); files keep their bytes and folders have no content."""
+
+
 ANNOTATES = "annotates"
 """Metadata key of an annotation holding the id of the PDF document it is on (``services.annotations``)."""
 

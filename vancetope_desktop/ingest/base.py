@@ -7,12 +7,10 @@ the index, so they can run in a worker process or thread and be tested alone.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..core.documents import ChunkRole, DocumentType
-
-if TYPE_CHECKING:
-    from .bibentry import BibEntry
+from .bibentry import BibEntry
 
 
 @dataclass(frozen=True)

@@ -15,12 +15,12 @@ from ..core.errors import EmptyFile, FileTooLarge, InvalidInput, UnsupportedFile
 from ..core.text import readable
 from ..core.units import format_size
 from .base import ChunkDraft, Extraction
-from .bibentry import bibliography_extraction, reference_extraction
 from .bibliography import is_csl_json, parse_csl_json, parse_reference_text, parse_ris
 from .bibtex import parse_bibtex
 from .encoding import decode_text_bytes
 from .markdown import extract_markdown
 from .normalize import normalize_text
+from .references import bibliography_extraction, reference_extraction
 from .structured import extract_data, extract_delimited, parse_json, parse_yaml
 from .text import CODE_LANGUAGES, PLAIN_TEXT_TYPES, extract_code, extract_plain_text
 

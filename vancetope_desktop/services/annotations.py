@@ -17,7 +17,7 @@ without a convention on metadata that every list and filter would have to know.
 
 Editing an annotation keeps its previous state as a version, like any document; deleting one moves
 it to the trash (restorable). Trashing, restoring or moving its PDF to another scope takes it along
-(``services.documents.with_contents``).
+(``services.folders.with_contents``).
 
 **Across versions.** A new version of a PDF (the same file imported again, changed) keeps its
 document id, so its annotations stay attached. When the file's content hash differs from the one an

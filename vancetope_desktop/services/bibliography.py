@@ -65,17 +65,17 @@ from ..ingest.bibentry import (
     different_works,
     kind_family,
     normalize_doi,
-    reference_extraction,
     surname_keys,
     title_key,
 )
 from ..ingest.bibliography import parse_reference_text
 from ..ingest.chunking import fit_to_model
+from ..ingest.references import reference_extraction
 from ..store import fulltext, tables
 from ..store.blobs import hash_text
 from ..store.db import write_session
 from ..store.tables import utcnow
-from . import records
+from . import records, tagging
 from .citation_keys import KEY_FIELD
 from .folders import check_folder
 from .library import Library
@@ -362,7 +362,7 @@ def write(lib: Library, session: Session, prepared: Sequence[PreparedEntry], rep
     records.add_chunks(session, [(n.row, n.chunks, n.counts) for n in new.values()])
     for created in new.values():
         if created.tags:
-            records.set_tags(session, created.row.id, created.tags)
+            tagging.set_tags(session, created.row.id, created.tags)
     records.enqueue_many(session, [n.row.id for n in new.values() if n.chunks], "embed")
     for item in prepared:
         for attachment_id in item.attachment_ids:
@@ -483,7 +483,7 @@ def _store_update(session: Session, row: tables.DocumentRow, chunks: list[ChunkD
                   retitled: bool, tags: list[str] | None) -> None:
     """Write a stored reference's changes: new chunks (re-embedded), else a new title or tags (refreshed)."""
     if tags is not None:
-        records.set_tags(session, row.id, tags)
+        tagging.set_tags(session, row.id, tags)
     if chunks is not None:
         records.replace_chunks(session, row, chunks, counts)
         row.index_state, row.index_error = IndexState.PENDING.value, None

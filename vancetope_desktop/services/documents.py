@@ -10,7 +10,16 @@ from typing import Any
 from sqlalchemy import delete, text
 from sqlmodel import Session, select
 
-from ..core.documents import ChunkInfo, DocumentInfo, DocumentStatus, DocumentType, IndexState, Source, VersionInfo
+from ..core.documents import (
+    TEXT_TYPES,
+    ChunkInfo,
+    DocumentInfo,
+    DocumentStatus,
+    DocumentType,
+    IndexState,
+    Source,
+    VersionInfo,
+)
 from ..core.errors import ImportFailed, InvalidInput, NotFound
 from ..core.ids import new_document_id
 from ..core.reading import READING_STATUS_KEY, ReadingStatus
@@ -23,17 +32,14 @@ from ..store.blobs import hash_text
 from ..store.db import read_session, write_session
 from ..store.filters import SqlFilter
 from ..store.tables import utcnow
-from . import audit, notelinks, records
+from . import audit, notelinks, records, tagging
 from .bibliography import add_references
 from .citation_keys import KEY_FIELD, check_key
-from .folders import check_folder
+from .folders import check_folder, folder_descendants, with_contents
 from .library import Library
 from .reading import and_reading
 from .scopes import resolve_scope, visibility_filter
 from .sharing import check_read
-
-TEXT_TYPES = (DocumentType.NOTE, DocumentType.FACT, DocumentType.RESULT, DocumentType.REFERENCE,
-              DocumentType.STRUCTURED, DocumentType.ANNOTATION)
 
 
 def add_text(lib: Library, content: str, *, doc_type: DocumentType = DocumentType.FACT, title: str | None = None,
@@ -95,7 +101,7 @@ def add_text(lib: Library, content: str, *, doc_type: DocumentType = DocumentTyp
         session.add(row)
         session.flush()
         notelinks.relink_waiting(session, row.title)
-        records.set_tags(session, row.id, normalize_tags([*wanted_tags, *extraction.tags]))
+        tagging.set_tags(session, row.id, normalize_tags([*wanted_tags, *extraction.tags]))
         records.replace_chunks(session, row, chunks, counts)
         if chunks:
             records.enqueue(session, row.id, "embed")
@@ -277,39 +283,6 @@ def smart_counts(lib: Library, scope: str | None = None, *, include_ancestors: b
                                   **smart_view_filters(view, now=now)) for view in SMART_VIEWS}
 
 
-def folder_descendants(session, folder_id: str) -> list[str]:
-    """``folder_id`` and every folder below it (breadth first; cycles cannot exist but are guarded)."""
-    found, frontier = [folder_id], [folder_id]
-    while frontier:
-        children = session.exec(
-            select(tables.DocumentRow.id).where(
-                tables.DocumentRow.folder_id.in_(frontier),  # type: ignore[union-attr]
-                tables.DocumentRow.type == DocumentType.FOLDER.value,
-            )
-        ).all()
-        frontier = [c for c in children if c not in found]
-        found.extend(frontier)
-    return found
-
-
-def with_contents(session, document_id: str) -> list[str]:
-    """``document_id`` and, for a folder, every folder and document below it (the document first), and the
-    annotations on the files among them: trashing, restoring or moving a PDF takes its annotations along.
-
-    Raises:
-        DocumentNotFound.
-    """
-    root = records.document_row(session, document_id)
-    if root.type != DocumentType.FOLDER.value:
-        return [root.id, *(records.annotations_of(session, [root.id]) if root.type == DocumentType.FILE.value
-                           else [])]
-    folders = folder_descendants(session, root.id)
-    inside = session.exec(
-        select(tables.DocumentRow.id).where(tables.DocumentRow.folder_id.in_(folders))  # type: ignore[union-attr]
-    ).all()
-    return list(dict.fromkeys([*folders, *inside, *records.annotations_of(session, inside)]))
-
-
 def update_document(lib: Library, document_id: str, *, title: str | None = None, content: str | None = None,
                     metadata: dict[str, Any] | None = None, add_tags: Iterable[str] = (),
                     remove_tags: Iterable[str] = (), reason: str = "edited",
@@ -366,7 +339,7 @@ def update_document(lib: Library, document_id: str, *, title: str | None = None,
         kept_as = row.version
         records.snapshot_version(session, row, reason)
         if changed_tags:
-            records.set_tags(session, document_id, tags_after)
+            tagging.set_tags(session, document_id, tags_after)
         if title is not None:
             row.meta = {**row.meta, "title_from_content": False}
         elif changed_content and row.meta.get("title_from_content") and extraction is not None:
@@ -440,7 +413,7 @@ def tag_document(lib: Library, document_id: str, *, add: Iterable[str] = (), rem
         removed = [t for t in before if t not in after]
         kept_as = row.version
         records.snapshot_version(session, row, reason or _tag_reason(added, removed))
-        records.set_tags(session, document_id, after)
+        tagging.set_tags(session, document_id, after)
         session.add(row)
         if user_action is not None:
             audit.record_user_action(session, row, "tag", user_action, {"version": [kept_as, row.version]})
@@ -661,7 +634,7 @@ def apply_restore(session, plan: RestorePlan) -> bool:
     records.snapshot_version(session, row, f"restored version {version.number}")
     row.title, row.meta = version.title, metadata
     if changed_tags:
-        records.set_tags(session, row.id, version.tags)
+        tagging.set_tags(session, row.id, version.tags)
     if changed_content and prepared is not None:
         row.content = content
         row.content_hash = version.content_hash or hash_text(content or "")

@@ -48,7 +48,7 @@ from ..store import tables
 from ..store.db import read_session, write_session
 from ..store.json_columns import json_or_empty
 from ..store.tables import utcnow
-from . import audit, records
+from . import audit, records, tagging
 from .imports import MERGED_INTO
 from .library import Library
 from .relations import LINK_KEYS, session_linking_documents
@@ -324,7 +324,7 @@ def merge(lib: Library, keep_id: str, other_ids: Sequence[str], *, actor: str | 
         _reshare(session, keep.id, others)
         session.add(keep)
         session.flush()
-        records.set_tags(session, keep.id, normalize_tags(tags))
+        tagging.set_tags(session, keep.id, normalize_tags(tags))
         audit.record(session, keep, MERGE_ACTION, actor=who, reason=f"merged {names} into this document")
         for row in rows:
             row.status = DocumentStatus.DELETED.value

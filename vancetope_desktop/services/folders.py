@@ -155,6 +155,39 @@ def place_in_folder(session: Session, row: tables.DocumentRow, folder_id: str | 
     session.add(row)
 
 
+def folder_descendants(session: Session, folder_id: str) -> list[str]:
+    """``folder_id`` and every folder below it (breadth first; cycles cannot exist but are guarded)."""
+    found, frontier = [folder_id], [folder_id]
+    while frontier:
+        children = session.exec(
+            select(tables.DocumentRow.id).where(
+                tables.DocumentRow.folder_id.in_(frontier),  # type: ignore[union-attr]
+                tables.DocumentRow.type == DocumentType.FOLDER.value,
+            )
+        ).all()
+        frontier = [c for c in children if c not in found]
+        found.extend(frontier)
+    return found
+
+
+def with_contents(session: Session, document_id: str) -> list[str]:
+    """``document_id`` and, for a folder, every folder and document below it (the document first), and the
+    annotations on the files among them: trashing, restoring or moving a PDF takes its annotations along.
+
+    Raises:
+        DocumentNotFound.
+    """
+    root = records.document_row(session, document_id)
+    if root.type != DocumentType.FOLDER.value:
+        return [root.id, *(records.annotations_of(session, [root.id]) if root.type == DocumentType.FILE.value
+                           else [])]
+    folders = folder_descendants(session, root.id)
+    inside = session.exec(
+        select(tables.DocumentRow.id).where(tables.DocumentRow.folder_id.in_(folders))  # type: ignore[union-attr]
+    ).all()
+    return list(dict.fromkeys([*folders, *inside, *records.annotations_of(session, inside)]))
+
+
 def folder_path(lib: Library, document_id: str) -> list[str]:
     """Titles of the folders containing a document, outermost first."""
     with read_session(lib.engine) as session:

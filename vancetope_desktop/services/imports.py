@@ -49,7 +49,7 @@ from ..store.blobs import hash_file
 from ..store.db import read_session, write_session
 from ..store.json_columns import json_or_empty
 from ..store.tables import utcnow
-from . import bibliography, notelinks, records
+from . import bibliography, notelinks, records, tagging
 from .folders import ensure_folder, namesake_folder
 from .library import Library
 from .scopes import resolve_scope
@@ -379,7 +379,7 @@ def _import_one(lib: Library, path: Path, scope_path: str, folder_id: str | None
                 notelinks.relink_waiting(session, title)
             found_tags = extraction.tags if extraction is not None else []
             old_tags = records.tags_of(session, row.id) if previous is not None else []
-            records.set_tags(session, row.id, normalize_tags([*old_tags, *tags, *found_tags]))
+            tagging.set_tags(session, row.id, normalize_tags([*old_tags, *tags, *found_tags]))
             records.replace_chunks(session, row, chunks, counts)
             if chunks:
                 records.enqueue(session, row.id, "embed")

@@ -25,8 +25,7 @@ from ..store import tables
 from ..store.db import read_session, write_session
 from ..store.tables import utcnow
 from . import audit, records
-from .documents import with_contents
-from .folders import RESULTS_FOLDER, ensure_folder
+from .folders import RESULTS_FOLDER, ensure_folder, with_contents
 from .library import Library
 from .scopes import ancestry, resolve_relative, session_ancestry, subtree
 

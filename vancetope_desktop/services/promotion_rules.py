@@ -23,8 +23,9 @@ from ..core.scopes import ScopeKind, parse_kind
 from ..core.tags import normalize_tag
 from ..store import tables
 from ..store.db import read_session, write_session
-from . import records, review
+from . import records
 from .library import Library
+from .promotion_requests import create_request, decide_approved, update_target
 from .scopes import resolve_scope, session_ancestry
 
 RULES_KEY = "promotion_rules"
@@ -175,13 +176,13 @@ def on_tags_added(session: Session, document_id: str, added: Iterable[str]) -> N
             continue
         actor = f"rule:{rule.tag}"
         try:
-            request = review.create_request(session, row, target, requested_by=actor,
-                                            reason=f"tagged #{tag}" + (f" (rule set in {rule.defined_in})"
-                                                                      if rule.defined_in else ""))
+            request = create_request(session, row, target, requested_by=actor,
+                                     reason=f"tagged #{tag}" + (f" (rule set in {rule.defined_in})"
+                                                               if rule.defined_in else ""))
         except (InvalidInput, ScopeError):
             continue
-        if rule.auto_approve and review.update_target(session, row) is None:
-            review.decide_approved(session, request, target, actor=actor, reason="approved by the rule's setting")
+        if rule.auto_approve and update_target(session, row) is None:
+            decide_approved(session, request, target, actor=actor, reason="approved by the rule's setting")
         return  # one request per document at a time
 
 

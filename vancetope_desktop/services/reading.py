@@ -2,7 +2,7 @@
 the SQL filter that lists documents by it.
 
 The status lives in the document's metadata; changing it keeps no version (it says nothing about the
-document's content, like the stale mark of ``services.relations.set_stale``) but counts as a change, so
+document's content, like the stale mark of ``services.stale.set_stale``) but counts as a change, so
 the app's lists refresh.
 """
 

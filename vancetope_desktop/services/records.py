@@ -121,22 +121,6 @@ def annotations_of(session: Session, document_ids: Iterable[str], *, live_only: 
     return [row[0] for row in rows]
 
 
-def set_tags(session: Session, document_id: str, tags: Iterable[str]) -> None:
-    """Replace a document's tags with ``tags`` (already normalised), then apply the auto-promote rules
-    to the tags added (``promotion_rules.on_tags_added``, in this same transaction)."""
-    before = set(tags_of(session, document_id))
-    wanted = list(dict.fromkeys(tags))
-    session.exec(delete(tables.TagRow).where(tables.TagRow.document_id == document_id))
-    for tag in wanted:
-        session.add(tables.TagRow(document_id=document_id, tag=tag))
-    added = [t for t in wanted if t not in before]
-    if added:
-        # Imported here: the rules build on the review queue, which builds on this module.
-        from .promotion_rules import on_tags_added
-
-        on_tags_added(session, document_id, added)
-
-
 def replace_chunks(session: Session, row: tables.DocumentRow, chunks: list[ChunkDraft], counts: list[int]) -> None:
     """Replace a document's chunks and their lexical index rows with ``chunks`` (token counts beside)."""
     fulltext.unindex_document(session, row.id)

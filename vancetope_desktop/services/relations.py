@@ -1,5 +1,5 @@
-"""Relations between documents: ``derived_from`` lineage (seed §7.3) and the stale mark that follows it,
-and a reference's bibliography files and attachments.
+"""Relations between documents: ``derived_from`` lineage (seed §7.3; the stale mark that follows it is
+``services.stale``), and a reference's bibliography files and attachments.
 
 Each relation is a JSON list of ids in the metadata of the document it starts from, so it needs no
 schema change; the reverse lookup ("what was derived from X", "which references does X.bib list") is
@@ -24,9 +24,8 @@ from sqlmodel import Session, select
 
 from ..core.documents import DocumentInfo, DocumentStatus, DocumentType, SourceType
 from ..store import tables
-from ..store.db import read_session, write_session
+from ..store.db import read_session
 from ..store.json_columns import json_or_empty
-from ..store.tables import utcnow
 from . import records
 from .library import Library
 
@@ -40,8 +39,6 @@ LINKS_TO = "links_to"
 """Metadata key of a note holding the ids its ``[[…]]`` links resolve to (kept by ``services.notelinks``)."""
 LINK_KEYS = (DERIVED_FROM, LISTED_IN, ATTACHMENTS, LINKS_TO)
 """Metadata keys holding lists of related document ids."""
-STALE_TAG = "stale"
-"""The tag mirroring :attr:`DocumentStatus.STALE`, so tag filters and chips show it too."""
 
 
 def derived_from(lib: Library, document_id: str) -> list[str]:
@@ -190,39 +187,3 @@ def node_results(lib: Library, think_process_id: str, node_id: str, *,
         rows = session.exec(query.order_by(doc.created_at, doc.id)).all()  # type: ignore[arg-type]
         tags = records.tags_by_document(session, [r.id for r in rows])
         return [records.to_info(lib, r, tags[r.id]) for r in rows]
-
-
-def set_stale(lib: Library, document_ids: Iterable[str], stale: bool = True) -> list[str]:
-    """Mark documents stale (status ``stale`` and tag ``#stale``) or clear the mark (back to ``active``).
-
-    All in one transaction. Only active and stale documents take part: archived or trashed ones keep
-    their status. The status is not versioned, and the tag only mirrors it, so no version is kept.
-
-    Returns:
-        The ids (in the order given) whose status is now the requested one, changed or already so.
-
-    Raises:
-        DocumentNotFound: an unknown id (nothing is changed).
-    """
-    wanted = DocumentStatus.STALE if stale else DocumentStatus.ACTIVE
-    eligible = {DocumentStatus.ACTIVE.value, DocumentStatus.STALE.value}
-    marked: list[str] = []
-    with write_session(lib.engine) as session:
-        for document_id in dict.fromkeys(document_ids):
-            row = records.document_row(session, document_id)
-            if row.status not in eligible:
-                continue
-            marked.append(row.id)
-            tags = records.tags_of(session, row.id)
-            new_tags = sorted({*tags, STALE_TAG}) if stale else [t for t in tags if t != STALE_TAG]
-            if row.status == wanted.value and new_tags == tags:
-                continue
-            row.status = wanted.value
-            row.updated_at = utcnow()
-            if new_tags != tags:
-                records.set_tags(session, row.id, new_tags)
-                records.enqueue(session, row.id, "refresh")  # vectors carry the tags
-            session.add(row)
-        records.bump_change_counter(session)
-        session.flush()
-    return marked

@@ -5,7 +5,9 @@ document, where it is, where it would go, who asked (a user, a think process, an
 see ``promotion_rules``) and why. Approving moves the document (``moves``), or, when the same think
 process node's earlier result is already in a scope above, writes the new content as a new version of
 that document; rejecting leaves the document where it is, with the reason kept. Every step is in the
-audit trail (``audit``), and decided requests stay as history.
+audit trail (``audit``), and decided requests stay as history. The steps that run inside a caller's
+transaction (create a request, carry out an approval) are in ``promotion_requests``, below the
+document services, so that a tag those services add can ask for a promotion (``promotion_rules``).
 """
 
 from __future__ import annotations
@@ -15,18 +17,18 @@ from collections.abc import Sequence
 
 from sqlmodel import Session, col, func, select
 
-from ..core.documents import DocumentInfo, DocumentStatus, DocumentType, SourceType
+from ..core.documents import DocumentInfo, DocumentStatus, DocumentType
 from ..core.errors import DocumentNotFound, InvalidInput, NotFound, ScopeError
-from ..core.ids import new_id
 from ..core.promotion import DerivedFrom, PromotionRequest, RequestDetail, RequestStatus, requester_kind
 from ..core.scopes import ScopeKind, ScopePath
 from ..store import tables
 from ..store.db import read_session, write_session
 from ..store.tables import utcnow
-from . import audit, documents, records, relations
+from . import audit, documents, records, relations, stale
 from .library import Library
-from .moves import check_move, move_in_session
-from .scopes import resolve_scope, session_ancestry
+from .moves import check_move
+from .promotion_requests import create_request, decide_approved, pending_request, update_target
+from .scopes import resolve_scope
 
 
 def request_promotion(lib: Library, document_id: str, target: str = "project", *, requested_by: str | None = None,
@@ -52,39 +54,6 @@ def request_promotion(lib: Library, document_id: str, target: str = "project", *
                                  reason=reason)
         records.bump_change_counter(session)
         return to_model(session, request)
-
-
-def create_request(session: Session, row: tables.DocumentRow, target_path: str, *, requested_by: str,
-                   reason: str = "") -> tables.PromotionRequestRow:
-    """Create a pending request inside the caller's transaction, or return the one already pending.
-
-    ``target_path`` must be an ancestor of the document's scope (checked here against the tree).
-
-    Raises:
-        ScopeError: the target is not above the document. InvalidInput: a folder or trashed document, or
-        a request pending to another target.
-    """
-    if row.type == DocumentType.FOLDER.value:
-        raise InvalidInput(f"{row.id} is a folder: request the promotion of the documents inside it")
-    if row.status == DocumentStatus.DELETED.value:
-        raise InvalidInput(f"{row.id} is in the trash: restore it before asking for its promotion")
-    if target_path == row.scope_path or target_path not in session_ancestry(session, row.scope_path):
-        raise ScopeError(f"{target_path} is not above {row.scope_path}: a promotion goes to an ancestor")
-    pending = _pending_for(session, row.id)
-    if pending is not None and pending.target_scope != target_path:
-        raise InvalidInput(f"{row.id} already waits for review to {pending.target_scope} ({pending.id}): the "
-                           "reviewer can approve it to another scope, or reject it first")
-    if pending is not None:
-        return pending
-    request = tables.PromotionRequestRow(
-        id=new_id("req"), document_id=row.id, title=row.title, source_scope=row.scope_path,
-        target_scope=target_path, requested_by=requested_by, reason=reason.strip(),
-    )
-    session.add(request)
-    audit.record(session, row, "request", actor=requested_by, from_scope=row.scope_path, to_scope=target_path,
-                 reason=request.reason, request_id=request.id)
-    session.flush()
-    return request
 
 
 def publish_think_process(lib: Library, think_process: str, *, to: str = "project", actor: str | None = None,
@@ -120,8 +89,8 @@ def publish_think_process(lib: Library, think_process: str, *, to: str = "projec
         if not rows:
             raise InvalidInput(f"{path} has no results to publish")
         # A result already waiting for review elsewhere keeps that request: the reviewer sees it there.
-        requests = [_pending_for(session, row.id) or create_request(session, row, target_path, requested_by=who,
-                                                                    reason=why) for row in rows]
+        requests = [pending_request(session, row.id) or create_request(session, row, target_path, requested_by=who,
+                                                                       reason=why) for row in rows]
         records.bump_change_counter(session)
         return [to_model(session, r) for r in requests]
 
@@ -209,45 +178,6 @@ def approve(lib: Library, request_ids: Sequence[str], *, to: str | None = None, 
         return [to_model(session, r) for r in decided]
 
 
-def decide_approved(session: Session, request: tables.PromotionRequestRow, target_path: str, *, actor: str,
-                    reason: str = "", merged_into: str | None = None) -> tables.PromotionRequestRow:
-    """Carry out an approval inside the caller's transaction: move the document, or (``merged_into``)
-    trash the copy whose content that document now holds, and move that document up to ``target_path``
-    when it is below it; record the decision (with where the content now is) and audit entries.
-
-    Raises:
-        InvalidInput: the request is no longer pending.
-    """
-    if request.status != RequestStatus.PENDING.value:
-        raise InvalidInput(f"{request.id} is {request.status} already")
-    row = records.document_row(session, request.document_id)
-    if merged_into is None:
-        # The move is the reviewer's: its reason is the decision's, not the requester's.
-        move_in_session(session, row.id, target_path, actor=actor, request_id=request.id,
-                        reason=reason.strip() or f"approving {request.id}")
-    else:
-        row.status = DocumentStatus.DELETED.value
-        row.updated_at = utcnow()
-        session.add(row)
-        target_row = records.document_row(session, merged_into)
-        audit.record(session, target_row, "update", actor=actor, from_scope=request.source_scope,
-                     to_scope=target_row.scope_path, reason=f"new content from {row.id} ({request.reason})".strip(),
-                     request_id=request.id)
-        if target_path in session_ancestry(session, target_row.scope_path)[1:]:
-            # Approved to a scope above the earlier copy: the updated document goes there (one copy).
-            move_in_session(session, target_row.id, target_path, actor=actor, request_id=request.id,
-                            reason=reason.strip() or f"approving {request.id}")
-        target_path = target_row.scope_path
-    request.status = RequestStatus.APPROVED.value
-    request.decided_by, request.decided_at = actor, utcnow()
-    request.decision_reason = reason.strip() or None
-    request.final_scope = target_path
-    session.add(request)
-    audit.record(session, row, "approve", actor=actor, from_scope=request.source_scope, to_scope=target_path,
-                 reason=reason.strip() or (f"merged into {merged_into}" if merged_into else ""), request_id=request.id)
-    return request
-
-
 def reject(lib: Library, request_ids: Sequence[str], *, reason: str,
            actor: str | None = None) -> list[PromotionRequest]:
     """Reject requests; their documents stay where they are and the reason is kept. All or none.
@@ -305,27 +235,6 @@ def _maybe_document(lib: Library, document_id: str) -> DocumentInfo | None:
         return None
 
 
-def update_target(session: Session, row: tables.DocumentRow) -> str | None:
-    """The document above ``row`` that it would update: the same think process node's earlier result.
-
-    A node re-run after its first result was promoted makes a new copy in the think process; the
-    earlier one sits in one of its ancestors (the nearest counts). Only text results count; None
-    otherwise.
-    """
-    if row.source_type != SourceType.THINK_PROCESS_RESULT.value or not row.source_node \
-            or row.type not in {t.value for t in documents.TEXT_TYPES}:
-        return None
-    above = session_ancestry(session, row.scope_path)[1:]
-    found = session.exec(select(tables.DocumentRow.id, tables.DocumentRow.scope_path).where(
-        col(tables.DocumentRow.scope_path).in_(above), tables.DocumentRow.id != row.id,
-        tables.DocumentRow.source_type == row.source_type,
-        tables.DocumentRow.source_think_process == row.source_think_process,
-        tables.DocumentRow.source_node == row.source_node,
-        tables.DocumentRow.status != DocumentStatus.DELETED.value,
-    ).order_by(tables.DocumentRow.created_at)).all()  # type: ignore[arg-type]
-    return min(found, key=lambda f: above.index(f[1]))[0] if found else None
-
-
 def to_model(session: Session, row: tables.PromotionRequestRow) -> PromotionRequest:
     """A request row as a :class:`PromotionRequest` (with its think process and, when pending, the
     document it would update)."""
@@ -376,17 +285,10 @@ def _merge_into_existing(lib: Library, request_id: str, document_id: str) -> str
     metadata = {k: v for k, v in new.metadata.items() if k in (relations.DERIVED_FROM, "node_type")}
     documents.update_document(lib, existing, title=new.title, content=new.content, metadata=metadata or None,
                               reason=f"updated by review ({request_id}) from {document_id}")
-    relations.set_stale(lib, [existing], stale=False)
-    documents.tag_document(lib, existing, add=[t for t in new.tags if t != relations.STALE_TAG],
+    stale.set_stale(lib, [existing], stale=False)
+    documents.tag_document(lib, existing, add=[t for t in new.tags if t != stale.STALE_TAG],
                            reason=f"tags from {document_id} ({request_id})")
     return existing
-
-
-def _pending_for(session: Session, document_id: str) -> tables.PromotionRequestRow | None:
-    return session.exec(select(tables.PromotionRequestRow).where(
-        tables.PromotionRequestRow.document_id == document_id,
-        tables.PromotionRequestRow.status == RequestStatus.PENDING.value,
-    )).first()
 
 
 def _request_row(session: Session, request_id: str) -> tables.PromotionRequestRow:

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 from ..core.documents import DocumentType
 from ..core.scope_info import ScopeInfo
 from ..core.scopes import ScopeKind
-from ..services import documents, moves, scopes
+from ..services import documents, folders, moves, scopes
 from ..services.library import Library
 from ..store.db import read_session
 from .dnd import scope_chain
@@ -194,7 +194,7 @@ def load_move_preview(lib: Library, ids: Sequence[str], target: str) -> MovePrev
     moving = [d for d in docs if d.scope != there]
     staying = [d for d in docs if d.scope == there]
     with read_session(lib.engine) as session:
-        inside = sum(len(documents.with_contents(session, d.id)) - 1 for d in moving
+        inside = sum(len(folders.with_contents(session, d.id)) - 1 for d in moving
                      if d.type == DocumentType.FOLDER)
     source_paths = list(dict.fromkeys(d.scope for d in moving))
     ups = {there in scopes.ancestry(lib, s) for s in source_paths}
