@@ -11,6 +11,7 @@ from typing import Annotated
 
 import typer
 
+from ..core.errors import NothingToUndo
 from ..core.undo import UndoStep
 from ..services import indexing, undo
 from .apps import app
@@ -21,13 +22,20 @@ ListOption = Annotated[bool, typer.Option("--list", help="Only show what would b
 
 @app.command("undo")
 def undo_command(list_only: ListOption = False, library: LibraryOption = None, as_json: JsonOption = False) -> None:
-    """Take back your latest trash, move, tag, rename or edit (scope moves approved in review excepted)."""
+    """Take back your latest trash, move, tag, rename or edit (scope moves approved in review excepted).
+
+    Exit codes: 0 when done, and also when there is nothing to undo (it says "Nothing to undo.";
+    --json prints null); 5 when the undo would overwrite a later change (nothing is changed).
+    """
     _step("undo", list_only, library, as_json)
 
 
 @app.command("redo")
 def redo_command(list_only: ListOption = False, library: LibraryOption = None, as_json: JsonOption = False) -> None:
-    """Do again what `vancetope undo` took back last (nothing new done since)."""
+    """Do again what `vancetope undo` took back last (nothing new done since).
+
+    Exit codes as for `vancetope undo`: 0 also when there is nothing to redo ("Nothing to redo.").
+    """
     _step("redo", list_only, library, as_json)
 
 
@@ -37,7 +45,11 @@ def _step(direction: str, list_only: bool, library: Path | None, as_json: bool) 
             undoable, redoable = undo.history(lib)
             emit(as_json, {"undo": undoable, "redo": redoable}, lambda: _listing(undoable, redoable))
             return
-        step = undo.undo(lib) if direction == "undo" else undo.redo(lib)
+        try:
+            step = undo.undo(lib) if direction == "undo" else undo.redo(lib)
+        except NothingToUndo:  # an empty stack is a state, not a failure (as an editor's greyed-out Undo)
+            emit(as_json, None, lambda: out.print(f"Nothing to {direction}."))
+            return
         indexing.try_drain(lib, documents=step.document_ids)  # restored texts, vectors carried back
         emit(as_json, step, lambda: out.print(f"{direction.title()} {step.label}: {step.documents} document"
                                               f"{'s' if step.documents != 1 else ''}", markup=False))
