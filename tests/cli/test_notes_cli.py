@@ -48,6 +48,8 @@ def test_saved_searches_round_trip(cli):
     assert [d["id"] for d in _json(cli("search", "run", "Bees", "--json"))] == [note]
     later = _add(cli, "More bees", "--tags", "bees")
     assert [d["id"] for d in _json(cli("search", "run", "Bees", "--json"))] == [later, note]
+    assert [d["id"] for d in _json(cli("search", "run", "bees", "--json"))] == [later, note]  # any case
+    assert cli("search", "save", "BEES", "--tags", "x", ok=False).exit_code == 2  # taken, up to case
     assert "tags bees" in cli("search", "list").stdout
     cli("search", "rename", "Bees", "Apiary")
     assert [s["name"] for s in _json(cli("search", "list", "--json"))] == ["Apiary"]
