@@ -66,3 +66,18 @@ def test_the_link_lists_print_the_brackets_they_name(cli):
     _add(cli, "two", "--title", "Twin")
     note = _add(cli, "See [[Twin]].", "--title", "Pointer")
     assert "[[doc_…|text]]" in cli("memory", "links", note).output
+
+
+def test_the_json_listing_carries_every_column_the_app_shows(cli):
+    # Found by a new user: `memory list --json` had no reading status (a derived value: not in metadata).
+    bib = ("@article{doe2020, author={Doe, Jane and Roe, Rick}, title={Bees and mites}, journal={Apidologie}, "
+           "year={2020}, doi={10.1000/bees.1}, pages={1--9}}")
+    cli("memory", "add", bib, "--type", "reference", "--no-wait")
+    _add(cli, "My own note", "--title", "Note")
+    listed = {d["type"]: d for d in _json(cli("memory", "list", "--json"))}
+    ref = listed["reference"]
+    assert ref["reading_status"] == "unread" and listed["note"]["reading_status"] is None
+    assert {k: ref["metadata"][k] for k in ("journal", "doi", "year", "pages")} == {
+        "journal": "Apidologie", "doi": "10.1000/bees.1", "year": 2020, "pages": "1--9"}
+    assert ref["metadata"]["citation_key"] and ref["metadata"]["authors"] == ["Jane Doe", "Rick Roe"]
+    assert _json(cli("memory", "read", ref["id"], "--json"))["reading_status"] == "unread"

@@ -11,9 +11,9 @@ from typing import Annotated
 
 import typer
 
-from ..core.documents import DocumentStatus, DocumentType
+from ..core.documents import DocumentInfo, DocumentStatus, DocumentType
 from ..core.errors import IndexUnavailable, InvalidInput
-from ..core.reading import ReadingStatus
+from ..core.reading import ReadingStatus, reading_status_of
 from ..core.tags import combine, split_tag_list
 from ..services import bibliography, folders, imports, indexing, relations, scopes, sharing, undo
 from ..services import documents as doc_service
@@ -177,6 +177,14 @@ def memory_upload(
         raise typer.Exit(1)
 
 
+def _document_json(doc: DocumentInfo, exclude: set[str] | None = None) -> dict:
+    """``doc`` as JSON with what the app's columns show: its fields, its metadata (authors, year, journal,
+    doi, pages, citation_key…) and its ``reading_status`` (derived: a file is unread until marked, a note has
+    none, null), as the agent tools give it."""
+    reading = reading_status_of(doc.type, doc.metadata)
+    return doc.model_dump(mode="json", exclude=exclude) | {"reading_status": reading.value if reading else None}
+
+
 def _visible(lib: Library, doc_id: str, scope: str | None) -> None:
     """Act only on documents the acting scope (``--scope``, else the current one) may see (seed §4.2)."""
     doc_service.get_document(lib, doc_id, acting_scope=scopes.resolve_scope(lib, scope))
@@ -239,8 +247,7 @@ def memory_list(
             reading_statuses=reading or (),
         )
         # Listings stay small: the text of each document is for `memory read`.
-        emit(as_json, [d.model_dump(mode="json", exclude={"content"}) for d in docs],
-             lambda: render.documents(docs, acting))
+        emit(as_json, [_document_json(d, exclude={"content"}) for d in docs], lambda: render.documents(docs, acting))
 
 
 @memory.command("browse")
@@ -266,7 +273,8 @@ def memory_read(
             emit(as_json, old, lambda: out.print(f"{old.title} (version {old.number})\n\n{old.content or ''}",
                                                  markup=False))
             return
-        emit(as_json, doc, lambda: render.document(doc, doc.content, relations.document_links(lib, doc.id)))
+        emit(as_json, _document_json(doc), lambda: render.document(doc, doc.content,
+                                                                  relations.document_links(lib, doc.id)))
 
 
 @memory.command("tag")
