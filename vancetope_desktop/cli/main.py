@@ -25,6 +25,7 @@ from .context import (
     JsonOption,
     LibraryOption,
     ScopeOption,
+    WaitOption,
     emit,
     err,
     guarded,
@@ -114,8 +115,7 @@ def memory_add(
     title: Annotated[str | None, typer.Option(help="Title (default: the first line).")] = None,
     tags: TagsOption = None, folder: Annotated[str | None, typer.Option(help="Folder id.")] = None,
     scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False,
-    wait: Annotated[bool, typer.Option(help="Index now and wait until it is searchable by meaning; "
-                                       "--no-wait leaves it to the open app or the next `index run`.")] = True,
+    wait: WaitOption = True,
 ) -> None:
     """Add a fact (or note, result…) to a scope: `memory add "Deadline is June 15th"`.
 
@@ -146,8 +146,7 @@ def memory_upload(
     folder: Annotated[str | None, typer.Option(help="Folder id to import into.")] = None,
     password: Annotated[str | None, typer.Option(help="Password for encrypted PDFs.")] = None,
     scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False,
-    wait: Annotated[bool, typer.Option(help="Index now and wait until everything is searchable by meaning; "
-                                       "--no-wait leaves it to the open app or the next `index run`.")] = True,
+    wait: WaitOption = True,
     keep_both_folders: Annotated[bool, typer.Option(
         "--keep-both-folders", help="A folder named like one already there up to case (papers beside Papers) "
         "becomes a folder of its own; by default it goes into the existing one.")] = False,
@@ -282,14 +281,15 @@ def memory_tag(
     doc_id: Annotated[str, typer.Argument(help="Document id.")],
     add: Annotated[str | None, typer.Option("--add", help="Comma-separated tags to add.")] = None,
     remove: Annotated[str | None, typer.Option("--remove", help="Comma-separated tags to remove.")] = None,
-    scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False,
+    scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False, wait: WaitOption = True,
 ) -> None:
     """Add and remove tags: `memory tag DOC --add important --remove unread`."""
     with open_library(library) as lib:
         _visible(lib, doc_id, scope)
         doc = doc_service.tag_document(lib, doc_id, add=split_tag_list(add), remove=split_tag_list(remove),
                                        user_action=undo.user_action(lib, "Tag", [doc_id]))
-        indexing.try_drain(lib, documents=[doc.id])  # the new tags in its vectors' metadata; the rest is the writer's
+        if wait:  # the new tags in its vectors' metadata; the rest is the writer's
+            indexing.try_drain(lib, documents=[doc.id])
         emit(as_json, doc, lambda: out.print(f"{doc.id}: {render.tag_text(doc.tags) or '(no tags)'}"))
 
 
@@ -352,7 +352,7 @@ def memory_edit(
     title: Annotated[str | None, typer.Option(help="New title.")] = None,
     content: Annotated[str | None, typer.Option(help="New text ('-' reads standard input).")] = None,
     reason: Annotated[str, typer.Option(help="Why, kept with the previous version.")] = "edited",
-    scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False,
+    scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False, wait: WaitOption = True,
 ) -> None:
     """Change a note's, fact's or result's title or text; the previous version is kept."""
     if content == "-":
@@ -362,7 +362,7 @@ def memory_edit(
         verb = "Rename" if content is None else "Edit"
         doc = doc_service.update_document(lib, doc_id, title=title, content=content, reason=reason,
                                           user_action=undo.user_action(lib, verb, [doc_id]))
-        _index_now(lib, [doc.id], True, as_json)
+        _index_now(lib, [doc.id], wait, as_json)
         emit(as_json, doc, lambda: out.print(f"{doc.id} is now version {doc.version}"))
 
 
@@ -418,7 +418,7 @@ def _confirm(question: str, yes: bool) -> None:
 
 @memory.command("purge")
 def memory_purge(doc_id: Annotated[str, typer.Argument()], scope: ScopeOption = None, library: LibraryOption = None,
-                 yes: YesOption = False, as_json: JsonOption = False) -> None:
+                 yes: YesOption = False, as_json: JsonOption = False, wait: WaitOption = True) -> None:
     """Delete a trashed document for good; a trashed folder goes with everything inside it (all or none)."""
     with open_library(library) as lib:
         _visible(lib, doc_id, scope)
@@ -426,14 +426,15 @@ def memory_purge(doc_id: Annotated[str, typer.Argument()], scope: ScopeOption = 
         inside = " and everything inside it" if doc.type is DocumentType.FOLDER else ""
         _confirm(f"Delete {doc.title!r}{inside} for good? This cannot be undone.", yes)
         purged = doc_service.purge_document(lib, doc_id)
-        indexing.try_drain(lib, documents=purged)  # drop their vectors
+        if wait:  # drop their vectors (else the writer does, and search skips purged ids meanwhile)
+            indexing.try_drain(lib, documents=purged)
         emit(as_json, {"purged": doc_id, "deleted": purged},
              lambda: out.print(f"purged {doc_id}" + (f" ({len(purged)} documents)" if len(purged) > 1 else "")))
 
 
 @memory.command("empty-trash")
 def memory_empty_trash(scope: ScopeOption = None, library: LibraryOption = None, yes: YesOption = False,
-                       as_json: JsonOption = False) -> None:
+                       as_json: JsonOption = False, wait: WaitOption = True) -> None:
     """Delete every trashed document of the scope (default: the current one) for good, all or none."""
     with open_library(library) as lib:
         path = scopes.resolve_scope(lib, scope)
@@ -443,7 +444,8 @@ def memory_empty_trash(scope: ScopeOption = None, library: LibraryOption = None,
             _confirm(f"Delete the {len(trashed)} document{'s' if len(trashed) != 1 else ''} in the trash of "
                      f"{path} for good? This cannot be undone.", yes)
         purged = doc_service.empty_trash(lib, path)
-        indexing.try_drain(lib, documents=purged)
+        if wait:
+            indexing.try_drain(lib, documents=purged)
         emit(as_json, {"scope": path, "deleted": purged},
              lambda: out.print(f"deleted {len(purged)} document{'s' if len(purged) != 1 else ''} for good"))
 
@@ -512,9 +514,7 @@ def index_run(library: LibraryOption = None, as_json: JsonOption = False) -> Non
 
 @index_app.command("rebuild")
 def index_rebuild(
-    library: LibraryOption = None, as_json: JsonOption = False,
-    wait: Annotated[bool, typer.Option(help="Re-embed now; --no-wait leaves it to the open app or `index run`.")
-                    ] = True,
+    library: LibraryOption = None, as_json: JsonOption = False, wait: WaitOption = True,
 ) -> None:
     """Rebuild the search index from the library with the settings' embedding model, whatever state the vector
     store is in (a damaged one is moved to the library's backups/ folder and kept)."""
