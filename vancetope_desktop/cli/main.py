@@ -553,6 +553,7 @@ from . import (  # noqa: E402, F401
     note_commands,
     promotion_commands,
     search_commands,
+    tag_commands,
     undo_commands,
 )
 
