@@ -212,15 +212,20 @@ def test_special_characters_bodies_and_particles_round_trip(library):
         "family": "Beethoven", "given": "Ludwig", "non-dropping-particle": "van"}
 
 
-def test_notes_export_as_misc_and_generic_entries(library):
+def test_notes_export_as_undated_misc_and_generic_entries_cited_as_n_d(library):
+    # A note cited with the year it was written (or imported) read as a publication year (found by a new user).
     note = _note(library, "Meeting notes on glaciers")
-    year = note.created_at.year
     bibtex = citations.export_documents(library, [note], "bibtex").text
-    assert bibtex.startswith(f"@misc{{meeting{year},") and "title = {Meeting notes on glaciers}" in bibtex
+    assert bibtex.startswith("@misc{meeting,") and "title = {Meeting notes on glaciers}" in bibtex
+    assert "year" not in bibtex
     ris = parse_ris(citations.export_documents(library, [note], "ris").text).entries[0]
-    assert (ris.kind, ris.title, ris.year, ris.key) == ("GEN", "Meeting notes on glaciers", year, f"meeting{year}")
+    assert (ris.kind, ris.title, ris.year, ris.key) == ("GEN", "Meeting notes on glaciers", None, "meeting")
     item = json.loads(citations.export_documents(library, [note], "csl-json").text)[0]
-    assert item["type"] == "document" and item["issued"] == {"date-parts": [[year]]}
+    assert item["type"] == "document" and "issued" not in item
+    assert "(n.d.)" in citations.cite(library, [note], "apa").text
+    assert str(note.created_at.year) not in citations.cite(library, [note], "ieee").text  # IEEE prints no n.d.
+    dated = _note(library, "Field season report", year=2019)
+    assert "(2019)" in citations.cite(library, [dated], "apa").text
 
 
 def test_a_pdf_exports_its_document_metadata(library, tmp_path):
@@ -295,4 +300,4 @@ def test_too_many_documents_for_a_style_are_refused_with_the_way_out(library):
     with pytest.raises(InvalidInput, match="export them as BibTeX"):
         citations.cite(library, [note] * (citations.MAX_FORMATTED + 1), "ieee")
     cited = citations.cite(library, [note] * citations.MAX_FORMATTED, "ieee")
-    assert cited.keys == {note.id: f"note{note.created_at.year}"}
+    assert cited.keys == {note.id: "note"}

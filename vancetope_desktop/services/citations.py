@@ -7,8 +7,11 @@ left out.
 
 How a document becomes an entry (:func:`work_of`): a reference's fields are those its import stored
 (``ingest.bibentry.BibEntry.metadata``), a PDF's are its document metadata (title, authors, year,
-DOI, journal); a note, fact or result is a ``@misc`` / ``GEN`` / ``document`` entry dated by its
-creation. The citation key is the document's stable key (``services.citation_keys``), assigned on
+DOI, journal); a note, fact or result is a ``@misc`` / ``GEN`` / ``document`` entry. A document
+without a ``year`` has no date (no BibTeX ``year``, RIS ``PY`` or CSL ``issued``: styles print "n.d."):
+the day it was imported or written is not when the work was published.
+
+The citation key is the document's stable key (``services.citation_keys``), assigned on
 first export. Each format is written by its library: bibtexparser v2 (with its ``AddEnclosingMiddleware``)
 for BibTeX, rispy for RIS, ``json`` for CSL-JSON; each reads back through the library's own importers
 (``ingest.bibtex``, ``ingest.bibliography``) to the same fields (tests/services/test_citations.py).
@@ -49,7 +52,7 @@ from ..ingest.bibliography import CSL_TYPES
 from ..store.db import read_session
 from . import citation_keys, records
 from . import documents as doc_service
-from .citation_keys import AUTHORED_TYPES, is_corporate
+from .citation_keys import is_corporate
 from .library import Library
 from .search import search
 
@@ -184,12 +187,9 @@ def select_documents(lib: Library, *, ids: Sequence[str] = (), folder_id: str | 
 def work_of(doc: DocumentInfo, key: str) -> Work:
     """``doc`` as a bibliographic entry with citation key ``key`` (see the module docstring)."""
     entry = BibEntry.from_metadata(doc.metadata, title=doc.title)
-    year = entry.year
-    if year is None and doc.type in AUTHORED_TYPES:
-        year = doc.created_at.year
     kind = entry.kind if doc.type in (DocumentType.REFERENCE, DocumentType.FILE) else None
     authors, editors = (tuple(n for n in names if n.strip()) for names in (entry.authors, entry.editors))
-    entry = BibEntry(key=key, kind=kind, title=entry.title, authors=authors, editors=editors, year=year,
+    entry = BibEntry(key=key, kind=kind, title=entry.title, authors=authors, editors=editors, year=entry.year,
                      container=entry.container, publisher=entry.publisher, doi=entry.doi, abstract=entry.abstract,
                      keywords=entry.keywords, extra=entry.extra)
     family = kind_family(kind)
