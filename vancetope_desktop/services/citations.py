@@ -17,7 +17,22 @@ for BibTeX, rispy for RIS, ``json`` for CSL-JSON; each reads back through the li
 (``ingest.bibtex``, ``ingest.bibliography``) to the same fields (tests/services/test_citations.py).
 
 Formatted citations (:func:`cite`) use citeproc-py and the CSL styles shipped in ``data/csl``
-(official texts of the citation-style-language/styles repository, CC BY-SA 3.0: see the README there).
+(official texts of the citation-style-language/styles repository, CC BY-SA 3.0: see the README there),
+unedited. Where citeproc-py reads a style otherwise than citeproc-js (Zotero's processor, against which
+the styles are written), :func:`load_style` and :func:`format_works` make up for it in our code:
+
+- ``second-field-align`` (IEEE, Nature): citeproc-js puts the first field (the number) in a block of its
+  own; citeproc-py glues it to the authors ("[1]A. Vaswani", "1.Vaswani"). A space is appended to that
+  field's suffix, as Zotero does in plain text.
+- A condition listing several types (``<if type="article-journal periodical" variable="volume">``, CSL
+  1.0.2: Chicago) holds when the item is any of them; citeproc-py wanted all of them at once, so
+  Chicago dropped every journal article's volume and issue.
+- ``is-numeric`` holds for a range or list of numbers ("5998-6008", "2, 3", "2 & 3": CSL 1.0.2's
+  definition); citeproc-py accepted one number only, so Chicago dropped the pages.
+- Punctuation doubled across markup ("Phys. Lett.</i>." → "Lett.."): citeproc-py merges a doubled mark at
+  a seam only when no tag stands between.
+- ``punctuation-in-quote`` (en-US: “Title,” not “Title”,) is not implemented by citeproc-py.
+- Page ranges written "5998--6008" (BibTeX) reach it as "5998-6008", which it turns into an en dash.
 """
 
 from __future__ import annotations
@@ -41,6 +56,7 @@ from bibtexparser.library import Library as BibLibrary
 from bibtexparser.middlewares.names import parse_single_name_into_parts
 from bibtexparser.model import Entry, Field
 from citeproc import VARIABLES, Citation, CitationItem, CitationStylesBibliography, CitationStylesStyle, formatter
+from citeproc.model import If
 from citeproc.source.json import CiteProcJSON
 from pydantic import BaseModel
 from pydantic import Field as ModelField
@@ -442,12 +458,47 @@ def load_style(name: str) -> CitationStylesStyle:
         raise InvalidInput(f"unknown citation style {name!r} (styles: {', '.join(STYLES)})")
     path = resources.files(__package__) / "data" / "csl" / STYLES[name][0]
     with resources.as_file(path) as file:
-        return CitationStylesStyle(str(file), validate=False)
+        style = CitationStylesStyle(str(file), validate=False)
+    bibliography = style.root.bibliography
+    if bibliography is not None and bibliography.get("second-field-align"):
+        # The first field's own block in citeproc-js; a space here (see the module docstring).
+        first = next((e for e in bibliography.layout if isinstance(e.tag, str)), None)  # not a comment
+        if first is not None and not first.get("suffix", "").endswith(" "):
+            first.set("suffix", first.get("suffix", "") + " ")
+    return style
+
+
+def _type_is_any(condition: If, item: Any) -> list[bool]:
+    """A ``type`` test holds when the item is any of the types listed (CSL 1.0.2, citeproc-js); one result,
+    so that ``match="all"`` combines it with the element's other tests (citeproc-py's own ``If._type``
+    gives one result per type, and "all" then asks an item to be of every type at once)."""
+    return [item.reference.type in condition.get("type").lower().split()]
+
+
+# citeproc-py has no hook for these; see the module docstring.
+If._type = _type_is_any
+If.re_numeric = re.compile(r"^[a-z]*\d+[a-z]*(?:\s*(?:-|–|--|,|&)\s*[a-z]*\d+[a-z]*)*$", re.IGNORECASE)
+
+_DOUBLED_ACROSS_TAGS = re.compile(r"([.,;:!?])((?:</[a-z]+>)+)\1")
+_QUOTE_THEN_MARK = re.compile(r"”([.,])")
+_MARK_BEFORE_MARK = re.compile(r"([.?!])[.,]”")
+
+
+def _mend(entry: str, punctuation_in_quote: bool) -> str:
+    """One entry's HTML with the seams citeproc-py leaves (see the module docstring) mended."""
+    entry = _DOUBLED_ACROSS_TAGS.sub(r"\1\2", entry)
+    if punctuation_in_quote:
+        entry = _MARK_BEFORE_MARK.sub(r"\1”", _QUOTE_THEN_MARK.sub(r"\1”", entry))
+    return entry
 
 
 def _citeproc_item(work: Work) -> dict[str, Any]:
-    """A CSL item with only the variables citeproc-py knows (it warns about others, e.g. ``citation-key``)."""
-    return {k: v for k, v in csl_item(work).items() if k in ("id", "type") or k.replace("-", "_") in VARIABLES}
+    """A CSL item with only the variables citeproc-py knows (it warns about others, e.g. ``citation-key``), its
+    page range with a plain hyphen (it makes an en dash of "-" but leaves BibTeX's "--" as it is)."""
+    item = {k: v for k, v in csl_item(work).items() if k in ("id", "type") or k.replace("-", "_") in VARIABLES}
+    if isinstance(item.get("page"), str):
+        item["page"] = _PAGE_DASH.sub("-", item["page"])
+    return item
 
 
 def format_works(items: Sequence[Work], style: str) -> tuple[str, str]:
@@ -461,7 +512,8 @@ def format_works(items: Sequence[Work], style: str) -> tuple[str, str]:
         bibliography = CitationStylesBibliography(csl, CiteProcJSON(source_items), formatter.html)
         for item in source_items:
             bibliography.register(Citation([CitationItem(item["id"])]))
-        entries = [str(entry) for entry in bibliography.bibliography()]
+        in_quote = str(csl.root.bibliography.get_locale_option("punctuation-in-quote")).lower() == "true"
+        entries = [_mend(str(entry), in_quote) for entry in bibliography.bibliography()]
     # The text is the HTML without its markup: one citeproc pass instead of two (it is the slow part).
     plain = "\n".join(html.unescape(_TAG.sub("", entry)) for entry in entries)
     return plain, "".join(f"<div class=\"csl-entry\">{entry}</div>" for entry in entries)
