@@ -37,7 +37,7 @@ def test_copy_citation_puts_the_chosen_style_on_the_clipboard(qtbot, library, ma
     window.citations.copy_action.trigger()
     qtbot.waitUntil(lambda: "Ruiz" in QApplication.clipboard().text(), timeout=10_000)
     mime = QApplication.clipboard().mimeData()
-    assert QApplication.clipboard().text().startswith("[1]A. Ruiz, “Glacier melt”")
+    assert QApplication.clipboard().text().startswith("[1] A. Ruiz, “Glacier melt,”")
     assert "<i>The Cryosphere</i>" in mime.html()
     assert "Copied 1 citation (IEEE)" in window.statusBar().currentMessage()
 
