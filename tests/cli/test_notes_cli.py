@@ -65,7 +65,8 @@ def test_the_link_lists_print_the_brackets_they_name(cli):
     _add(cli, "one", "--title", "Twin")
     _add(cli, "two", "--title", "Twin")
     note = _add(cli, "See [[Twin]].", "--title", "Pointer")
-    assert "[[doc_…|text]]" in cli("memory", "links", note).output
+    shown = cli("memory", "links", note).output
+    assert "[[doc_…|text]]" in shown and "ambiguous, 2 documents titled 'Twin', none chosen" in shown
 
 
 def test_the_json_listing_carries_every_column_the_app_shows(cli):
