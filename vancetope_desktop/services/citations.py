@@ -63,7 +63,7 @@ from pydantic import Field as ModelField
 
 from ..core.documents import DocumentInfo, DocumentStatus, DocumentType
 from ..core.errors import InvalidInput
-from ..ingest.bibentry import BibEntry, kind_family
+from ..ingest.bibentry import BibEntry, kind_family, normalize_doi
 from ..ingest.bibliography import CSL_TYPES
 from ..store.db import read_session
 from . import citation_keys, records
@@ -123,6 +123,9 @@ class Export(BaseModel):
     text: str = ModelField(description="The file's content (UTF-8).")
     keys: dict[str, str] = ModelField(default_factory=dict, description="Document id → citation key, in order.")
     skipped: list[str] = ModelField(default_factory=list, description="Ids left out: folders, bibliography files.")
+    same_work: dict[str, str] = ModelField(
+        default_factory=dict, description="Ids left out as the same work as an entry written (same DOI or citation "
+        "key: a PDF and its reference): id → the id whose entry stands for it.")
 
     @property
     def count(self) -> int:
@@ -215,11 +218,46 @@ def work_of(doc: DocumentInfo, key: str) -> Work:
 
 
 def works(lib: Library, docs: Sequence[DocumentInfo]) -> tuple[list[Work], dict[str, str], list[str]]:
-    """The citable ``docs`` as works with their keys (assigned when missing), and the ids left out."""
-    citable = [d for d in docs if is_citable(d)]
+    """The citable ``docs`` as works, one per work (:func:`one_per_work`), with their keys (assigned when
+    missing), and the ids left out (not citable, or another's work)."""
+    citable, same = one_per_work([d for d in docs if is_citable(d)])
     keys = citation_keys.ensure_keys(lib, [d.id for d in citable])
     return [work_of(d, keys[d.id]) for d in citable], {d.id: keys[d.id] for d in citable}, \
-        [d.id for d in docs if not is_citable(d)]
+        [d.id for d in docs if not is_citable(d) or d.id in same]
+
+
+def one_per_work(docs: Sequence[DocumentInfo]) -> tuple[list[DocumentInfo], dict[str, str]]:
+    """``docs`` with one document per work: those with the same DOI (``normalize_doi``) or the same stored
+    citation key are one work (a PDF and its bibliography entry, not merged yet), written once, at the
+    first one's place, from the reference among them if there is one (its fields are the work's record),
+    else the first.
+
+    Returns:
+        (the documents to write, {id left out: id of the document written for it}).
+    """
+    parent = {d.id: d.id for d in docs}
+
+    def root(i: str) -> str:
+        while parent[i] != i:
+            i = parent[i]
+        return i
+
+    seen: dict[tuple[str, str], str] = {}
+    for doc in docs:
+        doi, key = doc.metadata.get("doi"), doc.metadata.get(citation_keys.KEY_FIELD)
+        for name, value in (("doi", normalize_doi(str(doi)) if doi else None), ("key", key)):
+            if isinstance(value, str) and value:
+                first = seen.setdefault((name, value.casefold()), doc.id)
+                parent[root(doc.id)] = root(first)
+    groups: dict[str, list[DocumentInfo]] = {}
+    for doc in docs:
+        groups.setdefault(root(doc.id), []).append(doc)
+    written, same = [], {}
+    for members in groups.values():  # in the order of each group's first document
+        chosen = next((d for d in members if d.type is DocumentType.REFERENCE), members[0])
+        written.append(chosen)
+        same |= {d.id: chosen.id for d in members if d is not chosen}
+    return written, same
 
 
 # --- BibTeX --------------------------------------------------------------------------------------------
@@ -408,7 +446,9 @@ def export_documents(lib: Library, docs: Sequence[DocumentInfo], fmt: str) -> Ex
     if fmt not in _WRITERS:
         raise InvalidInput(f"unknown export format {fmt!r} (formats: {', '.join(FORMATS)})")
     items, keys, skipped = works(lib, docs)
-    return Export(format=fmt, text=_WRITERS[fmt](items) if items else "", keys=keys, skipped=skipped)
+    _, same = one_per_work([d for d in docs if is_citable(d)])
+    return Export(format=fmt, text=_WRITERS[fmt](items) if items else "", keys=keys,
+                  skipped=[i for i in skipped if i not in same], same_work=same)
 
 
 def save_export(lib: Library, docs: Sequence[DocumentInfo], path: Path, fmt: str | None = None) -> Export:
