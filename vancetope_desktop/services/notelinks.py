@@ -193,15 +193,16 @@ def relink_titles(session: Session, *titles: str, document_id: str | None = None
         The ids of the notes re-resolved, sorted.
     """
     ids: set[str] = set()
+    meta = json_or_empty("d.metadata")
     for key in {title_key(t) for t in titles if t and t.strip()}:
         # instr() first: only notes naming the key (as their JSON stores it) are parsed, not every document's
         # metadata. LINK_PROBLEMS also for notes stored before LINK_TITLES existed.
-        for column in (LINK_TITLES, LINK_PROBLEMS):
-            value = "j.value" if column == LINK_TITLES else "json_extract(j.value, '$.key')"
-            ids.update(r[0] for r in session.exec(
-                text(f"SELECT d.id FROM (SELECT id, metadata FROM document WHERE instr(metadata, :needle)) d, "
-                     f"json_each({json_or_empty('d.metadata')}, '$.{column}') j WHERE {value} = :key"),
-                params={"needle": json.dumps(key), "key": key}).all())
+        ids.update(r[0] for r in session.exec(
+            text(f"SELECT d.id FROM (SELECT id, metadata FROM document WHERE instr(metadata, :needle)) d "
+                 f"WHERE EXISTS (SELECT 1 FROM json_each({meta}, '$.{LINK_TITLES}') j WHERE j.value = :key) "
+                 f"OR EXISTS (SELECT 1 FROM json_each({meta}, '$.{LINK_PROBLEMS}') j "
+                 "WHERE json_extract(j.value, '$.key') = :key)"),
+            params={"needle": json.dumps(key), "key": key}).all())
     if document_id is not None:
         ids.update(r[0] for r in session.exec(
             text(f"SELECT d.id FROM (SELECT id, metadata FROM document WHERE instr(metadata, :id)) d, "
