@@ -21,7 +21,7 @@ def test_an_agent_reads_a_papers_annotations_in_reading_order(library, tmp_path)
     result = tools.call("memory_annotations", {"doc_id": doc.id})
     assert result.doc_id == doc.id
     assert [(a.page, a.kind, a.quote, a.comment) for a in result.annotations] == [
-        (1, "note", "", "baseline section"), (2, "highlight", "loss scale dynamic.", "why dynamic?")]
+        (1, "note", "", "baseline section"), (2, "highlight", "loss scale dynamic", "why dynamic?")]
     note = documents.add_text(library, "a plain note", scope=doc.scope)
     with pytest.raises(InvalidInput, match="not a PDF"):
         tools.memory_annotations(note.id)

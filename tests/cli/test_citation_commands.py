@@ -33,12 +33,12 @@ def test_export_cite_and_edit_a_key(cli, tmp_path):
     result = cli("export", ref_id, note["id"], "-o", str(target))
     assert "exported 2 entries as RIS" in result.stderr
     entries = parse_ris(target.read_text(encoding="utf-8")).entries
-    assert [e.key for e in entries] == ["smith2020", f"shelf{note['created_at'][:4]}"]
+    assert [e.key for e in entries] == ["smith2020", "shelf"]
 
     bibtex = cli("export", "--folder", folder, "--format", "bibtex").stdout
     assert [e.title for e in parse_bibtex(bibtex).entries] == ["Shelf notes"]
     everything = json.loads(cli("export", "--format", "csl-json").stdout)
-    assert {i["id"] for i in everything} == {"smith2020", f"shelf{note['created_at'][:4]}"}
+    assert {i["id"] for i in everything} == {"smith2020", "shelf"}
 
     cited = cli("cite", ref_id, "--style", "ieee").stdout
     assert "J. Smith and World Glacier Monitoring Service" in cited and "2020" in cited
@@ -49,3 +49,19 @@ def test_export_cite_and_edit_a_key(cli, tmp_path):
     assert refused.exit_code == 2 and "already the key of" in refused.output
     assert cli("export", ref_id, "-o", str(tmp_path / "refs.docx"), ok=False).exit_code == 2
     assert cli("cite", ok=False).exit_code == 2
+
+
+def test_export_of_a_folder_writes_a_paper_and_its_reference_once(cli, tmp_path):
+    # Found by a new user: a PDF and its bibliography entry with one DOI were written as two entries.
+    with Library.open(tmp_path / "lib") as lib:
+        folder = folders.create_folder(lib, "Thesis").id
+        ref = add_references(lib, BIB.replace("year = {2020},", "year = {2020}, doi = {10.1000/ice},"),
+                             folder_id=folder).entries[0].document_id
+        paper = documents.add_text(lib, "Glacier melt text.", doc_type=DocumentType.NOTE, title="paper.pdf",
+                                   folder_id=folder, metadata={"doi": "10.1000/ICE"})  # stands for the PDF's record
+    written = tmp_path / "thesis.bib"
+    result = cli("export", "--folder", folder, "-o", str(written))
+    assert "exported 1 entries as BibTeX" in result.stderr and "1 the same work as another" in result.stderr
+    assert [e.key for e in parse_bibtex(written.read_text(encoding="utf-8")).entries] == ["smith2020"]
+    listed = json.loads(cli("export", ref, paper.id, "--json").stdout)
+    assert listed["same_work"] == {paper.id: ref}

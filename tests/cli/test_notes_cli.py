@@ -48,6 +48,8 @@ def test_saved_searches_round_trip(cli):
     assert [d["id"] for d in _json(cli("search", "run", "Bees", "--json"))] == [note]
     later = _add(cli, "More bees", "--tags", "bees")
     assert [d["id"] for d in _json(cli("search", "run", "Bees", "--json"))] == [later, note]
+    assert [d["id"] for d in _json(cli("search", "run", "bees", "--json"))] == [later, note]  # any case
+    assert cli("search", "save", "BEES", "--tags", "x", ok=False).exit_code == 2  # taken, up to case
     assert "tags bees" in cli("search", "list").stdout
     cli("search", "rename", "Bees", "Apiary")
     assert [s["name"] for s in _json(cli("search", "list", "--json"))] == ["Apiary"]
@@ -63,4 +65,20 @@ def test_the_link_lists_print_the_brackets_they_name(cli):
     _add(cli, "one", "--title", "Twin")
     _add(cli, "two", "--title", "Twin")
     note = _add(cli, "See [[Twin]].", "--title", "Pointer")
-    assert "[[doc_…|text]]" in cli("memory", "links", note).output
+    shown = cli("memory", "links", note).output
+    assert "[[doc_…|text]]" in shown and "ambiguous, 2 documents titled 'Twin', none chosen" in shown
+
+
+def test_the_json_listing_carries_every_column_the_app_shows(cli):
+    # Found by a new user: `memory list --json` had no reading status (a derived value: not in metadata).
+    bib = ("@article{doe2020, author={Doe, Jane and Roe, Rick}, title={Bees and mites}, journal={Apidologie}, "
+           "year={2020}, doi={10.1000/bees.1}, pages={1--9}}")
+    cli("memory", "add", bib, "--type", "reference", "--no-wait")
+    _add(cli, "My own note", "--title", "Note")
+    listed = {d["type"]: d for d in _json(cli("memory", "list", "--json"))}
+    ref = listed["reference"]
+    assert ref["reading_status"] == "unread" and listed["note"]["reading_status"] is None
+    assert {k: ref["metadata"][k] for k in ("journal", "doi", "year", "pages")} == {
+        "journal": "Apidologie", "doi": "10.1000/bees.1", "year": 2020, "pages": "1--9"}
+    assert ref["metadata"]["citation_key"] and ref["metadata"]["authors"] == ["Jane Doe", "Rick Roe"]
+    assert _json(cli("memory", "read", ref["id"], "--json"))["reading_status"] == "unread"

@@ -44,4 +44,9 @@ def test_an_undo_over_a_later_change_is_refused_with_exit_code_5(tmp_path):
         documents.tag_document(lib, note.id, add=["agent-added"])  # another actor, after the user
     refused = _run(path, "undo", code=5)
     assert "“Reading” was changed" in refused.output and "would overwrite that change" in refused.output
-    assert "nothing to redo" in _run(path, "redo", code=5).output
+    assert _run(path, "redo").stdout == "Nothing to redo.\n"
+
+
+def test_nothing_to_undo_is_said_calmly_with_exit_code_0(tmp_path):
+    assert _run(tmp_path / "lib", "undo").stdout == "Nothing to undo.\n"
+    assert _run(tmp_path / "lib", "redo", "--json").stdout.strip() == "null"

@@ -179,7 +179,35 @@ def test_a_quote_typed_plainly_is_found_in_a_typeset_paper(corpus):
     with annotation_pdf.open_pdf(corpus / "papers/trace-based-jit-type-specialization-pldi2009.pdf") as doc:
         span = annotation_pdf.find_quote(doc, "are more difficult to compile than statically typed ones")
     assert span is not None and span.page == 1 and len(span.rects) == 2
-    assert span.text == "are more dif\ufb01cult to compile than statically typed ones."
+    assert span.text == "are more dif\ufb01cult to compile than statically typed ones"  # not the full stop
+
+
+@pytest.mark.corpus
+def test_a_quote_across_a_dashed_line_break_and_lines_is_found_without_the_comma_after_it(corpus):
+    # Found by a new user: "automatically-" ends a line of the S2ORC paper, and the quote was not found;
+    # the highlight also took the comma after its last word.
+    with annotation_pdf.open_pdf(corpus / "papers/s2orc-open-research-corpus-acl2020.pdf") as doc:
+        span = annotation_pdf.find_quote(doc, "annotated with automatically-detected\ninline mentions of citations")
+        spaced = annotation_pdf.find_quote(doc, "Full  text is annotated with automatically\u2010detected")
+        with_comma = annotation_pdf.find_quote(doc, "inline mentions of citations,")
+    assert span is not None and span.page == 1 and len(span.rects) == 2
+    assert span.text == "annotated with automatically-detected inline mentions of citations"
+    assert spaced is not None and spaced.text.endswith("automatically-detected")
+    assert with_comma is not None and with_comma.text == "inline mentions of citations,"
+    assert with_comma.rects[-1][2] > span.rects[-1][2]  # the comma's width, left out of the first
+
+
+def test_dashes_spaces_and_brackets_do_not_hide_a_quote_nor_widen_it(tmp_path):
+    path = make_pdf(tmp_path / "dashes.pdf", [["Dynamic languages pay a long-",
+                                               "term cost - at run time (see Sect. 2).", "Latin roots."]])
+    with annotation_pdf.open_pdf(path) as doc:
+        hyphenated = annotation_pdf.find_quote(doc, "pay a long\u2010term cost \u2014 at run time")
+        dashless = annotation_pdf.find_quote(doc, "a long term cost at\nrun time")
+        assert annotation_pdf.find_quote(doc, "tin roots") is None  # a match starts at a word's start
+        bracket = annotation_pdf.find_quote(doc, "see Sect. 2")
+    assert hyphenated is not None and hyphenated.text == "pay a long-term cost - at run time"
+    assert dashless is not None and dashless.text == "a longterm cost - at run time"  # as the quote has it
+    assert bracket is not None and bracket.text == "see Sect. 2"  # not "(see" nor "2)."
 
 
 def test_merging_duplicates_carries_the_annotations_to_the_paper_kept(library, tmp_path):

@@ -183,3 +183,59 @@ def test_re_importing_a_file_merged_away_names_the_survivor_and_leaves_the_copy_
     assert (again.status, again.document_id) == ("duplicate", kept)
     assert again.reason == f"already in your library: Finding ({kept})"
     assert documents.get_document(library, gone).status is DocumentStatus.DELETED
+
+
+BIB = """@article{ruiz2019glacier,
+  author = {Ruiz, Ana and Berg, Lars}, title = {Glacier melt measured from space},
+  journal = {The Cryosphere}, year = {2019}, volume = {13}, pages = {1--20}, doi = {10.5194/tc-13-1-2019},
+}
+"""
+
+
+def _paper_and_its_reference(library, tmp_path):
+    """A PDF paper (its DOI read or typed in Details) and the bibliography entry of the same work, imported
+    apart (not attached): the case a new user met."""
+    from vancetope_desktop.ingest.mupdf import pymupdf
+    from vancetope_desktop.services.bibliography import add_references
+
+    path = tmp_path / "glacier-paper.pdf"
+    pdf = pymupdf.open()
+    pdf.new_page().insert_text((72, 72), "Glacier melt measured from space, over ten years.")
+    pdf.save(path)
+    pdf.close()
+    folder = folders.create_folder(library, "Thesis")
+    paper = imports.upload(library, [path], folder_id=folder.id, tags=["pdf"], extractor=extract_file).outcomes[0]
+    documents.update_document(library, paper.document_id, metadata={"doi": "https://doi.org/10.5194/TC-13-1-2019"})
+    ref = add_references(library, BIB, tags=["cryosphere"]).entries[0].document_id
+    return folder, paper.document_id, ref
+
+
+def test_a_paper_and_its_reference_with_one_doi_are_one_work_merged_into_the_paper(library, tmp_path):
+    # Found by a new user: they were not offered as duplicates (documents of one type only were paired).
+    _folder, paper, ref = _paper_and_its_reference(library, tmp_path)
+    note = _note(library, "My summary.", title="Summary", metadata={"derived_from": [ref]})
+    [group] = duplicates.find_duplicates(library)
+    assert group.keep_id == paper and {d.id for d in group.documents} == {paper, ref}
+    assert group.reason == "same DOI 10.5194/tc-13-1-2019"
+
+    duplicates.merge_groups(library, duplicates.group_choices([group]))
+    kept = documents.get_document(library, paper)
+    assert kept.type is DocumentType.FILE and kept.file_path  # the paper with its file
+    assert kept.title == "Glacier melt measured from space"  # the reference's record of the work
+    assert (kept.metadata["journal"], kept.metadata["volume"], kept.metadata["authors"]) == (
+        "The Cryosphere", "13", ["Ana Ruiz", "Lars Berg"])
+    assert kept.metadata["citation_key"] == "ruiz2019glacier"  # the key a manuscript cites it by
+    assert set(kept.tags) == {"pdf", "cryosphere"}
+    assert documents.get_document(library, note.id).metadata["derived_from"] == [paper]
+    assert documents.get_document(library, ref).status is DocumentStatus.DELETED
+
+
+def test_a_folder_holding_a_paper_and_its_reference_exports_the_work_once(library, tmp_path):
+    from vancetope_desktop.services import citations
+
+    folder, paper, ref = _paper_and_its_reference(library, tmp_path)
+    folders.move_to_folder(library, ref, folder.id)
+    export = citations.export_documents(library, citations.select_documents(library, folder_id=folder.id),
+                                        "bibtex")
+    assert export.text.count("@article{") == 1 and "@article{ruiz2019glacier," in export.text
+    assert list(export.keys) == [ref] and export.same_work == {paper: ref} and export.skipped == []

@@ -3,7 +3,7 @@ kept up to date on edits and new notes, and the backlinks (linked and unlinked m
 
 from vancetope_desktop.core.documents import DocumentStatus, DocumentType
 from vancetope_desktop.core.wikilinks import find_links
-from vancetope_desktop.services import documents, notelinks, relations, scopes
+from vancetope_desktop.services import documents, notelinks, relations, scopes, undo
 from vancetope_desktop.services.library import DEFAULT_PROJECT
 
 NOTE = DocumentType.NOTE
@@ -105,3 +105,36 @@ def test_imported_vault_notes_link_by_file_name_and_wait_for_each_other(library,
     assert health.title == "Notes on colony health"  # its heading; [[Bee Health]] is its file name
     assert daily.metadata[relations.LINKS_TO] == [health.id]
     assert [p["target"] for p in daily.metadata[notelinks.LINK_PROBLEMS]] == ["Hive"]
+
+
+def test_a_rename_resolves_again_the_links_naming_the_old_or_the_new_title_and_undo_turns_them_back(library):
+    # Found by a new user: after a rename, `memory links` said missing while the app still showed it linked.
+    target = _note(library, "Mites in spring.", title="Varroa")
+    old = _note(library, "See [[Varroa]].", title="Old name")
+    new = _note(library, "See [[Varroa mites]].", title="New name")
+    by_id = _note(library, f"See [[{target.id}|it]].", title="By id")
+    renamed = documents.update_document(library, target.id, title="Varroa mites",
+                                        user_action=undo.user_action(library, "Rename", [target.id]))
+    for note, state in ((old, "missing"), (new, "resolved"), (by_id, "resolved")):
+        live = notelinks.note_links(library, note.id)[0]  # what the CLI and the agent tools say
+        stored = documents.get_document(library, note.id).metadata  # what the app's banner and Backlinks show
+        assert live.state == state
+        assert stored.get(relations.LINKS_TO, []) == ([renamed.id] if state == "resolved" else [])
+        assert (notelinks.link_problem_text(stored) is None) == (state == "resolved")
+    assert {m.document.id for m in notelinks.backlinks(library, target.id).linked} == {new.id, by_id.id}
+    undo.undo(library)
+    assert notelinks.note_links(library, old.id)[0].state == "resolved"
+    assert notelinks.note_links(library, new.id)[0].state == "missing"
+    assert {m.document.id for m in notelinks.backlinks(library, target.id).linked} == {old.id, by_id.id}
+
+
+def test_a_second_document_with_a_linked_title_makes_the_link_ambiguous_in_every_face(library):
+    first = _note(library, "First draft.", title="Methods")
+    note = _note(library, "Compare [[Methods]].", title="Compare")
+    second = _note(library, "Second draft.", title="methods")
+    live = notelinks.note_links(library, note.id)[0]
+    assert live.state == "ambiguous" and [c.id for c in live.candidates] == [first.id, second.id]  # oldest first
+    stored = documents.get_document(library, note.id).metadata
+    assert relations.LINKS_TO not in stored and "several documents for [[Methods]] (2 documents)" in \
+        notelinks.link_problem_text(stored)
+    assert notelinks.backlinks(library, first.id).linked == []

@@ -49,3 +49,19 @@ def test_a_saved_query_ranks_by_the_search(library):
     documents.add_text(library, "The Andromeda galaxy will merge with the Milky Way.")
     saved_searches.save_search(library, SavedSearch(name="mites", query='"varroa mites"'))
     assert [d.id for d in saved_searches.run_saved(library, "mites")] == [wanted.id]
+
+
+def test_names_are_case_insensitive_and_keep_the_spelling_given(library):
+    # Found by a new user: `search save Foo` then `search run foo` failed; `save foo` made a second one.
+    saved_searches.save_search(library, SavedSearch(name="Bee Notes", query="mites"))
+    assert saved_searches.get_saved(library, "bee notes").query == "mites"
+    with pytest.raises(InvalidInput, match="already a saved search 'Bee Notes'"):
+        saved_searches.save_search(library, SavedSearch(name="bee  notes", query="hives"))
+    saved_searches.save_search(library, SavedSearch(name="BEE notes", query="hives"), replace=True)
+    assert [(s.name, s.query) for s in saved_searches.list_saved(library)] == [("BEE notes", "hives")]
+    saved_searches.save_search(library, SavedSearch(name="Other", query="x"))
+    with pytest.raises(InvalidInput, match="already"):
+        saved_searches.rename_saved(library, "other", "bee NOTES")
+    assert saved_searches.rename_saved(library, "bee notes", "Bee notes").name == "Bee notes"  # a change of case
+    saved_searches.forget_saved(library, "OTHER")
+    assert [s.name for s in saved_searches.list_saved(library)] == ["Bee notes"]

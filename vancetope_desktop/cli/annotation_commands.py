@@ -16,10 +16,8 @@ from ..services import annotations, indexing, scopes
 from ..services import documents as doc_service
 from ..services.annotations import Annotation
 from .apps import memory
-from .context import JsonOption, LibraryOption, ScopeOption, emit, guarded, open_library, out
+from .context import JsonOption, LibraryOption, ScopeOption, WaitOption, emit, guarded, open_library, out
 
-WaitOption = Annotated[bool, typer.Option(help="Index now so that search finds it by meaning; --no-wait leaves it "
-                                          "to the open app or the next `index run` (its words are found at once).")]
 ColorOption = Annotated[str | None, typer.Option(
     "--color", help=f"{', '.join(annotations.COLORS)} or #rrggbb (default yellow).", show_default=False)]
 

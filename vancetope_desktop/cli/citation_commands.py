@@ -47,13 +47,15 @@ def export_command(
     """Export references, PDFs and notes as BibTeX, RIS or CSL-JSON: `export --folder FOLDER -o thesis.bib`.
 
     Without ids, --folder or --query: every live document the scope sees. Each document gets a stable
-    citation key (first author + year + title word) the first time it is exported.
+    citation key (first author + year + title word) the first time it is exported. One entry per work: a
+    PDF and a reference with the same DOI (or citation key) are written once, from the reference.
     """
     with open_library(library) as lib, guarded():
         docs = _selected(lib, ids, folder, query, scope)
         if output is not None:
             result = citations.save_export(lib, docs, output, fmt.value if fmt is not None else None)
             left = f" ({len(result.skipped)} folders or bibliography files left out)" if result.skipped else ""
+            left += f" ({len(result.same_work)} the same work as another, written once)" if result.same_work else ""
             err.print(f"exported {result.count} entries as {citations.FORMATS[result.format][1]} to {output}{left}",
                       markup=False)
         else:

@@ -29,6 +29,11 @@ ScopeOption = Annotated[
     str | None, typer.Option("--scope", "-s", help="Act in this scope, e.g. project/proj_5 (default: current).")
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
+WaitOption = Annotated[bool, typer.Option(
+    "--wait/--no-wait", help="Index the change now, so that search by meaning sees it when the command ends; "
+    "--no-wait returns at once and leaves it to the open app or the next `index run` (words are found at once).")]
+"""Every write command that indexes what it changed takes it (one help text; ``tests/cli`` checks that none
+lacks it)."""
 
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)

@@ -10,7 +10,18 @@ from rich.markup import escape
 from ..core.errors import InvalidInput
 from ..services import duplicates, indexing, scopes
 from .apps import memory
-from .context import JsonOption, LibraryOption, ScopeOption, emit, err, guarded, open_library, out, print_json
+from .context import (
+    JsonOption,
+    LibraryOption,
+    ScopeOption,
+    WaitOption,
+    emit,
+    err,
+    guarded,
+    open_library,
+    out,
+    print_json,
+)
 
 
 @memory.command("duplicates")
@@ -23,8 +34,7 @@ def memory_duplicates(
         "--keep", help="The document to keep in its group (default: the one with a file, then the oldest); "
         "repeat for several groups.")] = None,
     scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False,
-    wait: Annotated[bool, typer.Option(help="Re-index the kept documents' tags now; --no-wait leaves it to the "
-                                       "open app or the next `index run`.")] = True,
+    wait: WaitOption = True,
 ) -> None:
     """List likely duplicates (same file, DOI, or title and year) and why; `--merge` merges them.
 

@@ -11,9 +11,9 @@ from typing import Annotated
 
 import typer
 
-from ..core.documents import DocumentStatus, DocumentType
+from ..core.documents import DocumentInfo, DocumentStatus, DocumentType
 from ..core.errors import IndexUnavailable, InvalidInput
-from ..core.reading import ReadingStatus
+from ..core.reading import ReadingStatus, reading_status_of
 from ..core.tags import combine, split_tag_list
 from ..services import bibliography, folders, imports, indexing, relations, scopes, sharing, undo
 from ..services import documents as doc_service
@@ -25,6 +25,7 @@ from .context import (
     JsonOption,
     LibraryOption,
     ScopeOption,
+    WaitOption,
     emit,
     err,
     guarded,
@@ -114,8 +115,7 @@ def memory_add(
     title: Annotated[str | None, typer.Option(help="Title (default: the first line).")] = None,
     tags: TagsOption = None, folder: Annotated[str | None, typer.Option(help="Folder id.")] = None,
     scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False,
-    wait: Annotated[bool, typer.Option(help="Index now and wait until it is searchable by meaning; "
-                                       "--no-wait leaves it to the open app or the next `index run`.")] = True,
+    wait: WaitOption = True,
 ) -> None:
     """Add a fact (or note, result…) to a scope: `memory add "Deadline is June 15th"`.
 
@@ -146,8 +146,7 @@ def memory_upload(
     folder: Annotated[str | None, typer.Option(help="Folder id to import into.")] = None,
     password: Annotated[str | None, typer.Option(help="Password for encrypted PDFs.")] = None,
     scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False,
-    wait: Annotated[bool, typer.Option(help="Index now and wait until everything is searchable by meaning; "
-                                       "--no-wait leaves it to the open app or the next `index run`.")] = True,
+    wait: WaitOption = True,
     keep_both_folders: Annotated[bool, typer.Option(
         "--keep-both-folders", help="A folder named like one already there up to case (papers beside Papers) "
         "becomes a folder of its own; by default it goes into the existing one.")] = False,
@@ -175,6 +174,14 @@ def memory_upload(
             render.import_report(report)
     if report.failed:
         raise typer.Exit(1)
+
+
+def _document_json(doc: DocumentInfo, exclude: set[str] | None = None) -> dict:
+    """``doc`` as JSON with what the app's columns show: its fields, its metadata (authors, year, journal,
+    doi, pages, citation_key…) and its ``reading_status`` (derived: a file is unread until marked, a note has
+    none, null), as the agent tools give it."""
+    reading = reading_status_of(doc.type, doc.metadata)
+    return doc.model_dump(mode="json", exclude=exclude) | {"reading_status": reading.value if reading else None}
 
 
 def _visible(lib: Library, doc_id: str, scope: str | None) -> None:
@@ -239,8 +246,7 @@ def memory_list(
             reading_statuses=reading or (),
         )
         # Listings stay small: the text of each document is for `memory read`.
-        emit(as_json, [d.model_dump(mode="json", exclude={"content"}) for d in docs],
-             lambda: render.documents(docs, acting))
+        emit(as_json, [_document_json(d, exclude={"content"}) for d in docs], lambda: render.documents(docs, acting))
 
 
 @memory.command("browse")
@@ -266,7 +272,8 @@ def memory_read(
             emit(as_json, old, lambda: out.print(f"{old.title} (version {old.number})\n\n{old.content or ''}",
                                                  markup=False))
             return
-        emit(as_json, doc, lambda: render.document(doc, doc.content, relations.document_links(lib, doc.id)))
+        emit(as_json, _document_json(doc), lambda: render.document(doc, doc.content,
+                                                                  relations.document_links(lib, doc.id)))
 
 
 @memory.command("tag")
@@ -274,14 +281,15 @@ def memory_tag(
     doc_id: Annotated[str, typer.Argument(help="Document id.")],
     add: Annotated[str | None, typer.Option("--add", help="Comma-separated tags to add.")] = None,
     remove: Annotated[str | None, typer.Option("--remove", help="Comma-separated tags to remove.")] = None,
-    scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False,
+    scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False, wait: WaitOption = True,
 ) -> None:
     """Add and remove tags: `memory tag DOC --add important --remove unread`."""
     with open_library(library) as lib:
         _visible(lib, doc_id, scope)
         doc = doc_service.tag_document(lib, doc_id, add=split_tag_list(add), remove=split_tag_list(remove),
                                        user_action=undo.user_action(lib, "Tag", [doc_id]))
-        indexing.try_drain(lib, documents=[doc.id])  # the new tags in its vectors' metadata; the rest is the writer's
+        if wait:  # the new tags in its vectors' metadata; the rest is the writer's
+            indexing.try_drain(lib, documents=[doc.id])
         emit(as_json, doc, lambda: out.print(f"{doc.id}: {render.tag_text(doc.tags) or '(no tags)'}"))
 
 
@@ -344,7 +352,7 @@ def memory_edit(
     title: Annotated[str | None, typer.Option(help="New title.")] = None,
     content: Annotated[str | None, typer.Option(help="New text ('-' reads standard input).")] = None,
     reason: Annotated[str, typer.Option(help="Why, kept with the previous version.")] = "edited",
-    scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False,
+    scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False, wait: WaitOption = True,
 ) -> None:
     """Change a note's, fact's or result's title or text; the previous version is kept."""
     if content == "-":
@@ -354,7 +362,7 @@ def memory_edit(
         verb = "Rename" if content is None else "Edit"
         doc = doc_service.update_document(lib, doc_id, title=title, content=content, reason=reason,
                                           user_action=undo.user_action(lib, verb, [doc_id]))
-        _index_now(lib, [doc.id], True, as_json)
+        _index_now(lib, [doc.id], wait, as_json)
         emit(as_json, doc, lambda: out.print(f"{doc.id} is now version {doc.version}"))
 
 
@@ -410,7 +418,7 @@ def _confirm(question: str, yes: bool) -> None:
 
 @memory.command("purge")
 def memory_purge(doc_id: Annotated[str, typer.Argument()], scope: ScopeOption = None, library: LibraryOption = None,
-                 yes: YesOption = False, as_json: JsonOption = False) -> None:
+                 yes: YesOption = False, as_json: JsonOption = False, wait: WaitOption = True) -> None:
     """Delete a trashed document for good; a trashed folder goes with everything inside it (all or none)."""
     with open_library(library) as lib:
         _visible(lib, doc_id, scope)
@@ -418,14 +426,15 @@ def memory_purge(doc_id: Annotated[str, typer.Argument()], scope: ScopeOption = 
         inside = " and everything inside it" if doc.type is DocumentType.FOLDER else ""
         _confirm(f"Delete {doc.title!r}{inside} for good? This cannot be undone.", yes)
         purged = doc_service.purge_document(lib, doc_id)
-        indexing.try_drain(lib, documents=purged)  # drop their vectors
+        if wait:  # drop their vectors (else the writer does, and search skips purged ids meanwhile)
+            indexing.try_drain(lib, documents=purged)
         emit(as_json, {"purged": doc_id, "deleted": purged},
              lambda: out.print(f"purged {doc_id}" + (f" ({len(purged)} documents)" if len(purged) > 1 else "")))
 
 
 @memory.command("empty-trash")
 def memory_empty_trash(scope: ScopeOption = None, library: LibraryOption = None, yes: YesOption = False,
-                       as_json: JsonOption = False) -> None:
+                       as_json: JsonOption = False, wait: WaitOption = True) -> None:
     """Delete every trashed document of the scope (default: the current one) for good, all or none."""
     with open_library(library) as lib:
         path = scopes.resolve_scope(lib, scope)
@@ -435,7 +444,8 @@ def memory_empty_trash(scope: ScopeOption = None, library: LibraryOption = None,
             _confirm(f"Delete the {len(trashed)} document{'s' if len(trashed) != 1 else ''} in the trash of "
                      f"{path} for good? This cannot be undone.", yes)
         purged = doc_service.empty_trash(lib, path)
-        indexing.try_drain(lib, documents=purged)
+        if wait:
+            indexing.try_drain(lib, documents=purged)
         emit(as_json, {"scope": path, "deleted": purged},
              lambda: out.print(f"deleted {len(purged)} document{'s' if len(purged) != 1 else ''} for good"))
 
@@ -504,9 +514,7 @@ def index_run(library: LibraryOption = None, as_json: JsonOption = False) -> Non
 
 @index_app.command("rebuild")
 def index_rebuild(
-    library: LibraryOption = None, as_json: JsonOption = False,
-    wait: Annotated[bool, typer.Option(help="Re-embed now; --no-wait leaves it to the open app or `index run`.")
-                    ] = True,
+    library: LibraryOption = None, as_json: JsonOption = False, wait: WaitOption = True,
 ) -> None:
     """Rebuild the search index from the library with the settings' embedding model, whatever state the vector
     store is in (a damaged one is moved to the library's backups/ folder and kept)."""
@@ -545,6 +553,7 @@ from . import (  # noqa: E402, F401
     note_commands,
     promotion_commands,
     search_commands,
+    tag_commands,
     undo_commands,
 )
 

@@ -19,7 +19,12 @@ from .context import JsonOption, LibraryOption, ScopeOption, emit, open_library,
 @memory.command("links")
 def memory_links(doc_id: Annotated[str, typer.Argument(help="Document id (doc_…).")], scope: ScopeOption = None,
                  library: LibraryOption = None, as_json: JsonOption = False) -> None:
-    """The [[Title]] links of a note and where each leads (missing and ambiguous targets are named)."""
+    """The [[Title]] links of a note and where each leads, by the rule the app follows (services.notelinks):
+
+    a link leads to the one document of its note's scope or above (not in the trash) whose title is the
+    link's, up to case, as the titles are now; none: missing; two or more: ambiguous, every candidate listed
+    and none chosen (link by id to choose: [[doc_…|text]]).
+    """
     with open_library(library) as lib:
         doc_service.get_document(lib, doc_id, acting_scope=scopes.resolve_scope(lib, scope))
         links = notelinks.note_links(lib, doc_id)
@@ -31,7 +36,8 @@ def memory_links(doc_id: Annotated[str, typer.Argument(help="Document id (doc_�
                 if link.document is not None:
                     out.print(f"{escape(link.shown)} → {escape(link.document.title)} ({link.document.id})")
                 elif link.state == "ambiguous":
-                    out.print(f"{escape(link.shown)} → [yellow]ambiguous[/yellow]: "
+                    out.print(f"{escape(link.shown)} → [yellow]ambiguous[/yellow], {len(link.candidates)} documents "
+                              f"titled {escape(link.target)!r}, none chosen: "
                               + "; ".join(f"{escape(c.title)} ({c.id})" for c in link.candidates)
                               + escape(" (link by id to choose: [[doc_…|text]])"))
                 else:

@@ -17,7 +17,7 @@ from ..services import documents as doc_service
 from ..services.library import Library
 from . import render
 from .apps import memory, rule_app, scope_app
-from .context import JsonOption, LibraryOption, ScopeOption, emit, open_library, out, required_reason
+from .context import JsonOption, LibraryOption, ScopeOption, WaitOption, emit, open_library, out, required_reason
 
 
 class Switch(StrEnum):
@@ -52,7 +52,7 @@ def _within_reach(lib: Library, path: str, scope: str | None, what: str) -> None
 
 
 def _move_scope(doc_ids: list[str], to: str, reason: str, scope: str | None, library: Path | None, as_json: bool,
-                direction: moves.Direction) -> None:
+                direction: moves.Direction, wait: bool) -> None:
     """Move documents all or none, first telling who gains and who loses sight of them (issue 4)."""
     with open_library(library) as lib:
         for doc_id in doc_ids:
@@ -61,7 +61,8 @@ def _move_scope(doc_ids: list[str], to: str, reason: str, scope: str | None, lib
         action = undo.user_action(lib, "Promote" if direction == "up" else "Demote", doc_ids,
                                   suffix=f"to {change.target_scope}")
         moved = moves.move_documents(lib, doc_ids, to, direction, reason=reason, user_action=action)
-        indexing.try_drain(lib, documents=[d.id for d in moved])  # carry their vectors along
+        if wait:  # carry their vectors along
+            indexing.try_drain(lib, documents=[d.id for d in moved])
         emit(as_json, {**change.model_dump(mode="json"), "moved": moved},
              lambda: render.moved(moved, change, "promoted" if direction == "up" else "demoted"))
 
@@ -74,9 +75,10 @@ def memory_promote(
     doc_ids: Annotated[list[str], typer.Argument(help="Documents (or folders, with their contents) to move.")],
     to: Annotated[str, typer.Option("--to", help="An ancestor: a kind (project) or a path.")],
     reason: ReasonOption = "", scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False,
+    wait: WaitOption = True,
 ) -> None:
     """Move documents up the tree, all or none: `memory promote DOC… --to project --reason "…"`."""
-    _move_scope(doc_ids, to, reason, scope, library, as_json, "up")
+    _move_scope(doc_ids, to, reason, scope, library, as_json, "up", wait)
 
 
 @memory.command("demote")
@@ -84,9 +86,10 @@ def memory_demote(
     doc_ids: Annotated[list[str], typer.Argument(help="Documents (or folders, with their contents) to move.")],
     to: Annotated[str, typer.Option("--to", help="A descendant scope path, e.g. think-process/tp_12.")],
     reason: ReasonOption = "", scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False,
+    wait: WaitOption = True,
 ) -> None:
     """Move documents down the tree, all or none: `memory demote DOC… --to think-process/tp_12`."""
-    _move_scope(doc_ids, to, reason, scope, library, as_json, "down")
+    _move_scope(doc_ids, to, reason, scope, library, as_json, "down", wait)
 
 
 @memory.command("request")

@@ -11,7 +11,7 @@ from ..core.promotion import RequestStatus
 from ..core.tags import split_tag_list
 from ..services import indexing, review, scopes
 from . import render
-from .context import CommandGroup, JsonOption, LibraryOption, emit, open_library, required_reason
+from .context import CommandGroup, JsonOption, LibraryOption, WaitOption, emit, open_library, required_reason
 
 review_app = CommandGroup(help="The review queue: approve or reject requests to promote documents.",
                            no_args_is_help=True)
@@ -62,15 +62,15 @@ def review_approve(
     tag: Annotated[list[str] | None, typer.Option("--tag", help="Add this tag first (repeatable).")] = None,
     untag: Annotated[list[str] | None, typer.Option("--untag", help="Remove this tag first (repeatable).")] = None,
     note: Annotated[str, typer.Option("--note", help="Your note, kept with the decision.")] = "",
-    library: LibraryOption = None, as_json: JsonOption = False,
+    library: LibraryOption = None, as_json: JsonOption = False, wait: WaitOption = True,
 ) -> None:
     """Approve requests, all or none: `review approve REQ… [--to SCOPE]`; the documents move (or update)."""
     with open_library(library) as lib:
         before = {r: review.get_request(lib, r) for r in dict.fromkeys(request_ids)}  # what each would update
         decided = review.approve(lib, request_ids, to=to, title=title, add_tags=_tags(tag), remove_tags=_tags(untag),
                                  reason=note)
-        # Their vectors follow them (the document moved, or the earlier result it updates).
-        indexing.try_drain(lib, documents=[d for r in decided for d in (r.document_id, r.updates) if d])
+        if wait:  # their vectors follow them (the document moved, or the earlier result it updates)
+            indexing.try_drain(lib, documents=[d for r in decided for d in (r.document_id, r.updates) if d])
         emit(as_json, decided, lambda: render.approved(decided, before))
 
 

@@ -11,34 +11,49 @@ from typing import Annotated
 
 import typer
 
+from ..core.errors import NothingToUndo
 from ..core.undo import UndoStep
 from ..services import indexing, undo
 from .apps import app
-from .context import JsonOption, LibraryOption, emit, open_library, out
+from .context import JsonOption, LibraryOption, WaitOption, emit, open_library, out
 
 ListOption = Annotated[bool, typer.Option("--list", help="Only show what would be undone and redone, newest first.")]
 
 
 @app.command("undo")
-def undo_command(list_only: ListOption = False, library: LibraryOption = None, as_json: JsonOption = False) -> None:
-    """Take back your latest trash, move, tag, rename or edit (scope moves approved in review excepted)."""
-    _step("undo", list_only, library, as_json)
+def undo_command(list_only: ListOption = False, library: LibraryOption = None, as_json: JsonOption = False,
+                 wait: WaitOption = True) -> None:
+    """Take back your latest trash, move, tag, rename or edit (scope moves approved in review excepted).
+
+    Exit codes: 0 when done, and also when there is nothing to undo (it says "Nothing to undo.";
+    --json prints null); 5 when the undo would overwrite a later change (nothing is changed).
+    """
+    _step("undo", list_only, library, as_json, wait)
 
 
 @app.command("redo")
-def redo_command(list_only: ListOption = False, library: LibraryOption = None, as_json: JsonOption = False) -> None:
-    """Do again what `vancetope undo` took back last (nothing new done since)."""
-    _step("redo", list_only, library, as_json)
+def redo_command(list_only: ListOption = False, library: LibraryOption = None, as_json: JsonOption = False,
+                 wait: WaitOption = True) -> None:
+    """Do again what `vancetope undo` took back last (nothing new done since).
+
+    Exit codes as for `vancetope undo`: 0 also when there is nothing to redo ("Nothing to redo.").
+    """
+    _step("redo", list_only, library, as_json, wait)
 
 
-def _step(direction: str, list_only: bool, library: Path | None, as_json: bool) -> None:
+def _step(direction: str, list_only: bool, library: Path | None, as_json: bool, wait: bool) -> None:
     with open_library(library) as lib:
         if list_only:
             undoable, redoable = undo.history(lib)
             emit(as_json, {"undo": undoable, "redo": redoable}, lambda: _listing(undoable, redoable))
             return
-        step = undo.undo(lib) if direction == "undo" else undo.redo(lib)
-        indexing.try_drain(lib, documents=step.document_ids)  # restored texts, vectors carried back
+        try:
+            step = undo.undo(lib) if direction == "undo" else undo.redo(lib)
+        except NothingToUndo:  # an empty stack is a state, not a failure (as an editor's greyed-out Undo)
+            emit(as_json, None, lambda: out.print(f"Nothing to {direction}."))
+            return
+        if wait:  # restored texts, vectors carried back
+            indexing.try_drain(lib, documents=step.document_ids)
         emit(as_json, step, lambda: out.print(f"{direction.title()} {step.label}: {step.documents} document"
                                               f"{'s' if step.documents != 1 else ''}", markup=False))
 

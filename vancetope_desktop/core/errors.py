@@ -69,6 +69,10 @@ class UndoRefused(VancetopeError):
     exit_code = 5
 
 
+class NothingToUndo(UndoRefused):
+    """No action left to undo (or redo): the CLI says so calmly and exits 0 (``cli.undo_commands``)."""
+
+
 class ImportFailed(VancetopeError):
     """A file could not be imported; the subclass says why."""
 

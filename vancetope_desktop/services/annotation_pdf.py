@@ -100,21 +100,29 @@ def span_between(words: Sequence[Word], page: int, start: tuple[float, float],
 
 def find_quote(doc, quote: str, *, page: int | None = None, near: float | None = None,
                cache: dict[int, list[Word]] | None = None) -> Span | None:
-    """Where ``quote`` lies in an open PDF (:func:`open_pdf`): its words matched as a sequence (case,
-    punctuation around words, ligatures such as "ﬁ" and words hyphenated across lines ignored, so that
-    "more difficult to compile" is found where the page has "difﬁcult to com- pile"), on ``page`` first
-    and then on the pages nearest it; on a page with several occurrences, the one whose top is nearest
-    ``near`` (points). None when the words are nowhere.
+    """Where ``quote`` lies in an open PDF (:func:`open_pdf`), on ``page`` first and then on the pages nearest
+    it; on a page with several occurrences, the one whose top is nearest ``near`` (points). None when the
+    words are nowhere.
+
+    The quote and the page are compared by their letters and digits only (:func:`_fold`): case, ligatures
+    ("ﬁ"), spaces and line breaks, punctuation, soft hyphens and every dash are ignored, so that "more
+    difficult to compile" is found where the page has "difﬁcult to com- pile", "automatically-detected"
+    where it has "automatically-" at the end of a line, "1990-2000" where it has "1990–2000". The match
+    starts at the start of a word and ends at the end of one ("tin" is not found in "Latin").
+
+    The span is the words matched, without the punctuation around them that the quote leaves out: "sparse
+    attention" highlights "attention" of "attention.", not its full stop (its rectangle is narrowed in
+    proportion to the characters left out); a quote that ends with the full stop keeps it.
 
     Args:
         cache: page → :func:`page_words`, filled as pages are read; pass the same dict to look up many
             quotes in one document (a lost quote reads every page).
 
     Raises:
-        InvalidInput: an empty quote.
+        InvalidInput: a quote without a letter or digit.
     """
-    wanted = [token for token, _, _ in _tokens([(w, None) for w in quote.split()])]
-    if not any(wanted):
+    wanted = _fold(quote)
+    if not wanted:
         raise InvalidInput("the text to find is empty")
     start = min(max(page or 1, 1), max(doc.page_count, 1))
     for number in sorted(range(1, doc.page_count + 1), key=lambda p: (abs(p - start), p)):
@@ -123,12 +131,10 @@ def find_quote(doc, quote: str, *, page: int | None = None, near: float | None =
             words = page_words(doc, number)
             if cache is not None:
                 cache[number] = words
-        tokens = _tokens([(w.text, i + 1 < len(words) and (words[i + 1].block, words[i + 1].line)
-                                       != (w.block, w.line)) for i, w in enumerate(words)])
-        found = _occurrences([token for token, _, _ in tokens], wanted)
+        found = _matches(words, wanted)
         if found:
-            best = min(found, key=lambda i: abs(words[tokens[i][1]].rect[1] - near) if near is not None else 0)
-            return _span(number, words[tokens[best][1] : tokens[best + len(wanted) - 1][2] + 1])
+            first, last = min(found, key=lambda m: abs(words[m[0]].rect[1] - near) if near is not None else 0)
+            return _trimmed(_span(number, words[first : last + 1], quote), quote, words[first], words[last])
     return None
 
 
@@ -215,9 +221,10 @@ def _nearest(words: Sequence[Word], point: tuple[float, float]) -> int:
     return min(range(len(words)), key=lambda i: distance(words[i]))
 
 
-def _span(page: int, words: list[Word]) -> Span:
+def _span(page: int, words: list[Word], quote: str = "") -> Span:
     """The text and per-line rectangles of consecutive ``words``; a word hyphenated at the end of a line is
-    joined with its end ("com-" + "pile": "compile"), as a reader reads it."""
+    joined with its end ("com-" + "pile": "compile"), as a reader reads it, keeping the hyphen when ``quote``
+    has it there ("automatically-" + "detected": "automatically-detected")."""
     lines: dict[tuple[int, int], Rect] = {}
     text = ""
     for index, word in enumerate(words):
@@ -225,36 +232,63 @@ def _span(page: int, words: list[Word]) -> Span:
         box = lines.setdefault((word.block, word.line), [x0, y0, x1, y1])
         box[:] = [min(box[0], x0), min(box[1], y0), max(box[2], x1), max(box[3], y1)]
         after = words[index - 1] if index else None
-        joined = (after is not None and after.text.endswith("-") and len(after.text) > 1
+        joined = (after is not None and after.text.endswith(_HYPHENS) and len(after.text) > 1
                   and (after.block, after.line) != (word.block, word.line))
-        text = text[:-1] + word.text if joined else f"{text} {word.text}" if text else word.text
+        if joined:
+            whole = f"{after.text[:-1].lstrip(_NOT_WORD)}-{word.text.rstrip(_NOT_WORD)}".casefold()
+            text = text[:-1] + ("-" if quote and whole in quote.casefold().translate(_AS_HYPHEN) else "") \
+                + word.text
+        else:
+            text = f"{text} {word.text}" if text else word.text
     rects = [[round(v, 2) for v in box] for box in lines.values()]
     return Span(page=page, text=text, rects=rects)
 
 
-_PUNCTUATION = "\"'“”‘’.,;:!?()[]{}«»"
+def _fold(text: str) -> str:
+    """``text`` as quotes and pages are compared: NFKC (ligatures), casefolded, letters and digits only."""
+    return "".join(ch for ch in unicodedata.normalize("NFKC", text).casefold() if ch.isalnum())
 
 
-def _tokens(words: Sequence[tuple[str, bool | None]]) -> list[tuple[str, int, int]]:
-    """Comparable tokens of ``(word, ends its line)`` pairs: ``(token, first word, last word)``, NFKC-folded,
-    casefolded, stripped of surrounding punctuation, a word ending in "-" joined with the next one when it
-    ends its line (None: not known, as in a quote, where any "word- next" pair is joined, as a selection
-    across a line break gives it)."""
-    tokens: list[tuple[str, int, int]] = []
-    index = 0
-    while index < len(words):
-        text, line_end = words[index]
-        text, last = unicodedata.normalize("NFKC", text), index
-        if text.endswith("-") and len(text) > 1 and index + 1 < len(words) and line_end is not False:
-            last = index + 1
-            text = text[:-1] + unicodedata.normalize("NFKC", words[last][0])
-        tokens.append((text.strip(_PUNCTUATION).casefold(), index, last))
-        index = last + 1
-    return tokens
+def _matches(words: Sequence[Word], wanted: str) -> list[tuple[int, int]]:
+    """``(first, last)`` word indices of every run of ``words`` whose folded letters are ``wanted``, starting
+    at a word's first letter and ending at a word's last (words without a letter or digit, such as a lone
+    dash, lie inside a run but never start or end one)."""
+    folded = [_fold(w.text) for w in words]
+    stream = "".join(folded)
+    starts: dict[int, int] = {}
+    ends: dict[int, int] = {}
+    offset = 0
+    for index, piece in enumerate(folded):
+        if piece:
+            starts.setdefault(offset, index)
+            offset += len(piece)
+            ends[offset] = index
+    found = []
+    at = stream.find(wanted)
+    while at >= 0:
+        if at in starts and at + len(wanted) in ends:
+            found.append((starts[at], ends[at + len(wanted)]))
+        at = stream.find(wanted, at + 1)
+    return found
 
 
-def _occurrences(haystack: list[str], needle: list[str]) -> list[int]:
-    """Start indices where ``needle`` occurs in ``haystack`` as a run of words."""
-    first, size = needle[0], len(needle)
-    return [i for i in range(len(haystack) - size + 1)
-            if haystack[i] == first and haystack[i : i + size] == needle]
+def _trimmed(span: Span, quote: str, first: Word, last: Word) -> Span:
+    """``span`` without the punctuation before its first and after its last letter or digit that ``quote``
+    does not have at that end, its first and last rectangles narrowed in proportion (a character's share of
+    its word's width: the words' boxes are all PyMuPDF gives per word)."""
+    quote = quote.strip()
+    text, rects = span.text, [list(r) for r in span.rects]
+    cut_end = len(text) - len(text.rstrip(_NOT_WORD)) if quote[-1].isalnum() else 0
+    cut_start = len(text) - len(text.lstrip(_NOT_WORD)) if quote[0].isalnum() else 0
+    if cut_end and len(last.text) > cut_end:
+        rects[-1][2] = round(rects[-1][2] - (last.rect[2] - last.rect[0]) * cut_end / len(last.text), 2)
+    if cut_start and len(first.text) > cut_start:
+        rects[0][0] = round(rects[0][0] + (first.rect[2] - first.rect[0]) * cut_start / len(first.text), 2)
+    return Span(page=span.page, text=text[cut_start : len(text) - cut_end], rects=rects)
+
+
+_HYPHENS = ("-", "\u00ad", "\u2010", "\u2011")
+"""A word ending in one of these at the end of a line goes on at the start of the next (soft hyphen included)."""
+_AS_HYPHEN = str.maketrans(dict.fromkeys("\u00ad\u2010\u2011\u2012\u2013", "-"))
+_NOT_WORD = "\"'“”‘’.,;:!?()[]{}«»<>*†‡§¶/\\-\u00ad\u2010\u2011\u2012\u2013\u2014\u2015"
+"""Characters around a word that a quote ending in a letter or digit does not take along."""

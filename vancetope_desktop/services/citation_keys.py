@@ -23,14 +23,12 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
-from datetime import datetime
 from typing import Any
 
 from bibtexparser.middlewares.names import parse_single_name_into_parts
 from sqlalchemy import text
 from sqlmodel import Session
 
-from ..core.documents import DocumentType
 from ..core.errors import InvalidInput
 from ..ingest.bibentry import year_of
 from ..store import tables
@@ -40,9 +38,6 @@ from .library import Library
 
 KEY_FIELD = "citation_key"
 """The metadata field holding a document's citation key."""
-
-AUTHORED_TYPES = frozenset({DocumentType.NOTE, DocumentType.FACT, DocumentType.RESULT})
-"""Documents written in the library: their date is their creation's (they have no ``year`` field)."""
 
 _BAD_KEY_CHARS = re.compile(r"[\s,{}()\"#%'=~\\]")
 """Characters BibTeX and biber refuse in a key (whitespace, the entry's delimiters, comments, quotes)."""
@@ -149,13 +144,11 @@ def _unique(base: str, taken: set[str]) -> str:
 
 
 def document_year(row: tables.DocumentRow) -> int | None:
-    """The year a document is cited with: its ``year`` field, else, for a note, fact or result (written
-    here), the year it was created."""
+    """The year a document is cited with: its ``year`` field; None without one (a note is cited "n.d.", and
+    its key has no year, as Better BibTeX keys an undated item: the day it was imported or written here is
+    not when the work was published)."""
     year = row.meta.get("year")
-    found = year if isinstance(year, int) else year_of(year)
-    if found is None and DocumentType(row.type) in AUTHORED_TYPES and isinstance(row.created_at, datetime):
-        return row.created_at.year
-    return found
+    return year if isinstance(year, int) else year_of(year)
 
 
 def _authors(row: tables.DocumentRow) -> list[str]:

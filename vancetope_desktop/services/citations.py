@@ -7,14 +7,32 @@ left out.
 
 How a document becomes an entry (:func:`work_of`): a reference's fields are those its import stored
 (``ingest.bibentry.BibEntry.metadata``), a PDF's are its document metadata (title, authors, year,
-DOI, journal); a note, fact or result is a ``@misc`` / ``GEN`` / ``document`` entry dated by its
-creation. The citation key is the document's stable key (``services.citation_keys``), assigned on
+DOI, journal); a note, fact or result is a ``@misc`` / ``GEN`` / ``document`` entry. A document
+without a ``year`` has no date (no BibTeX ``year``, RIS ``PY`` or CSL ``issued``: styles print "n.d."):
+the day it was imported or written is not when the work was published.
+
+The citation key is the document's stable key (``services.citation_keys``), assigned on
 first export. Each format is written by its library: bibtexparser v2 (with its ``AddEnclosingMiddleware``)
 for BibTeX, rispy for RIS, ``json`` for CSL-JSON; each reads back through the library's own importers
 (``ingest.bibtex``, ``ingest.bibliography``) to the same fields (tests/services/test_citations.py).
 
 Formatted citations (:func:`cite`) use citeproc-py and the CSL styles shipped in ``data/csl``
-(official texts of the citation-style-language/styles repository, CC BY-SA 3.0: see the README there).
+(official texts of the citation-style-language/styles repository, CC BY-SA 3.0: see the README there),
+unedited. Where citeproc-py reads a style otherwise than citeproc-js (Zotero's processor, against which
+the styles are written), :func:`load_style` and :func:`format_works` make up for it in our code:
+
+- ``second-field-align`` (IEEE, Nature): citeproc-js puts the first field (the number) in a block of its
+  own; citeproc-py glues it to the authors ("[1]A. Vaswani", "1.Vaswani"). A space is appended to that
+  field's suffix, as Zotero does in plain text.
+- A condition listing several types (``<if type="article-journal periodical" variable="volume">``, CSL
+  1.0.2: Chicago) holds when the item is any of them; citeproc-py wanted all of them at once, so
+  Chicago dropped every journal article's volume and issue.
+- ``is-numeric`` holds for a range or list of numbers ("5998-6008", "2, 3", "2 & 3": CSL 1.0.2's
+  definition); citeproc-py accepted one number only, so Chicago dropped the pages.
+- Punctuation doubled across markup ("Phys. Lett.</i>." → "Lett.."): citeproc-py merges a doubled mark at
+  a seam only when no tag stands between.
+- ``punctuation-in-quote`` (en-US: “Title,” not “Title”,) is not implemented by citeproc-py.
+- Page ranges written "5998--6008" (BibTeX) reach it as "5998-6008", which it turns into an en dash.
 """
 
 from __future__ import annotations
@@ -38,18 +56,19 @@ from bibtexparser.library import Library as BibLibrary
 from bibtexparser.middlewares.names import parse_single_name_into_parts
 from bibtexparser.model import Entry, Field
 from citeproc import VARIABLES, Citation, CitationItem, CitationStylesBibliography, CitationStylesStyle, formatter
+from citeproc.model import If
 from citeproc.source.json import CiteProcJSON
 from pydantic import BaseModel
 from pydantic import Field as ModelField
 
 from ..core.documents import DocumentInfo, DocumentStatus, DocumentType
 from ..core.errors import InvalidInput
-from ..ingest.bibentry import BibEntry, kind_family
+from ..ingest.bibentry import BibEntry, kind_family, normalize_doi
 from ..ingest.bibliography import CSL_TYPES
 from ..store.db import read_session
 from . import citation_keys, records
 from . import documents as doc_service
-from .citation_keys import AUTHORED_TYPES, is_corporate
+from .citation_keys import is_corporate
 from .library import Library
 from .search import search
 
@@ -104,6 +123,9 @@ class Export(BaseModel):
     text: str = ModelField(description="The file's content (UTF-8).")
     keys: dict[str, str] = ModelField(default_factory=dict, description="Document id → citation key, in order.")
     skipped: list[str] = ModelField(default_factory=list, description="Ids left out: folders, bibliography files.")
+    same_work: dict[str, str] = ModelField(
+        default_factory=dict, description="Ids left out as the same work as an entry written (same DOI or citation "
+        "key: a PDF and its reference): id → the id whose entry stands for it.")
 
     @property
     def count(self) -> int:
@@ -184,12 +206,9 @@ def select_documents(lib: Library, *, ids: Sequence[str] = (), folder_id: str | 
 def work_of(doc: DocumentInfo, key: str) -> Work:
     """``doc`` as a bibliographic entry with citation key ``key`` (see the module docstring)."""
     entry = BibEntry.from_metadata(doc.metadata, title=doc.title)
-    year = entry.year
-    if year is None and doc.type in AUTHORED_TYPES:
-        year = doc.created_at.year
     kind = entry.kind if doc.type in (DocumentType.REFERENCE, DocumentType.FILE) else None
     authors, editors = (tuple(n for n in names if n.strip()) for names in (entry.authors, entry.editors))
-    entry = BibEntry(key=key, kind=kind, title=entry.title, authors=authors, editors=editors, year=year,
+    entry = BibEntry(key=key, kind=kind, title=entry.title, authors=authors, editors=editors, year=entry.year,
                      container=entry.container, publisher=entry.publisher, doi=entry.doi, abstract=entry.abstract,
                      keywords=entry.keywords, extra=entry.extra)
     family = kind_family(kind)
@@ -199,11 +218,46 @@ def work_of(doc: DocumentInfo, key: str) -> Work:
 
 
 def works(lib: Library, docs: Sequence[DocumentInfo]) -> tuple[list[Work], dict[str, str], list[str]]:
-    """The citable ``docs`` as works with their keys (assigned when missing), and the ids left out."""
-    citable = [d for d in docs if is_citable(d)]
+    """The citable ``docs`` as works, one per work (:func:`one_per_work`), with their keys (assigned when
+    missing), and the ids left out (not citable, or another's work)."""
+    citable, same = one_per_work([d for d in docs if is_citable(d)])
     keys = citation_keys.ensure_keys(lib, [d.id for d in citable])
     return [work_of(d, keys[d.id]) for d in citable], {d.id: keys[d.id] for d in citable}, \
-        [d.id for d in docs if not is_citable(d)]
+        [d.id for d in docs if not is_citable(d) or d.id in same]
+
+
+def one_per_work(docs: Sequence[DocumentInfo]) -> tuple[list[DocumentInfo], dict[str, str]]:
+    """``docs`` with one document per work: those with the same DOI (``normalize_doi``) or the same stored
+    citation key are one work (a PDF and its bibliography entry, not merged yet), written once, at the
+    first one's place, from the reference among them if there is one (its fields are the work's record),
+    else the first.
+
+    Returns:
+        (the documents to write, {id left out: id of the document written for it}).
+    """
+    parent = {d.id: d.id for d in docs}
+
+    def root(i: str) -> str:
+        while parent[i] != i:
+            i = parent[i]
+        return i
+
+    seen: dict[tuple[str, str], str] = {}
+    for doc in docs:
+        doi, key = doc.metadata.get("doi"), doc.metadata.get(citation_keys.KEY_FIELD)
+        for name, value in (("doi", normalize_doi(str(doi)) if doi else None), ("key", key)):
+            if isinstance(value, str) and value:
+                first = seen.setdefault((name, value.casefold()), doc.id)
+                parent[root(doc.id)] = root(first)
+    groups: dict[str, list[DocumentInfo]] = {}
+    for doc in docs:
+        groups.setdefault(root(doc.id), []).append(doc)
+    written, same = [], {}
+    for members in groups.values():  # in the order of each group's first document
+        chosen = next((d for d in members if d.type is DocumentType.REFERENCE), members[0])
+        written.append(chosen)
+        same |= {d.id: chosen.id for d in members if d is not chosen}
+    return written, same
 
 
 # --- BibTeX --------------------------------------------------------------------------------------------
@@ -392,7 +446,9 @@ def export_documents(lib: Library, docs: Sequence[DocumentInfo], fmt: str) -> Ex
     if fmt not in _WRITERS:
         raise InvalidInput(f"unknown export format {fmt!r} (formats: {', '.join(FORMATS)})")
     items, keys, skipped = works(lib, docs)
-    return Export(format=fmt, text=_WRITERS[fmt](items) if items else "", keys=keys, skipped=skipped)
+    _, same = one_per_work([d for d in docs if is_citable(d)])
+    return Export(format=fmt, text=_WRITERS[fmt](items) if items else "", keys=keys,
+                  skipped=[i for i in skipped if i not in same], same_work=same)
 
 
 def save_export(lib: Library, docs: Sequence[DocumentInfo], path: Path, fmt: str | None = None) -> Export:
@@ -442,12 +498,47 @@ def load_style(name: str) -> CitationStylesStyle:
         raise InvalidInput(f"unknown citation style {name!r} (styles: {', '.join(STYLES)})")
     path = resources.files(__package__) / "data" / "csl" / STYLES[name][0]
     with resources.as_file(path) as file:
-        return CitationStylesStyle(str(file), validate=False)
+        style = CitationStylesStyle(str(file), validate=False)
+    bibliography = style.root.bibliography
+    if bibliography is not None and bibliography.get("second-field-align"):
+        # The first field's own block in citeproc-js; a space here (see the module docstring).
+        first = next((e for e in bibliography.layout if isinstance(e.tag, str)), None)  # not a comment
+        if first is not None and not first.get("suffix", "").endswith(" "):
+            first.set("suffix", first.get("suffix", "") + " ")
+    return style
+
+
+def _type_is_any(condition: If, item: Any) -> list[bool]:
+    """A ``type`` test holds when the item is any of the types listed (CSL 1.0.2, citeproc-js); one result,
+    so that ``match="all"`` combines it with the element's other tests (citeproc-py's own ``If._type``
+    gives one result per type, and "all" then asks an item to be of every type at once)."""
+    return [item.reference.type in condition.get("type").lower().split()]
+
+
+# citeproc-py has no hook for these; see the module docstring.
+If._type = _type_is_any
+If.re_numeric = re.compile(r"^[a-z]*\d+[a-z]*(?:\s*(?:-|–|--|,|&)\s*[a-z]*\d+[a-z]*)*$", re.IGNORECASE)
+
+_DOUBLED_ACROSS_TAGS = re.compile(r"([.,;:!?])((?:</[a-z]+>)+)\1")
+_QUOTE_THEN_MARK = re.compile(r"”([.,])")
+_MARK_BEFORE_MARK = re.compile(r"([.?!])[.,]”")
+
+
+def _mend(entry: str, punctuation_in_quote: bool) -> str:
+    """One entry's HTML with the seams citeproc-py leaves (see the module docstring) mended."""
+    entry = _DOUBLED_ACROSS_TAGS.sub(r"\1\2", entry)
+    if punctuation_in_quote:
+        entry = _MARK_BEFORE_MARK.sub(r"\1”", _QUOTE_THEN_MARK.sub(r"\1”", entry))
+    return entry
 
 
 def _citeproc_item(work: Work) -> dict[str, Any]:
-    """A CSL item with only the variables citeproc-py knows (it warns about others, e.g. ``citation-key``)."""
-    return {k: v for k, v in csl_item(work).items() if k in ("id", "type") or k.replace("-", "_") in VARIABLES}
+    """A CSL item with only the variables citeproc-py knows (it warns about others, e.g. ``citation-key``), its
+    page range with a plain hyphen (it makes an en dash of "-" but leaves BibTeX's "--" as it is)."""
+    item = {k: v for k, v in csl_item(work).items() if k in ("id", "type") or k.replace("-", "_") in VARIABLES}
+    if isinstance(item.get("page"), str):
+        item["page"] = _PAGE_DASH.sub("-", item["page"])
+    return item
 
 
 def format_works(items: Sequence[Work], style: str) -> tuple[str, str]:
@@ -461,7 +552,8 @@ def format_works(items: Sequence[Work], style: str) -> tuple[str, str]:
         bibliography = CitationStylesBibliography(csl, CiteProcJSON(source_items), formatter.html)
         for item in source_items:
             bibliography.register(Citation([CitationItem(item["id"])]))
-        entries = [str(entry) for entry in bibliography.bibliography()]
+        in_quote = str(csl.root.bibliography.get_locale_option("punctuation-in-quote")).lower() == "true"
+        entries = [_mend(str(entry), in_quote) for entry in bibliography.bibliography()]
     # The text is the HTML without its markup: one citeproc pass instead of two (it is the slow part).
     plain = "\n".join(html.unescape(_TAG.sub("", entry)) for entry in entries)
     return plain, "".join(f"<div class=\"csl-entry\">{entry}</div>" for entry in entries)

@@ -100,7 +100,7 @@ def add_text(lib: Library, content: str, *, doc_type: DocumentType = DocumentTyp
         notelinks.refresh_links(session, row)
         session.add(row)
         session.flush()
-        notelinks.relink_waiting(session, row.title)
+        notelinks.relink_titles(session, row.title)
         tagging.set_tags(session, row.id, normalize_tags([*wanted_tags, *extraction.tags]))
         records.replace_chunks(session, row, chunks, counts)
         if chunks:
@@ -347,7 +347,7 @@ def update_document(lib: Library, document_id: str, *, title: str | None = None,
             new_title = _title(extraction.title, content or "")
             changed_title, title = new_title != row.title, new_title
         if changed_title:
-            row.title = title.strip()  # type: ignore[union-attr]
+            renamed_from, row.title = row.title, title.strip()  # type: ignore[union-attr]
             fulltext.retitle_document(session, row.id, row.title)
         if metadata:
             if KEY_FIELD in metadata:  # a key typed in Details: valid and the library's only one
@@ -370,7 +370,7 @@ def update_document(lib: Library, document_id: str, *, title: str | None = None,
                                      {"version": [kept_as, row.version]})
         if changed_title:
             session.flush()
-            notelinks.relink_waiting(session, row.title)
+            notelinks.relink_titles(session, row.title, renamed_from, document_id=row.id)
         records.bump_change_counter(session)
         session.flush()
         return records.info(lib, session, document_id)
@@ -632,7 +632,7 @@ def apply_restore(session, plan: RestorePlan) -> bool:
     if not (changed_title or changed_tags or changed_content or metadata != row.meta):
         return False
     records.snapshot_version(session, row, f"restored version {version.number}")
-    row.title, row.meta = version.title, metadata
+    renamed_from, row.title, row.meta = row.title, version.title, metadata
     if changed_tags:
         tagging.set_tags(session, row.id, version.tags)
     if changed_content and prepared is not None:
@@ -647,6 +647,9 @@ def apply_restore(session, plan: RestorePlan) -> bool:
             fulltext.retitle_document(session, row.id, row.title)
         records.enqueue(session, row.id, "refresh")
     session.add(row)
+    if changed_title:  # an undone rename turns the links back (services.notelinks)
+        session.flush()
+        notelinks.relink_titles(session, row.title, renamed_from, document_id=row.id)
     return True
 
 

@@ -1,10 +1,11 @@
 """Likely duplicates within what a scope sees, and merging them into one document.
 
-Finding (:func:`find_duplicates`): two live documents of one type (a reference and the PDF it lists are
-a record and its file, not duplicates) are paired when they have
+Finding (:func:`find_duplicates`): two live documents of one type are paired when they have
 
 * the same content (``content_hash``: the stored file's bytes, or a text's characters);
-* the same DOI (``ingest.bibentry.normalize_doi``: bare and lowercase);
+* the same DOI (``ingest.bibentry.normalize_doi``: bare and lowercase); here a file and a reference count
+  as one type, *works*: a bibliography entry with the DOI of a PDF paper is that paper's record, as a
+  Zotero user keeps one item with its PDF attached (a reference already linked to its PDF is not paired);
 * the same title and year (``ingest.bibentry.title_key``: accents, case, punctuation and spacing
   ignored), unless the import's rule says they are two works all the same
   (``ingest.bibentry.different_works``: two DOIs, disjoint authors, two kinds of work).
@@ -16,7 +17,9 @@ title: one group), and each group lists every reason that joined it.
 
 Merging (:func:`merge`, :func:`merge_groups`): the survivor (default: the one with a stored file, then
 the oldest: :func:`default_survivor`) takes the others' tags, their folder when it has none, the metadata
-fields it lacks, their relations (their own link lists, and other documents' links to them), the scopes
+fields it lacks (a reference merged into a file gives it its title and bibliographic fields, which win over
+what was read from the PDF, and its citation key, the one a manuscript cites it by), their relations
+(their own link lists, and other documents' links to them), the scopes
 they were shared with, and the furthest reading status; their citation keys stay as
 ``citation_key_aliases``; ``merged_from`` lists their ids. Its previous state is kept as a version. The
 others go to the trash (restorable), each with an audit entry "merged into <id> (<title>)" and
@@ -43,7 +46,15 @@ from ..core.documents import ANNOTATES, DocumentStatus, DocumentType
 from ..core.errors import InvalidInput, VancetopeError
 from ..core.reading import READING_ORDER
 from ..core.tags import normalize_tags
-from ..ingest.bibentry import different_works, kind_family, normalize_doi, surname_keys, title_key, year_of
+from ..ingest.bibentry import (
+    EXTRA_FIELDS,
+    different_works,
+    kind_family,
+    normalize_doi,
+    surname_keys,
+    title_key,
+    year_of,
+)
 from ..store import tables
 from ..store.db import read_session, write_session
 from ..store.json_columns import json_or_empty
@@ -61,6 +72,12 @@ OWN_KEYS = frozenset({"original_name", "source_path", "file_size", "file_suffix"
                       "title_from_content", "entry_count", "entry_types", MERGED_INTO})
 """Metadata that describes a document's own file or text, never taken by the survivor (another document's
 ``source_path`` would make a re-import of that path overwrite the survivor)."""
+BIBLIOGRAPHIC_KEYS = frozenset({"authors", "year", "doi", "journal", "publisher", "abstract", "keywords", "editors",
+                                "entry_type", *EXTRA_FIELDS})
+"""A reference's record of its work (``ingest.bibentry.BibEntry.metadata``, the citation key aside): merged
+into a file, they replace what was read from the PDF."""
+WORK_TYPES = frozenset({DocumentType.FILE, DocumentType.REFERENCE})
+"""Types paired by DOI with each other: a paper's file and its bibliography entry are one work."""
 MERGE_ACTION = "merge"
 """The audit action of a merge: on each trashed duplicate ("merged into …") and on the survivor."""
 
@@ -210,7 +227,7 @@ def _group(candidates: list[_Candidate]) -> list[DuplicateGroup]:
         if c.content_hash:
             keyed.setdefault(("content", type_, c.content_hash), []).append(c.doc.id)
         if c.doc.doi:
-            keyed.setdefault(("doi", type_, c.doc.doi), []).append(c.doc.id)
+            keyed.setdefault(("doi", "work" if c.doc.type in WORK_TYPES else type_, c.doc.doi), []).append(c.doc.id)
         if c.title_key and c.doc.year is not None:
             keyed.setdefault(("title", type_, f"{c.title_key}\x00{c.doc.year}"), []).append(c.doc.id)
     for (kind, _type, value), ids in keyed.items():
@@ -328,7 +345,10 @@ def merge(lib: Library, keep_id: str, other_ids: Sequence[str], *, actor: str | 
         audit.record(session, keep, MERGE_ACTION, actor=who, reason=f"merged {names} into this document")
         for row in rows:
             row.status = DocumentStatus.DELETED.value
-            row.meta = {**row.meta, MERGED_INTO: keep.id}  # a re-import of its file names the survivor
+            # A re-import of its file names the survivor; the key it gave the survivor is the survivor's alone
+            # (else the older row would hold it and the survivor be exported under a suffixed one).
+            row.meta = {**{k: v for k, v in row.meta.items()
+                           if k != "citation_key" or v != keep.meta.get("citation_key")}, MERGED_INTO: keep.id}
             row.updated_at = utcnow()
             session.add(row)
             records.withdraw_requests(session, row, who, why=f"merged into {keep.id}")
@@ -339,9 +359,14 @@ def merge(lib: Library, keep_id: str, other_ids: Sequence[str], *, actor: str | 
 
 
 def _absorb(keep: tables.DocumentRow, other: tables.DocumentRow) -> None:
-    """Take from ``other`` what ``keep`` lacks; overwrite nothing ``keep`` has."""
+    """Take from ``other`` what ``keep`` lacks; overwrite nothing ``keep`` has, unless ``other`` is the
+    reference of the file ``keep``: then its title, citation key and :data:`BIBLIOGRAPHIC_KEYS` win."""
     meta = dict(keep.meta)
     theirs = dict(other.meta)
+    record = keep.type == DocumentType.FILE.value and other.type == DocumentType.REFERENCE.value
+    if record:
+        keep.title = other.title
+        meta |= {k: v for k, v in theirs.items() if k in BIBLIOGRAPHIC_KEYS and v not in (None, "", [])}
     if keep.folder_id is None and other.folder_id is not None:
         keep.folder_id = other.folder_id
     for key in LINK_KEYS:
@@ -351,7 +376,9 @@ def _absorb(keep: tables.DocumentRow, other: tables.DocumentRow) -> None:
             meta[key] = united
     key = theirs.pop("citation_key", None)
     aliases = [*_json_list(meta.get("citation_key_aliases")), *_json_list(theirs.pop("citation_key_aliases", None))]
-    if key and meta.get("citation_key") in (None, ""):
+    if key and (record or meta.get("citation_key") in (None, "")):
+        if meta.get("citation_key") not in (None, "", key):
+            aliases.append(str(meta["citation_key"]))
         meta["citation_key"] = key
     elif key and key != meta.get("citation_key"):
         aliases.append(str(key))

@@ -375,8 +375,7 @@ def _import_one(lib: Library, path: Path, scope_path: str, folder_id: str | None
                 notelinks.refresh_links(session, row)
             session.add(row)
             session.flush()
-            for title in {row.title, Path(name).stem}:  # notes that waited for it: by title or by file name
-                notelinks.relink_waiting(session, title)
+            notelinks.relink_titles(session, row.title, Path(name).stem)  # by title or by file name
             found_tags = extraction.tags if extraction is not None else []
             old_tags = records.tags_of(session, row.id) if previous is not None else []
             tagging.set_tags(session, row.id, normalize_tags([*old_tags, *tags, *found_tags]))

@@ -1,16 +1,26 @@
 """Links between notes: ``[[Title]]`` targets resolved to documents, stored as ``links_to`` relations, and
 the backlinks of a document (linked and unlinked mentions).
 
-A link resolves among the documents its note can see: the note's own scope and its ancestors, any type
-but folders, not in the trash. Titles compare case-insensitively (:func:`core.wikilinks.title_key`); a
-``[[doc_…]]`` target names a document by id. One match resolves the link; none leaves it *missing*;
-several leave it *ambiguous*, with the candidates named: a link is never guessed.
+The one rule (:func:`_resolve`, behind the CLI's ``memory links``, the agent tools, the app's viewer, its
+link banner and Backlinks): a link resolves among the documents its note can see, the note's own scope and
+its ancestors, any type but folders, not in the trash, by their *current* titles. Titles compare
+case-insensitively (:func:`core.wikilinks.title_key`); an imported Obsidian note also answers to its file
+name; a ``[[doc_…]]`` target names a document by id, whatever its title. One match resolves the link; none
+leaves it *missing*; two or more (two documents with the same title) leave it *ambiguous*, with every
+candidate named, oldest first: a link is never guessed, an ambiguous link is a linked mention of none of
+them (link by id to choose: ``[[doc_…|text]]``).
 
-What a note links to is kept in its metadata (no schema change): :data:`LINKS_TO` (a relation list of
-``services.relations``, so "what links here" is one ``json_each`` query) and :data:`LINK_PROBLEMS` (the
-missing and ambiguous targets, each with its :func:`title_key`), refreshed whenever the note's text is
-stored (:func:`refresh_links`) and when a document appears or is renamed under a title a missing link
-waits for (:func:`relink_waiting`).
+A link names a title, as the text says: renaming a document does not rewrite the notes that link to it.
+After a rename from *Old* to *New*, ``[[New]]`` leads to it (if no other document has that title) and
+``[[Old]]`` is missing (or leads to the other document titled *Old*, if there is one); ``[[doc_…]]``
+links keep leading to it. Undoing the rename turns them back.
+
+What a note links to is kept in its metadata (no schema change) so that "what links here" is one query:
+:data:`LINKS_TO` (a relation list of ``services.relations``), :data:`LINK_PROBLEMS` (the missing and
+ambiguous targets, each with its :func:`title_key`) and :data:`LINK_TITLES` (the keys of every title it
+names). They are refreshed whenever the note's text is stored (:func:`refresh_links`) and whenever a
+document appears or changes its title (:func:`relink_titles`): then every note naming the new or the old
+title, or linking to that document, is resolved again, so the stored links and the rule always agree.
 """
 
 from __future__ import annotations
@@ -38,6 +48,9 @@ from .scopes import resolve_scope, session_ancestry, visibility_filter
 
 LINK_PROBLEMS = "link_problems"
 """Metadata key of a note holding its unresolved links: ``[{"target", "key", "problem", "candidates"}]``."""
+LINK_TITLES = "link_titles"
+"""Metadata key of a note holding the :func:`title_key` of every title its links name (ids left out): the
+notes a document appearing or renamed under one of them must re-resolve (:func:`relink_titles`)."""
 UNLINKED_LIMIT = 50
 """At most this many unlinked mentions are listed (a one-word title can be mentioned everywhere)."""
 NOTE_SUFFIXES = (".md", ".markdown")
@@ -138,9 +151,11 @@ def _note_file_key(original_name: object) -> list[str]:
 
 def refresh_links(session: Session, row: tables.DocumentRow) -> None:
     """Re-resolve the ``[[…]]`` links of ``row``'s text and store them in its metadata (inside the caller's
-    write transaction; the caller adds the row). A text without links drops both keys."""
-    resolved = _resolve(session, row.scope_path, find_links(row.content))
-    meta = {k: v for k, v in row.meta.items() if k not in (LINKS_TO, LINK_PROBLEMS)}
+    write transaction; the caller adds the row). A text without links drops the three keys."""
+    links = find_links(row.content)
+    resolved = _resolve(session, row.scope_path, links)
+    meta = {k: v for k, v in row.meta.items() if k not in (LINKS_TO, LINK_PROBLEMS, LINK_TITLES)}
+    titles = sorted({link.key for link in links if not _ID.fullmatch(link.target)})
     targets = list(dict.fromkeys(r.document.id for r in resolved if r.document is not None))
     problems = {title_key(r.target): {"target": r.target, "key": title_key(r.target), "problem": r.state,
                                       "candidates": [c.id for c in r.candidates]}
@@ -149,6 +164,8 @@ def refresh_links(session: Session, row: tables.DocumentRow) -> None:
         meta[LINKS_TO] = targets
     if problems:
         meta[LINK_PROBLEMS] = list(problems.values())
+    if titles:
+        meta[LINK_TITLES] = titles
     if meta != row.meta:
         row.meta = meta
 
@@ -165,23 +182,37 @@ def link_problem_text(metadata: dict) -> str | None:
     return ("Links: " + "; ".join(parts) + ".") if parts else None
 
 
-def relink_waiting(session: Session, title: str) -> list[str]:
-    """Re-resolve the notes with a missing or ambiguous link to ``title`` (a document was just created or
-    renamed under it), in the caller's write transaction.
+def relink_titles(session: Session, *titles: str, document_id: str | None = None) -> list[str]:
+    """Re-resolve, in the caller's write transaction, the notes whose links may now lead elsewhere because a
+    document appeared under ``titles`` or was renamed (give its new and old titles, and its id): the notes
+    naming one of those titles, and those whose links lead to ``document_id``.
+
+    Call it after the change is flushed (it reads the titles as they are now).
 
     Returns:
-        The ids of the notes re-resolved.
+        The ids of the notes re-resolved, sorted.
     """
-    # instr() first: only the few notes with a problem are parsed as JSON, not every document's metadata.
-    ids = [r[0] for r in session.exec(
-        text(f"SELECT DISTINCT d.id FROM (SELECT id, metadata FROM document WHERE instr(metadata, '{LINK_PROBLEMS}')) "
-             f"d, json_each({json_or_empty('d.metadata')}, '$.{LINK_PROBLEMS}') j "
-             "WHERE json_extract(j.value, '$.key') = :key"), params={"key": title_key(title)}).all()]
-    for doc_id in ids:
+    ids: set[str] = set()
+    meta = json_or_empty("d.metadata")
+    for key in {title_key(t) for t in titles if t and t.strip()}:
+        # instr() first: only notes naming the key (as their JSON stores it) are parsed, not every document's
+        # metadata. LINK_PROBLEMS also for notes stored before LINK_TITLES existed.
+        ids.update(r[0] for r in session.exec(
+            text(f"SELECT d.id FROM (SELECT id, metadata FROM document WHERE instr(metadata, :needle)) d "
+                 f"WHERE EXISTS (SELECT 1 FROM json_each({meta}, '$.{LINK_TITLES}') j WHERE j.value = :key) "
+                 f"OR EXISTS (SELECT 1 FROM json_each({meta}, '$.{LINK_PROBLEMS}') j "
+                 "WHERE json_extract(j.value, '$.key') = :key)"),
+            params={"needle": json.dumps(key), "key": key}).all())
+    if document_id is not None:
+        ids.update(r[0] for r in session.exec(
+            text(f"SELECT d.id FROM (SELECT id, metadata FROM document WHERE instr(metadata, :id)) d, "
+                 f"json_each({json_or_empty('d.metadata')}, '$.{LINKS_TO}') j WHERE j.value = :id"),
+            params={"id": document_id}).all())
+    for doc_id in sorted(ids):
         row = records.document_row(session, doc_id)
         refresh_links(session, row)
         session.add(row)
-    return ids
+    return sorted(ids)
 
 
 def note_links(lib: Library, document_id: str) -> list[ResolvedLink]:

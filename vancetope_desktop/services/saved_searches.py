@@ -1,6 +1,9 @@
 """Saved searches: a query and its filters kept under a name, run again on demand (the app's folder tree
 re-runs them whenever the library changes, so they stay live).
 
+Names are case-insensitive for lookup and uniqueness (``Foo`` and ``foo`` are one search, as folder and
+file names are on macOS and Windows) and keep the spelling last given.
+
 Stored per library in the ``meta`` table under :data:`META_KEY` as one JSON object (name → search): a
 saved search belongs to the library it searches (its tags, scopes and statuses mean something only
 there), not to the user's app preferences (``services.preferences`` follows the user across
@@ -94,12 +97,21 @@ def _clean_name(name: str) -> str:
     return clean
 
 
+def _stored_name(stored: dict[str, SavedSearch], name: str) -> str | None:
+    """The key under which ``name`` is stored, up to case and spaces (an exact spelling first: a library
+    saved before names were case-insensitive may hold both ``Foo`` and ``foo``); None if there is none."""
+    if name in stored:
+        return name
+    wanted = " ".join(name.split()).casefold()
+    return next((key for key in stored if key.casefold() == wanted), None)
+
+
 def save_search(lib: Library, saved: SavedSearch, *, replace: bool = False) -> SavedSearch:
-    """Save ``saved`` under its name (spaces collapsed); its tags are checked and normalised now.
+    """Save ``saved`` under its name (spaces collapsed, spelling kept); its tags are checked and normalised now.
 
     Raises:
         InvalidInput: an empty or too long name, malformed tags or tag expression, no query and no
-            filter at all, or the name is taken and ``replace`` is False.
+            filter at all, or the name is taken (up to case) and ``replace`` is False.
     """
     name = _clean_name(saved.name)
     saved = saved.model_copy(update={"name": name, "query": saved.query.strip(), "tags": normalize_tags(saved.tags),
@@ -108,8 +120,10 @@ def save_search(lib: Library, saved: SavedSearch, *, replace: bool = False) -> S
     saved.tag_filter()  # raises InvalidInput on a malformed expression
     with write_session(lib.engine) as session:
         stored = _load(session)
-        if name in stored and not replace:
-            raise InvalidInput(f"there is already a saved search {name!r} (replace it, or pick another name)")
+        taken = _stored_name(stored, name)
+        if taken is not None and not replace:
+            raise InvalidInput(f"there is already a saved search {taken!r} (replace it, or pick another name)")
+        stored.pop(taken or name, None)
         stored[name] = saved
         _store(session, stored)
     return saved
@@ -122,35 +136,44 @@ def list_saved(lib: Library) -> list[SavedSearch]:
 
 
 def get_saved(lib: Library, name: str) -> SavedSearch:
-    """One saved search. Raises NotFound."""
+    """One saved search, by its name up to case. Raises NotFound."""
     with read_session(lib.engine) as session:
         stored = _load(session)
-    if name not in stored:
+    key = _stored_name(stored, name)
+    if key is None:
         raise NotFound(f"no saved search {name!r}")
-    return stored[name]
+    return stored[key]
 
 
 def rename_saved(lib: Library, name: str, new_name: str) -> SavedSearch:
-    """Rename a saved search. Raises NotFound; InvalidInput: a bad or taken new name."""
+    """Rename a saved search (found up to case; a change of case alone is a rename too).
+
+    Raises:
+        NotFound; InvalidInput: a bad new name, or one another saved search has up to case.
+    """
     new_name = _clean_name(new_name)
     with write_session(lib.engine) as session:
         stored = _load(session)
-        if name not in stored:
+        key = _stored_name(stored, name)
+        if key is None:
             raise NotFound(f"no saved search {name!r}")
-        if new_name != name and new_name in stored:
-            raise InvalidInput(f"there is already a saved search {new_name!r}")
-        renamed = stored.pop(name).model_copy(update={"name": new_name})
+        taken = _stored_name(stored, new_name)
+        if taken not in (None, key):
+            raise InvalidInput(f"there is already a saved search {taken!r}")
+        renamed = stored.pop(key).model_copy(update={"name": new_name})
         stored[new_name] = renamed
         _store(session, stored)
     return renamed
 
 
 def forget_saved(lib: Library, name: str) -> None:
-    """Delete a saved search (its documents are untouched). Raises NotFound."""
+    """Delete a saved search, found by its name up to case (its documents are untouched). Raises NotFound."""
     with write_session(lib.engine) as session:
         stored = _load(session)
-        if stored.pop(name, None) is None:
+        key = _stored_name(stored, name)
+        if key is None:
             raise NotFound(f"no saved search {name!r}")
+        del stored[key]
         _store(session, stored)
 
 

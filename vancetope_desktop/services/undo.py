@@ -8,12 +8,16 @@ are rebuilt from the trail each time (:func:`history`): a new action after an un
 as in every editor.
 
 Nothing is overwritten: an undo is refused (:class:`UndoRefused`) when a document the action changed
-has changed since (edited by an agent, moved elsewhere, deleted for good…); the action is then taken off
+has changed since (edited by an agent, moved elsewhere…); the action is then taken off
 the history (a ``skip`` entry), so that the next undo reaches the action before it instead of meeting
-the same refusal for ever. An edit, rename or tag change is undone by restoring the version kept before
-it, as a new version (history is never rewritten). Scope moves made by approving a promotion request
-(``services.review``) are decisions of the review queue, not recorded actions: Ctrl+Z does not take
-them back (demote the document instead). Agents' tool calls record no actions either: the tool API has
+the same refusal for ever. Documents deleted for good (purged, or merged into a duplicate) leave the
+history with their entries: a step whose documents are all gone is not listed and an undo goes past it,
+and a step that keeps some documents takes back only those (the others have nothing to go back to).
+
+An edit, rename or tag change is undone by restoring the version kept before it, as a new version
+(history is never rewritten). Scope moves made by approving a promotion request (``services.review``)
+are decisions of the review queue, not recorded actions: Ctrl+Z does not take them back (demote the
+document instead). Agents' tool calls record no actions either: the tool API has
 no undo, since an agent's "undo" would take back the person's work.
 """
 
@@ -26,7 +30,7 @@ from sqlalchemy import bindparam, text
 from sqlmodel import Session, select
 
 from ..core.documents import DocumentStatus
-from ..core.errors import InvalidInput, NotFound, UndoRefused
+from ..core.errors import InvalidInput, NotFound, NothingToUndo, UndoRefused
 from ..core.undo import UndoStep, UserAction
 from ..store import tables
 from ..store.db import read_session, write_session
@@ -64,9 +68,11 @@ def history(lib: Library, actor: str | None = None) -> tuple[list[UndoStep], lis
             if len(groups) == UNDO_DEPTH:
                 break
         latest.close()
+        # Only the documents still in the library count: the trail outlives purged ones (they cannot come back).
         rows = session.connection().execute(text(
             "SELECT json_extract(payload, '$.group') AS g, MIN(id) AS first, MIN(action), "
-            "json_extract(payload, '$.label'), json_extract(payload, '$.target'), COUNT(DISTINCT document_id), "
+            "json_extract(payload, '$.label'), json_extract(payload, '$.target'), "
+            "COUNT(DISTINCT CASE WHEN document_id IN (SELECT id FROM document) THEN document_id END), "
             "MIN(at) FROM audit_entry WHERE json_extract(payload, '$.group') IN :groups GROUP BY g ORDER BY first DESC"
         ).bindparams(bindparam("groups", expanding=True)), {"groups": list(groups)}).all()
     done: list[UndoStep] = []
@@ -82,7 +88,8 @@ def history(lib: Library, actor: str | None = None) -> tuple[list[UndoStep], lis
                 source.remove(step)
                 sink.append(step)
         else:
-            done.append(UndoStep(group=group, label=label or kind, kind=kind, documents=count, at=at))
+            if count:  # else every document it changed was deleted for good: nothing to take back
+                done.append(UndoStep(group=group, label=label or kind, kind=kind, documents=count, at=at))
             undone.clear()
     return done[::-1], undone[::-1]
 
@@ -98,13 +105,14 @@ def undo(lib: Library, actor: str | None = None) -> UndoStep:
         index jobs are queued: a command drains them).
 
     Raises:
-        UndoRefused: nothing to undo; or a document changed since the action (the message says which
-        and why): nothing was changed, and the action was taken off the history.
+        NothingToUndo: no action left to undo (a subclass of UndoRefused).
+        UndoRefused: a document changed since the action (the message says which and why): nothing was
+        changed, and the action was taken off the history.
     """
     who = actor or audit.current_user()
     undoable, _ = history(lib, who)
     if not undoable:
-        raise UndoRefused("nothing to undo")
+        raise NothingToUndo("nothing to undo")
     return _apply(lib, undoable[0], who, "undo")
 
 
@@ -112,13 +120,13 @@ def redo(lib: Library, actor: str | None = None) -> UndoStep:
     """Do again the action ``actor`` undid last, if nothing was done since; as :func:`undo` otherwise.
 
     Raises:
-        UndoRefused: nothing to redo (nothing undone, or a new action came after the undo); or a document
-        changed since the undo.
+        NothingToUndo: nothing to redo (nothing undone, or a new action came after the undo).
+        UndoRefused: a document changed since the undo.
     """
     who = actor or audit.current_user()
     _, redoable = history(lib, who)
     if not redoable:
-        raise UndoRefused("nothing to redo")
+        raise NothingToUndo("nothing to redo")
     return _apply(lib, redoable[0], who, "redo")
 
 
@@ -137,7 +145,8 @@ def _apply(lib: Library, step: UndoStep, actor: str, direction: str) -> UndoStep
 
 def _invert(lib: Library, step: UndoStep, actor: str, direction: str) -> UndoStep:
     with read_session(lib.engine) as session:
-        entries = _entries(session, step.group)
+        # The documents deleted for good since have nothing to go back to (history() counted the others).
+        entries = [e for e in _entries(session, step.group) if session.get(tables.DocumentRow, e.document_id)]
         versions = _latest_versions(session, step.group)
     plans = {e.document_id: _plan(lib, e, direction) for e in entries if e.action in VERSIONED}
     for entry in entries:
