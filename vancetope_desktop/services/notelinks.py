@@ -6,9 +6,9 @@ but folders, not in the trash. Titles compare case-insensitively (:func:`core.wi
 ``[[doc_…]]`` target names a document by id. One match resolves the link; none leaves it *missing*;
 several leave it *ambiguous*, with the candidates named: a link is never guessed.
 
-What a note links to is kept in its metadata (no schema change): :data:`LINKS_TO` (a relation list of
-``services.relations``, so "what links here" is one ``json_each`` query) and :data:`LINK_PROBLEMS` (the
-missing and ambiguous targets, each with its :func:`title_key`), refreshed whenever the note's text is
+What a note links to is kept as ``links_to`` edges of the relation table (``services.relations``, so
+"what links here" is one indexed query), and in its metadata :data:`LINK_PROBLEMS` (the missing and
+ambiguous targets, each with its :func:`title_key`); both are refreshed whenever the note's text is
 stored (:func:`refresh_links`) and when a document appears or is renamed under a title a missing link
 waits for (:func:`relink_waiting`).
 """
@@ -33,13 +33,15 @@ from ..store.fulltext import analyze
 from ..store.json_columns import json_or_empty
 from . import records
 from .library import Library
-from .relations import LINKS_TO, LinkedDocument, linking_documents
+from .relations import LINKS_TO, LinkedDocument, linking_documents, session_set_targets
 from .scopes import resolve_scope, session_ancestry, visibility_filter
 
 LINK_PROBLEMS = "link_problems"
 """Metadata key of a note holding its unresolved links: ``[{"target", "key", "problem", "candidates"}]``."""
 UNLINKED_LIMIT = 50
 """At most this many unlinked mentions are listed (a one-word title can be mentioned everywhere)."""
+LINKS_AUTHOR = "system:links"
+"""The ``created_by`` of ``links_to`` edges: the product made them from the note's text."""
 NOTE_SUFFIXES = (".md", ".markdown")
 """Imported files whose name (without this suffix) is also their link target, as in an Obsidian vault."""
 _ID = re.compile(r"doc_[0-9A-Za-z_-]+")
@@ -137,16 +139,16 @@ def _note_file_key(original_name: object) -> list[str]:
 
 
 def refresh_links(session: Session, row: tables.DocumentRow) -> None:
-    """Re-resolve the ``[[…]]`` links of ``row``'s text and store them in its metadata (inside the caller's
-    write transaction; the caller adds the row). A text without links drops both keys."""
+    """Re-resolve the ``[[…]]`` links of ``row``'s text: its ``links_to`` edges and its metadata's
+    :data:`LINK_PROBLEMS` (inside the caller's write transaction; the row must be flushed already, as the
+    edges refer to it, and the caller adds it again). A text without links drops both."""
     resolved = _resolve(session, row.scope_path, find_links(row.content))
-    meta = {k: v for k, v in row.meta.items() if k not in (LINKS_TO, LINK_PROBLEMS)}
+    meta = {k: v for k, v in row.meta.items() if k != LINK_PROBLEMS}
     targets = list(dict.fromkeys(r.document.id for r in resolved if r.document is not None))
     problems = {title_key(r.target): {"target": r.target, "key": title_key(r.target), "problem": r.state,
                                       "candidates": [c.id for c in r.candidates]}
                 for r in resolved if r.state != "resolved"}
-    if targets:
-        meta[LINKS_TO] = targets
+    session_set_targets(session, row.id, LINKS_TO, targets, LINKS_AUTHOR)
     if problems:
         meta[LINK_PROBLEMS] = list(problems.values())
     if meta != row.meta:
