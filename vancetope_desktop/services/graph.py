@@ -119,14 +119,10 @@ def relate(lib: Library, source_id: str, target_id: str, relation: RelationType 
         DocumentNotFound: a missing or trashed document. ScopeNotVisible: ``scope`` may not read one of
         them. ScopeNotFound. Nothing is written when any of these is raised.
     """
-    kind = parse_relation_type(relation) if not isinstance(relation, RelationType) else relation
-    if kind in DERIVED_TYPES:
-        raise RelationRefused(f"{kind.value} edges follow a note's [[links]]: edit the note's text instead")
     if source_id == target_id:
         raise RelationRefused(f"{source_id} cannot be related to itself")
     acting = resolve_scope(lib, scope)
-    for doc_id in (source_id, target_id):
-        _check_live(check_read_doc(lib, acting, doc_id))
+    kind = check_relation(lib, acting, relation, [source_id, target_id])
     who = created_by or audit.current_user()
     with write_session(lib.engine) as session:
         source, target = records.document_row(session, source_id), records.document_row(session, target_id)
@@ -255,9 +251,21 @@ def check_read_doc(lib: Library, acting: str, doc_id: str) -> DocumentInfo:
     return doc
 
 
-def _check_live(doc: DocumentInfo) -> None:
-    if doc.status is DocumentStatus.DELETED:
-        raise DocumentNotFound(f"{doc.id} is in the trash: restore it before relating it")
+def check_relation(lib: Library, acting: str, relation: RelationType | str, doc_ids: list[str]) -> RelationType:
+    """The :class:`RelationType` named by ``relation``, once it is one a person or agent may write and each of
+    ``doc_ids`` exists, is out of the trash and is readable from ``acting`` (what :func:`relate` checks
+    before writing, and ``memory_store`` before storing).
+
+    Raises:
+        UnknownRelationType. RelationRefused: ``links_to``. DocumentNotFound. ScopeNotVisible.
+    """
+    kind = relation if isinstance(relation, RelationType) else parse_relation_type(relation)
+    if kind in DERIVED_TYPES:
+        raise RelationRefused(f"{kind.value} edges follow a note's [[links]]: edit the note's text instead")
+    for doc_id in doc_ids:
+        if check_read_doc(lib, acting, doc_id).status is DocumentStatus.DELETED:
+            raise DocumentNotFound(f"{doc_id} is in the trash: restore it before relating it")
+    return kind
 
 
 def _edges(session: Session, where: str, params: dict) -> list[Edge]:
