@@ -1,8 +1,8 @@
 """Storing a memory without silent twins or lost facts (issue 12): the write-time duplicate guard and the
 ``relates_to`` of ``memory_store``.
 
-Before a memory is stored, its text is embedded with the library's model and compared with the active
-documents of the same type in the same scope (cosine ≥ ``Settings.memory_duplicate_threshold``). When some
+Before a memory (a note or a fact) is stored, its text is embedded with the library's model and compared with
+the active documents of the same type in the same scope (cosine ≥ ``Settings.memory_duplicate_threshold``). When some
 are that close the caller's ``on_duplicate`` decides (:class:`OnDuplicate`): ``return`` stores nothing and
 names the existing document and the candidates; ``store`` stores it anyway; ``update`` stores it and makes it
 ``update`` the closest candidate, which is archived.
@@ -36,6 +36,9 @@ from .scopes import resolve_scope
 
 NEAREST_CHUNKS = 50
 """Nearest chunks of the scope's collection read per check (other types' chunks among them are skipped)."""
+GUARDED_TYPES = (DocumentType.NOTE, DocumentType.FACT)
+"""The memory-like types the guard compares (a result is replaced by its node's re-run, a reference is merged by
+the bibliography's own de-duplication)."""
 PENDING_LIMIT = 200
 """At most this many not yet embedded memories of the scope (the newest) are embedded for the check."""
 
@@ -147,7 +150,7 @@ def remember(lib: Library, content: str, *, scope: str, doc_type: DocumentType =
     wanted: tuple[str, RelationType] | None = None
     if relates_to is not None:
         wanted = (relates_to[0], graph.check_relation(lib, scope_path, relates_to[1], [relates_to[0]]))
-    duplicates = similar_memories(lib, content, scope_path, doc_type)
+    duplicates = similar_memories(lib, content, scope_path, doc_type) if doc_type in GUARDED_TYPES else []
     if duplicates and choice is OnDuplicate.RETURN:
         return Remembered(document=documents.get_document(lib, duplicates[0].id), stored=False, duplicates=duplicates)
     doc = documents.add_text(lib, content, doc_type=doc_type, title=title, tags=tags, scope=scope_path, source=source)
