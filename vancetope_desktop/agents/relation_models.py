@@ -8,17 +8,12 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..core.relations import RelationType
+from ..core.relations import RELATION_GUIDE, RelationType
 from ..services.graph import Edge, RelatedDocument
 
 RelationTypeName = Literal["updates", "extends", "supports", "contradicts", "relates_to", "derived_from", "cites"]
 """The relation types a tool may write (``links_to`` follows a note's [[links]])."""
 
-RELATION_GUIDE = ("updates: your document replaces the target, which is archived (out of recall unless asked for); "
-                  "extends: adds to it, both stay true; supports / contradicts: agrees / disagrees (a contradiction "
-                  "between two active memories shows on both as conflicts_with until the user settles it); "
-                  "relates_to: see also; derived_from: made from it; cites: cites it.")
-"""How to choose a relation type: one text for the tool descriptions and the CLI help."""
 
 
 class _Input(BaseModel):

@@ -40,7 +40,7 @@ from ..core.documents import DocumentInfo, DocumentStatus, DocumentType, Source,
 from ..core.errors import AccessDenied, DocumentNotFound, InvalidInput, ScopeNotVisible
 from ..core.promotion import RequestStatus
 from ..core.reading import ReadingStatus
-from ..core.relations import RelationType
+from ..core.relations import RELATION_GUIDE, RelationType
 from ..core.scopes import ScopeKind, ScopePath
 from ..core.tags import all_of, normalize_tag, normalize_tags
 from ..core.text import undecodable_message, undecodable_values
@@ -95,7 +95,6 @@ from .models import (
     TagInput,
 )
 from .relation_models import (
-    RELATION_GUIDE,
     RelateInput,
     RelateResult,
     RelationsInput,

@@ -15,7 +15,7 @@ from ..core.documents import DocumentStatus, DocumentType
 from ..core.errors import IndexUnavailable, InvalidInput
 from ..core.reading import ReadingStatus
 from ..core.tags import combine, split_tag_list
-from ..services import bibliography, folders, imports, indexing, relations, scopes, sharing, undo
+from ..services import bibliography, folders, imports, indexing, lifecycle, relations, scopes, sharing, undo
 from ..services import documents as doc_service
 from ..services import search as search_service
 from ..services.library import Library
@@ -387,7 +387,14 @@ def memory_delete(doc_id: Annotated[str, typer.Argument()], scope: ScopeOption =
 @memory.command("restore")
 def memory_restore(doc_id: Annotated[str, typer.Argument()], scope: ScopeOption = None, library: LibraryOption = None,
                    as_json: JsonOption = False) -> None:
-    """Bring a document back from the trash (or from archived/stale)."""
+    """Bring a document back from the trash, or from archived (a superseded memory: the `updates` into it go) or
+    stale."""
+    with open_library(library) as lib:
+        doc = doc_service.get_document(lib, doc_id, acting_scope=scopes.resolve_scope(lib, scope))
+        if doc.status is DocumentStatus.ARCHIVED:
+            back = lifecycle.restore(lib, doc_id, scope=scope)
+            emit(as_json, [back], lambda: out.print("restored 1 document(s)"))
+            return
     _set_status(doc_id, DocumentStatus.ACTIVE, scope, library, as_json, "restored")
 
 
@@ -544,6 +551,7 @@ from . import (  # noqa: E402, F401
     duplicate_commands,
     note_commands,
     promotion_commands,
+    relation_commands,
     search_commands,
     undo_commands,
 )

@@ -39,6 +39,12 @@ class RelationType(StrEnum):
     LINKS_TO = "links_to"
 
 
+RELATION_GUIDE = ("updates: the source replaces the target, which is archived (out of recall unless asked for); "
+                  "extends: adds to it, both stay true; supports / contradicts: agrees / disagrees (a contradiction "
+                  "between two active memories shows on both as conflicts_with until the user settles it); "
+                  "relates_to: see also; derived_from: made from it; cites: cites it.")
+"""How to choose a relation type: one text for the tool descriptions, the CLI help and the app."""
+
 DERIVED_TYPES = frozenset({RelationType.LINKS_TO})
 """Types the product derives from a document's content (re-resolved on every edit): a person or agent
 does not write them with ``relate``, since the next edit of the text would silently undo the change."""
