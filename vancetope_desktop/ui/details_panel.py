@@ -42,6 +42,7 @@ from ..core.units import format_size
 from ..services.relations import DocumentLinks, LinkedDocument
 from .backlinks_view import BacklinksView
 from .history_text import request_rows, trail_rows, version_origins
+from .relations_view import RelationsView
 from .scope_text import ScopeRelation, read_only_note
 from .tag_chips import TagChipsEditor
 
@@ -252,6 +253,9 @@ class DetailsPanel(QWidget):
         self._build_tags(column)
         self._build_indexing(column)
         self._build_versions(column)
+        self.relations = RelationsView()  # fed by the window (``ui.relations_view.RelationsFlow``)
+        self.relations.document_link_activated.connect(self.document_link_activated)
+        column.addWidget(self.relations)
         self.backlinks = BacklinksView()  # fed by the window (``ui.notes_flow``)
         self.backlinks.document_link_activated.connect(self.document_link_activated)
         column.addWidget(self.backlinks)

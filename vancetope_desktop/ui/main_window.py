@@ -56,6 +56,7 @@ from .folder_tree import FolderTreeView
 from .help_dialogs import open_shortcut_sheet, open_user_guide
 from .namesake_dialog import ask_namesakes
 from .notes_flow import NotesFlow
+from .relations_view import RelationsFlow
 from .review_dock import ReviewDock
 from .scope_move_flow import ScopeMoveFlow
 from .scope_settings_dialog import ScopeSettingsFlow
@@ -122,6 +123,7 @@ class MainWindow(QMainWindow):
         self._build_scope_moves()
         self.citations = CitationActions(self)
         self.notes = NotesFlow(self)
+        self.relations_flow = RelationsFlow(self)
         self.review = ReviewDock(self)
         self.review_pane, self.review_dock = self.review.pane, self.review.dock
         self.review_badge, self.review_action = self.review.badge, self.review.action

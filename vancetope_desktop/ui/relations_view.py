@@ -1,0 +1,94 @@
+"""The Relations section of the details panel (issue 12): the shown document's typed relations, outgoing and
+incoming, grouped by type ("updates", "updated by", "contradicts"…), each document a link.
+
+A pure widget fed with ``services.graph.relations_of`` (only documents the current scope may read); a click
+leaves as ``document_link_activated(doc_id)``. :class:`RelationsFlow` loads it on the read lane whenever the
+panel shows a document. The neighbourhood picture comes later, over ``graph.neighbourhood``.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
+
+from ..services import graph
+from ..services.graph import DocumentRelations
+
+if TYPE_CHECKING:  # the window imports this module
+    from .main_window import MainWindow
+
+
+class RelationsView(QWidget):
+    """A document's typed relations as links, one line per type; hidden when it has none.
+
+    Signals:
+        document_link_activated(str): a related document was clicked (its id).
+    """
+
+    document_link_activated = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.heading = QLabel("Relations")
+        font = QFont(self.heading.font())
+        font.setBold(True)
+        self.heading.setFont(font)
+        self.heading.setContentsMargins(0, 8, 0, 0)
+        self.rows_label = QLabel()
+        self.rows_label.setWordWrap(True)
+        self.rows_label.setTextFormat(Qt.TextFormat.RichText)
+        self.rows_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextBrowserInteraction)
+        self.rows_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.rows_label.linkActivated.connect(self.document_link_activated)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(4)
+        layout.addWidget(self.heading)
+        layout.addWidget(self.rows_label)
+        self._relations: DocumentRelations | None = None
+        self.set_relations(None)
+
+    def document_id(self) -> str | None:
+        """The document whose relations are shown (None: nothing shown)."""
+        return self._relations.document_id if self._relations is not None else None
+
+    def set_relations(self, found: DocumentRelations | None) -> None:
+        """Show ``found`` (None: clear, e.g. while another document's are loading)."""
+        self._relations = found
+        rows = found.rows() if found is not None else []
+        lines = []
+        for label, docs in rows:
+            links = ", ".join(f'<a href="{html.escape(d.id)}">{html.escape(d.title)}</a>'
+                              + ("" if d.status == "active" else f" <i>({html.escape(d.status)})</i>") for d in docs)
+            lines.append(f"<i>{html.escape(label)}</i>: {links}")
+        self.rows_label.setText("<br>".join(lines))
+        self.setVisible(bool(rows))
+
+    def shown(self) -> list[tuple[str, list[str]]]:
+        """``(label, ids)`` of each line shown (for tests and accessibility checks)."""
+        return [(label, [d.id for d in docs]) for label, docs in (self._relations.rows() if self._relations else [])]
+
+
+class RelationsFlow:
+    """Loads the details panel's Relations section for each document it shows, as the current scope sees it."""
+
+    def __init__(self, window: MainWindow) -> None:
+        self.window = window
+        window.details.document_shown.connect(self.load)
+
+    def load(self, doc_id: str) -> None:
+        """Read ``doc_id``'s relations on the read lane and show them if the panel still shows it."""
+        window = self.window
+        lib, scope, panel = window.library, window.current_scope, window.details
+
+        def shown(found: DocumentRelations) -> None:
+            if panel.document_id() == doc_id:
+                panel.relations.set_relations(found)
+
+        if panel.relations.document_id() != doc_id:
+            panel.relations.set_relations(None)
+        window.workbench.read(lambda _c: graph.relations_of(lib, doc_id, scope), shown)
