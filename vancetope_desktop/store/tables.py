@@ -174,7 +174,9 @@ class AuditRow(SQLModel, table=True):
 
     ``action``: ``promote``, ``demote``, ``request``, ``approve``, ``reject``, ``update`` (an approved
     request merged into an existing document), and the user actions undo can invert (``trash``,
-    ``untrash``, ``file``, ``tag``, ``rename``, ``edit``) with ``undo`` / ``redo`` themselves.
+    ``untrash``, ``file``, ``tag``, ``rename``, ``edit``) with ``undo`` / ``redo`` themselves; the relation
+    changes ``relate`` / ``unrelate`` (on the edge's source) and the lifecycle's ``archive`` (superseded by an
+    ``updates`` edge) and ``restore`` (``services.graph``, ``services.lifecycle``).
     ``payload``: for those, the action's group and what it changed (``services.audit.record``);
     empty otherwise. Not a foreign key: the trail outlives purged documents.
     """
