@@ -24,3 +24,14 @@ def test_relate_list_restore_and_settle_from_the_terminal(cli):
     assert "contradicts" in cli("memory", "conflicts").output
     assert f"archived {old}" in cli("memory", "settle", new, old).output
     assert "No open conflicts." in cli("memory", "conflicts").output
+
+
+def test_memory_add_can_relate_and_refuse_a_twin(cli):
+    old = _add(cli, "Colours use hex codes")
+    out = cli("memory", "add", "Colours use OKLCH tokens", "--type", "note", "--no-wait", "--relates-to", old,
+              "--relation", "updates").output
+    assert f"updates {old} (archived)" in out
+    assert cli("memory", "add", "x", "--relates-to", old, "--no-wait", ok=False).exit_code == 2
+    held = json.loads(cli("memory", "add", "Colours use OKLCH tokens", "--type", "note", "--no-wait",
+                          "--on-duplicate", "return", "--json").output)
+    assert held["stored"] is False and held["duplicates"][0]["similarity"] == 1.0

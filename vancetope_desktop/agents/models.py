@@ -74,8 +74,8 @@ class StoreInput(_Input):
                                          "archived; it must be yours).")
     on_duplicate: OnDuplicateName = Field(default="return", description="When a note or fact this close to one of "
                                           "your active ones exists: return (store nothing; the result is the existing "
-                                          "one, stored false, with the candidates), store (store anyway) or update "
-                                          "(store it and archive the closest one, which it updates).")
+                                          "one, stored false, with the candidates), store (store without checking) "
+                                          "or update (store it and archive the closest one, which it updates).")
 
 
 class QueryInput(_Input):

@@ -4,8 +4,8 @@
 Before a memory (a note or a fact) is stored, its text is embedded with the library's model and compared with
 the active documents of the same type in the same scope (cosine ≥ ``Settings.memory_duplicate_threshold``). When some
 are that close the caller's ``on_duplicate`` decides (:class:`OnDuplicate`): ``return`` stores nothing and
-names the existing document and the candidates; ``store`` stores it anyway; ``update`` stores it and makes it
-``update`` the closest candidate, which is archived.
+names the existing document and the candidates; ``store`` stores it without looking (nothing is embedded);
+``update`` stores it and makes it ``update`` the closest candidate, which is archived.
 
 Two failures reported of other memory layers cannot happen here: adding a memory twice never removes it
 (``return`` leaves the existing one as it was; ``update`` archives the old copy only after the new one is
@@ -129,7 +129,7 @@ def similar_memories(lib: Library, content: str, scope: str, doc_type: DocumentT
 
 def remember(lib: Library, content: str, *, scope: str, doc_type: DocumentType = DocumentType.NOTE,
              title: str | None = None, tags: Iterable[str] = (), source: Source | None = None,
-             on_duplicate: OnDuplicate | str = OnDuplicate.RETURN,
+             folder_id: str | None = None, on_duplicate: OnDuplicate | str = OnDuplicate.RETURN,
              relates_to: tuple[str, RelationType | str] | None = None, created_by: str | None = None) -> Remembered:
     """Store ``content`` in ``scope`` as ``documents.add_text`` does, guarded against near-duplicates (see the
     module's note), and relate it to ``relates_to`` = ``(target_id, type)`` (the seed's ``relatesTo``:
@@ -150,10 +150,12 @@ def remember(lib: Library, content: str, *, scope: str, doc_type: DocumentType =
     wanted: tuple[str, RelationType] | None = None
     if relates_to is not None:
         wanted = (relates_to[0], graph.check_relation(lib, scope_path, relates_to[1], [relates_to[0]]))
-    duplicates = similar_memories(lib, content, scope_path, doc_type) if doc_type in GUARDED_TYPES else []
+    guarded = doc_type in GUARDED_TYPES and choice is not OnDuplicate.STORE  # store: no need to look (nor to embed)
+    duplicates = similar_memories(lib, content, scope_path, doc_type) if guarded else []
     if duplicates and choice is OnDuplicate.RETURN:
         return Remembered(document=documents.get_document(lib, duplicates[0].id), stored=False, duplicates=duplicates)
-    doc = documents.add_text(lib, content, doc_type=doc_type, title=title, tags=tags, scope=scope_path, source=source)
+    doc = documents.add_text(lib, content, doc_type=doc_type, title=title, tags=tags, scope=scope_path, source=source,
+                             folder_id=folder_id)
     links = ([(duplicates[0].id, RelationType.UPDATES)] if duplicates and choice is OnDuplicate.UPDATE else []) + \
         ([wanted] if wanted else [])
     done = Remembered(document=doc, stored=True, duplicates=duplicates)
