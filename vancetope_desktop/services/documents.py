@@ -376,7 +376,7 @@ def update_document(lib: Library, document_id: str, *, title: str | None = None,
         tags_after = edited_tags(tags_following_text, to_add, to_remove)
         changed_tags = sorted(tags_after) != tags_before
         changed_inputs = derived_from is not None and \
-            relations.session_targets(session, document_id, relations.DERIVED_FROM) != list(dict.fromkeys(derived_from))
+            set(relations.session_targets(session, document_id, relations.DERIVED_FROM)) != set(derived_from) - {row.id}
         if not (changed_content or changed_title or metadata or changed_tags or changed_inputs):
             return records.info(lib, session, document_id)
         if changed_inputs:

@@ -51,6 +51,8 @@ EDGE_KEYS = (DERIVED_FROM, LINKS_TO)
 """The relations :class:`DocumentLinks` shows besides the bibliography's (the memory relations have
 ``services.graph.relations_of``)."""
 _EDGE_TYPES = frozenset(RelationType)
+_STORED_TIME = "%Y-%m-%d %H:%M:%S.%f"
+"""How SQLAlchemy stores a datetime in SQLite (UTC, no offset), so raw inserts sort with ORM rows."""
 STALE_TAG = "stale"
 """The tag mirroring :attr:`DocumentStatus.STALE`, so tag filters and chips show it too."""
 
@@ -94,10 +96,6 @@ def session_add_edge(session: Session, source_id: str, target_id: str, relation:
     return bool(done.rowcount)
 
 
-_STORED_TIME = "%Y-%m-%d %H:%M:%S.%f"
-"""How SQLAlchemy stores a datetime in SQLite (UTC, no offset), so raw inserts sort with ORM rows."""
-
-
 def session_sources(session: Session, relation: str, target_ids: Iterable[str], *,
                     live_only: bool = False) -> list[str]:
     """Ids of the documents with an edge of type ``relation`` to any of ``target_ids``, oldest document first."""
@@ -130,9 +128,10 @@ def session_neighbours(session: Session, document_ids: Iterable[str]) -> dict[st
     """Id → the ids it shares an edge with (either direction, any type), for each of ``document_ids``
     that has one."""
     ids = json.dumps(list(dict.fromkeys(document_ids)))
-    rows = session.exec(text(
+    rows = session.exec(text(  # two indexed lookups, not an OR that scans every edge
         "SELECT source_id, target_id FROM relation WHERE source_id IN (SELECT value FROM json_each(:ids)) "
-        "OR target_id IN (SELECT value FROM json_each(:ids))"), params={"ids": ids}).all()
+        "UNION SELECT source_id, target_id FROM relation WHERE target_id IN (SELECT value FROM json_each(:ids))"),
+        params={"ids": ids}).all()
     found: dict[str, set[str]] = {}
     for source, target in rows:
         found.setdefault(source, set()).add(target)
@@ -166,11 +165,14 @@ def conflicts_for(lib: Library, document_ids: Iterable[str], *, scope: str | Non
     """
     ids = json.dumps(list(dict.fromkeys(document_ids)))
     with read_session(lib.engine) as session:
+        # Two indexed lookups (the key from the source, ix_relation_target from the target), not an OR that
+        # scans every edge: this runs on every search.
         rows = session.exec(text(
-            "SELECT r.source_id, r.target_id FROM relation r JOIN document s ON s.id = r.source_id "
-            "JOIN document t ON t.id = r.target_id WHERE r.type = :k AND s.status = :a AND t.status = :a "
-            "AND (r.source_id IN (SELECT value FROM json_each(:ids)) OR r.target_id IN (SELECT value FROM "
-            "json_each(:ids))) ORDER BY r.created_at, r.rowid"),
+            "SELECT r.source_id, r.target_id FROM (SELECT * FROM relation WHERE type = :k AND source_id IN "
+            "(SELECT value FROM json_each(:ids)) UNION SELECT * FROM relation WHERE type = :k AND target_id IN "
+            "(SELECT value FROM json_each(:ids))) r JOIN document s ON s.id = r.source_id "
+            "JOIN document t ON t.id = r.target_id WHERE s.status = :a AND t.status = :a "
+            "ORDER BY r.created_at, r.source_id, r.target_id"),
             params={"k": RelationType.CONTRADICTS.value, "a": DocumentStatus.ACTIVE.value, "ids": ids}).all()
     wanted = set(json.loads(ids))
     pairs = [(a, b) for s, t in rows for a, b in ((s, t), (t, s)) if a in wanted]

@@ -51,11 +51,12 @@ STANDARD_FIELDS = ("authors", "year", "doi", "journal")
 
 HIDDEN_KEYS = frozenset({"title", "title_from_content", "file_suffix", "ocr_pages", "keys", "derived_from",
                          "listed_in", "attachments", "abstract", "entry_types", "links_to", "link_problems",
-                         "reading_status"})
+                         "reading_status", "superseded_by"})
 """Metadata the form does not show as fields: ``title`` is the extracted one (the document title is above);
 ``derived_from``, ``listed_in`` and ``attachments`` show as links (:data:`LINK_ROWS`); a reference's
 ``abstract`` is its text, shown in the viewer; ``entry_types`` is a count per type, not a value to edit;
-``links_to`` shows as links, ``link_problems`` in the viewer, ``reading_status`` in the list's row menu."""
+``links_to`` shows as links, ``link_problems`` in the viewer, ``reading_status`` in the list's row menu;
+``superseded_by`` (``services.lifecycle``) as "updated by" under Relations and in the history."""
 
 LINK_ROWS = {"listed_in": "Listed in", "attachments": "Attachments", "entries": "Entries",
              "attached_to": "Reference", "links_to": "Links to"}
