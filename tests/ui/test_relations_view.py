@@ -20,7 +20,8 @@ def test_the_view_groups_by_type_escapes_titles_and_emits_clicks(qtbot):
     assert view.isHidden()  # no relations, no section
     view.set_relations(DocumentRelations(
         document_id="doc_b", outgoing={RelationType.UPDATES: [_related("doc_a", "Old <colours>", "archived")]},
-        incoming={RelationType.CONTRADICTS: [_related("doc_c", "Other view")]}))
+        incoming={RelationType.CONTRADICTS: [_related("doc_c", "Other view")],
+                  RelationType.LINKS_TO: [_related("doc_d", "A note")]}))  # shown under Backlinks
     view.show()
     assert view.shown() == [("updates", ["doc_a"]), ("contradicted by", ["doc_c"])]
     assert "Old &lt;colours&gt;" in view.rows_label.text() and "(archived)" in view.rows_label.text()

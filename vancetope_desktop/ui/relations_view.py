@@ -15,15 +15,20 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
+from ..core.relations import RelationType
 from ..services import graph
 from ..services.graph import DocumentRelations
 
 if TYPE_CHECKING:  # the window imports this module
     from .main_window import MainWindow
 
+SHOWN_ELSEWHERE = ({RelationType.DERIVED_FROM, RelationType.LINKS_TO}, {RelationType.LINKS_TO})
+"""(outgoing, incoming) types Details shows in rows of their own ("Derived from", "Links to", Backlinks)."""
+
 
 class RelationsView(QWidget):
-    """A document's typed relations as links, one line per type; hidden when it has none.
+    """A document's typed relations as links, one line per type; hidden when it has none. Those with a row of
+    their own in Details (:data:`SHOWN_ELSEWHERE`) are left out.
 
     Signals:
         document_link_activated(str): a related document was clicked (its id).
@@ -58,6 +63,10 @@ class RelationsView(QWidget):
 
     def set_relations(self, found: DocumentRelations | None) -> None:
         """Show ``found`` (None: clear, e.g. while another document's are loading)."""
+        if found is not None:
+            found = found.model_copy(update={
+                "outgoing": {t: d for t, d in found.outgoing.items() if t not in SHOWN_ELSEWHERE[0]},
+                "incoming": {t: d for t, d in found.incoming.items() if t not in SHOWN_ELSEWHERE[1]}})
         self._relations = found
         rows = found.rows() if found is not None else []
         lines = []
