@@ -6,7 +6,7 @@ import pytest
 from vancetope_desktop.core.documents import DocumentStatus, DocumentType
 from vancetope_desktop.core.errors import DocumentNotFound, RelationRefused, ScopeNotVisible, UnknownRelationType
 from vancetope_desktop.core.relations import RelationType
-from vancetope_desktop.services import audit, documents, graph, moves, scopes
+from vancetope_desktop.services import audit, documents, graph, moves, relations, scopes
 from vancetope_desktop.services.library import DEFAULT_PROJECT
 
 S, TP1, TP2 = "session/s_1", "think-process/tp_1", "think-process/tp_2"
@@ -69,7 +69,7 @@ def test_the_visibility_rule_from_every_scope_kind(tree):
     with pytest.raises(ScopeNotVisible):
         graph.relate(tree, project_doc.id, tp1_doc.id, "relates_to", scope=DEFAULT_PROJECT)
     graph.relate(tree, tp1_doc.id, project_doc.id, "extends", scope=TP1)
-    graph.relate(tree, tp2_doc.id, project_doc.id, "supports", scope=TP2)
+    graph.relate(tree, tp2_doc.id, project_doc.id, "contradicts", scope=TP2)
     graph.relate(tree, project_doc.id, group_doc.id, "derived_from", scope=DEFAULT_PROJECT)
     # Reading never reveals an invisible document: each scope sees the edges to what it may read.
     seen = {scope: {d.id for ds in graph.relations_of(tree, project_doc.id, scope).incoming.values() for d in ds}
@@ -79,6 +79,9 @@ def test_the_visibility_rule_from_every_scope_kind(tree):
         group_doc.id]
     with pytest.raises(ScopeNotVisible):
         graph.relations_of(tree, project_doc.id, "group/default")
+    # A conflict names only what the reader may read.
+    assert relations.conflicts_for(tree, [project_doc.id], scope=TP1) == {}
+    assert relations.conflicts_for(tree, [project_doc.id], scope=TP2) == {project_doc.id: [tp2_doc.id]}
     picture = graph.neighbourhood(tree, group_doc.id, 2, TP1)
     assert {n.id: n.depth for n in picture.nodes} == {group_doc.id: 0, project_doc.id: 1, tp1_doc.id: 2}
     assert {(e.source_id, e.type.value, e.target_id) for e in picture.edges} == {
