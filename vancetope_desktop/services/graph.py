@@ -119,6 +119,7 @@ def relate(lib: Library, source_id: str, target_id: str, relation: RelationType 
         DocumentNotFound: a missing or trashed document. ScopeNotVisible: ``scope`` may not read one of
         them. ScopeNotFound. Nothing is written when any of these is raised.
     """
+    source_id, target_id = source_id.strip(), target_id.strip()
     if source_id == target_id:
         raise RelationRefused(f"{source_id} cannot be related to itself")
     acting = resolve_scope(lib, scope)
@@ -160,8 +161,7 @@ def unrelate(lib: Library, source_id: str, target_id: str, relation: RelationTyp
     if kind in DERIVED_TYPES:
         raise RelationRefused(f"{kind.value} edges follow a note's [[links]]: edit the note's text instead")
     acting = resolve_scope(lib, scope)
-    for doc_id in (source_id, target_id):
-        check_read_doc(lib, acting, doc_id)
+    source_id, target_id = (check_read_doc(lib, acting, i).id for i in (source_id, target_id))
     with write_session(lib.engine) as session:
         gone = session.exec(text("DELETE FROM relation WHERE source_id = :s AND target_id = :t AND type = :k"),
                             params={"s": source_id, "t": target_id, "k": kind.value}).rowcount

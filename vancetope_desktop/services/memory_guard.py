@@ -149,7 +149,8 @@ def remember(lib: Library, content: str, *, scope: str, doc_type: DocumentType =
     scope_path = resolve_scope(lib, scope)
     wanted: tuple[str, RelationType] | None = None
     if relates_to is not None:
-        wanted = (relates_to[0], graph.check_relation(lib, scope_path, relates_to[1], [relates_to[0]]))
+        target_id = relates_to[0].strip()
+        wanted = (target_id, graph.check_relation(lib, scope_path, relates_to[1], [target_id]))
     guarded = doc_type in GUARDED_TYPES and choice is not OnDuplicate.STORE  # store: no need to look (nor to embed)
     duplicates = similar_memories(lib, content, scope_path, doc_type) if guarded else []
     if duplicates and choice is OnDuplicate.RETURN:
