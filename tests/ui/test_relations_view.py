@@ -40,3 +40,16 @@ def test_details_show_the_documents_relations(qtbot, library, make_window):
     window.open_document(old.id)
     qtbot.waitUntil(lambda: window.details.relations.document_id() == old.id, timeout=WAIT)
     assert window.details.relations.shown() == [("updated by", [new.id])]
+
+
+def test_details_show_the_relations_of_a_document_below_the_current_scope(qtbot, library, make_window):
+    from vancetope_desktop.services import scopes
+
+    scopes.create_scope(library, "session", "s_1", parent="project/inbox")
+    claim = documents.add_text(library, "Claim below.", doc_type=DocumentType.NOTE, title="Claim", scope="session/s_1")
+    proof = documents.add_text(library, "Proof below.", doc_type=DocumentType.NOTE, title="Proof", scope="session/s_1")
+    graph.relate(library, proof.id, claim.id, "supports", scope="session/s_1")
+    window = make_window(library)  # the current scope, project/inbox, cannot read them by the rule
+    window.open_document(claim.id)
+    qtbot.waitUntil(lambda: window.details.relations.document_id() == claim.id, timeout=WAIT)
+    assert window.details.relations.shown() == [("supported by", [proof.id])]

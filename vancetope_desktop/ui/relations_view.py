@@ -15,8 +15,9 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
+from ..core.errors import DocumentNotFound, ScopeNotVisible
 from ..core.relations import RelationType
-from ..services import graph
+from ..services import documents, graph
 from ..services.graph import DocumentRelations
 
 if TYPE_CHECKING:  # the window imports this module
@@ -90,14 +91,23 @@ class RelationsFlow:
         window.details.document_shown.connect(self.load)
 
     def load(self, doc_id: str) -> None:
-        """Read ``doc_id``'s relations on the read lane and show them if the panel still shows it."""
+        """Read ``doc_id``'s relations on the read lane and show them if the panel still shows it: as the current
+        scope sees them, or, for a document below it, as the document's own scope does."""
         window = self.window
         lib, scope, panel = window.library, window.current_scope, window.details
 
-        def shown(found: DocumentRelations) -> None:
+        def read(_context: object) -> DocumentRelations | None:
+            try:
+                return graph.relations_of(lib, doc_id, scope)
+            except ScopeNotVisible:  # a document below the current scope (the app shows them): as its scope sees it
+                return graph.relations_of(lib, doc_id, documents.get_document(lib, doc_id).scope)
+            except DocumentNotFound:  # purged meanwhile: nothing to show
+                return None
+
+        def shown(found: DocumentRelations | None) -> None:
             if panel.document_id() == doc_id:
                 panel.relations.set_relations(found)
 
         if panel.relations.document_id() != doc_id:
             panel.relations.set_relations(None)
-        window.workbench.read(lambda _c: graph.relations_of(lib, doc_id, scope), shown)
+        window.workbench.read(read, shown)
