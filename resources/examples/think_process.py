@@ -35,7 +35,7 @@ from vancetope_desktop.agents.task_tree import TaskNode, mark_task_changed, memo
 from vancetope_desktop.agents.tools import MemoryTools
 from vancetope_desktop.core.documents import DocumentInfo
 from vancetope_desktop.core.errors import ScopeNotFound
-from vancetope_desktop.services import demo, documents, indexing, scopes
+from vancetope_desktop.services import demo, documents, indexing, relations, scopes
 from vancetope_desktop.services.library import Library
 
 TP_ID = "tp_13"
@@ -146,7 +146,7 @@ def run(lib: Library) -> None:
     for node_id, doc in results.items():
         print(f"stored {doc.id} ({node_id}, version {doc.version}): {doc.title}")
         print(f"    tags {', '.join('#' + t for t in doc.tags)}")
-        print(f"    derived_from {', '.join(doc.metadata['derived_from'])}")
+        print(f"    derived_from {', '.join(relations.derived_from(lib, doc.id))}")
     print("\nthe extraction as stored:")
     print("\n".join("    " + line for line in (results["extract_hw"].content or "").splitlines()))
 
@@ -164,7 +164,7 @@ def run(lib: Library) -> None:
     # Show how the mark travelled: each stale document and the stale input it was derived from.
     for doc_id in stale:
         doc = documents.get_document(lib, doc_id)
-        via = [d for d in doc.metadata.get("derived_from", []) if d in stale]
+        via = [d for d in relations.derived_from(lib, doc_id) if d in stale]
         how = f"derived from {', '.join(via)}" if via else "the changed node's own result"
         print(f"marked stale: {doc_id} ({doc.source.node_id}): {how}")
     print("memory_list(tags=['stale']):",

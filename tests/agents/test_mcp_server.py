@@ -19,7 +19,8 @@ REPO = Path(__file__).resolve().parents[2]
 TP12, TP13 = "think-process/tp_12", "think-process/tp_13"
 MEMORY_TOOLS = {"memory_store", "memory_query", "memory_list", "memory_duplicates", "memory_read", "memory_tag",
                 "memory_request_promotion", "memory_promotion_requests", "memory_context", "memory_cite",
-                "memory_annotations", "memory_links", "memory_set_reading_status"}
+                "memory_annotations", "memory_links", "memory_set_reading_status", "memory_relate",
+                "memory_relations", "memory_restore"}
 TASK_TOOLS = {"memory_store_result", "mark_task_changed"}
 
 
@@ -143,6 +144,28 @@ def test_round_trip_over_stdio(prepared, tmp_path):
             context = await session.call_tool("memory_context", {"token_budget": 400})
             assert doc["doc_id"] in context.structured_content["markdown"]
             assert context.structured_content["tokens"] <= 400
+
+            # Typed relations: relates_to on store, memory_relate (updates archives), a refused cycle, restore.
+            later = await session.call_tool("memory_store", {
+                "content": "Quokkas were seen twice more at dawn.", "on_duplicate": "store",
+                "relates_to": {"target_id": seen["pending"], "type": "extends"}})
+            later_id = later.structured_content["doc_id"]
+            assert [e["type"] for e in later.structured_content["relations"]] == ["extends"]
+            newer = await session.call_tool("memory_relate", {"source_id": seen["pending"], "target_id": later_id,
+                                                              "type": "updates"})
+            assert newer.structured_content["archived"] == [later_id]
+            cycle = await session.call_tool("memory_relate", {"source_id": later_id, "target_id": seen["pending"],
+                                                              "type": "updates"})
+            assert cycle.is_error and "UpdatesCycle" in _text(cycle)
+            shown = (await session.call_tool("memory_relations", {"doc_id": seen["pending"]})).structured_content
+            assert [d["id"] for d in shown["outgoing"]["updates"]] == [later_id] == [
+                d["id"] for d in shown["incoming"]["extends"]]
+            back = await session.call_tool("memory_restore", {"doc_id": later_id})
+            assert back.structured_content["status"] == "active"
+            upward_id = upward.structured_content["doc_id"]
+            hidden = await session.call_tool("memory_relate", {"source_id": upward_id, "target_id": secret_id,
+                                                               "type": "supports"})
+            assert hidden.is_error and "not a sibling's" in _text(hidden)
 
             listed = {str(r.uri) for r in (await session.list_resources()).resources}
             assert {f"vancetope://document/{doc['doc_id']}", f"vancetope://document/{fact_id}"} <= listed

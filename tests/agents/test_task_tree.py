@@ -89,7 +89,6 @@ def test_store_result_tags_source_folder_and_derived_from(tree):
     assert result.source.type is SourceType.THINK_PROCESS_RESULT
     assert (result.source.think_process_id, result.source.node_id) == ("tp_12", "node_7_1")
     assert set(result.tags) == {"thinkprocess:tp_12", "auto:node_7_1", "extraction", "attention"}
-    assert result.metadata["derived_from"] == [paper.id]
     assert relations.derived_from(lib, result.id) == [paper.id]
     assert relations.derived_documents(lib, [paper.id]) == [result.id]
     assert folders.folder_path(lib, result.id) == ["Results"]
@@ -157,7 +156,7 @@ def test_stale_propagation_survives_a_derivation_cycle(tree):
     lib = tree
     a = memory_store_result(lib, "n_a", "analyze", "A", "a", think_process_id="tp_12")
     b = memory_store_result(lib, "n_b", "analyze", "B", "b", [a.id], think_process_id="tp_12")
-    documents.update_document(lib, a.id, metadata={"derived_from": [b.id]})  # a ← b ← a
+    documents.update_document(lib, a.id, derived_from=[b.id])  # a ← b ← a
     assert mark_task_changed(lib, "n_b", think_process_id="tp_12") == [b.id, a.id]
 
 

@@ -8,7 +8,7 @@ import pytest
 from vancetope_desktop.core.documents import DocumentStatus, DocumentType, IndexState, SourceType
 from vancetope_desktop.core.errors import ScopeError
 from vancetope_desktop.resources import resource_path
-from vancetope_desktop.services import demo, documents, indexing, review, scopes
+from vancetope_desktop.services import demo, documents, indexing, relations, review, scopes
 from vancetope_desktop.services.library import Library
 from vancetope_desktop.services.search import search
 
@@ -167,9 +167,9 @@ def test_results_notes_and_facts_carry_types_tags_and_sources(installed):
     assert (vaswani.source.node_id, vaswani.metadata["year"]) == ("node_7_1", 2017)
     comparison = get("comparison_methods.md")
     assert "auto:node_7_3" in comparison.tags
-    assert comparison.metadata["derived_from"] == [report.documents[n] for n in (
+    assert relations.derived_from(lib, comparison.id) == [report.documents[n] for n in (
         "extraction_vaswani.md", "extraction_flash.md", "kitaev2020_reformer.pdf")]
-    assert flash.metadata["derived_from"] == [report.documents["dao2022_flashattention.pdf"]]
+    assert relations.derived_from(lib, flash.id) == [report.documents["dao2022_flashattention.pdf"]]
     counter = get("counterarguments.md")
     assert counter.scope == "think-process/tp_13" and counter.source.think_process_id == "tp_13"
     assert {"verification", "hypothesis", "thinkprocess:tp_13"} <= set(counter.tags)
@@ -225,5 +225,5 @@ def test_a_demo_note_links_to_another_and_shows_as_its_backlink(installed):
     lib, report, _, _ = installed
     source, target = (report.documents[n] for n in ("Reformer and Flash Attention are orthogonal",
                                                      "Flash Attention optimizes IO, not Compute"))
-    assert documents.get_document(lib, source).metadata["links_to"] == [target]
+    assert relations.targets(lib, source, relations.LINKS_TO) == [target]
     assert [m.document.id for m in notelinks.backlinks(lib, target, scope="think-process/tp_12").linked] == [source]

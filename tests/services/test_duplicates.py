@@ -6,13 +6,14 @@ from pathlib import Path
 
 from vancetope_desktop.core.documents import DocumentStatus, DocumentType
 from vancetope_desktop.ingest.registry import extract_file
-from vancetope_desktop.services import audit, documents, duplicates, folders, imports, scopes, sharing
+from vancetope_desktop.services import audit, documents, duplicates, folders, imports, relations, scopes, sharing
 from vancetope_desktop.store.db import write_session
 
 
-def _note(lib, text: str, *, title: str | None = None, metadata=None, tags=(), folder_id=None, scope=None):
+def _note(lib, text: str, *, title: str | None = None, metadata=None, tags=(), folder_id=None, scope=None,
+          derived_from=()):
     return documents.add_text(lib, text, doc_type=DocumentType.NOTE, title=title, metadata=metadata, tags=tags,
-                              folder_id=folder_id, scope=scope)
+                              folder_id=folder_id, scope=scope, derived_from=derived_from)
 
 
 def _set_meta(lib, doc_id: str, **fields) -> None:
@@ -79,7 +80,7 @@ def test_merging_keeps_tags_folder_metadata_relations_and_trashes_the_other_with
     gone = _note(library, "other text", title="Paper (copy)", tags=["heat", "to-read"], folder_id=folder.id,
                  metadata={"doi": "10.9/P", "citation_key": "smith2020", "journal": "Reef Science",
                            "reading_status": "read"})
-    result = _note(library, "derived", title="Summary", metadata={"derived_from": [gone.id]})
+    result = _note(library, "derived", title="Summary", derived_from=[gone.id])
     elsewhere = scopes.create_scope(library, "project", "elsewhere").path
     sharing.share_document(library, gone.id, elsewhere)
 
@@ -95,7 +96,7 @@ def test_merging_keeps_tags_folder_metadata_relations_and_trashes_the_other_with
     assert kept.metadata["reading_status"] == "read"
     assert kept.metadata["merged_from"] == [gone.id]
     assert [v.reason for v in documents.list_versions(library, keep.id)] == [f"merged with {gone.id} (Paper (copy))"]
-    assert documents.get_document(library, result.id).metadata["derived_from"] == [keep.id]
+    assert relations.derived_from(library, result.id) == [keep.id]
     assert sharing.shared_with(library, keep.id) == [elsewhere]
     trashed = documents.get_document(library, gone.id)
     assert trashed.status is DocumentStatus.DELETED

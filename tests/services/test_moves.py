@@ -11,7 +11,7 @@ import pytest
 
 from vancetope_desktop.core.documents import DocumentStatus
 from vancetope_desktop.core.errors import InvalidInput, ScopeError
-from vancetope_desktop.services import audit, documents, folders, indexing, moves, scopes, search
+from vancetope_desktop.services import audit, documents, folders, indexing, moves, relations, scopes, search
 from vancetope_desktop.services.library import Library
 
 G, P, S, TP12, TP13 = "group/default", "project/inbox", "session/s1", "think-process/tp_12", "think-process/tp_13"
@@ -41,14 +41,14 @@ def _scope(lib, doc_id):
 def test_every_edge_of_the_tree_keeps_id_versions_tags_and_relations(tree, start, target, expected):
     source = documents.add_text(tree, "Input paper summary.", scope=start)
     doc = documents.add_text(tree, "Flash attention tiles to cut memory IO.", scope=start, tags=["efficiency"],
-                             metadata={"derived_from": [source.id]})
+                             derived_from=[source.id])
     documents.update_document(tree, doc.id, content="Flash attention tiles to cut HBM traffic.")
     upward = expected in scopes.ancestry(tree, start)
     moved = moves.move_to_scope(tree, doc.id, target, "up" if upward else "down", reason="relevant")
     assert [d.id for d in moved] == [doc.id]
     after = documents.get_document(tree, doc.id)
     assert (after.scope, after.tags, after.version) == (expected, ["efficiency"], 2)
-    assert after.metadata["derived_from"] == [source.id]
+    assert relations.derived_from(tree, doc.id) == [source.id]
     assert [v.number for v in documents.list_versions(tree, doc.id)] == [1]
     entry = audit.document_history(tree, doc.id)[-1]
     assert (entry.action, entry.from_scope, entry.to_scope, entry.reason) == (

@@ -27,7 +27,7 @@ def test_a_link_resolves_case_insensitively_and_is_stored_as_a_relation(library)
     target = _note(library, "# Sparse Attention\nA survey of sparse attention.")
     note = _note(library, "Reading notes: see [[sparse attention|the survey]] and [[Nowhere]].", title="Reading")
     stored = documents.get_document(library, note.id).metadata
-    assert stored[relations.LINKS_TO] == [target.id]
+    assert relations.targets(library, note.id, relations.LINKS_TO) == [target.id]
     assert stored[notelinks.LINK_PROBLEMS] == [
         {"target": "Nowhere", "key": "nowhere", "problem": "missing", "candidates": []}]
     assert [d.id for d in relations.document_links(library, note.id).links_to] == [target.id]
@@ -42,7 +42,7 @@ def test_an_ambiguous_target_is_reported_with_its_candidates_never_guessed(libra
     note = _note(library, "Compare [[Methods]].", title="Compare")
     resolved = notelinks.resolve_link(library, note.id, "Methods")
     assert resolved.state == "ambiguous" and {c.id for c in resolved.candidates} == {a.id, b.id}
-    assert relations.LINKS_TO not in documents.get_document(library, note.id).metadata
+    assert relations.targets(library, note.id, relations.LINKS_TO) == []
     by_id = notelinks.resolve_link(library, note.id, f"{b.id}|the second")
     assert by_id.state == "resolved" and by_id.document.id == b.id and by_id.shown == "the second"
 
@@ -56,7 +56,7 @@ def test_links_see_the_notes_scope_and_its_ancestors_only(library):
     note = _note(library, "[[Hidden plan]] and [[Project plan]]", title="tp_1 note", scope="think-process/tp_1")
     states = {r.target: r.state for r in notelinks.note_links(library, note.id)}
     assert states == {"Hidden plan": "missing", "Project plan": "resolved"}
-    assert documents.get_document(library, note.id).metadata[relations.LINKS_TO] == [shared.id]
+    assert relations.targets(library, note.id, relations.LINKS_TO) == [shared.id]
     assert hidden.id not in relations.linking_documents(library, relations.LINKS_TO, [hidden.id])
 
 
@@ -64,15 +64,15 @@ def test_links_follow_edits_and_a_missing_target_resolves_once_created(library):
     note = _note(library, "Next: [[Ideas]]", title="Plan")
     assert notelinks.note_links(library, note.id)[0].state == "missing"
     ideas = _note(library, "Some ideas", title="ideas")
-    assert documents.get_document(library, note.id).metadata[relations.LINKS_TO] == [ideas.id]
+    assert relations.targets(library, note.id, relations.LINKS_TO) == [ideas.id]
     other = _note(library, "Other text", title="Other")
     documents.update_document(library, note.id, content="Next: [[Other]] only")
     meta = documents.get_document(library, note.id).metadata
-    assert meta[relations.LINKS_TO] == [other.id] and notelinks.LINK_PROBLEMS not in meta
+    assert relations.targets(library, note.id, relations.LINKS_TO) == [other.id] and notelinks.LINK_PROBLEMS not in meta
     # A rename that takes a waited-for title resolves the waiting note too.
     waiting = _note(library, "See [[Renamed later]]", title="Waiting")
     documents.update_document(library, other.id, title="Renamed later")
-    assert documents.get_document(library, waiting.id).metadata[relations.LINKS_TO] == [other.id]
+    assert relations.targets(library, waiting.id, relations.LINKS_TO) == [other.id]
 
 
 def test_backlinks_list_linked_and_unlinked_mentions_but_not_trashed_ones(library):
@@ -103,7 +103,7 @@ def test_imported_vault_notes_link_by_file_name_and_wait_for_each_other(library,
     daily, health = (next(d for d in documents.list_documents(library) if d.metadata.get("original_name") == name)
                      for name in ("Daily.md", "Bee Health.md"))
     assert health.title == "Notes on colony health"  # its heading; [[Bee Health]] is its file name
-    assert daily.metadata[relations.LINKS_TO] == [health.id]
+    assert relations.targets(library, daily.id, relations.LINKS_TO) == [health.id]
     assert [p["target"] for p in daily.metadata[notelinks.LINK_PROBLEMS]] == ["Hive"]
 
 

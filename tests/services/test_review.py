@@ -9,9 +9,11 @@ from vancetope_desktop.agents.task_tree import memory_store_result
 from vancetope_desktop.core.documents import DocumentStatus, DocumentType
 from vancetope_desktop.core.errors import InvalidInput, NotFound, ScopeError
 from vancetope_desktop.core.promotion import RequesterKind, RequestStatus
+from vancetope_desktop.core.relations import RelationType
 from vancetope_desktop.services import (
     audit,
     documents,
+    graph,
     indexing,
     moves,
     promotion_rules,
@@ -116,6 +118,8 @@ def test_a_re_run_result_updates_the_promoted_document(tree):
     review.approve(tree, [review.request_promotion(tree, first.id, reason="x").id])
     rerun = _result(tree, "n1", "Version two of the extraction, with the HBM numbers.", tags=["hbm"])
     assert rerun.id != first.id and rerun.scope == TP12
+    check = documents.add_text(tree, "HBM numbers checked against the paper.", scope=TP12)
+    graph.relate(tree, check.id, rerun.id, "supports", scope=TP12)
     request = review.request_promotion(tree, rerun.id, requested_by=TP12, reason="re-ran node n1")
     assert request.updates == first.id
     review.approve(tree, [request.id])
@@ -125,6 +129,7 @@ def test_a_re_run_result_updates_the_promoted_document(tree):
     assert documents.read_version(tree, first.id, 1).content == "Version one of the extraction."
     assert documents.get_document(tree, rerun.id).status == DocumentStatus.DELETED
     assert [e.action for e in audit.document_history(tree, first.id)][-1] == "update"
+    assert [d.id for d in graph.relations_of(tree, first.id, TP12).incoming[RelationType.SUPPORTS]] == [check.id]
 
 
 def test_publish_requests_every_result_once(tree):

@@ -21,3 +21,19 @@ def downgrade_to_schema_2(database: Path) -> None:
         con.execute("DROP INDEX ix_chunk_document_role")
         con.execute("ALTER TABLE chunk DROP COLUMN role")
         con.execute("UPDATE meta SET value='2' WHERE key='schema_version'")
+
+
+def downgrade_to_schema_5(database: Path) -> None:
+    """Take a library database back to before schema 6: the ``derived_from`` and ``links_to`` edges go back into
+    their documents' metadata lists, as the code before schema 6 wrote them, and the ``relation`` table goes
+    (the memory relations had no home before it: they are dropped)."""
+    with sqlite3.connect(database) as con:
+        for key in ("derived_from", "links_to"):
+            rows = con.execute("SELECT source_id, json_group_array(target_id) FROM "
+                               "(SELECT source_id, target_id FROM relation WHERE type = ? ORDER BY rowid) "
+                               "GROUP BY source_id", (key,)).fetchall()
+            for source, targets in rows:
+                con.execute(f"UPDATE document SET metadata = json_set(metadata, '$.{key}', json(?)) WHERE id = ?",
+                            (targets, source))
+        con.execute("DROP TABLE relation")
+        con.execute("UPDATE meta SET value='5' WHERE key='schema_version'")

@@ -8,7 +8,7 @@ from PySide6.QtCore import QUrl
 
 from vancetope_desktop.core.documents import DocumentType
 from vancetope_desktop.core.reading import ReadingStatus, reading_status_of
-from vancetope_desktop.services import documents, saved_searches
+from vancetope_desktop.services import documents, relations, saved_searches
 from vancetope_desktop.services.notelinks import Backlinks, Mention
 from vancetope_desktop.services.relations import LinkedDocument
 from vancetope_desktop.services.saved_searches import SavedSearch
@@ -110,7 +110,7 @@ def test_a_link_opens_its_note_and_a_missing_one_offers_to_create_it(qtbot, libr
     created = documents.get_document(library, window.current_viewer().current_document_id())
     assert created.title == "Ideas" and "Ideas" in asked[0]
     # The note that waited for it now links to it.
-    assert documents.get_document(library, note.id).metadata["links_to"] == [target.id, created.id]
+    assert relations.targets(library, note.id, relations.LINKS_TO) == [target.id, created.id]
 
 
 def test_reading_status_from_the_row_menu_and_the_unread_view(qtbot, library, make_window, snapshot_has):

@@ -17,12 +17,18 @@ from ..core import promotion
 from ..core.documents import DocumentInfo
 from ..core.reading import reading_status_of
 from ..services.annotations import Annotation
+from ..services.graph import Edge
+from ..services.memory_guard import SimilarMemory
+from .relation_models import RelatesTo
 
 StorableType = Literal["note", "fact", "result", "reference"]
 """Document types a tool may store: text only (files come in through the app or ``memory upload``)."""
 
 DocumentTypeName = Literal["note", "file", "result", "fact", "reference", "structured", "annotation"]
 """Document types a listing or search may be restricted to (folders are never returned)."""
+
+OnDuplicateName = Literal["return", "store", "update"]
+"""What ``memory_store`` does with a near-duplicate (``services.memory_guard.OnDuplicate``)."""
 
 RequestStatusName = Literal["pending", "approved", "rejected", "withdrawn"]
 """A promotion request's state (``core.promotion.RequestStatus``)."""
@@ -63,6 +69,13 @@ class StoreInput(_Input):
     title: str | None = Field(default=None, description="A short title. Default: the first line of the content.")
     reason: str | None = Field(default=None, description="With an ancestor scope: why it matters there, for the user "
                                "who reviews the promotion.")
+    relates_to: RelatesTo | None = Field(default=None, description="An edge from the new document to one you can "
+                                         "read, e.g. {target_id, type: 'updates'} to replace an older memory (it is "
+                                         "archived; it must be yours).")
+    on_duplicate: OnDuplicateName = Field(default="return", description="When a note or fact this close to one of "
+                                          "your active ones exists: return (store nothing; the result is the existing "
+                                          "one, stored false, with the candidates), store (store without checking) "
+                                          "or update (store it and archive the closest one, which it updates).")
 
 
 class QueryInput(_Input):
@@ -234,6 +247,15 @@ class DocumentSummary(BaseModel):
 class StoredDocument(DocumentSummary):
     """What ``memory_store`` and ``memory_tag`` return: the document as stored, with its id."""
 
+    stored: bool = Field(default=True, description="False: nothing was stored, this is the near-duplicate found "
+                         "(on_duplicate 'return'); see duplicates.")
+    duplicates: list[SimilarMemory] = Field(default_factory=list, description="Your active memories this close to "
+                                            "the text, closest first (similarity 0-1).")
+    relations: list[Edge] = Field(default_factory=list, description="The edges made from the new document.")
+    archived: list[str] = Field(default_factory=list, description="Documents archived because it updates them.")
+    warnings: list[str] = Field(default_factory=list, description="E.g. a relation that could not be made after the "
+                                "document was stored (it stays stored).")
+
     promotion_request: str | None = Field(default=None, description="The id (req_…) of the promotion request "
                                           "this call made (you stored it for an ancestor scope, or a tag rule "
                                           "asked), else of the document's pending request, if any.")
@@ -280,6 +302,9 @@ class QueryHit(BaseModel):
     matched: list[str] = Field(default_factory=list, description="The question's words and quoted phrases found in "
                                "the passages shown or the title.")
     why: str = Field(default="", description="What matched and how the score was made, in two lines.")
+    conflicts_with: list[str] = Field(default_factory=list, description="Active documents this one is in open "
+                                      "conflict with (a contradicts relation either way): do not trust either "
+                                      "alone; the user settles it.")
 
 
 class QueryResult(BaseModel):

@@ -141,7 +141,7 @@ def memory_store_result(lib: Library, node_id: str, node_type: NodeType | str, t
     """Save a task node's output as a result document (seed §7.2), or replace it when the node re-runs.
 
     The document has type ``result``, source ``{think_process_result, think_process_id, node_id}``, the
-    tags of :func:`result_tags`, ``derived_from`` (its input ids) in its metadata, and lives in the
+    tags of :func:`result_tags`, ``derived_from`` edges to its inputs, and lives in the
     ``Results`` folder of ``scope`` (created when missing).
 
     A re-run (the node already has a result in ``scope``) updates that document: the content, title and
@@ -173,20 +173,19 @@ def memory_store_result(lib: Library, node_id: str, node_type: NodeType | str, t
     inputs = list(dict.fromkeys(derived_from))
     for doc_id in inputs:
         sharing.check_read(lib, scope_path, documents.get_document(lib, doc_id))
-    metadata = {relations.DERIVED_FROM: inputs, "node_type": node_kind.value}
+    metadata = {"node_type": node_kind.value}
     existing = relations.node_results(lib, think_process_id, node_id, scope=scope_path)
     if not existing:
         return documents.add_text(
             lib, content, doc_type=DocumentType.RESULT, title=title, tags=wanted_tags, scope=scope_path,
-            folder_id=_results_folder(lib, scope_path), metadata=metadata,
+            folder_id=_results_folder(lib, scope_path), metadata=metadata, derived_from=inputs,
             source=Source(type=SourceType.THINK_PROCESS_RESULT, think_process_id=think_process_id, node_id=node_id),
         )
     doc_id = existing[-1].id
-    metadata[relations.DERIVED_FROM] = [i for i in inputs if i != doc_id]
     # Clear the mark first, so the version kept by the update is the stale content without the #stale tag.
     stale.set_stale(lib, [doc_id], stale=False)
     documents.update_document(lib, doc_id, title=title, content=content, metadata=metadata,
-                              reason=f"re-run of node {node_id}")
+                              derived_from=[i for i in inputs if i != doc_id], reason=f"re-run of node {node_id}")
     other_type_tags = [t for k, t in NODE_TYPE_TAGS.items() if k != node_kind]
     return documents.tag_document(lib, doc_id, add=wanted_tags, remove=other_type_tags,
                                   reason=f"tags of node {node_id}")

@@ -40,6 +40,7 @@ from ..core.documents import DocumentInfo, DocumentStatus, DocumentType, Source,
 from ..core.errors import AccessDenied, DocumentNotFound, InvalidInput, ScopeNotVisible
 from ..core.promotion import RequestStatus
 from ..core.reading import ReadingStatus
+from ..core.relations import RELATION_GUIDE, RelationType
 from ..core.scopes import ScopeKind, ScopePath
 from ..core.tags import all_of, normalize_tag, normalize_tags
 from ..core.text import undecodable_message, undecodable_values
@@ -49,12 +50,16 @@ from ..services import (
     citations,
     documents,
     duplicates,
+    graph,
     indexing,
+    lifecycle,
+    memory_guard,
     notelinks,
     reading,
     review,
     sharing,
 )
+from ..services.graph import RelatedDocument
 from ..services.library import Library
 from ..services.scopes import ancestry, resolve_relative, resolve_scope
 from ..services.search import search
@@ -89,6 +94,13 @@ from .models import (
     StoreInput,
     TagInput,
 )
+from .relation_models import (
+    RelateInput,
+    RelateResult,
+    RelationsInput,
+    RelationsResult,
+    RestoreInput,
+)
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -113,7 +125,10 @@ TOOLS: tuple[ToolSpec, ...] = (
              "goes to the user, who reviews it; the result's promotion_request holds the request id (req_…) and "
              "promotion_status its state. The document moves only if the user approves, or at once when a tag "
              "rule that approves automatically fires (promotion_status 'approved', scope shows where it went: it "
-             "is then read-only for you).", StoreInput, StoredDocument),
+             "is then read-only for you). A note or fact very close to one of your active ones is not stored twice: "
+             "on_duplicate says what to do (return the existing one, store anyway, or update: replace it). "
+             "relates_to relates the new document to another (updates archives the older memory).",
+             StoreInput, StoredDocument),
     ToolSpec("memory_query", "Search your memory by meaning and by words: your own scope and its ancestors "
              "(session, project, group), nearer scopes ranked higher. Returns documents with their best passage "
              "and page.", QueryInput, QueryResult),
@@ -156,6 +171,14 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec("memory_links", "Follow a document's links: where each [[Title]] link of its text leads (missing "
              "and ambiguous targets are named, never guessed), the documents linking to it, and those naming its "
              "title without a link (unlinked mentions, with the text around).", LinksInput, DocumentLinksResult),
+    ToolSpec("memory_relate", "Relate one of your documents to a document you can read, with a type. "
+             + RELATION_GUIDE + " An updates edge to a document that already updates yours (directly or through "
+             "others) is refused.", RelateInput, RelateResult),
+    ToolSpec("memory_relations", "A document's typed relations both ways, grouped by type (outgoing: what it "
+             "updates, supports…; incoming: what updates it, supports it…), among the documents you can read.",
+             RelationsInput, RelationsResult),
+    ToolSpec("memory_restore", "Bring one of your archived memories back to active (e.g. one that was superseded "
+             "by mistake): the updates relations into it are removed.", RestoreInput, RelatedDocument),
     ToolSpec("memory_set_reading_status", "Mark your own documents unread, reading or read (files and "
              "references start unread), so that you and the user know what was read.", ReadingStatusInput,
              DocumentList),
@@ -192,7 +215,8 @@ class MemoryTools:
 
     # -- the tools ----------------------------------------------------------------------------------
     def memory_store(self, content: str, tags: Sequence[str] = (), scope: str | None = None, type: str = "note",
-                     title: str | None = None, reason: str | None = None) -> StoredDocument:
+                     title: str | None = None, reason: str | None = None, relates_to: Mapping[str, str] | None = None,
+                     on_duplicate: str = "return") -> StoredDocument:
         """Store ``content`` as a new document of ``type`` in the acting scope.
 
         A think process's documents get the seed's provenance tag ``thinkprocess:<id>`` (§3.3) and
@@ -202,12 +226,17 @@ class MemoryTools:
         first, that request is reported instead (an auto-approving rule has then moved the document, and
         the result's ``scope`` says where).
 
+        The write goes through ``memory_guard.remember``: a near-duplicate of an active note or fact of the
+        acting scope is handled as ``on_duplicate`` says (``return``: nothing stored, the existing document
+        comes back with ``stored`` false), and ``relates_to`` (``{target_id, type}``) is checked before anything
+        is written (an ``updates`` target must be the acting scope's own: it is archived).
+
         Raises:
             InvalidInput: blank content, a bad tag or type. ScopeNotVisible: ``scope`` is outside the
             branch or below the acting scope. ScopeNotFound / ScopeError: unknown scope.
         """
         args = parse_arguments(StoreInput, content=content, tags=tags, scope=scope, type=type, title=title,
-                               reason=reason)
+                               reason=reason, relates_to=relates_to, on_duplicate=on_duplicate)
         if not args.content.strip():
             raise InvalidInput("the content is empty: give the text to remember")
         wanted = normalize_tags(args.tags)
@@ -217,15 +246,23 @@ class MemoryTools:
             key = ScopePath.parse(self.scope).key
             source = Source(type=SourceType.TOOL_OUTPUT, think_process_id=key)
             wanted.extend(_provenance_tag(key))
-        doc = documents.add_text(self.lib, args.content, doc_type=DocumentType(args.type), title=args.title,
-                                 tags=wanted, scope=self.scope, source=source)
+        link = args.relates_to
+        if link is not None and link.type == RelationType.UPDATES.value:
+            self._own(link.target_id, "archive (updates)")
+        kept = memory_guard.remember(self.lib, args.content, scope=self.scope, doc_type=DocumentType(args.type),
+                                     title=args.title, tags=wanted, source=source, on_duplicate=args.on_duplicate,
+                                     relates_to=(link.target_id, link.type) if link else None, created_by=self._actor())
+        outcome = {name: getattr(kept, name) for name in ("stored", "duplicates", "relations", "archived", "warnings")}
+        if not kept.stored:
+            return self.as_stored(kept.document, known_requests=None).model_copy(update=outcome)
+        doc = kept.document
         # A tag rule may have asked already (and moved it, if it approves at once): that request stands for
         # the one asked here, since a document has one request at a time and the store must not fail now.
         by_rule = review.list_requests(self.lib, status=None, document_id=doc.id, limit=1)
         if promote_to is not None and not by_rule:
             why = (args.reason or "").strip() or f"stored by {self.scope} for {promote_to}"
             review.request_promotion(self.lib, doc.id, promote_to, requested_by=self._actor(), reason=why)
-        return self.as_stored(self._indexed(doc), known_requests=())
+        return self.as_stored(self._indexed(doc), known_requests=()).model_copy(update=outcome)
 
     def memory_query(self, question: str, tags: Sequence[str] = (), scope: str | None = None,
                      type: str | None = None, limit: int = 10) -> QueryResult:
@@ -251,7 +288,8 @@ class MemoryTools:
                          section=h.passages[0].section if h.passages else None,
                          role=h.passages[0].role.value if h.passages else "body", score=h.score,
                          relevance=h.relevance, meaning=None if h.meaning_basis == "estimate" else h.meaning,
-                         keywords=h.keyword, scope_weight=h.scope_weight, matched=h.matched, why=h.explanation)
+                         keywords=h.keyword, scope_weight=h.scope_weight, matched=h.matched, why=h.explanation,
+                         conflicts_with=h.conflicts_with)
                 for h in response.hits]
         return QueryResult(question=args.question, scope=self.scope, scopes=response.scopes, hits=hits,
                            warnings=response.warnings)
@@ -453,6 +491,44 @@ class MemoryTools:
         changed = reading.set_reading_status(self.lib, own, ReadingStatus(args.status))
         return DocumentList(scope=self.scope, scopes=[self.scope],
                             documents=[DocumentSummary.from_info(d) for d in changed], truncated=False)
+
+    def memory_relate(self, source_id: str, target_id: str, type: str) -> RelateResult:
+        """A typed edge from one of the acting scope's own documents to one it may read (``graph.relate``);
+        ``updates`` archives the target, so the target must be its own too.
+
+        Raises:
+            InvalidInput: a blank id or an unknown type. DocumentNotFound. ScopeNotVisible. AccessDenied: the
+            source (or an ``updates`` target) is not the acting scope's own. UpdatesCycle. RelationRefused.
+        """
+        args = parse_arguments(RelateInput, source_id=source_id, target_id=target_id, type=type)
+        source = self._own(args.source_id, "relate")
+        target = self._own(args.target_id, "archive (updates)") if args.type == RelationType.UPDATES.value \
+            else self._readable(args.target_id)[0]
+        done = graph.relate(self.lib, source.id, target.id, args.type, self._actor(), scope=self.scope)
+        return RelateResult(edge=done.edge, created=done.created, archived=done.archived)
+
+    def memory_relations(self, doc_id: str) -> RelationsResult:
+        """A readable document's relations as the acting scope sees them (``graph.relations_of``).
+
+        Raises:
+            InvalidInput: a blank id. DocumentNotFound: unknown, or in the trash. ScopeNotVisible.
+        """
+        args = parse_arguments(RelationsInput, doc_id=doc_id)
+        doc, _ = self._readable(args.doc_id)
+        found = graph.relations_of(self.lib, doc.id, self.scope)
+        return RelationsResult(doc_id=doc.id, outgoing=found.outgoing, incoming=found.incoming)
+
+    def memory_restore(self, doc_id: str) -> RelatedDocument:
+        """Bring one of the acting scope's own archived documents back to active (``lifecycle.restore``).
+
+        Raises:
+            InvalidInput: a blank id, or the document is not archived. DocumentNotFound. AccessDenied.
+        """
+        args = parse_arguments(RestoreInput, doc_id=doc_id)
+        doc = self._own(args.doc_id, "restore")
+        back = lifecycle.restore(self.lib, doc.id, scope=self.scope, actor=self._actor())
+        return RelatedDocument(id=back.id, title=back.title, type=back.type.value, scope=back.scope,
+                               status=back.status.value)
 
     def call(self, name: str, arguments: Mapping[str, Any] | None = None) -> BaseModel:
         """Run the tool ``name`` with a JSON argument object (what an MCP ``tools/call`` carries).

@@ -14,11 +14,25 @@ import typer
 from ..core.documents import DocumentInfo, DocumentStatus, DocumentType
 from ..core.errors import IndexUnavailable, InvalidInput
 from ..core.reading import ReadingStatus, reading_status_of
+from ..core.relations import RELATION_GUIDE
 from ..core.tags import combine, split_tag_list
-from ..services import bibliography, folders, imports, indexing, relations, scopes, sharing, undo
+from ..services import (
+    audit,
+    bibliography,
+    folders,
+    imports,
+    indexing,
+    lifecycle,
+    memory_guard,
+    relations,
+    scopes,
+    sharing,
+    undo,
+)
 from ..services import documents as doc_service
 from ..services import search as search_service
 from ..services.library import Library
+from ..services.memory_guard import OnDuplicate
 from . import render
 from .apps import app, index_app, memory, scope_app
 from .context import (
@@ -116,6 +130,12 @@ def memory_add(
     tags: TagsOption = None, folder: Annotated[str | None, typer.Option(help="Folder id.")] = None,
     scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False,
     wait: WaitOption = True,
+    on_duplicate: Annotated[OnDuplicate, typer.Option(
+        help="A note or fact very close to an active one of the scope: store it anyway (no check), return "
+        "the existing one instead, or update it (store, and archive the closest one).")] = OnDuplicate.STORE,
+    relates_to: Annotated[str | None, typer.Option(help="Relate the new document to this one (doc_…): "
+                                                   "give --relation too.")] = None,
+    relation: Annotated[str | None, typer.Option(help=RELATION_GUIDE)] = None,
 ) -> None:
     """Add a fact (or note, result…) to a scope: `memory add "Deadline is June 15th"`.
 
@@ -125,6 +145,8 @@ def memory_add(
     if content == "-":
         content = read_stdin()
     with open_library(library) as lib:
+        if (relates_to is None) != (relation is None):
+            raise InvalidInput("--relates-to and --relation go together: the document and the relation type")
         if doc_type is DocumentType.REFERENCE:
             listing = bibliography.add_references(lib, content, scope=scope, folder_id=folder,
                                                   tags=split_tag_list(tags), title=title)
@@ -132,11 +154,16 @@ def memory_add(
                 _index_now(lib, listing.document_ids, wait, as_json)
                 emit(as_json, listing, lambda: render.references(listing))
                 return
-        doc = doc_service.add_text(lib, content, doc_type=doc_type, title=title, tags=split_tag_list(tags),
-                                   scope=scope, folder_id=folder)
-        _index_now(lib, [doc.id], wait, as_json)
-        doc = doc_service.get_document(lib, doc.id)
-        emit(as_json, doc, lambda: out.print(f"added {doc.type.value} {doc.id} to {doc.scope}: {doc.title}"))
+        kept = memory_guard.remember(lib, content, scope=scopes.resolve_scope(lib, scope), doc_type=doc_type,
+                                     title=title, tags=split_tag_list(tags), folder_id=folder,
+                                     on_duplicate=on_duplicate, created_by=audit.current_user(),
+                                     relates_to=(relates_to, relation) if relates_to and relation else None)
+        if not kept.stored:
+            emit(as_json, kept, lambda: render.held_duplicate(kept))
+            return
+        _index_now(lib, [kept.document.id], wait, as_json)
+        doc = doc_service.get_document(lib, kept.document.id)
+        emit(as_json, doc, lambda: render.added(doc, kept))
 
 
 @memory.command("upload")
@@ -395,7 +422,14 @@ def memory_delete(doc_id: Annotated[str, typer.Argument()], scope: ScopeOption =
 @memory.command("restore")
 def memory_restore(doc_id: Annotated[str, typer.Argument()], scope: ScopeOption = None, library: LibraryOption = None,
                    as_json: JsonOption = False) -> None:
-    """Bring a document back from the trash (or from archived/stale)."""
+    """Bring a document back from the trash, or from archived (a superseded memory: the `updates` into it go) or
+    stale."""
+    with open_library(library) as lib:
+        doc = doc_service.get_document(lib, doc_id, acting_scope=scopes.resolve_scope(lib, scope))
+        if doc.status is DocumentStatus.ARCHIVED:
+            back = lifecycle.restore(lib, doc_id, scope=scope)
+            emit(as_json, [back], lambda: out.print("restored 1 document(s)"))
+            return
     _set_status(doc_id, DocumentStatus.ACTIVE, scope, library, as_json, "restored")
 
 
@@ -552,6 +586,7 @@ from . import (  # noqa: E402, F401
     duplicate_commands,
     note_commands,
     promotion_commands,
+    relation_commands,
     search_commands,
     tag_commands,
     undo_commands,

@@ -15,6 +15,7 @@ from ..core.scope_info import ScopeInfo
 from ..services.bibliography import BibliographyImport
 from ..services.imports import ImportReport
 from ..services.indexing import REBUILD_HINT, IndexStatus
+from ..services.memory_guard import Remembered
 from ..services.relations import DocumentLinks
 from ..services.search import SearchResponse
 from .context import err, out
@@ -380,3 +381,20 @@ def rules(scope: str, items: list[PromotionRule], switched_off: dict[str, str] |
         table.add_row(f"#{escape(rule.tag)}", escape(rule.target), "approved at once" if rule.auto_approve
                       else "reviewed", escape(rule.defined_in or "built in"))
     out.print(table)
+
+
+def added(doc: DocumentInfo, kept: Remembered) -> None:
+    """What `memory add` stored, the relations it made and what they archived."""
+    out.print(f"added {doc.type.value} {doc.id} to {doc.scope}: {escape(doc.title)}")
+    for edge in kept.relations:
+        out.print(f"  {edge.type.value} {edge.target_id}" + (" (archived)" if edge.target_id in kept.archived else ""))
+    for warning in kept.warnings:
+        err.print(f"warning: {escape(warning)}")
+
+
+def held_duplicate(kept: Remembered) -> None:
+    """Why `memory add --on-duplicate return` stored nothing: the near-duplicates, closest first."""
+    out.print(f"not added: {kept.document.id} is nearly the same ({escape(kept.document.title)}); "
+              "--on-duplicate store adds it anyway, update replaces it")
+    for found in kept.duplicates:
+        out.print(f"  {found.similarity:.2f}  {found.id}  {escape(found.title)}")

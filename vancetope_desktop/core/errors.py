@@ -63,6 +63,18 @@ class FolderCycle(InvalidInput):
     """A folder would move into itself or one of its descendants."""
 
 
+class UnknownRelationType(InvalidInput):
+    """A relation type that is not one of ``core.relations.RelationType``."""
+
+
+class RelationRefused(InvalidInput):
+    """A relation that cannot be made as asked: to itself, of a type the product derives (``links_to``)."""
+
+
+class UpdatesCycle(RelationRefused):
+    """An ``updates`` edge would close a cycle (A updates B updates … A): nobody would be current."""
+
+
 class UndoRefused(VancetopeError):
     """Nothing to undo or redo, or undoing would overwrite a later change (the document changed since)."""
 

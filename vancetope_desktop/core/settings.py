@@ -39,6 +39,12 @@ class Settings(BaseModel):
     meaning_ceiling: float = Field(
         0.7, ge=-1.0, le=1.0, description="Cosine similarity at which the meaning score reaches 1.",
     )
+    memory_duplicate_threshold: float = Field(
+        0.75, ge=0.0, le=1.0, description="Cosine similarity from which a memory being stored is a near-duplicate "
+        "of an active one of its scope (services.memory_guard). Measured with the bundled model "
+        "(tests/benchmarks/bench_duplicate_guard.py): paraphrases 0.80-0.97, other facts on the same topic "
+        "0.18-0.68; a fact restated with a changed value (0.88-0.94) is flagged on purpose: it is an update.",
+    )
     min_relevance: float = Field(
         0.1, ge=0.0, le=1.0, description="Hits less relevant than this are left out (relevance runs from 0 to 1).",
     )

@@ -32,7 +32,6 @@ from ..store import tables
 from ..store.db import read_session, write_session
 from . import documents, folders, imports, review, scopes
 from .library import Library
-from .relations import DERIVED_FROM
 
 DEMO_GROUP = "group/ml-research"
 DEMO_PROJECT = "project/transformer-efficiency"
@@ -272,20 +271,19 @@ def _add_text(lib: Library, spec: DemoDocument, folder_id: str | None, added: di
     A result's ``input_docs`` (names of documents added before it) become its ``derived_from`` ids.
     """
     metadata: dict[str, Any] = {}
+    inputs: list[str] = []
     title = spec.title
     if spec.file is not None:
         front, body, _ = split_front_matter(resource_path("demo", spec.file).read_text(encoding="utf-8"))
         title = title or front.pop("title", None)
-        inputs = front.pop("input_docs", None) or []
+        inputs = [added[name] for name in front.pop("input_docs", None) or [] if name in added]
         metadata = {**front, "file_name": Path(spec.file).name}
-        if inputs:
-            metadata[DERIVED_FROM] = [added[name] for name in inputs if name in added]
     else:
         body = spec.text or ""
     doc = documents.add_text(
         lib, body, doc_type=_TEXT_TYPES[spec.kind], title=title, tags=spec.tags, scope=spec.scope,
         folder_id=folder_id, source=spec.source.to_source() if spec.source else None, metadata=metadata,
-        mime_type="text/markdown" if spec.file is not None else None,
+        mime_type="text/markdown" if spec.file is not None else None, derived_from=inputs,
     )
     return doc.id
 

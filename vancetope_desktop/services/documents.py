@@ -32,7 +32,7 @@ from ..store.blobs import hash_text
 from ..store.db import read_session, write_session
 from ..store.filters import SqlFilter
 from ..store.tables import utcnow
-from . import audit, notelinks, records, tagging
+from . import audit, notelinks, records, relations, tagging
 from .bibliography import add_references
 from .citation_keys import KEY_FIELD, check_key
 from .folders import check_folder, folder_descendants, with_contents
@@ -45,7 +45,7 @@ from .sharing import check_read
 def add_text(lib: Library, content: str, *, doc_type: DocumentType = DocumentType.FACT, title: str | None = None,
              tags: Iterable[str] = (), scope: str | None = None, folder_id: str | None = None,
              source: Source | None = None, metadata: dict[str, Any] | None = None,
-             mime_type: str | None = None) -> DocumentInfo:
+             mime_type: str | None = None, derived_from: Sequence[str] = ()) -> DocumentInfo:
     """Store typed text (a fact, note, result…) as a new document and queue its indexing.
 
     Facts and results are one chunk each (split only if longer than the model's limit); notes are
@@ -63,10 +63,12 @@ def add_text(lib: Library, content: str, *, doc_type: DocumentType = DocumentTyp
         title: defaults to the first line (at most 80 characters).
         scope: scope path; None means the current scope.
         folder_id: a folder of the same scope, or None.
+        derived_from: ids of the documents it was made from (``derived_from`` edges, written in the same
+            transaction; the caller checked they are readable).
 
     Raises:
         InvalidInput: blank content, a folder type, an annotation without ``metadata["annotates"]``, bad
-            tags. ScopeNotFound, DocumentNotFound (folder).
+            tags. ScopeNotFound, DocumentNotFound (folder, or an id of ``derived_from``).
     """
     if doc_type not in TEXT_TYPES:
         raise InvalidInput(f"cannot add text as a {doc_type.value}")
@@ -97,9 +99,12 @@ def add_text(lib: Library, content: str, *, doc_type: DocumentType = DocumentTyp
             index_state=IndexState.PENDING.value if chunks else IndexState.NOT_INDEXED.value,
         )
         _apply_source(row, source or Source())
-        notelinks.refresh_links(session, row)
         session.add(row)
         session.flush()
+        notelinks.refresh_links(session, row)
+        if derived_from:
+            _set_inputs(session, row, derived_from)
+        session.add(row)
         notelinks.relink_titles(session, row.title)
         tagging.set_tags(session, row.id, normalize_tags([*wanted_tags, *extraction.tags]))
         records.replace_chunks(session, row, chunks, counts)
@@ -116,6 +121,14 @@ def _title(title: str | None, content: str) -> str:
     first = next((line.strip() for line in content.splitlines() if line.strip()), "Untitled")
     first = first.lstrip("#").strip() or "Untitled"
     return first if len(first) <= 80 else first[:79].rstrip() + "…"
+
+
+def _set_inputs(session: Session, row: tables.DocumentRow, inputs: Sequence[str]) -> None:
+    """Make ``row``'s ``derived_from`` edges ``inputs`` (each must exist), authored by the think process that
+    made it, else by the person at this computer."""
+    records.document_rows(session, inputs)  # DocumentNotFound names a missing input before the foreign key would
+    author = f"think-process/{row.source_think_process}" if row.source_think_process else audit.current_user()
+    relations.session_set_targets(session, row.id, relations.DERIVED_FROM, inputs, author)
 
 
 def _apply_source(row: tables.DocumentRow, source: Source) -> None:
@@ -286,7 +299,7 @@ def smart_counts(lib: Library, scope: str | None = None, *, include_ancestors: b
 def update_document(lib: Library, document_id: str, *, title: str | None = None, content: str | None = None,
                     metadata: dict[str, Any] | None = None, add_tags: Iterable[str] = (),
                     remove_tags: Iterable[str] = (), reason: str = "edited",
-                    user_action: UserAction | None = None) -> DocumentInfo:
+                    user_action: UserAction | None = None, derived_from: Sequence[str] | None = None) -> DocumentInfo:
     """Change a document's title, text content, metadata or tags, keeping the previous state as one version.
 
     A content change re-chunks the document and queues it for re-embedding, and its tags follow the
@@ -298,7 +311,8 @@ def update_document(lib: Library, document_id: str, *, title: str | None = None,
     change re-resolves the text's ``[[links]]`` (``services.notelinks``). ``add_tags``/``remove_tags``
     apply last (they win over the text), as in :func:`tag_document`. Files keep their stored original:
     their content cannot be edited here. With ``user_action`` the change is recorded for undo (``rename``
-    when only the title changed, else ``edit``: ``audit.record_user_action``).
+    when only the title changed, else ``edit``: ``audit.record_user_action``). ``derived_from``, when given,
+    replaces the document's ``derived_from`` edges in the same transaction (a re-run's new inputs).
 
     Raises:
         DocumentNotFound. InvalidInput: blank title/content, malformed tags, or editing the content of a
@@ -334,8 +348,12 @@ def update_document(lib: Library, document_id: str, *, title: str | None = None,
             tags_following_text = tags_before
         tags_after = edited_tags(tags_following_text, to_add, to_remove)
         changed_tags = sorted(tags_after) != tags_before
-        if not (changed_content or changed_title or metadata or changed_tags):
+        changed_inputs = derived_from is not None and \
+            set(relations.session_targets(session, document_id, relations.DERIVED_FROM)) != set(derived_from) - {row.id}
+        if not (changed_content or changed_title or metadata or changed_tags or changed_inputs):
             return records.info(lib, session, document_id)
+        if changed_inputs:
+            _set_inputs(session, row, derived_from or [])
         kept_as = row.version
         records.snapshot_version(session, row, reason)
         if changed_tags:

@@ -62,7 +62,7 @@ from ..store.tables import utcnow
 from . import audit, records, tagging
 from .imports import MERGED_INTO
 from .library import Library
-from .relations import LINK_KEYS, session_linking_documents
+from .relations import LINK_KEYS, session_linking_documents, session_neighbours, session_repoint
 from .scopes import resolve_scope, visibility_filter
 from .sharing import SHARED_KEY
 
@@ -191,14 +191,15 @@ def find_duplicates(lib: Library, *, scope: str | None = None, include_ancestors
             + ", ".join(f"json_extract({meta}, '$.{key}')" for key in LINK_KEYS)
             + f" FROM document d WHERE {where.sql} AND d.type != 'folder' ORDER BY d.created_at, d.id"),
             params=where.params).all()
-    candidates = [_candidate(row) for row in rows]
+        edges = session_neighbours(session, [r[0] for r in rows])
+    candidates = [_candidate(row, edges.get(row[0], set())) for row in rows]
     return _group(candidates)
 
 
-def _candidate(row: Any) -> _Candidate:
+def _candidate(row: Any, edges: set[str]) -> _Candidate:
     (doc_id, title, type_, scope_path, folder_id, created_at, blob_hash, content_hash,
      doi, year, authors, kind) = row[:12]
-    links = frozenset(i for value in row[12:] for i in _json_list(value))
+    links = frozenset({*(i for value in row[12:] for i in _json_list(value)), *edges})
     if isinstance(created_at, str):
         created_at = datetime.fromisoformat(created_at)
     doc = DuplicateDocument(id=doc_id, title=title, type=DocumentType(type_), scope=scope_path, folder_id=folder_id,
@@ -397,7 +398,9 @@ def _absorb(keep: tables.DocumentRow, other: tables.DocumentRow) -> None:
 
 
 def _relink(session: Session, keep_id: str, gone: Sequence[str]) -> None:
-    """Every other document's links to the merged ones point at the survivor instead (no self-links)."""
+    """Every other document's links to the merged ones point at the survivor instead (no self-links), and
+    the merged ones' relation edges start or end at the survivor (``relations.session_repoint``)."""
+    session_repoint(session, keep_id, gone)
     gone_set = set(gone)
     for key in LINK_KEYS:
         for doc_id in session_linking_documents(session, key, gone):

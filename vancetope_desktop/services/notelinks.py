@@ -15,12 +15,12 @@ After a rename from *Old* to *New*, ``[[New]]`` leads to it (if no other documen
 ``[[Old]]`` is missing (or leads to the other document titled *Old*, if there is one); ``[[doc_…]]``
 links keep leading to it. Undoing the rename turns them back.
 
-What a note links to is kept in its metadata (no schema change) so that "what links here" is one query:
-:data:`LINKS_TO` (a relation list of ``services.relations``), :data:`LINK_PROBLEMS` (the missing and
-ambiguous targets, each with its :func:`title_key`) and :data:`LINK_TITLES` (the keys of every title it
-names). They are refreshed whenever the note's text is stored (:func:`refresh_links`) and whenever a
-document appears or changes its title (:func:`relink_titles`): then every note naming the new or the old
-title, or linking to that document, is resolved again, so the stored links and the rule always agree.
+What a note links to is kept as ``links_to`` edges of the relation table (``services.relations``, so "what
+links here" is one indexed query), and in its metadata :data:`LINK_PROBLEMS` (the missing and ambiguous
+targets, each with its :func:`title_key`) and :data:`LINK_TITLES` (the keys of every title it names). They
+are refreshed whenever the note's text is stored (:func:`refresh_links`) and whenever a document appears or
+changes its title (:func:`relink_titles`): then every note naming the new or the old title, or linking to
+that document, is resolved again, so the stored links and the rule always agree.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ from ..store.fulltext import analyze
 from ..store.json_columns import json_or_empty
 from . import records
 from .library import Library
-from .relations import LINKS_TO, LinkedDocument, linking_documents
+from .relations import LINKS_TO, LinkedDocument, linking_documents, session_set_targets, session_sources
 from .scopes import resolve_scope, session_ancestry, visibility_filter
 
 LINK_PROBLEMS = "link_problems"
@@ -53,6 +53,8 @@ LINK_TITLES = "link_titles"
 notes a document appearing or renamed under one of them must re-resolve (:func:`relink_titles`)."""
 UNLINKED_LIMIT = 50
 """At most this many unlinked mentions are listed (a one-word title can be mentioned everywhere)."""
+LINKS_AUTHOR = "system:links"
+"""The ``created_by`` of ``links_to`` edges: the product made them from the note's text."""
 NOTE_SUFFIXES = (".md", ".markdown")
 """Imported files whose name (without this suffix) is also their link target, as in an Obsidian vault."""
 _ID = re.compile(r"doc_[0-9A-Za-z_-]+")
@@ -150,18 +152,18 @@ def _note_file_key(original_name: object) -> list[str]:
 
 
 def refresh_links(session: Session, row: tables.DocumentRow) -> None:
-    """Re-resolve the ``[[…]]`` links of ``row``'s text and store them in its metadata (inside the caller's
-    write transaction; the caller adds the row). A text without links drops the three keys."""
+    """Re-resolve the ``[[…]]`` links of ``row``'s text: its ``links_to`` edges and its metadata's
+    :data:`LINK_PROBLEMS` and :data:`LINK_TITLES` (inside the caller's write transaction; the row must be
+    flushed already, as the edges refer to it, and the caller adds it again). A text without links drops them."""
     links = find_links(row.content)
     resolved = _resolve(session, row.scope_path, links)
-    meta = {k: v for k, v in row.meta.items() if k not in (LINKS_TO, LINK_PROBLEMS, LINK_TITLES)}
+    meta = {k: v for k, v in row.meta.items() if k not in (LINK_PROBLEMS, LINK_TITLES)}
     titles = sorted({link.key for link in links if not _ID.fullmatch(link.target)})
     targets = list(dict.fromkeys(r.document.id for r in resolved if r.document is not None))
     problems = {title_key(r.target): {"target": r.target, "key": title_key(r.target), "problem": r.state,
                                       "candidates": [c.id for c in r.candidates]}
                 for r in resolved if r.state != "resolved"}
-    if targets:
-        meta[LINKS_TO] = targets
+    session_set_targets(session, row.id, LINKS_TO, targets, LINKS_AUTHOR)
     if problems:
         meta[LINK_PROBLEMS] = list(problems.values())
     if titles:
@@ -204,10 +206,7 @@ def relink_titles(session: Session, *titles: str, document_id: str | None = None
                  "WHERE json_extract(j.value, '$.key') = :key)"),
             params={"needle": json.dumps(key), "key": key}).all())
     if document_id is not None:
-        ids.update(r[0] for r in session.exec(
-            text(f"SELECT d.id FROM (SELECT id, metadata FROM document WHERE instr(metadata, :id)) d, "
-                 f"json_each({json_or_empty('d.metadata')}, '$.{LINKS_TO}') j WHERE j.value = :id"),
-            params={"id": document_id}).all())
+        ids.update(session_sources(session, LINKS_TO, [document_id]))
     for doc_id in sorted(ids):
         row = records.document_row(session, doc_id)
         refresh_links(session, row)

@@ -15,7 +15,7 @@ from ..core.ids import new_id
 from ..core.promotion import RequestStatus
 from ..store import tables
 from ..store.tables import utcnow
-from . import audit, records
+from . import audit, records, relations
 from .moves import move_in_session
 from .scopes import session_ancestry
 
@@ -56,8 +56,9 @@ def create_request(session: Session, row: tables.DocumentRow, target_path: str, 
 def decide_approved(session: Session, request: tables.PromotionRequestRow, target_path: str, *, actor: str,
                     reason: str = "", merged_into: str | None = None) -> tables.PromotionRequestRow:
     """Carry out an approval inside the caller's transaction: move the document, or (``merged_into``)
-    trash the copy whose content that document now holds, and move that document up to ``target_path``
-    when it is below it; record the decision (with where the content now is) and audit entries.
+    trash the copy whose content (and typed relations) that document now holds, and move that document up
+    to ``target_path`` when it is below it; record the decision (with where the content now is) and audit
+    entries.
 
     Raises:
         InvalidInput: the request is no longer pending.
@@ -73,6 +74,7 @@ def decide_approved(session: Session, request: tables.PromotionRequestRow, targe
         row.status = DocumentStatus.DELETED.value
         row.updated_at = utcnow()
         session.add(row)
+        relations.session_repoint(session, merged_into, [row.id])  # its relations go with its content
         target_row = records.document_row(session, merged_into)
         audit.record(session, target_row, "update", actor=actor, from_scope=request.source_scope,
                      to_scope=target_row.scope_path, reason=f"new content from {row.id} ({request.reason})".strip(),

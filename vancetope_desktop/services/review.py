@@ -215,7 +215,7 @@ def request_detail(lib: Library, request_id: str) -> RequestDetail:
     doc = _maybe_document(lib, request.document_id)
     updated = _maybe_document(lib, request.updates) if request.updates else None
     derived = []
-    for source_id in (doc.metadata.get(relations.DERIVED_FROM) or []) if doc else []:
+    for source_id in relations.derived_from(lib, doc.id) if doc else []:
         source = _maybe_document(lib, source_id)
         derived.append(DerivedFrom(id=source_id, title=source.title if source else None))
     diff = None
@@ -282,8 +282,10 @@ def _merge_into_existing(lib: Library, request_id: str, document_id: str) -> str
     if existing is None:
         return None
     new = documents.get_document(lib, document_id)
-    metadata = {k: v for k, v in new.metadata.items() if k in (relations.DERIVED_FROM, "node_type")}
+    metadata = {k: v for k, v in new.metadata.items() if k == "node_type"}
+    inputs = [i for i in relations.derived_from(lib, document_id) if i != existing]
     documents.update_document(lib, existing, title=new.title, content=new.content, metadata=metadata or None,
+                              derived_from=inputs or None,
                               reason=f"updated by review ({request_id}) from {document_id}")
     stale.set_stale(lib, [existing], stale=False)
     documents.tag_document(lib, existing, add=[t for t in new.tags if t != stale.STALE_TAG],

@@ -35,6 +35,7 @@ from ..store.filters import SqlFilter
 from ..store.fulltext import ParsedQuery, parse_query
 from . import indexing, records
 from .library import Library
+from .relations import conflicts_for
 from .scopes import session_resolve_scope, session_visible_scopes
 
 IN_FILTER_LIMIT = 5000
@@ -83,6 +84,8 @@ class SearchHit(BaseModel):
         matched / unmatched: the query's words and quoted phrases the passages or the title hold, and those
             neither holds.
         explanation: all of the above, readable: what matched, then how the score was made (two lines).
+        conflicts_with: ids of the active documents it is in open conflict with (``contradicts`` either
+            way, ``relations.conflicts_for``), among those the acting scope may read.
     """
 
     rank: int
@@ -103,6 +106,7 @@ class SearchHit(BaseModel):
     unmatched: list[str] = Field(default_factory=list)
     explanation: str = ""
     passages: list[Passage] = Field(default_factory=list)
+    conflicts_with: list[str] = Field(default_factory=list)
 
     @property
     def page(self) -> int | None:
@@ -202,6 +206,9 @@ def search(lib: Library, query: str, *, scope: str | None = None, tag_filter: Ta
         kept = relevant(fused, settings)
         bm25 = {h.chunk_id: h.score for h in lexical}
         hits = _materialise(lib, session, kept[:limit], parsed, distance_of, bm25, settings)
+    conflicts = conflicts_for(lib, [h.document.id for h in hits], scope=acting)
+    for hit in hits:
+        hit.conflicts_with = conflicts.get(hit.document.id, [])
     return SearchResponse(query=query, scope=acting, hits=hits, scopes=list(weight_of), vector_search=vector_ok,
                           cut=len(fused) - len(kept), warnings=warnings)
 

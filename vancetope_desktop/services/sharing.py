@@ -17,9 +17,12 @@ schema change; ids of purged documents are dropped the next time the scope's lis
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterable
 from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy import text
 from sqlmodel import Session, select
 
 from ..core.documents import DocumentInfo, DocumentStatus, DocumentType
@@ -29,7 +32,7 @@ from ..store import tables
 from ..store.db import read_session, write_session
 from . import records
 from .library import Library
-from .scopes import ancestry, resolve_scope, visible_scopes
+from .scopes import ancestry, resolve_scope, visibility_filter, visible_scopes
 
 SHARED_KEY = "shared_documents"
 """The key of a scope's settings holding the ids of the documents shared with it."""
@@ -133,6 +136,36 @@ def read_grant(lib: Library, acting: str, doc: DocumentInfo) -> ReadGrant | None
     if sibling_visible(lib, acting, doc):
         return ReadGrant.SIBLING
     return None
+
+
+def readable_ids(lib: Library, acting: str, document_ids: Iterable[str], *, live_only: bool = True) -> set[str]:
+    """Those of ``document_ids`` that ``acting`` may read by id (:func:`read_grant`'s rule for many documents
+    at once: two queries), leaving out trashed ones unless ``live_only`` is False. Unknown ids are left out.
+
+    Raises:
+        ScopeNotFound.
+    """
+    ids = list(dict.fromkeys(document_ids))
+    if not ids:
+        return set()
+    where = visibility_filter(lib, acting)
+    if live_only:
+        where.clauses.append(f"d.status != '{DocumentStatus.DELETED.value}'")
+    chain = ancestry(lib, acting)
+    with read_session(lib.engine) as session:
+        found = {r[0] for r in session.exec(text(
+            f"SELECT d.id FROM document d WHERE {where.sql} AND d.id IN (SELECT value FROM json_each(:ids))"),
+            params={**where.params, "ids": json.dumps(ids)}).all()}
+        shared = {i for row in session.exec(select(tables.ScopeRow).where(
+            tables.ScopeRow.path.in_(chain))).all() for i in _ids(row)}  # type: ignore[attr-defined]
+        rest = [i for i in ids if i not in found and i in shared]
+        if rest:
+            doc = tables.DocumentRow
+            query = select(doc.id).where(doc.id.in_(rest))  # type: ignore[union-attr]
+            if live_only:
+                query = query.where(doc.status != DocumentStatus.DELETED.value)
+            found.update(session.exec(query).all())
+    return found
 
 
 def sibling_visible(lib: Library, acting: str, doc: DocumentInfo) -> bool:

@@ -23,7 +23,7 @@ from ..core.errors import LibraryError, LibraryTooNew
 from . import tables
 from .backups import backup_database, timestamp, unique_path
 from .fulltext import analyze, create_fulltext_table
-from .json_columns import dump_json, load_json, repair_json_columns
+from .json_columns import dump_json, json_or_empty, load_json, repair_json_columns
 
 BUSY_TIMEOUT_MS = 60_000
 """How long a writer waits for another process's write transaction (a large import commits in batches)."""
@@ -171,10 +171,37 @@ def _add_audit_payload(session: Session) -> None:
         session.connection().execute(CreateIndex(index, if_not_exists=True))
 
 
+MOVED_LINK_KEYS = ("derived_from", "links_to")
+"""Metadata lists of related ids that schema 6 moved into the ``relation`` table (same names as the types)."""
+
+
+def _move_links_to_relations(session: Session) -> None:
+    """Turn each document's ``derived_from`` and ``links_to`` metadata lists into ``relation`` rows, then drop
+    the lists from the documents and their kept versions (one home for an edge: restoring an old version
+    must not bring back a list nobody reads). Ids that name no document any more (purged inputs) and
+    self-links are left out, as the table's foreign keys require; the edge's time is the document's last
+    change, its author ``migration:schema-6``. Depends on no other step (the ``relation`` table is made
+    by ``create_all`` before the steps run)."""
+    for key in MOVED_LINK_KEYS:
+        session.exec(text(
+            "INSERT OR IGNORE INTO relation (source_id, target_id, type, created_at, created_by) "
+            f"SELECT DISTINCT d.id, j.value, '{key}', d.updated_at, 'migration:schema-6' "
+            f"FROM (SELECT id, updated_at, {json_or_empty('metadata')} AS metadata FROM document "
+            f"WHERE instr(metadata, '\"{key}\"')) d, "
+            f"json_each(CASE WHEN json_type(d.metadata, '$.{key}') = 'array' THEN json_extract(d.metadata, '$.{key}') "
+            "ELSE '[]' END) j "
+            "WHERE j.value != d.id AND j.value IN (SELECT id FROM document)"))
+        for table in ("document", "document_version"):
+            session.exec(text(f"UPDATE {table} SET metadata = json_remove(metadata, '$.{key}') "
+                              f"WHERE instr(metadata, '\"{key}\"') AND json_valid(metadata)"))
+
+
 _MIGRATIONS = {
     # 2: promotion_request and audit_entry, new tables that create_all makes.
     3: (_add_chunk_role, _add_indexes, _reanalyze_rtl_fulltext, _repair_json),
     4: (_add_audit_payload,),
+    # 5: the memory type column (issue 12, branch memtypes).
+    6: (_move_links_to_relations,),
 }
 """Schema version → the steps that bring the previous version to it (inside one write transaction)."""
 
@@ -182,6 +209,7 @@ _MIGRATIONS = {
 _TABLES = (
     tables.MetaRow, tables.ScopeRow, tables.DocumentRow, tables.TagRow,
     tables.VersionRow, tables.ChunkRow, tables.JobRow, tables.PromotionRequestRow, tables.AuditRow,
+    tables.RelationRow,
 )
 
 

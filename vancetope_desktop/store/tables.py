@@ -1,8 +1,9 @@
 """The SQLite schema as SQLModel tables. Plain rows only: services turn them into core value objects.
 
-Schema version 4 (version 2 added ``promotion_request`` and ``audit_entry``; version 3 the chunk
+Schema version 6 (version 2 added ``promotion_request`` and ``audit_entry``; version 3 the chunk
 ``role``, indexes on ``index_job.kind`` and ``chunk(document_id, role)``; version 4 the audit entry's
-``payload``, what a user action changed, in a form that undo can invert). A change that only adds tables bumps
+``payload``, what a user action changed, in a form that undo can invert; version 6 the ``relation``
+table, into which the ``derived_from`` and ``links_to`` metadata lists moved). A change that only adds tables bumps
 :data:`SCHEMA_VERSION` (``ensure_schema`` creates missing tables); a change to an existing table also
 needs a migration step in ``store/db.py``.
 """
@@ -15,7 +16,7 @@ from typing import Any
 from sqlalchemy import JSON, Column, ForeignKey, Index, String, UniqueConstraint, text
 from sqlmodel import Field, SQLModel
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 6
 
 
 def utcnow() -> datetime:
@@ -173,7 +174,9 @@ class AuditRow(SQLModel, table=True):
 
     ``action``: ``promote``, ``demote``, ``request``, ``approve``, ``reject``, ``update`` (an approved
     request merged into an existing document), and the user actions undo can invert (``trash``,
-    ``untrash``, ``file``, ``tag``, ``rename``, ``edit``) with ``undo`` / ``redo`` themselves.
+    ``untrash``, ``file``, ``tag``, ``rename``, ``edit``) with ``undo`` / ``redo`` themselves; the relation
+    changes ``relate`` / ``unrelate`` (on the edge's source) and the lifecycle's ``archive`` (superseded by an
+    ``updates`` edge) and ``restore`` (``services.graph``, ``services.lifecycle``).
     ``payload``: for those, the action's group and what it changed (``services.audit.record``);
     empty otherwise. Not a foreign key: the trail outlives purged documents.
     """
@@ -199,3 +202,25 @@ class AuditRow(SQLModel, table=True):
     at: datetime = Field(default_factory=utcnow)
     payload: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False,
                                                                            server_default="{}"))
+
+
+class RelationRow(SQLModel, table=True):
+    """A typed edge from ``source_id`` to ``target_id`` (``core.relations.RelationType``), one per
+    (source, target, type).
+
+    Both ends are foreign keys with ON DELETE CASCADE: purging a document takes its edges (the trash
+    keeps them, so an untrashed document has its relations back). ``created_by`` is an actor string as
+    in the audit trail (``user:alice``, ``think-process/tp_12``, ``agent/tau``).
+    """
+
+    __tablename__ = "relation"
+    # The primary key serves "edges from a source"; the target index "edges to a target" (backlinks,
+    # what was derived from X, who updates X).
+    __table_args__ = (Index("ix_relation_target", "target_id", "type"),)
+    source_id: str = Field(
+        sa_column=Column(String, ForeignKey("document.id", ondelete="CASCADE"), primary_key=True))
+    target_id: str = Field(
+        sa_column=Column(String, ForeignKey("document.id", ondelete="CASCADE"), primary_key=True))
+    type: str = Field(sa_column=Column(String, primary_key=True))
+    created_at: datetime = Field(default_factory=utcnow)
+    created_by: str = ""

@@ -42,6 +42,7 @@ from ..core.units import format_size
 from ..services.relations import DocumentLinks, LinkedDocument
 from .backlinks_view import BacklinksView
 from .history_text import request_rows, trail_rows, version_origins
+from .relations_view import RelationsView
 from .scope_text import ScopeRelation, read_only_note
 from .tag_chips import TagChipsEditor
 
@@ -50,12 +51,13 @@ STANDARD_FIELDS = ("authors", "year", "doi", "journal")
 
 HIDDEN_KEYS = frozenset({"title", "title_from_content", "file_suffix", "ocr_pages", "keys", "derived_from",
                          "listed_in", "attachments", "abstract", "entry_types", "links_to", "link_problems",
-                         "link_titles", "reading_status"})
+                         "link_titles", "reading_status", "superseded_by"})
 """Metadata the form does not show as fields: ``title`` is the extracted one (the document title is above);
 ``derived_from``, ``listed_in`` and ``attachments`` show as links (:data:`LINK_ROWS`); a reference's
 ``abstract`` is its text, shown in the viewer; ``entry_types`` is a count per type, not a value to edit;
 ``links_to`` shows as links, ``link_problems`` in the viewer (``link_titles`` is bookkeeping),
-``reading_status`` in the list's row menu."""
+``reading_status`` in the list's row menu; ``superseded_by`` (``services.lifecycle``) as "updated by"
+under Relations and in the history."""
 
 LINK_ROWS = {"listed_in": "Listed in", "attachments": "Attachments", "entries": "Entries",
              "attached_to": "Reference", "links_to": "Links to"}
@@ -253,6 +255,9 @@ class DetailsPanel(QWidget):
         self._build_tags(column)
         self._build_indexing(column)
         self._build_versions(column)
+        self.relations = RelationsView()  # fed by the window (``ui.relations_view.RelationsFlow``)
+        self.relations.document_link_activated.connect(self.document_link_activated)
+        column.addWidget(self.relations)
         self.backlinks = BacklinksView()  # fed by the window (``ui.notes_flow``)
         self.backlinks.document_link_activated.connect(self.document_link_activated)
         column.addWidget(self.backlinks)

@@ -26,7 +26,8 @@ ACTION_TEXT = {"promote": "Promoted", "demote": "Demoted", "request": "Promotion
                "reject": "Rejected", "withdraw": "Request withdrawn", "update": "Updated from a newer copy",
                "trash": "Moved to the trash", "untrash": "Restored from the trash", "status": "Status changed",
                "file": "Moved to another folder", "tag": "Tags changed", "rename": "Renamed", "edit": "Edited",
-               "undo": "Undone", "redo": "Redone", "skip": "Taken off the undo history"}
+               "undo": "Undone", "redo": "Redone", "skip": "Taken off the undo history", "relate": "Related",
+               "unrelate": "Relation removed", "archive": "Archived", "restore": "Restored"}
 """How each audit action reads (others: the action capitalised)."""
 
 _MOVES = frozenset({"promote", "demote"})

@@ -57,6 +57,7 @@ from .help_dialogs import open_shortcut_sheet, open_user_guide
 from .index_health import IndexHealth
 from .namesake_dialog import ask_namesakes
 from .notes_flow import NotesFlow
+from .relations_view import RelationsFlow
 from .review_dock import ReviewDock
 from .scope_move_flow import ScopeMoveFlow
 from .scope_settings_dialog import ScopeSettingsFlow
@@ -129,6 +130,8 @@ class MainWindow(QMainWindow):
         self.notes = NotesFlow(self, self.workbench, details=self.details, table=self.table,
                                folder_tree=self.folder_tree, search_pane=self.search_pane,
                                open_document=lambda doc_id: self.open_document(doc_id))
+        self.relations_flow = RelationsFlow(self.workbench, self.details.relations, self.details.document_id,
+                                            self.details.document_shown)
         self.review = ReviewDock(self, self.workbench, self.details, search_dock=self.search_dock,
                                  details_dock=self.details_dock, toolbar=self.toolbar,
                                  open_document=lambda doc_id: self.open_document(doc_id))

@@ -1,0 +1,63 @@
+"""``updates`` archives the older memory in the same transaction, chains leave only the newest active, cycles
+are refused with nothing written, restore brings one back; ``contradicts`` conflicts show on search hits and
+are settled by keeping one."""
+
+import pytest
+
+from vancetope_desktop.core.documents import DocumentStatus, DocumentType
+from vancetope_desktop.core.errors import InvalidInput, UpdatesCycle
+from vancetope_desktop.core.relations import RelationType
+from vancetope_desktop.services import audit, conflicts, documents, graph, lifecycle, relations
+from vancetope_desktop.services.search import search
+
+
+def _note(lib, text):
+    return documents.add_text(lib, text, doc_type=DocumentType.NOTE, title=text)
+
+
+def _status(lib, *docs):
+    return [documents.get_document(lib, d.id).status for d in docs]
+
+
+def test_a_chain_of_updates_leaves_only_the_newest_active_and_a_cycle_writes_nothing(library):
+    a, b, c = (_note(library, f"Colour tokens, version {n}") for n in (1, 2, 3))
+    assert graph.relate(library, b.id, a.id, "updates").archived == [a.id]
+    assert graph.relate(library, c.id, b.id, "updates").archived == [b.id]
+    assert _status(library, a, b, c) == [DocumentStatus.ARCHIVED, DocumentStatus.ARCHIVED, DocumentStatus.ACTIVE]
+    assert documents.get_document(library, a.id).metadata[lifecycle.SUPERSEDED_BY] == b.id
+    assert audit.document_history(library, a.id)[-1].reason == f"superseded by {b.id} ({b.title})"
+    history = len(audit.document_history(library, c.id))
+    with pytest.raises(UpdatesCycle, match="through 2 updates"):
+        graph.relate(library, a.id, c.id, "updates")
+    assert _status(library, c) == [DocumentStatus.ACTIVE]
+    assert relations.targets(library, a.id, RelationType.UPDATES) == []
+    assert len(audit.document_history(library, c.id)) == history
+
+
+def test_restore_brings_an_archived_memory_back_and_drops_the_updates_into_it(library):
+    old, new = _note(library, "Use shadcn"), _note(library, "Never use shadcn")
+    graph.relate(library, new.id, old.id, RelationType.UPDATES)
+    with pytest.raises(InvalidInput, match="not archived"):
+        lifecycle.restore(library, new.id)
+    restored = lifecycle.restore(library, old.id)
+    assert restored.status is DocumentStatus.ACTIVE and lifecycle.SUPERSEDED_BY not in restored.metadata
+    assert graph.relations_of(library, old.id).incoming == {}
+    assert audit.document_history(library, old.id)[-1].reason == f"restored; it had been superseded by {new.id}"
+
+
+def test_conflicts_show_on_hits_and_settling_keeps_one(library):
+    old = _note(library, "The deploy target is the staging cluster")
+    new = _note(library, "The deploy target is the production cluster")
+    bystander = _note(library, "The deploy target was chosen in March")
+    graph.relate(library, new.id, old.id, "contradicts")
+    assert relations.conflicts_for(library, [old.id, new.id, bystander.id]) == {old.id: [new.id], new.id: [old.id]}
+    assert [(c.first.id, c.second.id) for c in conflicts.list_conflicts(library)] == [(new.id, old.id)]
+    hits = {h.document.id: h.conflicts_with for h in search(library, "deploy target cluster").hits}
+    assert hits == {old.id: [new.id], new.id: [old.id], bystander.id: []}
+    with pytest.raises(InvalidInput, match="not in conflict"):
+        conflicts.settle(library, new.id, bystander.id)
+    assert conflicts.settle(library, new.id, old.id).archived == [old.id]
+    assert relations.conflicts_for(library, [old.id, new.id]) == {} and conflicts.list_conflicts(library) == []
+    found = search(library, "deploy target cluster", statuses=(DocumentStatus.ACTIVE, DocumentStatus.ARCHIVED))
+    assert {h.document.id for h in search(library, "deploy target cluster").hits} == {new.id, bystander.id}
+    assert {h.document.id for h in found.hits} == {old.id, new.id, bystander.id}

@@ -1,0 +1,121 @@
+"""The Relations section of the details panel (issue 12): the shown document's typed relations, outgoing and
+incoming, grouped by type ("updates", "updated by", "contradicts"…), each document a link.
+
+A pure widget fed with ``services.graph.relations_of`` (only documents the current scope may read); a click
+leaves as ``document_link_activated(doc_id)``. :class:`RelationsFlow` loads it on the read lane whenever the
+panel shows a document. The neighbourhood picture comes later, over ``graph.neighbourhood``.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
+
+from ..core.errors import DocumentNotFound, ScopeNotVisible
+from ..core.relations import RelationType
+from ..services import documents, graph
+from ..services.graph import DocumentRelations
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from PySide6.QtCore import SignalInstance
+
+    from .workbench import Workbench
+
+SHOWN_ELSEWHERE = ({RelationType.DERIVED_FROM, RelationType.LINKS_TO}, {RelationType.LINKS_TO})
+"""(outgoing, incoming) types Details shows in rows of their own ("Derived from", "Links to", Backlinks)."""
+
+
+class RelationsView(QWidget):
+    """A document's typed relations as links, one line per type; hidden when it has none. Those with a row of
+    their own in Details (:data:`SHOWN_ELSEWHERE`) are left out.
+
+    Signals:
+        document_link_activated(str): a related document was clicked (its id).
+    """
+
+    document_link_activated = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.heading = QLabel("Relations")
+        font = QFont(self.heading.font())
+        font.setBold(True)
+        self.heading.setFont(font)
+        self.heading.setContentsMargins(0, 8, 0, 0)
+        self.rows_label = QLabel()
+        self.rows_label.setWordWrap(True)
+        self.rows_label.setTextFormat(Qt.TextFormat.RichText)
+        self.rows_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextBrowserInteraction)
+        self.rows_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.rows_label.linkActivated.connect(self.document_link_activated)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(4)
+        layout.addWidget(self.heading)
+        layout.addWidget(self.rows_label)
+        self._relations: DocumentRelations | None = None
+        self.set_relations(None)
+
+    def document_id(self) -> str | None:
+        """The document whose relations are shown (None: nothing shown)."""
+        return self._relations.document_id if self._relations is not None else None
+
+    def set_relations(self, found: DocumentRelations | None) -> None:
+        """Show ``found`` (None: clear, e.g. while another document's are loading)."""
+        if found is not None:
+            found = found.model_copy(update={
+                "outgoing": {t: d for t, d in found.outgoing.items() if t not in SHOWN_ELSEWHERE[0]},
+                "incoming": {t: d for t, d in found.incoming.items() if t not in SHOWN_ELSEWHERE[1]}})
+        self._relations = found
+        rows = found.rows() if found is not None else []
+        lines = []
+        for label, docs in rows:
+            links = ", ".join(f'<a href="{html.escape(d.id)}">{html.escape(d.title)}</a>'
+                              + ("" if d.status == "active" else f" <i>({html.escape(d.status)})</i>") for d in docs)
+            lines.append(f"<i>{html.escape(label)}</i>: {links}")
+        self.rows_label.setText("<br>".join(lines))
+        self.setVisible(bool(rows))
+
+    def shown(self) -> list[tuple[str, list[str]]]:
+        """``(label, ids)`` of each line shown (for tests and accessibility checks)."""
+        return [(label, [d.id for d in docs]) for label, docs in (self._relations.rows() if self._relations else [])]
+
+
+class RelationsFlow:
+    """Loads the details panel's Relations section for each document it shows, as the current scope sees it."""
+
+    def __init__(self, workbench: Workbench, view: RelationsView, shown_id: Callable[[], str | None],
+                 document_shown: SignalInstance) -> None:
+        """Args:
+            view: the details panel's Relations section; ``shown_id`` the id the panel shows now;
+            ``document_shown`` the panel's signal (a document id) each time it shows one.
+        """
+        self.workbench, self.view, self.shown_id = workbench, view, shown_id
+        document_shown.connect(self.load)
+
+    def load(self, doc_id: str) -> None:
+        """Read ``doc_id``'s relations on the read lane and show them if the panel still shows it: as the current
+        scope sees them, or, for a document below it, as the document's own scope does."""
+        lib, scope, view = self.workbench.lib, self.workbench.state.scope, self.view
+
+        def read(_context: object) -> DocumentRelations | None:
+            try:
+                return graph.relations_of(lib, doc_id, scope)
+            except ScopeNotVisible:  # a document below the current scope (the app shows them): as its scope sees it
+                return graph.relations_of(lib, doc_id, documents.get_document(lib, doc_id).scope)
+            except DocumentNotFound:  # purged meanwhile: nothing to show
+                return None
+
+        def shown(found: DocumentRelations | None) -> None:
+            if self.shown_id() == doc_id:
+                view.set_relations(found)
+
+        if view.document_id() != doc_id:
+            view.set_relations(None)
+        self.workbench.read(read, shown, title="Loading relations")
