@@ -214,7 +214,8 @@ def _paper_and_its_reference(library, tmp_path):
 def test_a_paper_and_its_reference_with_one_doi_are_one_work_merged_into_the_paper(library, tmp_path):
     # Found by a new user: they were not offered as duplicates (documents of one type only were paired).
     _folder, paper, ref = _paper_and_its_reference(library, tmp_path)
-    note = _note(library, "My summary.", title="Summary", metadata={"derived_from": [ref]})
+    note = _note(library, "My summary.", title="Summary")
+    documents.update_document(library, note.id, derived_from=[ref])
     [group] = duplicates.find_duplicates(library)
     assert group.keep_id == paper and {d.id for d in group.documents} == {paper, ref}
     assert group.reason == "same DOI 10.5194/tc-13-1-2019"
@@ -227,7 +228,7 @@ def test_a_paper_and_its_reference_with_one_doi_are_one_work_merged_into_the_pap
         "The Cryosphere", "13", ["Ana Ruiz", "Lars Berg"])
     assert kept.metadata["citation_key"] == "ruiz2019glacier"  # the key a manuscript cites it by
     assert set(kept.tags) == {"pdf", "cryosphere"}
-    assert documents.get_document(library, note.id).metadata["derived_from"] == [paper]
+    assert relations.derived_from(library, note.id) == [paper]
     assert documents.get_document(library, ref).status is DocumentStatus.DELETED
 
 
