@@ -28,3 +28,20 @@ def test_the_status_bar_says_what_waits_instead_of_ready(qtbot):
     manager.finish(task, TaskState.DONE)
     indicator.set_waiting(0)
     assert indicator.label.text() == "Ready"
+
+
+def test_a_window_without_background_work_starts_no_indexing_process_when_a_document_changes(
+        qtbot, library, make_window):
+    """``start_background=False`` (window tests) leaves the queue for the next indexing process: an edit
+    used to start one anyway (torch and the model loaded, ~5 s of CPU, in every window test that edits).
+    The window that does start its background work is tested in ``test_no_waiting.py``."""
+    from vancetope_desktop.core.documents import DocumentType
+    from vancetope_desktop.services import documents, indexing
+
+    note = documents.add_text(library, "A note.", doc_type=DocumentType.NOTE, title="before")
+    window = make_window(library)
+    task = window.workbench.run("Rename", lambda _c: documents.update_document(library, note.id, title="after"))
+    qtbot.waitUntil(lambda: task.state.finished, timeout=10_000)
+    assert task.state == TaskState.DONE
+    assert window.workbench.indexer._process is None and not window.workbench.indexer.busy
+    assert indexing.has_jobs(library)  # still queued, for the indexing process of the next window
