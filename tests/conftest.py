@@ -25,6 +25,18 @@ def _need(path: Path, what: str) -> Path:
     pytest.skip(reason)
 
 
+@pytest.hookimpl(trylast=True)  # after tests/e2e/conftest.py marks its tests slow
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Run the slow tests first, each group in its usual order (modules stay whole).
+
+    pytest-xdist's ``worksteal`` hands each worker a contiguous share of this order and lets an idle worker
+    take the second half of another's queue. In file order the end-to-end tests (30-110 s each) came near
+    the end of the first worker's share: one started late kept that worker busy while the other idled.
+    Slow first, the queues end with short tests, which even out.
+    """
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 @pytest.fixture(scope="session")
 def corpus() -> Path:
     """The real input files: ``../shared/corpus`` (papers/, pdf-edge/, notes/, refs/, data/)."""
