@@ -35,6 +35,7 @@ def test_a_damaged_store_is_shown_searched_by_words_and_rebuilt_from_the_menu(qt
                                                                               monkeypatch):
     library, doc_id = truncated
     window = make_window(library)
+    window.workbench.indexer.start()  # the indexing process that embeds again after the rebuild
     window.index_health.check()  # what the window does at start-up and when indexing fails
     qtbot.waitUntil(lambda: _task(window, "Search index") is not None, timeout=WAIT_MS)
     problem = _task(window, "Search index")

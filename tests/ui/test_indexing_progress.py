@@ -6,6 +6,7 @@ import re
 
 from PySide6.QtWidgets import QLabel
 
+from vancetope_desktop.core.documents import DocumentType
 from vancetope_desktop.services import documents, indexing, scopes
 from vancetope_desktop.ui.indexer import time_left
 from vancetope_desktop.ui.tasks import TaskManager, TaskState
@@ -49,3 +50,17 @@ def test_the_status_bar_gives_one_figure_for_what_waits_to_be_indexed(qtbot, mak
     texts = [label.text() for label in window.statusBar().findChildren(QLabel)]
     figures = {int(found) for text in texts for found in re.findall(r"(\d+) (?:documents? )?waiting", text)}
     assert figures == {3}, texts
+
+
+def test_a_window_without_background_work_starts_no_indexing_process_when_a_document_changes(
+        qtbot, library, make_window):
+    """``start_background=False`` (window tests) leaves the queue for the next indexing process: an edit
+    used to start one anyway (torch and the model loaded, ~5 s of CPU, in every window test that edits).
+    The window that does start its background work is tested in ``test_no_waiting.py``."""
+    note = documents.add_text(library, "A note.", doc_type=DocumentType.NOTE, title="before")
+    window = make_window(library)
+    task = window.workbench.run("Rename", lambda _c: documents.update_document(library, note.id, title="after"))
+    qtbot.waitUntil(lambda: task.state.finished, timeout=10_000)
+    assert task.state == TaskState.DONE
+    assert window.workbench.indexer._process is None and not window.workbench.indexer.busy
+    assert indexing.has_jobs(library)  # still queued, for the indexing process of the next window

@@ -58,6 +58,7 @@ class Indexer(QObject):
         self._timer.setInterval(POLL_MS)
         self._timer.timeout.connect(self.poll)
         self._polling = False
+        self._started = False
         self._stopping = False
         self._asked = False
         self._rate_origin = (0.0, 0)  # (time, chunks done) of the drain's first report: the rate's start
@@ -65,6 +66,7 @@ class Indexer(QObject):
 
     def start(self) -> None:
         """Load the query encoder, start the indexing process, and watch for outside changes."""
+        self._started = True
         lib = self._lib
 
         def load(_context: TaskContext) -> None:
@@ -110,8 +112,14 @@ class Indexer(QObject):
         return self._asked or self._task is not None
 
     def kick(self) -> None:
-        """Ask the indexing process to drain now (new documents were queued)."""
-        if self._stopping:
+        """Ask the indexing process to drain now (new documents were queued).
+
+        Does nothing before :meth:`start` (a window made with ``start_background=False``): the queue waits
+        in SQLite for the next indexing process, as it does for a window that closes mid-drain. Starting
+        a process here instead cost every window test that edits a document an import of torch and a
+        model load (~5 s of CPU each) that nothing looked at.
+        """
+        if self._stopping or not self._started:
             return
         self._ensure_process()
         if self._process is not None:
