@@ -13,6 +13,7 @@ from sqlmodel import Session, select
 from ..core.documents import ChunkInfo, DocumentInfo, DocumentStatus, DocumentType, IndexState, Source, VersionInfo
 from ..core.errors import ImportFailed, InvalidInput, NotFound
 from ..core.ids import new_document_id
+from ..core.memories import MemoryType, parse_memory_type
 from ..core.reading import READING_STATUS_KEY, ReadingStatus
 from ..core.tags import TagFilter, normalize_tags
 from ..core.undo import UserAction
@@ -39,7 +40,7 @@ TEXT_TYPES = (DocumentType.NOTE, DocumentType.FACT, DocumentType.RESULT, Documen
 def add_text(lib: Library, content: str, *, doc_type: DocumentType = DocumentType.FACT, title: str | None = None,
              tags: Iterable[str] = (), scope: str | None = None, folder_id: str | None = None,
              source: Source | None = None, metadata: dict[str, Any] | None = None,
-             mime_type: str | None = None) -> DocumentInfo:
+             mime_type: str | None = None, memory_type: MemoryType | str | None = None) -> DocumentInfo:
     """Store typed text (a fact, note, result…) as a new document and queue its indexing.
 
     Facts and results are one chunk each (split only if longer than the model's limit); notes are
@@ -57,10 +58,12 @@ def add_text(lib: Library, content: str, *, doc_type: DocumentType = DocumentTyp
         title: defaults to the first line (at most 80 characters).
         scope: scope path; None means the current scope.
         folder_id: a folder of the same scope, or None.
+        memory_type: what an agent's memory is for (``core.memories.MemoryType``); memories are notes.
 
     Raises:
         InvalidInput: blank content, a folder type, an annotation without ``metadata["annotates"]``, bad
-            tags. ScopeNotFound, DocumentNotFound (folder).
+            tags, a memory type on another type than a note. UnknownMemoryType. ScopeNotFound,
+            DocumentNotFound (folder).
     """
     if doc_type not in TEXT_TYPES:
         raise InvalidInput(f"cannot add text as a {doc_type.value}")
@@ -69,6 +72,9 @@ def add_text(lib: Library, content: str, *, doc_type: DocumentType = DocumentTyp
         raise InvalidInput("an annotation belongs to a PDF: use `memory annotate` (services.annotations)")
     if not content.strip():
         raise InvalidInput("the content is empty")
+    kind = None if memory_type is None else parse_memory_type(memory_type)
+    if kind is not None and doc_type is not DocumentType.NOTE:
+        raise InvalidInput(f"a memory is a note: a {doc_type.value} cannot have the memory type {kind.value}")
     scope_path = resolve_scope(lib, scope)
     wanted_tags = normalize_tags(tags)
     if doc_type is DocumentType.REFERENCE:
@@ -89,6 +95,7 @@ def add_text(lib: Library, content: str, *, doc_type: DocumentType = DocumentTyp
             meta={**extraction.metadata, **(metadata or {}), "title_from_content": not (title and title.strip())},
             folder_id=folder_id, content_hash=hash_text(content), created_at=now, updated_at=now,
             index_state=IndexState.PENDING.value if chunks else IndexState.NOT_INDEXED.value,
+            memory_type=kind.value if kind else None,
         )
         _apply_source(row, source or Source())
         notelinks.refresh_links(session, row)
