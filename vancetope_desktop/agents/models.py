@@ -30,12 +30,12 @@ RequestStatusName = Literal["pending", "approved", "rejected", "withdrawn"]
 ReadingStatusName = Literal["unread", "reading", "read"]
 """A document's reading status (``core.reading.ReadingStatus``)."""
 
-Access = Literal["own", "ancestor", "shared", "sibling"]
+Access = Literal["own", "ancestor", "shared", "sibling", "agent"]
 """Why the acting scope may read a document (``services.sharing.ReadGrant``)."""
 
-_SCOPE_READ = ("A scope you can see: your own or an ancestor, as a path ('project/proj_5') or a kind ('project', "
-               "the one above you). Only that scope's own documents are used. Default: your scope and all its "
-               "ancestors.")
+_SCOPE_READ = ("A scope you can see: your own, an ancestor or the agent scope that runs you, as a path "
+               "('project/proj_5') or a kind ('project', the one above you; 'agent'). Only that scope's own documents "
+               "are used. Default: your scope, all its ancestors and your agent's scope.")
 _TAGS_FILTER = "Only documents carrying every one of these tags (a tag also matches the tags below it: 'topic' "\
                "matches 'topic/attention')."
 
@@ -246,7 +246,8 @@ class StoredDocument(DocumentSummary):
 class DocumentText(DocumentSummary):
     """What ``memory_read`` returns: the document and (part of) its text."""
 
-    access: Access = Field(description="Why you may read it: own scope, an ancestor's, or shared with you.")
+    access: Access = Field(description="Why you may read it: own scope, an ancestor's, shared with you, a sibling "
+                           "think process's result, or the memory of the agent that runs your session.")
     text: str = Field(description="The text from `offset`, at most `max_chars` characters.")
     offset: int
     total_chars: int = Field(description="Length of the whole text.")

@@ -56,7 +56,7 @@ from ..services import (
     sharing,
 )
 from ..services.library import Library
-from ..services.scopes import ancestry, resolve_relative, resolve_scope
+from ..services.scopes import ancestry, resolve_relative, resolve_scope, visible_scopes
 from ..services.search import search
 from .models import (
     HIDDEN_METADATA,
@@ -187,8 +187,14 @@ class MemoryTools:
 
     @property
     def readable_scopes(self) -> list[str]:
-        """The acting scope and its ancestors, nearest first (what queries and listings cover)."""
+        """The acting scope and its ancestors, nearest first (where promotions may go)."""
         return ancestry(self.lib, self.scope)
+
+    @property
+    def visible_paths(self) -> list[str]:
+        """What queries and listings cover: the acting scope, its ancestors, then the agent scope that runs it
+        (``services.scopes.visible_scopes``; sibling results are read by id only)."""
+        return [v.path for v in visible_scopes(self.lib, self.scope) if not v.results_only]
 
     # -- the tools ----------------------------------------------------------------------------------
     def memory_store(self, content: str, tags: Sequence[str] = (), scope: str | None = None, type: str = "note",
@@ -273,7 +279,7 @@ class MemoryTools:
         docs = documents.list_documents(self.lib, scope=target, tag_filter=tag_filter, types=types,
                                         statuses=LIVE_STATUSES, include_ancestors=args.scope is None,
                                         limit=args.limit + 1)
-        return DocumentList(scope=self.scope, scopes=self.readable_scopes if args.scope is None else [target],
+        return DocumentList(scope=self.scope, scopes=self.visible_paths if args.scope is None else [target],
                             documents=[DocumentSummary.from_info(d) for d in docs[: args.limit]],
                             truncated=len(docs) > args.limit)
 
@@ -471,9 +477,9 @@ class MemoryTools:
 
     # -- the rule -----------------------------------------------------------------------------------
     def _read_scope(self, text: str) -> str:
-        """A scope argument for reading: the acting scope or an ancestor, else ScopeNotVisible."""
+        """A scope argument for reading: the acting scope, an ancestor or its agent's, else ScopeNotVisible."""
         target = self._scope_argument(text)
-        if target not in self.readable_scopes:
+        if target not in self.visible_paths:
             raise ScopeNotVisible(f"{self.scope} cannot see {target}: "
                                   f"{sharing.visibility_rule(self.lib, self.scope, target)}")
         return target
@@ -494,8 +500,8 @@ class MemoryTools:
                               f"({sharing.visibility_rule(self.lib, self.scope, target)})")
 
     def _actor(self) -> str:
-        """Who asks for a promotion: the acting think process, else the user at this computer."""
-        return self.scope if self.kind is ScopeKind.THINK_PROCESS else audit.current_user()
+        """Who acts: the acting think process or agent, else the user at this computer."""
+        return self.scope if self.kind in (ScopeKind.THINK_PROCESS, ScopeKind.AGENT) else audit.current_user()
 
     def as_stored(self, doc: DocumentInfo, known_requests: Collection[str] | None = None) -> StoredDocument:
         """``doc`` as a tool result, with the promotion request the call made, else its pending one.

@@ -74,7 +74,8 @@ def add_text(lib: Library, content: str, *, doc_type: DocumentType = DocumentTyp
         raise InvalidInput("the content is empty")
     kind = None if memory_type is None else parse_memory_type(memory_type)
     if kind is not None and doc_type != DocumentType.NOTE:
-        raise InvalidInput(f"a memory is a note: a {DocumentType(doc_type).value} cannot have the memory type {kind.value}")
+        raise InvalidInput(f"a memory is a note: a {DocumentType(doc_type).value} cannot have the memory type "
+                           f"{kind.value}")
     scope_path = resolve_scope(lib, scope)
     wanted_tags = normalize_tags(tags)
     if doc_type is DocumentType.REFERENCE:

@@ -740,8 +740,8 @@ class MainWindow(QMainWindow):
         """Ask for a new scope inside ``parent_path`` ("" for a new project group)."""
         snapshot = self.workbench.snapshot
         parent = next((s for s in snapshot.scopes if s.path == parent_path), None) if snapshot else None
-        if parent is not None and parent.kind == ScopeKind.THINK_PROCESS:
-            self.show_error("A Think Process has no scopes inside it.")
+        if parent is not None and parent.kind.child_kind is None:
+            self.show_error(f"A {parent.kind.label} has no scopes inside it.")
             return
         dialog = dialogs.NewScopeDialog(parent.kind if parent else None, parent.name if parent else "", self)
         if dialog.exec():
