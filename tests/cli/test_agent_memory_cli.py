@@ -17,3 +17,18 @@ def test_agent_scopes_and_the_agent_that_runs_a_session(cli):
     assert as_json(cli("scope", "agent", "session/s1", "--none", "--json"))["agent"] is None
     refused = cli("scope", "agent", "project/inbox", "agent/tau", ok=False)
     assert refused.exit_code == 2 and "an agent runs sessions and think processes" in refused.output
+
+
+def test_memory_types_from_the_terminal(cli):
+    lesson = as_json(cli("memory", "add", "Run the linter first", "--memory-type", "feedback", "--no-wait", "--json"))
+    assert lesson["type"] == "note" and lesson["memory_type"] == "feedback"
+    cli("memory", "add", "The linter is ruff", "--memory-type", "reference", "--no-wait")
+    cli("memory", "add", "Linters find bugs", "--no-wait")
+    listed = as_json(cli("memory", "list", "--memory-type", "feedback", "--json"))
+    assert [d["id"] for d in listed] == [lesson["id"]] and listed[0]["memory_type"] == "feedback"
+    found = as_json(cli("memory", "search", "linter", "--memory-type", "reference", "--json"))
+    assert [h["document"]["memory_type"] for h in found["hits"]] == ["reference"]
+    refused = cli("memory", "list", "--memory-type", "lesson", ok=False)
+    assert refused.exit_code == 2 and "feedback" in refused.output and "episode" in refused.output
+    helped = " ".join(cli("memory", "add", "--help").stdout.replace("│", " ").split())
+    assert "feedback for guidance that must change how you work" in helped

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..core import promotion
 from ..core.documents import DocumentInfo
+from ..core.memories import MEMORY_TYPE_GUIDANCE
 from ..core.reading import reading_status_of
 from ..services.annotations import Annotation
 
@@ -30,6 +31,11 @@ RequestStatusName = Literal["pending", "approved", "rejected", "withdrawn"]
 ReadingStatusName = Literal["unread", "reading", "read"]
 """A document's reading status (``core.reading.ReadingStatus``)."""
 
+MemoryTypeName = Literal["feedback", "project", "reference", "user", "episode"]
+"""What an agent's memory is for (``core.memories.MemoryType``)."""
+StorableMemoryType = Literal["feedback", "project", "reference", "user"]
+"""The memory types ``memory_store`` takes: episodes have their own tool, ``memory_store_episode``."""
+
 Access = Literal["own", "ancestor", "shared", "sibling", "agent"]
 """Why the acting scope may read a document (``services.sharing.ReadGrant``)."""
 
@@ -38,6 +44,9 @@ _SCOPE_READ = ("A scope you can see: your own, an ancestor or the agent scope th
                "are used. Default: your scope, all its ancestors and your agent's scope.")
 _TAGS_FILTER = "Only documents carrying every one of these tags (a tag also matches the tags below it: 'topic' "\
                "matches 'topic/attention')."
+
+_MEMORY_TYPE_FILTER = ("Only agent memories of this type: feedback, project, reference, user or episode (see "
+                       "memory_store).")
 
 HIDDEN_METADATA = frozenset({"title", "title_from_content", "file_suffix", "source_path"})
 """Internal metadata left out of :class:`DocumentText`."""
@@ -63,6 +72,8 @@ class StoreInput(_Input):
     title: str | None = Field(default=None, description="A short title. Default: the first line of the content.")
     reason: str | None = Field(default=None, description="With an ancestor scope: why it matters there, for the user "
                                "who reviews the promotion.")
+    memory_type: StorableMemoryType | None = Field(default=None, description="Store it as an agent memory (a note) "
+                                                   "of this type. " + MEMORY_TYPE_GUIDANCE)
 
 
 class QueryInput(_Input):
@@ -73,6 +84,7 @@ class QueryInput(_Input):
     tags: list[str] = Field(default_factory=list, description=_TAGS_FILTER)
     scope: str | None = Field(default=None, description=_SCOPE_READ)
     type: DocumentTypeName | None = Field(default=None, description="Only documents of this type.")
+    memory_type: MemoryTypeName | None = Field(default=None, description=_MEMORY_TYPE_FILTER)
     limit: int = Field(default=10, ge=1, le=50, description="How many documents to return at most (fewer when fewer "
                        "are relevant).")
 
@@ -83,6 +95,7 @@ class ListInput(_Input):
     tags: list[str] = Field(default_factory=list, description=_TAGS_FILTER)
     scope: str | None = Field(default=None, description=_SCOPE_READ)
     type: DocumentTypeName | None = Field(default=None, description="Only documents of this type.")
+    memory_type: MemoryTypeName | None = Field(default=None, description=_MEMORY_TYPE_FILTER)
     limit: int = Field(default=50, ge=1, le=500, description="How many documents to return at most.")
 
 
@@ -219,6 +232,8 @@ class DocumentSummary(BaseModel):
     reading_status: ReadingStatusName | None = Field(
         default=None, description="unread, reading or read (files and references start unread; other documents "
         "have none until given one with memory_set_reading_status).")
+    memory_type: MemoryTypeName | None = Field(default=None, description="What an agent memory is for (feedback, "
+                                               "project, reference, user, episode); null for other documents.")
 
     @classmethod
     def from_info(cls, doc: DocumentInfo, **extra: Any) -> Self:
@@ -228,7 +243,8 @@ class DocumentSummary(BaseModel):
                    status=doc.status.value, index_state=doc.index_state.value, version=doc.version,
                    created_at=doc.created_at, updated_at=doc.updated_at,
                    think_process_id=doc.source.think_process_id, node_id=doc.source.node_id,
-                   reading_status=reading.value if reading else None, **extra)
+                   reading_status=reading.value if reading else None,
+                   memory_type=doc.memory_type.value if doc.memory_type else None, **extra)
 
 
 class StoredDocument(DocumentSummary):
@@ -263,6 +279,7 @@ class QueryHit(BaseModel):
     title: str
     type: str
     scope: str
+    memory_type: MemoryTypeName | None = Field(default=None, description="The agent memory's type, if it is one.")
     tags: list[str] = Field(default_factory=list)
     status: str = Field(description="active, or stale: a result whose task changed since (may be out of date).")
     snippet: str = Field(description="The best matching passage, shortened around the question's words.")

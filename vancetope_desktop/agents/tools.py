@@ -38,6 +38,7 @@ from pydantic import BaseModel, ValidationError
 
 from ..core.documents import DocumentInfo, DocumentStatus, DocumentType, Source, SourceType
 from ..core.errors import AccessDenied, DocumentNotFound, InvalidInput, ScopeNotVisible
+from ..core.memories import MEMORY_TYPE_GUIDANCE
 from ..core.promotion import RequestStatus
 from ..core.reading import ReadingStatus
 from ..core.scopes import ScopeKind, ScopePath
@@ -113,11 +114,14 @@ TOOLS: tuple[ToolSpec, ...] = (
              "goes to the user, who reviews it; the result's promotion_request holds the request id (req_…) and "
              "promotion_status its state. The document moves only if the user approves, or at once when a tag "
              "rule that approves automatically fires (promotion_status 'approved', scope shows where it went: it "
-             "is then read-only for you).", StoreInput, StoredDocument),
+             "is then read-only for you). To remember something as an agent, give memory_type. "
+             + MEMORY_TYPE_GUIDANCE, StoreInput, StoredDocument),
     ToolSpec("memory_query", "Search your memory by meaning and by words: your own scope and its ancestors "
              "(session, project, group), nearer scopes ranked higher. Returns documents with their best passage "
-             "and page.", QueryInput, QueryResult),
-    ToolSpec("memory_list", "List documents you can see, newest first, optionally by tags, type or one scope.",
+             "and page. memory_type keeps agent memories of one type (feedback, project, reference, user, episode); "
+             "memory_recall searches one namespace only.", QueryInput, QueryResult),
+    ToolSpec("memory_list", "List documents you can see, newest first, optionally by tags, type, memory type or "
+             "one scope.",
              ListInput, DocumentList),
     ToolSpec("memory_read", "Read a document's text by id: yours, an ancestor scope's, or one the user shared "
              "with you. Long texts come in parts (offset / next_offset).", ReadInput, DocumentText),
@@ -198,7 +202,8 @@ class MemoryTools:
 
     # -- the tools ----------------------------------------------------------------------------------
     def memory_store(self, content: str, tags: Sequence[str] = (), scope: str | None = None, type: str = "note",
-                     title: str | None = None, reason: str | None = None) -> StoredDocument:
+                     title: str | None = None, reason: str | None = None,
+                     memory_type: str | None = None) -> StoredDocument:
         """Store ``content`` as a new document of ``type`` in the acting scope.
 
         A think process's documents get the seed's provenance tag ``thinkprocess:<id>`` (§3.3) and
@@ -206,14 +211,15 @@ class MemoryTools:
         the acting scope and a promotion request to that ancestor is filed (``reason`` for the
         reviewer); its id is the result's ``promotion_request``. When one of ``tags`` makes a rule ask
         first, that request is reported instead (an auto-approving rule has then moved the document, and
-        the result's ``scope`` says where).
+        the result's ``scope`` says where). With ``memory_type`` it is an agent memory of that type (a note).
 
         Raises:
-            InvalidInput: blank content, a bad tag or type. ScopeNotVisible: ``scope`` is outside the
+            InvalidInput: blank content, a bad tag, type or memory type (a memory is a note).
+            ScopeNotVisible: ``scope`` is outside the
             branch or below the acting scope. ScopeNotFound / ScopeError: unknown scope.
         """
         args = parse_arguments(StoreInput, content=content, tags=tags, scope=scope, type=type, title=title,
-                               reason=reason)
+                               reason=reason, memory_type=memory_type)
         if not args.content.strip():
             raise InvalidInput("the content is empty: give the text to remember")
         wanted = normalize_tags(args.tags)
@@ -224,7 +230,7 @@ class MemoryTools:
             source = Source(type=SourceType.TOOL_OUTPUT, think_process_id=key)
             wanted.extend(_provenance_tag(key))
         doc = documents.add_text(self.lib, args.content, doc_type=DocumentType(args.type), title=args.title,
-                                 tags=wanted, scope=self.scope, source=source)
+                                 tags=wanted, scope=self.scope, source=source, memory_type=args.memory_type)
         # A tag rule may have asked already (and moved it, if it approves at once): that request stands for
         # the one asked here, since a document has one request at a time and the store must not fail now.
         by_rule = review.list_requests(self.lib, status=None, document_id=doc.id, limit=1)
@@ -234,7 +240,7 @@ class MemoryTools:
         return self.as_stored(self._indexed(doc), known_requests=())
 
     def memory_query(self, question: str, tags: Sequence[str] = (), scope: str | None = None,
-                     type: str | None = None, limit: int = 10) -> QueryResult:
+                     type: str | None = None, limit: int = 10, memory_type: str | None = None) -> QueryResult:
         """Hybrid search (seed §5.3) over the acting scope and its ancestors, or over one of them (``scope``).
 
         Active and stale documents are searched (a hit's ``status`` tells them apart); archived ones are not.
@@ -243,15 +249,17 @@ class MemoryTools:
             InvalidInput: a blank question, a bad tag, type or limit. ScopeNotVisible: ``scope`` is
             neither the acting scope nor an ancestor. ScopeNotFound / ScopeError: unknown scope.
         """
-        args = parse_arguments(QueryInput, question=question, tags=tags, scope=scope, type=type, limit=limit)
+        args = parse_arguments(QueryInput, question=question, tags=tags, scope=scope, type=type, limit=limit,
+                               memory_type=memory_type)
         if not args.question.strip():
             raise InvalidInput("the question is empty: say what you are looking for")
         tag_filter = all_of(args.tags) if args.tags else None
         only = None if args.scope is None else [self._read_scope(args.scope)]
         response = search(self.lib, args.question, scope=self.scope, tag_filter=tag_filter,
                           types=[DocumentType(args.type)] if args.type else (), statuses=LIVE_STATUSES, scopes=only,
-                          limit=args.limit)
+                          limit=args.limit, memory_types=[args.memory_type] if args.memory_type else ())
         hits = [QueryHit(rank=h.rank, doc_id=h.document.id, title=h.document.title, type=h.document.type.value,
+                         memory_type=h.document.memory_type.value if h.document.memory_type else None,
                          scope=h.document.scope, tags=list(h.document.tags), status=h.document.status.value,
                          snippet=h.snippet, page=h.page,
                          section=h.passages[0].section if h.passages else None,
@@ -263,7 +271,7 @@ class MemoryTools:
                            warnings=response.warnings)
 
     def memory_list(self, tags: Sequence[str] = (), scope: str | None = None, type: str | None = None,
-                    limit: int = 50) -> DocumentList:
+                    limit: int = 50, memory_type: str | None = None) -> DocumentList:
         """Live (active or stale) documents of the acting scope and its ancestors (or one of them), newest first.
 
         Folders, archived and trashed documents are left out.
@@ -272,13 +280,14 @@ class MemoryTools:
             InvalidInput: a bad tag, type or limit. ScopeNotVisible: ``scope`` is neither the acting
             scope nor an ancestor. ScopeNotFound / ScopeError: unknown scope.
         """
-        args = parse_arguments(ListInput, tags=tags, scope=scope, type=type, limit=limit)
+        args = parse_arguments(ListInput, tags=tags, scope=scope, type=type, limit=limit, memory_type=memory_type)
         tag_filter = all_of(args.tags) if args.tags else None
         target = self.scope if args.scope is None else self._read_scope(args.scope)
         types = [DocumentType(args.type)] if args.type else documents.CONTENT_TYPES
         docs = documents.list_documents(self.lib, scope=target, tag_filter=tag_filter, types=types,
                                         statuses=LIVE_STATUSES, include_ancestors=args.scope is None,
-                                        limit=args.limit + 1)
+                                        limit=args.limit + 1,
+                                        memory_types=[args.memory_type] if args.memory_type else ())
         return DocumentList(scope=self.scope, scopes=self.visible_paths if args.scope is None else [target],
                             documents=[DocumentSummary.from_info(d) for d in docs[: args.limit]],
                             truncated=len(docs) > args.limit)

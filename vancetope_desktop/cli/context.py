@@ -16,6 +16,7 @@ from rich.console import Console
 from typer.core import TyperCommand, TyperGroup
 
 from ..core.errors import InvalidInput, VancetopeError
+from ..core.memories import MEMORY_TYPE_GUIDANCE, MemoryType
 from ..core.text import undecodable_message, undecodable_values
 from ..ingest.encoding import decode_text_bytes
 from ..services.library import Library
@@ -29,6 +30,9 @@ ScopeOption = Annotated[
     str | None, typer.Option("--scope", "-s", help="Act in this scope, e.g. project/proj_5 (default: current).")
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
+MemoryTypeOption = Annotated[list[MemoryType] | None, typer.Option(
+    "--memory-type", case_sensitive=False, show_default=False,
+    help="Only agent memories of this type (repeat for several). " + MEMORY_TYPE_GUIDANCE)]
 
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)

@@ -13,6 +13,7 @@ import typer
 
 from ..core.documents import DocumentStatus, DocumentType
 from ..core.errors import IndexUnavailable, InvalidInput
+from ..core.memories import MEMORY_TYPE_GUIDANCE, MemoryType
 from ..core.reading import ReadingStatus
 from ..core.tags import combine, split_tag_list
 from ..services import bibliography, folders, imports, indexing, relations, scopes, sharing, undo
@@ -24,6 +25,7 @@ from .apps import app, index_app, memory, scope_app
 from .context import (
     JsonOption,
     LibraryOption,
+    MemoryTypeOption,
     ScopeOption,
     emit,
     err,
@@ -109,8 +111,12 @@ def _index_now(lib: Library, document_ids: list[str], wait: bool, quiet: bool) -
 def memory_add(
     content: Annotated[str, typer.Argument(help="The text: a fact, note or result. '-' reads standard input.")],
     doc_type: Annotated[
-        DocumentType, typer.Option("--type", help="fact, note, result, reference…")
-    ] = DocumentType.FACT,
+        DocumentType | None, typer.Option("--type", help="fact, note, result, reference… (default: fact; a note "
+                                          "with --memory-type).", show_default=False)
+    ] = None,
+    memory_type: Annotated[MemoryType | None, typer.Option(
+        "--memory-type", case_sensitive=False, show_default=False,
+        help="Store an agent memory (a note) of this type. " + MEMORY_TYPE_GUIDANCE)] = None,
     title: Annotated[str | None, typer.Option(help="Title (default: the first line).")] = None,
     tags: TagsOption = None, folder: Annotated[str | None, typer.Option(help="Folder id.")] = None,
     scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False,
@@ -124,8 +130,9 @@ def memory_add(
     """
     if content == "-":
         content = read_stdin()
+    doc_type = doc_type or (DocumentType.NOTE if memory_type else DocumentType.FACT)
     with open_library(library) as lib:
-        if doc_type is DocumentType.REFERENCE:
+        if doc_type is DocumentType.REFERENCE and memory_type is None:
             listing = bibliography.add_references(lib, content, scope=scope, folder_id=folder,
                                                   tags=split_tag_list(tags), title=title)
             if listing is not None:
@@ -133,7 +140,7 @@ def memory_add(
                 emit(as_json, listing, lambda: render.references(listing))
                 return
         doc = doc_service.add_text(lib, content, doc_type=doc_type, title=title, tags=split_tag_list(tags),
-                                   scope=scope, folder_id=folder)
+                                   scope=scope, folder_id=folder, memory_type=memory_type)
         _index_now(lib, [doc.id], wait, as_json)
         doc = doc_service.get_document(lib, doc.id)
         emit(as_json, doc, lambda: out.print(f"added {doc.type.value} {doc.id} to {doc.scope}: {doc.title}"))
@@ -191,6 +198,7 @@ def memory_search(
     query: Annotated[str, typer.Argument(help="What you are looking for, in your own words.")],
     tags: TagsOption = None, any_tags: AnyTagsOption = None, not_tags: NotTagsOption = None,
     where: WhereOption = None, doc_type: TypeOption = None, status: StatusOption = None,
+    memory_type: MemoryTypeOption = None,
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=500,
                                        help="At most this many results (fewer when fewer are relevant).")] = 10,
     explain: Annotated[bool, typer.Option("--explain", help="Say why each result was found: the words it "
@@ -207,7 +215,7 @@ def memory_search(
     with open_library(library) as lib:
         response = search_service.search(
             lib, query, scope=scope, tag_filter=_filter(tags, any_tags, not_tags, where), types=doc_type or (),
-            statuses=status or (DocumentStatus.ACTIVE,), limit=limit,
+            statuses=status or (DocumentStatus.ACTIVE,), limit=limit, memory_types=memory_type or (),
         )
         if as_json:
             print_json({**response.model_dump(mode="json"),
@@ -224,6 +232,7 @@ def memory_search(
 def memory_list(
     tags: TagsOption = None, any_tags: AnyTagsOption = None, not_tags: NotTagsOption = None,
     where: WhereOption = None, doc_type: TypeOption = None, status: StatusOption = None,
+    memory_type: MemoryTypeOption = None,
     own: Annotated[bool, typer.Option("--own", help="Only the scope's own documents, not inherited ones.")] = False,
     limit: Annotated[int | None, typer.Option("--limit", "-n", min=1)] = None,
     reading: Annotated[list[ReadingStatus] | None, typer.Option(
@@ -236,7 +245,7 @@ def memory_list(
         docs = doc_service.list_documents(
             lib, scope=acting, tag_filter=_filter(tags, any_tags, not_tags, where), types=doc_type or (),
             statuses=status or (DocumentStatus.ACTIVE,), include_ancestors=not own, limit=limit,
-            reading_statuses=reading or (),
+            reading_statuses=reading or (), memory_types=memory_type or (),
         )
         # Listings stay small: the text of each document is for `memory read`.
         emit(as_json, [d.model_dump(mode="json", exclude={"content"}) for d in docs],

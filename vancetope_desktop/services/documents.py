@@ -13,7 +13,7 @@ from sqlmodel import Session, select
 from ..core.documents import ChunkInfo, DocumentInfo, DocumentStatus, DocumentType, IndexState, Source, VersionInfo
 from ..core.errors import ImportFailed, InvalidInput, NotFound
 from ..core.ids import new_document_id
-from ..core.memories import MemoryType, parse_memory_type
+from ..core.memories import MemoryType, parse_memory_type, parse_memory_types
 from ..core.reading import READING_STATUS_KEY, ReadingStatus
 from ..core.tags import TagFilter, normalize_tags
 from ..core.undo import UserAction
@@ -147,8 +147,8 @@ def list_documents(lib: Library, *, scope: str | None = None, tag_filter: TagFil
                    types: Sequence[DocumentType] = (), statuses: Sequence[DocumentStatus] = (DocumentStatus.ACTIVE,),
                    include_ancestors: bool = True, folder_id: str | None = None, recursive: bool = False,
                    limit: int | None = None, unfiled: bool = False, index_states: Sequence[IndexState] = (),
-                   added_since: datetime | None = None,
-                   reading_statuses: Sequence[ReadingStatus] = ()) -> list[DocumentInfo]:
+                   added_since: datetime | None = None, reading_statuses: Sequence[ReadingStatus] = (),
+                   memory_types: Sequence[MemoryType] = ()) -> list[DocumentInfo]:
     """Documents visible from ``scope`` (its own and, unless told otherwise, its ancestors' and, with the
     sibling-results setting, its sibling think processes' results), newest first.
 
@@ -161,6 +161,7 @@ def list_documents(lib: Library, *, scope: str | None = None, tag_filter: TagFil
         index_states: restrict to these indexing states (empty: any).
         added_since: only documents created at or after this time (naive means UTC).
         reading_statuses: only documents with one of these reading statuses (``services.reading``; empty: any).
+        memory_types: only agent memories of these types (``core.memories``; empty: any document).
 
     The workbench's smart views are these filters: see :func:`smart_view_filters`.
     """
@@ -168,7 +169,7 @@ def list_documents(lib: Library, *, scope: str | None = None, tag_filter: TagFil
         where = _document_filter(lib, session, scope=scope, tag_filter=tag_filter, types=types, statuses=statuses,
                                  include_ancestors=include_ancestors, folder_id=folder_id, recursive=recursive,
                                  unfiled=unfiled, index_states=index_states, added_since=added_since,
-                                 reading_statuses=reading_statuses)
+                                 reading_statuses=reading_statuses, memory_types=memory_types)
         sql = f"SELECT d.id FROM document d WHERE {where.sql} ORDER BY d.created_at DESC, d.id"
         if limit:
             sql += f" LIMIT {int(limit)}"
@@ -183,7 +184,7 @@ def count_documents(lib: Library, *, scope: str | None = None, tag_filter: TagFi
                     statuses: Sequence[DocumentStatus] = (DocumentStatus.ACTIVE,), include_ancestors: bool = True,
                     folder_id: str | None = None, recursive: bool = False, unfiled: bool = False,
                     index_states: Sequence[IndexState] = (), added_since: datetime | None = None,
-                    reading_statuses: Sequence[ReadingStatus] = ()) -> int:
+                    reading_statuses: Sequence[ReadingStatus] = (), memory_types: Sequence[MemoryType] = ()) -> int:
     """How many documents :func:`list_documents` would return with the same filters (one ``COUNT`` query).
 
     Raises:
@@ -193,7 +194,7 @@ def count_documents(lib: Library, *, scope: str | None = None, tag_filter: TagFi
         where = _document_filter(lib, session, scope=scope, tag_filter=tag_filter, types=types, statuses=statuses,
                                  include_ancestors=include_ancestors, folder_id=folder_id, recursive=recursive,
                                  unfiled=unfiled, index_states=index_states, added_since=added_since,
-                                 reading_statuses=reading_statuses)
+                                 reading_statuses=reading_statuses, memory_types=memory_types)
         return int(session.exec(text(f"SELECT COUNT(*) FROM document d WHERE {where.sql}"),
                                 params=where.params).one()[0])
 
@@ -201,7 +202,8 @@ def count_documents(lib: Library, *, scope: str | None = None, tag_filter: TagFi
 def _document_filter(lib: Library, session, *, scope: str | None, tag_filter: TagFilter | None,
                      types: Sequence[DocumentType], statuses: Sequence[DocumentStatus], include_ancestors: bool,
                      folder_id: str | None, recursive: bool, unfiled: bool, index_states: Sequence[IndexState],
-                     added_since: datetime | None, reading_statuses: Sequence[ReadingStatus] = ()) -> SqlFilter:
+                     added_since: datetime | None, reading_statuses: Sequence[ReadingStatus] = (),
+                     memory_types: Sequence[MemoryType] = ()) -> SqlFilter:
     """The WHERE clause shared by :func:`list_documents` and :func:`count_documents`."""
     where = visibility_filter(lib, resolve_scope(lib, scope), include_ancestors=include_ancestors)
     where.and_in("status", [s.value for s in statuses])
@@ -209,6 +211,8 @@ def _document_filter(lib: Library, session, *, scope: str | None, tag_filter: Ta
         where.and_in("type", [t.value for t in types])
     if index_states:
         where.and_in("index_state", [s.value for s in index_states])
+    if memory_types:
+        where.and_in("memory_type", [t.value for t in parse_memory_types(memory_types)])
     if unfiled:
         where.clauses.append("d.folder_id IS NULL")
     if added_since is not None:

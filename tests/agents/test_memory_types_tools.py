@@ -1,0 +1,32 @@
+"""The memory type in the tool API: stored by memory_store, filtered by memory_list and memory_query, described
+with the seed's guidance, refused with the allowed values."""
+
+import pytest
+
+from vancetope_desktop.agents.mcp_server import ScopedMemory, _tool
+from vancetope_desktop.agents.tools import MemoryTools
+from vancetope_desktop.core.errors import InvalidInput
+from vancetope_desktop.core.memories import MEMORY_TYPE_GUIDANCE
+
+
+def test_store_list_and_query_by_memory_type(library):
+    tools = MemoryTools(library, "project/inbox")
+    lesson = tools.memory_store("Run the linter before committing", memory_type="feedback")
+    assert lesson.memory_type == "feedback" and lesson.type == "note"
+    tools.memory_store("The linter is ruff, configured in pyproject", memory_type="reference")
+    tools.memory_store("A linter finds bugs early", type="fact")
+    assert [d.doc_id for d in tools.memory_list(memory_type="feedback").documents] == [lesson.doc_id]
+    hits = tools.memory_query("linter", memory_type="feedback").hits
+    assert [(h.doc_id, h.memory_type) for h in hits] == [(lesson.doc_id, "feedback")]
+    with pytest.raises(InvalidInput, match="'feedback', 'project', 'reference' or 'user'"):
+        tools.memory_store("x", memory_type="episode")  # episodes have their own tool
+    with pytest.raises(InvalidInput, match="a memory is a note"):
+        tools.memory_store("x", type="fact", memory_type="user")
+
+
+def test_the_guidance_is_in_the_tool_descriptions(library):
+    specs = ScopedMemory(library, "project/inbox").specs
+    store = _tool(specs["memory_store"])
+    assert MEMORY_TYPE_GUIDANCE in store.description
+    assert MEMORY_TYPE_GUIDANCE in store.input_schema["properties"]["memory_type"]["description"]
+    assert "memory_type" in _tool(specs["memory_list"]).input_schema["properties"]
