@@ -30,3 +30,21 @@ def test_the_guidance_is_in_the_tool_descriptions(library):
     assert MEMORY_TYPE_GUIDANCE in store.description
     assert MEMORY_TYPE_GUIDANCE in store.input_schema["properties"]["memory_type"]["description"]
     assert "memory_type" in _tool(specs["memory_list"]).input_schema["properties"]
+
+
+def test_memory_recall_acts_from_the_tool_s_scope(library):
+    from vancetope_desktop.core.errors import ScopeNotVisible
+    from vancetope_desktop.services import scopes
+
+    scopes.create_scope(library, "agent", "tau", parent="project/inbox")
+    scopes.create_scope(library, "session", "s1", parent="project/inbox", agent="agent/tau")
+    scopes.create_scope(library, "session", "s2", parent="project/inbox")
+    state = MemoryTools(library, "agent/tau").memory_store("Current work: the linter migration",
+                                                           memory_type="project")
+    MemoryTools(library, "project/inbox").memory_store("The linter migration is a project decision",
+                                                       memory_type="project")
+    recalled = MemoryTools(library, "session/s1").call("memory_recall", {"query": "linter migration",
+                                                                        "namespace": "agent"})
+    assert [(m.id, m.namespace) for m in recalled.memories] == [(state.doc_id, "agent/tau")]
+    with pytest.raises(ScopeNotVisible):
+        MemoryTools(library, "session/s2").memory_recall("linter migration", namespace="agent/tau")

@@ -32,3 +32,18 @@ def test_memory_types_from_the_terminal(cli):
     assert refused.exit_code == 2 and "feedback" in refused.output and "episode" in refused.output
     helped = " ".join(cli("memory", "add", "--help").stdout.replace("│", " ").split())
     assert "feedback for guidance that must change how you work" in helped
+
+
+def test_recall_from_the_terminal(cli):
+    cli("scope", "create", "agent/tau", "--parent", "project/inbox")
+    own = as_json(cli("memory", "add", "Deploy order: schema first", "--memory-type", "feedback", "--scope",
+                      "agent/tau", "--no-wait", "--json"))
+    cli("memory", "add", "Deploy order of the project", "--memory-type", "project", "--no-wait")
+    found = as_json(cli("memory", "recall", "deploy order", "--namespace", "agent/tau", "--json"))
+    assert [(m["id"], m["namespace"], m["memory_type"]) for m in found["memories"]] == [
+        (own["id"], "agent/tau", "feedback")]
+    assert "Deploy order: schema first" in cli("memory", "recall", "deploy order", "--namespace", "agent/tau").stdout
+    refused = cli("memory", "recall", "deploy", "--namespace", "agent/tau", "--scope", "project/inbox", ok=False)
+    assert refused.exit_code == 4 and "cannot recall agent/tau" in refused.output
+    assert cli("memory", "recall", " ", "--namespace", "agent/tau", ok=False).exit_code == 2
+    assert cli("memory", "recall", "deploy", "--namespace", "agent/nope", ok=False).exit_code == 3

@@ -89,6 +89,23 @@ class QueryInput(_Input):
                        "are relevant).")
 
 
+class RecallInput(_Input):
+    """``memory_recall``: the memories of one namespace (scope) that best match a query."""
+
+    query: str = Field(description="What to recall, specific is better: 'auth middleware Clerk route protection' "
+                       "rather than 'auth'.")
+    namespace: str | None = Field(default=None, description="The one scope to recall from, as a path "
+                                  "('group/global', 'project/vantage-starter', 'agent/tau') or a kind ('project', "
+                                  "'agent'): your own, an ancestor or your agent's. Namespaces are isolated: "
+                                  "nothing of another scope comes back. Default: your own scope.")
+    limit: int = Field(default=10, ge=1, le=100, description="At most this many: 3-5 for a focused question, 10-20 "
+                       "to load context at the start of work.")
+    memory_types: list[MemoryTypeName] = Field(default_factory=list, description="Only memories of these types "
+                                               "(feedback, project, reference, user, episode). Default: all.")
+    include_archived: bool = Field(default=False, description="Also return archived memories (superseded by a "
+                                   "newer one, kept for the record).")
+
+
 class ListInput(_Input):
     """``memory_list``: list documents you can see, newest first."""
 

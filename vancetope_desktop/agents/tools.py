@@ -4,10 +4,10 @@
 ``memory_list``, ``memory_duplicates``, ``memory_read``, ``memory_annotations`` (a PDF's highlights and
 notes), ``memory_tag``, ``memory_request_promotion``, ``memory_promotion_requests`` (the user's decisions on
 them), ``memory_cite`` (citations for a report), ``memory_links`` (a document's [[links]] and backlinks) and
-``memory_set_reading_status``. Each takes the seed's argument names, validates them through its input model
-(:mod:`.models`) and returns a pydantic model; :data:`TOOLS` lists name, description and models for an MCP
-server, and
-:meth:`MemoryTools.call` runs a tool from a JSON argument object.
+``memory_set_reading_status``; for agent memory ``memory_recall`` (one namespace only). Each takes the
+seed's argument names, validates them through its input model (:mod:`.models`) and returns a pydantic
+model; :data:`TOOLS` lists name, description and models for an MCP server, and :meth:`MemoryTools.call`
+runs a tool from a JSON argument object.
 
 The visibility rule (seed §4.2) is enforced here, not trusted to the caller:
 
@@ -51,12 +51,14 @@ from ..services import (
     documents,
     duplicates,
     indexing,
+    memories,
     notelinks,
     reading,
     review,
     sharing,
 )
 from ..services.library import Library
+from ..services.memories import Recall
 from ..services.scopes import ancestry, resolve_relative, resolve_scope, visible_scopes
 from ..services.search import search
 from .models import (
@@ -86,6 +88,7 @@ from .models import (
     QueryResult,
     ReadingStatusInput,
     ReadInput,
+    RecallInput,
     StoredDocument,
     StoreInput,
     TagInput,
@@ -120,6 +123,11 @@ TOOLS: tuple[ToolSpec, ...] = (
              "(session, project, group), nearer scopes ranked higher. Returns documents with their best passage "
              "and page. memory_type keeps agent memories of one type (feedback, project, reference, user, episode); "
              "memory_recall searches one namespace only.", QueryInput, QueryResult),
+    ToolSpec("memory_recall", "Recall the memories of one namespace (a scope: 'group/global', 'project/…', "
+             "'agent/…') that best match a query, by meaning and by words: each with its id, memory_type, content, "
+             "namespace and score (0-1). Only that scope is searched (memory_query searches your scope and its "
+             "ancestors together). Recall before repeating a task that failed before, and at the start of work.",
+             RecallInput, Recall),
     ToolSpec("memory_list", "List documents you can see, newest first, optionally by tags, type, memory type or "
              "one scope.",
              ListInput, DocumentList),
@@ -269,6 +277,20 @@ class MemoryTools:
                 for h in response.hits]
         return QueryResult(question=args.question, scope=self.scope, scopes=response.scopes, hits=hits,
                            warnings=response.warnings)
+
+    def memory_recall(self, query: str, namespace: str | None = None, limit: int = 10,
+                      memory_types: Sequence[str] = (), include_archived: bool = False) -> Recall:
+        """The memories of one namespace the acting scope sees, best first (``services.memories.recall``).
+
+        Raises:
+            InvalidInput / EmptyQuery: a blank query, a bad limit or memory type. ScopeNotFound: no such
+            namespace. ScopeNotVisible: the acting scope does not see it.
+        """
+        args = parse_arguments(RecallInput, query=query, namespace=namespace, limit=limit,
+                               memory_types=list(memory_types), include_archived=include_archived)
+        target = self.scope if args.namespace is None else self._scope_argument(args.namespace)
+        return memories.recall(self.lib, args.query, target, args.limit, args.memory_types, args.include_archived,
+                               acting=self.scope)
 
     def memory_list(self, tags: Sequence[str] = (), scope: str | None = None, type: str | None = None,
                     limit: int = 50, memory_type: str | None = None) -> DocumentList:
