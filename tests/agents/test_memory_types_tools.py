@@ -48,3 +48,23 @@ def test_memory_recall_acts_from_the_tool_s_scope(library):
     assert [(m.id, m.namespace) for m in recalled.memories] == [(state.doc_id, "agent/tau")]
     with pytest.raises(ScopeNotVisible):
         MemoryTools(library, "session/s2").memory_recall("linter migration", namespace="agent/tau")
+
+
+def test_memory_store_episode_keeps_the_card_in_the_acting_scope(library):
+    from vancetope_desktop.core.errors import AccessDenied
+    from vancetope_desktop.services import episodes, scopes
+
+    scopes.create_scope(library, "agent", "tau", parent="project/inbox")
+    tools = MemoryTools(library, "agent/tau")
+    fields = {"context": "Deploying Convex schema changes", "goal": "Add vector index to memories table",
+              "action": "Ran npx convex deploy", "outcome": "Deploy failed", "insight": "Order matters",
+              "severity": "major"}
+    stored = tools.call("memory_store_episode", fields)
+    assert (stored.namespace, stored.created_by) == ("agent/tau", "agent/tau")
+    assert episodes.list_episodes(library, "agent/tau") == [stored]
+    with pytest.raises(InvalidInput, match="outcome"):
+        tools.call("memory_store_episode", {k: v for k, v in fields.items() if k != "outcome"})
+    with pytest.raises(InvalidInput, match="the episode has no insight"):
+        tools.memory_store_episode(**{**fields, "insight": "  "})
+    with pytest.raises(AccessDenied, match="stores episodes in its own scope"):
+        tools.memory_store_episode(**fields, namespace="project/inbox")

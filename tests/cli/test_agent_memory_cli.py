@@ -47,3 +47,21 @@ def test_recall_from_the_terminal(cli):
     assert refused.exit_code == 4 and "cannot recall agent/tau" in refused.output
     assert cli("memory", "recall", " ", "--namespace", "agent/tau", ok=False).exit_code == 2
     assert cli("memory", "recall", "deploy", "--namespace", "agent/nope", ok=False).exit_code == 3
+
+
+def test_episodes_from_the_terminal(cli):
+    cli("scope", "create", "agent/tau", "--parent", "project/inbox")
+    fields = ["--context", "Deploying Convex schema changes", "--goal", "Add vector index to memories table",
+              "--action", "Ran npx convex deploy", "--outcome", "Deploy failed", "--insight", "Order matters"]
+    added = as_json(cli("memory", "episode", "add", *fields, "--severity", "major", "--namespace", "agent/tau",
+                        "--created-by", "alice", "--no-wait", "--json"))
+    assert (added["namespace"], added["severity"], added["created_by"]) == ("agent/tau", "major", "alice")
+    listed = as_json(cli("memory", "episode", "list", "--namespace", "agent/tau", "--severity", "major", "--json"))
+    assert [e["id"] for e in listed] == [added["id"]]
+    assert as_json(cli("memory", "episode", "list", "--namespace", "agent/tau", "--text", "nothing", "--json")) == []
+    shown = cli("memory", "episode", "show", added["id"], "--scope", "agent/tau").stdout
+    assert "Insight: Order matters" in shown and "by alice" in shown
+    missing = cli("memory", "episode", "add", *fields[:-2], "--severity", "major", ok=False)
+    assert missing.exit_code == 2 and "--insight" in missing.output
+    bad = cli("memory", "episode", "add", *fields, "--severity", "huge", ok=False)
+    assert bad.exit_code == 2 and "minor" in bad.output

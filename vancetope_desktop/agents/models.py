@@ -106,6 +106,23 @@ class RecallInput(_Input):
                                    "newer one, kept for the record).")
 
 
+class EpisodeInput(_Input):
+    """``memory_store_episode``: record something that happened, as the seed's structured episode."""
+
+    context: str = Field(description="The situation, e.g. 'Deploying Convex schema changes'.")
+    goal: str = Field(description="What you were trying to do, e.g. 'Add vector index to memories table'.")
+    action: str = Field(description="What you did, e.g. 'Ran npx convex deploy after editing schema.ts'.")
+    outcome: str = Field(description="What happened, e.g. 'Deploy failed: the vector index needs the embedding "
+                         "field to exist first'.")
+    insight: str = Field(description="The lesson for next time, e.g. 'Add vector indexes in the same deploy as "
+                         "their embedding field. Order matters.'")
+    severity: Literal["minor", "major", "critical"] = Field(description="How much it matters.")
+    namespace: str | None = Field(default=None, description="Leave empty: episodes are stored in your own scope "
+                                  "(give its path to be explicit).")
+    created_by: str | None = Field(default=None, description="Who records it. Default: you (your scope's path, or "
+                                   "the user for a project's or session's tools).")
+
+
 class ListInput(_Input):
     """``memory_list``: list documents you can see, newest first."""
 

@@ -4,10 +4,10 @@
 ``memory_list``, ``memory_duplicates``, ``memory_read``, ``memory_annotations`` (a PDF's highlights and
 notes), ``memory_tag``, ``memory_request_promotion``, ``memory_promotion_requests`` (the user's decisions on
 them), ``memory_cite`` (citations for a report), ``memory_links`` (a document's [[links]] and backlinks) and
-``memory_set_reading_status``; for agent memory ``memory_recall`` (one namespace only). Each takes the
-seed's argument names, validates them through its input model (:mod:`.models`) and returns a pydantic
-model; :data:`TOOLS` lists name, description and models for an MCP server, and :meth:`MemoryTools.call`
-runs a tool from a JSON argument object.
+``memory_set_reading_status``; for agent memory ``memory_recall`` (one namespace only) and
+``memory_store_episode``. Each takes the seed's argument names, validates them through its input model
+(:mod:`.models`) and returns a pydantic model; :data:`TOOLS` lists name, description and models for an
+MCP server, and :meth:`MemoryTools.call` runs a tool from a JSON argument object.
 
 The visibility rule (seed §4.2) is enforced here, not trusted to the caller:
 
@@ -38,7 +38,7 @@ from pydantic import BaseModel, ValidationError
 
 from ..core.documents import DocumentInfo, DocumentStatus, DocumentType, Source, SourceType
 from ..core.errors import AccessDenied, DocumentNotFound, InvalidInput, ScopeNotVisible
-from ..core.memories import MEMORY_TYPE_GUIDANCE
+from ..core.memories import MEMORY_TYPE_GUIDANCE, Episode
 from ..core.promotion import RequestStatus
 from ..core.reading import ReadingStatus
 from ..core.scopes import ScopeKind, ScopePath
@@ -50,6 +50,7 @@ from ..services import (
     citations,
     documents,
     duplicates,
+    episodes,
     indexing,
     memories,
     notelinks,
@@ -74,6 +75,7 @@ from .models import (
     DuplicateGroupSummary,
     DuplicateList,
     DuplicatesInput,
+    EpisodeInput,
     LinksInput,
     ListInput,
     Mention,
@@ -128,6 +130,11 @@ TOOLS: tuple[ToolSpec, ...] = (
              "namespace and score (0-1). Only that scope is searched (memory_query searches your scope and its "
              "ancestors together). Recall before repeating a task that failed before, and at the start of work.",
              RecallInput, Recall),
+    ToolSpec("memory_store_episode", "Record an episode in your own scope: something significant that happened "
+             "(context, goal, action, outcome, insight, severity minor|major|critical). Store one after any failure, "
+             "after finding a non-obvious trap (a library quirk, an API behaviour, a deploy order), and after a "
+             "pattern that worked but was not obvious. Before repeating a task that failed, recall episodes with "
+             "memory_recall(memory_types=['episode']). Every field is required.", EpisodeInput, Episode),
     ToolSpec("memory_list", "List documents you can see, newest first, optionally by tags, type, memory type or "
              "one scope.",
              ListInput, DocumentList),
@@ -291,6 +298,30 @@ class MemoryTools:
         target = self.scope if args.namespace is None else self._scope_argument(args.namespace)
         return memories.recall(self.lib, args.query, target, args.limit, args.memory_types, args.include_archived,
                                acting=self.scope)
+
+    def memory_store_episode(self, context: str, goal: str, action: str, outcome: str, insight: str, severity: str,
+                             namespace: str | None = None, created_by: str | None = None) -> Episode:
+        """Store an episode in the acting scope (``services.episodes.store_episode``), indexed now when asked to.
+
+        Raises:
+            InvalidInput / InvalidEpisode: a missing or blank field (named), an unknown severity.
+            AccessDenied: ``namespace`` is not the acting scope (a scope writes only its own memory).
+            ScopeNotFound / ScopeNotVisible: an unknown or invisible namespace.
+        """
+        args = parse_arguments(EpisodeInput, context=context, goal=goal, action=action, outcome=outcome,
+                               insight=insight, severity=severity, namespace=namespace, created_by=created_by)
+        if args.namespace is not None and self._write_target(args.namespace) is not None:
+            raise AccessDenied(f"{self.scope} stores episodes in its own scope, not in {args.namespace.strip()}: store "
+                               "it here, then ask for its promotion with memory_request_promotion")
+        source = Source(type=SourceType.TOOL_OUTPUT,
+                        think_process_id=ScopePath.parse(self.scope).key if self.kind is ScopeKind.THINK_PROCESS
+                        else None)
+        stored = episodes.store_episode(self.lib, self.scope, args.context, args.goal, args.action, args.outcome,
+                                        args.insight, args.severity, (args.created_by or "").strip() or self._actor(),
+                                        source=source)
+        if self.index_now:
+            indexing.try_drain(self.lib, documents=[stored.id])
+        return stored
 
     def memory_list(self, tags: Sequence[str] = (), scope: str | None = None, type: str | None = None,
                     limit: int = 50, memory_type: str | None = None) -> DocumentList:

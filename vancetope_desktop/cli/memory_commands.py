@@ -7,9 +7,16 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from ..services import memories
+from ..core.memories import Episode, Severity
+from ..services import audit, episodes, indexing, memories, scopes
 from .apps import memory
-from .context import JsonOption, LibraryOption, MemoryTypeOption, emit, open_library, out
+from .context import CommandGroup, JsonOption, LibraryOption, MemoryTypeOption, ScopeOption, emit, open_library, out
+
+episode_app = CommandGroup(help="Episodes: structured records of what happened (add, list, show).",
+                           no_args_is_help=True)
+memory.add_typer(episode_app, name="episode")
+NamespaceOption = Annotated[str | None, typer.Option("--namespace", "-N", help="The scope it belongs to, e.g. "
+                                                     "agent/tau (default: the current scope).")]
 
 
 @memory.command("recall")
@@ -43,3 +50,70 @@ def memory_recall(
                 out.print(f"[yellow]warning:[/yellow] {escape(warning)}")
 
         emit(as_json, found, human)
+
+
+@episode_app.command("add")
+def episode_add(
+    context: Annotated[str, typer.Option(help="The situation, e.g. 'Deploying Convex schema changes'.")],
+    goal: Annotated[str, typer.Option(help="What was being attempted.")],
+    action: Annotated[str, typer.Option(help="What was done.")],
+    outcome: Annotated[str, typer.Option(help="What happened.")],
+    insight: Annotated[str, typer.Option(help="The lesson for next time.")],
+    severity: Annotated[Severity, typer.Option(case_sensitive=False, help="How much it matters.")],
+    namespace: NamespaceOption = None,
+    created_by: Annotated[str | None, typer.Option("--created-by", help="Who records it (default: you).")] = None,
+    wait: Annotated[bool, typer.Option(help="Index it now (found by meaning at once); --no-wait leaves it to the "
+                                       "open app or the next `index run`.")] = True,
+    library: LibraryOption = None, as_json: JsonOption = False,
+) -> None:
+    """Record an episode: `memory episode add --context … --goal … --action … --outcome … --insight …
+    --severity major` (every field is needed)."""
+    with open_library(library) as lib:
+        stored = episodes.store_episode(lib, scopes.resolve_scope(lib, namespace), context, goal, action, outcome,
+                                        insight, severity.value, created_by or audit.current_user())
+        if wait:
+            indexing.try_drain(lib, documents=[stored.id])
+        emit(as_json, stored, lambda: out.print(f"added episode {stored.id} to {stored.namespace}: "
+                                                f"{escape(stored.goal)}"))
+
+
+@episode_app.command("list")
+def episode_list(
+    namespace: NamespaceOption = None,
+    severity: Annotated[Severity | None, typer.Option(case_sensitive=False, help="Only this severity.")] = None,
+    text: Annotated[str | None, typer.Option(help="Only episodes holding this text in a field.")] = None,
+    include_archived: Annotated[bool, typer.Option("--include-archived", help="Archived ones too.")] = False,
+    library: LibraryOption = None, as_json: JsonOption = False,
+) -> None:
+    """List a scope's episodes, newest first: when, severity, goal, outcome, insight."""
+    with open_library(library) as lib:
+        found = episodes.list_episodes(lib, scopes.resolve_scope(lib, namespace), severity.value if severity else None,
+                                       text, include_archived=include_archived)
+
+        def human() -> None:
+            if not found:
+                out.print("No episodes.")
+            for e in found:
+                out.print(f"{e.created_at:%Y-%m-%d %H:%M} [bold]{e.severity.value}[/bold] {e.id}  {escape(e.goal)}")
+                out.print(f"    outcome: {escape(e.outcome)}")
+                out.print(f"    insight: {escape(e.insight)}")
+
+        emit(as_json, found, human)
+
+
+@episode_app.command("show")
+def episode_show(
+    episode_id: Annotated[str, typer.Argument(help="The episode's id (doc_…).")],
+    scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False,
+) -> None:
+    """Show an episode's whole card."""
+    with open_library(library) as lib:
+        found = episodes.episode(lib, episode_id, acting_scope=scopes.resolve_scope(lib, scope))
+        emit(as_json, found, lambda: _card(found))
+
+
+def _card(e: Episode) -> None:
+    out.print(f"[bold]{escape(e.goal)}[/bold] [dim]{e.id} · {e.namespace} · {e.severity.value} · "
+              f"{e.created_at:%Y-%m-%d %H:%M} · by {escape(e.created_by)}[/dim]")
+    for name in ("context", "goal", "action", "outcome", "insight"):
+        out.print(f"{name.title()}: {escape(getattr(e, name))}")
