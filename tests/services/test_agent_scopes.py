@@ -50,6 +50,9 @@ def test_agents_hang_under_a_group_or_project_and_run_sessions_of_their_branch(t
     with pytest.raises(ScopeError, match="belongs to project/inbox"):
         scopes.set_agent(team, "session/o1", "agent/tau")
     assert scopes.get_scope(team, "session/o1").agent is None  # nothing half-written
+    with pytest.raises(ScopeError, match="belongs to project/inbox"):
+        scopes.create_scope(team, "session", "o2", parent="project/other", agent="agent/tau")
+    assert "session/o2" not in [s.path for s in scopes.list_scopes(team)]
     assert scopes.set_agent(team, "session/o1", "agent/pi").agent == "agent/pi"  # pi belongs to the group
     assert scopes.set_agent(team, "session/s1", None).agent is None
     assert "agent/tau" not in [p for p, _, _ in _visible(team, "session/s1")]
