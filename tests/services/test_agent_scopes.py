@@ -78,3 +78,13 @@ def test_search_from_the_agent_s_session_weighs_its_memory_as_a_parent(team):
     hits = search(team, "Convex deploy order", scope="session/s1").hits
     assert [(h.document.scope, h.scope_weight, h.distance) for h in hits] == [("agent/tau", 0.8, 1)]
     assert search(team, "Convex deploy order", scope="session/s2").hits == []
+
+
+def test_the_start_of_work_context_of_an_agent_s_session_holds_the_agent_s_notes(team):
+    from vancetope_desktop.agents.context import context_block
+
+    state = documents.add_text(team, "Current work: the deploy checklist", doc_type=DocumentType.NOTE,
+                               scope="agent/tau", memory_type="project")
+    block = context_block(team, "session/s1", token_budget=400)
+    assert state.id in block.documents and "Agent: Tau (`agent/tau`)" in block.markdown
+    assert state.id not in context_block(team, "session/s2", token_budget=400).documents
