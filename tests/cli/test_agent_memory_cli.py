@@ -28,6 +28,8 @@ def test_memory_types_from_the_terminal(cli):
     assert [d["id"] for d in listed] == [lesson["id"]] and listed[0]["memory_type"] == "feedback"
     found = as_json(cli("memory", "search", "linter", "--memory-type", "reference", "--json"))
     assert [h["document"]["memory_type"] for h in found["hits"]] == ["reference"]
+    assert "feedback" in cli("memory", "list", "--memory-type", "feedback").stdout  # the table folds "note · feedback"
+    assert "note · feedback" in cli("memory", "read", lesson["id"]).stdout
     refused = cli("memory", "list", "--memory-type", "lesson", ok=False)
     assert refused.exit_code == 2 and "feedback" in refused.output and "episode" in refused.output
     helped = " ".join(cli("memory", "add", "--help").stdout.replace("│", " ").split())
