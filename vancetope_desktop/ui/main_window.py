@@ -741,7 +741,7 @@ class MainWindow(QMainWindow):
         snapshot = self.workbench.snapshot
         parent = next((s for s in snapshot.scopes if s.path == parent_path), None) if snapshot else None
         if parent is not None and parent.kind.child_kind is None:
-            self.show_error(f"A {parent.kind.label} has no scopes inside it.")
+            self.show_error(f"{parent.name} is a {parent.kind.label.lower()}: no scope goes inside it.")
             return
         dialog = dialogs.NewScopeDialog(parent.kind if parent else None, parent.name if parent else "", self)
         if dialog.exec():
