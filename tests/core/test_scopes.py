@@ -20,8 +20,12 @@ def test_bad_paths(bad):
 
 
 def test_kind_tree_order_and_aliases():
-    assert ScopeKind.THINK_PROCESS.parent_kind is ScopeKind.SESSION
-    assert ScopeKind.GROUP.parent_kind is None
+    assert ScopeKind.THINK_PROCESS.parent_kinds == (ScopeKind.SESSION,)
+    assert ScopeKind.GROUP.parent_kinds == ()
+    assert ScopeKind.AGENT.parent_kinds == (ScopeKind.GROUP, ScopeKind.PROJECT)
+    assert [k.child_kind for k in ScopeKind] == [ScopeKind.PROJECT, ScopeKind.SESSION, ScopeKind.THINK_PROCESS,
+                                                 None, None]
+    assert ScopePath.parse("orchestrator/tau") == ScopePath(ScopeKind.AGENT, "tau")
     assert parse_kind("thinkProcess") is ScopeKind.THINK_PROCESS
 
 

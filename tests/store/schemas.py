@@ -4,8 +4,19 @@ import sqlite3
 from pathlib import Path
 
 
+def downgrade_to_schema_4(database: Path) -> None:
+    """Take a library database back to schema 4: documents without a memory type (nor its index), and
+    what schema 6 changed undone first."""
+    downgrade_to_schema_5(database)
+    with sqlite3.connect(database) as con:
+        con.execute("DROP INDEX ix_document_memory_type")
+        con.execute("ALTER TABLE document DROP COLUMN memory_type")
+        con.execute("UPDATE meta SET value='4' WHERE key='schema_version'")
+
+
 def downgrade_to_schema_3(database: Path) -> None:
     """Take a library database back to schema 3: audit entries without a payload (nor its indexes)."""
+    downgrade_to_schema_4(database)
     with sqlite3.connect(database) as con:
         for index in ("ix_audit_entry_undo", "ix_audit_entry_group", "ix_audit_entry_target"):
             con.execute(f"DROP INDEX {index}")

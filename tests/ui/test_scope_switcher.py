@@ -132,3 +132,17 @@ def test_publish_and_settings_from_the_tree(qtbot, library):
     with qtbot.waitSignal(switcher.settings_requested) as blocker:
         switcher.settings_action.trigger()
     assert blocker.args == ["session/s1"]
+
+
+def test_agent_scopes_are_listed_with_their_icon_and_the_sessions_they_run(qtmodeltester, library):
+    scopes.create_scope(library, "agent", "tau", parent="project/inbox", name="Tau")
+    scopes.create_scope(library, "session", "s1", parent="project/inbox", agent="agent/tau")
+    model = ScopeTreeModel()
+    model.set_scopes(scopes.list_scopes(library), "session/s1")
+    qtmodeltester.check(model)
+    agent = model.index_for("agent/tau")
+    assert agent.data() == "Tau" and model.parent(agent).data(PATH_ROLE) == "project/inbox"
+    assert agent.data(Qt.ItemDataRole.ToolTipRole) == "Agent · agent/tau"
+    assert not agent.data(Qt.ItemDataRole.DecorationRole).isNull()
+    assert model.index_for("session/s1").data(Qt.ItemDataRole.ToolTipRole) == "Session · session/s1 · run by agent/tau"
+    assert model.index_for("project/inbox").data(Qt.ItemDataRole.DecorationRole) is None

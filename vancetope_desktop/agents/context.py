@@ -95,7 +95,7 @@ def _gather(lib: Library, visible: list[VisibleScope]) -> list[_Item]:
         if seen.results_only:  # a sibling think process, through the sibling-results setting
             docs = documents.list_documents(lib, scope=seen.path, include_ancestors=False,
                                             types=(DocumentType.RESULT,), limit=PER_SCOPE_LIMIT)
-        elif seen.distance == 0 or kind in (ScopeKind.SESSION, ScopeKind.THINK_PROCESS):
+        elif seen.distance == 0 or kind in (ScopeKind.SESSION, ScopeKind.THINK_PROCESS, ScopeKind.AGENT):
             docs = documents.list_documents(lib, scope=seen.path, include_ancestors=False, types=NEAR_TYPES,
                                             limit=PER_SCOPE_LIMIT)
         else:

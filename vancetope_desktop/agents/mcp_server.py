@@ -50,11 +50,12 @@ URI_PREFIX = "vancetope://document/"
 URI_TEMPLATE = URI_PREFIX + "{doc_id}"
 RESOURCE_LIMIT = 200
 """How many documents (newest first) ``resources/list`` names; any readable one is still read by its URI."""
-WRITING_TOOLS = frozenset({"memory_store", "memory_tag", "memory_request_promotion", "memory_store_result",
-                           "mark_task_changed", "memory_set_reading_status", "memory_relate", "memory_restore"})
-READ_ONLY_TOOLS = frozenset({"memory_query", "memory_list", "memory_duplicates", "memory_read", "memory_context",
-                             "memory_promotion_requests", "memory_cite", "memory_annotations", "memory_links",
-                             "memory_relations"})
+WRITING_TOOLS = frozenset({"memory_store", "memory_store_episode", "memory_tag", "memory_request_promotion",
+                           "memory_store_result", "mark_task_changed", "memory_set_reading_status", "memory_relate",
+                           "memory_restore"})
+READ_ONLY_TOOLS = frozenset({"memory_query", "memory_recall", "memory_list", "memory_duplicates", "memory_read",
+                             "memory_context", "memory_promotion_requests", "memory_cite", "memory_annotations",
+                             "memory_links", "memory_relations"})
 
 
 class _Input(BaseModel):
@@ -246,7 +247,8 @@ def build_server(memory: ScopedMemory) -> Server[Any]:
     return Server(
         "vancetope", version=__version__, title="Vancetope memory",
         instructions=f"Research memory of {memory.scope}: you read your own scope and its ancestors and write only "
-                     "your own scope. Call memory_context when you start, memory_query to find, memory_store to "
+                     "your own scope. Call memory_context when you start, memory_query to find (memory_recall: in one "
+                     "namespace only), memory_store to "
                      "remember. Every document has a doc_… id. To share a document with an ancestor scope (e.g. "
                      "the project), ask with memory_request_promotion: the user reviews the request; "
                      "memory_promotion_requests tells you later whether it was approved or rejected, and why.",

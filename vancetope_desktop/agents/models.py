@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..core import promotion
 from ..core.documents import DocumentInfo
+from ..core.memories import MEMORY_TYPE_GUIDANCE
 from ..core.reading import reading_status_of
 from ..services.annotations import Annotation
 from ..services.graph import Edge
@@ -36,14 +37,22 @@ RequestStatusName = Literal["pending", "approved", "rejected", "withdrawn"]
 ReadingStatusName = Literal["unread", "reading", "read"]
 """A document's reading status (``core.reading.ReadingStatus``)."""
 
-Access = Literal["own", "ancestor", "shared", "sibling"]
+MemoryTypeName = Literal["feedback", "project", "reference", "user", "episode"]
+"""What an agent's memory is for (``core.memories.MemoryType``)."""
+StorableMemoryType = Literal["feedback", "project", "reference", "user"]
+"""The memory types ``memory_store`` takes: episodes have their own tool, ``memory_store_episode``."""
+
+Access = Literal["own", "ancestor", "shared", "sibling", "agent"]
 """Why the acting scope may read a document (``services.sharing.ReadGrant``)."""
 
-_SCOPE_READ = ("A scope you can see: your own or an ancestor, as a path ('project/proj_5') or a kind ('project', "
-               "the one above you). Only that scope's own documents are used. Default: your scope and all its "
-               "ancestors.")
+_SCOPE_READ = ("A scope you can see: your own, an ancestor or the agent scope that runs you, as a path "
+               "('project/proj_5') or a kind ('project', the one above you; 'agent'). Only that scope's own documents "
+               "are used. Default: your scope, all its ancestors and your agent's scope.")
 _TAGS_FILTER = "Only documents carrying every one of these tags (a tag also matches the tags below it: 'topic' "\
                "matches 'topic/attention')."
+
+_MEMORY_TYPE_FILTER = ("Only agent memories of this type: feedback, project, reference, user or episode (see "
+                       "memory_store).")
 
 HIDDEN_METADATA = frozenset({"title", "title_from_content", "file_suffix", "source_path"})
 """Internal metadata left out of :class:`DocumentText`."""
@@ -69,6 +78,8 @@ class StoreInput(_Input):
     title: str | None = Field(default=None, description="A short title. Default: the first line of the content.")
     reason: str | None = Field(default=None, description="With an ancestor scope: why it matters there, for the user "
                                "who reviews the promotion.")
+    memory_type: StorableMemoryType | None = Field(default=None, description="Store it as an agent memory (a note) "
+                                                   "of this type. " + MEMORY_TYPE_GUIDANCE)
     relates_to: RelatesTo | None = Field(default=None, description="An edge from the new document to one you can "
                                          "read, e.g. {target_id, type: 'updates'} to replace an older memory (it is "
                                          "archived; it must be yours).")
@@ -86,8 +97,43 @@ class QueryInput(_Input):
     tags: list[str] = Field(default_factory=list, description=_TAGS_FILTER)
     scope: str | None = Field(default=None, description=_SCOPE_READ)
     type: DocumentTypeName | None = Field(default=None, description="Only documents of this type.")
+    memory_type: MemoryTypeName | None = Field(default=None, description=_MEMORY_TYPE_FILTER)
     limit: int = Field(default=10, ge=1, le=50, description="How many documents to return at most (fewer when fewer "
                        "are relevant).")
+
+
+class RecallInput(_Input):
+    """``memory_recall``: the memories of one namespace (scope) that best match a query."""
+
+    query: str = Field(description="What to recall, specific is better: 'auth middleware Clerk route protection' "
+                       "rather than 'auth'.")
+    namespace: str | None = Field(default=None, description="The one scope to recall from, as a path "
+                                  "('group/global', 'project/vantage-starter', 'agent/tau') or a kind ('project', "
+                                  "'agent'): your own, an ancestor or your agent's. Namespaces are isolated: "
+                                  "nothing of another scope comes back. Default: your own scope.")
+    limit: int = Field(default=10, ge=1, le=100, description="At most this many: 3-5 for a focused question, 10-20 "
+                       "to load context at the start of work.")
+    memory_types: list[MemoryTypeName] = Field(default_factory=list, description="Only memories of these types "
+                                               "(feedback, project, reference, user, episode). Default: all.")
+    include_archived: bool = Field(default=False, description="Also return archived memories (superseded by a "
+                                   "newer one, kept for the record).")
+
+
+class EpisodeInput(_Input):
+    """``memory_store_episode``: record something that happened, as the seed's structured episode."""
+
+    context: str = Field(description="The situation, e.g. 'Deploying Convex schema changes'.")
+    goal: str = Field(description="What you were trying to do, e.g. 'Add vector index to memories table'.")
+    action: str = Field(description="What you did, e.g. 'Ran npx convex deploy after editing schema.ts'.")
+    outcome: str = Field(description="What happened, e.g. 'Deploy failed: the vector index needs the embedding "
+                         "field to exist first'.")
+    insight: str = Field(description="The lesson for next time, e.g. 'Add vector indexes in the same deploy as "
+                         "their embedding field. Order matters.'")
+    severity: Literal["minor", "major", "critical"] = Field(description="How much it matters.")
+    namespace: str | None = Field(default=None, description="Leave empty: episodes are stored in your own scope "
+                                  "(give its path to be explicit).")
+    created_by: str | None = Field(default=None, description="Who records it. Default: you (your scope's path, or "
+                                   "the user for a project's or session's tools).")
 
 
 class ListInput(_Input):
@@ -96,6 +142,7 @@ class ListInput(_Input):
     tags: list[str] = Field(default_factory=list, description=_TAGS_FILTER)
     scope: str | None = Field(default=None, description=_SCOPE_READ)
     type: DocumentTypeName | None = Field(default=None, description="Only documents of this type.")
+    memory_type: MemoryTypeName | None = Field(default=None, description=_MEMORY_TYPE_FILTER)
     limit: int = Field(default=50, ge=1, le=500, description="How many documents to return at most.")
 
 
@@ -232,6 +279,8 @@ class DocumentSummary(BaseModel):
     reading_status: ReadingStatusName | None = Field(
         default=None, description="unread, reading or read (files and references start unread; other documents "
         "have none until given one with memory_set_reading_status).")
+    memory_type: MemoryTypeName | None = Field(default=None, description="What an agent memory is for (feedback, "
+                                               "project, reference, user, episode); null for other documents.")
 
     @classmethod
     def from_info(cls, doc: DocumentInfo, **extra: Any) -> Self:
@@ -241,7 +290,8 @@ class DocumentSummary(BaseModel):
                    status=doc.status.value, index_state=doc.index_state.value, version=doc.version,
                    created_at=doc.created_at, updated_at=doc.updated_at,
                    think_process_id=doc.source.think_process_id, node_id=doc.source.node_id,
-                   reading_status=reading.value if reading else None, **extra)
+                   reading_status=reading.value if reading else None,
+                   memory_type=doc.memory_type.value if doc.memory_type else None, **extra)
 
 
 class StoredDocument(DocumentSummary):
@@ -268,7 +318,8 @@ class StoredDocument(DocumentSummary):
 class DocumentText(DocumentSummary):
     """What ``memory_read`` returns: the document and (part of) its text."""
 
-    access: Access = Field(description="Why you may read it: own scope, an ancestor's, or shared with you.")
+    access: Access = Field(description="Why you may read it: own scope, an ancestor's, shared with you, a sibling "
+                           "think process's result, or the memory of the agent that runs your session.")
     text: str = Field(description="The text from `offset`, at most `max_chars` characters.")
     offset: int
     total_chars: int = Field(description="Length of the whole text.")
@@ -284,6 +335,7 @@ class QueryHit(BaseModel):
     title: str
     type: str
     scope: str
+    memory_type: MemoryTypeName | None = Field(default=None, description="The agent memory's type, if it is one.")
     tags: list[str] = Field(default_factory=list)
     status: str = Field(description="active, or stale: a result whose task changed since (may be out of date).")
     snippet: str = Field(description="The best matching passage, shortened around the question's words.")

@@ -4,10 +4,10 @@
 ``memory_list``, ``memory_duplicates``, ``memory_read``, ``memory_annotations`` (a PDF's highlights and
 notes), ``memory_tag``, ``memory_request_promotion``, ``memory_promotion_requests`` (the user's decisions on
 them), ``memory_cite`` (citations for a report), ``memory_links`` (a document's [[links]] and backlinks) and
-``memory_set_reading_status``. Each takes the seed's argument names, validates them through its input model
-(:mod:`.models`) and returns a pydantic model; :data:`TOOLS` lists name, description and models for an MCP
-server, and
-:meth:`MemoryTools.call` runs a tool from a JSON argument object.
+``memory_set_reading_status``; for agent memory ``memory_recall`` (one namespace only) and
+``memory_store_episode``. Each takes the seed's argument names, validates them through its input model
+(:mod:`.models`) and returns a pydantic model; :data:`TOOLS` lists name, description and models for an
+MCP server, and :meth:`MemoryTools.call` runs a tool from a JSON argument object.
 
 The visibility rule (seed §4.2) is enforced here, not trusted to the caller:
 
@@ -38,6 +38,7 @@ from pydantic import BaseModel, ValidationError
 
 from ..core.documents import DocumentInfo, DocumentStatus, DocumentType, Source, SourceType
 from ..core.errors import AccessDenied, DocumentNotFound, InvalidInput, ScopeNotVisible
+from ..core.memories import MEMORY_TYPE_GUIDANCE, Episode
 from ..core.promotion import RequestStatus
 from ..core.reading import ReadingStatus
 from ..core.relations import RELATION_GUIDE, RelationType
@@ -50,9 +51,11 @@ from ..services import (
     citations,
     documents,
     duplicates,
+    episodes,
     graph,
     indexing,
     lifecycle,
+    memories,
     memory_guard,
     notelinks,
     reading,
@@ -61,7 +64,8 @@ from ..services import (
 )
 from ..services.graph import RelatedDocument
 from ..services.library import Library
-from ..services.scopes import ancestry, resolve_relative, resolve_scope
+from ..services.memories import Recall
+from ..services.scopes import ancestry, resolve_relative, resolve_scope, visible_scopes
 from ..services.search import search
 from .models import (
     HIDDEN_METADATA,
@@ -76,6 +80,7 @@ from .models import (
     DuplicateGroupSummary,
     DuplicateList,
     DuplicatesInput,
+    EpisodeInput,
     LinksInput,
     ListInput,
     Mention,
@@ -90,6 +95,7 @@ from .models import (
     QueryResult,
     ReadingStatusInput,
     ReadInput,
+    RecallInput,
     StoredDocument,
     StoreInput,
     TagInput,
@@ -127,12 +133,25 @@ TOOLS: tuple[ToolSpec, ...] = (
              "rule that approves automatically fires (promotion_status 'approved', scope shows where it went: it "
              "is then read-only for you). A note or fact very close to one of your active ones is not stored twice: "
              "on_duplicate says what to do (return the existing one, store anyway, or update: replace it). "
-             "relates_to relates the new document to another (updates archives the older memory).",
+             "relates_to relates the new document to another (updates archives the older memory). "
+             "To remember something as an agent, give memory_type. " + MEMORY_TYPE_GUIDANCE,
              StoreInput, StoredDocument),
     ToolSpec("memory_query", "Search your memory by meaning and by words: your own scope and its ancestors "
              "(session, project, group), nearer scopes ranked higher. Returns documents with their best passage "
-             "and page.", QueryInput, QueryResult),
-    ToolSpec("memory_list", "List documents you can see, newest first, optionally by tags, type or one scope.",
+             "and page. memory_type keeps agent memories of one type (feedback, project, reference, user, episode); "
+             "memory_recall searches one namespace only.", QueryInput, QueryResult),
+    ToolSpec("memory_recall", "Recall the memories of one namespace (a scope: 'group/global', 'project/…', "
+             "'agent/…') that best match a query, by meaning and by words: each with its id, memory_type, content, "
+             "namespace and score (0-1). Only that scope is searched (memory_query searches your scope and its "
+             "ancestors together). Recall before repeating a task that failed before, and at the start of work.",
+             RecallInput, Recall),
+    ToolSpec("memory_store_episode", "Record an episode in your own scope: something significant that happened "
+             "(context, goal, action, outcome, insight, severity minor|major|critical). Store one after any failure, "
+             "after finding a non-obvious trap (a library quirk, an API behaviour, a deploy order), and after a "
+             "pattern that worked but was not obvious. Before repeating a task that failed, recall episodes with "
+             "memory_recall(memory_types=['episode']). Every field is required.", EpisodeInput, Episode),
+    ToolSpec("memory_list", "List documents you can see, newest first, optionally by tags, type, memory type or "
+             "one scope.",
              ListInput, DocumentList),
     ToolSpec("memory_read", "Read a document's text by id: yours, an ancestor scope's, or one the user shared "
              "with you. Long texts come in parts (offset / next_offset).", ReadInput, DocumentText),
@@ -210,13 +229,19 @@ class MemoryTools:
 
     @property
     def readable_scopes(self) -> list[str]:
-        """The acting scope and its ancestors, nearest first (what queries and listings cover)."""
+        """The acting scope and its ancestors, nearest first (where promotions may go)."""
         return ancestry(self.lib, self.scope)
+
+    @property
+    def visible_paths(self) -> list[str]:
+        """What queries and listings cover: the acting scope, its ancestors, then the agent scope that runs it
+        (``services.scopes.visible_scopes``; sibling results are read by id only)."""
+        return [v.path for v in visible_scopes(self.lib, self.scope) if not v.results_only]
 
     # -- the tools ----------------------------------------------------------------------------------
     def memory_store(self, content: str, tags: Sequence[str] = (), scope: str | None = None, type: str = "note",
                      title: str | None = None, reason: str | None = None, relates_to: Mapping[str, str] | None = None,
-                     on_duplicate: str = "return") -> StoredDocument:
+                     on_duplicate: str = "return", memory_type: str | None = None) -> StoredDocument:
         """Store ``content`` as a new document of ``type`` in the acting scope.
 
         A think process's documents get the seed's provenance tag ``thinkprocess:<id>`` (§3.3) and
@@ -224,7 +249,7 @@ class MemoryTools:
         the acting scope and a promotion request to that ancestor is filed (``reason`` for the
         reviewer); its id is the result's ``promotion_request``. When one of ``tags`` makes a rule ask
         first, that request is reported instead (an auto-approving rule has then moved the document, and
-        the result's ``scope`` says where).
+        the result's ``scope`` says where). With ``memory_type`` it is an agent memory of that type (a note).
 
         The write goes through ``memory_guard.remember``: a near-duplicate of an active note or fact of the
         acting scope is handled as ``on_duplicate`` says (``return``: nothing stored, the existing document
@@ -232,11 +257,13 @@ class MemoryTools:
         is written (an ``updates`` target must be the acting scope's own: it is archived).
 
         Raises:
-            InvalidInput: blank content, a bad tag or type. ScopeNotVisible: ``scope`` is outside the
+            InvalidInput: blank content, a bad tag, type or memory type (a memory is a note).
+            ScopeNotVisible: ``scope`` is outside the
             branch or below the acting scope. ScopeNotFound / ScopeError: unknown scope.
         """
         args = parse_arguments(StoreInput, content=content, tags=tags, scope=scope, type=type, title=title,
-                               reason=reason, relates_to=relates_to, on_duplicate=on_duplicate)
+                               reason=reason, relates_to=relates_to, on_duplicate=on_duplicate,
+                               memory_type=memory_type)
         if not args.content.strip():
             raise InvalidInput("the content is empty: give the text to remember")
         wanted = normalize_tags(args.tags)
@@ -251,7 +278,8 @@ class MemoryTools:
             self._own(link.target_id, "archive (updates)")
         kept = memory_guard.remember(self.lib, args.content, scope=self.scope, doc_type=DocumentType(args.type),
                                      title=args.title, tags=wanted, source=source, on_duplicate=args.on_duplicate,
-                                     relates_to=(link.target_id, link.type) if link else None, created_by=self._actor())
+                                     relates_to=(link.target_id, link.type) if link else None, created_by=self._actor(),
+                                     memory_type=args.memory_type)
         outcome = {name: getattr(kept, name) for name in ("stored", "duplicates", "relations", "archived", "warnings")}
         if not kept.stored:
             return self.as_stored(kept.document, known_requests=None).model_copy(update=outcome)
@@ -265,7 +293,7 @@ class MemoryTools:
         return self.as_stored(self._indexed(doc), known_requests=()).model_copy(update=outcome)
 
     def memory_query(self, question: str, tags: Sequence[str] = (), scope: str | None = None,
-                     type: str | None = None, limit: int = 10) -> QueryResult:
+                     type: str | None = None, limit: int = 10, memory_type: str | None = None) -> QueryResult:
         """Hybrid search (seed §5.3) over the acting scope and its ancestors, or over one of them (``scope``).
 
         Active and stale documents are searched (a hit's ``status`` tells them apart); archived ones are not.
@@ -274,15 +302,17 @@ class MemoryTools:
             InvalidInput: a blank question, a bad tag, type or limit. ScopeNotVisible: ``scope`` is
             neither the acting scope nor an ancestor. ScopeNotFound / ScopeError: unknown scope.
         """
-        args = parse_arguments(QueryInput, question=question, tags=tags, scope=scope, type=type, limit=limit)
+        args = parse_arguments(QueryInput, question=question, tags=tags, scope=scope, type=type, limit=limit,
+                               memory_type=memory_type)
         if not args.question.strip():
             raise InvalidInput("the question is empty: say what you are looking for")
         tag_filter = all_of(args.tags) if args.tags else None
         only = None if args.scope is None else [self._read_scope(args.scope)]
         response = search(self.lib, args.question, scope=self.scope, tag_filter=tag_filter,
                           types=[DocumentType(args.type)] if args.type else (), statuses=LIVE_STATUSES, scopes=only,
-                          limit=args.limit)
+                          limit=args.limit, memory_types=[args.memory_type] if args.memory_type else ())
         hits = [QueryHit(rank=h.rank, doc_id=h.document.id, title=h.document.title, type=h.document.type.value,
+                         memory_type=h.document.memory_type.value if h.document.memory_type else None,
                          scope=h.document.scope, tags=list(h.document.tags), status=h.document.status.value,
                          snippet=h.snippet, page=h.page,
                          section=h.passages[0].section if h.passages else None,
@@ -294,8 +324,46 @@ class MemoryTools:
         return QueryResult(question=args.question, scope=self.scope, scopes=response.scopes, hits=hits,
                            warnings=response.warnings)
 
+    def memory_recall(self, query: str, namespace: str | None = None, limit: int = 10,
+                      memory_types: Sequence[str] = (), include_archived: bool = False) -> Recall:
+        """The memories of one namespace the acting scope sees, best first (``services.memories.recall``).
+
+        Raises:
+            InvalidInput / EmptyQuery: a blank query, a bad limit or memory type. ScopeNotFound: no such
+            namespace. ScopeNotVisible: the acting scope does not see it.
+        """
+        args = parse_arguments(RecallInput, query=query, namespace=namespace, limit=limit,
+                               memory_types=list(memory_types), include_archived=include_archived)
+        target = self.scope if args.namespace is None else self._scope_argument(args.namespace)
+        return memories.recall(self.lib, args.query, target, args.limit, args.memory_types, args.include_archived,
+                               acting=self.scope)
+
+    def memory_store_episode(self, context: str, goal: str, action: str, outcome: str, insight: str, severity: str,
+                             namespace: str | None = None, created_by: str | None = None) -> Episode:
+        """Store an episode in the acting scope (``services.episodes.store_episode``), indexed now when asked to.
+
+        Raises:
+            InvalidInput / InvalidEpisode: a missing or blank field (named), an unknown severity.
+            AccessDenied: ``namespace`` is not the acting scope (a scope writes only its own memory).
+            ScopeNotFound / ScopeNotVisible: an unknown or invisible namespace.
+        """
+        args = parse_arguments(EpisodeInput, context=context, goal=goal, action=action, outcome=outcome,
+                               insight=insight, severity=severity, namespace=namespace, created_by=created_by)
+        if args.namespace is not None and self._write_target(args.namespace) is not None:
+            raise AccessDenied(f"{self.scope} stores episodes in its own scope, not in {args.namespace.strip()}: store "
+                               "it here, then ask for its promotion with memory_request_promotion")
+        source = Source(type=SourceType.TOOL_OUTPUT,
+                        think_process_id=ScopePath.parse(self.scope).key if self.kind is ScopeKind.THINK_PROCESS
+                        else None)
+        stored = episodes.store_episode(self.lib, self.scope, args.context, args.goal, args.action, args.outcome,
+                                        args.insight, args.severity, (args.created_by or "").strip() or self._actor(),
+                                        source=source)
+        if self.index_now:
+            indexing.try_drain(self.lib, documents=[stored.id])
+        return stored
+
     def memory_list(self, tags: Sequence[str] = (), scope: str | None = None, type: str | None = None,
-                    limit: int = 50) -> DocumentList:
+                    limit: int = 50, memory_type: str | None = None) -> DocumentList:
         """Live (active or stale) documents of the acting scope and its ancestors (or one of them), newest first.
 
         Folders, archived and trashed documents are left out.
@@ -304,14 +372,15 @@ class MemoryTools:
             InvalidInput: a bad tag, type or limit. ScopeNotVisible: ``scope`` is neither the acting
             scope nor an ancestor. ScopeNotFound / ScopeError: unknown scope.
         """
-        args = parse_arguments(ListInput, tags=tags, scope=scope, type=type, limit=limit)
+        args = parse_arguments(ListInput, tags=tags, scope=scope, type=type, limit=limit, memory_type=memory_type)
         tag_filter = all_of(args.tags) if args.tags else None
         target = self.scope if args.scope is None else self._read_scope(args.scope)
         types = [DocumentType(args.type)] if args.type else documents.CONTENT_TYPES
         docs = documents.list_documents(self.lib, scope=target, tag_filter=tag_filter, types=types,
                                         statuses=LIVE_STATUSES, include_ancestors=args.scope is None,
-                                        limit=args.limit + 1)
-        return DocumentList(scope=self.scope, scopes=self.readable_scopes if args.scope is None else [target],
+                                        limit=args.limit + 1,
+                                        memory_types=[args.memory_type] if args.memory_type else ())
+        return DocumentList(scope=self.scope, scopes=self.visible_paths if args.scope is None else [target],
                             documents=[DocumentSummary.from_info(d) for d in docs[: args.limit]],
                             truncated=len(docs) > args.limit)
 
@@ -547,9 +616,9 @@ class MemoryTools:
 
     # -- the rule -----------------------------------------------------------------------------------
     def _read_scope(self, text: str) -> str:
-        """A scope argument for reading: the acting scope or an ancestor, else ScopeNotVisible."""
+        """A scope argument for reading: the acting scope, an ancestor or its agent's, else ScopeNotVisible."""
         target = self._scope_argument(text)
-        if target not in self.readable_scopes:
+        if target not in self.visible_paths:
             raise ScopeNotVisible(f"{self.scope} cannot see {target}: "
                                   f"{sharing.visibility_rule(self.lib, self.scope, target)}")
         return target
@@ -570,8 +639,8 @@ class MemoryTools:
                               f"({sharing.visibility_rule(self.lib, self.scope, target)})")
 
     def _actor(self) -> str:
-        """Who asks for a promotion: the acting think process, else the user at this computer."""
-        return self.scope if self.kind is ScopeKind.THINK_PROCESS else audit.current_user()
+        """Who acts: the acting think process or agent, else the user at this computer."""
+        return self.scope if self.kind in (ScopeKind.THINK_PROCESS, ScopeKind.AGENT) else audit.current_user()
 
     def as_stored(self, doc: DocumentInfo, known_requests: Collection[str] | None = None) -> StoredDocument:
         """``doc`` as a tool result, with the promotion request the call made, else its pending one.

@@ -16,6 +16,7 @@ from rich.console import Console
 from typer.core import TyperCommand, TyperGroup
 
 from ..core.errors import InvalidInput, VancetopeError
+from ..core.memories import MEMORY_TYPE_GUIDANCE, MemoryType
 from ..core.text import undecodable_message, undecodable_values
 from ..ingest.encoding import decode_text_bytes
 from ..services.library import Library
@@ -34,6 +35,9 @@ WaitOption = Annotated[bool, typer.Option(
     "--no-wait returns at once and leaves it to the open app or the next `index run` (words are found at once).")]
 """Every write command that indexes what it changed takes it (one help text; ``tests/cli`` checks that none
 lacks it)."""
+MemoryTypeOption = Annotated[list[MemoryType] | None, typer.Option(
+    "--memory-type", case_sensitive=False, show_default=False,
+    help="Only agent memories of this type (repeat for several). " + MEMORY_TYPE_GUIDANCE)]
 
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)

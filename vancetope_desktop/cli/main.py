@@ -13,6 +13,7 @@ import typer
 
 from ..core.documents import DocumentInfo, DocumentStatus, DocumentType
 from ..core.errors import IndexUnavailable, InvalidInput
+from ..core.memories import MEMORY_TYPE_GUIDANCE, MemoryType
 from ..core.reading import ReadingStatus, reading_status_of
 from ..core.relations import RELATION_GUIDE
 from ..core.tags import combine, split_tag_list
@@ -38,6 +39,7 @@ from .apps import app, index_app, memory, scope_app
 from .context import (
     JsonOption,
     LibraryOption,
+    MemoryTypeOption,
     ScopeOption,
     WaitOption,
     emit,
@@ -124,8 +126,12 @@ def _index_now(lib: Library, document_ids: list[str], wait: bool, quiet: bool) -
 def memory_add(
     content: Annotated[str, typer.Argument(help="The text: a fact, note or result. '-' reads standard input.")],
     doc_type: Annotated[
-        DocumentType, typer.Option("--type", help="fact, note, result, reference…")
-    ] = DocumentType.FACT,
+        DocumentType | None, typer.Option("--type", help="fact, note, result, reference… (default: fact; a note "
+                                          "with --memory-type).", show_default=False)
+    ] = None,
+    memory_type: Annotated[MemoryType | None, typer.Option(
+        "--memory-type", case_sensitive=False, show_default=False,
+        help="Store an agent memory (a note) of this type. " + MEMORY_TYPE_GUIDANCE)] = None,
     title: Annotated[str | None, typer.Option(help="Title (default: the first line).")] = None,
     tags: TagsOption = None, folder: Annotated[str | None, typer.Option(help="Folder id.")] = None,
     scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False,
@@ -144,10 +150,11 @@ def memory_add(
     """
     if content == "-":
         content = read_stdin()
+    doc_type = doc_type or (DocumentType.NOTE if memory_type else DocumentType.FACT)
     with open_library(library) as lib:
         if (relates_to is None) != (relation is None):
             raise InvalidInput("--relates-to and --relation go together: the document and the relation type")
-        if doc_type is DocumentType.REFERENCE:
+        if doc_type is DocumentType.REFERENCE and memory_type is None:
             listing = bibliography.add_references(lib, content, scope=scope, folder_id=folder,
                                                   tags=split_tag_list(tags), title=title)
             if listing is not None:
@@ -157,7 +164,8 @@ def memory_add(
         kept = memory_guard.remember(lib, content, scope=scopes.resolve_scope(lib, scope), doc_type=doc_type,
                                      title=title, tags=split_tag_list(tags), folder_id=folder,
                                      on_duplicate=on_duplicate, created_by=audit.current_user(),
-                                     relates_to=(relates_to, relation) if relates_to and relation else None)
+                                     relates_to=(relates_to, relation) if relates_to and relation else None,
+                                     memory_type=memory_type)
         if not kept.stored:
             emit(as_json, kept, lambda: render.held_duplicate(kept))
             return
@@ -225,6 +233,7 @@ def memory_search(
     query: Annotated[str, typer.Argument(help="What you are looking for, in your own words.")],
     tags: TagsOption = None, any_tags: AnyTagsOption = None, not_tags: NotTagsOption = None,
     where: WhereOption = None, doc_type: TypeOption = None, status: StatusOption = None,
+    memory_type: MemoryTypeOption = None,
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=500,
                                        help="At most this many results (fewer when fewer are relevant).")] = 10,
     explain: Annotated[bool, typer.Option("--explain", help="Say why each result was found: the words it "
@@ -241,7 +250,7 @@ def memory_search(
     with open_library(library) as lib:
         response = search_service.search(
             lib, query, scope=scope, tag_filter=_filter(tags, any_tags, not_tags, where), types=doc_type or (),
-            statuses=status or (DocumentStatus.ACTIVE,), limit=limit,
+            statuses=status or (DocumentStatus.ACTIVE,), limit=limit, memory_types=memory_type or (),
         )
         if as_json:
             print_json({**response.model_dump(mode="json"),
@@ -258,6 +267,7 @@ def memory_search(
 def memory_list(
     tags: TagsOption = None, any_tags: AnyTagsOption = None, not_tags: NotTagsOption = None,
     where: WhereOption = None, doc_type: TypeOption = None, status: StatusOption = None,
+    memory_type: MemoryTypeOption = None,
     own: Annotated[bool, typer.Option("--own", help="Only the scope's own documents, not inherited ones.")] = False,
     limit: Annotated[int | None, typer.Option("--limit", "-n", min=1)] = None,
     reading: Annotated[list[ReadingStatus] | None, typer.Option(
@@ -270,7 +280,7 @@ def memory_list(
         docs = doc_service.list_documents(
             lib, scope=acting, tag_filter=_filter(tags, any_tags, not_tags, where), types=doc_type or (),
             statuses=status or (DocumentStatus.ACTIVE,), include_ancestors=not own, limit=limit,
-            reading_statuses=reading or (),
+            reading_statuses=reading or (), memory_types=memory_type or (),
         )
         # Listings stay small: the text of each document is for `memory read`.
         emit(as_json, [_document_json(d, exclude={"content"}) for d in docs], lambda: render.documents(docs, acting))
@@ -485,18 +495,50 @@ def memory_empty_trash(scope: ScopeOption = None, library: LibraryOption = None,
 
 
 # -- scope ------------------------------------------------------------------------------------------
+AgentOption = Annotated[str | None, typer.Option(
+    "--agent", help="For a session or think process: the agent scope that runs it (e.g. agent/tau); it then also "
+    "sees that agent's memory, weighted as its parent.")]
+
+
 @scope_app.command("create")
 def scope_create(
-    kind: Annotated[str, typer.Argument(help="group, project, session or think-process.")],
-    key: Annotated[str, typer.Argument(help="The scope's id, e.g. tp_12.")],
-    parent: Annotated[str | None, typer.Option(help="Parent scope path, e.g. session/sess_7.")] = None,
+    kind: Annotated[str, typer.Argument(help="group, project, session, think-process or agent; or the whole path "
+                                        "(agent/tau) without KEY.")],
+    key: Annotated[str | None, typer.Argument(help="The scope's id, e.g. tp_12.", show_default=False)] = None,
+    parent: Annotated[str | None, typer.Option(help="Parent scope path, e.g. session/sess_7 (an agent: a group "
+                                               "or project).")] = None,
     name: Annotated[str | None, typer.Option(help="Human name.")] = None,
+    agent: AgentOption = None,
     library: LibraryOption = None, as_json: JsonOption = False,
 ) -> None:
-    """Create a scope: `scope create think-process tp_12 --parent session/sess_7 --name "Hypothesis Check"`."""
+    """Create a scope: `scope create think-process tp_12 --parent session/sess_7 --name "Hypothesis Check"`,
+    `scope create agent/tau --parent group/lab`, `scope create session s1 --parent project/p --agent agent/tau`."""
+    if key is None:
+        kind, _, key = kind.partition("/")
     with open_library(library) as lib:
-        created = scopes.create_scope(lib, kind, key, parent=parent, name=name)
-        emit(as_json, created, lambda: out.print(f"created {created.path} ({created.name})"))
+        created = scopes.create_scope(lib, kind, key, parent=parent, name=name, agent=agent)
+        emit(as_json, created, lambda: out.print(
+            f"created {created.path} ({created.name})" + (f", run by {created.agent}" if created.agent else ""),
+            markup=False))
+
+
+@scope_app.command("agent")
+def scope_agent(
+    path: Annotated[str, typer.Argument(help="A session or think process, e.g. session/sess_7.")],
+    agent: Annotated[str | None, typer.Argument(help="The agent scope that runs it, e.g. agent/tau. Leave it out "
+                                                "to show the current one.", show_default=False)] = None,
+    none: Annotated[bool, typer.Option("--none", help="No agent runs it any more.")] = False,
+    library: LibraryOption = None, as_json: JsonOption = False,
+) -> None:
+    """Say which agent runs a session or think process: `scope agent session/sess_7 agent/tau` (`--none` to stop)."""
+    if none and agent is not None:
+        with guarded():
+            raise InvalidInput("give an agent or --none, not both")
+    with open_library(library) as lib:
+        info = scopes.set_agent(lib, path, None) if none else \
+            scopes.set_agent(lib, path, agent) if agent is not None else scopes.get_scope(lib, path)
+        emit(as_json, info, lambda: out.print(
+            f"{info.path} is run by {info.agent}" if info.agent else f"{info.path} is run by no agent", markup=False))
 
 
 @scope_app.command("list")
@@ -584,6 +626,7 @@ from . import (  # noqa: E402, F401
     annotation_commands,
     citation_commands,
     duplicate_commands,
+    memory_commands,
     note_commands,
     promotion_commands,
     relation_commands,

@@ -37,9 +37,14 @@ def documents(docs: list[DocumentInfo], acting_scope: str | None = None) -> None
         table.add_column(column, overflow="fold")
     for doc in docs:
         scope = doc.scope if doc.scope == acting_scope else f"↑ {doc.scope}"
-        table.add_row(doc.id, doc.type.value, escape(doc.title), escape(tag_text(doc.tags)), escape(scope),
+        table.add_row(doc.id, kind_text(doc), escape(doc.title), escape(tag_text(doc.tags)), escape(scope),
                       doc.index_state.value if doc.status.value == "active" else doc.status.value)
     out.print(table)
+
+
+def kind_text(doc: DocumentInfo) -> str:
+    """A document's type, with its memory type for an agent memory: ``fact``, ``note · feedback``."""
+    return doc.type.value + (f" · {doc.memory_type.value}" if doc.memory_type else "")
 
 
 _SHOWN_FIELDS = ("authors", "year", "journal", "publisher", "doi", "entry_type", "citation_key", "entry_count",
@@ -48,7 +53,7 @@ _SHOWN_FIELDS = ("authors", "year", "journal", "publisher", "doi", "entry_type",
 
 
 def document(doc: DocumentInfo, body: str | None, links: DocumentLinks | None = None) -> None:
-    out.print(f"[bold]{escape(doc.title)}[/bold]  ({doc.id}, {doc.type.value}, {doc.scope})")
+    out.print(f"[bold]{escape(doc.title)}[/bold]  ({doc.id}, {kind_text(doc)}, {doc.scope})")
     if doc.tags:
         out.print(escape(tag_text(doc.tags)))
     for key in (k for k in _SHOWN_FIELDS if doc.metadata.get(k) not in (None, "", [])):

@@ -15,7 +15,7 @@ from ..services import saved_searches, scopes
 from ..services.saved_searches import SavedSearch
 from . import render
 from .apps import search_app
-from .context import JsonOption, LibraryOption, ScopeOption, emit, open_library, out
+from .context import JsonOption, LibraryOption, MemoryTypeOption, ScopeOption, emit, open_library, out
 
 NameArgument = Annotated[str, typer.Argument(help="The saved search's name.")]
 
@@ -32,6 +32,7 @@ def search_save(
     status: Annotated[list[DocumentStatus] | None, typer.Option("--status", help="Include these states "
                                                                 "(default: active).")] = None,
     reading: Annotated[list[ReadingStatus] | None, typer.Option("--reading", help="Only this reading status.")] = None,
+    memory_type: MemoryTypeOption = None,
     in_scope: Annotated[str | None, typer.Option("--in", help="Search from this scope (default: the current "
                                                  "scope when it runs).")] = None,
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=5000)] = saved_searches.DEFAULT_LIMIT,
@@ -43,7 +44,7 @@ def search_save(
         saved = saved_searches.save_search(lib, SavedSearch(
             name=name, query=query, tags=split_tag_list(tags), any_tags=split_tag_list(any_tags),
             not_tags=split_tag_list(not_tags), where=where, types=doc_type or [],
-            statuses=status or [DocumentStatus.ACTIVE], reading=reading or [],
+            statuses=status or [DocumentStatus.ACTIVE], reading=reading or [], memory_types=memory_type or [],
             scope=scopes.resolve_scope(lib, in_scope) if in_scope else None, limit=limit), replace=replace)
         emit(as_json, saved, lambda: out.print(f"saved search {escape(saved.name)!r}"))
 
@@ -61,7 +62,8 @@ def search_list(library: LibraryOption = None, as_json: JsonOption = False) -> N
                 parts = [f"query {saved.query!r}" if saved.query else "no query"]
                 parts += [f"{label} {', '.join(map(str, values))}" for label, values in (
                     ("tags", saved.tags), ("any of", saved.any_tags), ("not", saved.not_tags),
-                    ("types", saved.types), ("reading", saved.reading)) if values]
+                    ("types", saved.types), ("reading", saved.reading), ("memory types", saved.memory_types))
+                    if values]
                 parts += [f"where {saved.where}"] if saved.where else []
                 parts += [f"in {saved.scope}"] if saved.scope else []
                 out.print(f"[bold]{escape(saved.name)}[/bold]: {escape('; '.join(parts))}")

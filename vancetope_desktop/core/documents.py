@@ -12,6 +12,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .memories import MemoryType
+
 
 class DocumentType(StrEnum):
     """What a document is (seed §2 table, plus ``folder`` from §3.2, and ``annotation``: a highlight or a
@@ -79,7 +81,8 @@ class DocumentInfo(BaseModel):
     """A document as the services return it.
 
     ``content`` is the text body for notes, facts and results; for files it is None and
-    ``file_path`` points at the stored original (under the library's ``files/``).
+    ``file_path`` points at the stored original (under the library's ``files/``). ``memory_type``: what an
+    agent's memory (a note) is for (``core.memories``); None for other documents.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -102,6 +105,7 @@ class DocumentInfo(BaseModel):
     file_path: str | None = None
     content_hash: str | None = None
     version: int = 1
+    memory_type: MemoryType | None = None
 
 
 class VersionInfo(BaseModel):

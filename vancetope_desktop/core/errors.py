@@ -59,6 +59,18 @@ class InvalidInput(VancetopeError):
     exit_code = 2
 
 
+class UnknownMemoryType(InvalidInput):
+    """A memory type that is not one of ``core.memories.MemoryType`` (the message names the allowed ones)."""
+
+
+class InvalidEpisode(InvalidInput):
+    """An episode with a missing or blank field, or an unknown severity (the message names the field)."""
+
+
+class EmptyQuery(InvalidInput):
+    """A search or recall with nothing to look for."""
+
+
 class FolderCycle(InvalidInput):
     """A folder would move into itself or one of its descendants."""
 

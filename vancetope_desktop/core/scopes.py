@@ -14,27 +14,40 @@ from .errors import InvalidInput
 
 
 class ScopeKind(StrEnum):
-    """The four scope kinds, in tree order (a kind's parent is the kind before it)."""
+    """The scope kinds: the tree's four in tree order, then ``agent``.
+
+    An agent scope (issue 12, seed 001's ``orchestrator/tau``) is an agent's own memory that outlives its
+    sessions and think processes; it hangs under a project group or a project. A session or think process
+    run by that agent also sees it (``services.scopes``, the ``agent`` scope setting).
+    """
 
     GROUP = "group"
     PROJECT = "project"
     SESSION = "session"
     THINK_PROCESS = "think-process"
+    AGENT = "agent"
 
     @property
-    def depth(self) -> int:
-        """0 for a group … 3 for a think process."""
-        return list(ScopeKind).index(self)
+    def parent_kinds(self) -> tuple[ScopeKind, ...]:
+        """The kinds a scope of this kind may hang under: none for a group, one for the tree's other kinds,
+        a project group or a project for an agent."""
+        return _PARENT_KINDS[self]
 
     @property
-    def parent_kind(self) -> ScopeKind | None:
-        """The kind a scope of this kind must hang under, or None for a group."""
-        return None if self.depth == 0 else list(ScopeKind)[self.depth - 1]
+    def child_kind(self) -> ScopeKind | None:
+        """The tree kind made by "new scope inside" one of this kind (None for think processes and agents)."""
+        return next((k for k in ScopeKind if k.parent_kinds == (self,)), None)
 
     @property
     def label(self) -> str:
-        """Human label: 'Project Group', 'Project', 'Session', 'Think Process'."""
+        """Human label: 'Project Group', 'Project', 'Session', 'Think Process', 'Agent'."""
         return {"group": "Project Group", "think-process": "Think Process"}.get(self.value, self.title())
+
+
+_PARENT_KINDS = {
+    ScopeKind.GROUP: (), ScopeKind.PROJECT: (ScopeKind.GROUP,), ScopeKind.SESSION: (ScopeKind.PROJECT,),
+    ScopeKind.THINK_PROCESS: (ScopeKind.SESSION,), ScopeKind.AGENT: (ScopeKind.GROUP, ScopeKind.PROJECT),
+}
 
 
 _KIND_ALIASES = {
@@ -43,6 +56,7 @@ _KIND_ALIASES = {
     "session": ScopeKind.SESSION, "sess": ScopeKind.SESSION,
     "think-process": ScopeKind.THINK_PROCESS, "thinkprocess": ScopeKind.THINK_PROCESS,
     "think_process": ScopeKind.THINK_PROCESS, "tp": ScopeKind.THINK_PROCESS,
+    "agent": ScopeKind.AGENT, "orchestrator": ScopeKind.AGENT,  # seed 001 names agents orchestrator/tau
 }
 
 
@@ -54,7 +68,7 @@ def parse_kind(text: str) -> ScopeKind:
     """
     kind = _KIND_ALIASES.get(text.strip().lower())
     if kind is None:
-        raise InvalidInput(f"unknown scope kind {text!r} (use group, project, session or think-process)")
+        raise InvalidInput(f"unknown scope kind {text!r} (use group, project, session, think-process or agent)")
     return kind
 
 

@@ -22,6 +22,7 @@ from ..core.documents import (
 )
 from ..core.errors import ImportFailed, InvalidInput, NotFound
 from ..core.ids import new_document_id
+from ..core.memories import MemoryType, parse_memory_type, parse_memory_types
 from ..core.reading import READING_STATUS_KEY, ReadingStatus
 from ..core.tags import TagFilter, normalize_tags
 from ..core.undo import UserAction
@@ -45,7 +46,8 @@ from .sharing import check_read
 def add_text(lib: Library, content: str, *, doc_type: DocumentType = DocumentType.FACT, title: str | None = None,
              tags: Iterable[str] = (), scope: str | None = None, folder_id: str | None = None,
              source: Source | None = None, metadata: dict[str, Any] | None = None,
-             mime_type: str | None = None, derived_from: Sequence[str] = ()) -> DocumentInfo:
+             mime_type: str | None = None, derived_from: Sequence[str] = (),
+             memory_type: MemoryType | str | None = None) -> DocumentInfo:
     """Store typed text (a fact, note, result…) as a new document and queue its indexing.
 
     Facts and results are one chunk each (split only if longer than the model's limit); notes are
@@ -65,10 +67,12 @@ def add_text(lib: Library, content: str, *, doc_type: DocumentType = DocumentTyp
         folder_id: a folder of the same scope, or None.
         derived_from: ids of the documents it was made from (``derived_from`` edges, written in the same
             transaction; the caller checked they are readable).
+        memory_type: what an agent's memory is for (``core.memories.MemoryType``); memories are notes.
 
     Raises:
         InvalidInput: blank content, a folder type, an annotation without ``metadata["annotates"]``, bad
-            tags. ScopeNotFound, DocumentNotFound (folder, or an id of ``derived_from``).
+            tags, a memory type on another type than a note. UnknownMemoryType. ScopeNotFound,
+            DocumentNotFound (folder, or an id of ``derived_from``).
     """
     if doc_type not in TEXT_TYPES:
         raise InvalidInput(f"cannot add text as a {doc_type.value}")
@@ -77,6 +81,10 @@ def add_text(lib: Library, content: str, *, doc_type: DocumentType = DocumentTyp
         raise InvalidInput("an annotation belongs to a PDF: use `memory annotate` (services.annotations)")
     if not content.strip():
         raise InvalidInput("the content is empty")
+    kind = None if memory_type is None else parse_memory_type(memory_type)
+    if kind is not None and doc_type != DocumentType.NOTE:
+        raise InvalidInput(f"a memory is a note: a {DocumentType(doc_type).value} cannot have the memory type "
+                           f"{kind.value}")
     scope_path = resolve_scope(lib, scope)
     wanted_tags = normalize_tags(tags)
     if doc_type is DocumentType.REFERENCE:
@@ -97,6 +105,7 @@ def add_text(lib: Library, content: str, *, doc_type: DocumentType = DocumentTyp
             meta={**extraction.metadata, **(metadata or {}), "title_from_content": not (title and title.strip())},
             folder_id=folder_id, content_hash=hash_text(content), created_at=now, updated_at=now,
             index_state=IndexState.PENDING.value if chunks else IndexState.NOT_INDEXED.value,
+            memory_type=kind.value if kind else None,
         )
         _apply_source(row, source or Source())
         session.add(row)
@@ -158,8 +167,8 @@ def list_documents(lib: Library, *, scope: str | None = None, tag_filter: TagFil
                    types: Sequence[DocumentType] = (), statuses: Sequence[DocumentStatus] = (DocumentStatus.ACTIVE,),
                    include_ancestors: bool = True, folder_id: str | None = None, recursive: bool = False,
                    limit: int | None = None, unfiled: bool = False, index_states: Sequence[IndexState] = (),
-                   added_since: datetime | None = None,
-                   reading_statuses: Sequence[ReadingStatus] = ()) -> list[DocumentInfo]:
+                   added_since: datetime | None = None, reading_statuses: Sequence[ReadingStatus] = (),
+                   memory_types: Sequence[MemoryType] = ()) -> list[DocumentInfo]:
     """Documents visible from ``scope`` (its own and, unless told otherwise, its ancestors' and, with the
     sibling-results setting, its sibling think processes' results), newest first.
 
@@ -172,6 +181,7 @@ def list_documents(lib: Library, *, scope: str | None = None, tag_filter: TagFil
         index_states: restrict to these indexing states (empty: any).
         added_since: only documents created at or after this time (naive means UTC).
         reading_statuses: only documents with one of these reading statuses (``services.reading``; empty: any).
+        memory_types: only agent memories of these types (``core.memories``; empty: any document).
 
     The workbench's smart views are these filters: see :func:`smart_view_filters`.
     """
@@ -179,7 +189,7 @@ def list_documents(lib: Library, *, scope: str | None = None, tag_filter: TagFil
         where = _document_filter(lib, session, scope=scope, tag_filter=tag_filter, types=types, statuses=statuses,
                                  include_ancestors=include_ancestors, folder_id=folder_id, recursive=recursive,
                                  unfiled=unfiled, index_states=index_states, added_since=added_since,
-                                 reading_statuses=reading_statuses)
+                                 reading_statuses=reading_statuses, memory_types=memory_types)
         sql = f"SELECT d.id FROM document d WHERE {where.sql} ORDER BY d.created_at DESC, d.id"
         if limit:
             sql += f" LIMIT {int(limit)}"
@@ -194,7 +204,7 @@ def count_documents(lib: Library, *, scope: str | None = None, tag_filter: TagFi
                     statuses: Sequence[DocumentStatus] = (DocumentStatus.ACTIVE,), include_ancestors: bool = True,
                     folder_id: str | None = None, recursive: bool = False, unfiled: bool = False,
                     index_states: Sequence[IndexState] = (), added_since: datetime | None = None,
-                    reading_statuses: Sequence[ReadingStatus] = ()) -> int:
+                    reading_statuses: Sequence[ReadingStatus] = (), memory_types: Sequence[MemoryType] = ()) -> int:
     """How many documents :func:`list_documents` would return with the same filters (one ``COUNT`` query).
 
     Raises:
@@ -204,7 +214,7 @@ def count_documents(lib: Library, *, scope: str | None = None, tag_filter: TagFi
         where = _document_filter(lib, session, scope=scope, tag_filter=tag_filter, types=types, statuses=statuses,
                                  include_ancestors=include_ancestors, folder_id=folder_id, recursive=recursive,
                                  unfiled=unfiled, index_states=index_states, added_since=added_since,
-                                 reading_statuses=reading_statuses)
+                                 reading_statuses=reading_statuses, memory_types=memory_types)
         return int(session.exec(text(f"SELECT COUNT(*) FROM document d WHERE {where.sql}"),
                                 params=where.params).one()[0])
 
@@ -212,7 +222,8 @@ def count_documents(lib: Library, *, scope: str | None = None, tag_filter: TagFi
 def _document_filter(lib: Library, session, *, scope: str | None, tag_filter: TagFilter | None,
                      types: Sequence[DocumentType], statuses: Sequence[DocumentStatus], include_ancestors: bool,
                      folder_id: str | None, recursive: bool, unfiled: bool, index_states: Sequence[IndexState],
-                     added_since: datetime | None, reading_statuses: Sequence[ReadingStatus] = ()) -> SqlFilter:
+                     added_since: datetime | None, reading_statuses: Sequence[ReadingStatus] = (),
+                     memory_types: Sequence[MemoryType] = ()) -> SqlFilter:
     """The WHERE clause shared by :func:`list_documents` and :func:`count_documents`."""
     where = visibility_filter(lib, resolve_scope(lib, scope), include_ancestors=include_ancestors)
     where.and_in("status", [s.value for s in statuses])
@@ -220,6 +231,8 @@ def _document_filter(lib: Library, session, *, scope: str | None, tag_filter: Ta
         where.and_in("type", [t.value for t in types])
     if index_states:
         where.and_in("index_state", [s.value for s in index_states])
+    if memory_types:
+        where.and_in("memory_type", [t.value for t in parse_memory_types(memory_types)])
     if unfiled:
         where.clauses.append("d.folder_id IS NULL")
     if added_since is not None:

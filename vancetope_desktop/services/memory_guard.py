@@ -25,6 +25,7 @@ from sqlmodel import select
 
 from ..core.documents import DocumentInfo, DocumentStatus, DocumentType, IndexState, Source
 from ..core.errors import IndexUnavailable, InvalidInput, VancetopeError
+from ..core.memories import MemoryType, parse_memory_type
 from ..core.relations import RelationType
 from ..store import tables
 from ..store.blobs import hash_text
@@ -130,20 +131,24 @@ def similar_memories(lib: Library, content: str, scope: str, doc_type: DocumentT
 def remember(lib: Library, content: str, *, scope: str, doc_type: DocumentType = DocumentType.NOTE,
              title: str | None = None, tags: Iterable[str] = (), source: Source | None = None,
              folder_id: str | None = None, on_duplicate: OnDuplicate | str = OnDuplicate.RETURN,
-             relates_to: tuple[str, RelationType | str] | None = None, created_by: str | None = None) -> Remembered:
+             relates_to: tuple[str, RelationType | str] | None = None, created_by: str | None = None,
+             memory_type: MemoryType | str | None = None) -> Remembered:
     """Store ``content`` in ``scope`` as ``documents.add_text`` does, guarded against near-duplicates (see the
     module's note), and relate it to ``relates_to`` = ``(target_id, type)`` (the seed's ``relatesTo``:
-    ``updates`` archives the target).
+    ``updates`` archives the target). ``memory_type`` makes it an agent memory of that type
+    (``core.memories``; memories are notes).
 
     Everything that can refuse the call is checked before anything is written: the arguments, the target
     (exists, not trashed, readable from ``scope``) and the relation type.
 
     Raises:
         InvalidInput: blank content, a bad ``on_duplicate``, tag or type. UnknownRelationType.
+        UnknownMemoryType.
         RelationRefused: ``links_to``. DocumentNotFound / ScopeNotVisible: the ``relates_to`` target.
         ScopeNotFound. IndexUnavailable: the model cannot be loaded.
     """
     choice = parse_on_duplicate(on_duplicate)
+    kind = None if memory_type is None else parse_memory_type(memory_type)  # refused before anything is written
     if not content.strip():
         raise InvalidInput("the content is empty: give the text to remember")
     scope_path = resolve_scope(lib, scope)
@@ -156,7 +161,7 @@ def remember(lib: Library, content: str, *, scope: str, doc_type: DocumentType =
     if duplicates and choice is OnDuplicate.RETURN:
         return Remembered(document=documents.get_document(lib, duplicates[0].id), stored=False, duplicates=duplicates)
     doc = documents.add_text(lib, content, doc_type=doc_type, title=title, tags=tags, scope=scope_path, source=source,
-                             folder_id=folder_id)
+                             folder_id=folder_id, memory_type=kind)
     links = ([(duplicates[0].id, RelationType.UPDATES)] if duplicates and choice is OnDuplicate.UPDATE else []) + \
         ([wanted] if wanted else [])
     done = Remembered(document=doc, stored=True, duplicates=duplicates)

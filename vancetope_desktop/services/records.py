@@ -25,6 +25,7 @@ from ..core.documents import (
     VersionInfo,
 )
 from ..core.errors import DocumentNotFound
+from ..core.memories import MemoryType
 from ..core.promotion import RequestStatus
 from ..ingest.base import ChunkDraft
 from ..store import fulltext, tables
@@ -94,6 +95,7 @@ def to_info(lib: Library, row: tables.DocumentRow, tags: list[str]) -> DocumentI
         created_at=row.created_at, updated_at=row.updated_at, metadata=dict(row.meta), folder_id=row.folder_id,
         status=DocumentStatus(row.status), index_state=IndexState(row.index_state), index_error=row.index_error,
         file_path=file_path, content_hash=row.content_hash, version=row.version,
+        memory_type=MemoryType(row.memory_type) if row.memory_type else None,
     )
 
 

@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from ..core.documents import DocumentInfo, DocumentStatus, DocumentType
 from ..core.errors import InvalidInput, NotFound
+from ..core.memories import MemoryType
 from ..core.reading import ReadingStatus, reading_status_of
 from ..core.tags import TagFilter, combine, normalize_tags
 from ..store.db import get_meta, read_session, set_meta, write_session
@@ -45,6 +46,7 @@ class SavedSearch(BaseModel):
             none of, an expression).
         types, statuses: document types (empty: all) and lifecycle statuses (default: active).
         reading: reading statuses (empty: any).
+        memory_types: agent memory types (``core.memories``; empty: any document).
         scope: the acting scope; None runs it from the current scope.
         limit: the most documents it returns.
     """
@@ -58,6 +60,7 @@ class SavedSearch(BaseModel):
     types: list[DocumentType] = Field(default_factory=list)
     statuses: list[DocumentStatus] = Field(default_factory=lambda: [DocumentStatus.ACTIVE])
     reading: list[ReadingStatus] = Field(default_factory=list)
+    memory_types: list[MemoryType] = Field(default_factory=list)
     scope: str | None = None
     limit: int = Field(default=DEFAULT_LIMIT, ge=1, le=5000)
 
@@ -192,11 +195,12 @@ def run_saved(lib: Library, saved: SavedSearch | str, *, scope: str | None = Non
     acting = saved.scope or scope
     if saved.query:
         response = search(lib, saved.query, scope=acting, tag_filter=saved.tag_filter(), types=saved.types,
-                          statuses=saved.statuses, limit=saved.limit)
+                          statuses=saved.statuses, limit=saved.limit, memory_types=saved.memory_types)
         found = [hit.document for hit in response.hits]
         if saved.reading:
             found = [d for d in found if reading_status_of(d.type, d.metadata) in saved.reading]
         return found
     return documents.list_documents(lib, scope=acting, tag_filter=saved.tag_filter(),
                                     types=saved.types or documents.CONTENT_TYPES, statuses=saved.statuses,
-                                    reading_statuses=saved.reading, limit=saved.limit)
+                                    reading_statuses=saved.reading, limit=saved.limit,
+                                    memory_types=saved.memory_types)

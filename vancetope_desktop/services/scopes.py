@@ -22,34 +22,42 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 SIBLING_RESULTS_KEY = "sibling_results_visible"
 """The key of a think process's settings that lets it see its sibling think processes' results."""
+AGENT_KEY = "agent"
+"""The key of a session's or think process's settings naming the agent scope that runs it (:func:`set_agent`)."""
+RUN_BY_AGENT_KINDS = (ScopeKind.SESSION, ScopeKind.THINK_PROCESS)
+"""The kinds an agent runs: the work that comes and goes, while the agent's own scope stays."""
 
 
 def _info(row: tables.ScopeRow) -> ScopeInfo:
+    agent = (row.settings or {}).get(AGENT_KEY)
     return ScopeInfo(path=row.path, kind=ScopeKind(row.kind), key=row.key, name=row.name,
                      parent=row.parent_path, archived=row.archived, created_at=row.created_at,
-                     sibling_results_visible=(row.settings or {}).get(SIBLING_RESULTS_KEY) is True)
+                     sibling_results_visible=(row.settings or {}).get(SIBLING_RESULTS_KEY) is True,
+                     agent=agent if isinstance(agent, str) else None)
 
 
-def create_scope(lib: Library, kind: str, key: str, *, parent: str | None = None, name: str | None = None) -> ScopeInfo:
+def create_scope(lib: Library, kind: str, key: str, *, parent: str | None = None, name: str | None = None,
+                 agent: str | None = None) -> ScopeInfo:
     """Create a scope ``kind/key`` under ``parent`` (a group has no parent).
 
     Args:
-        kind: group, project, session or think-process (aliases accepted).
+        kind: group, project, session, think-process or agent (aliases accepted, e.g. ``orchestrator``).
         key: the scope's id, e.g. ``tp_12``; any printable text without ``/``.
-        parent: the parent scope's path; required for every kind but group. When omitted for a
-            project, the current scope's group is used.
+        parent: the parent scope's path; required for every kind but group. When omitted, the current
+            scope's nearest ancestor of a fitting kind is used (an agent's: its project, else its group).
         name: human name; defaults to the key.
+        agent: for a session or think process, the agent scope that runs it (:func:`set_agent`).
 
     Raises:
-        InvalidInput: bad kind or key. ScopeNotFound: unknown parent.
-        ScopeError: the path exists already, or the parent is of the wrong kind.
+        InvalidInput: bad kind or key. ScopeNotFound: unknown parent or agent.
+        ScopeError: the path exists already, the parent is of the wrong kind, or the agent cannot run it.
     """
     path = ScopePath(parse_kind(kind), validate_scope_key(key))
     with write_session(lib.engine) as session:
         if session.get(tables.ScopeRow, str(path)) is not None:
             raise ScopeError(f"scope {path} exists already")
-        expected = path.kind.parent_kind
-        if expected is None:
+        expected = path.kind.parent_kinds
+        if not expected:
             if parent:
                 raise ScopeError("a project group has no parent")
             parent_path = None
@@ -58,22 +66,75 @@ def create_scope(lib: Library, kind: str, key: str, *, parent: str | None = None
             parent_row = session.get(tables.ScopeRow, str(ScopePath.parse(parent_path)))
             if parent_row is None:
                 raise ScopeNotFound(f"no scope {parent_path}")
-            if parent_row.kind != expected.value:
-                raise ScopeError(f"a {path.kind.label} belongs under a {expected.label}, not under {parent_row.path}")
+            if parent_row.kind not in expected:
+                raise ScopeError(f"a {path.kind.label} belongs under a {_either(expected)}, not under "
+                                 f"{parent_row.path}")
             parent_path = parent_row.path
         row = tables.ScopeRow(path=str(path), kind=path.kind.value, key=path.key,
                               name=(name or path.key).strip() or path.key, parent_path=parent_path)
         session.add(row)
         session.flush()
+        if agent is not None:
+            _set_agent(session, row, agent)
         return _info(row)
 
 
-def _default_parent(session: Session, kind: ScopeKind) -> str:
+def _either(kinds: Sequence[ScopeKind]) -> str:
+    return " or a ".join(k.label for k in kinds)
+
+
+def _default_parent(session: Session, kinds: Sequence[ScopeKind]) -> str:
     current = get_meta(session, "current_scope")
     for path in session_ancestry(session, current) if current else []:
-        if path.startswith(kind.value + "/"):
+        if ScopePath.parse(path).kind in kinds:
             return path
-    raise ScopeError(f"give --parent: the current scope has no {kind.label} above it")
+    raise ScopeError(f"give --parent: the current scope has no {_either(kinds)} above it")
+
+
+def set_agent(lib: Library, path: str, agent: str | None) -> ScopeInfo:
+    """Say that the agent scope ``agent`` runs session or think process ``path`` (None: no agent runs it).
+
+    A scope run by an agent also sees that agent's own memory, at its parent's distance
+    (:func:`visible_scopes`); a think process of a session run by an agent sees it too, unless its own
+    setting names another. The agent must hang on ``path``'s branch (under its project or group): an
+    agent of another branch would open that branch's memory.
+
+    Raises:
+        ScopeNotFound: no scope ``path`` or ``agent``. ScopeError: ``path`` is not a session or think
+        process, ``agent`` is not an agent scope or is off ``path``'s branch.
+    """
+    path = resolve_scope(lib, path)
+    with write_session(lib.engine) as session:
+        row = session.get(tables.ScopeRow, path)
+        assert row is not None  # resolve_scope checked it
+        _set_agent(session, row, agent)
+        records.bump_change_counter(session)
+        session.flush()
+        return _info(row)
+
+
+def _set_agent(session: Session, row: tables.ScopeRow, agent: str | None) -> None:
+    """Write ``row``'s agent setting after checking it (:func:`set_agent`), inside the caller's transaction."""
+    if ScopeKind(row.kind) not in RUN_BY_AGENT_KINDS:
+        raise ScopeError(f"{row.path} is a {ScopeKind(row.kind).label.lower()}: an agent runs sessions and "
+                         "think processes (its own memory is its agent scope)")
+    settings = dict(row.settings or {})
+    if agent is None:
+        settings.pop(AGENT_KEY, None)
+    else:
+        agent_path = str(ScopePath.parse(agent))
+        agent_row = session.get(tables.ScopeRow, agent_path)
+        if agent_row is None:
+            raise ScopeNotFound(f"no scope {agent_path} (create it: `vancetope scope create agent/KEY --parent "
+                                "project/…`)")
+        if agent_row.kind != ScopeKind.AGENT.value:
+            raise ScopeError(f"{agent_path} is not an agent scope")
+        if agent_row.parent_path not in session_ancestry(session, row.path):
+            raise ScopeError(f"{agent_path} belongs to {agent_row.parent_path}, which {row.path} is not under: an "
+                             "agent runs the sessions of its own project or group")
+        settings[AGENT_KEY] = agent_path
+    row.settings = settings  # a new dict: SQLAlchemy notices a JSON column change only on assignment
+    session.add(row)
 
 
 def session_ancestry(session: Session, path: str) -> list[str]:
@@ -160,9 +221,16 @@ def visible_scopes(lib: Library, path: str) -> list[VisibleScope]:
     """The scopes ``path`` sees: itself then each ancestor, with distance and search weight.
 
     Seed §4.2: a scope sees its own memory and its ancestors', never a sibling's or a descendant's.
-    The one exception is seed §9 question 2's opt-in: a think process whose sibling-results setting is
-    on (:func:`set_sibling_results_visible`) also sees the *results* of the other think processes of
-    its session, weighted as its session (distance 1); those come last, with ``results_only``.
+    Two exceptions, both chosen per scope and both weighted as the acting scope's parent (distance 1,
+    0.8 with the default weights), come after the ancestors:
+
+    * a session or think process run by an agent (:func:`set_agent`; a think process inherits its
+      session's agent) sees that agent's scope (``via_agent``): the agent's own memory, its lessons and
+      state, is as near to its work as the session is to a think process. Another agent's scope is
+      never visible.
+    * seed §9 question 2's opt-in: a think process whose sibling-results setting is on
+      (:func:`set_sibling_results_visible`) also sees the *results* of the other think processes of its
+      session (``results_only``).
 
     Raises:
         ScopeNotFound.
@@ -175,9 +243,23 @@ def session_visible_scopes(session: Session, path: str, weights: Sequence[float]
     """:func:`visible_scopes` inside the caller's session, with the library's ``scope_weights``."""
     chain = session_ancestry(session, path)
     siblings = _sibling_think_processes(session, path) if sibling_results_visible_in(session, path) else []
+    agent = running_agent(session, chain)
     own = [VisibleScope(path=p, distance=d, weight=proximity_weight(d, weights)) for d, p in enumerate(chain)]
-    return own + [VisibleScope(path=p, distance=1, weight=proximity_weight(1, weights), results_only=True)
-                  for p in siblings]
+    run_by = [VisibleScope(path=agent, distance=1, weight=proximity_weight(1, weights), via_agent=True)] \
+        if agent else []
+    return own + run_by + [VisibleScope(path=p, distance=1, weight=proximity_weight(1, weights), results_only=True)
+                           for p in siblings]
+
+
+def running_agent(session: Session, chain: Sequence[str]) -> str | None:
+    """The agent scope that runs the first scope of ``chain`` (a scope then its ancestors): the nearest
+    ``agent`` setting up the chain, if its agent scope exists; else None."""
+    for path in chain:
+        row = session.get(tables.ScopeRow, path)
+        agent = (row.settings or {}).get(AGENT_KEY) if row is not None else None
+        if isinstance(agent, str):
+            return agent if session.get(tables.ScopeRow, agent) is not None else None
+    return None
 
 
 def visibility_filter(lib: Library, path: str, *, include_ancestors: bool = True) -> SqlFilter:
@@ -251,7 +333,8 @@ def ancestry(lib: Library, path: str) -> list[str]:
 def resolve_relative(lib: Library, start: str, target: str) -> str:
     """Resolve a move target given from ``start``: a kind (``project``) or a full path.
 
-    A bare kind means the scope of that kind on ``start``'s branch (its ancestor of that kind).
+    A bare kind means the scope of that kind on ``start``'s branch (its ancestor of that kind), or for
+    ``agent`` the agent scope that runs ``start`` (:func:`set_agent`).
 
     Raises:
         ScopeNotFound / ScopeError: no such scope on the branch.
@@ -259,7 +342,7 @@ def resolve_relative(lib: Library, start: str, target: str) -> str:
     if "/" in target:
         return resolve_scope(lib, target)
     kind = parse_kind(target)
-    for path in ancestry(lib, start):
+    for path in [v.path for v in visible_scopes(lib, start) if not v.results_only]:
         if path.startswith(kind.value + "/"):
             return path
     raise ScopeError(f"{start} has no {kind.label} above it; give a full scope path")

@@ -25,6 +25,7 @@ from sqlmodel import Session, select
 
 from ..core.documents import EMBEDDED_ROLES, ChunkInfo, ChunkRole, DocumentInfo, DocumentStatus, DocumentType
 from ..core.errors import VancetopeError
+from ..core.memories import MemoryType, parse_memory_types
 from ..core.settings import Settings
 from ..core.tags import TagFilter
 from ..index.fusion import FusedDocument, KeywordBasis, MeaningBasis, RankedChunk, fuse
@@ -137,7 +138,8 @@ class SearchResponse(BaseModel):
 
 def search(lib: Library, query: str, *, scope: str | None = None, tag_filter: TagFilter | None = None,
            types: Sequence[DocumentType] = (), statuses: Sequence[DocumentStatus] = (DocumentStatus.ACTIVE,),
-           scopes: Sequence[str] | None = None, limit: int = 10) -> SearchResponse:
+           scopes: Sequence[str] | None = None, limit: int = 10,
+           memory_types: Sequence[MemoryType] = ()) -> SearchResponse:
     """Search what ``scope`` may see.
 
     Args:
@@ -149,6 +151,7 @@ def search(lib: Library, query: str, *, scope: str | None = None, tag_filter: Ta
         statuses: by default only active documents (archived, stale and deleted are left out).
         scopes: restrict to these of the visible scopes (others are ignored, never added).
         limit: the most documents returned; fewer when fewer are relevant (see :func:`relevant`).
+        memory_types: restrict to agent memories of these types (``core.memories``; empty: no restriction).
 
     Raises:
         ScopeNotFound: unknown scope.
@@ -172,11 +175,13 @@ def search(lib: Library, query: str, *, scope: str | None = None, tag_filter: Ta
         where.and_in("status", [s.value for s in statuses])
         where.and_in("type", [t.value for t in (types or DocumentType) if t != DocumentType.FOLDER])
         where.and_tags(tag_filter)
+        if memory_types:
+            where.and_in("memory_type", [t.value for t in parse_memory_types(memory_types)])
         narrow: dict[str, list[str]] | None = None
         quoted = documents_with_quoted(session, parsed)
         if quoted is not None:
             where.and_ids(quoted)
-        if tag_filter is not None or types or quoted is not None:
+        if tag_filter is not None or types or quoted is not None or memory_types:
             narrow = _candidates_by_scope(session, where)
         moving = _vectors_in_transit(session)
         # The vector side (query encoding, Chroma) runs in a worker while this thread ranks by BM25:

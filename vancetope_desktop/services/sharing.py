@@ -117,20 +117,24 @@ class ReadGrant(StrEnum):
     ANCESTOR = "ancestor"
     SHARED = "shared"
     SIBLING = "sibling"
+    AGENT = "agent"
 
 
 def read_grant(lib: Library, acting: str, doc: DocumentInfo) -> ReadGrant | None:
     """The one place deciding whether ``acting`` may read ``doc`` by id, and why; None when it may not.
 
-    Order: the document's scope is ``acting`` (own) or one of its ancestors (seed §4.2); the user shared
-    it with ``acting`` or an ancestor (:func:`is_shared_with`); the sibling-visibility setting
-    (:func:`sibling_visible`). Raises ScopeNotFound for an unknown acting scope.
+    Order: the document's scope is ``acting`` (own) or one of its ancestors (seed §4.2); the agent scope
+    that runs ``acting`` (``scopes.set_agent``); the user shared it with ``acting`` or an ancestor
+    (:func:`is_shared_with`); the sibling-visibility setting (:func:`sibling_visible`). Raises ScopeNotFound
+    for an unknown acting scope.
     """
     chain = ancestry(lib, acting)
     if doc.scope == acting:
         return ReadGrant.OWN
     if doc.scope in chain:
         return ReadGrant.ANCESTOR
+    if any(v.via_agent and v.path == doc.scope for v in visible_scopes(lib, acting)):
+        return ReadGrant.AGENT
     if is_shared_with(lib, doc.id, acting):
         return ReadGrant.SHARED
     if sibling_visible(lib, acting, doc):

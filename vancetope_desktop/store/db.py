@@ -171,6 +171,13 @@ def _add_audit_payload(session: Session) -> None:
         session.connection().execute(CreateIndex(index, if_not_exists=True))
 
 
+def _add_memory_type(session: Session) -> None:
+    columns = {row[1] for row in session.exec(text("PRAGMA table_info(document)")).all()}
+    if "memory_type" not in columns:
+        session.exec(text("ALTER TABLE document ADD COLUMN memory_type VARCHAR"))
+    session.exec(text("CREATE INDEX IF NOT EXISTS ix_document_memory_type ON document (memory_type)"))
+
+
 MOVED_LINK_KEYS = ("derived_from", "links_to")
 """Metadata lists of related ids that schema 6 moved into the ``relation`` table (same names as the types)."""
 
@@ -200,7 +207,7 @@ _MIGRATIONS = {
     # 2: promotion_request and audit_entry, new tables that create_all makes.
     3: (_add_chunk_role, _add_indexes, _reanalyze_rtl_fulltext, _repair_json),
     4: (_add_audit_payload,),
-    # 5: the memory type column (issue 12, branch memtypes).
+    5: (_add_memory_type,),
     6: (_move_links_to_relations,),
 }
 """Schema version → the steps that bring the previous version to it (inside one write transaction)."""

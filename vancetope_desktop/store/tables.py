@@ -2,7 +2,8 @@
 
 Schema version 6 (version 2 added ``promotion_request`` and ``audit_entry``; version 3 the chunk
 ``role``, indexes on ``index_job.kind`` and ``chunk(document_id, role)``; version 4 the audit entry's
-``payload``, what a user action changed, in a form that undo can invert; version 6 the ``relation``
+``payload``, what a user action changed, in a form that undo can invert; version 5 the document's
+``memory_type``, what an agent's memory is for: ``core.memories.MemoryType``; version 6 the ``relation``
 table, into which the ``derived_from`` and ``links_to`` metadata lists moved). A change that only adds tables bumps
 :data:`SCHEMA_VERSION` (``ensure_schema`` creates missing tables); a change to an existing table also
 needs a migration step in ``store/db.py``.
@@ -75,6 +76,9 @@ class DocumentRow(SQLModel, table=True):
     version: int = 1
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
+    # A column, not metadata: recall and the lists filter on it in SQL (``core.memories.MemoryType``; None
+    # for documents that are not agent memories).
+    memory_type: str | None = Field(default=None, index=True)
 
 
 class TagRow(SQLModel, table=True):

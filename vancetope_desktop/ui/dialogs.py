@@ -61,8 +61,9 @@ class NewScopeDialog(QDialog):
 
     def __init__(self, parent_kind: ScopeKind | None, parent_name: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        kinds = list(ScopeKind)
-        self.kind = kinds[kinds.index(parent_kind) + 1] if parent_kind is not None else ScopeKind.GROUP
+        kind = parent_kind.child_kind if parent_kind is not None else ScopeKind.GROUP
+        assert kind is not None, f"a {parent_kind} has no scopes inside it"  # the window checks before asking
+        self.kind = kind
         self.setWindowTitle(f"New {self.kind.label}")
         self.name_edit = QLineEdit()
         self.name_edit.setPlaceholderText("e.g. Literature review 2026")

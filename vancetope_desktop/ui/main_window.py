@@ -737,8 +737,8 @@ class MainWindow(QMainWindow):
         """Ask for a new scope inside ``parent_path`` ("" for a new project group)."""
         snapshot = self.workbench.snapshot
         parent = next((s for s in snapshot.scopes if s.path == parent_path), None) if snapshot else None
-        if parent is not None and parent.kind == ScopeKind.THINK_PROCESS:
-            self.show_error("A Think Process has no scopes inside it.")
+        if parent is not None and parent.kind.child_kind is None:
+            self.show_error(f"{parent.name} is a {parent.kind.label.lower()}: no scope goes inside it.")
             return
         dialog = dialogs.NewScopeDialog(parent.kind if parent else None, parent.name if parent else "", self)
         if dialog.exec():

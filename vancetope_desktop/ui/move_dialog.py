@@ -37,7 +37,7 @@ from .dnd import scope_chain
 LISTED_TITLES = 5  # titles named in the dialog before "and N more"
 LISTED_SCOPES = 4  # scopes named before a summary by kind
 _PLURALS = {ScopeKind.GROUP: "project groups", ScopeKind.PROJECT: "projects", ScopeKind.SESSION: "sessions",
-            ScopeKind.THINK_PROCESS: "think processes"}
+            ScopeKind.THINK_PROCESS: "think processes", ScopeKind.AGENT: "agents"}
 
 
 def scope_label(scope: ScopeInfo) -> str:

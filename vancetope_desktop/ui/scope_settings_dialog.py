@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
 from ..core.errors import InvalidInput
 from ..core.promotion import PromotionRule
 from ..core.scope_info import ScopeInfo
-from ..core.scopes import ScopeKind
+from ..core.scopes import ScopeKind, ScopePath
 from ..core.tags import normalize_tag
 from ..services import promotion_rules, scopes
 from ..services.library import Library
@@ -178,7 +178,9 @@ class ScopeSettingsDialog(QDialog):
         self.heading.setText(f"<b>{scope_label(scope)}</b>")
         self.path_label.setText(scope.path)
         is_tp = scope.kind == ScopeKind.THINK_PROCESS
-        self._offer_targets_above(scope.kind)
+        # An agent hangs beside the tree's levels: its rules reach the kinds above its parent's, inclusive.
+        self._offer_targets_above(ScopePath.parse(scope.parent).kind if scope.kind is ScopeKind.AGENT and scope.parent
+                                  else scope.kind)
         self.sibling_box.setVisible(is_tp)
         self.sibling_check.blockSignals(True)
         self.sibling_check.setChecked(scope.sibling_results_visible)

@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 
 from ..core.scope_info import ScopeInfo
 from ..core.scopes import ScopeKind
+from . import themes
 from .dnd import DOCUMENT_MIME, branch_refusal, decode_document_ids, decode_source_scopes, drag_move_refusal
 
 PATH_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -43,7 +44,8 @@ _NO_PARENT = QModelIndex()  # a shared default: Qt's signatures default to the i
 
 
 class ScopeTreeModel(QAbstractItemModel):
-    """The scope tree (group > project > session > think process) from a list of :class:`ScopeInfo`.
+    """The scope tree (group > project > session > think process; agents under a group or project) from a list
+    of :class:`ScopeInfo`.
 
     Internal pointers are row numbers into ``self._scopes`` plus one (0 is the invisible root), so
     indexes never hold Python objects that could be collected. Every scope takes drops of documents
@@ -122,7 +124,9 @@ class ScopeTreeModel(QAbstractItemModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return scope.name
         if role == Qt.ItemDataRole.ToolTipRole:
-            return f"{scope.kind.label} · {scope.path}"
+            return f"{scope.kind.label} · {scope.path}" + (f" · run by {scope.agent}" if scope.agent else "")
+        if role == Qt.ItemDataRole.DecorationRole and scope.kind is ScopeKind.AGENT:
+            return themes.icon("agent")  # an agent's own memory, beside the tree of its work
         if role == PATH_ROLE:
             return scope.path
         if role == Qt.ItemDataRole.FontRole and scope.path == self._current:

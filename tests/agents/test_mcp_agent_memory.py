@@ -1,0 +1,55 @@
+"""Agent memory over MCP: the real server in a subprocess, driven by the SDK's own stdio client."""
+
+import json
+
+import anyio
+import pytest
+
+from tests.agents.test_mcp_server import _connect, _text
+from vancetope_desktop.core.documents import DocumentType
+from vancetope_desktop.services import documents, scopes
+from vancetope_desktop.services.library import Library
+
+EPISODE = {"context": "Deploying Convex schema changes", "goal": "Add vector index to memories table",
+           "action": "Ran npx convex deploy after editing schema.ts", "outcome": "Deploy failed",
+           "insight": "Vector indexes must be added in the same deploy as the embedding field", "severity": "major"}
+
+
+@pytest.mark.slow  # one server process, which loads the bundled model to embed and to encode queries
+def test_recall_and_episodes_round_trip(tmp_path):
+    root = tmp_path / "library"
+    with Library.open(root) as lib:
+        scopes.create_scope(lib, "agent", "tau", parent="project/inbox")
+        lesson = documents.add_text(lib, "Convex deploys need the schema first", doc_type=DocumentType.NOTE,
+                                    scope="agent/tau", memory_type="feedback")
+        documents.add_text(lib, "Convex is our backend", doc_type=DocumentType.NOTE, scope="project/inbox",
+                           memory_type="project")
+    log = tmp_path / "server.log"
+
+    async def scenario():
+        async with _connect(root, "agent/tau", log) as session:
+            tools = {t.name: t for t in (await session.list_tools()).tools}
+            assert tools["memory_recall"].annotations.read_only_hint
+            assert not tools["memory_store_episode"].annotations.read_only_hint
+            calls = [("memory_recall", {"query": "Convex deploy", "namespace": "agent/tau",
+                                        "memory_types": ["feedback"]}),
+                     ("memory_recall", {"query": "", "namespace": "agent/tau"}),
+                     ("memory_recall", {"query": "Convex", "namespace": "agent/pi"}),
+                     ("memory_store_episode", EPISODE),
+                     ("memory_store_episode", {**EPISODE, "goal": ""}),
+                     ("memory_recall", {"query": "Convex deploy schema vector index", "memory_types": ["episode"]})]
+            return [await session.call_tool(name, arguments) for name, arguments in calls]
+
+    found, refused, unknown, stored, incomplete, recalled = anyio.run(scenario)
+    assert not found.is_error, _text(found)
+    memories = found.structured_content["memories"]
+    assert [(m["id"], m["namespace"], m["memory_type"]) for m in memories] == [(lesson.id, "agent/tau", "feedback")]
+    assert json.loads(_text(found))["namespace"] == "agent/tau"
+    assert refused.is_error and _text(refused).startswith("EmptyQuery: the query is empty")
+    assert unknown.is_error and _text(unknown).startswith("ScopeNotFound")
+    assert not stored.is_error, _text(stored)
+    episode = stored.structured_content
+    assert (episode["namespace"], episode["created_by"], episode["severity"]) == ("agent/tau", "agent/tau", "major")
+    assert incomplete.is_error and "the episode has no goal" in _text(incomplete)
+    assert [m["id"] for m in recalled.structured_content["memories"]] == [episode["id"]]
+    assert "Traceback" not in log.read_text()

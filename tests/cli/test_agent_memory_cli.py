@@ -1,0 +1,69 @@
+"""Agent memory from the terminal: agent scopes, the agent that runs a session, memory types, recall, episodes."""
+
+import json
+
+
+def as_json(result):
+    return json.loads(result.stdout)
+
+
+def test_agent_scopes_and_the_agent_that_runs_a_session(cli):
+    created = as_json(cli("scope", "create", "agent/tau", "--parent", "group/default", "--json"))
+    assert created["kind"] == "agent" and created["parent"] == "group/default"
+    run = as_json(cli("scope", "create", "session", "s1", "--parent", "project/inbox", "--agent", "agent/tau",
+                      "--json"))
+    assert run["agent"] == "agent/tau"
+    assert "session/s1 is run by agent/tau" in cli("scope", "agent", "session/s1").stdout
+    assert as_json(cli("scope", "agent", "session/s1", "--none", "--json"))["agent"] is None
+    refused = cli("scope", "agent", "project/inbox", "agent/tau", ok=False)
+    assert refused.exit_code == 2 and "an agent runs sessions and think processes" in refused.output
+
+
+def test_memory_types_from_the_terminal(cli):
+    lesson = as_json(cli("memory", "add", "Run the linter first", "--memory-type", "feedback", "--no-wait", "--json"))
+    assert lesson["type"] == "note" and lesson["memory_type"] == "feedback"
+    cli("memory", "add", "The linter is ruff", "--memory-type", "reference", "--no-wait")
+    cli("memory", "add", "Linters find bugs", "--no-wait")
+    listed = as_json(cli("memory", "list", "--memory-type", "feedback", "--json"))
+    assert [d["id"] for d in listed] == [lesson["id"]] and listed[0]["memory_type"] == "feedback"
+    found = as_json(cli("memory", "search", "linter", "--memory-type", "reference", "--json"))
+    assert [h["document"]["memory_type"] for h in found["hits"]] == ["reference"]
+    assert "feedback" in cli("memory", "list", "--memory-type", "feedback").stdout  # the table folds "note · feedback"
+    assert "note · feedback" in cli("memory", "read", lesson["id"]).stdout
+    refused = cli("memory", "list", "--memory-type", "lesson", ok=False)
+    assert refused.exit_code == 2 and "feedback" in refused.output and "episode" in refused.output
+    helped = " ".join(cli("memory", "add", "--help").stdout.replace("│", " ").split())
+    assert "feedback for guidance that must change how you work" in helped
+
+
+def test_recall_from_the_terminal(cli):
+    cli("scope", "create", "agent/tau", "--parent", "project/inbox")
+    own = as_json(cli("memory", "add", "Deploy order: schema first", "--memory-type", "feedback", "--scope",
+                      "agent/tau", "--no-wait", "--json"))
+    cli("memory", "add", "Deploy order of the project", "--memory-type", "project", "--no-wait")
+    found = as_json(cli("memory", "recall", "deploy order", "--namespace", "agent/tau", "--json"))
+    assert [(m["id"], m["namespace"], m["memory_type"]) for m in found["memories"]] == [
+        (own["id"], "agent/tau", "feedback")]
+    assert "Deploy order: schema first" in cli("memory", "recall", "deploy order", "--namespace", "agent/tau").stdout
+    refused = cli("memory", "recall", "deploy", "--namespace", "agent/tau", "--scope", "project/inbox", ok=False)
+    assert refused.exit_code == 4 and "cannot recall agent/tau" in refused.output
+    assert cli("memory", "recall", " ", "--namespace", "agent/tau", ok=False).exit_code == 2
+    assert cli("memory", "recall", "deploy", "--namespace", "agent/nope", ok=False).exit_code == 3
+
+
+def test_episodes_from_the_terminal(cli):
+    cli("scope", "create", "agent/tau", "--parent", "project/inbox")
+    fields = ["--context", "Deploying Convex schema changes", "--goal", "Add vector index to memories table",
+              "--action", "Ran npx convex deploy", "--outcome", "Deploy failed", "--insight", "Order matters"]
+    added = as_json(cli("memory", "episode", "add", *fields, "--severity", "major", "--namespace", "agent/tau",
+                        "--created-by", "alice", "--no-wait", "--json"))
+    assert (added["namespace"], added["severity"], added["created_by"]) == ("agent/tau", "major", "alice")
+    listed = as_json(cli("memory", "episode", "list", "--namespace", "agent/tau", "--severity", "major", "--json"))
+    assert [e["id"] for e in listed] == [added["id"]]
+    assert as_json(cli("memory", "episode", "list", "--namespace", "agent/tau", "--text", "nothing", "--json")) == []
+    shown = cli("memory", "episode", "show", added["id"], "--scope", "agent/tau").stdout
+    assert "Insight: Order matters" in shown and "by alice" in shown
+    missing = cli("memory", "episode", "add", *fields[:-2], "--severity", "major", ok=False)
+    assert missing.exit_code == 2 and "--insight" in missing.output
+    bad = cli("memory", "episode", "add", *fields, "--severity", "huge", ok=False)
+    assert bad.exit_code == 2 and "minor" in bad.output

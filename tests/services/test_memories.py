@@ -1,0 +1,42 @@
+"""Agent memories: the memory type on a note, validated with a typed error naming the allowed values."""
+
+import pytest
+
+from vancetope_desktop.core.documents import DocumentType
+from vancetope_desktop.core.errors import InvalidInput, UnknownMemoryType
+from vancetope_desktop.core.memories import MemoryType, parse_memory_types
+from vancetope_desktop.services import documents
+
+
+def test_a_note_keeps_its_memory_type(library):
+    doc = documents.add_text(library, "Alice prefers short answers", doc_type=DocumentType.NOTE, memory_type="User")
+    assert doc.memory_type is MemoryType.USER
+    assert doc.model_dump(mode="json")["memory_type"] == "user"
+    assert documents.add_text(library, "A plain fact").memory_type is None
+
+
+def test_an_unknown_memory_type_names_the_allowed_ones_and_stores_nothing(library):
+    with pytest.raises(UnknownMemoryType, match="feedback, project, reference, user, episode"):
+        documents.add_text(library, "x", doc_type=DocumentType.NOTE, memory_type="decision")
+    with pytest.raises(InvalidInput, match="a memory is a note"):
+        documents.add_text(library, "x", doc_type=DocumentType.FACT, memory_type="project")
+    assert documents.list_documents(library, types=documents.CONTENT_TYPES) == []
+    assert parse_memory_types(["user", "USER ", MemoryType.PROJECT]) == [MemoryType.USER, MemoryType.PROJECT]
+
+
+def test_lists_counts_saved_searches_and_search_filter_by_memory_type(library):
+    from vancetope_desktop.services import saved_searches
+    from vancetope_desktop.services.search import search
+
+    lesson = documents.add_text(library, "Deploy the heron schema first", doc_type=DocumentType.NOTE,
+                                memory_type="feedback")
+    decision = documents.add_text(library, "We store heron sightings in SQLite", doc_type=DocumentType.NOTE,
+                                  memory_type=MemoryType.PROJECT)
+    documents.add_text(library, "Herons nest in colonies")  # a plain fact
+    assert [d.id for d in documents.list_documents(library, memory_types=["feedback"])] == [lesson.id]
+    assert documents.count_documents(library, memory_types=[MemoryType.FEEDBACK, MemoryType.PROJECT]) == 2
+    assert [h.document.id for h in search(library, "heron", memory_types=[MemoryType.PROJECT]).hits] == [decision.id]
+    saved = saved_searches.save_search(library, saved_searches.SavedSearch(name="Lessons", memory_types=["feedback"]))
+    assert [d.id for d in saved_searches.run_saved(library, saved.name)] == [lesson.id]
+    with pytest.raises(UnknownMemoryType):
+        documents.list_documents(library, memory_types=["lesson"])

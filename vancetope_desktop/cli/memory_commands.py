@@ -1,0 +1,119 @@
+"""Agent memory from the terminal: ``memory recall`` (one namespace only) and ``memory episode add|list|show``."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from ..core.memories import Episode, Severity
+from ..services import audit, episodes, indexing, memories, scopes
+from .apps import memory
+from .context import CommandGroup, JsonOption, LibraryOption, MemoryTypeOption, ScopeOption, emit, open_library, out
+
+episode_app = CommandGroup(help="Episodes: structured records of what happened (add, list, show).",
+                           no_args_is_help=True)
+memory.add_typer(episode_app, name="episode")
+NamespaceOption = Annotated[str | None, typer.Option("--namespace", "-N", help="The scope it belongs to, e.g. "
+                                                     "agent/tau (default: the current scope).")]
+
+
+@memory.command("recall")
+def memory_recall(
+    query: Annotated[str, typer.Argument(help="What to recall, e.g. 'Convex deploy schema vector index'.")],
+    namespace: Annotated[str, typer.Option("--namespace", "-N", help="The one scope to recall from, e.g. "
+                                           "project/vantage-starter or agent/tau; nothing of another scope "
+                                           "comes back.")],
+    memory_type: MemoryTypeOption = None,
+    include_archived: Annotated[bool, typer.Option("--include-archived", help="Also recall archived memories "
+                                                   "(superseded ones, kept for the record).")] = False,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=memories.MAX_RECALL,
+                                       help="At most this many (3-5 for a question, 10-20 to load context).")] = 10,
+    scope: Annotated[str | None, typer.Option("--scope", "-s", help="Recall as this scope, which must see the "
+                                              "namespace (default: the namespace itself).")] = None,
+    library: LibraryOption = None, as_json: JsonOption = False,
+) -> None:
+    """Recall the memories of one namespace, best first: `memory recall "auth middleware" --namespace project/web`."""
+    with open_library(library) as lib:
+        found = memories.recall(lib, query, namespace, limit, memory_type, include_archived, acting=scope)
+
+        def human() -> None:
+            if not found.memories:
+                out.print(f"Nothing recalled in {escape(found.namespace)}.")
+            for rank, m in enumerate(found.memories, start=1):
+                kind = m.memory_type.value if m.memory_type else m.type
+                about = f"{kind} · {m.id} · {m.score:.2f}" + (" (archived)" if m.status.value == "archived" else "")
+                out.print(f"{rank}. [bold]{escape(m.title)}[/bold] [dim]{about}[/dim]")
+                out.print(f"   {escape(m.snippet or m.content[:240])}")
+            for warning in found.warnings:
+                out.print(f"[yellow]warning:[/yellow] {escape(warning)}")
+
+        emit(as_json, found, human)
+
+
+@episode_app.command("add")
+def episode_add(
+    context: Annotated[str, typer.Option(help="The situation, e.g. 'Deploying Convex schema changes'.")],
+    goal: Annotated[str, typer.Option(help="What was being attempted.")],
+    action: Annotated[str, typer.Option(help="What was done.")],
+    outcome: Annotated[str, typer.Option(help="What happened.")],
+    insight: Annotated[str, typer.Option(help="The lesson for next time.")],
+    severity: Annotated[Severity, typer.Option(case_sensitive=False, help="How much it matters.")],
+    namespace: NamespaceOption = None,
+    created_by: Annotated[str | None, typer.Option("--created-by", help="Who records it (default: you).")] = None,
+    wait: Annotated[bool, typer.Option(help="Index it now (found by meaning at once); --no-wait leaves it to the "
+                                       "open app or the next `index run`.")] = True,
+    library: LibraryOption = None, as_json: JsonOption = False,
+) -> None:
+    """Record an episode: `memory episode add --context … --goal … --action … --outcome … --insight …
+    --severity major` (every field is needed)."""
+    with open_library(library) as lib:
+        stored = episodes.store_episode(lib, scopes.resolve_scope(lib, namespace), context, goal, action, outcome,
+                                        insight, severity.value, created_by or audit.current_user())
+        if wait:
+            indexing.try_drain(lib, documents=[stored.id])
+        emit(as_json, stored, lambda: out.print(f"added episode {stored.id} to {stored.namespace}: "
+                                                f"{escape(stored.goal)}"))
+
+
+@episode_app.command("list")
+def episode_list(
+    namespace: NamespaceOption = None,
+    severity: Annotated[Severity | None, typer.Option(case_sensitive=False, help="Only this severity.")] = None,
+    text: Annotated[str | None, typer.Option(help="Only episodes holding this text in a field.")] = None,
+    include_archived: Annotated[bool, typer.Option("--include-archived", help="Archived ones too.")] = False,
+    library: LibraryOption = None, as_json: JsonOption = False,
+) -> None:
+    """List a scope's episodes, newest first: when, severity, goal, outcome, insight."""
+    with open_library(library) as lib:
+        found = episodes.list_episodes(lib, scopes.resolve_scope(lib, namespace), severity.value if severity else None,
+                                       text, include_archived=include_archived)
+
+        def human() -> None:
+            if not found:
+                out.print("No episodes.")
+            for e in found:
+                out.print(f"{e.created_at:%Y-%m-%d %H:%M} [bold]{e.severity.value}[/bold] {e.id}  {escape(e.goal)}")
+                out.print(f"    outcome: {escape(e.outcome)}")
+                out.print(f"    insight: {escape(e.insight)}")
+
+        emit(as_json, found, human)
+
+
+@episode_app.command("show")
+def episode_show(
+    episode_id: Annotated[str, typer.Argument(help="The episode's id (doc_…).")],
+    scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False,
+) -> None:
+    """Show an episode's whole card."""
+    with open_library(library) as lib:
+        found = episodes.episode(lib, episode_id, acting_scope=scopes.resolve_scope(lib, scope))
+        emit(as_json, found, lambda: _card(found))
+
+
+def _card(e: Episode) -> None:
+    out.print(f"[bold]{escape(e.goal)}[/bold] [dim]{e.id} · {e.namespace} · {e.severity.value} · "
+              f"{e.created_at:%Y-%m-%d %H:%M} · by {escape(e.created_by)}[/dim]")
+    for name in ("context", "goal", "action", "outcome", "insight"):
+        out.print(f"{name.title()}: {escape(getattr(e, name))}")

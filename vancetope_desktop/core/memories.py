@@ -1,0 +1,104 @@
+"""Agent memories (issue 12, seed 001 "Mémoire"): what a memory is for, the guidance to choose it, episodes.
+
+A memory is a document of type ``note`` whose ``memory_type`` says what it is for. The field is never
+called ``type``: that is the document type (a ``reference`` memory is not a ``reference`` document).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict
+
+from .errors import UnknownMemoryType
+
+
+class MemoryType(StrEnum):
+    """What a memory is for (seed 001 "Types de mémoire"); ``episode`` is written by ``store_episode`` only."""
+
+    FEEDBACK = "feedback"
+    PROJECT = "project"
+    REFERENCE = "reference"
+    USER = "user"
+    EPISODE = "episode"
+
+
+MEMORY_TYPE_GUIDANCE = (
+    "Choose the memory type: feedback for guidance that must change how you work from now on; project for "
+    "decisions that explain why the work has its shape; reference for where an outside resource is (what you "
+    "would otherwise have to ask the user to find); user for a profile of the person you work with. episode is "
+    "different: a structured record of something that happened (context, goal, action, outcome, insight, "
+    "severity), stored with memory_store_episode."
+)
+"""The seed's "choose the right type" guidance (seed 001, translated), the one text reused by the tool
+descriptions, the CLI help and the app's picker."""
+
+
+def parse_memory_type(text: str | MemoryType) -> MemoryType:
+    """``text`` as a :class:`MemoryType` (case and surrounding blanks ignored).
+
+    Raises:
+        UnknownMemoryType: naming the allowed values.
+    """
+    if isinstance(text, MemoryType):
+        return text
+    try:
+        return MemoryType(str(text).strip().lower())
+    except ValueError:
+        raise UnknownMemoryType(f"unknown memory type {text!r}: use one of "
+                                f"{', '.join(t.value for t in MemoryType)}") from None
+
+
+def parse_memory_types(texts: Iterable[str | MemoryType] | None) -> list[MemoryType]:
+    """Several memory types (a filter), in order and without repeats; None or empty: no filter (``[]``).
+
+    Raises:
+        UnknownMemoryType: at the first unknown one.
+    """
+    return list(dict.fromkeys(parse_memory_type(t) for t in texts or ()))
+
+
+class Severity(StrEnum):
+    """How much an episode matters (seed 001 "Niveaux de sévérité")."""
+
+    MINOR = "minor"
+    MAJOR = "major"
+    CRITICAL = "critical"
+
+
+EPISODE_FIELDS = ("context", "goal", "action", "outcome", "insight")
+"""An episode's text fields, in the order its labelled text holds them (then ``Severity``)."""
+EPISODE_KEY = "episode"
+"""The metadata key of an episode note holding its structured fields (``services.episodes``)."""
+
+
+class Episode(BaseModel):
+    """An episode's card: what happened, in the seed's structured fields, and where it is kept.
+
+    ``id`` is the episode note's document id; ``namespace`` its scope; ``status`` its lifecycle state
+    (archived episodes are kept for the record).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    namespace: str
+    context: str
+    goal: str
+    action: str
+    outcome: str
+    insight: str
+    severity: Severity
+    created_by: str
+    created_at: datetime
+    updated_at: datetime
+    status: str = "active"
+
+
+def episode_text(fields: Mapping[str, str], severity: Severity) -> str:
+    """The labelled text of an episode (``Context: …`` one line per field, then ``Severity: …``): the text
+    both indexes hold, so that a query for any field's words or meaning finds it."""
+    lines = [f"{name.title()}: {' '.join(fields[name].split())}" for name in EPISODE_FIELDS]
+    return "\n".join([*lines, f"Severity: {severity.value}"])

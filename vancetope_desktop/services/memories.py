@@ -1,0 +1,114 @@
+"""Recall (issue 12, seed 001 "Recherche vectorielle et rappel"): ranked memories of one namespace only.
+
+A namespace is a scope path (``group/global``, ``project/vantage-starter``, ``agent/tau``). Where
+``memory_query`` searches the acting scope and its ancestors with proximity weights (seed 000's
+cascade), :func:`recall` searches the one scope it is given, as the seed wants ("querying global does
+not return project/foo's memories"), with the product's hybrid ranking (``services.search``): the
+namespace must be the acting scope or one it sees (``services.scopes.visible_scopes``), so an agent
+never recalls what the visibility rule hides from it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from pydantic import BaseModel, Field
+
+from ..core.documents import DocumentStatus
+from ..core.errors import EmptyQuery, InvalidInput, ScopeNotVisible
+from ..core.memories import MemoryType, parse_memory_types
+from .library import Library
+from .scopes import resolve_scope, visible_scopes
+from .search import search
+from .sharing import visibility_rule
+
+MAX_RECALL = 100
+"""The most memories one recall returns (the seed advises 3–5 for a question, 10–20 at the start of work)."""
+RECALLED_STATUSES = (DocumentStatus.ACTIVE, DocumentStatus.STALE)
+"""What recall returns by default; archived memories (superseded, or archived by hand) only when asked."""
+
+
+class RecalledMemory(BaseModel):
+    """One memory found by :func:`recall`.
+
+    Attributes:
+        id: the document id (``doc_…``).
+        memory_type: what the memory is for; None for a document of the namespace that is not an agent
+            memory (a note, a paper, a result: recall finds everything of the namespace, as search does).
+        content: the whole text (a memory is short; a long document's text is cut at
+            :data:`CONTENT_LIMIT` characters, ending in ``…``).
+        namespace: the scope it belongs to (the namespace recalled).
+        score: the hybrid relevance, 0-1 (``SearchHit.relevance``: meaning and keywords combined); within one
+            namespace no proximity weight applies.
+    """
+
+    id: str
+    memory_type: MemoryType | None = None
+    type: str = Field(description="The document type (note for memories and episodes).")
+    title: str
+    content: str
+    namespace: str
+    score: float
+    status: DocumentStatus = DocumentStatus.ACTIVE
+    tags: list[str] = Field(default_factory=list)
+    created_at: datetime
+    snippet: str = ""
+
+
+class Recall(BaseModel):
+    """:func:`recall`'s answer: the memories in rank order and the warnings of the search."""
+
+    query: str
+    namespace: str
+    memories: list[RecalledMemory] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
+
+
+CONTENT_LIMIT = 4000
+"""Characters of a recalled document's text at most (a memory is far shorter; a paper is read by id)."""
+
+
+def recall(lib: Library, query: str, namespace: str, limit: int = 10, memory_types: Sequence[str] | None = None,
+           include_archived: bool = False, *, acting: str | None = None) -> Recall:
+    """The memories of ``namespace`` that best match ``query``, best first.
+
+    Args:
+        query: what to recall, in natural language ("Convex deploy schema vector index").
+        namespace: a scope path; only that scope's own documents are searched.
+        limit: at most this many (1–:data:`MAX_RECALL`); fewer when fewer are relevant (the search's cut-off).
+        memory_types: keep memories of these types only (``core.memories.MemoryType`` values); None or
+            empty: every document of the namespace.
+        include_archived: also return archived memories (superseded ones, kept for the audit trail).
+        acting: the scope that recalls (default: ``namespace`` itself); ``namespace`` must be it or one it
+            sees (its ancestors, the agent scope that runs it).
+
+    Raises:
+        EmptyQuery: a blank query. InvalidInput: a malformed namespace or a limit out of range.
+        UnknownMemoryType. ScopeNotFound: no such namespace (or acting scope). ScopeNotVisible:
+        ``acting`` does not see ``namespace``.
+    """
+    if not query or not query.strip():
+        raise EmptyQuery("the query is empty: say what to recall")
+    if not 1 <= limit <= MAX_RECALL:
+        raise InvalidInput(f"the limit is between 1 and {MAX_RECALL}, not {limit}")
+    types = parse_memory_types(memory_types)
+    if not namespace or not namespace.strip():
+        raise InvalidInput("the namespace is empty: give a scope path such as 'project/vantage-starter'")
+    target = resolve_scope(lib, namespace)
+    acting_path = target if acting is None else resolve_scope(lib, acting)
+    if target not in {v.path for v in visible_scopes(lib, acting_path)}:
+        raise ScopeNotVisible(f"{acting_path} cannot recall {target}: {visibility_rule(lib, acting_path, target)}")
+    statuses = (*RECALLED_STATUSES, DocumentStatus.ARCHIVED) if include_archived else RECALLED_STATUSES
+    response = search(lib, query, scope=acting_path, scopes=[target], statuses=statuses, memory_types=types,
+                      limit=limit)
+    return Recall(query=query, namespace=target, warnings=response.warnings, memories=[
+        RecalledMemory(id=h.document.id, memory_type=h.document.memory_type, type=h.document.type.value,
+                       title=h.document.title, content=_cut(h.document.content or h.snippet),
+                       namespace=h.document.scope, score=round(h.relevance, 4), status=h.document.status,
+                       tags=list(h.document.tags), created_at=h.document.created_at, snippet=h.snippet)
+        for h in response.hits])
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= CONTENT_LIMIT else text[: CONTENT_LIMIT - 1].rstrip() + "…"
