@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QCoreApplication, QProcess, QSettings
 
 from vancetope_desktop.services.preferences import Preferences
+from vancetope_desktop.ui.indexer import QUIT_WAIT_MS
 from vancetope_desktop.ui.main_window import MainWindow
 
 WINDOW_WAIT_MS = 30_000
@@ -36,3 +37,9 @@ def make_window(qtbot, tmp_path, monkeypatch):
     yield make
     for window in made:
         window.close()
+    # A closed window leaves its indexing process to the application, which waits for it at quit
+    # (``Indexer.stop``); a test run never quits the application, so wait here as the app would: else the
+    # process outlives its library's temporary folder and Python's exit destroys it running.
+    application = QCoreApplication.instance()
+    for process in application.findChildren(QProcess) if application is not None else []:
+        process.waitForFinished(QUIT_WAIT_MS)
