@@ -10,6 +10,7 @@ import gc
 import hashlib
 import sys
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import (
@@ -47,10 +48,12 @@ from . import dialogs, tab_memory, themes, window_parts
 from .about import show_about
 from .annotation_actions import AnnotationActions, annotation_target
 from .citation_actions import CitationActions
+from .conflicts_view import ConflictsDialog
 from .details_panel import DetailsPanel
 from .dnd import decode_document_ids, local_paths_from_mime
 from .document_table import DocumentTableView
 from .duplicates_view import DuplicatesDialog
+from .episodes_view import EpisodesDialog
 from .folder_model import FolderTarget
 from .folder_tree import FolderTreeView
 from .help_dialogs import open_shortcut_sheet, open_user_guide
@@ -251,6 +254,9 @@ class MainWindow(QMainWindow):
         view_menu = menus.addMenu("&View")
         for dock in (self.folders_dock, self.tags_dock, self.search_dock, self.details_dock, self.tasks_dock):
             view_menu.addAction(dock.toggleViewAction())
+        view_menu.addSeparator()
+        self.episodes_action = view_menu.addAction("Episodes…", self.show_episodes)
+        self.conflicts_action = view_menu.addAction("Conflicts…", self.show_conflicts)
         view_menu.addSeparator()
         theme_menu = view_menu.addMenu("Theme")
         self.theme_actions: dict[str, QAction] = {}
@@ -648,6 +654,25 @@ class MainWindow(QMainWindow):
             dialog = self.duplicates_dialog = DuplicatesDialog(self.workbench, self)
         else:
             dialog.reload(keep_outcome=False)
+        dialog.show()
+        dialog.raise_()
+        return dialog
+
+    def show_episodes(self) -> EpisodesDialog:
+        """Open the Episodes window over the current scope (View ▸ Episodes…); kept, and listed again on reopening."""
+        return self._show_kept("episodes_dialog", EpisodesDialog)
+
+    def show_conflicts(self) -> ConflictsDialog:
+        """Open the Conflicts window over the current scope (View ▸ Conflicts…); kept, and listed again on reopening."""
+        return self._show_kept("conflicts_dialog", ConflictsDialog)
+
+    def _show_kept(self, name: str, make: type[EpisodesDialog | ConflictsDialog]) -> Any:
+        dialog = getattr(self, name, None)
+        if dialog is None:
+            dialog = make(self.workbench, self)
+            setattr(self, name, dialog)
+        else:
+            dialog.reload()
         dialog.show()
         dialog.raise_()
         return dialog

@@ -28,12 +28,15 @@ from ..services import (
     audit,
     citation_keys,
     citations,
+    conflicts,
     demo,
     documents,
     duplicates,
+    episodes,
     folders,
     imports,
     indexing,
+    lifecycle,
     moves,
     promotion_rules,
     reading,
@@ -664,6 +667,29 @@ class Workbench(QObject):
         return self.run("Merging duplicates", lambda _c: duplicates.merge_groups(lib, wanted), on_result=on_merged,
                         visible=True)
 
+
+    # --- agent memory (issue 12) -------------------------------------------------------------------
+    def edit_episode(self, episode_id: str, changes: dict[str, str],
+                     on_edited: Callable[[Any], None] | None = None) -> Task:
+        """Change fields of an episode (``changes``: field name → new text; ``severity`` too) as the CLI's
+        ``memory episode edit`` does (``episodes.update_episode``); undoable like any edit."""
+        lib, scope, wanted = self.lib, self.state.scope, dict(changes)
+        return self.run("Edit episode", lambda _c: episodes.update_episode(
+            lib, episode_id, **wanted, acting_scope=scope,
+            user_action=undo.user_action(lib, "Edit episode", [episode_id])), on_result=on_edited)
+
+    def settle_conflict(self, keep_id: str, other_id: str, on_settled: Callable[[Any], None] | None = None) -> Task:
+        """Keep ``keep_id`` of two contradicting memories: it ``updates`` the other, which is archived
+        (``conflicts.settle``, as ``memory settle`` does)."""
+        lib, scope = self.lib, self.state.scope
+        return self.run("Settle conflict", lambda _c: conflicts.settle(lib, keep_id, other_id, scope=scope),
+                        on_result=on_settled, index=False)
+
+    def restore_archived(self, doc_ids: Sequence[str]) -> Task:
+        """Bring archived documents back to active (``lifecycle.restore``, as ``memory restore`` does: a
+        superseded memory loses its ``superseded_by`` and the ``updates`` edges into it)."""
+        lib, scope, ids = self.lib, self.state.scope, list(doc_ids)
+        return self.run("Restore", lambda _c: [lifecycle.restore(lib, i, scope=scope) for i in ids], index=False)
 
 
 def _describe(paths: Sequence[Path]) -> str:

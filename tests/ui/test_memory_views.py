@@ -1,0 +1,111 @@
+"""The app's faces of agent memory (issue 12): the Episodes window (list, severity badge, filters, the whole
+card, a person's edit) and the Conflicts window (pairs side by side, "Keep this one")."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
+
+from vancetope_desktop.core.documents import DocumentStatus, DocumentType
+from vancetope_desktop.core.memories import Severity
+from vancetope_desktop.core.relations import RelationType
+from vancetope_desktop.services import conflicts, documents, episodes, graph, lifecycle
+from vancetope_desktop.ui.conflicts_view import ConflictsModel
+from vancetope_desktop.ui.episodes_view import EpisodesModel
+from vancetope_desktop.ui.themes import SEVERITY_COLORS
+
+WAIT_MS = 20_000
+SCOPE = "project/inbox"
+DEPLOY = ("Deploying Convex schema changes", "Add vector index to memories table",
+          "Ran npx convex deploy after editing schema.ts",
+          "Deploy failed: the vector index needs the embedding field first",
+          "Add the field and its vector index in the same deploy", "major")
+CODEMOD = ("Migrating the web app to Next.js 15", "Upgrade the router", "Ran the codemod on every page",
+           "Two dynamic routes broke silently", "Check dynamic routes by hand after a router codemod", "minor")
+
+
+def _episodes(lib):
+    return [episodes.store_episode(lib, SCOPE, *fields, created_by="agent/tau") for fields in (DEPLOY, CODEMOD)]
+
+
+def _conflict(lib):
+    old = documents.add_text(lib, "The API rate limit is 100 requests per minute.", doc_type=DocumentType.NOTE,
+                             title="Rate limit 100/min", scope=SCOPE, memory_type="reference")
+    new = documents.add_text(lib, "The API rate limit is 600 requests per minute since March.",
+                             doc_type=DocumentType.NOTE, title="Rate limit 600/min", scope=SCOPE,
+                             memory_type="reference")
+    graph.relate(lib, new.id, old.id, RelationType.CONTRADICTS, scope=SCOPE)
+    return old, new
+
+
+def test_the_episodes_model_passes_the_model_tester_and_shows_a_badge(qtmodeltester, library):
+    deploy, codemod = _episodes(library)
+    model = EpisodesModel()
+    qtmodeltester.check(model)
+    model.set_episodes(episodes.list_episodes(library, SCOPE))
+    qtmodeltester.check(model)
+    assert [model.data(model.index(r, 2)) for r in range(2)] == [codemod.goal, deploy.goal]  # newest first
+    badge = model.index(1, EpisodesModel.SEVERITY_COLUMN)
+    assert model.data(badge) == "major"
+    assert model.data(badge, Qt.ItemDataRole.BackgroundRole) == QColor(SEVERITY_COLORS["major"])
+    assert model.data(model.index(1, 4), Qt.ItemDataRole.UserRole) == deploy.id
+
+
+def test_the_episodes_window_filters_shows_the_card_and_saves_an_edit(qtbot, library, make_window):
+    deploy, codemod = _episodes(library)
+    window = make_window(library, scope=SCOPE)
+    assert window.episodes_action.text() == "Episodes…"
+    dialog = window.show_episodes()
+    qtbot.waitUntil(lambda: dialog.model.rowCount() == 2, timeout=WAIT_MS)
+    assert dialog.card.episode == codemod  # the newest is shown at once
+
+    with qtbot.waitSignal(dialog.loaded, timeout=WAIT_MS):
+        dialog.severity_filter.setCurrentIndex(dialog.severity_filter.findData("major"))
+    assert dialog.model.rowCount() == 1 and dialog.card.episode.id == deploy.id
+    card = dialog.card
+    assert card.fields["context"].toPlainText() == deploy.context and card.severity.currentText() == "major"
+    assert "by agent/tau in project/inbox" in card.about.text()
+    with qtbot.waitSignal(dialog.loaded, timeout=WAIT_MS):
+        dialog.severity_filter.setCurrentIndex(0)
+    dialog.text_filter.setText("CODEMOD")  # after a pause: one request for the burst of keys
+    qtbot.waitUntil(lambda: dialog.model.rowCount() == 1 and dialog.card.episode.id == codemod.id, timeout=WAIT_MS)
+
+    assert not card.save_button.isEnabled()
+    card.fields["insight"].setPlainText("Test every dynamic route after a codemod")
+    card.severity.setCurrentText("critical")
+    assert card.changes() == {"insight": "Test every dynamic route after a codemod", "severity": "critical"}
+    with qtbot.waitSignal(dialog.edited, timeout=WAIT_MS) as edited:
+        card.save_button.click()
+    assert edited.args[0].severity is Severity.CRITICAL
+    stored = episodes.episode(library, codemod.id)
+    assert (stored.insight, stored.severity) == ("Test every dynamic route after a codemod", Severity.CRITICAL)
+    assert "Insight: Test every dynamic route" in documents.get_document(library, codemod.id).content
+    qtbot.waitUntil(lambda: dialog.model.rowCount() == 1 and
+                    dialog.model.data(dialog.model.index(0, 1)) == "critical", timeout=WAIT_MS)
+
+
+def test_the_conflicts_model_passes_the_model_tester(qtmodeltester, library):
+    old, _new = _conflict(library)
+    model = ConflictsModel()
+    qtmodeltester.check(model)
+    model.set_conflicts(conflicts.list_conflicts(library, SCOPE))
+    qtmodeltester.check(model)
+    assert model.data(model.index(0, 0)) == "Rate limit 600/min · project/inbox"
+    assert model.data(model.index(0, 1), Qt.ItemDataRole.UserRole) == old.id
+
+
+def test_keep_this_one_settles_the_conflict_and_restore_brings_the_other_back(qtbot, library, make_window):
+    old, new = _conflict(library)
+    window = make_window(library, scope=SCOPE)
+    dialog = window.show_conflicts()
+    qtbot.waitUntil(lambda: dialog.model.rowCount() == 1 and dialog.sides[1].text.toPlainText() != "",
+                    timeout=WAIT_MS)
+    left, right = dialog.sides
+    assert "600 requests" in left.text.toPlainText() and "100 requests" in right.text.toPlainText()
+
+    with qtbot.waitSignal(dialog.settled, timeout=WAIT_MS):
+        left.keep_button.click()
+    archived = documents.get_document(library, old.id)
+    assert archived.status is DocumentStatus.ARCHIVED and archived.metadata[lifecycle.SUPERSEDED_BY] == new.id
+    qtbot.waitUntil(lambda: dialog.model.rowCount() == 0, timeout=WAIT_MS)
+    assert dialog.status.text() == "Kept “Rate limit 600/min”; “Rate limit 100/min” is archived. No open conflicts."
