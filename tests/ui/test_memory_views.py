@@ -109,3 +109,30 @@ def test_keep_this_one_settles_the_conflict_and_restore_brings_the_other_back(qt
     assert archived.status is DocumentStatus.ARCHIVED and archived.metadata[lifecycle.SUPERSEDED_BY] == new.id
     qtbot.waitUntil(lambda: dialog.model.rowCount() == 0, timeout=WAIT_MS)
     assert dialog.status.text() == "Kept “Rate limit 600/min”; “Rate limit 100/min” is archived. No open conflicts."
+
+
+def test_a_superseded_memory_says_by_what_in_details_and_restore_brings_it_back(qtbot, library, make_window):
+    old, new = _conflict(library)
+    graph.relate(library, new.id, old.id, RelationType.UPDATES, scope=SCOPE)
+    window = make_window(library, scope=SCOPE)
+    notice = window.details.archived
+    window.open_document(old.id)
+    qtbot.waitUntil(lambda: notice.document_id() == old.id and "Rate limit 600/min" in notice.label.text(),
+                    timeout=WAIT_MS)
+    assert notice.label.text() == (f'<b>Archived</b> · superseded by <a href="{new.id}">Rate limit 600/min</a>')
+    with qtbot.waitSignal(window.details.document_link_activated, timeout=WAIT_MS) as clicked:
+        notice.label.linkActivated.emit(new.id)
+    assert clicked.args == [new.id]
+
+    window.open_document(old.id)
+    qtbot.waitUntil(lambda: window.details.document_id() == old.id and notice.document_id() == old.id,
+                    timeout=WAIT_MS)
+    notice.restore_button.click()  # lifecycle.bring_back, as `memory restore`: the updates edge goes too
+    qtbot.waitUntil(lambda: documents.get_document(library, old.id).status is DocumentStatus.ACTIVE, timeout=WAIT_MS)
+    back = documents.get_document(library, old.id)
+    assert lifecycle.SUPERSEDED_BY not in back.metadata
+    assert graph.relations_of(library, old.id, SCOPE).incoming.get("updates") is None
+    window.open_document(old.id)
+    qtbot.waitUntil(lambda: window.details.document() is not None
+                    and window.details.document().status is DocumentStatus.ACTIVE, timeout=WAIT_MS)
+    assert notice.document_id() is None and notice.isHidden()

@@ -40,6 +40,7 @@ from ..core.documents import DocumentInfo, DocumentType, IndexState, SourceType,
 from ..core.promotion import AuditEntry, PromotionRequest
 from ..core.units import format_size
 from ..services.relations import DocumentLinks, LinkedDocument
+from .archived_view import ArchivedNotice
 from .backlinks_view import BacklinksView
 from .history_text import request_rows, trail_rows, version_origins
 from .relations_view import RelationsView
@@ -250,6 +251,9 @@ class DetailsPanel(QWidget):
         column.setContentsMargins(8, 8, 8, 8)
         column.setSpacing(4)
         self._build_header(column)
+        self.archived = ArchivedNotice()  # fed by the window (``ui.archived_view.ArchivedFlow``)
+        self.archived.document_link_activated.connect(self.document_link_activated)
+        column.addWidget(self.archived)
         self._build_info(column)
         self._build_metadata(column)
         self._build_tags(column)

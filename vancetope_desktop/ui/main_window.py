@@ -47,6 +47,7 @@ from ..services.preferences import Preferences, load_preferences, preferences_pa
 from . import dialogs, tab_memory, themes, window_parts
 from .about import show_about
 from .annotation_actions import AnnotationActions, annotation_target
+from .archived_view import ArchivedFlow
 from .citation_actions import CitationActions
 from .conflicts_view import ConflictsDialog
 from .details_panel import DetailsPanel
@@ -135,6 +136,8 @@ class MainWindow(QMainWindow):
                                open_document=lambda doc_id: self.open_document(doc_id))
         self.relations_flow = RelationsFlow(self.workbench, self.details.relations, self.details.document_id,
                                             self.details.document_shown)
+        self.archived_flow = ArchivedFlow(self.workbench, self.details.archived, self.details.document,
+                                          self.details.is_read_only, self.details.document_shown)
         self.review = ReviewDock(self, self.workbench, self.details, search_dock=self.search_dock,
                                  details_dock=self.details_dock, toolbar=self.toolbar,
                                  open_document=lambda doc_id: self.open_document(doc_id))
@@ -329,7 +332,7 @@ class MainWindow(QMainWindow):
         table.open_requested.connect(lambda doc_id: self.open_document(doc_id))
         table.rename_requested.connect(lambda doc_id: self.rename_document(doc_id))
         table.trash_requested.connect(self.trash_documents)
-        table.restore_requested.connect(lambda ids: wb.set_status(ids, DocumentStatus.ACTIVE, "Restore"))
+        table.restore_requested.connect(wb.restore_documents)
         table.purge_requested.connect(self.purge)
         table.document_model.files_dropped.connect(lambda paths: wb.import_paths(paths))
         table.document_model.drop_refused.connect(self.show_error)
@@ -345,6 +348,7 @@ class MainWindow(QMainWindow):
         details.retry_requested.connect(self.retry_document)
         details.version_restore_requested.connect(wb.restore_version)
         details.version_open_requested.connect(self.open_version)
+        details.archived.restore_requested.connect(wb.restore_documents)
         details.document_link_activated.connect(lambda doc_id: self.open_document(doc_id))
 
         self.search_pane.search_requested.connect(self.run_search)

@@ -685,11 +685,16 @@ class Workbench(QObject):
         return self.run("Settle conflict", lambda _c: conflicts.settle(lib, keep_id, other_id, scope=scope),
                         on_result=on_settled, index=False)
 
-    def restore_archived(self, doc_ids: Sequence[str]) -> Task:
-        """Bring archived documents back to active (``lifecycle.restore``, as ``memory restore`` does: a
-        superseded memory loses its ``superseded_by`` and the ``updates`` edges into it)."""
+    def restore_documents(self, doc_ids: Sequence[str]) -> Task:
+        """Bring documents back from the trash or from archived (``lifecycle.bring_back``, as ``memory restore``
+        does: a superseded memory loses its ``superseded_by`` and the ``updates`` edges into it)."""
         lib, scope, ids = self.lib, self.state.scope, list(doc_ids)
-        return self.run("Restore", lambda _c: [lifecycle.restore(lib, i, scope=scope) for i in ids], index=False)
+
+        def work(_context: TaskContext) -> list:
+            action = undo.user_action(lib, "Restore", ids)
+            return [d for i in ids for d in lifecycle.bring_back(lib, i, scope=scope, user_action=action)]
+
+        return self.run("Restore", work)
 
 
 def _describe(paths: Sequence[Path]) -> str:
