@@ -82,3 +82,13 @@ def test_an_episode_is_edited_from_the_terminal(cli):
     assert blank.exit_code == 2 and "goal cannot be blank" in blank.output
     cli("undo")
     assert as_json(cli("memory", "episode", "show", added["id"], "--json"))["severity"] == "minor"
+
+
+def test_a_note_s_memory_type_is_set_and_cleared_from_the_terminal(cli):
+    note = as_json(cli("memory", "add", "The linter is ruff", "--memory-type", "feedback", "--no-wait", "--json"))
+    assert as_json(cli("memory", "type", note["id"], "Reference", "--json"))["memory_type"] == "reference"
+    assert [d["id"] for d in as_json(cli("memory", "list", "--memory-type", "reference", "--json"))] == [note["id"]]
+    assert "memory type none" in cli("memory", "type", note["id"], "none").stdout
+    refused = cli("memory", "type", note["id"], "episode", ok=False)
+    assert refused.exit_code == 2 and "memory episode add" in refused.output
+    assert cli("memory", "type", note["id"], "lesson", ok=False).exit_code == 2

@@ -52,6 +52,20 @@ def memory_recall(
         emit(as_json, found, human)
 
 
+@memory.command("type")
+def memory_type(
+    doc_id: Annotated[str, typer.Argument(help="The note's id (doc_…).")],
+    memory_type: Annotated[str, typer.Argument(help="feedback, project, reference, user, or none.")],
+    scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False,
+) -> None:
+    """Say what a note is for as an agent memory: `memory type doc_… feedback` (`none`: not a memory; an episode
+    is recorded with its fields: `memory episode add`)."""
+    with open_library(library) as lib:
+        changed = memories.set_memory_type(lib, doc_id, memory_type, acting_scope=scopes.resolve_scope(lib, scope))
+        emit(as_json, changed, lambda: out.print(f"{changed.id}: memory type "
+                                                 f"{changed.memory_type or memories.NO_MEMORY_TYPE}"))
+
+
 @episode_app.command("add")
 def episode_add(
     context: Annotated[str, typer.Option(help="The situation, e.g. 'Deploying Convex schema changes'.")],

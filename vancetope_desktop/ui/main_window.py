@@ -59,6 +59,7 @@ from .folder_model import FolderTarget
 from .folder_tree import FolderTreeView
 from .help_dialogs import open_shortcut_sheet, open_user_guide
 from .index_health import IndexHealth
+from .memory_type_picker import MemoryTypePicker
 from .namesake_dialog import ask_namesakes
 from .notes_flow import NotesFlow
 from .relations_view import RelationsFlow
@@ -206,6 +207,8 @@ class MainWindow(QMainWindow):
         spacer = QWidget()
         spacer.setSizePolicy(spacer.sizePolicy().Policy.Expanding, spacer.sizePolicy().Policy.Preferred)
         bar.addWidget(spacer)
+        self.memory_type_filter = MemoryTypePicker("All memory types", "Every document, memory or not")
+        bar.addWidget(self.memory_type_filter)
         self.quick_filter = QLineEdit()
         self.quick_filter.setPlaceholderText("Filter the list…")
         self.quick_filter.setClearButtonEnabled(True)
@@ -338,6 +341,8 @@ class MainWindow(QMainWindow):
         table.document_model.drop_refused.connect(self.show_error)
         self.quick_filter.textChanged.connect(table.set_quick_filter)
         self.quick_filter.textChanged.connect(lambda _text: self._update_count())
+        self.memory_type_filter.currentIndexChanged.connect(
+            lambda _i: (table.set_memory_type_filter(self.memory_type_filter.memory_type()), self._update_count()))
 
         details = self.details
         details.title_edited.connect(wb.rename_document)
@@ -349,6 +354,7 @@ class MainWindow(QMainWindow):
         details.version_restore_requested.connect(wb.restore_version)
         details.version_open_requested.connect(self.open_version)
         details.archived.restore_requested.connect(wb.restore_documents)
+        details.memory_type_edited.connect(wb.set_memory_type)
         details.document_link_activated.connect(lambda doc_id: self.open_document(doc_id))
 
         self.search_pane.search_requested.connect(self.run_search)
@@ -633,7 +639,8 @@ class MainWindow(QMainWindow):
         dialog = dialogs.NewNoteDialog(self)
         if dialog.exec():
             title, text = dialog.values()
-            self.workbench.new_note(title, text, on_created=lambda doc: self._show_in_tab(doc, None, None))
+            self.workbench.new_note(title, text, on_created=lambda doc: self._show_in_tab(doc, None, None),
+                                    memory_type=dialog.memory_type.memory_type())
 
     def load_demo(self) -> None:
         """Install the demo library, or go to it when it is there already."""

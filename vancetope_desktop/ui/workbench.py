@@ -37,6 +37,7 @@ from ..services import (
     imports,
     indexing,
     lifecycle,
+    memories,
     moves,
     promotion_rules,
     reading,
@@ -283,13 +284,15 @@ class Workbench(QObject):
         return self.state.scope, None
 
     # --- documents -------------------------------------------------------------------------------
-    def new_note(self, title: str, content: str, on_created: Callable[[Any], None] | None = None) -> Task:
-        """Create a note in the current folder (or the scope's top level)."""
+    def new_note(self, title: str, content: str, on_created: Callable[[Any], None] | None = None, *,
+                 memory_type: str | None = None) -> Task:
+        """Create a note in the current folder (or the scope's top level); ``memory_type``: what it is for as
+        an agent memory (``core.memories``; None: none), as ``memory add --memory-type``."""
         scope, folder_id = self._destination(None)
         lib = self.lib
         return self.run("New note", lambda _c: documents.add_text(
-            lib, content, doc_type=DocumentType.NOTE, title=title, scope=scope, folder_id=folder_id),
-            on_result=on_created)
+            lib, content, doc_type=DocumentType.NOTE, title=title, scope=scope, folder_id=folder_id,
+            memory_type=memory_type), on_result=on_created)
 
     def rename_document(self, doc_id: str, title: str) -> Task:
         """Give a document (or folder) a new title."""
@@ -677,6 +680,13 @@ class Workbench(QObject):
         return self.run("Edit episode", lambda _c: episodes.update_episode(
             lib, episode_id, **wanted, acting_scope=scope,
             user_action=undo.user_action(lib, "Edit episode", [episode_id])), on_result=on_edited)
+
+    def set_memory_type(self, doc_id: str, memory_type: str | None) -> Task:
+        """Say what a note is for as an agent memory (None or ``none``: nothing), as ``memory type`` does
+        (``memories.set_memory_type``)."""
+        lib, scope = self.lib, self.state.scope
+        return self.run("Memory type", lambda _c: memories.set_memory_type(lib, doc_id, memory_type,
+                                                                           acting_scope=scope), index=False)
 
     def settle_conflict(self, keep_id: str, other_id: str, on_settled: Callable[[Any], None] | None = None) -> Task:
         """Keep ``keep_id`` of two contradicting memories: it ``updates`` the other, which is archived
