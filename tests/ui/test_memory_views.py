@@ -1,5 +1,6 @@
 """The app's faces of agent memory (issue 12): the Episodes window (list, severity badge, filters, the whole
-card, a person's edit) and the Conflicts window (pairs side by side, "Keep this one")."""
+card, a person's edit), the Conflicts window (pairs side by side, "Keep this one"), the archived notice and
+Restore of Details, and the memory-type picker, column and filter."""
 
 from __future__ import annotations
 
@@ -7,11 +8,14 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 
 from vancetope_desktop.core.documents import DocumentStatus, DocumentType
-from vancetope_desktop.core.memories import Severity
+from vancetope_desktop.core.memories import MemoryType, Severity
 from vancetope_desktop.core.relations import RelationType
 from vancetope_desktop.services import conflicts, documents, episodes, graph, lifecycle
 from vancetope_desktop.ui.conflicts_view import ConflictsModel
+from vancetope_desktop.ui.dialogs import NewNoteDialog
+from vancetope_desktop.ui.document_model import DOC_ID_ROLE, Column
 from vancetope_desktop.ui.episodes_view import EpisodesModel
+from vancetope_desktop.ui.memory_type_picker import MemoryTypePicker
 from vancetope_desktop.ui.themes import SEVERITY_COLORS
 
 WAIT_MS = 20_000
@@ -136,3 +140,58 @@ def test_a_superseded_memory_says_by_what_in_details_and_restore_brings_it_back(
     qtbot.waitUntil(lambda: window.details.document() is not None
                     and window.details.document().status is DocumentStatus.ACTIVE, timeout=WAIT_MS)
     assert notice.document_id() is None and notice.isHidden()
+
+
+def test_the_memory_type_picker_carries_the_guidance_and_sets_a_note_s_type_in_details(qtbot, library, make_window):
+    picker = MemoryTypePicker()
+    qtbot.addWidget(picker)
+    assert [picker.itemText(i) for i in range(picker.count())] == ["None", "feedback", "project", "reference", "user"]
+    assert picker.itemData(1, Qt.ItemDataRole.ToolTipRole) == (
+        "feedback: guidance that must change how you work from now on")
+    picker.set_memory_type(MemoryType.EPISODE)
+    assert picker.currentText() == "episode" and not picker.isEnabled()
+
+    note = documents.add_text(library, "Review pull requests before lunch", doc_type=DocumentType.NOTE,
+                              title="Review before lunch", scope=SCOPE)
+    window = make_window(library, scope=SCOPE)
+    window.open_document(note.id)
+    details = window.details
+    qtbot.waitUntil(lambda: details.document_id() == note.id, timeout=WAIT_MS)
+    assert details.memory_type.isVisibleTo(details) and details.memory_type.memory_type() is None
+    details.memory_type.setCurrentIndex(details.memory_type.findData("feedback"))
+    details.memory_type.activated.emit(details.memory_type.currentIndex())  # as a person's pick does
+    qtbot.waitUntil(lambda: documents.get_document(library, note.id).memory_type is MemoryType.FEEDBACK,
+                    timeout=WAIT_MS)
+    assert "guidance that must change how you work" in details.memory_type.toolTip()
+
+
+def test_the_document_list_shows_and_filters_memory_types(qtbot, library, make_window):
+    lesson = documents.add_text(library, "Run the linter first", doc_type=DocumentType.NOTE, title="Linter first",
+                                scope=SCOPE, memory_type="feedback")
+    documents.add_text(library, "Plain note", doc_type=DocumentType.NOTE, title="Plain", scope=SCOPE)
+    window = make_window(library, scope=SCOPE)
+    table = window.table
+    qtbot.waitUntil(lambda: table.proxy.rowCount() == 2, timeout=WAIT_MS)
+    model = table.document_model
+    assert model.headerData(Column.MEMORY_TYPE, Qt.Orientation.Horizontal) == "Memory type"
+    assert {model.data(model.index(r, Column.MEMORY_TYPE)) for r in range(2)} == {"feedback", ""}
+    window.memory_type_filter.setCurrentIndex(window.memory_type_filter.findData("feedback"))
+    assert table.proxy.rowCount() == 1
+    assert table.proxy.index(0, 0).data(DOC_ID_ROLE) == lesson.id
+    assert "1 of 2 documents" in window.scope_label.text()
+    window.memory_type_filter.setCurrentIndex(0)
+    assert table.proxy.rowCount() == 2
+
+
+def test_a_new_note_can_be_a_memory_from_the_dialog(qtbot, library, make_window, monkeypatch):
+    window = make_window(library, scope=SCOPE)
+
+    def fill(dialog):
+        dialog.body_edit.setPlainText("Alice prefers short answers")
+        dialog.memory_type.setCurrentIndex(dialog.memory_type.findData("user"))
+        return True
+
+    monkeypatch.setattr(NewNoteDialog, "exec", fill)
+    window.new_note()
+    qtbot.waitUntil(lambda: [d.memory_type for d in documents.list_documents(library, scope=SCOPE)] ==
+                    [MemoryType.USER], timeout=WAIT_MS)
