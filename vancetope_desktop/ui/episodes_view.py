@@ -205,7 +205,7 @@ class EpisodesDialog(QDialog):
     def __init__(self, workbench: Workbench, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Episodes")
-        self.resize(1100, 560)
+        self.resize(1280, 600)
         self.workbench = workbench
         self.model = EpisodesModel(self)
         self.severity_filter = QComboBox(self)
@@ -230,7 +230,7 @@ class EpisodesDialog(QDialog):
         header = self.view.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(True)
-        for column, width in enumerate((120, 70, 200, 200)):
+        for column, width in enumerate((118, 70, 200, 200)):
             self.view.setColumnWidth(column, width)
         self.view.selectionModel().currentRowChanged.connect(lambda current, _p: self._show_row(current.row()))
         self.card = EpisodeCard(self)
@@ -245,7 +245,7 @@ class EpisodesDialog(QDialog):
         splitter = QSplitter(self)
         splitter.addWidget(self.view)
         splitter.addWidget(self.card)
-        splitter.setSizes([660, 440])
+        splitter.setSizes([840, 420])
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
