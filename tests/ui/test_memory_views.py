@@ -87,6 +87,14 @@ def test_the_episodes_window_filters_shows_the_card_and_saves_an_edit(qtbot, lib
     qtbot.waitUntil(lambda: dialog.model.rowCount() == 1 and
                     dialog.model.data(dialog.model.index(0, 1)) == "critical", timeout=WAIT_MS)
 
+    with qtbot.waitSignal(dialog.loaded, timeout=WAIT_MS):
+        dialog.text_filter.clear()
+    card.fields["goal"].setPlainText("An edit not saved yet")
+    added = episodes.store_episode(library, SCOPE, *DEPLOY[:5], "minor", created_by="agent/tau")  # an agent writes
+    window.workbench.refresh()
+    qtbot.waitUntil(lambda: dialog.model.row_of(added.id) is not None, timeout=WAIT_MS)
+    assert card.fields["goal"].toPlainText() == "An edit not saved yet"  # a reload keeps a person's unsaved edit
+
 
 def test_the_conflicts_model_passes_the_model_tester(qtmodeltester, library):
     old, _new = _conflict(library)

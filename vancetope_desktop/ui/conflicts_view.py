@@ -156,7 +156,9 @@ class ConflictsDialog(QDialog):
         self._shown: Conflict | None = None
         self._outcome = ""
         self._busy = False
+        self._seen: tuple[str, int] | None = None
         workbench.failed.connect(self._failed)
+        workbench.snapshot_ready.connect(self._follow)
         self.reload()
 
     def reload(self) -> None:
@@ -164,12 +166,20 @@ class ConflictsDialog(QDialog):
         lib, scope = self.workbench.lib, self.workbench.state.scope
         self.workbench.read(lambda _c: conflicts.list_conflicts(lib, scope), self._loaded, title="Conflicts")
 
+    def _follow(self, snapshot: Any) -> None:
+        # The library changed (an agent's write, an undo, another window) or the window's scope did: list again.
+        seen = (snapshot.state.scope, snapshot.change_counter)
+        if self.isVisible() and seen != self._seen:
+            self.reload()
+        self._seen = seen
+
     def _loaded(self, found: list[Conflict]) -> None:
+        kept = self._shown
         self.model.set_conflicts(found)
-        self._shown = None
+        row = found.index(kept) if kept in found else 0  # the pair being read stays selected
         if found:
-            self.view.selectRow(0)
-        self._show_row(0 if found else -1)
+            self.view.selectRow(row)
+        self._show_row(row if found else -1)
         count = f"{len(found)} open conflict{'s' if len(found) != 1 else ''}" if found else "No open conflicts."
         self.status.setText(" ".join(t for t in (self._outcome, count) if t))
         self.loaded.emit(len(found))

@@ -254,6 +254,8 @@ class EpisodesDialog(QDialog):
         layout.addWidget(self.status)
         layout.addWidget(buttons)
         self._request = 0
+        self._seen: tuple[str, int] | None = None
+        workbench.snapshot_ready.connect(self._follow)
         self.reload()
 
     def reload(self) -> None:
@@ -265,6 +267,13 @@ class EpisodesDialog(QDialog):
         self.scope_label.setText(f"Episodes of {scope}")
         self.workbench.read(lambda _c: episodes.list_episodes(lib, scope, severity, text),
                             lambda found: self._loaded(request, found), title="Episodes")
+
+    def _follow(self, snapshot: Any) -> None:
+        # The library changed (an agent's write, an undo, another window) or the window's scope did: list again.
+        seen = (snapshot.state.scope, snapshot.change_counter)
+        if self.isVisible() and seen != self._seen:
+            self.reload()
+        self._seen = seen
 
     def _loaded(self, request: int, found: list[Episode]) -> None:
         if request != self._request:  # an older filter's answer
@@ -282,7 +291,9 @@ class EpisodesDialog(QDialog):
 
     def _show_row(self, row: int) -> None:
         shown = self.model.episode_at(row) if 0 <= row < self.model.rowCount() else None
-        if shown != self.card.episode:
+        editing = self.card.changes() and shown is not None and self.card.episode is not None \
+            and shown.id == self.card.episode.id  # a person's unsaved edit outlives a reload
+        if shown != self.card.episode and not editing:
             self.card.show_episode(shown)
 
     def save(self, episode_id: str, changes: dict[str, str]) -> None:
