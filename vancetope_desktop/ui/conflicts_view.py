@@ -36,7 +36,7 @@ _Index = QModelIndex | QPersistentModelIndex
 
 
 def _describe(doc: RelatedDocument) -> str:
-    """"Title · project/web" (and who related them, when known) for a cell."""
+    """"Title · project/web": a side of a conflict, in a cell or over its text."""
     return f"{doc.title} · {doc.scope}"
 
 
