@@ -67,3 +67,28 @@ def test_episodes_from_the_terminal(cli):
     assert missing.exit_code == 2 and "--insight" in missing.output
     bad = cli("memory", "episode", "add", *fields, "--severity", "huge", ok=False)
     assert bad.exit_code == 2 and "minor" in bad.output
+
+
+def test_an_episode_is_edited_from_the_terminal(cli):
+    fields = ["--context", "Deploying Convex schema changes", "--goal", "Add vector index", "--action", "Ran deploy",
+              "--outcome", "Deploy failed", "--insight", "Order matters"]
+    added = as_json(cli("memory", "episode", "add", *fields, "--severity", "minor", "--no-wait", "--json"))
+    edited = as_json(cli("memory", "episode", "edit", added["id"], "--severity", "critical", "--insight",
+                         "Add the field and its index in one deploy", "--no-wait", "--json"))
+    assert (edited["severity"], edited["insight"], edited["goal"]) == (
+        "critical", "Add the field and its index in one deploy", "Add vector index")
+    assert "Severity: critical" in cli("memory", "read", added["id"]).stdout
+    blank = cli("memory", "episode", "edit", added["id"], "--goal", " ", ok=False)
+    assert blank.exit_code == 2 and "goal cannot be blank" in blank.output
+    cli("undo")
+    assert as_json(cli("memory", "episode", "show", added["id"], "--json"))["severity"] == "minor"
+
+
+def test_a_note_s_memory_type_is_set_and_cleared_from_the_terminal(cli):
+    note = as_json(cli("memory", "add", "The linter is ruff", "--memory-type", "feedback", "--no-wait", "--json"))
+    assert as_json(cli("memory", "type", note["id"], "Reference", "--json"))["memory_type"] == "reference"
+    assert [d["id"] for d in as_json(cli("memory", "list", "--memory-type", "reference", "--json"))] == [note["id"]]
+    assert "memory type none" in cli("memory", "type", note["id"], "none").stdout
+    refused = cli("memory", "type", note["id"], "episode", ok=False)
+    assert refused.exit_code == 2 and "memory episode add" in refused.output
+    assert cli("memory", "type", note["id"], "lesson", ok=False).exit_code == 2

@@ -4,7 +4,7 @@ import pytest
 
 from vancetope_desktop.core.errors import InvalidEpisode
 from vancetope_desktop.core.memories import MemoryType, Severity
-from vancetope_desktop.services import documents, episodes, indexing, scopes
+from vancetope_desktop.services import documents, episodes, indexing, scopes, undo
 from vancetope_desktop.services.memories import recall
 
 SEED_EPISODE = {  # seed 001, "Schéma d'épisode"
@@ -68,3 +68,26 @@ def test_the_seed_s_episode_is_recalled_first_by_meaning_and_words(tau):
     found = recall(tau, "Convex deploy schema vector index", "agent/tau", limit=5)
     assert found.memories[0].id == seed.id and found.memories[0].memory_type is MemoryType.EPISODE
     assert found.warnings == []
+
+
+def test_an_edit_changes_the_fields_the_text_and_the_title_together_and_undo_takes_it_back(tau):
+    stored = episodes.store_episode(tau, "agent/tau", **SEED_EPISODE)
+    action = undo.user_action(tau, "Edit episode", [stored.id])
+    edited = episodes.update_episode(tau, stored.id, goal="Add the vector index", severity="CRITICAL",
+                                     acting_scope="agent/tau", user_action=action)
+    assert (edited.goal, edited.severity, edited.context) == ("Add the vector index", Severity.CRITICAL,
+                                                              SEED_EPISODE["context"])
+    assert edited.created_by == "alice"  # who recorded it stays; the audit entry names who edited
+    doc = documents.get_document(tau, stored.id)
+    assert doc.title == "Add the vector index"
+    assert "Goal: Add the vector index" in doc.content and doc.content.endswith("Severity: critical")
+    assert [e.id for e in episodes.list_episodes(tau, "agent/tau", severity="critical")] == [stored.id]
+    with pytest.raises(InvalidEpisode, match="an episode's outcome, insight cannot be blank"):
+        episodes.update_episode(tau, stored.id, outcome=" ", insight="")
+    with pytest.raises(InvalidEpisode, match="unknown severity"):
+        episodes.update_episode(tau, stored.id, severity="huge")
+    assert episodes.episode(tau, stored.id) == edited  # nothing half-written
+    undo.undo(tau)
+    back = episodes.episode(tau, stored.id)
+    assert (back.goal, back.severity) == (SEED_EPISODE["goal"], Severity.MAJOR)
+    assert documents.get_document(tau, stored.id).content.endswith("Severity: major")

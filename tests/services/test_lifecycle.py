@@ -61,3 +61,14 @@ def test_conflicts_show_on_hits_and_settling_keeps_one(library):
     found = search(library, "deploy target cluster", statuses=(DocumentStatus.ACTIVE, DocumentStatus.ARCHIVED))
     assert {h.document.id for h in search(library, "deploy target cluster").hits} == {new.id, bystander.id}
     assert {h.document.id for h in found.hits} == {old.id, new.id, bystander.id}
+
+
+def test_bring_back_restores_what_took_it_away_for_the_app_and_the_cli_alike(library):
+    old, new, trashed = _note(library, "Port 8080"), _note(library, "Port 9090"), _note(library, "Port 7070")
+    graph.relate(library, new.id, old.id, "updates")
+    documents.set_status(library, trashed.id, DocumentStatus.DELETED)
+    back = lifecycle.bring_back(library, old.id)  # archived: lifecycle.restore, the updates into it go
+    assert [d.status for d in back] == [DocumentStatus.ACTIVE] and lifecycle.SUPERSEDED_BY not in back[0].metadata
+    assert graph.relations_of(library, old.id).incoming == {}
+    assert [d.id for d in lifecycle.bring_back(library, trashed.id)] == [trashed.id]  # the trash: set_status
+    assert _status(library, old, new, trashed) == [DocumentStatus.ACTIVE] * 3

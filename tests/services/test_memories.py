@@ -5,7 +5,7 @@ import pytest
 from vancetope_desktop.core.documents import DocumentType
 from vancetope_desktop.core.errors import InvalidInput, UnknownMemoryType
 from vancetope_desktop.core.memories import MemoryType, parse_memory_types
-from vancetope_desktop.services import documents
+from vancetope_desktop.services import audit, documents, episodes, memories
 
 
 def test_a_note_keeps_its_memory_type(library):
@@ -40,3 +40,15 @@ def test_lists_counts_saved_searches_and_search_filter_by_memory_type(library):
     assert [d.id for d in saved_searches.run_saved(library, saved.name)] == [lesson.id]
     with pytest.raises(UnknownMemoryType):
         documents.list_documents(library, memory_types=["lesson"])
+
+
+def test_set_memory_type_changes_a_note_s_type_with_an_audit_entry_and_never_makes_or_unmakes_an_episode(library):
+    note = documents.add_text(library, "Deploy on Fridays is forbidden", doc_type=DocumentType.NOTE)
+    assert memories.set_memory_type(library, note.id, "FEEDBACK").memory_type is MemoryType.FEEDBACK
+    assert audit.document_history(library, note.id)[-1].reason == "memory type none → feedback"
+    assert memories.set_memory_type(library, note.id, None).memory_type is None
+    with pytest.raises(InvalidInput, match="recorded with its fields"):
+        memories.set_memory_type(library, note.id, "episode")
+    stored = episodes.store_episode(library, "project/inbox", "c", "g", "a", "o", "i", "minor", "me")
+    with pytest.raises(InvalidInput, match="it stays one"):
+        memories.set_memory_type(library, stored.id, "user")

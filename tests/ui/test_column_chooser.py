@@ -60,7 +60,7 @@ def _sorted(model, column: Column, order=Qt.SortOrder.AscendingOrder) -> list[st
 
 
 def test_the_model_with_the_new_columns_passes_the_model_tester(qtmodeltester, model):
-    assert model.columnCount() == len(Column) == 14
+    assert model.columnCount() == len(Column) == 15
     assert [model.headerData(c, Qt.Orientation.Horizontal) for c in NEW_COLUMNS] == [
         "Journal", "DOI", "Type", "Pages", "Citation key", "Reading"]
     qtmodeltester.check(model)

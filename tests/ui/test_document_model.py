@@ -110,7 +110,7 @@ def test_model_and_proxy_pass_the_model_tester(qtmodeltester, qapp):
 def test_headers_and_lookups(model):
     headers = [model.headerData(c, Qt.Orientation.Horizontal) for c in Column]
     assert headers == ["Title", "Authors", "Year", "Tags", "Scope", "Index", "Added", "Modified", "Journal", "DOI",
-                       "Type", "Pages", "Citation key", "Reading"]
+                       "Type", "Pages", "Citation key", "Reading", "Memory type"]
     assert model.row_for("doc_3") == 2 and model.row_for("nope") is None
     assert model.document(2).title == "Scanned lab book"
     with pytest.raises(IndexError):
@@ -303,7 +303,7 @@ def test_columns_can_be_shown_from_the_header_menu(view):
     assert view.isColumnHidden(Column.MODIFIED)
     names = [a.text() for a in view.header_menu().actions()]
     assert names == ["Authors", "Year", "Tags", "Scope", "Index", "Added", "Modified", "Journal", "DOI", "Type",
-                     "Pages", "Citation key", "Reading"]
+                     "Pages", "Citation key", "Reading", "Memory type"]
     view.column_actions[Column.MODIFIED].setChecked(True)
     assert not view.isColumnHidden(Column.MODIFIED)
     view.column_actions[Column.TAGS].setChecked(False)

@@ -152,7 +152,7 @@ def test_folder_tag_and_scope_actions_go_through_the_services(qtbot, library, ma
     wb.set_target(FolderTarget("smart", "trash", "project/inbox"))
     snapshot_has(lambda s: {d.title for d in s.documents} == {"To read", "Flash attention tiles the softmax"})
     assert window.table.trash_mode()
-    wb.set_status([folder.id], DocumentStatus.ACTIVE, "Restore")
+    window.table.restore_requested.emit([folder.id])  # Restore from Trash: lifecycle.bring_back, as `memory restore`
     snapshot_has(lambda s: s.smart_counts["trash"] == 0)
 
     window.tag_pane.rename_requested.emit("topic", "subject")

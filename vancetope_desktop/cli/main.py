@@ -435,12 +435,8 @@ def memory_restore(doc_id: Annotated[str, typer.Argument()], scope: ScopeOption 
     """Bring a document back from the trash, or from archived (a superseded memory: the `updates` into it go) or
     stale."""
     with open_library(library) as lib:
-        doc = doc_service.get_document(lib, doc_id, acting_scope=scopes.resolve_scope(lib, scope))
-        if doc.status is DocumentStatus.ARCHIVED:
-            back = lifecycle.restore(lib, doc_id, scope=scope)
-            emit(as_json, [back], lambda: out.print("restored 1 document(s)"))
-            return
-    _set_status(doc_id, DocumentStatus.ACTIVE, scope, library, as_json, "restored")
+        back = lifecycle.bring_back(lib, doc_id, scope=scope, user_action=undo.user_action(lib, "Restore", [doc_id]))
+        emit(as_json, back, lambda: out.print(f"restored {len(back)} document(s)"))
 
 
 @memory.command("archive")

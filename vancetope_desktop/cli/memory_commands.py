@@ -1,4 +1,4 @@
-"""Agent memory from the terminal: ``memory recall`` (one namespace only) and ``memory episode add|list|show``."""
+"""Agent memory from the terminal: ``memory recall`` (one namespace only) and ``memory episode add|list|show|edit``."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ import typer
 from rich.markup import escape
 
 from ..core.memories import Episode, Severity
-from ..services import audit, episodes, indexing, memories, scopes
+from ..services import audit, episodes, indexing, memories, scopes, undo
 from .apps import memory
 from .context import CommandGroup, JsonOption, LibraryOption, MemoryTypeOption, ScopeOption, emit, open_library, out
 
-episode_app = CommandGroup(help="Episodes: structured records of what happened (add, list, show).",
+episode_app = CommandGroup(help="Episodes: structured records of what happened (add, list, show, edit).",
                            no_args_is_help=True)
 memory.add_typer(episode_app, name="episode")
 NamespaceOption = Annotated[str | None, typer.Option("--namespace", "-N", help="The scope it belongs to, e.g. "
@@ -50,6 +50,20 @@ def memory_recall(
                 out.print(f"[yellow]warning:[/yellow] {escape(warning)}")
 
         emit(as_json, found, human)
+
+
+@memory.command("type")
+def memory_type(
+    doc_id: Annotated[str, typer.Argument(help="The note's id (doc_…).")],
+    memory_type: Annotated[str, typer.Argument(help="feedback, project, reference, user, or none.")],
+    scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False,
+) -> None:
+    """Say what a note is for as an agent memory: `memory type doc_… feedback` (`none`: not a memory; an episode
+    is recorded with its fields: `memory episode add`)."""
+    with open_library(library) as lib:
+        changed = memories.set_memory_type(lib, doc_id, memory_type, acting_scope=scopes.resolve_scope(lib, scope))
+        emit(as_json, changed, lambda: out.print(f"{changed.id}: memory type "
+                                                 f"{changed.memory_type or memories.NO_MEMORY_TYPE}"))
 
 
 @episode_app.command("add")
@@ -110,6 +124,31 @@ def episode_show(
     with open_library(library) as lib:
         found = episodes.episode(lib, episode_id, acting_scope=scopes.resolve_scope(lib, scope))
         emit(as_json, found, lambda: _card(found))
+
+
+@episode_app.command("edit")
+def episode_edit(
+    episode_id: Annotated[str, typer.Argument(help="The episode's id (doc_…).")],
+    context: Annotated[str | None, typer.Option(help="The new situation.")] = None,
+    goal: Annotated[str | None, typer.Option(help="The new goal (also its title).")] = None,
+    action: Annotated[str | None, typer.Option(help="The new action.")] = None,
+    outcome: Annotated[str | None, typer.Option(help="The new outcome.")] = None,
+    insight: Annotated[str | None, typer.Option(help="The new lesson.")] = None,
+    severity: Annotated[Severity | None, typer.Option(case_sensitive=False, help="The new severity.")] = None,
+    wait: Annotated[bool, typer.Option(help="Re-index it now; --no-wait leaves it to the open app or the next "
+                                       "`index run`.")] = True,
+    scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False,
+) -> None:
+    """Change fields of an episode: `memory episode edit doc_… --severity critical --insight …` (the text and
+    the fields change together; `undo` takes it back)."""
+    with open_library(library) as lib:
+        edited = episodes.update_episode(lib, episode_id, context=context, goal=goal, action=action, outcome=outcome,
+                                         insight=insight, severity=severity.value if severity else None,
+                                         acting_scope=scopes.resolve_scope(lib, scope),
+                                         user_action=undo.user_action(lib, "Edit episode", [episode_id.strip()]))
+        if wait:
+            indexing.try_drain(lib, documents=[edited.id])
+        emit(as_json, edited, lambda: _card(edited))
 
 
 def _card(e: Episode) -> None:

@@ -25,12 +25,21 @@ class MemoryType(StrEnum):
     EPISODE = "episode"
 
 
+MEMORY_TYPE_HINTS = {
+    MemoryType.FEEDBACK: "guidance that must change how you work from now on",
+    MemoryType.PROJECT: "decisions that explain why the work has its shape",
+    MemoryType.REFERENCE: "where an outside resource is (what you would otherwise have to ask the user to find)",
+    MemoryType.USER: "a profile of the person you work with",
+    MemoryType.EPISODE: "a structured record of something that happened (context, goal, action, outcome, insight, "
+                        "severity)",
+}
+"""What each memory type is for, one line each (seed 001 "Types de mémoire", translated): the app's picker shows
+them beside its items; :data:`MEMORY_TYPE_GUIDANCE` joins them."""
+
 MEMORY_TYPE_GUIDANCE = (
-    "Choose the memory type: feedback for guidance that must change how you work from now on; project for "
-    "decisions that explain why the work has its shape; reference for where an outside resource is (what you "
-    "would otherwise have to ask the user to find); user for a profile of the person you work with. episode is "
-    "different: a structured record of something that happened (context, goal, action, outcome, insight, "
-    "severity), stored with memory_store_episode."
+    "Choose the memory type: "
+    + "; ".join(f"{t.value} for {h}" for t, h in MEMORY_TYPE_HINTS.items() if t is not MemoryType.EPISODE)
+    + f". episode is different: {MEMORY_TYPE_HINTS[MemoryType.EPISODE]}, stored with memory_store_episode."
 )
 """The seed's "choose the right type" guidance (seed 001, translated), the one text reused by the tool
 descriptions, the CLI help and the app's picker."""

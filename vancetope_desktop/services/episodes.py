@@ -14,6 +14,7 @@ import logging
 from ..core.documents import DocumentInfo, DocumentStatus, DocumentType, Source
 from ..core.errors import InvalidEpisode
 from ..core.memories import EPISODE_FIELDS, EPISODE_KEY, Episode, MemoryType, Severity, episode_text
+from ..core.undo import UserAction
 from . import documents
 from .library import Library
 from .scopes import resolve_scope
@@ -50,11 +51,44 @@ def store_episode(lib: Library, namespace: str, context: str, goal: str, action:
     level = _severity(severity)
     scope = resolve_scope(lib, namespace)
     clean = {name: value.strip() for name, value in fields.items()}
-    goal_line = " ".join(clean["goal"].split())
-    title = goal_line if len(goal_line) <= TITLE_LENGTH else goal_line[: TITLE_LENGTH - 1].rstrip() + "…"
-    doc = documents.add_text(lib, episode_text(clean, level), doc_type=DocumentType.NOTE, title=title, scope=scope,
+    doc = documents.add_text(lib, episode_text(clean, level), doc_type=DocumentType.NOTE, title=_title(clean["goal"]),
+                             scope=scope,
                              source=source, memory_type=MemoryType.EPISODE,
                              metadata={EPISODE_KEY: {**clean, "severity": level.value}})
+    return card(doc)
+
+
+def update_episode(lib: Library, episode_id: str, *, context: str | None = None, goal: str | None = None,
+                   action: str | None = None, outcome: str | None = None, insight: str | None = None,
+                   severity: str | None = None, acting_scope: str | None = None,
+                   user_action: UserAction | None = None) -> Episode:
+    """Change fields of an episode: its metadata ``episode``, its labelled text (re-indexed) and its title (the
+    goal) change together, in one transaction, the previous state kept as a version (``documents.update_document``,
+    so a person's edit given ``user_action`` is undone like any edit). Fields left None keep their value;
+    ``created_by`` stays who recorded it (the audit entry names who edited).
+
+    Args:
+        acting_scope: when given, the episode must be readable from it (``services.sharing.check_read``).
+
+    Returns:
+        The edited card (unchanged when every given field equals the stored one).
+
+    Raises:
+        InvalidEpisode: a blank field (the message names every one), an unknown severity, not an episode.
+        DocumentNotFound. ScopeNotVisible.
+    """
+    current = episode(lib, episode_id, acting_scope=acting_scope)
+    given = {"context": context, "goal": goal, "action": action, "outcome": outcome, "insight": insight}
+    blank = [name for name, value in given.items() if value is not None and not value.strip()]
+    if blank:
+        raise InvalidEpisode(f"an episode's {', '.join(blank)} cannot be blank")
+    level = current.severity if severity is None else _severity(severity)
+    clean = {name: (getattr(current, name) if value is None else value.strip()) for name, value in given.items()}
+    if clean == {name: getattr(current, name) for name in EPISODE_FIELDS} and level is current.severity:
+        return current
+    fields = {**clean, "created_by": current.created_by, "severity": level.value}
+    doc = documents.update_document(lib, current.id, title=_title(clean["goal"]), content=episode_text(clean, level),
+                                    metadata={EPISODE_KEY: fields}, reason="episode edited", user_action=user_action)
     return card(doc)
 
 
@@ -111,6 +145,12 @@ def card(doc: DocumentInfo) -> Episode:
     except (KeyError, ValueError) as error:  # metadata edited by hand
         raise InvalidEpisode(f"{doc.id} is an episode with damaged fields ({error}): read it with `memory read`") \
             from None
+
+
+def _title(goal: str) -> str:
+    """An episode's title: its goal on one line, cut to :data:`TITLE_LENGTH` characters."""
+    line = " ".join(goal.split())
+    return line if len(line) <= TITLE_LENGTH else line[: TITLE_LENGTH - 1].rstrip() + "…"
 
 
 def _severity(value: str) -> Severity:

@@ -18,6 +18,7 @@ from sqlmodel import Session
 from ..core.documents import DocumentInfo, DocumentStatus
 from ..core.errors import InvalidInput, UpdatesCycle
 from ..core.relations import RelationType
+from ..core.undo import UserAction
 from ..store import tables
 from ..store.db import write_session
 from ..store.tables import utcnow
@@ -96,3 +97,26 @@ def restore(lib: Library, document_id: str, *, scope: str | None = None, actor: 
         records.bump_change_counter(session)
         session.flush()
         return records.info(lib, session, document_id)
+
+
+def bring_back(lib: Library, document_id: str, *, scope: str | None = None,
+               user_action: UserAction | None = None) -> list[DocumentInfo]:
+    """Restore a document whatever took it away, the one function behind ``memory restore`` and the app's
+    Restore: an archived one through :func:`restore` (a superseded memory loses its :data:`SUPERSEDED_BY` and
+    the ``updates`` into it), a trashed or stale one back to ``active`` (``documents.set_status``, with its
+    folder's contents, undoable when given ``user_action``).
+
+    Args:
+        scope: the acting scope, which must see the document (default: the current scope).
+
+    Returns:
+        Every document whose status changed.
+
+    Raises:
+        DocumentNotFound. ScopeNotVisible.
+    """
+    acting = resolve_scope(lib, scope)
+    doc = documents.get_document(lib, document_id, acting_scope=acting)
+    if doc.status is DocumentStatus.ARCHIVED:
+        return [restore(lib, document_id, scope=acting, actor=user_action.actor if user_action else None)]
+    return documents.set_status(lib, document_id, DocumentStatus.ACTIVE, user_action=user_action)

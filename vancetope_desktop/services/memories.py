@@ -15,13 +15,16 @@ from datetime import datetime
 
 from pydantic import BaseModel, Field
 
-from ..core.documents import DocumentStatus
+from ..core.documents import DocumentInfo, DocumentStatus, DocumentType
 from ..core.errors import EmptyQuery, InvalidInput, ScopeNotVisible
-from ..core.memories import MemoryType, parse_memory_types
+from ..core.memories import MemoryType, parse_memory_type, parse_memory_types
+from ..store.db import read_session, write_session
+from ..store.tables import utcnow
+from . import audit, records
 from .library import Library
 from .scopes import resolve_scope, visible_scopes
 from .search import search
-from .sharing import visibility_rule
+from .sharing import check_read, visibility_rule
 
 MAX_RECALL = 100
 """The most memories one recall returns (the seed advises 3–5 for a question, 10–20 at the start of work)."""
@@ -112,3 +115,47 @@ def recall(lib: Library, query: str, namespace: str, limit: int = 10, memory_typ
 
 def _cut(text: str) -> str:
     return text if len(text) <= CONTENT_LIMIT else text[: CONTENT_LIMIT - 1].rstrip() + "…"
+
+
+NO_MEMORY_TYPE = "none"
+"""What the faces call "no memory type" (``memory type doc_… none``, the app's picker's first item)."""
+
+
+def set_memory_type(lib: Library, document_id: str, memory_type: str | MemoryType | None, *,
+                    acting_scope: str | None = None, actor: str | None = None) -> DocumentInfo:
+    """Say what a note is for as an agent memory (or that it is none): ``memory type doc_… feedback`` and the
+    app's Memory type picker. A column of the document, filtered in SQL: nothing to re-index. The change is
+    an audit entry (``memory_type``) naming the old and new types; it is not on the undo history (versions
+    keep the text, not the type: pick the old type again).
+
+    Args:
+        memory_type: ``feedback``, ``project``, ``reference``, ``user``; None or :data:`NO_MEMORY_TYPE`: none.
+        acting_scope: the scope acting (default: the current one), which must see the document.
+        actor: who changes it (default: the person at this computer).
+
+    Raises:
+        UnknownMemoryType. DocumentNotFound. ScopeNotVisible. InvalidInput: not a note, ``episode`` asked for
+        (an episode is recorded with its fields, ``services.episodes``), or an episode to retype.
+    """
+    wanted = None if memory_type is None or str(memory_type).strip().lower() in ("", NO_MEMORY_TYPE) \
+        else parse_memory_type(memory_type)
+    if wanted is MemoryType.EPISODE:
+        raise InvalidInput("an episode is recorded with its fields (`memory episode add`), not by retyping a note")
+    acting = resolve_scope(lib, acting_scope)
+    with read_session(lib.engine) as session:
+        check_read(lib, acting, records.info(lib, session, document_id))
+    with write_session(lib.engine) as session:
+        row = records.document_row(session, document_id)
+        if row.type != DocumentType.NOTE.value:
+            raise InvalidInput(f"{document_id} is a {row.type}: only notes are agent memories")
+        if row.memory_type == MemoryType.EPISODE.value:
+            raise InvalidInput(f"{document_id} is an episode: it stays one (edit it with `memory episode edit`)")
+        before = row.memory_type
+        if before != (wanted.value if wanted else None):
+            row.memory_type, row.updated_at = (wanted.value if wanted else None), utcnow()
+            session.add(row)
+            audit.record(session, row, "memory_type", actor=actor or audit.current_user(),
+                         reason=f"memory type {before or NO_MEMORY_TYPE} → {wanted or NO_MEMORY_TYPE}")
+            records.bump_change_counter(session)
+            session.flush()
+        return records.info(lib, session, document_id)

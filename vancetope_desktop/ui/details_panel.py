@@ -37,11 +37,14 @@ from PySide6.QtWidgets import (
 )
 
 from ..core.documents import DocumentInfo, DocumentType, IndexState, SourceType, VersionInfo
+from ..core.memories import MemoryType
 from ..core.promotion import AuditEntry, PromotionRequest
 from ..core.units import format_size
 from ..services.relations import DocumentLinks, LinkedDocument
+from .archived_view import ArchivedNotice
 from .backlinks_view import BacklinksView
 from .history_text import request_rows, trail_rows, version_origins
+from .memory_type_picker import MemoryTypePicker
 from .relations_view import RelationsView
 from .scope_text import ScopeRelation, read_only_note
 from .tag_chips import TagChipsEditor
@@ -216,6 +219,7 @@ class DetailsPanel(QWidget):
         document_link_activated(str): a "Derived from" link (a document id).
         request_link_activated(str): a pending request's "review" link in History (a request id).
         document_shown(str): a document was shown (again): its versions and history may be loaded.
+        memory_type_edited(str, object): a note's memory type was picked (``feedback``…, None: none).
     """
 
     title_edited = Signal(str, str)
@@ -229,6 +233,7 @@ class DetailsPanel(QWidget):
     document_link_activated = Signal(str)
     request_link_activated = Signal(str)
     document_shown = Signal(str)
+    memory_type_edited = Signal(str, object)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -250,6 +255,9 @@ class DetailsPanel(QWidget):
         column.setContentsMargins(8, 8, 8, 8)
         column.setSpacing(4)
         self._build_header(column)
+        self.archived = ArchivedNotice()  # fed by the window (``ui.archived_view.ArchivedFlow``)
+        self.archived.document_link_activated.connect(self.document_link_activated)
+        column.addWidget(self.archived)
         self._build_info(column)
         self._build_metadata(column)
         self._build_tags(column)
@@ -310,10 +318,14 @@ class DetailsPanel(QWidget):
         self.created_label = _value_label()
         self.updated_label = _value_label()
         self.derived_label = _link_label(self.document_link_activated)
+        self.memory_type = MemoryTypePicker()  # notes only: what the note is for as an agent memory
+        self.memory_type.activated.connect(
+            lambda _i: self._emit_for_doc(self.memory_type_edited, self.memory_type.memory_type()))
         # A reference's bibliography files and attachments, a bibliography's entries, a file's reference.
         self.link_labels = {key: _link_label(self.document_link_activated) for key in LINK_ROWS}
         self._info_form = form
-        for name, label in (("Type", self.type_label), ("Scope", self.scope_label), ("Folder", self.folder_label),
+        for name, label in (("Type", self.type_label), ("Memory type", self.memory_type),
+                            ("Scope", self.scope_label), ("Folder", self.folder_label),
                             ("File", self.file_label), ("Source", self.source_label),
                             ("Derived from", self.derived_label),
                             *((LINK_ROWS[key], label) for key, label in self.link_labels.items()),
@@ -533,6 +545,9 @@ class DetailsPanel(QWidget):
         self.type_label.setText(_TYPE_NAMES.get(doc.type, doc.type.value) + self._type_suffix(doc))
         self.scope_label.setText(scope)
         self.scope_label.setToolTip(doc.scope)
+        self.memory_type.set_memory_type(doc.memory_type)
+        self.memory_type.setEnabled(not self._read_only and doc.memory_type is not MemoryType.EPISODE)
+        self._info_form.setRowVisible(self.memory_type, doc.type is DocumentType.NOTE)
         self.folder_label.setText(" / ".join(folder_path) if folder_path else "(top level)")
         # The stored copy is named by its hash: show the name the user knows, the stored path on hover.
         file_name = (doc.metadata.get("original_name") or Path(doc.file_path).name) if doc.file_path else ""

@@ -9,6 +9,7 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QFormLayout,
+    QHBoxLayout,
     QInputDialog,
     QLabel,
     QLineEdit,
@@ -20,6 +21,7 @@ from PySide6.QtWidgets import (
 
 from ..core.errors import InvalidInput
 from ..core.scopes import ScopeKind, validate_scope_key
+from .memory_type_picker import MemoryTypePicker
 
 
 class NewNoteDialog(QDialog):
@@ -33,6 +35,11 @@ class NewNoteDialog(QDialog):
         self.title_edit.setPlaceholderText("Title (default: the first line)")
         self.body_edit = QPlainTextEdit()
         self.body_edit.setPlaceholderText("Markdown text; #tags in the text become tags")
+        self.memory_type = MemoryTypePicker("Not an agent memory", "A note like any other")
+        kind_row = QHBoxLayout()
+        kind_row.addWidget(QLabel("Memory type:"))
+        kind_row.addWidget(self.memory_type)
+        kind_row.addStretch(1)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
@@ -40,6 +47,7 @@ class NewNoteDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(self.title_edit)
         layout.addWidget(self.body_edit, 1)
+        layout.addLayout(kind_row)
         layout.addWidget(self.buttons)
         self._validate()
 

@@ -65,10 +65,11 @@ class Column(IntEnum):
     PAGES = 11
     CITATION_KEY = 12
     READING = 13
+    MEMORY_TYPE = 14
 
 
 _HEADERS = ("Title", "Authors", "Year", "Tags", "Scope", "Index", "Added", "Modified",
-            "Journal", "DOI", "Type", "Pages", "Citation key", "Reading")
+            "Journal", "DOI", "Type", "Pages", "Citation key", "Reading", "Memory type")
 _KIND_WORDS = {"pdf": "PDF", "structured": "Data"}
 """Type column words that are not the capitalised icon name (:func:`type_icon_name`)."""
 _PAGE_RANGE = re.compile(r"\A\D*(\d+)\s*(?:[-–—]+\s*\D*(\d+))?")
@@ -411,6 +412,8 @@ class DocumentTableModel(QAbstractTableModel):
             case Column.READING:  # files and references are unread until marked otherwise
                 status = reading_status_of(doc.type, doc.metadata)
                 return status.value if status is not None else ""
+            case Column.MEMORY_TYPE:  # what an agent's memory is for (core.memories), never the document type
+                return doc.memory_type.value if doc.memory_type else ""
 
     def _sort_value(self, doc: DocumentInfo, column: Column) -> Any:
         match column:
@@ -515,7 +518,7 @@ class DocumentTableModel(QAbstractTableModel):
 
 
 class DocumentFilterProxy(QSortFilterProxyModel):
-    """Sorts by :data:`SORT_ROLE` (unknown values last) and filters by a quick-filter text.
+    """Sorts by :data:`SORT_ROLE` (unknown values last) and filters by a quick-filter text and a memory type.
 
     The quick filter keeps rows whose folded title, authors, tags and year contain every word of the
     text (case- and accent-insensitive, both Unicode normal forms; "mueller" also finds "Müller").
@@ -524,6 +527,7 @@ class DocumentFilterProxy(QSortFilterProxyModel):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._words: list[str] = []
+        self._memory_type: str | None = None
         self.setSortRole(SORT_ROLE)
         self.setDynamicSortFilter(True)
 
@@ -539,10 +543,20 @@ class DocumentFilterProxy(QSortFilterProxyModel):
         """The folded words the filter is looking for."""
         return list(self._words)
 
+    def set_memory_type_filter(self, memory_type: str | None) -> None:
+        """Show only memories of ``memory_type`` (a ``core.memories.MemoryType`` value; None: every row)."""
+        if memory_type != self._memory_type:
+            self.beginFilterChange()
+            self._memory_type = memory_type
+            self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+
     def filterAcceptsRow(self, source_row: int, source_parent: _AnyIndex) -> bool:
+        model = self.sourceModel()
+        if self._memory_type is not None and \
+                model.data(model.index(source_row, Column.MEMORY_TYPE, source_parent)) != self._memory_type:
+            return False
         if not self._words:
             return True
-        model = self.sourceModel()
         haystack = model.data(model.index(source_row, 0, source_parent), SEARCH_ROLE) or ""
         return all(word in haystack for word in self._words)
 

@@ -49,6 +49,7 @@ _SAMPLE_TEXT = {  # typical content, to size the columns from the font rather th
     Column.PAGES: "1234–1256",
     Column.CITATION_KEY: "vaswani2017attention",
     Column.READING: "reading",
+    Column.MEMORY_TYPE: "reference",
 }
 _PADDING = 22  # cell margins, plus the index dot or the sort arrow
 _SHRINKABLE = (Column.SCOPE, Column.JOURNAL, Column.AUTHORS, Column.TAGS)
@@ -61,7 +62,7 @@ _SHRUNK_TEXT = {  # the least each shrinkable column keeps while a later one in 
 }
 _TITLE_SHARE = 0.3  # of the table's width, kept for the title before the text columns shrink
 HIDDEN_BY_DEFAULT = (Column.MODIFIED, Column.JOURNAL, Column.DOI, Column.TYPE, Column.PAGES, Column.CITATION_KEY,
-                     Column.READING)
+                     Column.READING, Column.MEMORY_TYPE)
 """Columns hidden until the user shows them from the header's menu (the title needs the room)."""
 COLUMNS_KEY = "documents/columns"
 """The settings key of the table's column layout (:meth:`DocumentTableView.save_columns`)."""
@@ -159,6 +160,10 @@ class DocumentTableView(QTableView):
     def set_quick_filter(self, text: str) -> None:
         """Show only rows whose title, authors, tags or year contain every word of ``text``."""
         self.proxy.set_quick_filter(text)
+
+    def set_memory_type_filter(self, memory_type: str | None) -> None:
+        """Show only memories of ``memory_type`` (``core.memories.MemoryType`` value; None: every row)."""
+        self.proxy.set_memory_type_filter(memory_type)
 
     def set_trash_mode(self, on: bool) -> None:
         """Offer Restore / Delete permanently (showing the trash) instead of Move to Trash."""

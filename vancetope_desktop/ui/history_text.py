@@ -27,7 +27,8 @@ ACTION_TEXT = {"promote": "Promoted", "demote": "Demoted", "request": "Promotion
                "trash": "Moved to the trash", "untrash": "Restored from the trash", "status": "Status changed",
                "file": "Moved to another folder", "tag": "Tags changed", "rename": "Renamed", "edit": "Edited",
                "undo": "Undone", "redo": "Redone", "skip": "Taken off the undo history", "relate": "Related",
-               "unrelate": "Relation removed", "archive": "Archived", "restore": "Restored"}
+               "unrelate": "Relation removed", "archive": "Archived", "restore": "Restored",
+               "memory_type": "Memory type changed"}
 """How each audit action reads (others: the action capitalised)."""
 
 _MOVES = frozenset({"promote", "demote"})

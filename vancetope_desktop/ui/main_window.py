@@ -10,6 +10,7 @@ import gc
 import hashlib
 import sys
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import (
@@ -46,15 +47,19 @@ from ..services.preferences import Preferences, load_preferences, preferences_pa
 from . import dialogs, tab_memory, themes, window_parts
 from .about import show_about
 from .annotation_actions import AnnotationActions, annotation_target
+from .archived_view import ArchivedFlow
 from .citation_actions import CitationActions
+from .conflicts_view import ConflictsDialog
 from .details_panel import DetailsPanel
 from .dnd import decode_document_ids, local_paths_from_mime
 from .document_table import DocumentTableView
 from .duplicates_view import DuplicatesDialog
+from .episodes_view import EpisodesDialog
 from .folder_model import FolderTarget
 from .folder_tree import FolderTreeView
 from .help_dialogs import open_shortcut_sheet, open_user_guide
 from .index_health import IndexHealth
+from .memory_type_picker import MemoryTypePicker
 from .namesake_dialog import ask_namesakes
 from .notes_flow import NotesFlow
 from .relations_view import RelationsFlow
@@ -132,6 +137,8 @@ class MainWindow(QMainWindow):
                                open_document=lambda doc_id: self.open_document(doc_id))
         self.relations_flow = RelationsFlow(self.workbench, self.details.relations, self.details.document_id,
                                             self.details.document_shown)
+        self.archived_flow = ArchivedFlow(self.workbench, self.details.archived, self.details.document,
+                                          self.details.is_read_only, self.details.document_shown)
         self.review = ReviewDock(self, self.workbench, self.details, search_dock=self.search_dock,
                                  details_dock=self.details_dock, toolbar=self.toolbar,
                                  open_document=lambda doc_id: self.open_document(doc_id))
@@ -200,6 +207,8 @@ class MainWindow(QMainWindow):
         spacer = QWidget()
         spacer.setSizePolicy(spacer.sizePolicy().Policy.Expanding, spacer.sizePolicy().Policy.Preferred)
         bar.addWidget(spacer)
+        self.memory_type_filter = MemoryTypePicker("All memory types", "Every document, memory or not")
+        bar.addWidget(self.memory_type_filter)
         self.quick_filter = QLineEdit()
         self.quick_filter.setPlaceholderText("Filter the list…")
         self.quick_filter.setClearButtonEnabled(True)
@@ -251,6 +260,9 @@ class MainWindow(QMainWindow):
         view_menu = menus.addMenu("&View")
         for dock in (self.folders_dock, self.tags_dock, self.search_dock, self.details_dock, self.tasks_dock):
             view_menu.addAction(dock.toggleViewAction())
+        view_menu.addSeparator()
+        self.episodes_action = view_menu.addAction("Episodes…", self.show_episodes)
+        self.conflicts_action = view_menu.addAction("Conflicts…", self.show_conflicts)
         view_menu.addSeparator()
         theme_menu = view_menu.addMenu("Theme")
         self.theme_actions: dict[str, QAction] = {}
@@ -323,12 +335,14 @@ class MainWindow(QMainWindow):
         table.open_requested.connect(lambda doc_id: self.open_document(doc_id))
         table.rename_requested.connect(lambda doc_id: self.rename_document(doc_id))
         table.trash_requested.connect(self.trash_documents)
-        table.restore_requested.connect(lambda ids: wb.set_status(ids, DocumentStatus.ACTIVE, "Restore"))
+        table.restore_requested.connect(wb.restore_documents)
         table.purge_requested.connect(self.purge)
         table.document_model.files_dropped.connect(lambda paths: wb.import_paths(paths))
         table.document_model.drop_refused.connect(self.show_error)
         self.quick_filter.textChanged.connect(table.set_quick_filter)
         self.quick_filter.textChanged.connect(lambda _text: self._update_count())
+        self.memory_type_filter.currentIndexChanged.connect(
+            lambda _i: (table.set_memory_type_filter(self.memory_type_filter.memory_type()), self._update_count()))
 
         details = self.details
         details.title_edited.connect(wb.rename_document)
@@ -339,6 +353,8 @@ class MainWindow(QMainWindow):
         details.retry_requested.connect(self.retry_document)
         details.version_restore_requested.connect(wb.restore_version)
         details.version_open_requested.connect(self.open_version)
+        details.archived.restore_requested.connect(wb.restore_documents)
+        details.memory_type_edited.connect(wb.set_memory_type)
         details.document_link_activated.connect(lambda doc_id: self.open_document(doc_id))
 
         self.search_pane.search_requested.connect(self.run_search)
@@ -623,7 +639,8 @@ class MainWindow(QMainWindow):
         dialog = dialogs.NewNoteDialog(self)
         if dialog.exec():
             title, text = dialog.values()
-            self.workbench.new_note(title, text, on_created=lambda doc: self._show_in_tab(doc, None, None))
+            self.workbench.new_note(title, text, on_created=lambda doc: self._show_in_tab(doc, None, None),
+                                    memory_type=dialog.memory_type.memory_type())
 
     def load_demo(self) -> None:
         """Install the demo library, or go to it when it is there already."""
@@ -648,6 +665,25 @@ class MainWindow(QMainWindow):
             dialog = self.duplicates_dialog = DuplicatesDialog(self.workbench, self)
         else:
             dialog.reload(keep_outcome=False)
+        dialog.show()
+        dialog.raise_()
+        return dialog
+
+    def show_episodes(self) -> EpisodesDialog:
+        """Open the Episodes window over the current scope (View ▸ Episodes…); kept, and listed again on reopening."""
+        return self._show_kept("episodes_dialog", EpisodesDialog)
+
+    def show_conflicts(self) -> ConflictsDialog:
+        """Open the Conflicts window over the current scope (View ▸ Conflicts…); kept, and listed again on reopening."""
+        return self._show_kept("conflicts_dialog", ConflictsDialog)
+
+    def _show_kept(self, name: str, make: type[EpisodesDialog | ConflictsDialog]) -> Any:
+        dialog = getattr(self, name, None)
+        if dialog is None:
+            dialog = make(self.workbench, self)
+            setattr(self, name, dialog)
+        else:
+            dialog.reload()
         dialog.show()
         dialog.raise_()
         return dialog

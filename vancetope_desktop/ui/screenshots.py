@@ -5,7 +5,8 @@ library it is given, plus what :mod:`.tour_library` adds (annotations, linked no
 library holding anything else is refused, so the tour never writes into someone's work. Once everything
 is indexed: the library with a paper open, search results, the tag pane filtering by a tag, the review
 queue with a think process's request selected, the Tasks panel, a paper with its annotations, a note
-with its backlinks, the Duplicates dialog, and Copy Citation with a CSL style chosen. Each step waits
+with its backlinks, the Duplicates dialog, Copy Citation with a CSL style chosen, and an agent's Episodes
+and Conflicts windows (:mod:`.tour_memories`, added last so the other pictures do not show them). Each step waits
 on the window's own signals, never on fixed sleeps, except a short settle time for QPdfView to paint
 its pages.
 """
@@ -21,12 +22,12 @@ from PySide6.QtWidgets import QApplication, QMenu, QWidget
 
 from ..core.documents import DocumentType, IndexState
 from ..services import demo
-from . import tour_library
+from . import tour_library, tour_memories
 from .main_window import MainWindow, default_dock_widths
 from .viewer.pdf_viewer import PdfViewer
 
 SHOTS = ("library-pdf.png", "search.png", "tags.png", "review.png", "tasks.png", "annotations.png", "backlinks.png",
-         "duplicates.png", "export.png")
+         "duplicates.png", "export.png", "episodes.png", "conflicts.png")
 CITATION_STYLE = "nature"
 DEMO_QUERY = "What are the hardware requirements of Flash Attention?"
 SETTLE_MS = 800
@@ -236,6 +237,40 @@ class ScreenshotTour(QObject):
         # The tour's citation leaves the clipboard (on the offscreen platform, a clipboard still holding
         # it at exit crashed the process on its way out).
         QApplication.clipboard().clear()
+        workbench, project = self.window.workbench, self.project
+        self.memory_scope = ""
+
+        def added(agent: str) -> None:
+            self.memory_scope = agent
+            workbench.set_scope(agent)
+
+        workbench.run("Preparing the memories", lambda _c: tour_memories.add_tour_memories(workbench.lib, project),
+                      on_result=added, on_error=lambda error: self._give_up(f"preparing the memories: {error}"))
+        self._when(lambda: bool(self.memory_scope) and workbench.snapshot.state.scope == self.memory_scope,
+                   self._open_episodes)
+
+    def _open_episodes(self) -> None:
+        self.dialog = self.window.show_episodes()
+        count = len(tour_memories.EPISODES)
+
+        def listed() -> bool:
+            if self.dialog.model.rowCount() != count:
+                return False
+            self.dialog.view.selectRow(1)  # the critical one: its card on the right
+            return True
+
+        self._when(listed, self._shot_episodes, settle=True)
+
+    def _shot_episodes(self) -> None:
+        self._save(SHOTS[9], self.dialog)
+        self.dialog.close()
+        self.dialog = self.window.show_conflicts()
+        self._when(lambda: self.dialog.model.rowCount() == len(tour_memories.CONFLICTS)
+                   and bool(self.dialog.sides[1].text.toPlainText()), self._shot_conflicts, settle=True)
+
+    def _shot_conflicts(self) -> None:
+        self._save(SHOTS[10], self.dialog)
+        self.dialog.close()
         self._finish()
 
     # --- helpers ----------------------------------------------------------------------------------

@@ -73,6 +73,10 @@ _LIGHT: dict[QPalette.ColorRole, tuple[str, str | None]] = {
     Role.Accent: ("#2f6bc4", "#dfe2e6"),
 }
 
+SEVERITY_COLORS = {"minor": "#5b8a72", "major": "#c7802a", "critical": "#c62828"}
+"""An episode's severity badge (background; the text on it is white): calm green, amber, the themes' red
+(``BrightText`` of the light theme). Chosen to read on both themes' table bases."""
+
 
 def make_palette(dark: bool) -> QPalette:
     """The complete palette of the dark or the light theme (every role, every colour group)."""

@@ -28,12 +28,16 @@ from ..services import (
     audit,
     citation_keys,
     citations,
+    conflicts,
     demo,
     documents,
     duplicates,
+    episodes,
     folders,
     imports,
     indexing,
+    lifecycle,
+    memories,
     moves,
     promotion_rules,
     reading,
@@ -280,13 +284,15 @@ class Workbench(QObject):
         return self.state.scope, None
 
     # --- documents -------------------------------------------------------------------------------
-    def new_note(self, title: str, content: str, on_created: Callable[[Any], None] | None = None) -> Task:
-        """Create a note in the current folder (or the scope's top level)."""
+    def new_note(self, title: str, content: str, on_created: Callable[[Any], None] | None = None, *,
+                 memory_type: str | None = None) -> Task:
+        """Create a note in the current folder (or the scope's top level); ``memory_type``: what it is for as
+        an agent memory (``core.memories``; None: none), as ``memory add --memory-type``."""
         scope, folder_id = self._destination(None)
         lib = self.lib
         return self.run("New note", lambda _c: documents.add_text(
-            lib, content, doc_type=DocumentType.NOTE, title=title, scope=scope, folder_id=folder_id),
-            on_result=on_created)
+            lib, content, doc_type=DocumentType.NOTE, title=title, scope=scope, folder_id=folder_id,
+            memory_type=memory_type), on_result=on_created)
 
     def rename_document(self, doc_id: str, title: str) -> Task:
         """Give a document (or folder) a new title."""
@@ -664,6 +670,41 @@ class Workbench(QObject):
         return self.run("Merging duplicates", lambda _c: duplicates.merge_groups(lib, wanted), on_result=on_merged,
                         visible=True)
 
+
+    # --- agent memory (issue 12) -------------------------------------------------------------------
+    def edit_episode(self, episode_id: str, changes: dict[str, str],
+                     on_edited: Callable[[Any], None] | None = None) -> Task:
+        """Change fields of an episode (``changes``: field name → new text; ``severity`` too) as the CLI's
+        ``memory episode edit`` does (``episodes.update_episode``); undoable like any edit."""
+        lib, scope, wanted = self.lib, self.state.scope, dict(changes)
+        return self.run("Edit episode", lambda _c: episodes.update_episode(
+            lib, episode_id, **wanted, acting_scope=scope,
+            user_action=undo.user_action(lib, "Edit episode", [episode_id])), on_result=on_edited)
+
+    def set_memory_type(self, doc_id: str, memory_type: str | None) -> Task:
+        """Say what a note is for as an agent memory (None or ``none``: nothing), as ``memory type`` does
+        (``memories.set_memory_type``)."""
+        lib, scope = self.lib, self.state.scope
+        return self.run("Memory type", lambda _c: memories.set_memory_type(lib, doc_id, memory_type,
+                                                                           acting_scope=scope), index=False)
+
+    def settle_conflict(self, keep_id: str, other_id: str, on_settled: Callable[[Any], None] | None = None) -> Task:
+        """Keep ``keep_id`` of two contradicting memories: it ``updates`` the other, which is archived
+        (``conflicts.settle``, as ``memory settle`` does)."""
+        lib, scope = self.lib, self.state.scope
+        return self.run("Settle conflict", lambda _c: conflicts.settle(lib, keep_id, other_id, scope=scope),
+                        on_result=on_settled, index=False)
+
+    def restore_documents(self, doc_ids: Sequence[str]) -> Task:
+        """Bring documents back from the trash or from archived (``lifecycle.bring_back``, as ``memory restore``
+        does: a superseded memory loses its ``superseded_by`` and the ``updates`` edges into it)."""
+        lib, scope, ids = self.lib, self.state.scope, list(doc_ids)
+
+        def work(_context: TaskContext) -> list:
+            action = undo.user_action(lib, "Restore", ids)
+            return [d for i in ids for d in lifecycle.bring_back(lib, i, scope=scope, user_action=action)]
+
+        return self.run("Restore", work)
 
 
 def _describe(paths: Sequence[Path]) -> str:

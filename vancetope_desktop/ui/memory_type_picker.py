@@ -1,0 +1,64 @@
+"""The Memory type choice (issue 12): what a note is for as an agent memory, in the New note dialog and the
+details panel, and as the document list's filter. Each item carries its line of the seed's guidance
+(``core.memories.MEMORY_TYPE_HINTS``, the text the tool descriptions and the CLI help join) as its tooltip,
+and the chosen one's line shows as the box's tooltip. ``episode`` is not offered: an episode is recorded
+with its fields (View ▸ Episodes…); an episode's own box shows it, disabled.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QComboBox, QWidget
+
+from ..core.memories import MEMORY_TYPE_GUIDANCE, MEMORY_TYPE_HINTS, MemoryType
+
+PICKED = (MemoryType.FEEDBACK, MemoryType.PROJECT, MemoryType.REFERENCE, MemoryType.USER)
+"""The types a person picks here, in the seed's order."""
+
+
+class MemoryTypePicker(QComboBox):
+    """``none_label`` (no memory type, or no filter) then feedback, project, reference, user.
+
+    Args:
+        none_label: the first item's text ("None", "All memory types").
+        none_hint: its tooltip.
+    """
+
+    def __init__(self, none_label: str = "None", none_hint: str = "Not an agent memory",
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setAccessibleName("Memory type")
+        self.addItem(none_label, None)
+        self.setItemData(0, none_hint, Qt.ItemDataRole.ToolTipRole)
+        for kind in PICKED:
+            self.addItem(kind.value, kind.value)
+            self.setItemData(self.count() - 1, f"{kind.value}: {MEMORY_TYPE_HINTS[kind]}",
+                             Qt.ItemDataRole.ToolTipRole)
+        self._none_hint = none_hint
+        self.currentIndexChanged.connect(self._show_hint)
+        self._show_hint(0)
+
+    def memory_type(self) -> str | None:
+        """The chosen type's value (``feedback``…), or None for the first item."""
+        return self.currentData()
+
+    def set_memory_type(self, value: MemoryType | str | None) -> None:
+        """Show ``value`` without announcing a choice (None: the first item). An episode is shown, disabled:
+        its type is not changed here."""
+        self.blockSignals(True)
+        episode = self.findData(MemoryType.EPISODE.value)
+        if value == MemoryType.EPISODE and episode < 0:
+            self.addItem(MemoryType.EPISODE.value, MemoryType.EPISODE.value)
+            self.setItemData(self.count() - 1, f"episode: {MEMORY_TYPE_HINTS[MemoryType.EPISODE]} (View ▸ Episodes…)",
+                             Qt.ItemDataRole.ToolTipRole)
+        elif value != MemoryType.EPISODE and episode >= 0:
+            self.removeItem(episode)
+        found = self.findData(value.value if isinstance(value, MemoryType) else value) if value else 0
+        self.setCurrentIndex(max(found, 0))
+        self.setEnabled(value != MemoryType.EPISODE)
+        self.blockSignals(False)
+        self._show_hint(self.currentIndex())
+
+    def _show_hint(self, index: int) -> None:
+        hint = self.itemData(index, Qt.ItemDataRole.ToolTipRole) or self._none_hint
+        self.setToolTip(f"{hint}\n\n{MEMORY_TYPE_GUIDANCE}")
