@@ -49,7 +49,7 @@ def test_three_sections_each_from_its_own_namespace(team):
     assert start.conventions == "group/global"  # "global" is the project's group
     conventions, decisions, agent = start.sections
     assert [s.kind for s in start.sections] == [SectionKind.CONVENTIONS, SectionKind.DECISIONS, SectionKind.AGENT]
-    assert [m.id for m in conventions.memories][0] == ids["convention"]  # feedback before user
+    assert conventions.memories[0].id == ids["convention"]  # feedback before user
     assert {m.id for m in conventions.memories} == {ids["convention"], ids["global_user"]}
     # project memories first, then the others; never project/bar's, never a plain note
     assert [m.id for m in decisions.memories] == [ids["decision"], ids["foo_ref"]]
@@ -65,7 +65,7 @@ def test_three_sections_each_from_its_own_namespace(team):
 
 
 def test_a_small_budget_is_shared_fairly_and_says_what_it_left_out(team):
-    lib, ids = team
+    lib, _ids = team
     for n in range(8):  # a talkative project: its section alone would fill the budget
         documents.add_text(lib, f"Architecture decision {n}: " + "the reasons are long and detailed " * 12,
                            doc_type=DocumentType.NOTE, scope="project/foo", memory_type="project")
