@@ -77,7 +77,7 @@ def test_a_small_budget_is_shared_fairly_and_says_what_it_left_out(team):
     # The short sections are whole; the long one took what they left and says how many it left out.
     assert [m.id for m in conventions.memories] == [m.id for m in whole.sections[0].memories]
     assert [m.id for m in agent.memories] == [m.id for m in whole.sections[2].memories]
-    assert decisions.omitted and f"- … {len(decisions.omitted)} more left out for the token budget" in small.markdown
+    assert decisions.omitted and f"- … {len(decisions.omitted)} more not shown (token budget)" in small.markdown
     assert set(decisions.omitted).isdisjoint(m.id for m in decisions.memories)
     assert all(i not in small.markdown for i in decisions.omitted)
     assert not conventions.omitted and not agent.omitted

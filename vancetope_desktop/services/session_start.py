@@ -336,7 +336,7 @@ def _render(title: str, sections: list[_Section]) -> str:
 
 
 def _more_line(n: int) -> str:
-    return f"- … {n} more left out for the token budget (memory_recall finds them)"
+    return f"- … {n} more not shown (token budget)"
 
 
 def _fold(text: str) -> str:
