@@ -111,3 +111,12 @@ def test_bad_input_is_a_typed_error(team):
         session_start(lib, "agent/tau", "project/foo", state_query="  ")
     scopes.set_agent(lib, "session/s1", "agent/tau")
     assert session_start(lib, "agent/tau", "project/foo", acting="session/s1").sections[2].memories
+
+
+def test_fair_shares_pass_what_a_short_section_leaves_to_the_others():
+    from vancetope_desktop.services.session_start import _fair_shares
+
+    assert _fair_shares([10, 100, 30], 90) == [10, 50, 30]
+    assert _fair_shares([100, 100, 0], 90) == [45, 45, 0]
+    assert _fair_shares([5, 5, 5], 90) == [5, 5, 5]
+    assert _fair_shares([50, 50], -3) == [0, 0]

@@ -265,7 +265,7 @@ def _fit(title: str, sections: list[_Section], budget: int, count: Callable[[str
     for section, lines, share in zip(sections, full, shares, strict=True):
         truncated |= _fill(section, lines, share, count)
     # Counts of parts add up for a whitespace-splitting tokenizer; for any other, drop the last lines until it fits.
-    while count(_render(title, sections)) > budget and any(s.lines for s in sections):
+    while count(_render(title, sections)) > budget and any(s.model.memories for s in sections):
         largest = max((s for s in sections if s.model.memories), key=lambda s: len(s.lines))
         dropped = largest.model.memories.pop()
         largest.model.omitted.insert(0, dropped.id)
