@@ -4,6 +4,7 @@ import json
 
 import anyio
 import pytest
+from mcp.shared.exceptions import MCPError
 
 from tests.agents.test_mcp_server import _connect, _text
 from vancetope_desktop.core.documents import DocumentType
@@ -52,4 +53,43 @@ def test_recall_and_episodes_round_trip(tmp_path):
     assert (episode["namespace"], episode["created_by"], episode["severity"]) == ("agent/tau", "agent/tau", "major")
     assert incomplete.is_error and "the episode has no goal" in _text(incomplete)
     assert [m["id"] for m in recalled.structured_content["memories"]] == [episode["id"]]
+    assert "Traceback" not in log.read_text()
+
+
+@pytest.mark.slow  # one server process (it loads the model's query encoder): the prompt, the tool and their errors
+def test_session_start_prompt_and_tool_round_trip(tmp_path):
+    root = tmp_path / "library"
+    with Library.open(root) as lib:
+        scopes.create_scope(lib, "agent", "tau", parent="group/default")
+        scopes.create_scope(lib, "session", "s1", parent="project/inbox", agent="agent/tau")
+        ids = [documents.add_text(lib, text, doc_type=DocumentType.NOTE, scope=scope, memory_type=kind).id
+               for text, scope, kind in (("Convention: answer in one line", "group/default", "feedback"),
+                                         ("Decision: notes are Markdown", "project/inbox", "project"),
+                                         ("Working on the MCP prompt", "agent/tau", "project"))]
+    log = tmp_path / "server.log"
+
+    async def scenario():
+        async with _connect(root, "session/s1", log) as session:
+            prompts = (await session.list_prompts()).prompts
+            prompt = await session.get_prompt("session_start", {"token_budget": "300"})
+            errors = []
+            for arguments in ({"agent": "project/inbox"}, {"token_budget": "5"}, {"colour": "blue"}):
+                with pytest.raises(MCPError) as refused:
+                    await session.get_prompt("session_start", arguments)
+                errors.append(refused.value.error.message)
+            tool = await session.call_tool("memory_session_start", {"agent": "agent/tau", "project": "project/inbox"})
+            return prompts, prompt, errors, tool
+
+    prompts, prompt, errors, tool = anyio.run(scenario)
+    assert [p.name for p in prompts] == ["session_start"]
+    assert {a.name for a in prompts[0].arguments} == {"agent", "project", "token_budget"}
+    (message,) = prompt.messages
+    assert message.role == "user" and message.content.text.startswith("# Session start: agent/tau on project/inbox")
+    assert all(f"`{doc_id}`" in message.content.text for doc_id in ids)
+    assert errors[0].startswith("NotAnAgentScope: project/inbox is a project, not an agent scope")
+    assert errors[1].startswith("BudgetTooSmall") and "unknown argument colour" in errors[2]
+    assert not tool.is_error, _text(tool)
+    assert tool.structured_content["markdown"] == message.content.text  # the same block: all of it fits either budget
+    assert [s["namespace"] for s in tool.structured_content["sections"]] == ["group/default", "project/inbox",
+                                                                            "agent/tau"]
     assert "Traceback" not in log.read_text()

@@ -422,8 +422,8 @@ def test_text_that_is_not_unicode_is_refused_by_name(library, tree):
 
 
 def test_tool_specs_have_json_schemas_with_descriptions():
-    assert [t.name for t in TOOLS] == ["memory_store", "memory_query", "memory_recall", "memory_store_episode",
-                                       "memory_list", "memory_read",
+    assert [t.name for t in TOOLS] == ["memory_store", "memory_query", "memory_recall", "memory_session_start",
+                                       "memory_store_episode", "memory_list", "memory_read",
                                        "memory_annotations", "memory_tag", "memory_request_promotion", "memory_cite",
                                        "memory_promotion_requests", "memory_duplicates", "memory_links",
                                        "memory_relate", "memory_relations", "memory_restore",

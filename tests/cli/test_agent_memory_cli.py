@@ -92,3 +92,25 @@ def test_a_note_s_memory_type_is_set_and_cleared_from_the_terminal(cli):
     refused = cli("memory", "type", note["id"], "episode", ok=False)
     assert refused.exit_code == 2 and "memory episode add" in refused.output
     assert cli("memory", "type", note["id"], "lesson", ok=False).exit_code == 2
+
+
+def test_session_start_from_the_terminal(cli):
+    cli("scope", "create", "agent/tau", "--parent", "group/default")
+    cli("memory", "add", "Always run the linter first", "--memory-type", "feedback", "--scope", "group/default",
+        "--no-wait")
+    decision = as_json(cli("memory", "add", "Architecture decision: SQLite holds the documents", "--memory-type",
+                           "project", "--scope", "project/inbox", "--no-wait", "--json"))
+    cli("memory", "add", "Current work: the importer", "--memory-type", "project", "--scope", "agent/tau", "--no-wait")
+    shown = cli("memory", "session-start", "--agent", "agent/tau", "--project", "project/inbox").stdout
+    assert shown.startswith("# Session start: agent/tau on project/inbox")
+    assert f"- `{decision['id']}` project: Architecture decision: SQLite holds the documents" in shown
+    assert "## Conventions (`group/default`)" in shown and "## Agent state (`agent/tau`)" in shown
+    found = as_json(cli("memory", "session-start", "-a", "agent/tau", "-p", "project/inbox", "--budget", "300",
+                        "--json"))
+    assert [s["namespace"] for s in found["sections"]] == ["group/default", "project/inbox", "agent/tau"]
+    assert found["tokens"] <= found["token_budget"] == 300
+    not_agent = cli("memory", "session-start", "--agent", "project/inbox", "--project", "project/inbox", ok=False)
+    assert not_agent.exit_code == 2 and "not an agent scope" in not_agent.output
+    small = cli("memory", "session-start", "--agent", "agent/tau", "--project", "project/inbox", "--budget", "10",
+                ok=False)
+    assert small.exit_code == 2 and "give at least" in small.output

@@ -22,6 +22,7 @@ from ..core.tags import all_of
 from ..services import documents, scopes
 from ..services.library import Library
 from ..services.search import search
+from ..services.token_fit import shorten
 
 DECISION_TAG = "decision"
 """Project and group documents with this tag (or one below it) count as decisions."""
@@ -31,7 +32,6 @@ TYPE_PRIORITY = {DocumentType.FACT: 0, DocumentType.RESULT: 1, DocumentType.NOTE
 """Without a query: facts (and decisions) before results before notes, within one scope."""
 PER_SCOPE_LIMIT = 100
 """Newest documents considered per scope and kind: the budget holds far fewer anyway."""
-ELLIPSIS = "…"
 
 
 class ContextBlock(BaseModel):
@@ -143,27 +143,6 @@ def _body(doc: DocumentInfo) -> str:
     return " ".join((doc.content or "").split())
 
 
-def _shorten(head: str, body: str, limit: int, count: Callable[[str], int]) -> tuple[str, bool] | None:
-    """``(line, cut)``: ``head: body`` within ``limit`` tokens, whole, else the longest word prefix of body + ``…``.
-
-    None when not even the head and an ellipsis fit. Binary search over the words: log2(n) counts.
-    """
-    full = f"{head}: {body}" if body else head
-    if count(full) <= limit:
-        return full, False
-    words = body.split(" ")
-    low, high = 0, len(words) - 1  # the longest prefix that fits has `low` words
-    if count(f"{head}: {ELLIPSIS}") > limit:
-        return None
-    while low < high:
-        middle = (low + high + 1) // 2
-        if count(f"{head}: {' '.join(words[:middle])}{ELLIPSIS}") <= limit:
-            low = middle
-        else:
-            high = middle - 1
-    return f"{head}: {' '.join(words[:low])}{ELLIPSIS}", True
-
-
 def _render(headings: dict[str, str], chosen: list[tuple[_Item, str]]) -> str:
     """Group the chosen lines under one heading per scope, scopes in order of first appearance."""
     sections: dict[str, list[str]] = {}
@@ -180,7 +159,7 @@ def _fit(headings: dict[str, str], items: list[_Item], count: Callable[[str], in
     for item in items:
         heading_cost = 0 if item.scope.path in headed else count(headings[item.scope.path])
         room = min(item_budget, budget - used - heading_cost)
-        shortened = _shorten(_line_head(item.doc), _body(item.doc), room, count) if room > 0 else None
+        shortened = shorten(_line_head(item.doc), _body(item.doc), room, count) if room > 0 else None
         if shortened is None:
             truncated = True
             break

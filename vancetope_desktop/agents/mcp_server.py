@@ -10,6 +10,7 @@ start:
   A result is structured content (the output model as JSON) plus the same JSON as text for clients
   that ignore structured content. A :class:`VancetopeError` becomes a tool error (``isError``) carrying
   its message, e.g. the visibility rule; an unexpected exception too, logged with its traceback.
+* prompts: ``session_start`` (:mod:`.mcp_prompts`), the start-of-session block as a user message.
 * resources: ``vancetope://document/{doc_id}``, a document's text read through ``memory_read`` (the
   same visibility rule); the listing holds the newest :data:`RESOURCE_LIMIT` documents the scope sees.
 
@@ -39,7 +40,7 @@ from ..core.errors import InvalidInput, VancetopeError
 from ..core.scopes import ScopeKind, ScopePath
 from ..services import documents, indexing, relations, review
 from ..services.library import Library
-from . import task_tree
+from . import mcp_prompts, task_tree
 from .context import ContextBlock, context_block
 from .models import DocumentSummary, StoredDocument
 from .tools import TOOLS, TOOLS_BY_NAME, MemoryTools, ToolSpec, parse_arguments
@@ -53,7 +54,8 @@ RESOURCE_LIMIT = 200
 WRITING_TOOLS = frozenset({"memory_store", "memory_store_episode", "memory_tag", "memory_request_promotion",
                            "memory_store_result", "mark_task_changed", "memory_set_reading_status", "memory_relate",
                            "memory_restore"})
-READ_ONLY_TOOLS = frozenset({"memory_query", "memory_recall", "memory_list", "memory_duplicates", "memory_read",
+READ_ONLY_TOOLS = frozenset({"memory_query", "memory_recall", "memory_session_start", "memory_list",
+                             "memory_duplicates", "memory_read",
                              "memory_context", "memory_promotion_requests", "memory_cite", "memory_annotations",
                              "memory_links", "memory_relations"})
 
@@ -244,16 +246,32 @@ def build_server(memory: ScopedMemory) -> Server[Any]:
         return types.ReadResourceResult(contents=[types.TextResourceContents(uri=params.uri, mime_type="text/plain",
                                                                              text=text)])
 
+    async def list_prompts(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+                           ) -> types.ListPromptsResult:
+        return types.ListPromptsResult(prompts=list(mcp_prompts.PROMPTS))
+
+    async def get_prompt(ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams
+                         ) -> types.GetPromptResult:
+        if params.name != mcp_prompts.SESSION_START:
+            raise MCPError(types.INVALID_PARAMS, f"unknown prompt {params.name!r} (prompts: "
+                           f"{mcp_prompts.SESSION_START})")
+        try:
+            start = await run(mcp_prompts.session_start_prompt, memory.memory, params.arguments)
+        except VancetopeError as error:  # like an unreadable resource: invalid params, with the reason
+            raise MCPError(types.INVALID_PARAMS, f"{type(error).__name__}: {error}") from None
+        return mcp_prompts.prompt_result(start)
+
     return Server(
         "vancetope", version=__version__, title="Vancetope memory",
         instructions=f"Research memory of {memory.scope}: you read your own scope and its ancestors and write only "
-                     "your own scope. Call memory_context when you start, memory_query to find (memory_recall: in one "
-                     "namespace only), memory_store to "
-                     "remember. Every document has a doc_… id. To share a document with an ancestor scope (e.g. "
+                     "your own scope. Call memory_context when you start (an agent: memory_session_start), "
+                     "memory_query to find (memory_recall: in one namespace only), memory_store to remember. "
+                     "Every document has a doc_… id. To share a document with an ancestor scope (e.g. "
                      "the project), ask with memory_request_promotion: the user reviews the request; "
                      "memory_promotion_requests tells you later whether it was approved or rejected, and why.",
         on_list_tools=list_tools, on_call_tool=call_tool, on_list_resources=list_resources,
         on_list_resource_templates=list_templates, on_read_resource=read_resource,
+        on_list_prompts=list_prompts, on_get_prompt=get_prompt,
     )
 
 

@@ -17,6 +17,7 @@ from ..core import promotion
 from ..core.documents import DocumentInfo
 from ..core.memories import MEMORY_TYPE_GUIDANCE
 from ..core.reading import reading_status_of
+from ..services import session_start as start
 from ..services.annotations import Annotation
 from ..services.graph import Edge
 from ..services.memory_guard import SimilarMemory
@@ -117,6 +118,21 @@ class RecallInput(_Input):
                                                "(feedback, project, reference, user, episode). Default: all.")
     include_archived: bool = Field(default=False, description="Also return archived memories (superseded by a "
                                    "newer one, kept for the record).")
+
+
+class SessionStartInput(_Input):
+    """``memory_session_start``: the seed's three start-of-session recalls as one Markdown block."""
+
+    agent: str | None = Field(default=None, description="Your agent namespace ('agent/tau'). Default: the agent "
+                              "that runs your scope (or your scope, when it is an agent's).")
+    project: str | None = Field(default=None, description="The project you work on ('project/foo'); its group holds "
+                                "the global conventions. Default: your scope's project.")
+    token_budget: int = Field(default=start.DEFAULT_BUDGET, ge=1, le=start.MAX_BUDGET, description="The block's "
+                              "length at most, in tokens of the embedding model.")
+    conventions_query: str = Field(default=start.CONVENTIONS_QUERY, description="The recall in the project's group "
+                                   "(the global conventions).")
+    decisions_query: str = Field(default=start.DECISIONS_QUERY, description="The recall in the project.")
+    state_query: str = Field(default=start.STATE_QUERY, description="The recall in your agent namespace.")
 
 
 class EpisodeInput(_Input):

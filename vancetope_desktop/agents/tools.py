@@ -4,8 +4,9 @@
 ``memory_list``, ``memory_duplicates``, ``memory_read``, ``memory_annotations`` (a PDF's highlights and
 notes), ``memory_tag``, ``memory_request_promotion``, ``memory_promotion_requests`` (the user's decisions on
 them), ``memory_cite`` (citations for a report), ``memory_links`` (a document's [[links]] and backlinks) and
-``memory_set_reading_status``; for agent memory ``memory_recall`` (one namespace only) and
-``memory_store_episode``. Each takes the seed's argument names, validates them through its input model
+``memory_set_reading_status``; for agent memory ``memory_recall`` (one namespace only),
+``memory_store_episode`` and ``memory_session_start`` (the seed's three start-of-session recalls). Each takes
+the seed's argument names, validates them through its input model
 (:mod:`.models`) and returns a pydantic model; :data:`TOOLS` lists name, description and models for an
 MCP server, and :meth:`MemoryTools.call` runs a tool from a JSON argument object.
 
@@ -62,11 +63,13 @@ from ..services import (
     review,
     sharing,
 )
+from ..services import session_start as start
 from ..services.graph import RelatedDocument
 from ..services.library import Library
 from ..services.memories import Recall
 from ..services.scopes import ancestry, resolve_relative, resolve_scope, visible_scopes
 from ..services.search import search
+from ..services.session_start import SessionStart
 from .models import (
     HIDDEN_METADATA,
     AnnotationsInput,
@@ -96,6 +99,7 @@ from .models import (
     ReadingStatusInput,
     ReadInput,
     RecallInput,
+    SessionStartInput,
     StoredDocument,
     StoreInput,
     TagInput,
@@ -145,6 +149,12 @@ TOOLS: tuple[ToolSpec, ...] = (
              "namespace and score (0-1). Only that scope is searched (memory_query searches your scope and its "
              "ancestors together). Recall before repeating a task that failed before, and at the start of work.",
              RecallInput, Recall),
+    ToolSpec("memory_session_start", "Start of a session: in one call, the seed's three recalls as one Markdown "
+             "block within a token budget: the global conventions (your project's group), the project's decisions "
+             "and your agent's own state (current work, priorities, recent episodes), each memory with its id and "
+             "memory_type under a heading naming its namespace. What the budget left out is counted in the block "
+             "and listed by id per section (read those with memory_read or memory_recall).",
+             SessionStartInput, SessionStart),
     ToolSpec("memory_store_episode", "Record an episode in your own scope: something significant that happened "
              "(context, goal, action, outcome, insight, severity minor|major|critical). Store one after any failure, "
              "after finding a non-obvious trap (a library quirk, an API behaviour, a deploy order), and after a "
@@ -337,6 +347,26 @@ class MemoryTools:
         target = self.scope if args.namespace is None else self._scope_argument(args.namespace)
         return memories.recall(self.lib, args.query, target, args.limit, args.memory_types, args.include_archived,
                                acting=self.scope)
+
+    def memory_session_start(self, agent: str | None = None, project: str | None = None,
+                             token_budget: int = start.DEFAULT_BUDGET,
+                             conventions_query: str = start.CONVENTIONS_QUERY,
+                             decisions_query: str = start.DECISIONS_QUERY,
+                             state_query: str = start.STATE_QUERY) -> SessionStart:
+        """The start-of-session block for an agent on a project, as the acting scope sees them
+        (``services.session_start.session_start``); ``agent`` and ``project`` default to the acting scope's.
+
+        Raises:
+            ScopeError: no default agent or project on the acting scope's branch. ScopeNotFound. NotAnAgentScope.
+            ScopeNotVisible: the acting scope does not see a namespace. BudgetTooSmall. EmptyQuery.
+        """
+        args = parse_arguments(SessionStartInput, agent=agent, project=project, token_budget=token_budget,
+                               conventions_query=conventions_query, decisions_query=decisions_query,
+                               state_query=state_query)
+        return start.session_start(self.lib, self._scope_argument(args.agent or "agent"),
+                             self._scope_argument(args.project or "project"), token_budget=args.token_budget,
+                             acting=self.scope, conventions_query=args.conventions_query,
+                             decisions_query=args.decisions_query, state_query=args.state_query)
 
     def memory_store_episode(self, context: str, goal: str, action: str, outcome: str, insight: str, severity: str,
                              namespace: str | None = None, created_by: str | None = None) -> Episode:

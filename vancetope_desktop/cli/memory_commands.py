@@ -1,4 +1,5 @@
-"""Agent memory from the terminal: ``memory recall`` (one namespace only) and ``memory episode add|list|show|edit``."""
+"""Agent memory from the terminal: ``memory recall`` (one namespace only), ``memory session-start``,
+``memory type`` and ``memory episode add|list|show|edit``."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from rich.markup import escape
 
 from ..core.memories import Episode, Severity
 from ..services import audit, episodes, indexing, memories, scopes, undo
+from ..services import session_start as start
 from .apps import memory
 from .context import CommandGroup, JsonOption, LibraryOption, MemoryTypeOption, ScopeOption, emit, open_library, out
 
@@ -64,6 +66,37 @@ def memory_type(
         changed = memories.set_memory_type(lib, doc_id, memory_type, acting_scope=scopes.resolve_scope(lib, scope))
         emit(as_json, changed, lambda: out.print(f"{changed.id}: memory type "
                                                  f"{changed.memory_type or memories.NO_MEMORY_TYPE}"))
+
+
+@memory.command("session-start")
+def memory_session_start(
+    agent: Annotated[str, typer.Option("--agent", "-a", help="The agent's own namespace, e.g. agent/tau.")],
+    project: Annotated[str, typer.Option("--project", "-p", help="The project it works on, e.g. project/foo; its "
+                                         "group holds the global conventions.")],
+    budget: Annotated[int, typer.Option("--budget", "-b", min=1, max=start.MAX_BUDGET, help="The block's length "
+                                        "at most, in tokens of the embedding model.")] = start.DEFAULT_BUDGET,
+    conventions_query: Annotated[str, typer.Option(help="The recall in the project's group.")] = (
+        start.CONVENTIONS_QUERY),
+    decisions_query: Annotated[str, typer.Option(help="The recall in the project.")] = start.DECISIONS_QUERY,
+    state_query: Annotated[str, typer.Option(help="The recall in the agent's namespace.")] = start.STATE_QUERY,
+    scope: Annotated[str | None, typer.Option("--scope", "-s", help="Load as this scope (e.g. a session the agent "
+                                              "runs), which must see all three namespaces (default: you, who see "
+                                              "every scope).")] = None,
+    library: LibraryOption = None, as_json: JsonOption = False,
+) -> None:
+    """The start of an agent's session: the global conventions, the project's decisions and the agent's state, as
+    one Markdown block within a token budget: `memory session-start --agent agent/tau --project project/foo`."""
+    with open_library(library) as lib:
+        found = start.session_start(lib, agent, project, token_budget=budget, acting=scope,
+                                    conventions_query=conventions_query, decisions_query=decisions_query,
+                                    state_query=state_query)
+
+        def human() -> None:
+            out.print(found.markdown, markup=False, highlight=False, soft_wrap=True)
+            for warning in found.warnings:
+                out.print(f"[yellow]warning:[/yellow] {escape(warning)}")
+
+        emit(as_json, found, human)
 
 
 @episode_app.command("add")

@@ -41,6 +41,10 @@ class ScopeError(VancetopeError):
     exit_code = 2
 
 
+class NotAnAgentScope(ScopeError):
+    """A scope given as an agent's own namespace that is not of kind ``agent`` (``core.scopes.ScopeKind``)."""
+
+
 class ScopeNotVisible(VancetopeError):
     """The document or scope is outside what the acting scope may see (seed §4.2 visibility rule)."""
 
@@ -69,6 +73,10 @@ class InvalidEpisode(InvalidInput):
 
 class EmptyQuery(InvalidInput):
     """A search or recall with nothing to look for."""
+
+
+class BudgetTooSmall(InvalidInput):
+    """A token budget that cannot hold even the headings of the block asked for (the message names the least)."""
 
 
 class FolderCycle(InvalidInput):
