@@ -57,6 +57,7 @@ from .help_dialogs import open_shortcut_sheet, open_user_guide
 from .index_health import IndexHealth
 from .namesake_dialog import ask_namesakes
 from .notes_flow import NotesFlow
+from .relation_graph_flow import RelationGraphFlow
 from .relations_view import RelationsFlow
 from .review_dock import ReviewDock
 from .scope_move_flow import ScopeMoveFlow
@@ -132,6 +133,8 @@ class MainWindow(QMainWindow):
                                open_document=lambda doc_id: self.open_document(doc_id))
         self.relations_flow = RelationsFlow(self.workbench, self.details.relations, self.details.document_id,
                                             self.details.document_shown)
+        self.relation_graph = RelationGraphFlow(self.workbench, self, table=self.table, details=self.details)
+        self.relation_graph.document_open_requested.connect(lambda doc_id: self.open_document(doc_id))
         self.review = ReviewDock(self, self.workbench, self.details, search_dock=self.search_dock,
                                  details_dock=self.details_dock, toolbar=self.toolbar,
                                  open_document=lambda doc_id: self.open_document(doc_id))

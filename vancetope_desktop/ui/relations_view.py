@@ -2,8 +2,8 @@
 incoming, grouped by type ("updates", "updated by", "contradicts"…), each document a link.
 
 A pure widget fed with ``services.graph.relations_of`` (only documents the current scope may read); a click
-leaves as ``document_link_activated(doc_id)``. :class:`RelationsFlow` loads it on the read lane whenever the
-panel shows a document. The neighbourhood picture comes later, over ``graph.neighbourhood``.
+leaves as ``document_link_activated(doc_id)``, "Show graph" as ``graph_requested(doc_id)`` (the picture:
+``ui.relation_graph_flow``). :class:`RelationsFlow` loads it on the read lane whenever the panel shows a document.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont
-from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from ..core.errors import DocumentNotFound, ScopeNotVisible
 from ..core.relations import RelationType
@@ -37,9 +37,11 @@ class RelationsView(QWidget):
 
     Signals:
         document_link_activated(str): a related document was clicked (its id).
+        graph_requested(str): "Show graph" was clicked (the shown document's id).
     """
 
     document_link_activated = Signal(str)
+    graph_requested = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -48,6 +50,14 @@ class RelationsView(QWidget):
         font.setBold(True)
         self.heading.setFont(font)
         self.heading.setContentsMargins(0, 8, 0, 0)
+        self.graph_link = QLabel('<a href="graph">Show graph</a>')
+        self.graph_link.setContentsMargins(0, 8, 0, 0)
+        self.graph_link.setToolTip("Draw the documents around this one and how they relate")
+        self.graph_link.linkActivated.connect(lambda _href: self.graph_requested.emit(self.document_id() or ""))
+        heading_row = QHBoxLayout()
+        heading_row.addWidget(self.heading)
+        heading_row.addStretch(1)
+        heading_row.addWidget(self.graph_link)
         self.rows_label = QLabel()
         self.rows_label.setWordWrap(True)
         self.rows_label.setTextFormat(Qt.TextFormat.RichText)
@@ -57,7 +67,7 @@ class RelationsView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(4)
-        layout.addWidget(self.heading)
+        layout.addLayout(heading_row)
         layout.addWidget(self.rows_label)
         self._relations: DocumentRelations | None = None
         self.set_relations(None)

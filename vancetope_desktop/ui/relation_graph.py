@@ -1,0 +1,462 @@
+"""The relation picture (issue 12): a document's neighbourhood drawn as a graph. Nodes are documents, their
+shape saying the document type and their colour the memory type; edges are typed relations, coloured by type,
+labelled and pointing from source to target; archived and stale documents are drawn faded.
+
+:func:`lay_out` turns a ``services.graph.Neighbourhood`` into a :class:`Picture` (positions from networkx,
+no Qt: it runs on the read lane). :class:`RelationGraphPane` draws a picture with its legend and a depth
+control, and reports a click on a node as ``document_open_requested(doc_id)``; it never loads anything
+(``ui.relation_graph_flow`` does).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import networkx as nx
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QFont,
+    QMouseEvent,
+    QPainter,
+    QPainterPath,
+    QPen,
+    QPixmap,
+    QPolygonF,
+    QResizeEvent,
+    QWheelEvent,
+)
+from PySide6.QtWidgets import (
+    QComboBox,
+    QGraphicsItem,
+    QGraphicsPathItem,
+    QGraphicsScene,
+    QGraphicsSimpleTextItem,
+    QGraphicsView,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ..core.documents import DocumentStatus, DocumentType
+from ..core.memories import MemoryType
+from ..core.relations import RelationType
+from ..services.graph import Edge, GraphNode, Neighbourhood
+
+MAX_SHOWN = 60
+"""The most documents a picture draws (the nearest, in the service's breadth-first order); the others are
+counted in a "+N more" note. Each node carries a title of up to :data:`TITLE_CHARS` characters (~150 px):
+beyond about 60 on a 1000 × 700 pane the labels overlap even after layout, and the spring layout's cost
+grows with the square of the nodes (60 nodes and 180 edges: 0.06 s on this 2-core machine; 200: 0.36 s)."""
+LABELLED_EDGES = 60
+"""Beyond this many lines their labels are left off (they would cover the picture): the colour says the
+type (see the legend) and hovering a line names it."""
+TITLE_CHARS = 28
+LAYOUT_SEED = 7
+"""A fixed seed: the same neighbourhood is always drawn the same way."""
+RADIUS = 11.0
+"""A node's marker radius in scene pixels (the centre's is 1.4 times larger)."""
+FADED = 0.35
+"""The opacity of an archived or stale document: there, for the audit trail, but no longer current."""
+
+SHAPES = {DocumentType.NOTE: "circle", DocumentType.FILE: "square", DocumentType.REFERENCE: "triangle",
+          DocumentType.RESULT: "diamond", DocumentType.FACT: "hexagon", DocumentType.STRUCTURED: "pentagon",
+          DocumentType.ANNOTATION: "triangle_down", DocumentType.FOLDER: "square"}
+"""The marker of each document type."""
+MEMORY_COLOURS = {MemoryType.FEEDBACK: "#e07a2f", MemoryType.PROJECT: "#3a78d4", MemoryType.REFERENCE: "#239187",
+                  MemoryType.USER: "#8a63c9", MemoryType.EPISODE: "#cf3f5a", None: "#8f969e"}
+"""A node's fill by memory type (None: a document that is not a memory). Chosen to stay apart for the
+common colour-vision deficiencies and to read on both the light and the dark theme."""
+EDGE_COLOURS = {RelationType.UPDATES: "#4f5fc0", RelationType.EXTENDS: "#1f9e8f", RelationType.SUPPORTS: "#3d9a3d",
+                RelationType.CONTRADICTS: "#d8342f", RelationType.RELATES_TO: "#8a8a8a",
+                RelationType.DERIVED_FROM: "#8d6748", RelationType.CITES: "#c98a00", RelationType.LINKS_TO: "#6f8796"}
+
+
+@dataclass(frozen=True)
+class PlacedNode:
+    """A node of a :class:`Picture` and its position (scene pixels, the centre document at 0, 0)."""
+
+    node: GraphNode
+    x: float
+    y: float
+    superseded: bool = False
+
+
+@dataclass(frozen=True)
+class Picture:
+    """What the pane draws: the shown documents placed, the edges among them, and how many were left out
+    (``hidden``: beyond :data:`MAX_SHOWN`; ``more_beyond``: the service stopped at its own cap, so there are
+    more still, uncounted)."""
+
+    center: str
+    depth: int
+    nodes: tuple[PlacedNode, ...]
+    edges: tuple[Edge, ...]
+    hidden: int = 0
+    more_beyond: bool = False
+
+    def node(self, doc_id: str) -> PlacedNode | None:
+        """The placed node of ``doc_id`` (None: not shown)."""
+        return next((n for n in self.nodes if n.node.id == doc_id), None)
+
+
+def lay_out(found: Neighbourhood, max_shown: int = MAX_SHOWN) -> Picture:
+    """Place ``found``'s nearest ``max_shown`` documents (no Qt: call it on the read lane).
+
+    A spring layout (networkx, seed :data:`LAYOUT_SEED`) over the shown documents, the edges as undirected
+    springs; positions are scaled so that nodes sit about 150 px apart whatever their number, and moved so the
+    centre document is at 0, 0. A document is *superseded* when a shown document ``updates`` it.
+    """
+    shown = sorted(found.nodes, key=lambda n: n.depth)[:max_shown]  # stable: breadth-first order kept per depth
+    ids = {n.id for n in shown}
+    edges = tuple(e for e in found.edges if e.source_id in ids and e.target_id in ids)
+    graph = nx.Graph()
+    graph.add_nodes_from(n.id for n in shown)
+    graph.add_edges_from((e.source_id, e.target_id) for e in edges)
+    if len(shown) == 1:
+        positions = {found.center: (0.0, 0.0)}
+    else:
+        start = {found.center: (0.0, 0.0)}
+        positions = nx.spring_layout(graph, pos=start, seed=LAYOUT_SEED, iterations=200,
+                                     k=1.6 / math.sqrt(len(shown)))
+    scale = 130 * math.sqrt(len(shown))
+    cx, cy = positions[found.center]
+    superseded = {e.target_id for e in edges if e.type is RelationType.UPDATES}
+    placed = tuple(PlacedNode(n, float(positions[n.id][0] - cx) * scale, float(positions[n.id][1] - cy) * scale,
+                              n.id in superseded) for n in shown)
+    return Picture(center=found.center, depth=found.depth, nodes=placed, edges=edges,
+                   hidden=len(found.nodes) - len(shown), more_beyond=found.truncated)
+
+
+def marker_path(doc_type: str, radius: float) -> QPainterPath:
+    """The outline of a document type's marker (:data:`SHAPES`), centred on 0, 0."""
+    shape = SHAPES.get(doc_type, "square")  # a StrEnum key matches its plain string
+    path = QPainterPath()
+    if shape == "circle":
+        path.addEllipse(QPointF(0, 0), radius, radius)
+        return path
+    if shape == "square":
+        side = radius * 0.9
+        path.addRect(QRectF(-side, -side, 2 * side, 2 * side))
+        return path
+    corners, turn = {"triangle": (3, -90), "triangle_down": (3, 90), "diamond": (4, -90), "pentagon": (5, -90),
+                     "hexagon": (6, 0)}[shape]
+    size = radius * (1.25 if corners == 3 else 1.1)
+    points = [QPointF(size * math.cos(math.radians(turn + i * 360 / corners)),
+                      size * math.sin(math.radians(turn + i * 360 / corners))) for i in range(corners)]
+    path.addPolygon(QPolygonF([*points, points[0]]))
+    return path
+
+
+def _elided(title: str) -> str:
+    title = " ".join(title.split()) or "(untitled)"
+    return title if len(title) <= TITLE_CHARS else title[:TITLE_CHARS - 1].rstrip() + "…"
+
+
+def _status_word(placed: PlacedNode) -> str:
+    if placed.node.status == DocumentStatus.ARCHIVED.value:
+        return "superseded" if placed.superseded else "archived"
+    return placed.node.status if placed.node.status != DocumentStatus.ACTIVE.value else ""
+
+
+class GraphView(QGraphicsView):
+    """The scene of a :class:`Picture`: fits it in view (never enlarging past 1:1), drags to pan, zooms with
+    the wheel, and reports a click on a node.
+
+    Signals:
+        document_open_requested(str): a node was clicked (its document id).
+    """
+
+    document_open_requested = Signal(str)
+    ID_ROLE = 0
+    """``QGraphicsItem.data`` key holding a node item's document id."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setScene(QGraphicsScene(self))  # owned by the view: a parentless scene would be collected
+        self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
+        self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
+        self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
+        self.node_items: dict[str, QGraphicsItem] = {}
+        self.edge_items: list[QGraphicsPathItem] = []
+        self._pressed: str | None = None
+        self._zoomed = False
+
+    def set_picture(self, picture: Picture | None) -> None:
+        """Draw ``picture`` (None: empty)."""
+        scene = self.scene()
+        scene.clear()
+        self.node_items, self.edge_items, self._zoomed = {}, [], False
+        if picture is None:
+            return
+        text = self.palette().text().color()
+        places = {p.node.id: p for p in picture.nodes}
+        pairs: dict[frozenset[str], list[Edge]] = {}
+        for edge in picture.edges:  # one line per pair of documents, naming every relation between them
+            pairs.setdefault(frozenset((edge.source_id, edge.target_id)), []).append(edge)
+        labelled = len(pairs) <= LABELLED_EDGES
+        for edges in pairs.values():
+            self._add_edge(edges, places, text, labelled)
+        for placed in picture.nodes:
+            self._add_node(placed, placed.node.id == picture.center, text)
+        scene.setSceneRect(scene.itemsBoundingRect().adjusted(-30, -30, 30, 30))
+        self._fit()
+
+    def _add_node(self, placed: PlacedNode, center: bool, text: QColor) -> None:
+        node, radius = placed.node, RADIUS * (1.4 if center else 1.0)
+        fill = QColor(MEMORY_COLOURS.get(node.memory_type, MEMORY_COLOURS[None]))
+        item = QGraphicsPathItem(marker_path(node.type, radius))
+        item.setBrush(QBrush(fill))
+        item.setPen(QPen(text if center else fill.darker(150), 2.5 if center else 1.2))
+        item.setPos(placed.x, placed.y)
+        item.setZValue(2)
+        item.setData(self.ID_ROLE, node.id)
+        item.setCursor(Qt.CursorShape.PointingHandCursor)
+        status = _status_word(placed)
+        kind = f"{node.memory_type.value} memory" if node.memory_type else node.type
+        item.setToolTip(f"{node.title}\n{kind} · {node.scope}" + (f" · {status}" if status else "")
+                        + "\nClick to open")
+        label = QGraphicsSimpleTextItem(_elided(node.title) + (f" ({status})" if status else ""), item)
+        font = QFont(self.font())
+        font.setBold(center)
+        label.setFont(font)
+        label.setBrush(QBrush(text))
+        width = label.boundingRect().width()
+        label.setPos(-width / 2, radius + 3)
+        if status in ("archived", "superseded", DocumentStatus.STALE.value):
+            item.setOpacity(FADED)
+        self.scene().addItem(item)
+        self.node_items[node.id] = item
+
+    def _add_edge(self, edges: list[Edge], places: dict[str, PlacedNode], text: QColor, labelled: bool) -> None:
+        first = edges[0]
+        a, b = places[first.source_id], places[first.target_id]
+        start, end = QPointF(a.x, a.y), QPointF(b.x, b.y)
+        length = math.hypot(end.x() - start.x(), end.y() - start.y()) or 1.0
+        ux, uy = (end.x() - start.x()) / length, (end.y() - start.y()) / length
+        gap = RADIUS * 1.6  # the line stops short of both markers, so an arrowhead is never hidden under one
+        tail, head = start + QPointF(ux, uy) * gap, end - QPointF(ux, uy) * gap
+        colour = QColor(EDGE_COLOURS[first.type])
+        path = QPainterPath(tail)
+        path.lineTo(head)
+        for edge in edges:  # an arrowhead at each target: both ends when the pair relate both ways
+            tip, sign = (head, 1) if edge.target_id == first.target_id else (tail, -1)
+            back = QPointF(ux, uy) * (9 * sign)
+            side = QPointF(-uy, ux) * 4.5
+            path.addPolygon(QPolygonF([tip, tip - back + side, tip - back - side, tip]))
+        item = QGraphicsPathItem(path)
+        pen = QPen(colour, 1.6)
+        if first.type is RelationType.RELATES_TO:
+            pen.setStyle(Qt.PenStyle.DashLine)
+        item.setPen(pen)
+        item.setBrush(QBrush(colour))
+        words = [f"{e.type.value.replace('_', ' ')}" for e in edges]
+        item.setToolTip("\n".join(f"{places[e.source_id].node.title} — {e.type.value.replace('_', ' ')} → "
+                                  f"{places[e.target_id].node.title}" for e in edges))
+        if {a.node.status, b.node.status} != {DocumentStatus.ACTIVE.value}:  # to or from a faded document
+            item.setOpacity(0.6)
+        self.scene().addItem(item)
+        self.edge_items.append(item)
+        if labelled:
+            label = QGraphicsSimpleTextItem(", ".join(dict.fromkeys(words)), item)
+            font = QFont(self.font())
+            font.setPointSizeF(max(6.0, font.pointSizeF() * 0.85))
+            font.setItalic(True)
+            label.setFont(font)
+            label.setBrush(QBrush(colour.darker(115) if text.lightness() < 128 else colour.lighter(130)))
+            middle = (tail + head) / 2
+            box = label.boundingRect()
+            label.setPos(middle.x() - box.width() / 2, middle.y() - box.height() / 2)
+            label.setZValue(1)
+
+    def _fit(self) -> None:
+        if self._zoomed or self.scene().sceneRect().isEmpty():
+            return
+        self.resetTransform()
+        rect, room = self.scene().sceneRect(), self.viewport().rect()
+        factor = min(1.0, room.width() / max(rect.width(), 1), room.height() / max(rect.height(), 1))
+        self.scale(factor, factor)
+        self.centerOn(rect.center())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit()
+
+    def wheelEvent(self, event: QWheelEvent) -> None:
+        factor = 1.15 if event.angleDelta().y() > 0 else 1 / 1.15
+        self.scale(factor, factor)
+        self._zoomed = True  # the user's zoom stays until the next picture
+
+    def node_at(self, pos: QPointF) -> str | None:
+        """The document id of the node under the viewport position ``pos`` (None: no node there)."""
+        for item in self.items(pos.toPoint()):
+            while item is not None:
+                doc_id = item.data(self.ID_ROLE)
+                if doc_id:
+                    return doc_id
+                item = item.parentItem()
+        return None
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        self._pressed = self.node_at(event.position()) if event.button() == Qt.MouseButton.LeftButton else None
+        super().mousePressEvent(event)
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        super().mouseReleaseEvent(event)
+        pressed, self._pressed = self._pressed, None
+        if pressed and event.button() == Qt.MouseButton.LeftButton and self.node_at(event.position()) == pressed:
+            self.document_open_requested.emit(pressed)
+
+
+class Legend(QWidget):
+    """What the shapes, fills and line colours of the picture shown mean (only those it uses)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.grid = QGridLayout(self)
+        self.grid.setContentsMargins(6, 0, 0, 0)
+        self.grid.setVerticalSpacing(3)
+        self.entries: list[str] = []
+
+    def set_picture(self, picture: Picture | None) -> None:
+        """List the document types, memory types and relation types ``picture`` uses."""
+        while self.grid.count():
+            self.grid.takeAt(0).widget().deleteLater()
+        self.entries = []
+        if picture is None:
+            return
+        nodes = [p.node for p in picture.nodes]
+        doc_types = [t for t in DocumentType if any(n.type == t.value for n in nodes)]
+        memory_types = [t for t in (*MemoryType, None) if any(n.memory_type == t for n in nodes)]
+        relations = [t for t in RelationType if any(e.type is t for e in picture.edges)]
+        grey = QColor(MEMORY_COLOURS[None])
+        self._section("Documents")
+        for t in doc_types:
+            self._row(self._marker_icon(t.value, grey), t.value)
+        if any(t is not None for t in memory_types):
+            self._section("Memory types")
+            for m in memory_types:
+                self._row(self._marker_icon("note", QColor(MEMORY_COLOURS[m])), m.value if m else "not a memory")
+        if relations:
+            self._section("Relations (→ target)")
+            for r in relations:
+                self._row(self._line_icon(QColor(EDGE_COLOURS[r])), r.value.replace("_", " "))
+        if any(n.status != DocumentStatus.ACTIVE.value for n in nodes):
+            icon = self._marker_icon("note", grey)
+            self._row(self._faded(icon), "archived / stale")
+        self.grid.setRowStretch(self.grid.rowCount(), 1)
+
+    def _section(self, title: str) -> None:
+        label = QLabel(f"<b>{title}</b>")
+        label.setContentsMargins(0, 6, 0, 0)
+        self.grid.addWidget(label, self.grid.rowCount(), 0, 1, 2)
+
+    def _row(self, icon: QPixmap, text: str) -> None:
+        row = self.grid.rowCount()
+        mark = QLabel()
+        mark.setPixmap(icon)
+        self.grid.addWidget(mark, row, 0)
+        self.grid.addWidget(QLabel(text), row, 1)
+        self.entries.append(text)
+
+    def _canvas(self) -> tuple[QPixmap, QPainter]:
+        ratio = self.devicePixelRatioF()
+        pixmap = QPixmap(int(28 * ratio), int(18 * ratio))
+        pixmap.setDevicePixelRatio(ratio)
+        pixmap.fill(Qt.GlobalColor.transparent)
+        painter = QPainter(pixmap)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        return pixmap, painter
+
+    def _marker_icon(self, doc_type: str, fill: QColor) -> QPixmap:
+        pixmap, painter = self._canvas()
+        painter.translate(14, 9)
+        painter.setBrush(fill)
+        painter.setPen(QPen(fill.darker(150), 1))
+        painter.drawPath(marker_path(doc_type, 6.5))
+        painter.end()
+        return pixmap
+
+    def _line_icon(self, colour: QColor) -> QPixmap:
+        pixmap, painter = self._canvas()
+        painter.setPen(QPen(colour, 2))
+        painter.setBrush(colour)
+        painter.drawLine(QPointF(2, 9), QPointF(20, 9))
+        painter.drawPolygon(QPolygonF([QPointF(26, 9), QPointF(19, 5.5), QPointF(19, 12.5)]))
+        painter.end()
+        return pixmap
+
+    def _faded(self, icon: QPixmap) -> QPixmap:
+        pixmap, painter = self._canvas()
+        painter.setOpacity(FADED)
+        painter.drawPixmap(0, 0, icon)
+        painter.end()
+        return pixmap
+
+
+class RelationGraphPane(QWidget):
+    """A picture with its title, depth control, "+N more" note and legend.
+
+    Signals:
+        depth_changed(int): the user chose another depth (1 or 2).
+        document_open_requested(str): a node was clicked (its document id).
+    """
+
+    depth_changed = Signal(int)
+    document_open_requested = Signal(str)
+    DEPTHS = (1, 2)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.title = QLabel()
+        self.title.setTextFormat(Qt.TextFormat.PlainText)
+        self.depth = QComboBox()
+        for depth in self.DEPTHS:
+            self.depth.addItem(f"{depth} step{'s' if depth > 1 else ''} away", depth)
+        self.depth.setToolTip("How far from the document to follow relations")
+        self.depth.currentIndexChanged.connect(lambda _i: self.depth_changed.emit(self.depth.currentData()))
+        self.note = QLabel()
+        self.view = GraphView()
+        self.view.document_open_requested.connect(self.document_open_requested)
+        self.legend = Legend()
+        top = QHBoxLayout()
+        top.addWidget(self.title, 1)
+        top.addWidget(self.note)
+        top.addWidget(QLabel("Show:"))
+        top.addWidget(self.depth)
+        body = QHBoxLayout()
+        body.addWidget(self.view, 1)
+        body.addWidget(self.legend)
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addLayout(body, 1)
+        self.picture: Picture | None = None
+
+    def current_depth(self) -> int:
+        """The depth chosen (1 or 2)."""
+        return self.depth.currentData()
+
+    def set_depth(self, depth: int) -> None:
+        """Choose ``depth`` without announcing it (the caller loads it)."""
+        self.depth.blockSignals(True)
+        self.depth.setCurrentIndex(self.DEPTHS.index(depth))
+        self.depth.blockSignals(False)
+
+    def set_picture(self, picture: Picture | None, title: str = "") -> None:
+        """Show ``picture`` of the document titled ``title`` (None: clear, e.g. while loading)."""
+        self.picture = picture
+        self.title.setText(f"Relations of “{title}”" if title else "")
+        self.view.set_picture(picture)
+        self.legend.set_picture(picture)
+        alone = picture is not None and len(picture.nodes) == 1
+        if picture is None or not (picture.hidden or picture.more_beyond or alone):
+            self.note.setText("")
+        elif alone:
+            self.note.setText("No relations the current scope may see.")
+        else:
+            more = f"+{picture.hidden}{'+' if picture.more_beyond else ''} more"
+            self.note.setText(f"{more} not shown (the {len(picture.nodes)} nearest are)")
