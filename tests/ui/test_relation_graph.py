@@ -54,7 +54,7 @@ def test_the_pane_draws_what_the_scope_sees_and_emits_clicks_and_depth(qtbot, li
     assert set(view.node_items) == {ids["new"], ids["old"], ids["finding"]}  # tp_2's contradiction left out
     assert len(view.edge_items) == 2 and picture.node(ids["new"]).x == picture.node(ids["new"]).y == 0
     assert view.node_items[ids["old"]].opacity() == FADED and view.node_items[ids["new"]].opacity() == 1
-    assert "superseded" in view.node_items[ids["old"]].childItems()[0].text()
+    assert view.label_items[ids["old"]].text() == "Colours are hex (superseded)"
     assert pane.legend.entries == ["note", "feedback", "project", "updates", "extends", "archived / stale"]
     labels = {c.text() for e in view.edge_items for c in e.childItems()}
     assert labels == {"updates", "extends"}

@@ -55,9 +55,11 @@ grows with the square of the nodes (60 nodes and 180 edges: 0.06 s on this 2-cor
 LABELLED_EDGES = 60
 """Beyond this many lines their labels are left off (they would cover the picture): the colour says the
 type (see the legend) and hovering a line names it."""
-TITLE_CHARS = 28
+TITLE_CHARS = 32
 LAYOUT_SEED = 7
 """A fixed seed: the same neighbourhood is always drawn the same way."""
+WIDER = 1.5
+"""The layout is stretched this much sideways: titles are wide, and so are windows."""
 RADIUS = 11.0
 """A node's marker radius in scene pixels (the centre's is 1.4 times larger)."""
 FADED = 0.35
@@ -119,14 +121,12 @@ def lay_out(found: Neighbourhood, max_shown: int = MAX_SHOWN) -> Picture:
     graph.add_edges_from((e.source_id, e.target_id) for e in edges)
     if len(shown) == 1:
         positions = {found.center: (0.0, 0.0)}
-    else:
-        start = {found.center: (0.0, 0.0)}
-        positions = nx.spring_layout(graph, pos=start, seed=LAYOUT_SEED, iterations=200,
-                                     k=1.6 / math.sqrt(len(shown)))
-    scale = 130 * math.sqrt(len(shown))
+    else:  # Kamada-Kawai: distances on the page follow distances in the graph, so chains do not fold up
+        positions = nx.kamada_kawai_layout(graph, pos=nx.spring_layout(graph, seed=LAYOUT_SEED))
+    scale = 110 * math.sqrt(len(shown))
     cx, cy = positions[found.center]
     superseded = {e.target_id for e in edges if e.type is RelationType.UPDATES}
-    placed = tuple(PlacedNode(n, float(positions[n.id][0] - cx) * scale, float(positions[n.id][1] - cy) * scale,
+    placed = tuple(PlacedNode(n, float(positions[n.id][0] - cx) * scale * WIDER, float(positions[n.id][1] - cy) * scale,
                               n.id in superseded) for n in shown)
     return Picture(center=found.center, depth=found.depth, nodes=placed, edges=edges,
                    hidden=len(found.nodes) - len(shown), more_beyond=found.truncated)
@@ -152,9 +152,27 @@ def marker_path(doc_type: str, radius: float) -> QPainterPath:
     return path
 
 
-def _elided(title: str) -> str:
+def _elided(title: str, limit: int = TITLE_CHARS) -> str:
     title = " ".join(title.split()) or "(untitled)"
-    return title if len(title) <= TITLE_CHARS else title[:TITLE_CHARS - 1].rstrip() + "…"
+    return title if len(title) <= limit else title[:limit - 1].rstrip() + "…"
+
+
+class _Label(QGraphicsSimpleTextItem):
+    """Text on a rounded patch of the view's background, so a line passing under it never crosses the words."""
+
+    def __init__(self, text: str, parent: QGraphicsItem | None, background: QColor) -> None:
+        super().__init__(text, parent)
+        self.background = QColor(background)
+        self.background.setAlpha(225)
+
+    def boundingRect(self) -> QRectF:
+        return super().boundingRect().adjusted(-3, 0, 3, 0)
+
+    def paint(self, painter: QPainter, option: object, widget: QWidget | None = None) -> None:
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(self.background)
+        painter.drawRoundedRect(self.boundingRect(), 3, 3)
+        super().paint(painter, option, widget)
 
 
 def _status_word(placed: PlacedNode) -> str:
@@ -182,6 +200,7 @@ class GraphView(QGraphicsView):
         self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
         self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
         self.node_items: dict[str, QGraphicsItem] = {}
+        self.label_items: dict[str, QGraphicsSimpleTextItem] = {}
         self.edge_items: list[QGraphicsPathItem] = []
         self._pressed: str | None = None
         self._zoomed = False
@@ -190,7 +209,7 @@ class GraphView(QGraphicsView):
         """Draw ``picture`` (None: empty)."""
         scene = self.scene()
         scene.clear()
-        self.node_items, self.edge_items, self._zoomed = {}, [], False
+        self.node_items, self.label_items, self.edge_items, self._zoomed = {}, {}, [], False
         if picture is None:
             return
         text = self.palette().text().color()
@@ -220,17 +239,34 @@ class GraphView(QGraphicsView):
         kind = f"{node.memory_type.value} memory" if node.memory_type else node.type
         item.setToolTip(f"{node.title}\n{kind} · {node.scope}" + (f" · {status}" if status else "")
                         + "\nClick to open")
-        label = QGraphicsSimpleTextItem(_elided(node.title) + (f" ({status})" if status else ""), item)
+        title = _elided(node.title, 2 * TITLE_CHARS if center else TITLE_CHARS)  # the centre's title has the room
+        label = _Label(title + (f" ({status})" if status else ""), None, self.palette().base().color())
         font = QFont(self.font())
         font.setBold(center)
         label.setFont(font)
         label.setBrush(QBrush(text))
-        width = label.boundingRect().width()
-        label.setPos(-width / 2, radius + 3)
+        label.setData(self.ID_ROLE, node.id)  # a click on the title opens the document too
+        label.setZValue(3)
         if status in ("archived", "superseded", DocumentStatus.STALE.value):
             item.setOpacity(FADED)
+            label.setOpacity(0.7)  # the marker says "faded"; the title stays readable
         self.scene().addItem(item)
-        self.node_items[node.id] = item
+        self.scene().addItem(label)
+        self.node_items[node.id], self.label_items[node.id] = item, label
+        self._place_label(item, label, radius)
+
+    def _place_label(self, marker: QGraphicsItem, label: QGraphicsItem, radius: float) -> None:
+        """Put a title below its marker, or above it when that overlaps fewer titles and markers drawn before."""
+        box = label.boundingRect()
+        x, y = marker.pos().x() - box.width() / 2, marker.pos().y()
+        taken = [i.sceneBoundingRect() for i in (*self.label_items.values(), *self.node_items.values())
+                 if i is not label and i is not marker]
+
+        def clashes(top: float) -> int:
+            return sum(r.intersects(box.translated(x, top)) for r in taken)
+
+        below, above = y + radius + 3, y - radius - 3 - box.height()
+        label.setPos(x, above if clashes(above) < clashes(below) else below)
 
     def _add_edge(self, edges: list[Edge], places: dict[str, PlacedNode], text: QColor, labelled: bool) -> None:
         first = edges[0]
@@ -262,7 +298,7 @@ class GraphView(QGraphicsView):
         self.scene().addItem(item)
         self.edge_items.append(item)
         if labelled:
-            label = QGraphicsSimpleTextItem(", ".join(dict.fromkeys(words)), item)
+            label = _Label(", ".join(dict.fromkeys(words)), item, self.palette().base().color())
             font = QFont(self.font())
             font.setPointSizeF(max(6.0, font.pointSizeF() * 0.85))
             font.setItalic(True)
@@ -348,7 +384,6 @@ class Legend(QWidget):
         if any(n.status != DocumentStatus.ACTIVE.value for n in nodes):
             icon = self._marker_icon("note", grey)
             self._row(self._faded(icon), "archived / stale")
-        self.grid.setRowStretch(self.grid.rowCount(), 1)
 
     def _section(self, title: str) -> None:
         label = QLabel(f"<b>{title}</b>")
@@ -430,7 +465,7 @@ class RelationGraphPane(QWidget):
         top.addWidget(self.depth)
         body = QHBoxLayout()
         body.addWidget(self.view, 1)
-        body.addWidget(self.legend)
+        body.addWidget(self.legend, 0, Qt.AlignmentFlag.AlignTop)
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addLayout(body, 1)
