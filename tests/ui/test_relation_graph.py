@@ -61,6 +61,11 @@ def test_the_pane_draws_what_the_scope_sees_and_emits_clicks_and_depth(qtbot, li
     with qtbot.waitSignal(pane.document_open_requested) as opened:
         _click(qtbot, view, ids["finding"])
     assert opened.args == [ids["finding"]]
+    at = view.mapFromScene(view.node_items[ids["finding"]].scenePos())
+    with qtbot.assertNotEmitted(pane.document_open_requested):  # dragging from a node pans, opens nothing
+        qtbot.mousePress(view.viewport(), Qt.MouseButton.LeftButton, pos=at)
+        title = view.mapFromScene(view.label_items[ids["finding"]].sceneBoundingRect().center())  # still the node
+        qtbot.mouseRelease(view.viewport(), Qt.MouseButton.LeftButton, pos=title)
     with qtbot.assertNotEmitted(pane.document_open_requested):  # the empty background pans, opens nothing
         qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=view.mapFromScene(QPointF(-400, -400)))
     with qtbot.waitSignal(pane.depth_changed) as changed:

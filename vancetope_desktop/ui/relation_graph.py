@@ -29,6 +29,7 @@ from PySide6.QtGui import (
     QWheelEvent,
 )
 from PySide6.QtWidgets import (
+    QApplication,
     QComboBox,
     QGraphicsItem,
     QGraphicsPathItem,
@@ -214,6 +215,7 @@ class GraphView(QGraphicsView):
         self.edge_labels: list[QGraphicsSimpleTextItem] = []
         self.edge_items: list[QGraphicsPathItem] = []
         self._pressed: str | None = None
+        self._pressed_at = QPointF()
         self._zoomed = False
 
     def set_picture(self, picture: Picture | None) -> None:
@@ -355,12 +357,14 @@ class GraphView(QGraphicsView):
 
     def mousePressEvent(self, event: QMouseEvent) -> None:
         self._pressed = self.node_at(event.position()) if event.button() == Qt.MouseButton.LeftButton else None
+        self._pressed_at = event.position()
         super().mousePressEvent(event)
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:
         super().mouseReleaseEvent(event)
         pressed, self._pressed = self._pressed, None
-        if pressed and event.button() == Qt.MouseButton.LeftButton and self.node_at(event.position()) == pressed:
+        moved = (event.position() - self._pressed_at).manhattanLength() >= QApplication.startDragDistance()
+        if pressed and event.button() == Qt.MouseButton.LeftButton and not moved:  # a drag pans, never opens
             self.document_open_requested.emit(pressed)
 
 
