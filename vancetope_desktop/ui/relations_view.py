@@ -32,8 +32,9 @@ SHOWN_ELSEWHERE = ({RelationType.DERIVED_FROM, RelationType.LINKS_TO}, {Relation
 
 
 class RelationsView(QWidget):
-    """A document's typed relations as links, one line per type; hidden when it has none. Those with a row of
-    their own in Details (:data:`SHOWN_ELSEWHERE`) are left out.
+    """A document's typed relations as links, one line per type, and "Show graph"; hidden when it has none.
+    Those with a row of their own in Details (:data:`SHOWN_ELSEWHERE`) are left out of the lines (a document
+    with only those shows the heading and "Show graph").
 
     Signals:
         document_link_activated(str): a related document was clicked (its id).
@@ -78,6 +79,7 @@ class RelationsView(QWidget):
 
     def set_relations(self, found: DocumentRelations | None) -> None:
         """Show ``found`` (None: clear, e.g. while another document's are loading)."""
+        related = found is not None and bool(found.outgoing or found.incoming)  # "Show graph" draws every type
         if found is not None:
             found = found.model_copy(update={
                 "outgoing": {t: d for t, d in found.outgoing.items() if t not in SHOWN_ELSEWHERE[0]},
@@ -90,7 +92,8 @@ class RelationsView(QWidget):
                               + ("" if d.status == "active" else f" <i>({html.escape(d.status)})</i>") for d in docs)
             lines.append(f"<i>{html.escape(label)}</i>: {links}")
         self.rows_label.setText("<br>".join(lines))
-        self.setVisible(bool(rows))
+        self.rows_label.setVisible(bool(rows))
+        self.setVisible(related)
 
     def shown(self) -> list[tuple[str, list[str]]]:
         """``(label, ids)`` of each line shown (for tests and accessibility checks)."""
