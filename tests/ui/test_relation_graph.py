@@ -8,7 +8,8 @@ from PySide6.QtCore import QPointF, Qt
 from vancetope_desktop.core.documents import DocumentType
 from vancetope_desktop.services import documents, graph, scopes
 from vancetope_desktop.services.library import DEFAULT_PROJECT
-from vancetope_desktop.ui.relation_graph import FADED, RelationGraphPane, lay_out
+from vancetope_desktop.ui.relation_graph import FADED, lay_out
+from vancetope_desktop.ui.relation_graph_pane import RelationGraphPane
 
 WAIT = 15_000
 S, TP1, TP2 = "session/s_1", "think-process/tp_1", "think-process/tp_2"

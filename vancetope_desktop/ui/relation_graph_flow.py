@@ -13,7 +13,8 @@ from PySide6.QtWidgets import QDialog, QMenu, QVBoxLayout, QWidget
 
 from ..core.errors import DocumentNotFound, ScopeNotVisible
 from ..services import documents, graph
-from .relation_graph import Picture, RelationGraphPane, lay_out
+from .relation_graph import Picture, lay_out
+from .relation_graph_pane import RelationGraphPane
 
 if TYPE_CHECKING:
     from .details_panel import DetailsPanel
