@@ -20,7 +20,8 @@ TP12, TP13 = "think-process/tp_12", "think-process/tp_13"
 MEMORY_TOOLS = {"memory_store", "memory_store_episode", "memory_query", "memory_recall", "memory_session_start",
                 "memory_list", "memory_duplicates", "memory_read", "memory_tag", "memory_request_promotion",
                 "memory_promotion_requests", "memory_context", "memory_cite", "memory_annotations", "memory_links",
-                "memory_set_reading_status", "memory_relate", "memory_relations", "memory_restore"}
+                "memory_set_reading_status", "memory_relate", "memory_relations", "memory_neighbourhood",
+                "memory_restore"}
 TASK_TOOLS = {"memory_store_result", "mark_task_changed"}
 
 

@@ -426,7 +426,7 @@ def test_tool_specs_have_json_schemas_with_descriptions():
                                        "memory_store_episode", "memory_list", "memory_read",
                                        "memory_annotations", "memory_tag", "memory_request_promotion", "memory_cite",
                                        "memory_promotion_requests", "memory_duplicates", "memory_links",
-                                       "memory_relate", "memory_relations", "memory_restore",
+                                       "memory_relate", "memory_relations", "memory_neighbourhood", "memory_restore",
                                        "memory_set_reading_status"]
     for spec in TOOLS:
         assert hasattr(MemoryTools, spec.name) and spec.description

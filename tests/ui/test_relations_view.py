@@ -28,6 +28,12 @@ def test_the_view_groups_by_type_escapes_titles_and_emits_clicks(qtbot):
     with qtbot.waitSignal(view.document_link_activated) as clicked:
         view.rows_label.linkActivated.emit("doc_c")
     assert clicked.args == ["doc_c"]
+    with qtbot.waitSignal(view.graph_requested) as asked:
+        view.graph_link.linkActivated.emit("graph")
+    assert asked.args == ["doc_b"]
+    view.set_relations(DocumentRelations(document_id="doc_b", outgoing={
+        RelationType.DERIVED_FROM: [_related("doc_p", "A paper")]}))  # Details' "Derived from" row lists it
+    assert view.shown() == [] and view.isVisible() and view.rows_label.isHidden()  # the heading and Show graph
     view.set_relations(None)
     assert view.isHidden() and view.document_id() is None
 

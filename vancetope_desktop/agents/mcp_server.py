@@ -57,7 +57,7 @@ WRITING_TOOLS = frozenset({"memory_store", "memory_store_episode", "memory_tag",
 READ_ONLY_TOOLS = frozenset({"memory_query", "memory_recall", "memory_session_start", "memory_list",
                              "memory_duplicates", "memory_read",
                              "memory_context", "memory_promotion_requests", "memory_cite", "memory_annotations",
-                             "memory_links", "memory_relations"})
+                             "memory_links", "memory_relations", "memory_neighbourhood"})
 
 
 class _Input(BaseModel):

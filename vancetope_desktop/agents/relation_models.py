@@ -1,5 +1,6 @@
 """Arguments and results of the relation tools (issue 12): ``memory_relate``, ``memory_relations``,
-``memory_restore`` and the ``relates_to`` of ``memory_store`` (run by :class:`.tools.MemoryTools` over
+``memory_neighbourhood``, ``memory_restore`` and the ``relates_to`` of ``memory_store`` (run by
+:class:`.tools.MemoryTools` over
 ``services.graph``, ``services.lifecycle`` and ``services.memory_guard``)."""
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..core.relations import RELATION_GUIDE, RelationType
-from ..services.graph import Edge, RelatedDocument
+from ..services.graph import MAX_DEPTH, Edge, RelatedDocument
 
 RelationTypeName = Literal["updates", "extends", "supports", "contradicts", "relates_to", "derived_from", "cites"]
 """The relation types a tool may write (``links_to`` follows a note's [[links]])."""
@@ -56,6 +57,14 @@ class RelationsResult(BaseModel):
     doc_id: str
     outgoing: dict[RelationType, list[RelatedDocument]] = Field(default_factory=dict)
     incoming: dict[RelationType, list[RelatedDocument]] = Field(default_factory=dict)
+
+
+class NeighbourhoodInput(_Input):
+    """``memory_neighbourhood``: the documents around one, a few relations away."""
+
+    doc_id: str = Field(description="A document you can read (doc_…), at the centre.")
+    depth: int = Field(default=1, ge=1, le=MAX_DEPTH, description="How many relations away to follow (1: its "
+                       "direct relations; 2: theirs too, e.g. what the decision an update replaced cited).")
 
 
 class RestoreInput(_Input):

@@ -105,6 +105,7 @@ from .models import (
     TagInput,
 )
 from .relation_models import (
+    NeighbourhoodInput,
     RelateInput,
     RelateResult,
     RelationsInput,
@@ -206,6 +207,10 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec("memory_relations", "A document's typed relations both ways, grouped by type (outgoing: what it "
              "updates, supports…; incoming: what updates it, supports it…), among the documents you can read.",
              RelationsInput, RelationsResult),
+    ToolSpec("memory_neighbourhood", "The documents within depth relations of a document (either direction, any "
+             "type) and every edge among them, each document with its distance, type, memory_type and status: "
+             "follow a chain of updates, or see what a decision rests on, in one call. Only documents you can read.",
+             NeighbourhoodInput, graph.Neighbourhood),
     ToolSpec("memory_restore", "Bring one of your archived memories back to active (e.g. one that was superseded "
              "by mistake): the updates relations into it are removed.", RestoreInput, RelatedDocument),
     ToolSpec("memory_set_reading_status", "Mark your own documents unread, reading or read (files and "
@@ -616,6 +621,18 @@ class MemoryTools:
         doc, _ = self._readable(args.doc_id)
         found = graph.relations_of(self.lib, doc.id, self.scope)
         return RelationsResult(doc_id=doc.id, outgoing=found.outgoing, incoming=found.incoming)
+
+    def memory_neighbourhood(self, doc_id: str, depth: int = 1) -> graph.Neighbourhood:
+        """A readable document's neighbourhood as the acting scope sees it (``graph.neighbourhood``): what the app
+        draws as its relation picture and ``vancetope memory graph`` prints.
+
+        Raises:
+            InvalidInput: a blank id, a depth outside 1..3. DocumentNotFound: unknown, or in the trash.
+            ScopeNotVisible.
+        """
+        args = parse_arguments(NeighbourhoodInput, doc_id=doc_id, depth=depth)
+        doc, _ = self._readable(args.doc_id)
+        return graph.neighbourhood(self.lib, doc.id, args.depth, self.scope)
 
     def memory_restore(self, doc_id: str) -> RelatedDocument:
         """Bring one of the acting scope's own archived documents back to active (``lifecycle.restore``).

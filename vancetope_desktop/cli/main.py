@@ -622,6 +622,7 @@ from . import (  # noqa: E402, F401
     annotation_commands,
     citation_commands,
     duplicate_commands,
+    graph_commands,
     memory_commands,
     note_commands,
     promotion_commands,

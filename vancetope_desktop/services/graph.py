@@ -19,6 +19,7 @@ from sqlmodel import Session
 
 from ..core.documents import DocumentInfo, DocumentStatus
 from ..core.errors import DocumentNotFound, InvalidInput, RelationRefused
+from ..core.memories import MemoryType
 from ..core.relations import DERIVED_TYPES, INCOMING_LABELS, RelationType, parse_relation_type
 from ..store.db import read_session, write_session
 from . import audit, documents, lifecycle, records, relations
@@ -80,7 +81,8 @@ class DocumentRelations(BaseModel):
 
 
 class GraphNode(BaseModel):
-    """A document of a neighbourhood; ``depth`` is its distance in edges from the centre (0)."""
+    """A document of a neighbourhood; ``depth`` is its distance in edges from the centre (0); ``memory_type``
+    what a memory is for (None for a document that is not one)."""
 
     id: str
     title: str
@@ -88,6 +90,7 @@ class GraphNode(BaseModel):
     scope: str
     status: str
     depth: int
+    memory_type: MemoryType | None = None
 
 
 class Neighbourhood(BaseModel):
@@ -234,7 +237,7 @@ def neighbourhood(lib: Library, doc_id: str, depth: int = 1, viewer_scope: str |
         edges = [e for e in _edges(session, "r.source_id IN (SELECT value FROM json_each(:ids))",
                                    {"ids": json.dumps(list(depth_of))}) if e.target_id in depth_of]
     nodes = [GraphNode(id=i, title=rows[i].title, type=rows[i].type, scope=rows[i].scope_path,
-                       status=rows[i].status, depth=d) for i, d in depth_of.items()]
+                       status=rows[i].status, depth=d, memory_type=rows[i].memory_type) for i, d in depth_of.items()]
     return Neighbourhood(center=doc_id, depth=depth, nodes=nodes, edges=edges, truncated=truncated)
 
 

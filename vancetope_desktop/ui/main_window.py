@@ -62,6 +62,7 @@ from .index_health import IndexHealth
 from .memory_type_picker import MemoryTypePicker
 from .namesake_dialog import ask_namesakes
 from .notes_flow import NotesFlow
+from .relation_graph_flow import RelationGraphFlow
 from .relations_view import RelationsFlow
 from .review_dock import ReviewDock
 from .scope_move_flow import ScopeMoveFlow
@@ -139,6 +140,8 @@ class MainWindow(QMainWindow):
                                             self.details.document_shown)
         self.archived_flow = ArchivedFlow(self.workbench, self.details.archived, self.details.document,
                                           self.details.is_read_only, self.details.document_shown)
+        self.relation_graph = RelationGraphFlow(self.workbench, self, table=self.table, details=self.details)
+        self.relation_graph.document_open_requested.connect(lambda doc_id: self.open_document(doc_id))
         self.review = ReviewDock(self, self.workbench, self.details, search_dock=self.search_dock,
                                  details_dock=self.details_dock, toolbar=self.toolbar,
                                  open_document=lambda doc_id: self.open_document(doc_id))

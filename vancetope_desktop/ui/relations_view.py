@@ -2,8 +2,8 @@
 incoming, grouped by type ("updates", "updated by", "contradicts"…), each document a link.
 
 A pure widget fed with ``services.graph.relations_of`` (only documents the current scope may read); a click
-leaves as ``document_link_activated(doc_id)``. :class:`RelationsFlow` loads it on the read lane whenever the
-panel shows a document. The neighbourhood picture comes later, over ``graph.neighbourhood``.
+leaves as ``document_link_activated(doc_id)``, "Show graph" as ``graph_requested(doc_id)`` (the picture:
+``ui.relation_graph_flow``). :class:`RelationsFlow` loads it on the read lane whenever the panel shows a document.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont
-from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from ..core.errors import DocumentNotFound, ScopeNotVisible
 from ..core.relations import RelationType
@@ -32,14 +32,17 @@ SHOWN_ELSEWHERE = ({RelationType.DERIVED_FROM, RelationType.LINKS_TO}, {Relation
 
 
 class RelationsView(QWidget):
-    """A document's typed relations as links, one line per type; hidden when it has none. Those with a row of
-    their own in Details (:data:`SHOWN_ELSEWHERE`) are left out.
+    """A document's typed relations as links, one line per type, and "Show graph"; hidden when it has none.
+    Those with a row of their own in Details (:data:`SHOWN_ELSEWHERE`) are left out of the lines (a document
+    with only those shows the heading and "Show graph").
 
     Signals:
         document_link_activated(str): a related document was clicked (its id).
+        graph_requested(str): "Show graph" was clicked (the shown document's id).
     """
 
     document_link_activated = Signal(str)
+    graph_requested = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -48,6 +51,14 @@ class RelationsView(QWidget):
         font.setBold(True)
         self.heading.setFont(font)
         self.heading.setContentsMargins(0, 8, 0, 0)
+        self.graph_link = QLabel('<a href="graph">Show graph</a>')
+        self.graph_link.setContentsMargins(0, 8, 0, 0)
+        self.graph_link.setToolTip("Draw the documents around this one and how they relate")
+        self.graph_link.linkActivated.connect(lambda _href: self.graph_requested.emit(self.document_id() or ""))
+        heading_row = QHBoxLayout()
+        heading_row.addWidget(self.heading)
+        heading_row.addStretch(1)
+        heading_row.addWidget(self.graph_link)
         self.rows_label = QLabel()
         self.rows_label.setWordWrap(True)
         self.rows_label.setTextFormat(Qt.TextFormat.RichText)
@@ -57,7 +68,7 @@ class RelationsView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(4)
-        layout.addWidget(self.heading)
+        layout.addLayout(heading_row)
         layout.addWidget(self.rows_label)
         self._relations: DocumentRelations | None = None
         self.set_relations(None)
@@ -68,6 +79,7 @@ class RelationsView(QWidget):
 
     def set_relations(self, found: DocumentRelations | None) -> None:
         """Show ``found`` (None: clear, e.g. while another document's are loading)."""
+        related = found is not None and bool(found.outgoing or found.incoming)  # "Show graph" draws every type
         if found is not None:
             found = found.model_copy(update={
                 "outgoing": {t: d for t, d in found.outgoing.items() if t not in SHOWN_ELSEWHERE[0]},
@@ -80,7 +92,8 @@ class RelationsView(QWidget):
                               + ("" if d.status == "active" else f" <i>({html.escape(d.status)})</i>") for d in docs)
             lines.append(f"<i>{html.escape(label)}</i>: {links}")
         self.rows_label.setText("<br>".join(lines))
-        self.setVisible(bool(rows))
+        self.rows_label.setVisible(bool(rows))
+        self.setVisible(related)
 
     def shown(self) -> list[tuple[str, list[str]]]:
         """``(label, ids)`` of each line shown (for tests and accessibility checks)."""
