@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout, QWidget
 from ...core.documents import DocumentInfo
 from ...core.errors import DamagedFile, EmptyFile, EncryptedPdf, UnsupportedFile, VancetopeError
 from ...services.notelinks import link_problem_text
+from ..elided_label import ElidedLabel
 from .data_viewer import DataViewer
 from .image_viewer import ImageViewer
 from .kinds import ViewKind, choose_view, file_name, is_editable
@@ -56,7 +57,7 @@ class DocumentViewer(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.title_label = QLabel()
+        self.title_label = ElidedLabel()  # a long title must not widen the window
         self.title_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         font = self.title_label.font()
         font.setBold(True)
@@ -98,7 +99,7 @@ class DocumentViewer(QWidget):
         self._doc, self._kind, self._request = doc, choose_view(doc), (page, highlight)
         self._read_only = read_only
         self.title_label.setText(doc.title)
-        self.title_label.setToolTip(doc.file_path or doc.title)
+        self.title_label.setToolTip(f"{doc.title}\n{doc.file_path}" if doc.file_path else doc.title)
         self.title_label.show()
         if same_pdf:
             pdf = self._viewer(PdfViewer)
