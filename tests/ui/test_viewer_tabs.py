@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from vancetope_desktop.core.documents import DocumentType
 from vancetope_desktop.services import documents
-from vancetope_desktop.ui.viewer import DocumentViewer
+from vancetope_desktop.ui.viewer import DocumentViewer, MarkdownViewer
 
 WAIT = 10_000
 
@@ -26,3 +26,49 @@ def test_a_300_character_title_leaves_the_window_narrower_than_a_laptop_screen(q
     assert viewer.title_label.full_text() == title == viewer.title_label.toolTip()
     assert window.minimumSizeHint().width() < 1280, (before, window.minimumSizeHint().width())
     assert window.minimumSizeHint().width() <= before + 50
+
+
+def _markdown(viewer: DocumentViewer) -> MarkdownViewer:
+    markdown = viewer.viewer(MarkdownViewer)
+    assert isinstance(markdown, MarkdownViewer)
+    return markdown
+
+
+def test_an_open_note_shows_its_text_again_after_its_edit_is_undone(qtbot, library, make_window):
+    note = documents.add_text(library, "First thoughts.", doc_type=DocumentType.NOTE, title="Thoughts")
+    window = make_window(library)
+    markdown = _markdown(_open(qtbot, window, note.id))
+    markdown.start_editing()
+    markdown.editor.setPlainText("EDITED: second thoughts.")
+    markdown.save()
+    qtbot.waitUntil(lambda: window.undo_actions.undo_action.text().startswith("Undo Edit"), timeout=WAIT)
+    window.undo_actions.undo_action.trigger()
+    qtbot.waitUntil(lambda: documents.get_document(library, note.id).content == "First thoughts.", timeout=WAIT)
+    qtbot.waitUntil(lambda: markdown.text() == "First thoughts.", timeout=WAIT)
+    assert "EDITED" not in markdown.browser.toPlainText()
+
+
+def test_the_missing_link_banner_goes_when_the_linked_note_is_created(qtbot, library, make_window):
+    note = documents.add_text(library, "See [[Early warning models]].", doc_type=DocumentType.NOTE, title="Plan")
+    window = make_window(library)
+    viewer = _open(qtbot, window, note.id)
+    assert "Early warning models" in viewer.notice_label.text()
+    window.workbench.new_note("Early warning models", "Scores.")
+    qtbot.waitUntil(lambda: viewer.notice_label.isHidden(), timeout=WAIT)
+
+
+def test_a_note_changed_while_it_is_edited_asks_before_replacing_the_draft(qtbot, library, make_window):
+    note = documents.add_text(library, "Version one.", doc_type=DocumentType.NOTE, title="Draft")
+    window = make_window(library)
+    viewer = _open(qtbot, window, note.id)
+    markdown = _markdown(viewer)
+    markdown.start_editing()
+    markdown.editor.setPlainText("My draft.")
+    documents.update_document(library, note.id, content="Changed elsewhere.")  # as another process would
+    window.workbench.refresh()
+    qtbot.waitUntil(lambda: viewer.change_bar.isVisibleTo(viewer), timeout=WAIT)
+    assert markdown.is_editing() and markdown.editor.toPlainText() == "My draft."  # nothing overwritten
+    assert "changed since you started editing" in viewer.change_bar.label.text()
+    viewer.change_bar.reload_button.click()
+    assert not markdown.is_editing() and markdown.text() == "Changed elsewhere."
+    assert not viewer.change_bar.isVisibleTo(viewer)

@@ -372,8 +372,11 @@ class MainWindow(QMainWindow):
         self.table.set_documents(snapshot.documents, current_scope=state.scope, scope_names=snapshot.scope_names,
                                  sibling_scopes=sibling_paths(snapshot.visible))
         searched = self.search_pane.set_visible_scopes(snapshot.visible, state.scope, snapshot.scope_names)
-        if self._changes is not None and snapshot.change_counter != self._changes and not searched:
+        changed = self._changes is not None and snapshot.change_counter != self._changes
+        if changed and not searched:
             self.search_pane.refresh_results()  # moved or trashed documents: no stale badges or hits
+        if changed:
+            self._follow_tabs()
         self._changes = snapshot.change_counter
         self.library_stack.setCurrentIndex(1 if snapshot.library_empty else 0)
         self.truncated_label.setVisible(snapshot.truncated)
@@ -414,6 +417,23 @@ class MainWindow(QMainWindow):
             if title is not None:
                 self.tabs.setTabText(index, _short(title))
                 self.tabs.setTabToolTip(index, title)
+
+    def _follow_tabs(self) -> None:
+        """Open tabs follow their documents (undo, redo, another process, a relink): each viewer reloads
+        what changed, or asks when its note is being edited (``DocumentViewer.follow``)."""
+        viewers = [self.tabs.widget(i) for i in range(1, self.tabs.count())]
+        open_ = [tab_memory.OpenTab(v.current_document_id()) for v in viewers
+                 if isinstance(v, DocumentViewer) and v.current_document_id()]
+        if not open_:
+            return
+        lib = self.library
+
+        def follow(found: list) -> None:
+            for doc, _page in found:
+                if (viewer := self._viewer_for(doc.id)) is not None:
+                    viewer.follow(doc)
+
+        self.workbench.read(lambda _c: tab_memory.reopenable(lib, open_), follow)
 
     def _update_count(self) -> None:
         snapshot = self.workbench.snapshot
