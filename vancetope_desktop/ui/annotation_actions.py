@@ -49,5 +49,11 @@ class AnnotationActions(QObject):
         self.workbench.read(lambda _c: annotations.list_annotations(lib, doc_id), shown)
 
     def annotate(self, viewer: DocumentViewer, doc_id: str, request: AnnotationRequest) -> None:
-        """Do ``request`` on the PDF ``doc_id`` (:meth:`Workbench.annotate`), then show its annotations again."""
-        self.workbench.annotate(doc_id, request, on_done=lambda _result: self.load(viewer, doc_id))
+        """Do ``request`` on the PDF ``doc_id`` (:meth:`Workbench.annotate`), then show its annotations again;
+        a highlight drawn before a write that failed is taken away."""
+
+        def failed(error: BaseException) -> None:
+            if shiboken6.isValid(viewer):
+                viewer.annotation_failed(doc_id, str(error) or type(error).__name__)
+
+        self.workbench.annotate(doc_id, request, on_done=lambda _result: self.load(viewer, doc_id), on_error=failed)

@@ -590,9 +590,10 @@ class Workbench(QObject):
                         on_result=on_done, index=False)
 
     # --- annotations, reading status, saved searches, citations, duplicates (issue 11) --------------
-    def annotate(self, doc_id: str, request: AnnotationRequest, on_done: Callable[[Any], None] | None = None) -> Task:
+    def annotate(self, doc_id: str, request: AnnotationRequest, on_done: Callable[[Any], None] | None = None,
+                 on_error: Callable[[BaseException], None] | None = None) -> Task:
         """Do what a PDF viewer asks on document ``doc_id``: add a highlight or a note, edit or delete an
-        annotation (``services.annotations``)."""
+        annotation (``services.annotations``); ``on_error`` gets the exception if it fails."""
         lib = self.lib
 
         def work(_context: TaskContext) -> object:
@@ -606,7 +607,7 @@ class Workbench(QObject):
                 return annotations.edit_annotation(lib, request.annotation_id or "", comment=request.comment)
             return annotations.delete_annotation(lib, request.annotation_id or "")
 
-        return self.run(_ANNOTATION_TITLES[request.action], work, on_result=on_done)
+        return self.run(_ANNOTATION_TITLES[request.action], work, on_result=on_done, on_error=on_error)
 
     def mark_opened(self, doc_id: str) -> Task:
         """An unread document was opened: it becomes being read (``reading.mark_opened``; metadata only)."""

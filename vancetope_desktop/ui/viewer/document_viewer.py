@@ -345,6 +345,13 @@ class DocumentViewer(QWidget):
         if isinstance(pdf, PdfViewer) and self._kind is ViewKind.PDF and self.current_document_id() == doc_id:
             pdf.annotator.set_annotations(items)
 
+    def annotation_failed(self, doc_id: str, reason: str) -> None:
+        """A change asked for on the PDF ``doc_id`` was not saved (``reason``): the highlight drawn at once
+        goes, with a message."""
+        pdf = self._viewers.get(PdfViewer)
+        if isinstance(pdf, PdfViewer) and self._kind is ViewKind.PDF and self.current_document_id() == doc_id:
+            pdf.annotator.drop_pending(reason)
+
     def _pdf_opened(self, doc: DocumentInfo) -> None:
         pdf = self._viewer(PdfViewer)
         assert isinstance(pdf, PdfViewer)
