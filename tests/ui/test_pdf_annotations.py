@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QFileDialog
 
 from tests.services.test_annotations import PAGE_ONE, PAGE_TWO, make_pdf
 from vancetope_desktop.ingest.registry import extract_file
@@ -150,3 +151,26 @@ def test_a_highlight_drawn_at_once_gives_way_to_the_stored_one(qtbot, pdf_viewer
         **annotator.pending[0].model_dump(), "id": "a1", "document_id": "d", "quote": asked.args[0].quote.strip()})
     annotator.set_annotations([stored])
     assert annotator.pending == [] and [a.id for a in annotator.annotations] == ["a1"]
+
+
+@pytest.mark.slow  # a real window on a real library
+def test_export_annotations_from_the_list_and_the_document_menu(qtbot, make_window, library, tmp_path, monkeypatch):
+    path = make_pdf(tmp_path / "paper.pdf", [PAGE_ONE, PAGE_TWO])
+    doc_id = imports.upload(library, [path], extractor=extract_file).outcomes[0].document_id
+    annotations.highlight_text(library, doc_id, PAGE_ONE[0])
+    answers = iter([str(tmp_path / "notes"), str(tmp_path / "annotated.pdf")])  # no suffix: the filter says
+    monkeypatch.setattr(QFileDialog, "getSaveFileName",
+                        lambda *_a: (next(answers), "Markdown (*.md)"))
+    window = make_window(library)
+    window.open_document(doc_id)
+    qtbot.waitUntil(lambda: window.current_viewer() is not None
+                    and isinstance(window.current_viewer().current_widget(), PdfViewer), timeout=WINDOW_WAIT_MS)
+    pdf = window.current_viewer().current_widget()
+    pdf.annotator.panel.export_button.click()
+    qtbot.waitUntil(lambda: (tmp_path / "notes.md").is_file(), timeout=WINDOW_WAIT_MS)
+    assert PAGE_ONE[0] in (tmp_path / "notes.md").read_text(encoding="utf-8")
+    assert window.export_annotations_action in window.document_menu.actions()
+    window.export_annotations_action.trigger()
+    qtbot.waitUntil(lambda: (tmp_path / "annotated.pdf").is_file(), timeout=WINDOW_WAIT_MS)
+    with annotation_pdf.open_pdf(tmp_path / "annotated.pdf") as copy:
+        assert len(list(copy[0].annots())) == 1

@@ -576,6 +576,19 @@ class MainWindow(QMainWindow):
         widget = self.tabs.currentWidget()
         return widget if isinstance(widget, DocumentViewer) else None
 
+    def export_annotations(self) -> None:
+        """Export the annotations of the PDF in the current tab, else of the one document selected in the list."""
+        viewer = self.current_viewer()
+        doc = viewer.current_document() if viewer is not None else None
+        if doc is not None:
+            self.annotation_actions.export(doc)
+            return
+        ids, lib = self.table.selected_ids(), self.library
+        if len(ids) != 1:
+            self.statusBar().showMessage("Open or select one PDF to export its annotations.", 8000)
+            return
+        self.workbench.read(lambda _c: documents.get_document(lib, ids[0]), self.annotation_actions.export)
+
     def _save_from_viewer(self, doc_id: str, content: str) -> None:
         self.workbench.save_content(doc_id, content, on_saved=lambda doc: self._show_in_tab(doc, None, None))
 
@@ -848,6 +861,9 @@ class MainWindow(QMainWindow):
         self.document_menu.addSeparator()
         for action in (self.rename_action, self.trash_action):
             self.document_menu.addAction(action)
+        self.document_menu.addSeparator()
+        self.export_annotations_action = self.document_menu.addAction("Export Annotations…",
+                                                                      self.export_annotations)
         scope_menu = window_parts.menu_named(self, "&Scope") or menus.addMenu("&Scope")
         scope_menu.addSeparator()
         self.publish_action = scope_menu.addAction("Publish to Project…",

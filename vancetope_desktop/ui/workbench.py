@@ -652,6 +652,17 @@ class Workbench(QObject):
         return self.run("Export", lambda _c: citations.save_export(lib, citations.select_documents(lib, ids=ids),
                                                                    path, fmt), on_result=on_exported, index=False)
 
+    def export_annotations(self, doc_id: str, path: Path) -> Task:
+        """Write a PDF's annotations to ``path``: Markdown, or an annotated copy of the PDF for a ``.pdf``
+        path (``annotations.export_to_file``, as ``vancetope memory export-annotations`` does)."""
+        lib = self.lib
+
+        def done(count: int) -> None:
+            self.notice.emit(f"Exported {count} annotation{'s' if count != 1 else ''} to {path.name}")
+
+        return self.run("Export annotations", lambda _c: annotations.export_to_file(lib, doc_id, path),
+                        on_result=done, index=False)
+
     def ensure_citation_key(self, doc_id: str) -> Task:
         """Give a document a citation key if it has no valid one (``citation_keys.ensure_keys``)."""
         lib = self.lib

@@ -48,6 +48,7 @@ class DocumentViewer(QWidget):
             viewer; the owner runs it and hands the new list to :meth:`set_annotations`.
         wikilink_activated(str, str): ``(document id, link inside)``: a ``[[…]]`` link of a note was clicked.
         pdf_opened(DocumentInfo): a PDF document was opened, e.g. to mark it as being read.
+        annotations_export_requested(DocumentInfo): the user asked to export the shown PDF's annotations.
     """
 
     save_requested = Signal(str, str)
@@ -56,6 +57,7 @@ class DocumentViewer(QWidget):
     annotation_requested = Signal(str, object)
     wikilink_activated = Signal(str, str)
     pdf_opened = Signal(object)
+    annotations_export_requested = Signal(object)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -301,6 +303,7 @@ class DocumentViewer(QWidget):
             if isinstance(viewer, PdfViewer):
                 viewer.status_changed.connect(self.status_changed)
                 viewer.annotator.requested.connect(self._annotation_requested)
+                viewer.annotator.panel.export_button.clicked.connect(self._export_annotations)
             self._viewers[kind] = viewer
             self.stack.addWidget(viewer)
         return viewer
@@ -358,6 +361,10 @@ class DocumentViewer(QWidget):
         pdf.annotator.set_read_only(self._read_only)
         self.annotations_wanted.emit(doc.id)
         self.pdf_opened.emit(doc)
+
+    def _export_annotations(self) -> None:
+        if self._doc is not None and self._kind is ViewKind.PDF:
+            self.annotations_export_requested.emit(self._doc)
 
     def _annotation_requested(self, request: object) -> None:
         if self._doc is not None and self._kind is ViewKind.PDF and not self._read_only:
