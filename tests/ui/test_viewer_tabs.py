@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from tests.services.test_annotations import PAGE_ONE, PAGE_TWO, make_pdf
 from vancetope_desktop.core.documents import DocumentType
-from vancetope_desktop.services import documents
-from vancetope_desktop.ui.viewer import DocumentViewer, MarkdownViewer
+from vancetope_desktop.ingest.registry import extract_file
+from vancetope_desktop.services import documents, imports
+from vancetope_desktop.ui.viewer import DocumentViewer, MarkdownViewer, PdfViewer
 
 WAIT = 10_000
 
@@ -72,3 +74,20 @@ def test_a_note_changed_while_it_is_edited_asks_before_replacing_the_draft(qtbot
     viewer.change_bar.reload_button.click()
     assert not markdown.is_editing() and markdown.text() == "Changed elsewhere."
     assert not viewer.change_bar.isVisibleTo(viewer)
+
+
+def test_an_open_pdf_follows_a_rename_and_keeps_its_found_words(qtbot, library, make_window, tmp_path):
+    path = make_pdf(tmp_path / "paper.pdf", [PAGE_ONE, PAGE_TWO])
+    doc_id = imports.upload(library, [path], extractor=extract_file).outcomes[0].document_id
+    window = make_window(library)
+    window.open_document(doc_id, 2, "Mixed precision")
+    qtbot.waitUntil(lambda: window.current_viewer() is not None
+                    and isinstance(window.current_viewer().current_widget(), PdfViewer), timeout=WAIT)
+    viewer = window.current_viewer()
+    find = viewer.current_widget().find_bar.edit
+    qtbot.waitUntil(lambda: find.text() == "Mixed precision", timeout=WAIT)
+    documents.update_document(library, doc_id, title="Renamed paper", metadata={"journal": "Elsewhere"})
+    window.workbench.refresh()  # as the poll does when another process changed it
+    qtbot.waitUntil(lambda: viewer.title_label.full_text() == "Renamed paper", timeout=WAIT)
+    assert viewer.current_document().metadata["journal"] == "Elsewhere"
+    assert find.text() == "Mixed precision" and viewer.current_widget().current_page() == 2  # not reloaded

@@ -109,8 +109,7 @@ class DocumentViewer(QWidget):
         self.change_bar.hide()
         self._doc, self._kind, self._request = doc, choose_view(doc), (page, highlight)
         self._read_only = read_only
-        self.title_label.setText(doc.title)
-        self.title_label.setToolTip(f"{doc.title}\n{doc.file_path}" if doc.file_path else doc.title)
+        self._set_title(doc)
         self.title_label.show()
         if same_pdf:
             pdf = self._viewer(PdfViewer)
@@ -144,7 +143,17 @@ class DocumentViewer(QWidget):
             self._pending = doc
             self.change_bar.show()
             return
+        if self._kind is ViewKind.PDF and choose_view(doc) is ViewKind.PDF and (
+                shown.file_path, shown.content_hash) == (doc.file_path, doc.content_hash):
+            # the pages show the file only (a metadata edit makes a version too): keep the view, its find, marks
+            self._doc = doc
+            self._set_title(doc)
+            return
         self._reload(doc)
+
+    def _set_title(self, doc: DocumentInfo) -> None:
+        self.title_label.setText(doc.title)
+        self.title_label.setToolTip(f"{doc.title}\n{doc.file_path}" if doc.file_path else doc.title)
 
     def is_editing(self) -> bool:
         """Whether the note editor is open."""
