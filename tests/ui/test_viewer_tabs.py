@@ -75,6 +75,16 @@ def test_a_note_changed_while_it_is_edited_asks_before_replacing_the_draft(qtbot
     assert not markdown.is_editing() and markdown.text() == "Changed elsewhere."
     assert not viewer.change_bar.isVisibleTo(viewer)
 
+    markdown.start_editing()  # Keep mine: the draft stays, and saving it is the user's choice
+    markdown.editor.setPlainText("Mine after all.")
+    documents.update_document(library, note.id, content="Changed again.")
+    window.workbench.refresh()
+    qtbot.waitUntil(lambda: viewer.change_bar.isVisibleTo(viewer), timeout=WAIT)
+    viewer.change_bar.keep_button.click()
+    assert markdown.editor.toPlainText() == "Mine after all." and not viewer.change_bar.isVisibleTo(viewer)
+    markdown.save()
+    qtbot.waitUntil(lambda: documents.get_document(library, note.id).content == "Mine after all.", timeout=WAIT)
+
 
 def test_an_open_pdf_follows_a_rename_and_keeps_its_found_words(qtbot, library, make_window, tmp_path):
     path = make_pdf(tmp_path / "paper.pdf", [PAGE_ONE, PAGE_TWO])
