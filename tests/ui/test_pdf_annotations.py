@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import QPoint, Qt
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QFileDialog
 
 from tests.services.test_annotations import PAGE_ONE, PAGE_TWO, make_pdf
 from vancetope_desktop.ingest.registry import extract_file
@@ -110,10 +112,65 @@ def test_a_highlight_made_in_the_window_is_stored_and_listed(qtbot, make_window,
     stored = documents.get_document(library, doc_id).file_path
     drag(qtbot, pdf.annotator, stored, 1, "Sparse", "sequences.")
     pdf.annotator.highlight_action.trigger()
+    assert [a.quote for a in pdf.annotator.pending] == [PAGE_ONE[0]]  # drawn before the write returns
     qtbot.waitUntil(lambda: pdf.annotator.panel.list.count() == 1, timeout=WINDOW_WAIT_MS)
+    assert pdf.annotator.pending == []
     [made] = annotations.list_annotations(library, doc_id)
     assert made.quote == PAGE_ONE[0] and made.page == 1
     assert pdf.annotator.panel.list.item(0).text() == f"p. 1 · “{PAGE_ONE[0]}”"
     # Opening the annotation (from search, say) opens its PDF at its page.
     window.open_document(made.id)
     qtbot.waitUntil(lambda: window.current_viewer().current_document_id() == doc_id, timeout=WINDOW_WAIT_MS)
+
+
+def _tint(annotator: PdfAnnotator, point: QPoint) -> QColor:
+    return annotator.view.viewport().grab().toImage().pixelColor(point)
+
+
+def test_a_highlight_is_drawn_at_once_and_removed_with_a_message_if_its_write_fails(qtbot, pdf_viewer, small_pdf):
+    annotator = pdf_viewer.annotator
+    word = _word_pixel(annotator.view, small_pdf, 1, "checkpointing")
+    blank = _tint(annotator, word)
+    drag(qtbot, annotator, small_pdf, 1, "Gradient", "memory.")
+    with qtbot.waitSignal(annotator.requested):
+        annotator.highlight_action.trigger()  # nobody answers yet: the write is still queued
+    drawn = _tint(annotator, word)
+    assert drawn.blue() < blank.blue() - 30 and drawn.red() > drawn.blue()  # yellow over the words, not blue
+    with qtbot.waitSignal(annotator.status_changed) as told:
+        annotator.drop_pending("the library is read-only")
+    assert "not saved" in told.args[0] and _tint(annotator, word) == blank
+
+
+def test_a_highlight_drawn_at_once_gives_way_to_the_stored_one(qtbot, pdf_viewer, small_pdf):
+    annotator = pdf_viewer.annotator
+    drag(qtbot, annotator, small_pdf, 1, "Gradient", "memory.")
+    with qtbot.waitSignal(annotator.requested) as asked:
+        annotator.highlight_action.trigger()
+    assert len(annotator.pending) == 1
+    stored = annotations.Annotation.model_validate({  # as the service returns it: quote stripped
+        **annotator.pending[0].model_dump(), "id": "a1", "document_id": "d", "quote": asked.args[0].quote.strip()})
+    annotator.set_annotations([stored])
+    assert annotator.pending == [] and [a.id for a in annotator.annotations] == ["a1"]
+
+
+@pytest.mark.slow  # a real window on a real library
+def test_export_annotations_from_the_list_and_the_document_menu(qtbot, make_window, library, tmp_path, monkeypatch):
+    path = make_pdf(tmp_path / "paper.pdf", [PAGE_ONE, PAGE_TWO])
+    doc_id = imports.upload(library, [path], extractor=extract_file).outcomes[0].document_id
+    annotations.highlight_text(library, doc_id, PAGE_ONE[0])
+    answers = iter([str(tmp_path / "notes"), str(tmp_path / "annotated.pdf")])  # no suffix: the filter says
+    monkeypatch.setattr(QFileDialog, "getSaveFileName",
+                        lambda *_a: (next(answers), "Markdown (*.md)"))
+    window = make_window(library)
+    window.open_document(doc_id)
+    qtbot.waitUntil(lambda: window.current_viewer() is not None
+                    and isinstance(window.current_viewer().current_widget(), PdfViewer), timeout=WINDOW_WAIT_MS)
+    pdf = window.current_viewer().current_widget()
+    pdf.annotator.panel.export_button.click()
+    qtbot.waitUntil(lambda: (tmp_path / "notes.md").is_file(), timeout=WINDOW_WAIT_MS)
+    assert PAGE_ONE[0] in (tmp_path / "notes.md").read_text(encoding="utf-8")
+    assert window.export_annotations_action in window.document_menu.actions()
+    window.export_annotations_action.trigger()
+    qtbot.waitUntil(lambda: (tmp_path / "annotated.pdf").is_file(), timeout=WINDOW_WAIT_MS)
+    with annotation_pdf.open_pdf(tmp_path / "annotated.pdf") as copy:
+        assert len(list(copy[0].annots())) == 1

@@ -117,15 +117,11 @@ def memory_export_annotations(
             raise InvalidInput("an annotated PDF needs a file to go to: -o FILE.pdf")
     with open_library(library) as lib:
         acting = scopes.resolve_scope(lib, scope)
-        count = None
-        if export_format is ExportFormat.PDF:
-            count = annotations.export_pdf(lib, doc_id, output, acting_scope=acting)  # type: ignore[arg-type]
-        else:
-            markdown = annotations.export_markdown(lib, doc_id, acting_scope=acting)
-            if output is None:
-                out.print(markdown, markup=False, end="")
-                return
-            output.write_text(markdown, encoding="utf-8")
+        if output is None:
+            out.print(annotations.export_markdown(lib, doc_id, acting_scope=acting), markup=False, end="")
+            return
+        count = annotations.export_to_file(lib, doc_id, output, as_pdf=export_format is ExportFormat.PDF,
+                                           acting_scope=acting)
         emit(as_json, {"document_id": doc_id, "format": export_format.value, "output": str(output),
                        "annotations": count},
              lambda: out.print(f"wrote {output}" + (f" ({count} annotations)" if count is not None else ""),

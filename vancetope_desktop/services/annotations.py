@@ -265,6 +265,26 @@ def export_pdf(lib: Library, document_id: str, target: str | Path, *, acting_sco
     return annotation_pdf.write_annotated_copy(pdf.file_path, target, marks)  # type: ignore[arg-type]
 
 
+def export_to_file(lib: Library, document_id: str, target: str | Path, *, as_pdf: bool | None = None,
+                   acting_scope: str | None = None) -> int:
+    """Write a PDF's annotations to ``target``: an annotated copy of the PDF (:func:`export_pdf`) when
+    ``as_pdf``, else Markdown (:func:`export_markdown`, UTF-8). ``as_pdf`` None: by the file's suffix
+    (``.pdf``: a PDF copy), as ``vancetope export`` chooses. What the CLI and the window both call.
+
+    Returns:
+        How many annotations were written.
+
+    Raises:
+        As :func:`export_pdf` / :func:`export_markdown`; OSError: ``target`` cannot be written.
+    """
+    target = Path(target)
+    if as_pdf if as_pdf is not None else target.suffix.lower() == ".pdf":
+        return export_pdf(lib, document_id, target, acting_scope=acting_scope)
+    markdown = export_markdown(lib, document_id, acting_scope=acting_scope)
+    target.write_text(markdown, encoding="utf-8")
+    return len(list_annotations(lib, document_id))
+
+
 # -- storage ---------------------------------------------------------------------------------------------
 
 

@@ -391,8 +391,11 @@ class MainWindow(QMainWindow):
         self.table.set_documents(snapshot.documents, current_scope=state.scope, scope_names=snapshot.scope_names,
                                  sibling_scopes=sibling_paths(snapshot.visible))
         searched = self.search_pane.set_visible_scopes(snapshot.visible, state.scope, snapshot.scope_names)
-        if self._changes is not None and snapshot.change_counter != self._changes and not searched:
+        changed = self._changes is not None and snapshot.change_counter != self._changes
+        if changed and not searched:
             self.search_pane.refresh_results()  # moved or trashed documents: no stale badges or hits
+        if changed:
+            self._follow_tabs()
         self._changes = snapshot.change_counter
         self.library_stack.setCurrentIndex(1 if snapshot.library_empty else 0)
         self.truncated_label.setVisible(snapshot.truncated)
@@ -433,6 +436,23 @@ class MainWindow(QMainWindow):
             if title is not None:
                 self.tabs.setTabText(index, _short(title))
                 self.tabs.setTabToolTip(index, title)
+
+    def _follow_tabs(self) -> None:
+        """Open tabs follow their documents (undo, redo, another process, a relink): each viewer reloads
+        what changed, or asks when its note is being edited (``DocumentViewer.follow``)."""
+        viewers = [self.tabs.widget(i) for i in range(1, self.tabs.count())]
+        open_ = [tab_memory.OpenTab(v.current_document_id()) for v in viewers
+                 if isinstance(v, DocumentViewer) and v.current_document_id()]
+        if not open_:
+            return
+        lib = self.library
+
+        def follow(found: list) -> None:
+            for doc, _page in found:
+                if (viewer := self._viewer_for(doc.id)) is not None:
+                    viewer.follow(doc)
+
+        self.workbench.read(lambda _c: tab_memory.reopenable(lib, open_), follow)
 
     def _update_count(self) -> None:
         snapshot = self.workbench.snapshot
@@ -574,6 +594,19 @@ class MainWindow(QMainWindow):
         """The viewer of the current tab, if a document tab is current."""
         widget = self.tabs.currentWidget()
         return widget if isinstance(widget, DocumentViewer) else None
+
+    def export_annotations(self) -> None:
+        """Export the annotations of the PDF in the current tab, else of the one document selected in the list."""
+        viewer = self.current_viewer()
+        doc = viewer.current_document() if viewer is not None else None
+        if doc is not None:
+            self.annotation_actions.export(doc)
+            return
+        ids, lib = self.table.selected_ids(), self.library
+        if len(ids) != 1:
+            self.statusBar().showMessage("Open or select one PDF to export its annotations.", 8000)
+            return
+        self.workbench.read(lambda _c: documents.get_document(lib, ids[0]), self.annotation_actions.export)
 
     def _save_from_viewer(self, doc_id: str, content: str) -> None:
         self.workbench.save_content(doc_id, content, on_saved=lambda doc: self._show_in_tab(doc, None, None))
@@ -867,6 +900,9 @@ class MainWindow(QMainWindow):
         self.document_menu.addSeparator()
         for action in (self.rename_action, self.trash_action):
             self.document_menu.addAction(action)
+        self.document_menu.addSeparator()
+        self.export_annotations_action = self.document_menu.addAction("Export Annotations…",
+                                                                      self.export_annotations)
         scope_menu = window_parts.menu_named(self, "&Scope") or menus.addMenu("&Scope")
         scope_menu.addSeparator()
         self.publish_action = scope_menu.addAction("Publish to Project…",

@@ -596,9 +596,10 @@ class Workbench(QObject):
                         on_result=on_done, index=False)
 
     # --- annotations, reading status, saved searches, citations, duplicates (issue 11) --------------
-    def annotate(self, doc_id: str, request: AnnotationRequest, on_done: Callable[[Any], None] | None = None) -> Task:
+    def annotate(self, doc_id: str, request: AnnotationRequest, on_done: Callable[[Any], None] | None = None,
+                 on_error: Callable[[BaseException], None] | None = None) -> Task:
         """Do what a PDF viewer asks on document ``doc_id``: add a highlight or a note, edit or delete an
-        annotation (``services.annotations``)."""
+        annotation (``services.annotations``); ``on_error`` gets the exception if it fails."""
         lib = self.lib
 
         def work(_context: TaskContext) -> object:
@@ -612,7 +613,7 @@ class Workbench(QObject):
                 return annotations.edit_annotation(lib, request.annotation_id or "", comment=request.comment)
             return annotations.delete_annotation(lib, request.annotation_id or "")
 
-        return self.run(_ANNOTATION_TITLES[request.action], work, on_result=on_done)
+        return self.run(_ANNOTATION_TITLES[request.action], work, on_result=on_done, on_error=on_error)
 
     def mark_opened(self, doc_id: str) -> Task:
         """An unread document was opened: it becomes being read (``reading.mark_opened``; metadata only)."""
@@ -656,6 +657,17 @@ class Workbench(QObject):
         lib, ids = self.lib, list(doc_ids)
         return self.run("Export", lambda _c: citations.save_export(lib, citations.select_documents(lib, ids=ids),
                                                                    path, fmt), on_result=on_exported, index=False)
+
+    def export_annotations(self, doc_id: str, path: Path) -> Task:
+        """Write a PDF's annotations to ``path``: Markdown, or an annotated copy of the PDF for a ``.pdf``
+        path (``annotations.export_to_file``, as ``vancetope memory export-annotations`` does)."""
+        lib = self.lib
+
+        def done(count: int) -> None:
+            self.notice.emit(f"Exported {count} annotation{'s' if count != 1 else ''} to {path.name}")
+
+        return self.run("Export annotations", lambda _c: annotations.export_to_file(lib, doc_id, path),
+                        on_result=done, index=False)
 
     def ensure_citation_key(self, doc_id: str) -> Task:
         """Give a document a citation key if it has no valid one (``citation_keys.ensure_keys``)."""

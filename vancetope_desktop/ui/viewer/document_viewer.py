@@ -11,11 +11,14 @@ import logging
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QAbstractScrollArea, QLabel, QStackedWidget, QVBoxLayout, QWidget
 
 from ...core.documents import DocumentInfo
 from ...core.errors import DamagedFile, EmptyFile, EncryptedPdf, UnsupportedFile, VancetopeError
+from ...core.reading import READING_STATUS_KEY
 from ...services.notelinks import link_problem_text
+from ..elided_label import ElidedLabel
+from .change_bar import ChangeBar
 from .data_viewer import DataViewer
 from .image_viewer import ImageViewer
 from .kinds import ViewKind, choose_view, file_name, is_editable
@@ -45,6 +48,7 @@ class DocumentViewer(QWidget):
             viewer; the owner runs it and hands the new list to :meth:`set_annotations`.
         wikilink_activated(str, str): ``(document id, link inside)``: a ``[[…]]`` link of a note was clicked.
         pdf_opened(DocumentInfo): a PDF document was opened, e.g. to mark it as being read.
+        annotations_export_requested(DocumentInfo): the user asked to export the shown PDF's annotations.
     """
 
     save_requested = Signal(str, str)
@@ -53,10 +57,11 @@ class DocumentViewer(QWidget):
     annotation_requested = Signal(str, object)
     wikilink_activated = Signal(str, str)
     pdf_opened = Signal(object)
+    annotations_export_requested = Signal(object)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.title_label = QLabel()
+        self.title_label = ElidedLabel()  # a long title must not widen the window
         self.title_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         font = self.title_label.font()
         font.setBold(True)
@@ -65,6 +70,7 @@ class DocumentViewer(QWidget):
         self.notice_label = QLabel()
         self.notice_label.setWordWrap(True)
         self.notice_label.setStyleSheet("QLabel { background: palette(alternate-base); padding: 4px 8px; }")
+        self.change_bar = ChangeBar()
         self.stack = QStackedWidget()
         self.message = MessageView()
         self.stack.addWidget(self.message)
@@ -73,8 +79,12 @@ class DocumentViewer(QWidget):
         layout.setSpacing(0)
         layout.addWidget(self.title_label)
         layout.addWidget(self.notice_label)
+        layout.addWidget(self.change_bar)
         layout.addWidget(self.stack, 1)
         self.message.password_entered.connect(self._unlock)
+        self.change_bar.reload_requested.connect(self._reload_pending)
+        self.change_bar.keep_requested.connect(self._keep_draft)
+        self._pending: DocumentInfo | None = None  # a newer state of the document, waiting for the editor
         self._viewers: dict[type[QWidget], _Viewer] = {}
         self._doc: DocumentInfo | None = None
         self._kind: ViewKind | None = None
@@ -95,10 +105,11 @@ class DocumentViewer(QWidget):
         A draft in the note editor is dropped: ask :meth:`has_unsaved_changes` first.
         """
         same_pdf = self._is_open_pdf(doc)
+        self._pending = None
+        self.change_bar.hide()
         self._doc, self._kind, self._request = doc, choose_view(doc), (page, highlight)
         self._read_only = read_only
-        self.title_label.setText(doc.title)
-        self.title_label.setToolTip(doc.file_path or doc.title)
+        self._set_title(doc)
         self.title_label.show()
         if same_pdf:
             pdf = self._viewer(PdfViewer)
@@ -117,6 +128,74 @@ class DocumentViewer(QWidget):
         except Exception as exc:  # the viewer must survive any file; unexpected errors are logged
             self._show_failure(doc, exc)
 
+    def follow(self, doc: DocumentInfo) -> None:
+        """Take ``doc``, the document shown as it is now in the library (after an undo, a redo, another
+        process's change, a rename, a relink), and show it if what is shown changed.
+
+        The view stays where it was where it can (the PDF page, the scroll position). While the note is
+        being edited the draft is kept and :attr:`change_bar` asks: Reload or Keep mine.
+        A ``doc`` of another id, or with nothing shown changed, is ignored.
+        """
+        shown = self._doc
+        if shown is None or shown.id != doc.id or _shown_state(shown) == _shown_state(doc):
+            return
+        if self.is_editing():
+            self._pending = doc
+            self.change_bar.show()
+            return
+        if self._kind is ViewKind.PDF and choose_view(doc) is ViewKind.PDF and (
+                shown.file_path, shown.content_hash) == (doc.file_path, doc.content_hash):
+            # the pages show the file only (a metadata edit makes a version too): keep the view, its find, marks
+            self._doc = doc
+            self._set_title(doc)
+            return
+        self._reload(doc)
+
+    def _set_title(self, doc: DocumentInfo) -> None:
+        self.title_label.setText(doc.title)
+        self.title_label.setToolTip(f"{doc.title}\n{doc.file_path}" if doc.file_path else doc.title)
+
+    def is_editing(self) -> bool:
+        """Whether the note editor is open."""
+        markdown = self._viewers.get(MarkdownViewer)
+        return (isinstance(markdown, MarkdownViewer) and self.stack.currentWidget() is markdown
+                and markdown.is_editing())
+
+    def _reload(self, doc: DocumentInfo) -> None:
+        pdf = self._viewers.get(PdfViewer)
+        if isinstance(pdf, PdfViewer) and self.stack.currentWidget() is pdf:
+            self.show_document(doc, page=pdf.current_page() or None, read_only=self._read_only)
+            return
+        area = self.stack.currentWidget().findChild(QAbstractScrollArea)
+        position = area.verticalScrollBar().value() if area is not None else 0
+        self.show_document(doc, read_only=self._read_only)
+        area = self.stack.currentWidget().findChild(QAbstractScrollArea)
+        if area is not None:
+            area.verticalScrollBar().setValue(position)
+
+    def _reload_pending(self) -> None:
+        pending, self._pending = self._pending, None
+        self.change_bar.hide()
+        if pending is not None:
+            self._reload(pending)  # leaves edit mode: the draft is dropped, as asked
+
+    def _keep_draft(self) -> None:
+        """The draft stays; the newer state becomes the one edited over (not asked about again)."""
+        if self._pending is not None:
+            self._doc, self._pending = self._pending, None
+
+    def _editing_changed(self, editing: bool) -> None:
+        if editing or self._pending is None:
+            return
+        markdown = self._viewers.get(MarkdownViewer)
+        cancelled = (isinstance(markdown, MarkdownViewer) and self._doc is not None
+                     and markdown.text() == (self._doc.content or ""))
+        if cancelled:  # the draft was dropped: show what changed meanwhile
+            self._reload_pending()
+        else:  # saved over it, as the bar said it would: the save's answer is shown next
+            self._pending = None
+            self.change_bar.hide()
+
     def _is_open_pdf(self, doc: DocumentInfo) -> bool:
         """Whether ``doc`` is the PDF already open and unchanged (same id and modification time)."""
         shown = self._doc
@@ -127,6 +206,8 @@ class DocumentViewer(QWidget):
     def clear(self) -> None:
         """Show nothing (no document selected) and release the sub-viewers' files."""
         self._doc, self._kind, self._request = None, None, (None, None)
+        self._pending = None
+        self.change_bar.hide()
         self._release()
         self.title_label.clear()
         self.title_label.hide()
@@ -227,9 +308,11 @@ class DocumentViewer(QWidget):
             if isinstance(viewer, MarkdownViewer):
                 viewer.save_requested.connect(self.save_requested)
                 viewer.wikilink_activated.connect(self.wikilink_activated)
+                viewer.editing_changed.connect(self._editing_changed)
             if isinstance(viewer, PdfViewer):
                 viewer.status_changed.connect(self.status_changed)
                 viewer.annotator.requested.connect(self._annotation_requested)
+                viewer.annotator.panel.export_button.clicked.connect(self._export_annotations)
             self._viewers[kind] = viewer
             self.stack.addWidget(viewer)
         return viewer
@@ -274,12 +357,23 @@ class DocumentViewer(QWidget):
         if isinstance(pdf, PdfViewer) and self._kind is ViewKind.PDF and self.current_document_id() == doc_id:
             pdf.annotator.set_annotations(items)
 
+    def annotation_failed(self, doc_id: str, reason: str) -> None:
+        """A change asked for on the PDF ``doc_id`` was not saved (``reason``): the highlight drawn at once
+        goes, with a message."""
+        pdf = self._viewers.get(PdfViewer)
+        if isinstance(pdf, PdfViewer) and self._kind is ViewKind.PDF and self.current_document_id() == doc_id:
+            pdf.annotator.drop_pending(reason)
+
     def _pdf_opened(self, doc: DocumentInfo) -> None:
         pdf = self._viewer(PdfViewer)
         assert isinstance(pdf, PdfViewer)
         pdf.annotator.set_read_only(self._read_only)
         self.annotations_wanted.emit(doc.id)
         self.pdf_opened.emit(doc)
+
+    def _export_annotations(self) -> None:
+        if self._doc is not None and self._kind is ViewKind.PDF:
+            self.annotations_export_requested.emit(self._doc)
 
     def _annotation_requested(self, request: object) -> None:
         if self._doc is not None and self._kind is ViewKind.PDF and not self._read_only:
@@ -302,3 +396,10 @@ class DocumentViewer(QWidget):
                                ask_password=True)
         except Exception as exc:
             self._show_failure(doc, exc)
+
+
+def _shown_state(doc: DocumentInfo) -> tuple:
+    """What of ``doc`` the viewer shows: a change to any of it reloads the tab. The reading status is left
+    out: opening a PDF marks it as being read, which must not reload it."""
+    metadata = {key: value for key, value in doc.metadata.items() if key != READING_STATUS_KEY}
+    return doc.version, doc.title, doc.content, doc.file_path, doc.mime_type, metadata

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
@@ -83,7 +84,7 @@ class _Overlay(QWidget):
         if not geometries:
             return
         painter = QPainter(self)
-        for item in self._annotator.annotations:
+        for item in [*self._annotator.annotations, *self._annotator.pending]:
             if item.anchor == "lost":
                 continue
             color = QColor(item.color)
@@ -116,9 +117,12 @@ class AnnotationsPanel(QWidget):
         self.list.setAlternatingRowColors(True)
         self.edit_button = QPushButton("Edit note…")
         self.delete_button = QPushButton("Delete")
+        self.export_button = QPushButton("Export…")  # the owner asks for the file (``services.annotations``)
+        self.export_button.setToolTip("Export Annotations: Markdown, or a copy of the PDF with them in it")
         buttons = QHBoxLayout()
         buttons.addWidget(self.edit_button)
         buttons.addWidget(self.delete_button)
+        buttons.addWidget(self.export_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.heading)
@@ -172,6 +176,12 @@ def _swatch(color: str) -> QIcon:
     return QIcon(pixmap)
 
 
+def _place(item: Annotation) -> tuple[int, str]:
+    """A highlight's page and text: how a highlight drawn before its write finds the stored one (the
+    service strips the quote and may move boxes, so boxes are not compared)."""
+    return item.page, item.quote.strip()
+
+
 def _describe(item: Annotation) -> str:
     text = " ".join((item.quote or item.comment).split())
     text = text if len(text) <= LIST_TEXT else text[: LIST_TEXT - 1] + "…"
@@ -204,6 +214,9 @@ class PdfAnnotator(QObject):
         super().__init__(view)
         self.view = view
         self.annotations: list[Annotation] = []
+        # Highlights asked for and drawn at once (the write can wait seconds behind others), until the
+        # owner's new list holds them or the write fails (:meth:`drop_pending`).
+        self.pending: list[Annotation] = []
         self.selection: annotation_pdf.Span | None = None
         self._path: Path | None = None
         self._words: dict[int, list[annotation_pdf.Word]] = {}
@@ -251,6 +264,7 @@ class PdfAnnotator(QObject):
     def set_file(self, path: Path | None) -> None:
         """The PDF now shown (None: none); forgets the selection, the words read and the annotations."""
         self._path, self._words, self.selection, self._press, self._last_point = path, {}, None, None, None
+        self.pending = []
         self.set_annotations([])
 
     def set_read_only(self, read_only: bool) -> None:
@@ -262,6 +276,8 @@ class PdfAnnotator(QObject):
     def set_annotations(self, items: list[Annotation]) -> None:
         """Show ``items`` (``services.annotations.list_annotations`` of the PDF shown)."""
         self.annotations = list(items)
+        stored = {_place(item) for item in items}
+        self.pending = [item for item in self.pending if _place(item) not in stored]
         self.panel.show_annotations(self.annotations)
         self.panel_action.setText(f"Annotations ({len(items)})" if items else "Annotations")
         self.overlay.update()
@@ -282,11 +298,22 @@ class PdfAnnotator(QObject):
         if span is None:
             self.status_changed.emit("Select text first: drag from the first word to the last")
             return
+        now = datetime.now(UTC)
+        self.pending.append(Annotation(id="", document_id="", kind="highlight", page=span.page, rects=span.rects,
+                                       quote=span.text, comment=comment, color=self.color, created_at=now,
+                                       updated_at=now, original_page=span.page))
         self.requested.emit(AnnotationRequest("highlight", page=span.page, quote=span.text, rects=span.rects,
                                               comment=comment, color=self.color))
         self.selection = None
         self.overlay.update()
         self._sync_actions()
+
+    def drop_pending(self, reason: str) -> None:
+        """The highlights drawn before their write failed: remove them and say why (``reason``)."""
+        if self.pending:
+            self.pending = []
+            self.overlay.update()
+            self.status_changed.emit(f"The highlight was not saved: {reason}")
 
     def add_note(self, text: str | None = None) -> None:
         """Ask for a note where the user last clicked (else at the top of the current page); ``text`` None
