@@ -78,9 +78,9 @@ def test_the_shortcut_sheet_names_each_action_once_and_shows_its_keys_whole(qtbo
     sheet = next(w for w in window.findChildren(help_dialogs.ShortcutSheet) if w.isVisible())
     qtbot.waitExposed(sheet)
     rows = sheet.rows()
-    assert ("Window", "Undo", "Ctrl+Z") in [row[:2] + (row[2].split(", ")[0],) for row in rows]
-    assert [row for row in rows if row[1] == "Redo"][0][2].startswith("Ctrl+Shift+Z")
-    assert len([row for row in rows if row[1] == "Redo"]) == 1
+    assert ("Window", "Undo", "Ctrl+Z") in [(*row[:2], row[2].split(", ")[0]) for row in rows]
+    redo = [row for row in rows if row[1] == "Redo"]
+    assert len(redo) == 1 and redo[0][2].startswith("Ctrl+Shift+Z")
     assert not any("Trash “" in row[1] or row[2] in {"Redo", "Undo"} for row in rows)
     tab = {row[1]: row[2] for row in rows if row[0] == "Document tab"}
     assert tab["Highlight the selected text (PDF)"] == "Ctrl+Shift+H" and tab["Save the note being edited"] == "Ctrl+S"

@@ -57,6 +57,7 @@ from .help_dialogs import open_shortcut_sheet, open_user_guide
 from .index_health import IndexHealth
 from .namesake_dialog import ask_namesakes
 from .notes_flow import NotesFlow
+from .organise_actions import OrganiseActions
 from .relations_view import RelationsFlow
 from .review_dock import ReviewDock
 from .scope_move_flow import ScopeMoveFlow
@@ -127,6 +128,7 @@ class MainWindow(QMainWindow):
                                          search_pane=self.search_pane, details=self.details,
                                          current_viewer=self.current_viewer, style=self.preferences.citation_style)
         self.citations.style_chosen.connect(self._remember_citation_style)
+        self.organise = OrganiseActions(self, self.workbench, self.table)
         self.notes = NotesFlow(self, self.workbench, details=self.details, table=self.table,
                                folder_tree=self.folder_tree, search_pane=self.search_pane,
                                open_document=lambda doc_id: self.open_document(doc_id))
