@@ -49,7 +49,7 @@ from .folder_model import FolderTarget
 from .indexer import Indexer
 from .review_model import ReviewDetails, load_review_details
 from .snapshot import Snapshot, ViewState, load_snapshot
-from .task_text import import_messages
+from .task_text import TaskMessage, import_messages
 from .tasks import Task, TaskContext, TaskManager, TaskState
 from .viewer.pdf_annotations import AnnotationRequest
 
@@ -99,7 +99,7 @@ class Workbench(QObject):
         if not self.lib.notices:
             return
         task = self.tasks.track("Library opened", lambda: None)
-        task.messages = list(self.lib.notices)
+        task.messages = [TaskMessage(text, problem=False) for text in self.lib.notices]
         self.tasks.finish(task, TaskState.DONE)
         self.notice.emit(" ".join(f"{text[0].upper()}{text[1:]}." for text in self.lib.notices))
 
