@@ -117,3 +117,18 @@ def test_a_highlight_made_in_the_window_is_stored_and_listed(qtbot, make_window,
     # Opening the annotation (from search, say) opens its PDF at its page.
     window.open_document(made.id)
     qtbot.waitUntil(lambda: window.current_viewer().current_document_id() == doc_id, timeout=WINDOW_WAIT_MS)
+
+
+def test_the_annotations_button_keeps_its_whole_label_in_a_narrow_tab(qtbot, tmp_path, library, pdf_viewer):
+    # The trial's toolbar read "Annot…s (2)": the button gave way to the find box.
+    doc = documents.get_document(library, imports.upload(
+        library, [make_pdf(tmp_path / "stored.pdf", [PAGE_ONE, PAGE_TWO])], extractor=extract_file,
+    ).outcomes[0].document_id)
+    annotations.add_note(library, doc.id, page=1, comment="one")
+    annotations.add_note(library, doc.id, page=2, comment="two")
+    pdf_viewer.show()
+    pdf_viewer.resize(520, 500)
+    annotator = pdf_viewer.annotator
+    annotator.set_annotations(annotations.list_annotations(library, doc.id))
+    button = pdf_viewer.toolbar.widgetForAction(annotator.panel_action)
+    qtbot.waitUntil(lambda: button.width() >= button.fontMetrics().horizontalAdvance("Annotations (2)"))

@@ -237,6 +237,7 @@ class PdfAnnotator(QObject):
         self.panel_action.setCheckable(True)
         self.panel_action.toggled.connect(self.panel.setVisible)
         self.panel_action.setToolTip("Show the list of this PDF's highlights and notes")
+        self.panel_button = toolbar.widgetForAction(self.panel_action)
         view.parentWidget().addAction(self.highlight_action)
         view.parentWidget().addAction(self.note_action)
         view.viewport().installEventFilter(self)
@@ -264,6 +265,8 @@ class PdfAnnotator(QObject):
         self.annotations = list(items)
         self.panel.show_annotations(self.annotations)
         self.panel_action.setText(f"Annotations ({len(items)})" if items else "Annotations")
+        if self.panel_button is not None:  # whole, or a narrow tab read "Annot…s (2)"; the find box gives way
+            self.panel_button.setMinimumWidth(self.panel_button.sizeHint().width())
         self.overlay.update()
         self._sync_actions()
 
