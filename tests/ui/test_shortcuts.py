@@ -17,7 +17,7 @@ CTRL_SHIFT = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModi
 
 
 class _NoDialog:
-    def __init__(self, *_args) -> None:
+    def __init__(self, *_args, **_options) -> None:
         pass
 
     def exec(self) -> int:
