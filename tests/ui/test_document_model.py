@@ -458,3 +458,17 @@ def test_the_tags_keep_their_width_while_the_scope_and_authors_give_way(view, qt
     assert view.columnWidth(Column.TAGS) >= two_tags
     assert view.columnWidth(Column.SCOPE) < view.columnWidth(Column.AUTHORS) < view.columnWidth(Column.TAGS)
     assert view.columnWidth(Column.TITLE) >= 0.25 * view.viewport().width()
+
+
+def test_added_columns_give_way_before_the_title_authors_and_tags(view, qtbot):
+    # The trial's list (790 px) with Journal, DOI, Citation key and Reading shown: Title 111 px, Authors and
+    # Tags 47 px, DOI 190 px. The new text columns give way first, and the title keeps its share.
+    view.resize(790, 300)
+    qtbot.waitUntil(lambda: view.viewport().width() < 790)
+    for column in (Column.JOURNAL, Column.DOI, Column.CITATION_KEY, Column.READING):
+        view.column_actions[column].setChecked(True)
+    metrics = view.fontMetrics()
+    assert view.columnWidth(Column.TITLE) >= int(0.3 * view.viewport().width())
+    assert view.columnWidth(Column.AUTHORS) >= metrics.horizontalAdvance("Vaswani, Shaz…")
+    assert view.columnWidth(Column.TAGS) >= metrics.horizontalAdvance("#efficiency #sparse")
+    assert view.columnWidth(Column.DOI) < metrics.horizontalAdvance("10.1038/s41586-021-03819")

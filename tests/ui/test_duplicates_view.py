@@ -112,3 +112,23 @@ def test_a_folder_named_like_one_there_is_asked_about_and_the_answer_is_followed
     assert titles == ["Papers", "papers"]
     [note] = documents.list_documents(library, types=[DocumentType.NOTE])
     assert note.folder_id != existing.id
+
+
+def test_notices_are_no_problems_and_the_status_bar_says_what_was_already_there(qtbot, library, make_window,
+                                                                               tmp_path):
+    # The trial: "done, 1 problem" for a .bib's "507 references … (1 duplicates merged)", "done, 2 problems"
+    # for a re-import, and "already in your library" only in the Tasks detail pane.
+    finding = _write(tmp_path / "finding.md", "# Finding\n\nThe coral bleached.\n")
+    bib = _write(tmp_path / "mine.bib", "@article{ruiz2019,\n  author = {Ruiz, Ana},\n  title = {Glacier melt},\n"
+                                         "  year = {2019},\n}\n")
+    window = make_window(library)
+    wb = window.workbench
+    with qtbot.waitSignal(wb.notice, timeout=WAIT_MS):
+        wb.import_paths([finding])
+    with qtbot.waitSignal(wb.notice, timeout=WAIT_MS) as notice:
+        task = wb.import_paths([finding, bib])
+    assert "1 already in your library (finding.md)" in notice.args[0] and "see Tasks" not in notice.args[0]
+    assert len(task.messages) == 2  # both said in the Tasks panel, neither counted as a problem
+    panel = window.tasks_panel
+    panel.view.setCurrentIndex(panel.model.index(0, 0))
+    assert panel.message_texts()[1] == "done"

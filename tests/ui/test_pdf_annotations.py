@@ -174,3 +174,18 @@ def test_export_annotations_from_the_list_and_the_document_menu(qtbot, make_wind
     qtbot.waitUntil(lambda: (tmp_path / "annotated.pdf").is_file(), timeout=WINDOW_WAIT_MS)
     with annotation_pdf.open_pdf(tmp_path / "annotated.pdf") as copy:
         assert len(list(copy[0].annots())) == 1
+
+
+def test_the_annotations_button_keeps_its_whole_label_in_a_narrow_tab(qtbot, tmp_path, library, pdf_viewer):
+    # The trial's toolbar read "Annot…s (2)": the button gave way to the find box.
+    doc = documents.get_document(library, imports.upload(
+        library, [make_pdf(tmp_path / "stored.pdf", [PAGE_ONE, PAGE_TWO])], extractor=extract_file,
+    ).outcomes[0].document_id)
+    annotations.add_note(library, doc.id, page=1, comment="one")
+    annotations.add_note(library, doc.id, page=2, comment="two")
+    pdf_viewer.show()
+    pdf_viewer.resize(520, 500)
+    annotator = pdf_viewer.annotator
+    annotator.set_annotations(annotations.list_annotations(library, doc.id))
+    button = pdf_viewer.toolbar.widgetForAction(annotator.panel_action)
+    qtbot.waitUntil(lambda: button.width() >= button.fontMetrics().horizontalAdvance("Annotations (2)"))

@@ -17,7 +17,7 @@ CTRL_SHIFT = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModi
 
 
 class _NoDialog:
-    def __init__(self, *_args) -> None:
+    def __init__(self, *_args, **_options) -> None:
         pass
 
     def exec(self) -> int:
@@ -67,6 +67,27 @@ def test_the_shortcut_sheet_lists_the_windows_actions_and_the_lists_keys(qtbot, 
     newest = [w for w in window.findChildren(help_dialogs.ShortcutSheet) if w.isVisible()][-1]
     assert ("Window", "Frobnicate", "Ctrl+Alt+J") in newest.rows()
     newest.close()
+
+
+def test_the_shortcut_sheet_names_each_action_once_and_shows_its_keys_whole(qtbot, make_window, library):
+    # The trial's sheet: "Undo Trash “The Further Adventures…”" (the action's current text), "Redo" twice
+    # (once with the key "Redo"), the Keys column cut to "Ctrl-…", and no viewer keys at all.
+    window = make_window(library)
+    window.undo_actions.undo_action.setText("Undo Trash “The Further Adventures of Hermione Granger”")
+    window.shortcuts_action.trigger()
+    sheet = next(w for w in window.findChildren(help_dialogs.ShortcutSheet) if w.isVisible())
+    qtbot.waitExposed(sheet)
+    rows = sheet.rows()
+    assert ("Window", "Undo", "Ctrl+Z") in [(*row[:2], row[2].split(", ")[0]) for row in rows]
+    redo = [row for row in rows if row[1] == "Redo"]
+    assert len(redo) == 1 and redo[0][2].startswith("Ctrl+Shift+Z")
+    assert not any("Trash “" in row[1] or row[2] in {"Redo", "Undo"} for row in rows)
+    tab = {row[1]: row[2] for row in rows if row[0] == "Document tab"}
+    assert tab["Highlight the selected text (PDF)"] == "Ctrl+Shift+H" and tab["Save the note being edited"] == "Ctrl+S"
+    table = sheet.table
+    assert table.columnWidth(2) >= table.sizeHintForColumn(2)
+    assert table.horizontalHeader().length() <= table.viewport().width()
+    sheet.close()
 
 
 def test_the_user_guide_opens_in_the_markdown_viewer(qtbot, make_window, library):

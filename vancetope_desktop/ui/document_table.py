@@ -52,10 +52,14 @@ _SAMPLE_TEXT = {  # typical content, to size the columns from the font rather th
     Column.MEMORY_TYPE: "reference",
 }
 _PADDING = 22  # cell margins, plus the index dot or the sort arrow
-_SHRINKABLE = (Column.SCOPE, Column.JOURNAL, Column.AUTHORS, Column.TAGS)
-"""The text columns that give way to the title, in this order: the scope first (in most lists it is
-the current scope's name on every row), the tags last (cut short they read "+2")."""
-_SHRUNK_TEXT = {  # the least each shrinkable column keeps while a later one in the order has room
+_SHRINKABLE = (Column.DOI, Column.CITATION_KEY, Column.JOURNAL, Column.SCOPE, Column.AUTHORS, Column.TAGS)
+"""The text columns that give way to the title, in this order: the identifiers first (read one at a
+time, in Details or on a hover), then the scope (in most lists the current scope's name on every row),
+the tags last (cut short they read "+2")."""
+_SHRUNK_TEXT = {  # the least each shrinkable column keeps; past that the list scrolls sideways
+    Column.DOI: "10.1038/s4…",
+    Column.CITATION_KEY: "vaswani20…",
+    Column.JOURNAL: "Nature Co…",
     Column.SCOPE: "↑ Attent…",
     Column.AUTHORS: "Vaswani, Shaz…",
     Column.TAGS: "#efficiency #sparse",
@@ -289,7 +293,8 @@ class DocumentTableView(QTableView):
 
     def _fit_columns(self) -> None:
         """Natural column widths; when the title would get under its share, the shrinkable columns give way
-        in :data:`_SHRINKABLE` order, each down to its :data:`_SHRUNK_TEXT` width, then all alike."""
+        in :data:`_SHRINKABLE` order, each down to its :data:`_SHRUNK_TEXT` width; past that the title gets
+        its :data:`_TITLE_SHARE` and the list scrolls sideways."""
         if not self._auto_fit:
             return
         width = self.viewport().width()
@@ -300,16 +305,17 @@ class DocumentTableView(QTableView):
         room = width - fixed - int(width * _TITLE_SHARE)
         shrinkable = [c for c in _SHRINKABLE if c in sizes]
         excess = sum(sizes[c] for c in shrinkable) - max(room, 0)
-        for column in shrinkable:  # first down to the shrunk widths, in order
+        for column in shrinkable:  # down to the shrunk widths, in order
             floor = min(self._shrunk.get(column, header.minimumSectionSize()), sizes[column])
             cut = min(max(excess, 0), sizes[column] - floor)
             sizes[column] -= cut
             excess -= cut
-        if excess > 0:  # still too wide: all alike, down to the header's minimum
-            total = sum(sizes[c] for c in shrinkable)
-            scale = max(total - excess, 0) / total if total else 1.0
-            for column in shrinkable:
-                sizes[column] = int(sizes[column] * scale)
+        # Still too wide: rather than cut every column to a stub (47-pixel authors and tags, a 111-pixel
+        # title in the trial), the title keeps its share and the list scrolls sideways.
+        header.setSectionResizeMode(Column.TITLE, QHeaderView.ResizeMode.Interactive if excess > 0
+                                    else QHeaderView.ResizeMode.Stretch)
+        if excess > 0:
+            sizes[Column.TITLE] = int(width * _TITLE_SHARE)
         self._fitting = True
         try:
             for column, size in sizes.items():

@@ -173,6 +173,10 @@ class FolderTreeModel(QAbstractItemModel):
         self._build(scopes, folders, scope_names or {}, current_scope)
         self.endResetModel()
 
+    def smart_count(self, key: str) -> int:
+        """The number shown after smart entry ``key`` (0 when unknown)."""
+        return self._smart_counts.get(key, 0)
+
     def set_smart_counts(self, counts: Mapping[str, int]) -> None:
         """Set the numbers after the smart entries (keys all, unfiled, recent, problems, trash)."""
         self._smart_counts = dict(counts)

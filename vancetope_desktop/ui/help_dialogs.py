@@ -21,13 +21,23 @@ from PySide6.QtWidgets import (
 )
 
 from ..resources import resource_path
+from .viewer import keys as viewer_keys
 from .viewer.markdown_viewer import MarkdownViewer
 
 GUIDE = ("help", "user-guide.md")
 
 
+SHEET_NAME = "sheet_name"
+"""The Qt property holding an action's stable name for the sheet, when its text changes with use
+(Edit ▸ Undo reads "Undo Trash “…”" after a trash)."""
+
+
 def action_label(action: QAction) -> str:
-    """An action's text as a sheet shows it: ``"&Import folder…"`` → ``"Import folder"``."""
+    """An action's name as a sheet shows it: its :data:`SHEET_NAME` property if set, else its text
+    without mnemonics or dots (``"&Import folder…"`` → ``"Import folder"``)."""
+    stable = action.property(SHEET_NAME)
+    if stable:
+        return str(stable)
     return action.text().replace("&&", "\0").replace("&", "").replace("\0", "&").rstrip("….").strip()
 
 
@@ -42,17 +52,24 @@ def menu_actions(actions: Iterable[QAction]) -> list[QAction]:
     return found
 
 
+def _typed(keys: QKeySequence) -> bool:
+    """Whether ``keys`` are typed on an ordinary keyboard: Qt's standard bindings add dedicated keys
+    (Undo, Redo, Copy, Back…, all from ``Qt.Key_Back`` up) that few keyboards have and that read as a
+    second action named "Redo" with the key "Redo"."""
+    return all(keys[i].key().value < Qt.Key.Key_Back.value for i in range(keys.count()))
+
+
 def shortcut_rows(sections: Iterable[tuple[str, Iterable[tuple[str, QKeySequence]]]]) -> list[tuple[str, str, str]]:
-    """``(section, what, keys)`` rows: one per distinct binding, in the order given, keys as the platform
-    writes them (``Ctrl+Shift+O``; ``⇧⌘O`` on macOS)."""
+    """``(section, what, keys)`` rows: one per action of a section, its typed alternatives joined by
+    ", " in the order given, keys as the platform writes them (``Ctrl+Shift+O``; ``⇧⌘O`` on macOS)."""
     rows: list[tuple[str, str, str]] = []
-    seen: set[tuple[str, str]] = set()
     for section, bindings in sections:
+        keys_of: dict[str, list[str]] = {}
         for label, keys in bindings:
             text = keys.toString(QKeySequence.SequenceFormat.NativeText)
-            if text and (label, text) not in seen:
-                seen.add((label, text))
-                rows.append((section, label, text))
+            if text and _typed(keys) and text not in keys_of.setdefault(label, []):
+                keys_of[label].append(text)
+        rows.extend((section, label, ", ".join(texts)) for label, texts in keys_of.items() if texts)
     return rows
 
 
@@ -74,14 +91,19 @@ class ShortcutSheet(QDialog):
                 self.table.setItem(row, column, QTableWidgetItem(value))
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.table.horizontalHeader().setStretchLastSection(True)
+        header = self.table.horizontalHeader()
+        # The action takes what the keys leave: the keys column was the one cut off ("Ctrl-…").
+        for column, mode in enumerate((QHeaderView.ResizeMode.ResizeToContents, QHeaderView.ResizeMode.Stretch,
+                                       QHeaderView.ResizeMode.ResizeToContents)):
+            header.setSectionResizeMode(column, mode)
+        self.table.setWordWrap(True)
+        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
         layout.addWidget(self.table)
         layout.addWidget(buttons)
-        self.resize(520, 560)
+        self.resize(640, 600)
 
     def rows(self) -> list[tuple[str, str, str]]:
         """What the sheet lists, row by row."""
@@ -106,9 +128,11 @@ class UserGuide(QDialog):
 
 def open_shortcut_sheet(window: QMainWindow, extra: Iterable[tuple[str, Iterable[tuple[str, QKeySequence]]]] = ()
                         ) -> ShortcutSheet:
-    """Open (non-modal) the sheet of ``window``'s menu and window actions, then the ``extra`` sections."""
+    """Open (non-modal) the sheet of ``window``'s menu and window actions, the ``extra`` sections, then
+    the keys of a document tab."""
     actions = menu_actions(window.menuBar().actions()) + window.actions()
-    sheet = ShortcutSheet(shortcut_rows([("Window", window_bindings(actions)), *extra]), window)
+    sheet = ShortcutSheet(shortcut_rows([("Window", window_bindings(actions)), *extra,
+                                          ("Document tab", viewer_keys.bindings())]), window)
     sheet.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     sheet.open()
     return sheet

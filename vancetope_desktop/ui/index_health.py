@@ -11,6 +11,7 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, Signal
 
 from ..services import indexing
+from .task_text import TaskMessage
 from .tasks import Task, TaskState
 from .workbench import Workbench
 
@@ -59,7 +60,8 @@ class IndexHealth(QObject):
 
         def done(report: indexing.RebuildReport) -> None:
             if self._task is not None and self._task.state == TaskState.FAILED:
-                self._task.retry, self._task.messages = None, [f"Rebuilt: {report.queued} documents to embed."]
+                self._task.retry = None
+                self._task.messages = [TaskMessage(f"Rebuilt: {report.queued} documents to embed.", problem=False)]
                 self._workbench.tasks.finish(self._task, TaskState.DONE)
             kept = f"; the damaged store is kept in {report.moved_aside}" if report.moved_aside else ""
             self._workbench.notice.emit(f"Rebuilding the search index: {report.queued} documents to embed{kept}")

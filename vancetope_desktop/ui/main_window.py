@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtGui import (
     QAction,
     QActionGroup,
@@ -62,6 +62,7 @@ from .index_health import IndexHealth
 from .memory_type_picker import MemoryTypePicker
 from .namesake_dialog import ask_namesakes
 from .notes_flow import NotesFlow
+from .organise_actions import OrganiseActions
 from .relation_graph_flow import RelationGraphFlow
 from .relations_view import RelationsFlow
 from .review_dock import ReviewDock
@@ -133,6 +134,7 @@ class MainWindow(QMainWindow):
                                          search_pane=self.search_pane, details=self.details,
                                          current_viewer=self.current_viewer, style=self.preferences.citation_style)
         self.citations.style_chosen.connect(self._remember_citation_style)
+        self.organise = OrganiseActions(self, self.workbench, self.table)
         self.notes = NotesFlow(self, self.workbench, details=self.details, table=self.table,
                                folder_tree=self.folder_tree, search_pane=self.search_pane,
                                open_document=lambda doc_id: self.open_document(doc_id))
@@ -791,7 +793,9 @@ class MainWindow(QMainWindow):
 
     def empty_trash(self) -> None:
         """Delete everything in the current scope's trash, after asking."""
-        if dialogs.confirm(self, "Empty trash", "Delete every document in the trash for good?"):
+        count = self.folder_tree.folder_model.smart_count("trash")
+        items = f"the {count} items" if count != 1 else "the item"
+        if dialogs.confirm(self, "Empty trash", f"Delete {items} in the trash for good? This cannot be undone."):
             self.workbench.empty_trash()
 
     def new_folder(self, target: FolderTarget) -> None:
@@ -833,7 +837,7 @@ class MainWindow(QMainWindow):
 
     def open_settings(self) -> None:
         """The Settings dialog; saves library settings and preferences when accepted."""
-        dialog = SettingsDialog(self.library.settings, self.preferences, self)
+        dialog = SettingsDialog(self.library.settings, self.preferences, self, open_library=self.library.paths.root)
         if dialog.exec():
             self.workbench.save_settings(dialog.result_settings())
             self.preferences = dialog.result_preferences()
@@ -858,8 +862,10 @@ class MainWindow(QMainWindow):
         save_preferences(self.preferences)
 
     def show_tasks(self) -> None:
-        """Show the Tasks panel."""
-        self.tasks_dock.show()
+        """Show the Tasks panel (as a strip at the bottom when it was hidden)."""
+        if not self.tasks_dock.isVisible():
+            self.tasks_dock.show()
+            window_parts.fit_bottom_dock(self, self.tasks_dock)
         self.tasks_dock.raise_()
 
     def rebuild_index(self) -> None:
@@ -957,6 +963,7 @@ class MainWindow(QMainWindow):
             self.restoreGeometry(geometry)
         if state is not None:
             self.restoreState(state)
+            QTimer.singleShot(0, self, lambda: window_parts.fit_bottom_dock(self, self.tasks_dock))  # laid out
         self.table.restore_columns(self.qsettings)
         self._default_docks = state is None
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pydantic import ValidationError
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -70,10 +71,14 @@ class SettingsDialog(QDialog):
         settings: The library's current settings (not modified).
         preferences: The user's current preferences (not modified).
         parent: The owning window.
+        open_library: The folder of the library open now (from ``--library``, ``$VANCETOPE_LIBRARY`` or the
+            preference), shown beside the preference: they differ when the app was started on another one.
     """
 
-    def __init__(self, settings: Settings, preferences: Preferences, parent: QWidget | None = None) -> None:
+    def __init__(self, settings: Settings, preferences: Preferences, parent: QWidget | None = None, *,
+                 open_library: Path | None = None) -> None:
         super().__init__(parent)
+        self._open_library = open_library
         self.setWindowTitle("Settings")
         self.setMinimumWidth(520)
         self._settings = settings
@@ -116,6 +121,11 @@ class SettingsDialog(QDialog):
         form = QFormLayout()
         form.addRow("Theme:", self.theme_combo)
         form.addRow("Library folder:", row)
+        if self._open_library is not None:
+            self.open_library_label = QLabel(str(self._open_library))
+            self.open_library_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            self.open_library_label.setWordWrap(True)
+            form.addRow("Open now:", self.open_library_label)
         form.addRow("", _role_label("Leave empty for the default folder. A new location takes effect when "
                                     "Vancetope Desktop restarts.", "hint"))
         return self._page(form)

@@ -14,21 +14,31 @@ from ..services import imports
 
 
 class TaskMessage(str):
-    """A task's message in plain words (the string itself), with ``detail``: the technical reason.
+    """A task's message in plain words (the string itself), with ``detail``: the technical reason, and
+    ``problem``: whether something went wrong (False for a notice: "already in your library", "507
+    references from x.bib", which the task reports without counting it as a problem).
 
     A ``str`` so that the places that list a task's messages as text keep working unchanged.
     """
 
     detail: str
+    problem: bool
 
-    def __new__(cls, text: str, detail: str = "") -> TaskMessage:
+    def __new__(cls, text: str, detail: str = "", *, problem: bool = True) -> TaskMessage:
         message = super().__new__(cls, text)
         message.detail = detail
+        message.problem = problem
         return message
 
 
+def problem_count(messages: list[str]) -> int:
+    """How many of a task's ``messages`` are problems (a plain ``str`` message counts as one)."""
+    return sum(1 for message in messages if getattr(message, "problem", True))
+
+
 def import_messages(report: imports.ImportReport) -> list[TaskMessage]:
-    """One message per file of ``report`` that needs the user's attention, in the order handled."""
+    """One message per file of ``report`` that needs the user's attention or a word (a duplicate, a
+    bibliography's entries), in the order handled, then the report's notices."""
     messages = []
     for outcome in report.outcomes:
         name = Path(outcome.path).name
@@ -37,17 +47,19 @@ def import_messages(report: imports.ImportReport) -> list[TaskMessage]:
             messages.append(TaskMessage(_failure_text(name, reason, kept=outcome.document_id is not None), reason))
         elif outcome.status == "duplicate":
             where = f" as “{outcome.title}”" if outcome.title else ""
-            messages.append(TaskMessage(f"{name} is already in your library{where}: nothing was added.", reason))
+            messages.append(TaskMessage(f"{name} is already in your library{where}: nothing was added.", reason,
+                                        problem=False))
         elif outcome.status == "needs_ocr":
             messages.append(TaskMessage(f"{name} has pages without text (a scan): it is in your library but "
                                         "cannot be searched until its text is recognised (OCR).", reason))
         if outcome.references is not None:
-            messages.append(TaskMessage(f"{name}: {outcome.references.summary}"))
+            messages.append(TaskMessage(f"{name}: {outcome.references.summary}", problem=False))
             for attached in outcome.references.attachments:
                 if not attached.document_id:
                     messages.append(TaskMessage(f"{name}: an attached file was not added ({attached.status}): "
                                                 f"{Path(attached.path).name}",
                                                 f"{attached.path}: {attached.reason or attached.status}"))
+    messages.extend(TaskMessage(notice, problem=False) for notice in report.notices)
     return messages
 
 

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from .item_models import column_title
+from .task_text import problem_count
 from .tasks import Task, TaskManager, TaskState
 
 TASK_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -105,8 +106,9 @@ class TaskListModel(QAbstractTableModel):
 
 
 def _state_text(task: Task) -> str:
-    if task.state == TaskState.DONE and task.messages:
-        return f"done, {len(task.messages)} problem{'s' if len(task.messages) != 1 else ''}"
+    problems = problem_count(task.messages)
+    if task.state == TaskState.DONE and problems:  # notices ("already in your library") are no problem
+        return f"done, {problems} problem{'s' if problems != 1 else ''}"
     if task.state == TaskState.RUNNING and task.context is not None and task.context.cancelled():
         return "cancelling…"
     return task.state.value

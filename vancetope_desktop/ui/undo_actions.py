@@ -12,6 +12,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QWidget
 
 from ..core.undo import UndoStep
+from .help_dialogs import SHEET_NAME
 from .workbench import Workbench
 
 
@@ -33,6 +34,7 @@ class UndoActions(QObject):
         ctrl_shift_z = QKeySequence("Ctrl+Shift+Z")
         self.redo_action.setShortcuts([ctrl_shift_z, *(k for k in standard if k != ctrl_shift_z)])
         for action, redo in ((self.undo_action, False), (self.redo_action, True)):
+            action.setProperty(SHEET_NAME, action.text())  # the text becomes "Undo Trash “…”"
             action.setEnabled(False)
             action.triggered.connect(lambda _checked=False, r=redo: self.trigger(redo=r))
             window.addAction(action)

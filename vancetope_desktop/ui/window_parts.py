@@ -41,3 +41,15 @@ def add_dock(window: QMainWindow, title: str, name: str, widget: QWidget, area: 
 def menu_named(window: QMainWindow, title: str) -> QMenu | None:
     """The menu bar's menu titled ``title`` (with its ``&`` mnemonic: ``"&Edit"``), None when there is none."""
     return next((a.menu() for a in window.menuBar().actions() if a.text() == title), None)
+
+
+BOTTOM_DOCK_SHARE = 0.2
+"""The most of the window's height a bottom dock (Tasks) gets when it opens: popped up by an import it took
+a third of the window, and the saved layout kept that through every restart."""
+
+
+def fit_bottom_dock(window: QMainWindow, dock: QDockWidget) -> None:
+    """Shrink ``dock``, when it shows docked and taller than :data:`BOTTOM_DOCK_SHARE` of ``window``, to that."""
+    limit = int(window.height() * BOTTOM_DOCK_SHARE)
+    if not dock.isHidden() and not dock.isFloating() and dock.height() > limit:
+        window.resizeDocks([dock], [limit], Qt.Orientation.Vertical)

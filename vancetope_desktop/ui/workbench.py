@@ -53,7 +53,7 @@ from .folder_model import FolderTarget
 from .indexer import Indexer
 from .review_model import ReviewDetails, load_review_details
 from .snapshot import Snapshot, ViewState, load_snapshot
-from .task_text import import_messages
+from .task_text import TaskMessage, import_messages
 from .tasks import Task, TaskContext, TaskManager, TaskState
 from .viewer.pdf_annotations import AnnotationRequest
 
@@ -103,7 +103,7 @@ class Workbench(QObject):
         if not self.lib.notices:
             return
         task = self.tasks.track("Library opened", lambda: None)
-        task.messages = list(self.lib.notices)
+        task.messages = [TaskMessage(text, problem=False) for text in self.lib.notices]
         self.tasks.finish(task, TaskState.DONE)
         self.notice.emit(" ".join(f"{text[0].upper()}{text[1:]}." for text in self.lib.notices))
 
@@ -266,7 +266,7 @@ class Workbench(QObject):
         def done(report: imports.ImportReport) -> None:
             failed = report.failed
             if task is not None:
-                task.messages = [*import_messages(report), *report.notices]
+                task.messages = list(import_messages(report))
                 if failed:
                     retry_paths = [Path(o.path) for o in failed]
                     task.retry = lambda: self.import_paths(retry_paths, target)
@@ -738,10 +738,12 @@ def import_summary(report: imports.ImportReport) -> str:
     each bibliography's entries ("506 references from x.bib (3 duplicates merged…)")."""
     if len(report.outcomes) == 1 and report.outcomes[0].status == "duplicate":
         return f"{report.outcomes[0].reason[:1].upper()}{report.outcomes[0].reason[1:]}"  # type: ignore[index]
-    labels = {"imported": "imported", "updated": "updated", "duplicate": "already there", "needs_ocr": "need OCR",
-              "failed": "failed", "skipped": "skipped (unsupported)"}
+    labels = {"imported": "imported", "updated": "updated", "duplicate": "already in your library",
+              "needs_ocr": "need OCR", "failed": "failed", "skipped": "skipped (unsupported)"}
     counts = {status: sum(1 for o in report.outcomes if o.status == status) for status in labels}
-    parts = [f"{n} {labels[status]}" for status, n in counts.items() if n]
+    duplicates = [Path(o.path).name for o in report.outcomes if o.status == "duplicate"]
+    named = {"duplicate": f" ({', '.join(duplicates)})"} if len(duplicates) <= 3 else {}  # which ones
+    parts = [f"{n} {labels[status]}{named.get(status, '')}" for status, n in counts.items() if n]
     text = f"{len(report.outcomes)} file{'s' if len(report.outcomes) != 1 else ''}: " + ", ".join(parts or ["nothing"])
     # A bibliography is one file but many references: say what became of its entries.
     listings = [o.references.summary for o in report.outcomes if o.references is not None]
@@ -749,7 +751,7 @@ def import_summary(report: imports.ImportReport) -> str:
         text += "; " + "; ".join(listings)
     if report.notices:
         text += "; " + "; ".join(report.notices)
-    if counts["failed"] or counts["needs_ocr"] or counts["duplicate"]:
+    if counts["failed"] or counts["needs_ocr"]:  # problems; what is already there is said here in full
         text += " (see Tasks)"
     return text
 

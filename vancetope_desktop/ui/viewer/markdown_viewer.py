@@ -8,7 +8,7 @@ last keystroke, not on every one, so typing stays smooth in long notes. Saving o
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import QDesktopServices, QFontDatabase, QKeySequence, QShortcut
+from PySide6.QtGui import QDesktopServices, QFontDatabase, QShortcut
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from . import keys
 from .rendering import document_css, render_markdown, wikilink_target
 from .text_marks import mark_passage
 
@@ -72,7 +73,7 @@ class MarkdownViewer(QWidget):
         layout.addWidget(self.splitter, 1)
         self._preview_timer = QTimer(self, singleShot=True, interval=PREVIEW_DELAY_MS)
         self._preview_timer.timeout.connect(self._render_preview)
-        save = QShortcut(QKeySequence.StandardKey.Save, self, context=Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        save = QShortcut(keys.SAVE, self, context=Qt.ShortcutContext.WidgetWithChildrenShortcut)
         save.activated.connect(self.save)
         self.edit_button.clicked.connect(self.start_editing)
         self.save_button.clicked.connect(self.save)

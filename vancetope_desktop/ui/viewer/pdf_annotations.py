@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Literal
 
 from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QIcon, QKeySequence, QMouseEvent, QPainter, QPaintEvent, QPixmap
+from PySide6.QtGui import QColor, QIcon, QMouseEvent, QPainter, QPaintEvent, QPixmap
 from PySide6.QtPdfWidgets import QPdfView
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -38,7 +38,7 @@ from PySide6.QtWidgets import (
 from ...core.errors import VancetopeError
 from ...services import annotation_pdf
 from ...services.annotations import COLORS, DEFAULT_COLOR, Annotation
-from . import pdf_geometry
+from . import keys, pdf_geometry
 
 log = logging.getLogger(__name__)
 
@@ -228,7 +228,7 @@ class PdfAnnotator(QObject):
         self.panel.hide()
         toolbar.addSeparator()
         self.highlight_action = toolbar.addAction("Highlight", self.highlight_selection)
-        self.highlight_action.setShortcut(QKeySequence("Ctrl+Shift+H"))
+        self.highlight_action.setShortcut(keys.HIGHLIGHT)
         self.highlight_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         self.highlight_action.setToolTip("Highlight the selected text (Ctrl+Shift+H): drag over words to select; "
                                          "the arrow picks the colour")
@@ -243,13 +243,14 @@ class PdfAnnotator(QObject):
             button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)  # the word, not only the swatch
         self.highlight_action.setIcon(_swatch(self.color))
         self.note_action = toolbar.addAction("Note", lambda: self.add_note())
-        self.note_action.setShortcut(QKeySequence("Ctrl+Shift+N"))
+        self.note_action.setShortcut(keys.NOTE)
         self.note_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         self.note_action.setToolTip("Put a note on the page, where you last clicked (Ctrl+Shift+N)")
         self.panel_action = toolbar.addAction("Annotations")
         self.panel_action.setCheckable(True)
         self.panel_action.toggled.connect(self.panel.setVisible)
         self.panel_action.setToolTip("Show the list of this PDF's highlights and notes")
+        self.panel_button = toolbar.widgetForAction(self.panel_action)
         view.parentWidget().addAction(self.highlight_action)
         view.parentWidget().addAction(self.note_action)
         view.viewport().installEventFilter(self)
@@ -280,6 +281,8 @@ class PdfAnnotator(QObject):
         self.pending = [item for item in self.pending if _place(item) not in stored]
         self.panel.show_annotations(self.annotations)
         self.panel_action.setText(f"Annotations ({len(items)})" if items else "Annotations")
+        if self.panel_button is not None:  # whole, or a narrow tab read "Annot…s (2)"; the find box gives way
+            self.panel_button.setMinimumWidth(self.panel_button.sizeHint().width())
         self.overlay.update()
         self._sync_actions()
 

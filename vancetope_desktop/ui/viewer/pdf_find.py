@@ -7,12 +7,12 @@ for on a given page (a search hit's passage) is selected when it arrives, not wh
 from __future__ import annotations
 
 from PySide6.QtCore import QElapsedTimer, QModelIndex, Qt, QTimer, Signal
-from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtGui import QShortcut
 from PySide6.QtPdf import QPdfSearchModel
 from PySide6.QtPdfWidgets import QPdfView
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QToolButton, QWidget
 
-from . import pdf_geometry
+from . import keys, pdf_geometry
 
 DEBOUNCE_MS = 300
 QUIET_MS = 1500
@@ -62,7 +62,7 @@ class PdfFindBar(QWidget):
         self._wanted_page: int | None = None  # 0-based page whose first result to select; -1 = any page
         self.edit.textEdited.connect(lambda _text: self._debounce.start())
         self.edit.returnPressed.connect(self._enter)
-        backwards = QShortcut(QKeySequence("Shift+Return"), self.edit, context=Qt.ShortcutContext.WidgetShortcut)
+        backwards = QShortcut(keys.FIND_PREVIOUS, self.edit, context=Qt.ShortcutContext.WidgetShortcut)
         backwards.activated.connect(lambda: self.step(-1))
         self.next_button.clicked.connect(lambda: self.step(1))
         self.previous_button.clicked.connect(lambda: self.step(-1))

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QSpinBox, QSplitter, QToolBar, QVBoxLayout, QWidge
 
 from ...core.errors import DamagedFile, EmptyFile, EncryptedPdf, UnsupportedFile
 from ...ingest.passwords import saslprep
+from . import keys
 from .pdf_annotations import PdfAnnotator
 from .pdf_find import PdfFindBar
 from .phrases import pick_search_phrase
@@ -88,9 +89,9 @@ class PdfViewer(QWidget):
         layout.setSpacing(0)
         layout.addWidget(self.toolbar)
         layout.addWidget(self.splitter, 1)
-        self._shortcut(QKeySequence.StandardKey.Find, self._focus_find)
-        self._shortcut(QKeySequence.StandardKey.ZoomIn, lambda: self.zoom_by(ZOOM_STEP))
-        self._shortcut(QKeySequence.StandardKey.ZoomOut, lambda: self.zoom_by(1 / ZOOM_STEP))
+        self._shortcut(keys.FIND, self._focus_find)
+        self._shortcut(keys.ZOOM_IN, lambda: self.zoom_by(ZOOM_STEP))
+        self._shortcut(keys.ZOOM_OUT, lambda: self.zoom_by(1 / ZOOM_STEP))
         self.page_spin.valueChanged.connect(lambda value: self.go_to_page(value))
         self.navigator.currentPageChanged.connect(lambda _page: self._sync_page_controls())
         self.view.zoomModeChanged.connect(lambda _mode: self._sync_zoom_controls())
@@ -99,8 +100,8 @@ class PdfViewer(QWidget):
         self._sync_page_controls()
         self._sync_zoom_controls()
 
-    def _shortcut(self, keys: QKeySequence | QKeySequence.StandardKey, slot: object) -> None:
-        shortcut = QShortcut(keys, self, context=Qt.ShortcutContext.WidgetWithChildrenShortcut)
+    def _shortcut(self, sequence: QKeySequence, slot: object) -> None:
+        shortcut = QShortcut(sequence, self, context=Qt.ShortcutContext.WidgetWithChildrenShortcut)
         shortcut.activated.connect(slot)
 
     # -- opening -------------------------------------------------------------------------------------
