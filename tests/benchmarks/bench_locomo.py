@@ -15,8 +15,10 @@ Run: ``.venv/bin/python tests/benchmarks/bench_locomo.py [--rebuild] [--recipe N
   ``scopes=[that scope]`` (its shipped fusion and relevance cut-off).
 * Metrics, for the questions of categories 1-4 (5 is adversarial): dialog-level recall@k = the share
   of a question's evidence turns among the first k turns returned; session-level recall@k = the share
-  of its evidence sessions among the sessions of those k turns; both averaged over the questions
-  (mempalace's ``compute_retrieval_recall``). Evidence ids are read leniently (``D8:6; D9:17`` is two
+  of its evidence sessions among the sessions of those k turns; "distinct sessions" R@k = the share
+  among the first k distinct sessions of the ranking (the turns ranked, their sessions read in order,
+  repeats skipped: what a session-level retriever returning k sessions is scored on); all averaged
+  over the questions (mempalace's ``compute_retrieval_recall``). Evidence ids are read leniently (``D8:6; D9:17`` is two
   ids, ``D:11:26`` is ``D11:26``); ids naming no turn are dropped, and a question left with none is
   not counted.
 """
@@ -249,6 +251,7 @@ class Scores:
 
     dialog: dict[int, float]
     session: dict[int, float]
+    distinct: dict[int, float]
     by_category: dict[int, float]
     seconds: list[float]
     kept: float
@@ -258,6 +261,7 @@ def evaluate(lib: Library, mapping: dict[str, str], questions: Sequence[Question
     """Run ``ranking`` on every question and score it (see the module docstring)."""
     dialog = {k: 0.0 for k in KS}
     session = {k: 0.0 for k in KS}
+    distinct = {k: 0.0 for k in KS}
     category_sum: dict[int, float] = {}
     category_count: dict[int, int] = {}
     seconds, kept = [], 0
@@ -269,26 +273,31 @@ def evaluate(lib: Library, mapping: dict[str, str], questions: Sequence[Question
         turns = [mapping[d].split("|", 1)[1] for d in ranked]
         wanted = set(question.evidence)
         wanted_sessions = {session_of(e) for e in wanted}
+        sessions = list(dict.fromkeys(session_of(t) for t in turns))
         for k in KS:
             dialog[k] += len(wanted & set(turns[:k])) / len(wanted)
             session[k] += len(wanted_sessions & {session_of(t) for t in turns[:k]}) / len(wanted_sessions)
+            distinct[k] += len(wanted_sessions & set(sessions[:k])) / len(wanted_sessions)
         category_sum[question.category] = category_sum.get(question.category, 0.0) + \
             len(wanted & set(turns[: max(KS)])) / len(wanted)
         category_count[question.category] = category_count.get(question.category, 0) + 1
     n = max(len(questions), 1)
     return Scores({k: v / n for k, v in dialog.items()}, {k: v / n for k, v in session.items()},
+                  {k: v / n for k, v in distinct.items()},
                   {c: category_sum[c] / category_count[c] for c in sorted(category_sum)}, seconds, kept / n)
 
 
 def row(label: str, scores: Scores, reference: str = "") -> list[str]:
-    """A table row: the label, dialog R@5 R@10, session R@5 R@10, R@10 per category, p50/p95 ms."""
+    """A table row: the label, dialog R@5 R@10, session R@5 R@10 (of the top k turns, of the first k distinct
+    sessions), dialog R@10 per category, p50/p95 ms, the mean hits returned (at most 10), a reference."""
     return [label, *(f"{scores.dialog[k]:.3f}" for k in KS), *(f"{scores.session[k]:.3f}" for k in KS),
+            *(f"{scores.distinct[k]:.3f}" for k in KS),
             " ".join(f"{scores.by_category.get(c, 0):.2f}" for c in CATEGORIES),
             f"{1000 * percentile(scores.seconds, 50):.0f} / {1000 * percentile(scores.seconds, 95):.0f}",
             f"{scores.kept:.1f}", reference]
 
 
-HEADER = ["ranking", "dialog R@5", "R@10", "session R@5", "R@10",
+HEADER = ["ranking", "dialog R@5", "R@10", "session R@5", "R@10", "distinct sessions R@5", "R@10",
           "R@10 by category " + "/".join(str(c) for c in CATEGORIES), "p50 / p95 ms", "hits", "published"]
 
 
@@ -330,7 +339,8 @@ def precomputed(runs: list[list[str]], questions: Sequence[Question]) -> Ranking
 
 def tune(lib: Library, mapping: dict[str, str], questions: Sequence[Question]) -> list[list[str]]:
     """Query-side variants on the built library, through ``index/fusion.fuse`` and ``search.relevant``:
-    BM25 settings, the fusion's weights and meaning scale, the relevance cut-off. Rows for :func:`row`."""
+    BM25 settings, the fusion's weights and meaning scale, RRF instead, and two expansions of the fused
+    turns (by the best adjacent turn, by the best turn of the same session). Rows for :func:`row`."""
     s = lib.settings
     candidates = Candidates(lib, questions, s.candidates)
     rows = []
@@ -339,21 +349,21 @@ def tune(lib: Library, mapping: dict[str, str], questions: Sequence[Question]) -
         rows.append(row(label, evaluate(lib, mapping, questions, precomputed(runs, questions))))
 
     add("dense only", [documents_of(d) for d in candidates.dense])
-    for title_weight, stemming in itertools.product((0.0, 1.0, 3.0), (False, True)):
+    for title_weight, stemming in ((0.0, False), (s.title_weight, s.lexical_stemming)):
         add(f"BM25 title_weight={title_weight} stemming={stemming}",
             [documents_of(k) for k in candidates.keywords(title_weight, stemming)])
     lexical = candidates.keywords(s.title_weight, s.lexical_stemming)
-    for alpha, floor, ceiling, cut in itertools.product((0.3, 0.4, 0.5, 0.6), (0.1, 0.2), (0.7, 0.8), (True, False)):
-        options = dict(dense_weight=alpha, lexical_weight=round(1 - alpha, 2), meaning_floor=floor,
+    fused_runs: dict[tuple[float, float], list[list[tuple[str, float]]]] = {}
+    for alpha, ceiling in itertools.product((0.1, 0.2, 0.3), (0.7, 0.8)):
+        options = dict(dense_weight=alpha, lexical_weight=round(1 - alpha, 2), meaning_floor=s.meaning_floor,
                        meaning_ceiling=ceiling)
-        settings = s.model_copy(update=options if cut else {**options, "min_relevance": 0.0,
-                                                             "relative_relevance": 0.0})
-        runs = []
+        settings = s.model_copy(update=options)
+        runs = fused_runs[alpha, ceiling] = []
         for dense, keywords in zip(candidates.dense, lexical, strict=True):
             fused = fuse(dense, keywords, {}, lexical_depth=s.candidates, **options)
-            runs.append([d.document_id for d in search_service.relevant(fused, settings)])
-        add(" ".join(f"{k}={v}" for k, v in options.items()) + ("" if cut else " no cut-off"), runs)
-    for k in (10, 30, 60):
+            runs.append([(d.document_id, d.score) for d in search_service.relevant(fused, settings)])
+        add(" ".join(f"{k}={v}" for k, v in options.items()), [[d for d, _ in run] for run in runs])
+    for k in (10, 60):
         runs = []
         for dense, keywords in zip(candidates.dense, lexical, strict=True):
             score: dict[str, float] = {}
@@ -362,7 +372,45 @@ def tune(lib: Library, mapping: dict[str, str], questions: Sequence[Question]) -
                     score[doc] = score.get(doc, 0.0) + 1 / (k + rank)
             runs.append(sorted(score, key=lambda d: -score[d]))
         add(f"RRF k={k}", runs)
+    place = {value: doc for doc, value in mapping.items()}
+    best = max(fused_runs, key=lambda key: evaluate(lib, mapping, questions, precomputed(
+        [[d for d, _ in run] for run in fused_runs[key]], questions)).dialog[10])
+    for how, share in itertools.product(("adjacent", "session"), (0.1, 0.2, 0.3, 0.5)):
+        add(f"fusion {best}, + {share} x best {how} turn",
+            [expanded(run, how, share, mapping, place) for run in fused_runs[best]])
     return rows
+
+
+def expanded(run: list[tuple[str, float]], how: str, share: float, mapping: dict[str, str],
+             place: dict[str, str]) -> list[str]:
+    """``run`` (document, score) re-scored: each turn's score plus ``share`` × the best score among its
+    adjacent turns (``how="adjacent"``: the turns just before and after it) or among the other turns of
+    its session (``"session"``); turns next to a found one join the ranking with that bonus alone."""
+    score = dict(run)
+    position = {}
+    for doc in score:
+        conversation, dia_id = mapping[doc].split("|", 1)
+        session, turn = map(int, dia_id[1:].split(":"))
+        position[doc] = (conversation, session, turn)
+    bonus: dict[str, float] = {}
+    if how == "adjacent":
+        for doc, (conversation, session, turn) in position.items():
+            for step in (-1, 1):
+                other = place.get(f"{conversation}|D{session}:{turn + step}")
+                if other is not None:
+                    bonus[other] = max(bonus.get(other, 0.0), score[doc])
+    else:
+        by_session: dict[tuple[str, int], list[tuple[float, str]]] = {}
+        for doc, (conversation, session, _) in position.items():
+            by_session.setdefault((conversation, session), []).append((score[doc], doc))
+        for members in by_session.values():
+            members.sort(reverse=True)
+            for _, doc in members:
+                others = [value for value, other in members[:2] if other != doc]
+                if others:
+                    bonus[doc] = others[0]
+    total = {doc: score.get(doc, 0.0) + share * bonus.get(doc, 0.0) for doc in {*score, *bonus}}
+    return sorted(total, key=lambda d: (-total[d], d))
 
 
 def documents_of(chunks: list[RankedChunk]) -> list[str]:
