@@ -136,8 +136,8 @@ def _day(turn: Turn) -> str:
     return f"{turn.date.day} {turn.date:%B %Y}"
 
 
-def _said(turn: Turn) -> str:
-    photo = f" [shares a photo: {turn.caption}]" if turn.caption else ""
+def _said(turn: Turn, caption: bool = True) -> str:
+    photo = f" [shares a photo: {turn.caption}]" if turn.caption and caption else ""
     return f"{turn.speaker}: {turn.text}{photo}"
 
 
@@ -149,6 +149,11 @@ RECIPES: dict[str, Recipe] = {
     "said": lambda t: (t.speaker, f'{t.speaker} said, "{t.text}"'),
     # Speaker and text, the photo's caption, titled by speaker and day.
     "speaker": lambda t: (f"{t.speaker}, {_day(t)}", _said(t)),
+    # Speaker and text without the caption (BLIP's captions are often wrong about the photo).
+    "plain": lambda t: (f"{t.speaker}, {_day(t)}", _said(t, caption=False)),
+    # The same with the turn it answers before it, without captions.
+    "plain-context": lambda t: (f"{t.speaker}, {_day(t)}", (f"{_said(t.previous, caption=False)}\n\n"
+                                                             if t.previous else "") + _said(t, caption=False)),
     # The same with the session's date in the text (the embedded text holds it too).
     "dated": lambda t: (f"{t.speaker}, {_day(t)}", f"{_day(t)}. {_said(t)}"),
     # The same with the turn it answers before it (a "contextual chunk").
