@@ -149,6 +149,9 @@ RECIPES: dict[str, Recipe] = {
     "said": lambda t: (t.speaker, f'{t.speaker} said, "{t.text}"'),
     # Speaker and text, the photo's caption, titled by speaker and day.
     "speaker": lambda t: (f"{t.speaker}, {_day(t)}", _said(t)),
+    # mempalace's wording, titled by speaker and day, with the caption.
+    "said-dated": lambda t: (f"{t.speaker}, {_day(t)}", f'{t.speaker} said, "{t.text}"'
+                             + (f" [shares a photo: {t.caption}]" if t.caption else "")),
     # Speaker and text without the caption (BLIP's captions are often wrong about the photo).
     "plain": lambda t: (f"{t.speaker}, {_day(t)}", _said(t, caption=False)),
     # The same with the turn it answers before it, without captions.
