@@ -111,9 +111,10 @@ def generate(count: int, seed: int) -> list[Chain]:
 def supersede(lib: Library, newer: str, older: str) -> None:
     """Mark memory ``older`` as superseded by ``newer``.
 
-    Today: ``older`` is archived by hand (``documents.set_status``), which is what the relation will
-    do. SWAP IN HERE when the relation lands: ``relations.relate(lib, newer, older, "updates")``
-    (it archives ``older`` in the same transaction and records the edge), and bump ``BUILD_RECIPE``.
+    Today (this branch): ``older`` is archived by hand (``documents.set_status``), which is what the
+    relation does. SWAP IN HERE now that it has landed on main:
+    ``graph.relate(lib, newer, older, RelationType.UPDATES, scope=NAMESPACE)`` (``services/graph.py``;
+    it archives ``older`` in the same transaction and records the edge), and bump ``BUILD_RECIPE``.
     """
     del newer  # kept by the relation, not by a status change
     documents.set_status(lib, older, DocumentStatus.ARCHIVED)
