@@ -33,13 +33,14 @@ from pathlib import Path
 from _common import percentile, table
 
 from vancetope_desktop.core.documents import DocumentStatus, DocumentType
+from vancetope_desktop.core.relations import RelationType
 from vancetope_desktop.core.settings import Settings
-from vancetope_desktop.services import documents, indexing, scopes
+from vancetope_desktop.services import documents, graph, indexing, scopes
 from vancetope_desktop.services import search as search_service
 from vancetope_desktop.services.library import DEFAULT_GROUP, Library
 
 NAMESPACE = "project/updates"
-BUILD_RECIPE = "archive-v1"
+BUILD_RECIPE = "relate-updates-v1"
 """Bump when the way a chain is stored or superseded changes (e.g. to ``relate(…, "updates")``)."""
 
 PROJECTS = (
@@ -109,15 +110,9 @@ def generate(count: int, seed: int) -> list[Chain]:
 
 
 def supersede(lib: Library, newer: str, older: str) -> None:
-    """Mark memory ``older`` as superseded by ``newer``.
-
-    Today (this branch): ``older`` is archived by hand (``documents.set_status``), which is what the
-    relation does. SWAP IN HERE now that it has landed on main:
-    ``graph.relate(lib, newer, older, RelationType.UPDATES, scope=NAMESPACE)`` (``services/graph.py``;
-    it archives ``older`` in the same transaction and records the edge), and bump ``BUILD_RECIPE``.
-    """
-    del newer  # kept by the relation, not by a status change
-    documents.set_status(lib, older, DocumentStatus.ARCHIVED)
+    """Store that memory ``newer`` updates ``older``: the product's ``updates`` relation
+    (``services/graph.relate``), which archives ``older`` in the same transaction and keeps the edge."""
+    graph.relate(lib, newer, older, RelationType.UPDATES, scope=NAMESPACE)
 
 
 def build(folder: Path, chains: list[Chain], seed: int) -> None:
