@@ -389,18 +389,28 @@ def memory_edit(
     title: Annotated[str | None, typer.Option(help="New title.")] = None,
     content: Annotated[str | None, typer.Option(help="New text ('-' reads standard input).")] = None,
     reason: Annotated[str, typer.Option(help="Why, kept with the previous version.")] = "edited",
+    update_links: Annotated[bool | None, typer.Option(
+        "--update-links/--keep-links", help="Rewrite the notes' [[Old title]] links to the new title (default: the "
+        "library setting update_links_on_rename, on unless changed).")] = None,
     scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False, wait: WaitOption = True,
 ) -> None:
-    """Change a note's, fact's or result's title or text; the previous version is kept."""
+    """Change a note's, fact's or result's title or text; the previous version is kept. A new title also
+    rewrites the [[Old title]] links of the notes that led to it, one undo step with the rename."""
     if content == "-":
         content = read_stdin()
     with open_library(library) as lib:
         _visible(lib, doc_id, scope)
         verb = "Rename" if content is None else "Edit"
-        doc = doc_service.update_document(lib, doc_id, title=title, content=content, reason=reason,
-                                          user_action=undo.user_action(lib, verb, [doc_id]))
-        _index_now(lib, [doc.id], wait, as_json)
-        emit(as_json, doc, lambda: out.print(f"{doc.id} is now version {doc.version}"))
+        action = undo.user_action(lib, verb, [doc_id])
+        renamed = None
+        if title is not None:
+            renamed = doc_service.rename_document(lib, doc_id, title, content=content, reason=reason,
+                                                  user_action=action, update_links=update_links)
+            doc = renamed.document
+        else:
+            doc = doc_service.update_document(lib, doc_id, content=content, reason=reason, user_action=action)
+        _index_now(lib, [doc.id, *(n.id for n in renamed.updated)] if renamed else [doc.id], wait, as_json)
+        emit(as_json, renamed or doc, lambda: render.edited(doc, renamed))
 
 
 @memory.command("versions")

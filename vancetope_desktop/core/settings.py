@@ -29,6 +29,10 @@ class Settings(BaseModel):
         60.0, gt=0, description="Seconds a file's text extraction may take, plus 5 s per MB of file, before it is "
         "stopped and the file reported as failed (a PDF can make the reader loop forever)."
     )
+    update_links_on_rename: bool = Field(
+        True, description="Update links when renaming: renaming a document rewrites the [[Old title]] links "
+        "that led to it in the notes the renamer may write, as Obsidian does (services.notelinks)."
+    )
     # Ranking (see index/fusion.py for how these were chosen and what they score on SciFact).
     dense_weight: float = Field(0.3, ge=0.0, description="Weight of the meaning score in a hit's relevance.")
     lexical_weight: float = Field(0.7, ge=0.0, description="Weight of the keyword score in a hit's relevance.")

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
@@ -113,11 +114,17 @@ class SettingsDialog(QDialog):
         row.addWidget(self.library_edit, 1)
         row.addWidget(self.browse_button)
 
+        self.update_links_check = QCheckBox("Update links when renaming")
+        self.update_links_check.setChecked(self._settings.update_links_on_rename)
+        self.update_links_check.setToolTip("Renaming a document rewrites the [[Old title]] links of the notes that "
+                                           "led to it (one undo step with the rename)")
+
         form = QFormLayout()
         form.addRow("Theme:", self.theme_combo)
         form.addRow("Library folder:", row)
         form.addRow("", _role_label("Leave empty for the default folder. A new location takes effect when "
                                     "Vancetope Desktop restarts.", "hint"))
+        form.addRow("Links:", self.update_links_check)
         return self._page(form)
 
     def _search_tab(self) -> QWidget:
@@ -268,7 +275,8 @@ class SettingsDialog(QDialog):
         values = self._settings.model_dump()
         values.update(scope_weights=weights, min_relevance=self.relevance_spin.value(), embedding_model=model,
                       embedding_batch_size=self.batch_spin.value(), max_import_mb=self.max_import_spin.value(),
-                      extraction_timeout_s=float(self.extraction_timeout_spin.value()))
+                      extraction_timeout_s=float(self.extraction_timeout_spin.value()),
+                      update_links_on_rename=self.update_links_check.isChecked())
         try:
             return Settings.model_validate(values)
         except ValidationError as error:  # the widgets' ranges should make this unreachable

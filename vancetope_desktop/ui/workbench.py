@@ -289,9 +289,10 @@ class Workbench(QObject):
             on_result=on_created)
 
     def rename_document(self, doc_id: str, title: str) -> Task:
-        """Give a document (or folder) a new title."""
-        return self.run("Rename", lambda _c: documents.update_document(
-            self.lib, doc_id, title=title, user_action=undo.user_action(self.lib, "Rename", [doc_id])))
+        """Give a document (or folder) a new title; the notes linking to it by its old title follow it (the
+        library setting "Update links when renaming")."""
+        return self.run("Rename", lambda _c: documents.rename_document(
+            self.lib, doc_id, title, user_action=undo.user_action(self.lib, "Rename", [doc_id])))
 
     def save_content(self, doc_id: str, content: str, on_saved: Callable[[Any], None] | None = None) -> Task:
         """Save an edited note's text as a new version."""
