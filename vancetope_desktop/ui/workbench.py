@@ -645,12 +645,14 @@ class Workbench(QObject):
                                                                    style), on_result=on_cited, index=False)
 
     def export_citations(self, doc_ids: Sequence[str], path: Path, fmt: str,
-                         on_exported: Callable[[citations.Export], None]) -> Task:
+                         on_exported: Callable[[citations.Export], None], *, found: bool = False) -> Task:
         """Write documents' references to ``path`` in ``fmt`` (a key of ``citations.FORMATS``), as
-        ``vancetope export`` does; keys are stored as for :meth:`cite`."""
+        ``vancetope export`` does; keys are stored as for :meth:`cite`. ``found``: the ids are a search's
+        results (their notes and annotations are left out, as ``vancetope export --query`` does)."""
         lib, ids = self.lib, list(doc_ids)
-        return self.run("Export", lambda _c: citations.save_export(lib, citations.select_documents(lib, ids=ids),
-                                                                   path, fmt), on_result=on_exported, index=False)
+        return self.run("Export", lambda _c: citations.save_export(
+            lib, citations.select_documents(lib, ids=ids, ids_found=found), path, fmt),
+            on_result=on_exported, index=False)
 
     def ensure_citation_key(self, doc_id: str) -> Task:
         """Give a document a citation key if it has no valid one (``citation_keys.ensure_keys``)."""
