@@ -185,10 +185,15 @@ def memory_upload(
     keep_both_folders: Annotated[bool, typer.Option(
         "--keep-both-folders", help="A folder named like one already there up to case (papers beside Papers) "
         "becomes a folder of its own; by default it goes into the existing one.")] = False,
+    bib_folder: Annotated[bool | None, typer.Option(
+        "--bib-folder/--no-bib-folder", help="A .bib, .ris or CSL-JSON file named here goes, with its references, "
+        "into a new folder named after it, as in Zotero (default: the library setting bibliography_folder, "
+        "on).")] = None,
 ) -> None:
     """Upload files or folders: `memory upload paper.pdf --tags attention,2024`. Exit 1 if any file failed.
 
     A file already in the library is not imported again: its line says "already in your library" and names it.
+    A bibliography's keywords become tags under keyword/ (keyword/sepsis).
     """
     with open_library(library) as lib:
         with progress(err) as bar:
@@ -196,7 +201,7 @@ def memory_upload(
             report = imports.upload(
                 lib, paths, scope=scope, folder_id=folder, tags=split_tag_list(tags), password=password,
                 progress=lambda p: bar.update(task, completed=p.done, total=p.total, description=p.current[:40]),
-                namesakes="keep_both" if keep_both_folders else "merge",
+                namesakes="keep_both" if keep_both_folders else "merge", bibliography_folder=bib_folder,
             )
         # Every file given is its work, also one an interrupted run imported (now a duplicate) but did not embed,
         # and so are the references a bibliography became.

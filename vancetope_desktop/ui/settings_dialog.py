@@ -119,12 +119,18 @@ class SettingsDialog(QDialog):
         self.update_links_check.setToolTip("Renaming a document rewrites the [[Old title]] links of the notes that "
                                            "led to it (one undo step with the rename)")
 
+        self.bibliography_folder_check = QCheckBox("Import a bibliography file into a new folder named after it")
+        self.bibliography_folder_check.setChecked(self._settings.bibliography_folder)
+        self.bibliography_folder_check.setToolTip("As Zotero does: a .bib, .ris or CSL-JSON file imported by itself "
+                                                  "brings its references into a folder of their own")
+
         form = QFormLayout()
         form.addRow("Theme:", self.theme_combo)
         form.addRow("Library folder:", row)
         form.addRow("", _role_label("Leave empty for the default folder. A new location takes effect when "
                                     "Vancetope Desktop restarts.", "hint"))
         form.addRow("Links:", self.update_links_check)
+        form.addRow("Bibliographies:", self.bibliography_folder_check)
         return self._page(form)
 
     def _search_tab(self) -> QWidget:
@@ -276,7 +282,8 @@ class SettingsDialog(QDialog):
         values.update(scope_weights=weights, min_relevance=self.relevance_spin.value(), embedding_model=model,
                       embedding_batch_size=self.batch_spin.value(), max_import_mb=self.max_import_spin.value(),
                       extraction_timeout_s=float(self.extraction_timeout_spin.value()),
-                      update_links_on_rename=self.update_links_check.isChecked())
+                      update_links_on_rename=self.update_links_check.isChecked(),
+                      bibliography_folder=self.bibliography_folder_check.isChecked())
         try:
             return Settings.model_validate(values)
         except ValidationError as error:  # the widgets' ranges should make this unreachable
