@@ -292,7 +292,17 @@ class Workbench(QObject):
         """Give a document (or folder) a new title; the notes linking to it by its old title follow it (the
         library setting "Update links when renaming")."""
         return self.run("Rename", lambda _c: documents.rename_document(
-            self.lib, doc_id, title, user_action=undo.user_action(self.lib, "Rename", [doc_id])))
+            self.lib, doc_id, title, user_action=undo.user_action(self.lib, "Rename", [doc_id])),
+            on_result=self._renamed)
+
+    def _renamed(self, renamed: documents.Renamed) -> None:
+        """Say which notes followed a rename, and which keep the old title (their link is now missing)."""
+        said = [f"links updated in {len(renamed.updated)} note{'s' if len(renamed.updated) != 1 else ''}"] \
+            if renamed.updated else []
+        said += [f"{', '.join(f'“{n.title}”' for n in renamed.not_updated)} still link to the old title (not "
+                 "rewritten: annotations, or notes you may not write)"] if renamed.not_updated else []
+        if said:
+            self.notice.emit(f"Renamed “{renamed.document.title}”: {'; '.join(said)}")
 
     def save_content(self, doc_id: str, content: str, on_saved: Callable[[Any], None] | None = None) -> Task:
         """Save an edited note's text as a new version."""
