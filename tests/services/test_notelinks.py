@@ -3,7 +3,7 @@ kept up to date on edits and new notes, and the backlinks (linked and unlinked m
 
 from vancetope_desktop.core.documents import DocumentStatus, DocumentType
 from vancetope_desktop.core.wikilinks import find_links
-from vancetope_desktop.services import documents, notelinks, relations, scopes, undo
+from vancetope_desktop.services import documents, folders, notelinks, relations, scopes, undo
 from vancetope_desktop.services.library import DEFAULT_PROJECT
 
 NOTE = DocumentType.NOTE
@@ -157,6 +157,13 @@ def test_a_rename_rewrites_the_links_that_led_to_it_in_one_undo_step_with_the_re
     by_agent = documents.rename_document(library, mine.id, "Summary 2", writer_scope="session/s_1")
     assert [n.id for n in by_agent.updated] == [own.id] and [n.id for n in by_agent.not_updated] == [theirs.id]
     assert notelinks.note_links(library, theirs.id)[0].state == "missing"
+    # A note linking to itself is renamed and rewritten in one version.
+    selfish = _note(library, "I am [[Selfish]].", title="Selfish")
+    assert documents.rename_document(library, selfish.id, "Kind").updated == []
+    again = documents.get_document(library, selfish.id)
+    assert (again.content, again.version) == ("I am [[Kind]].", selfish.version + 1)
+    folder = folders.create_folder(library, "Drafts")  # no text of its own: renamed as before
+    assert documents.rename_document(library, folder.id, "Old drafts").document.title == "Old drafts"
     # The library setting off (or --keep-links): the links stay as written.
     library.settings.update_links_on_rename = False
     assert documents.rename_document(library, mine.id, "Summary 3").updated == []

@@ -453,8 +453,11 @@ def rename_document(lib: Library, document_id: str, title: str, *, content: str 
         old_title = records.document_row(session, document_id).title
         found = notelinks.link_rewrites(session, document_id, old_title, title) \
             if follow and title.strip() != old_title else []
-    writable = [r for r in found if r.editable and writer_scope in (None, r.scope)]
-    left = [r.note for r in found if r not in writable]
+    own = next((r for r in found if r.note.id == document_id), None)
+    if own is not None and content is None:  # it links to itself: its own text follows, in the same version
+        content = own.content
+    writable = [r for r in found if r.editable and writer_scope in (None, r.scope) and r is not own]
+    left = [r.note for r in found if r not in writable and r is not own]
     embedder = lib.embedder() if writable else None
     prepared = [PreparedRewrite(r, fit_to_model(extract_text(r.content, DocumentType(r.note.type), r.note.title).chunks,
                                                 embedder)) for r in writable]

@@ -239,16 +239,18 @@ class LinkRewrite:
 def link_rewrites(session: Session, document_id: str, old_title: str, new_title: str) -> list[LinkRewrite]:
     """The notes whose links lead to ``document_id`` by ``old_title`` (its title before a rename), each with
     its text pointing those links at ``new_title`` instead (:func:`core.wikilinks.retarget_links`; by id,
-    ``[[doc_…|shown]]``, when the new title cannot stand in a link). Oldest note first; trashed notes too
-    (restored later, they must lead to it still). Reads the stored ``links_to`` edges, so call it before
-    the rename is applied.
+    ``[[doc_…]]``, when the new title cannot stand in a link). Oldest note first, the document itself (a link
+    to itself) last; trashed notes too (restored later, they must lead to it still). Reads the stored
+    ``links_to`` edges, so call it before the rename is applied.
     """
     old_key = title_key(old_title)
     target = new_title.strip() if linkable(new_title) else document_id
     found = []
-    for row in records.document_rows(session, session_sources(session, LINKS_TO, [document_id])):
-        content = retarget_links(row.content or "", old_key, target)
-        if content != row.content:
+    # The document itself too: a link to itself resolves (by title) but is kept as no edge.
+    linking = [*session_sources(session, LINKS_TO, [document_id]), document_id]
+    for row in records.document_rows(session, linking):
+        content = retarget_links(row.content, old_key, target) if row.content else None
+        if content is not None and content != row.content:
             found.append(LinkRewrite(note=LinkedDocument(id=row.id, title=row.title, type=row.type),
                                      scope=row.scope_path, content_hash=row.content_hash, content=content,
                                      editable=row.type != DocumentType.ANNOTATION.value))
