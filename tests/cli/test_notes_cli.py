@@ -93,4 +93,4 @@ def test_memory_edit_title_rewrites_the_links_and_names_the_notes_updated(cli):
     assert f"links updated in {note} Reading" in printed
     assert json.loads(cli("memory", "read", note, "--json").stdout)["content"] == "See [[Varroa mites|the mites]]."
     kept = json.loads(cli("memory", "edit", target, "--title", "Mites", "--keep-links", "--no-wait", "--json").stdout)
-    assert kept["document"]["title"] == "Mites" and kept["updated"] == []
+    assert kept["title"] == "Mites" and kept["links_updated"] == [] and kept["version"] == 3

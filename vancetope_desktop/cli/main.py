@@ -415,7 +415,11 @@ def memory_edit(
         else:
             doc = doc_service.update_document(lib, doc_id, content=content, reason=reason, user_action=action)
         _index_now(lib, [doc.id, *(n.id for n in renamed.updated)] if renamed else [doc.id], wait, as_json)
-        emit(as_json, renamed or doc, lambda: render.edited(doc, renamed))
+        # The document as before, with the notes a rename rewrote (and those left linking to the old title).
+        value = doc.model_dump(mode="json") | ({"links_updated": [n.model_dump() for n in renamed.updated],
+                                                "links_not_updated": [n.model_dump() for n in renamed.not_updated]}
+                                               if renamed else {})
+        emit(as_json, value, lambda: render.edited(doc, renamed))
 
 
 @memory.command("versions")
