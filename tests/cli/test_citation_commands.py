@@ -31,14 +31,14 @@ def test_export_cite_and_edit_a_key(cli, tmp_path):
     target = tmp_path / "out" / "refs.ris"
     target.parent.mkdir()
     result = cli("export", ref_id, note["id"], "-o", str(target))
-    assert "exported 2 entries as RIS" in result.stderr
+    assert "exported as RIS to" in result.stderr and "2 found, 2 exported" in result.stderr  # a note by id too
     entries = parse_ris(target.read_text(encoding="utf-8")).entries
     assert [e.key for e in entries] == ["smith2020", "shelf"]
 
-    bibtex = cli("export", "--folder", folder, "--format", "bibtex").stdout
-    assert [e.title for e in parse_bibtex(bibtex).entries] == ["Shelf notes"]
+    folder_export = cli("export", "--folder", folder, "--format", "bibtex")  # a folder's note is not a work
+    assert folder_export.stdout == "" and "1 notes and annotations left out" in folder_export.stderr
     everything = json.loads(cli("export", "--format", "csl-json").stdout)
-    assert {i["id"] for i in everything} == {"smith2020", "shelf"}
+    assert {i["id"] for i in everything} == {"smith2020"}
 
     cited = cli("cite", ref_id, "--style", "ieee").stdout
     assert "J. Smith and World Glacier Monitoring Service" in cited and "2020" in cited
@@ -51,7 +51,7 @@ def test_export_cite_and_edit_a_key(cli, tmp_path):
     assert cli("cite", ok=False).exit_code == 2
 
 
-def test_export_of_a_folder_writes_a_paper_and_its_reference_once(cli, tmp_path):
+def test_export_writes_a_paper_and_its_reference_once(cli, tmp_path):
     # Found by a new user: a PDF and its bibliography entry with one DOI were written as two entries.
     with Library.open(tmp_path / "lib") as lib:
         folder = folders.create_folder(lib, "Thesis").id
@@ -60,8 +60,8 @@ def test_export_of_a_folder_writes_a_paper_and_its_reference_once(cli, tmp_path)
         paper = documents.add_text(lib, "Glacier melt text.", doc_type=DocumentType.NOTE, title="paper.pdf",
                                    folder_id=folder, metadata={"doi": "10.1000/ICE"})  # stands for the PDF's record
     written = tmp_path / "thesis.bib"
-    result = cli("export", "--folder", folder, "-o", str(written))
-    assert "exported 1 entries as BibTeX" in result.stderr and "1 the same work as another" in result.stderr
+    result = cli("export", ref, paper.id, "-o", str(written))
+    assert "2 found, 1 exported; 1 the same work as another" in result.stderr
     assert [e.key for e in parse_bibtex(written.read_text(encoding="utf-8")).entries] == ["smith2020"]
     listed = json.loads(cli("export", ref, paper.id, "--json").stdout)
     assert listed["same_work"] == {paper.id: ref}

@@ -134,8 +134,8 @@ def test_pasted_bibtex_and_an_uploaded_bibliography_become_references(cli, tmp_p
     bib.write_text(pasted + "@book{a3, title={Permafrost}, author={{Polar Institute of Science and Law}}, year=1999,"
                    " file={:missing.pdf:PDF}}\n", encoding="utf-8")
     uploaded = cli("memory", "upload", str(bib), "--no-wait").stdout
-    assert "1 reference from more.bib (2 duplicates merged into existing references, 1 attachments not found" \
-        in uploaded
+    assert "1 reference from more.bib into folder “more” (2 duplicates merged into existing references, 1 " \
+        "attachments not found" in uploaded
     assert "attachment missing: missing.pdf" in uploaded
     references = as_json(cli("memory", "list", "--type", "reference", "--json"))
     assert sorted(r["title"] for r in references) == ["Permafrost", "Taiga soils", "Tundra fires"]

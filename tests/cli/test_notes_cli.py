@@ -82,3 +82,15 @@ def test_the_json_listing_carries_every_column_the_app_shows(cli):
         "journal": "Apidologie", "doi": "10.1000/bees.1", "year": 2020, "pages": "1--9"}
     assert ref["metadata"]["citation_key"] and ref["metadata"]["authors"] == ["Jane Doe", "Rick Roe"]
     assert _json(cli("memory", "read", ref["id"], "--json"))["reading_status"] == "unread"
+
+
+def test_memory_edit_title_rewrites_the_links_and_names_the_notes_updated(cli):
+    target = json.loads(cli("memory", "add", "Mites.", "--type", "note", "--title", "Varroa", "--no-wait",
+                            "--json").stdout)["id"]
+    note = json.loads(cli("memory", "add", "See [[Varroa|the mites]].", "--type", "note", "--title", "Reading",
+                          "--no-wait", "--json").stdout)["id"]
+    printed = cli("memory", "edit", target, "--title", "Varroa mites", "--no-wait").stdout
+    assert f"links updated in {note} Reading" in printed
+    assert json.loads(cli("memory", "read", note, "--json").stdout)["content"] == "See [[Varroa mites|the mites]]."
+    kept = json.loads(cli("memory", "edit", target, "--title", "Mites", "--keep-links", "--no-wait", "--json").stdout)
+    assert kept["title"] == "Mites" and kept["links_updated"] == [] and kept["version"] == 3

@@ -10,7 +10,7 @@ import pymupdf
 import pytest
 
 from vancetope_desktop.core.documents import DocumentStatus, DocumentType, IndexState
-from vancetope_desktop.services import documents, imports, indexing, relations, search
+from vancetope_desktop.services import documents, imports, indexing, relations, search, tags
 from vancetope_desktop.services.bibliography import add_references
 
 BIB = r"""@article{smith2020,
@@ -66,9 +66,14 @@ def test_one_reference_per_entry_linked_to_its_file(library, refs):
     outcome = report.outcomes[0]
     assert outcome.status == "imported"
     assert outcome.reason == outcome.references.summary
-    assert outcome.reason == ("2 references from library.bib (1 duplicates merged into existing references, "
-                              "2 files attached)")
+    assert outcome.reason == ("2 references from library.bib into folder “library” (1 duplicates merged into "
+                              "existing references, 2 files attached)")
     bib = documents.get_document(library, outcome.document_id)
+    # As Zotero: the file, its references and the PDFs it brought go into a new folder named after it
+    [folder] = documents.list_documents(library, types=[DocumentType.FOLDER])
+    assert folder.title == "library" and bib.folder_id == folder.id
+    assert {d.folder_id for d in documents.list_documents(library, types=[DocumentType.REFERENCE,
+                                                                          DocumentType.FILE])} == {folder.id}
     assert bib.type is DocumentType.FILE and bib.mime_type == "application/x-bibtex"
     assert bib.metadata["entry_count"] == 3 and not documents.list_chunks(library, bib.id)
     assert bib.index_state is IndexState.NOT_INDEXED  # its entries are indexed, as themselves
@@ -82,8 +87,9 @@ def test_one_reference_per_entry_linked_to_its_file(library, refs):
     assert smith.metadata["year"] == 2020 and smith.metadata["doi"] == "10.1000/ice.1"
     assert smith.metadata["journal"] == "Journal of Ice" and smith.metadata["entry_type"] == "article"
     assert smith.metadata[relations.LISTED_IN] == [bib.id]
-    # keywords → tags (both fields), besides the upload's tag
-    assert set(smith.tags) == {"thesis", "glaciology", "sea-level", "climate", "remote-sensing"}
+    # keywords → tags under keyword/ (both fields), besides the upload's tag
+    assert set(smith.tags) == {"thesis", "keyword/glaciology", "keyword/sea-level", "keyword/climate",
+                               "keyword/remote-sensing"}
     # the duplicate within the file (same title and year, no DOI) gave its abstract to the first
     assert smith.metadata["abstract"] == "Ice sheets lose mass faster than models predicted."
     chunks = documents.list_chunks(library, smith.id)
@@ -140,12 +146,12 @@ def test_duplicates_across_files_are_merged_without_losing_data(library, refs, t
     report = imports.upload(library, [ris])
     listing = report.outcomes[0].references
     assert [e.status for e in listing.entries] == ["merged", "merged", "imported"]
-    assert listing.summary.startswith("1 reference from export.ris (2 duplicates merged")
+    assert listing.summary.startswith("1 reference from export.ris into folder “export” (2 duplicates merged")
     refs_ = {d.metadata.get("citation_key"): d for d in _references(library)}
     assert len(refs_) == 3
     smith = refs_["smith2020"]
     assert smith.title == "Glacier Melt and Sea Level"  # nothing overwritten
-    assert smith.metadata["volume"] == "12" and "arctic" in smith.tags  # missing field and keyword added
+    assert smith.metadata["volume"] == "12" and "keyword/arctic" in smith.tags  # missing field and keyword added
     assert smith.metadata[relations.LISTED_IN] == [report_bib_id(library), report.outcomes[0].document_id]
     assert documents.list_versions(library, smith.id)[-1].reason == "merged a duplicate bibliography entry"
 
@@ -198,7 +204,8 @@ def test_pasted_bibtex_of_several_entries_makes_one_reference_each(library):
               "@article{p2, title={Beta}, author={Roe, Ann}, year=2002}\n"
               "@article{p3, title={ALPHA}, author={Roe, A.}, year=2001, doi={10.9999/alpha}}\n")
     doc = documents.add_text(library, pasted, doc_type=DocumentType.REFERENCE, tags=["pasted"])
-    assert doc.title == "Alpha" and doc.metadata["doi"] == "10.9999/alpha" and set(doc.tags) == {"pasted", "x", "y"}
+    assert doc.title == "Alpha" and doc.metadata["doi"] == "10.9999/alpha"
+    assert set(doc.tags) == {"pasted", "keyword/x", "keyword/y"}
     assert sorted(d.title for d in _references(library)) == ["Alpha", "Beta"]
     report = add_references(library, pasted)  # the same text again: nothing new
     assert [e.status for e in report.entries] == ["duplicate", "duplicate", "duplicate"]
@@ -239,7 +246,8 @@ def test_csl_json_and_ris_attachments(library, tmp_path):
         [attachment] = outcome.references.attachments
         assert attachment.status == "imported", outcome
     by_title = {d.title: d for d in _references(library)}
-    assert set(by_title["Tundra"].tags) == {"tundra", "ecology"} and by_title["Tundra"].metadata["year"] == 2010
+    assert set(by_title["Tundra"].tags) == {"keyword/tundra", "keyword/ecology"}
+    assert by_title["Tundra"].metadata["year"] == 2010
     assert all(relations.ATTACHMENTS in d.metadata for d in by_title.values())
 
 
@@ -293,3 +301,19 @@ def test_only_pdfs_are_attached(library, tmp_path):
     listing = imports.upload(library, [tmp_path / "x.bib"]).outcomes[0].references
     assert {a.status for a in listing.attachments} <= {"skipped", "missing"}
     assert len(documents.list_documents(library, types=[DocumentType.FILE])) == 1  # the .bib alone
+
+
+@pytest.mark.slow
+def test_a_large_mendeley_bib_lands_in_its_own_folder_with_its_keywords_under_one_tag(library, corpus):
+    # Found by a new user: 512 entries flooded the Tags pane with flat keyword tags and landed in Unfiled.
+    # One real import of 512 entries (about 6 s here): the point is the size of a real export.
+    report = imports.upload(library, [corpus / "refs/mendeley-export-social-science.bib"])
+    listing = report.outcomes[0].references
+    assert listing.folder == "mendeley-export-social-science"
+    [folder] = documents.list_documents(library, types=[DocumentType.FOLDER])
+    filed = documents.count_documents(library, folder_id=folder.id, types=[DocumentType.REFERENCE])
+    assert filed == len(_references(library)) > 400
+    assert documents.count_documents(library, unfiled=True, types=[DocumentType.REFERENCE, DocumentType.FILE]) == 0
+    listed = tags.list_tags(library)
+    assert {t.tag.split("/")[0] for t in listed} == {"keyword"}  # 757 keywords, one branch of the tag tree
+    assert "keyword/1800-1999" in {t.tag for t in listed}

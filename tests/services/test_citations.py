@@ -246,6 +246,22 @@ def test_a_pdf_exports_its_document_metadata(library, tmp_path):
     assert entry.authors == ("Ana Ruiz-Pérez", "World Glacier Monitoring Service")
 
 
+def test_an_exported_search_leaves_out_its_notes_and_annotations_and_counts_them(library):
+    # Found by a new user: `export --query sepsis` wrote @misc entries for the notes and annotations it found.
+    ids = [e.document_id for e in add_references(library, BIB.replace("Proteins", "Proteins in Sepsis")).entries]
+    note = documents.add_text(library, "Sepsis and protein folding, my reading.", doc_type=DocumentType.NOTE,
+                              title="Sepsis notes")
+    found = citations.select_documents(library, query="sepsis")
+    export = citations.export_documents(library, found, "bibtex")
+    assert list(export.keys) == [ids[1]] and "@misc" not in export.text
+    assert export.left_out == [note.id]
+    assert export.summary() == "2 found, 1 exported; 1 notes and annotations left out"
+    # The same hits exported from the app's results list (ids_found), and the note chosen by itself.
+    assert citations.select_documents(library, ids=[note.id, ids[1]], ids_found=True).left_out == [note]
+    assert "@misc{" in citations.export_documents(library, citations.select_documents(library, ids=[note.id]),
+                                                  "bibtex").text
+
+
 def test_a_folder_exports_its_contents_and_a_bibliography_file_is_left_out(library, tmp_path):
     folder = folders.create_folder(library, "Chapter 2")
     inside = documents.add_text(library, "Ice.", doc_type=DocumentType.NOTE, title="Ice", folder_id=folder.id)
@@ -253,8 +269,10 @@ def test_a_folder_exports_its_contents_and_a_bibliography_file_is_left_out(libra
     bib = tmp_path / "refs.bib"
     bib.write_text(BIB, encoding="utf-8")
     bib_id = imports.upload(library, [bib], extractor=extract_file).outcomes[0].document_id
-    assert [d.id for d in citations.select_documents(library, folder_id=folder.id)] == [inside.id]
-    assert [d.id for d in citations.select_documents(library, ids=[folder.id])] == [inside.id]
+    # A folder's note is not a work: left out (counted); chosen by id it is exported.
+    for selection in (citations.select_documents(library, folder_id=folder.id),
+                      citations.select_documents(library, ids=[folder.id])):
+        assert selection == [] and [d.id for d in selection.left_out] == [inside.id]
     export = citations.export_documents(library, citations.select_documents(library, ids=[bib_id, inside.id]),
                                         "ris")
     assert export.skipped == [bib_id] and list(export.keys) == [inside.id]

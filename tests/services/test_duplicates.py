@@ -232,6 +232,25 @@ def test_a_paper_and_its_reference_with_one_doi_are_one_work_merged_into_the_pap
     assert documents.get_document(library, ref).status is DocumentStatus.DELETED
 
 
+def test_a_paper_without_a_doi_and_its_reference_pair_by_title_and_year(library, tmp_path):
+    # Found by a new user: a .bib entry for a paper already in the library (no DOI on the PDF) was not offered.
+    from vancetope_desktop.services.bibliography import add_references
+
+    path = tmp_path / "glacier-paper.pdf"
+    from vancetope_desktop.ingest.mupdf import pymupdf
+
+    pdf = pymupdf.open()
+    pdf.new_page().insert_text((72, 72), "Glacier melt measured from space, over ten years.")
+    pdf.save(path)
+    pdf.close()
+    paper = imports.upload(library, [path], extractor=extract_file).outcomes[0].document_id
+    documents.update_document(library, paper, title="Glacier Melt Measured From Space", metadata={"year": 2019})
+    ref = add_references(library, BIB.replace(" doi = {10.5194/tc-13-1-2019},", "")).entries[0].document_id
+    [group] = duplicates.find_duplicates(library)
+    assert group.keep_id == paper and {d.id for d in group.documents} == {paper, ref}
+    assert group.reason == "same title and year (2019)"
+
+
 def test_a_folder_holding_a_paper_and_its_reference_exports_the_work_once(library, tmp_path):
     from vancetope_desktop.services import citations
 

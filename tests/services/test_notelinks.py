@@ -3,7 +3,7 @@ kept up to date on edits and new notes, and the backlinks (linked and unlinked m
 
 from vancetope_desktop.core.documents import DocumentStatus, DocumentType
 from vancetope_desktop.core.wikilinks import find_links
-from vancetope_desktop.services import documents, notelinks, relations, scopes, undo
+from vancetope_desktop.services import documents, folders, notelinks, relations, scopes, undo
 from vancetope_desktop.services.library import DEFAULT_PROJECT
 
 NOTE = DocumentType.NOTE
@@ -127,6 +127,47 @@ def test_a_rename_resolves_again_the_links_naming_the_old_or_the_new_title_and_u
     assert notelinks.note_links(library, old.id)[0].state == "resolved"
     assert notelinks.note_links(library, new.id)[0].state == "missing"
     assert {m.document.id for m in notelinks.backlinks(library, target.id).linked} == {old.id, by_id.id}
+
+
+def test_a_rename_rewrites_the_links_that_led_to_it_in_one_undo_step_with_the_rename(library):
+    # Found by a new user (a blocker): renaming a paper left their note's [[Old title]] missing.
+    scopes.create_scope(library, "session", "s_1", parent=DEFAULT_PROJECT)
+    target = _note(library, "Mites in spring.", title="Varroa")
+    note = _note(library, "See [[varroa]], [[Varroa#Spring|the spring part]] and [[Other]].", title="Reading")
+    by_id = _note(library, f"See [[{target.id}|it]].", title="By id")
+    agents = _note(library, "The agent's [[Varroa]].", title="Agent note", scope="session/s_1")
+    action = undo.user_action(library, "Rename", [target.id])
+    renamed = documents.rename_document(library, target.id, "Varroa mites", user_action=action)
+    assert [n.id for n in renamed.updated] == [note.id, agents.id] and renamed.not_updated == []
+    after = documents.get_document(library, note.id)
+    assert after.content == "See [[Varroa mites]], [[Varroa mites#Spring|the spring part]] and [[Other]]."
+    assert after.version == note.version + 1
+    assert documents.get_document(library, by_id.id).content == f"See [[{target.id}|it]]."
+    assert relations.targets(library, note.id, relations.LINKS_TO) == [target.id]
+    assert [s.documents for s in undo.history(library)[0]][:1] == [3]  # the rename and its two notes
+    undo.undo(library)
+    assert documents.get_document(library, note.id).content.startswith("See [[varroa]]")
+    assert documents.get_document(library, target.id).title == "Varroa"
+    assert relations.targets(library, note.id, relations.LINKS_TO) == [target.id]
+    # An agent renaming its own document writes only its own notes: the others are listed, left missing.
+    mine = _note(library, "Agent's summary.", title="Summary", scope="session/s_1")
+    scopes.create_scope(library, "think-process", "tp_1", parent="session/s_1")
+    theirs = _note(library, "A sub-agent's note on [[Summary]].", title="Theirs", scope="think-process/tp_1")
+    own = _note(library, "Own note on [[Summary]].", title="Own", scope="session/s_1")
+    by_agent = documents.rename_document(library, mine.id, "Summary 2", writer_scope="session/s_1")
+    assert [n.id for n in by_agent.updated] == [own.id] and [n.id for n in by_agent.not_updated] == [theirs.id]
+    assert notelinks.note_links(library, theirs.id)[0].state == "missing"
+    # A note linking to itself is renamed and rewritten in one version.
+    selfish = _note(library, "I am [[Selfish]].", title="Selfish")
+    assert documents.rename_document(library, selfish.id, "Kind").updated == []
+    again = documents.get_document(library, selfish.id)
+    assert (again.content, again.version) == ("I am [[Kind]].", selfish.version + 1)
+    folder = folders.create_folder(library, "Drafts")  # no text of its own: renamed as before
+    assert documents.rename_document(library, folder.id, "Old drafts").document.title == "Old drafts"
+    # The library setting off (or --keep-links): the links stay as written.
+    library.settings.update_links_on_rename = False
+    assert documents.rename_document(library, mine.id, "Summary 3").updated == []
+    assert documents.get_document(library, own.id).content == "Own note on [[Summary 2]]."
 
 
 def test_a_second_document_with_a_linked_title_makes_the_link_ambiguous_in_every_face(library):

@@ -185,3 +185,16 @@ def test_the_viewer_tells_when_a_pdf_opened(qtbot, corpus):
     with qtbot.waitSignal(viewer.pdf_opened) as blocker:
         viewer.show_document(doc)
     assert blocker.args == [doc]
+
+
+def test_renaming_a_document_in_the_window_updates_the_links_to_it(qtbot, library, make_window):
+    # Found by a new user: F2 on a paper broke their note's [[Old title]] (a click offered an empty note).
+    target = documents.add_text(library, "Mites.", doc_type=NOTE, title="Varroa")
+    note = documents.add_text(library, "See [[Varroa#Spring|the mites]].", doc_type=NOTE, title="Log")
+    window = make_window(library)
+    said = "Renamed “Varroa mites”: links updated in 1 note"
+    with qtbot.waitSignal(window.workbench.notice, timeout=WAIT, check_params_cb=lambda text: text == said):
+        window.workbench.rename_document(target.id, "Varroa mites")
+    rewritten = "See [[Varroa mites#Spring|the mites]]."
+    qtbot.waitUntil(lambda: documents.get_document(library, note.id).content == rewritten, timeout=WAIT)
+    assert relations.targets(library, note.id, relations.LINKS_TO) == [target.id]

@@ -66,6 +66,10 @@ def test_accepts_changed_theme_weights_and_model(open_dialog, tmp_path):
     dialog.model_combo.setCurrentText(model_dir)
     dialog.batch_spin.setValue(16)
     dialog.extraction_timeout_spin.setValue(300)
+    assert dialog.update_links_check.isChecked()  # "Update links when renaming" is on by default
+    dialog.update_links_check.setChecked(False)
+    assert dialog.bibliography_folder_check.isChecked()  # a .bib into a folder of its own, by default
+    dialog.bibliography_folder_check.setChecked(False)
     _press_ok(dialog)
 
     assert dialog.result() == QDialog.DialogCode.Accepted
@@ -76,6 +80,7 @@ def test_accepts_changed_theme_weights_and_model(open_dialog, tmp_path):
     assert settings.embedding_batch_size == 16
     assert settings.max_import_mb == original_settings.max_import_mb
     assert settings.extraction_timeout_s == 300
+    assert settings.update_links_on_rename is False and settings.bibliography_folder is False
     assert dialog.model_changed()
     assert prefs.theme == "light"
     assert prefs.library_path == tmp_path / "new library"

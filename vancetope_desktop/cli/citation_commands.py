@@ -44,22 +44,24 @@ def export_command(
                                                 "output).", show_default=False)] = None,
     scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False,
 ) -> None:
-    """Export references, PDFs and notes as BibTeX, RIS or CSL-JSON: `export --folder FOLDER -o thesis.bib`.
+    """Export references and PDFs as BibTeX, RIS or CSL-JSON: `export --folder FOLDER -o thesis.bib`.
 
     Without ids, --folder or --query: every live document the scope sees. Each document gets a stable
     citation key (first author + year + title word) the first time it is exported. One entry per work: a
-    PDF and a reference with the same DOI (or citation key) are written once, from the reference.
+    PDF and a reference with the same DOI (or citation key) are written once, from the reference. Notes,
+    facts, results and annotations found by --query, --folder or the scope are left out (counted on
+    standard error), as Zotero exports items and not their notes; one named by its id is exported.
     """
     with open_library(library) as lib, guarded():
         docs = _selected(lib, ids, folder, query, scope)
         if output is not None:
             result = citations.save_export(lib, docs, output, fmt.value if fmt is not None else None)
-            left = f" ({len(result.skipped)} folders or bibliography files left out)" if result.skipped else ""
-            left += f" ({len(result.same_work)} the same work as another, written once)" if result.same_work else ""
-            err.print(f"exported {result.count} entries as {citations.FORMATS[result.format][1]} to {output}{left}",
+            err.print(f"exported as {citations.FORMATS[result.format][1]} to {output}: {result.summary()}",
                       markup=False)
         else:
             result = citations.export_documents(lib, docs, fmt.value if fmt is not None else "bibtex")
+            if result.left_out or result.skipped or result.same_work:  # the entries go to stdout, the count aside
+                err.print(result.summary(), markup=False)
         if as_json:
             emit(True, result.model_dump(mode="json", exclude={"text"} if output else set()), lambda: None)
         elif output is None:

@@ -185,10 +185,15 @@ def memory_upload(
     keep_both_folders: Annotated[bool, typer.Option(
         "--keep-both-folders", help="A folder named like one already there up to case (papers beside Papers) "
         "becomes a folder of its own; by default it goes into the existing one.")] = False,
+    bib_folder: Annotated[bool | None, typer.Option(
+        "--bib-folder/--no-bib-folder", help="A .bib, .ris or CSL-JSON file named here goes, with its references, "
+        "into a new folder named after it, as in Zotero (default: the library setting bibliography_folder, "
+        "on).")] = None,
 ) -> None:
     """Upload files or folders: `memory upload paper.pdf --tags attention,2024`. Exit 1 if any file failed.
 
     A file already in the library is not imported again: its line says "already in your library" and names it.
+    A bibliography's keywords become tags under keyword/ (keyword/sepsis).
     """
     with open_library(library) as lib:
         with progress(err) as bar:
@@ -196,7 +201,7 @@ def memory_upload(
             report = imports.upload(
                 lib, paths, scope=scope, folder_id=folder, tags=split_tag_list(tags), password=password,
                 progress=lambda p: bar.update(task, completed=p.done, total=p.total, description=p.current[:40]),
-                namesakes="keep_both" if keep_both_folders else "merge",
+                namesakes="keep_both" if keep_both_folders else "merge", bibliography_folder=bib_folder,
             )
         # Every file given is its work, also one an interrupted run imported (now a duplicate) but did not embed,
         # and so are the references a bibliography became.
@@ -389,18 +394,32 @@ def memory_edit(
     title: Annotated[str | None, typer.Option(help="New title.")] = None,
     content: Annotated[str | None, typer.Option(help="New text ('-' reads standard input).")] = None,
     reason: Annotated[str, typer.Option(help="Why, kept with the previous version.")] = "edited",
+    update_links: Annotated[bool | None, typer.Option(
+        "--update-links/--keep-links", help="Rewrite the notes' [[Old title]] links to the new title (default: the "
+        "library setting update_links_on_rename, on unless changed).")] = None,
     scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False, wait: WaitOption = True,
 ) -> None:
-    """Change a note's, fact's or result's title or text; the previous version is kept."""
+    """Change a note's, fact's or result's title or text; the previous version is kept. A new title also
+    rewrites the [[Old title]] links of the notes that led to it, one undo step with the rename."""
     if content == "-":
         content = read_stdin()
     with open_library(library) as lib:
         _visible(lib, doc_id, scope)
         verb = "Rename" if content is None else "Edit"
-        doc = doc_service.update_document(lib, doc_id, title=title, content=content, reason=reason,
-                                          user_action=undo.user_action(lib, verb, [doc_id]))
-        _index_now(lib, [doc.id], wait, as_json)
-        emit(as_json, doc, lambda: out.print(f"{doc.id} is now version {doc.version}"))
+        action = undo.user_action(lib, verb, [doc_id])
+        renamed = None
+        if title is not None:
+            renamed = doc_service.rename_document(lib, doc_id, title, content=content, reason=reason,
+                                                  user_action=action, update_links=update_links)
+            doc = renamed.document
+        else:
+            doc = doc_service.update_document(lib, doc_id, content=content, reason=reason, user_action=action)
+        _index_now(lib, [doc.id, *(n.id for n in renamed.updated)] if renamed else [doc.id], wait, as_json)
+        # The document as before, with the notes a rename rewrote (and those left linking to the old title).
+        value = doc.model_dump(mode="json") | ({"links_updated": [n.model_dump() for n in renamed.updated],
+                                                "links_not_updated": [n.model_dump() for n in renamed.not_updated]}
+                                               if renamed else {})
+        emit(as_json, value, lambda: render.edited(doc, renamed))
 
 
 @memory.command("versions")

@@ -13,6 +13,7 @@ from ..core.promotion import AuditEntry, PromotionRequest, PromotionRule, Reques
 from ..core.reading import reading_status_of
 from ..core.scope_info import ScopeInfo
 from ..services.bibliography import BibliographyImport
+from ..services.documents import Renamed
 from ..services.imports import ImportReport
 from ..services.indexing import REBUILD_HINT, IndexStatus
 from ..services.memory_guard import Remembered
@@ -141,6 +142,18 @@ def scopes(items: list[ScopeInfo], current: str) -> None:
         marker = " [green]← current[/green]" if scope.path == current else ""
         nodes[scope.path] = parent.add(f"{escape(scope.name)} [dim]{escape(scope.path)}[/dim]{marker}")
     out.print(tree)
+
+
+def edited(doc: DocumentInfo, renamed: Renamed | None) -> None:
+    """The outcome of ``memory edit``: the new version, and after a rename the notes whose links followed it
+    and those left linking to the old title."""
+    out.print(f"{doc.id} is now version {doc.version}")
+    if renamed is not None:
+        for note in renamed.updated:
+            out.print(f"  links updated in {note.id} {escape(note.title)}")
+        for note in renamed.not_updated:
+            out.print(f"  [yellow]links left to the old title in {note.id} {escape(note.title)} "
+                      "(an annotation, or a note you may not write)[/yellow]")
 
 
 def versions(items: list[VersionInfo], current: DocumentInfo) -> None:

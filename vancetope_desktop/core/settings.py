@@ -29,6 +29,14 @@ class Settings(BaseModel):
         60.0, gt=0, description="Seconds a file's text extraction may take, plus 5 s per MB of file, before it is "
         "stopped and the file reported as failed (a PDF can make the reader loop forever)."
     )
+    update_links_on_rename: bool = Field(
+        True, description="Update links when renaming: renaming a document rewrites the [[Old title]] links "
+        "that led to it in the notes the renamer may write, as Obsidian does (services.notelinks)."
+    )
+    bibliography_folder: bool = Field(
+        True, description="Import a bibliography file (.bib, .ris, CSL-JSON) chosen by itself into a new folder named "
+        "after the file, as Zotero does; off: its references go where the file is imported."
+    )
     # Ranking (see index/fusion.py for how these were chosen and what they score on SciFact).
     dense_weight: float = Field(0.3, ge=0.0, description="Weight of the meaning score in a hit's relevance.")
     lexical_weight: float = Field(0.7, ge=0.0, description="Weight of the keyword score in a hit's relevance.")

@@ -61,18 +61,23 @@ KEYWORD_TAG_MAX = 60
 """Longest keyword turned into a tag, in characters. Longer "keywords" are phrases or truncated subject
 headings (the Mendeley export's longest is 50; a few WoS and BibTeX files put whole sentences there):
 they stay in the reference's ``keywords`` metadata but would make unreadable tag chips."""
+KEYWORD_PARENT = "keyword"
+"""The tag every bibliography keyword is kept under (``keyword/1800-1999``): one collapsible branch of the tag
+tree instead of hundreds of flat tags beside the user's own (measured on the corpus: the 512-entry Mendeley
+export brings 757 distinct keywords from 109 entries, up to 46 on one; the 988-entry AI file 31)."""
 _KEYWORD_SEPARATORS = re.compile(r"[\x00-\x1f\x7f,()\"/:\[\]{}]+")
 _DASHES = re.compile(r"-{2,}")
 
 
 def keyword_tags(keywords: Iterable[str]) -> list[str]:
-    """Bibliography keywords as tags, normalised and de-duplicated in first-seen order.
+    """Bibliography keywords as tags under :data:`KEYWORD_PARENT`, normalised and de-duplicated in first-seen
+    order.
 
-    Each value is split on ``,`` and ``;`` (a field may hold several). A keyword becomes one flat tag:
-    ``/`` and ``:`` would make it hierarchical or namespaced (``AND/OR graphs`` is not ``and`` › ``or``),
-    so they, parentheses, quotes and brackets become spaces, spaces become ``-`` (as in
+    Each value is split on ``,`` and ``;`` (a field may hold several). A keyword becomes one tag below
+    ``keyword/``: ``/`` and ``:`` inside it would make it deeper or namespaced (``AND/OR graphs`` is not
+    ``and`` › ``or``), so they, parentheses, quotes and brackets become spaces, spaces become ``-`` (as in
     :func:`normalize_tag`) and runs of dashes one dash: ``"Child development -- United States"`` →
-    ``child-development-united-states``. Keywords longer than :data:`KEYWORD_TAG_MAX` are left out.
+    ``keyword/child-development-united-states``. Keywords longer than :data:`KEYWORD_TAG_MAX` are left out.
 
     Never raises: what cannot be a tag is skipped.
     """
@@ -84,7 +89,7 @@ def keyword_tags(keywords: Iterable[str]) -> list[str]:
                 continue
             tag = _DASHES.sub("-", normalize_tag(cleaned)).strip("-")
             if tag:
-                tags.setdefault(tag, None)
+                tags.setdefault(f"{KEYWORD_PARENT}/{tag}", None)
     return list(tags)
 
 

@@ -75,3 +75,26 @@ def _code_spans(text: str) -> list[tuple[int, int]]:
         spans.append((opening, closing))
     spans.extend((m.start(), m.end()) for m in _INLINE_CODE.finditer(text))
     return spans
+
+
+def retarget_links(text: str, old_key: str, new_target: str) -> str:
+    """``text`` with every link whose target has the key ``old_key`` (:func:`title_key`) pointed at
+    ``new_target`` instead, keeping its ``#heading`` and ``|shown`` parts as written (a renamed document's
+    links, as Obsidian's "Automatically update internal links" does). Links inside code are left alone.
+
+    ``new_target`` must be linkable (:func:`linkable`). Returns ``text`` unchanged when no link matches.
+    """
+    pieces, at = [], 0
+    for link in find_links(text):
+        if link.key != old_key:
+            continue
+        inner = text[link.start + 2 : link.end - 2]
+        cut = min((i for i in (inner.find("#"), inner.find("|")) if i >= 0), default=len(inner))
+        pieces += [text[at : link.start], f"[[{new_target}{inner[cut:]}]]"]
+        at = link.end
+    return "".join(pieces) + text[at:] if pieces else text
+
+
+def linkable(title: str) -> bool:
+    """Whether ``title`` can stand as a link target as written (no brackets, ``|``, ``#`` or line breaks)."""
+    return bool(title.strip()) and not any(ch in title for ch in "[]|#\n") and len(title) <= MAX_TARGET_LENGTH

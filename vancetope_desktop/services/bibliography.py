@@ -11,7 +11,11 @@ What a Zotero user expects when importing a ``.bib``, ``.ris`` or CSL-JSON file,
   :meth:`~vancetope_desktop.ingest.bibentry.BibEntry.metadata` (authors, year, DOI, journal,
   publisher, abstract, keywords, entry type, citation key…), and one chunk reading like a citation
   followed by the abstract (also its content), so a search for the paper's topic or its authors
-  finds it. Keywords become tags (``core.tags.keyword_tags``), besides the tags given to the upload.
+  finds it. Keywords become tags under ``keyword/`` (``core.tags.keyword_tags``: one branch of the tag tree),
+  besides the tags given to the upload.
+* **A folder of its own**: a bibliography file chosen by itself goes, with its references, into a new folder
+  named after it (``services.imports.upload``, the setting ``bibliography_folder``), as Zotero's "Place
+  imported collections and items into new collection" does.
 * **Links** live in metadata lists, as ``derived_from`` does (``services.relations``), with no schema
   change: a reference's ``listed_in`` holds the ids of the bibliography files that list it, its
   ``attachments`` the ids of its file documents.
@@ -110,6 +114,8 @@ class BibliographyImport(BaseModel):
     """The entries of one bibliography (a file or pasted text) and their attachments, in file order."""
 
     source: str = Field(description="The file name, or 'pasted text'.")
+    folder: str | None = Field(default=None, description="The folder made for (or named after) the file that its "
+                               "references went into (``services.imports.upload``); None: where the file went.")
     entries: list[EntryOutcome] = Field(default_factory=list)
     attachments: list[AttachmentOutcome] = Field(default_factory=list)
 
@@ -137,7 +143,8 @@ class BibliographyImport(BaseModel):
             (sum(1 for a in self.attachments if not a.document_id), "attachments not found or not imported"),
         ) if n]
         noun = "reference" if new == 1 else "references"
-        return f"{new} {noun} from {self.source}" + (f" ({', '.join(parts)})" if parts else "")
+        into = f" into folder “{self.folder}”" if self.folder else ""
+        return f"{new} {noun} from {self.source}{into}" + (f" ({', '.join(parts)})" if parts else "")
 
 
 Attach = Callable[[Path], AttachmentOutcome]

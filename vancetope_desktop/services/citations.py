@@ -3,7 +3,12 @@
 What is exported (:func:`select_documents`): chosen documents (a folder among them brings its contents),
 a folder with its subfolders, the hits of a search, or every live document a scope sees. Folders and
 bibliography *files* (the ``.bib`` itself: its entries are references and are exported as such) are
-left out.
+left out. So are, as Zotero exports items and not their notes, the documents that are not works
+(:data:`WORK_TYPES`: notes, facts, results, annotations) when they come in through a search, a folder or a
+whole scope: a search for "sepsis" finds the notes and highlights about the papers, and the bibliography
+is of the papers. They are counted (:attr:`Export.left_out`, "7 found, 2 exported; 5 notes and annotations
+left out"). A note chosen by itself (its id named, or picked in the list) is still exported, as a ``@misc``
+entry: the user asked for it.
 
 How a document becomes an entry (:func:`work_of`): a reference's fields are those its import stored
 (``ingest.bibentry.BibEntry.metadata``), a PDF's are its document metadata (title, authors, year,
@@ -85,6 +90,9 @@ STYLES: dict[str, tuple[str, str]] = {
 }
 """Style name → (CSL file in ``data/csl``, name shown)."""
 
+WORK_TYPES = frozenset({DocumentType.FILE, DocumentType.REFERENCE, DocumentType.STRUCTURED})
+"""The types that are works (a paper, a reference, a data set), exported from a search, folder or scope; the
+others (notes, facts, results, annotations) only when chosen by id."""
 SEARCH_EXPORT_LIMIT = 500
 """Hits of a search exported at most (the search service's own cap on one page of results)."""
 
@@ -123,6 +131,8 @@ class Export(BaseModel):
     text: str = ModelField(description="The file's content (UTF-8).")
     keys: dict[str, str] = ModelField(default_factory=dict, description="Document id → citation key, in order.")
     skipped: list[str] = ModelField(default_factory=list, description="Ids left out: folders, bibliography files.")
+    left_out: list[str] = ModelField(default_factory=list, description="Ids found by the search, folder or scope "
+                                     "but left out as not works (notes, facts, results, annotations).")
     same_work: dict[str, str] = ModelField(
         default_factory=dict, description="Ids left out as the same work as an entry written (same DOI or citation "
         "key: a PDF and its reference): id → the id whose entry stands for it.")
@@ -131,6 +141,28 @@ class Export(BaseModel):
     def count(self) -> int:
         """Entries exported."""
         return len(self.keys)
+
+    def summary(self) -> str:
+        """One line for a status bar or the terminal: "7 found, 2 exported; 5 notes and annotations left out"
+        (with what else was left out: folders, bibliography files, a work's second document)."""
+        found = self.count + len(self.left_out) + len(self.skipped) + len(self.same_work)
+        parts = [f"{found} found, {self.count} exported"]
+        if self.left_out:
+            parts.append(f"{len(self.left_out)} notes and annotations left out")
+        if self.skipped:
+            parts.append(f"{len(self.skipped)} folders or bibliography files left out")
+        if self.same_work:
+            parts.append(f"{len(self.same_work)} the same work as another, written once")
+        return "; ".join(parts)
+
+
+class Selection(list[DocumentInfo]):
+    """The documents :func:`select_documents` chose (a list, in order), with ``left_out``: those it found
+    through a search, folder or scope and left out as not works (kept to be counted in the export's message)."""
+
+    def __init__(self, documents: Sequence[DocumentInfo] = (), left_out: Sequence[DocumentInfo] = ()) -> None:
+        super().__init__(documents)
+        self.left_out = list(left_out)
 
 
 class FormattedCitation(BaseModel):
@@ -160,11 +192,14 @@ def is_citable(doc: DocumentInfo) -> bool:
 
 
 def select_documents(lib: Library, *, ids: Sequence[str] = (), folder_id: str | None = None,
-                     query: str | None = None, scope: str | None = None) -> list[DocumentInfo]:
-    """The documents an export or a citation covers, in a stable order, without duplicates.
+                     query: str | None = None, scope: str | None = None, ids_found: bool = False) -> Selection:
+    """The documents an export or a citation covers, in a stable order, without duplicates; those that are
+    not works (:data:`WORK_TYPES`) only when chosen by id (the others are the selection's ``left_out``).
 
     Args:
         ids: these documents (a folder brings its live contents, subfolders included), in this order.
+        ids_found: ``ids`` are what a search found (the app's "Export Results…"), not documents chosen one by
+            one: those that are not works are left out, as for ``query``.
         folder_id: the live documents of this folder and its subfolders, newest first.
         query: the hits of this search (as the search pane shows them, best first; at most
             :data:`SEARCH_EXPORT_LIMIT`), in ``scope``.
@@ -173,6 +208,7 @@ def select_documents(lib: Library, *, ids: Sequence[str] = (), folder_id: str | 
     The three sources add up when several are given. Raises DocumentNotFound, InvalidInput (blank query).
     """
     found: list[DocumentInfo] = []
+    picked: set[str] = set()  # chosen by id: exported whatever their type
     with read_session(lib.engine) as session:  # one read for a long selection (a get_document each: 3 s for 500)
         rows = records.document_rows(session, ids)
         tags = records.tags_by_document(session, [r.id for r in rows])
@@ -183,6 +219,8 @@ def select_documents(lib: Library, *, ids: Sequence[str] = (), folder_id: str | 
                                                     recursive=True, types=doc_service.CONTENT_TYPES))
         else:
             found.append(doc)
+            if not ids_found:
+                picked.add(doc.id)
     if folder_id is not None:
         folder = doc_service.get_document(lib, folder_id)
         if folder.type is not DocumentType.FOLDER:
@@ -197,7 +235,8 @@ def select_documents(lib: Library, *, ids: Sequence[str] = (), folder_id: str | 
     if not ids and folder_id is None and query is None:
         found = doc_service.list_documents(lib, scope=scope, types=doc_service.CONTENT_TYPES)
     unique = {doc.id: doc for doc in found}
-    return list(unique.values())
+    kept = {i for i, d in unique.items() if i in picked or d.type in WORK_TYPES}
+    return Selection([d for i, d in unique.items() if i in kept], [d for i, d in unique.items() if i not in kept])
 
 
 # --- documents as works --------------------------------------------------------------------------------
@@ -438,7 +477,8 @@ _WRITERS = {"bibtex": to_bibtex, "ris": to_ris, "csl-json": to_csl_json}
 
 
 def export_documents(lib: Library, docs: Sequence[DocumentInfo], fmt: str) -> Export:
-    """``docs`` (see :func:`select_documents`) in format ``fmt``; keys assigned where missing.
+    """``docs`` (see :func:`select_documents`: a :class:`Selection` brings what it left out, to be counted)
+    in format ``fmt``; keys assigned where missing.
 
     Raises:
         InvalidInput: an unknown format.
@@ -447,8 +487,9 @@ def export_documents(lib: Library, docs: Sequence[DocumentInfo], fmt: str) -> Ex
         raise InvalidInput(f"unknown export format {fmt!r} (formats: {', '.join(FORMATS)})")
     items, keys, skipped = works(lib, docs)
     _, same = one_per_work([d for d in docs if is_citable(d)])
+    left_out = [d.id for d in docs.left_out] if isinstance(docs, Selection) else []
     return Export(format=fmt, text=_WRITERS[fmt](items) if items else "", keys=keys,
-                  skipped=[i for i in skipped if i not in same], same_work=same)
+                  skipped=[i for i in skipped if i not in same], same_work=same, left_out=left_out)
 
 
 def save_export(lib: Library, docs: Sequence[DocumentInfo], path: Path, fmt: str | None = None) -> Export:

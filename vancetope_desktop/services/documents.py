@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from pydantic import BaseModel, Field
 from sqlalchemy import delete, text
 from sqlmodel import Session, select
 
@@ -39,6 +40,7 @@ from .citation_keys import KEY_FIELD, check_key
 from .folders import check_folder, folder_descendants, with_contents
 from .library import Library
 from .reading import and_reading
+from .relations import LinkedDocument
 from .scopes import resolve_scope, visibility_filter
 from .sharing import check_read
 
@@ -312,7 +314,8 @@ def smart_counts(lib: Library, scope: str | None = None, *, include_ancestors: b
 def update_document(lib: Library, document_id: str, *, title: str | None = None, content: str | None = None,
                     metadata: dict[str, Any] | None = None, add_tags: Iterable[str] = (),
                     remove_tags: Iterable[str] = (), reason: str = "edited",
-                    user_action: UserAction | None = None, derived_from: Sequence[str] | None = None) -> DocumentInfo:
+                    user_action: UserAction | None = None, derived_from: Sequence[str] | None = None,
+                    link_rewrites: Sequence[PreparedRewrite] = ()) -> DocumentInfo:
     """Change a document's title, text content, metadata or tags, keeping the previous state as one version.
 
     A content change re-chunks the document and queues it for re-embedding, and its tags follow the
@@ -326,10 +329,13 @@ def update_document(lib: Library, document_id: str, *, title: str | None = None,
     their content cannot be edited here. With ``user_action`` the change is recorded for undo (``rename``
     when only the title changed, else ``edit``: ``audit.record_user_action``). ``derived_from``, when given,
     replaces the document's ``derived_from`` edges in the same transaction (a re-run's new inputs).
+    ``link_rewrites`` (made by :func:`rename_document`) are the notes whose links follow the new title,
+    written in the same transaction and recorded under the same ``user_action``.
 
     Raises:
         DocumentNotFound. InvalidInput: blank title/content, malformed tags, or editing the content of a
-        file or folder, or of an annotation without its metadata (``services.annotations.edit_annotation``).
+        file or folder, or of an annotation without its metadata (``services.annotations.edit_annotation``),
+        or a note of ``link_rewrites`` changed since it was read (nothing is written then).
     """
     to_add, to_remove = normalize_tags(add_tags), normalize_tags(remove_tags)
     if title is not None and not title.strip():
@@ -402,9 +408,80 @@ def update_document(lib: Library, document_id: str, *, title: str | None = None,
         if changed_title:
             session.flush()
             notelinks.relink_titles(session, row.title, renamed_from, document_id=row.id)
+            for rewrite in link_rewrites:
+                _rewrite_note(session, rewrite, f"links to “{renamed_from}” now name “{row.title}”", user_action)
         records.bump_change_counter(session)
         session.flush()
         return records.info(lib, session, document_id)
+
+
+@dataclass(frozen=True)
+class PreparedRewrite:
+    """A note's text with its links retargeted (``notelinks.LinkRewrite``) and its chunks, ready to store."""
+
+    rewrite: notelinks.LinkRewrite
+    prepared: tuple[list[Any], list[int]]
+
+
+class Renamed(BaseModel):
+    """What a rename changed: the document, the notes whose ``[[…]]`` links were rewritten to its new title
+    (``updated``), and the notes still linking to its old title because the renamer may not write them
+    (``not_updated``: their link is now missing)."""
+
+    document: DocumentInfo
+    updated: list[LinkedDocument] = Field(default_factory=list)
+    not_updated: list[LinkedDocument] = Field(default_factory=list)
+
+
+def rename_document(lib: Library, document_id: str, title: str, *, content: str | None = None, reason: str = "edited",
+                    user_action: UserAction | None = None, writer_scope: str | None = None,
+                    update_links: bool | None = None) -> Renamed:
+    """Give a document a new title and, with ``update_links`` (default: the library setting
+    ``update_links_on_rename``), point the ``[[Old title]]`` links that led to it at the new title
+    (``services.notelinks``): each note rewritten as a new version, in the rename's transaction and undo
+    step (``user_action``). A person (``writer_scope`` None) may write every note; an agent
+    (``writer_scope`` its scope) only the notes of its own scope. Annotations are never rewritten.
+    ``content`` and ``reason`` are passed to :func:`update_document` (a new text in the same version).
+
+    Raises:
+        DocumentNotFound. InvalidInput: a blank title, or a linking note changed during the rename (try again).
+    """
+    if not title.strip():
+        raise InvalidInput("a title cannot be empty")
+    follow = lib.settings.update_links_on_rename if update_links is None else update_links
+    with read_session(lib.engine) as session:
+        old_title = records.document_row(session, document_id).title
+        found = notelinks.link_rewrites(session, document_id, old_title, title) \
+            if follow and title.strip() != old_title else []
+    own = next((r for r in found if r.note.id == document_id), None)
+    if own is not None and content is None:  # it links to itself: its own text follows, in the same version
+        content = own.content
+    writable = [r for r in found if r.editable and writer_scope in (None, r.scope) and r is not own]
+    left = [r.note for r in found if r not in writable and r is not own]
+    embedder = lib.embedder() if writable else None
+    prepared = [PreparedRewrite(r, fit_to_model(extract_text(r.content, DocumentType(r.note.type), r.note.title).chunks,
+                                                embedder)) for r in writable]
+    doc = update_document(lib, document_id, title=title, content=content, reason=reason, user_action=user_action,
+                          link_rewrites=prepared)
+    return Renamed(document=doc, updated=[r.note for r in writable], not_updated=left)
+
+
+def _rewrite_note(session: Session, plan: PreparedRewrite, reason: str, user_action: UserAction | None) -> None:
+    """Store a note's retargeted text as a new version (re-chunked, queued for embedding, links re-resolved)."""
+    rewrite = plan.rewrite
+    row = records.document_row(session, rewrite.note.id)
+    if row.content_hash != rewrite.content_hash:
+        raise InvalidInput(f"“{row.title}” changed while its links were being updated: rename again")
+    kept_as = row.version
+    records.snapshot_version(session, row, reason)
+    row.content, row.content_hash = rewrite.content, hash_text(rewrite.content)
+    notelinks.refresh_links(session, row)
+    records.replace_chunks(session, row, *plan.prepared)
+    row.index_state, row.index_error = IndexState.PENDING.value, None
+    records.enqueue(session, row.id, "embed")
+    session.add(row)
+    if user_action is not None:
+        audit.record_user_action(session, row, "edit", user_action, {"version": [kept_as, row.version]})
 
 
 def _text_tags(content: str | None, doc_type: DocumentType) -> list[str]:

@@ -3,12 +3,15 @@
 Finding (:func:`find_duplicates`): two live documents of one type are paired when they have
 
 * the same content (``content_hash``: the stored file's bytes, or a text's characters);
-* the same DOI (``ingest.bibentry.normalize_doi``: bare and lowercase); here a file and a reference count
-  as one type, *works*: a bibliography entry with the DOI of a PDF paper is that paper's record, as a
-  Zotero user keeps one item with its PDF attached (a reference already linked to its PDF is not paired);
+* the same DOI (``ingest.bibentry.normalize_doi``: bare and lowercase);
 * the same title and year (``ingest.bibentry.title_key``: accents, case, punctuation and spacing
   ignored), unless the import's rule says they are two works all the same
   (``ingest.bibentry.different_works``: two DOIs, disjoint authors, two kinds of work).
+
+For both keys a file and a reference count as one type, *works*: a bibliography entry with the DOI, or the
+title and year, of a PDF paper is that paper's record, as a Zotero user keeps one item with its PDF
+attached (a reference already linked to its PDF is not paired). A PDF without a DOI is thus paired with
+its .bib entry by title and year.
 
 These are the keys a bibliography import de-duplicates references by (``services.bibliography``); here
 they are applied to every document, after the fact. Two documents linked to each other (a reference and
@@ -77,7 +80,8 @@ BIBLIOGRAPHIC_KEYS = frozenset({"authors", "year", "doi", "journal", "publisher"
 """A reference's record of its work (``ingest.bibentry.BibEntry.metadata``, the citation key aside): merged
 into a file, they replace what was read from the PDF."""
 WORK_TYPES = frozenset({DocumentType.FILE, DocumentType.REFERENCE})
-"""Types paired by DOI with each other: a paper's file and its bibliography entry are one work."""
+"""Types paired by DOI and by title and year with each other: a paper's file and its bibliography entry are one
+work."""
 MERGE_ACTION = "merge"
 """The audit action of a merge: on each trashed duplicate ("merged into …") and on the survivor."""
 
@@ -227,10 +231,11 @@ def _group(candidates: list[_Candidate]) -> list[DuplicateGroup]:
         type_ = c.doc.type.value
         if c.content_hash:
             keyed.setdefault(("content", type_, c.content_hash), []).append(c.doc.id)
+        work = "work" if c.doc.type in WORK_TYPES else type_
         if c.doc.doi:
-            keyed.setdefault(("doi", "work" if c.doc.type in WORK_TYPES else type_, c.doc.doi), []).append(c.doc.id)
+            keyed.setdefault(("doi", work, c.doc.doi), []).append(c.doc.id)
         if c.title_key and c.doc.year is not None:
-            keyed.setdefault(("title", type_, f"{c.title_key}\x00{c.doc.year}"), []).append(c.doc.id)
+            keyed.setdefault(("title", work, f"{c.title_key}\x00{c.doc.year}"), []).append(c.doc.id)
     for (kind, _type, value), ids in keyed.items():
         for members in _cliques(kind, [by_id[i] for i in ids]):
             if len(members) < 2:

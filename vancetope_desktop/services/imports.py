@@ -50,7 +50,7 @@ from ..store.db import read_session, write_session
 from ..store.json_columns import json_or_empty
 from ..store.tables import utcnow
 from . import bibliography, notelinks, records, tagging
-from .folders import ensure_folder, namesake_folder
+from .folders import ensure_folder, namesake_folder, place_in_folder
 from .library import Library
 from .scopes import resolve_scope
 
@@ -155,7 +155,8 @@ def upload(lib: Library, paths: Sequence[Path], *, scope: str | None = None, fol
            tags: Iterable[str] = (), password: str | None = None,
            progress: Callable[[ImportProgress], None] | None = None,
            cancel: Callable[[], bool] | None = None, extractor: Callable[..., Extraction] | None = None,
-           namesakes: Namesakes = "merge", before_commit: Callable[[], None] | None = None) -> ImportReport:
+           namesakes: Namesakes = "merge", before_commit: Callable[[], None] | None = None,
+           bibliography_folder: bool | None = None) -> ImportReport:
     """Import files and whole folders (mirrored as folders) into ``scope``.
 
     Args:
@@ -176,6 +177,10 @@ def upload(lib: Library, paths: Sequence[Path], *, scope: str | None = None, fol
         before_commit: called before each file is stored, after its extraction (the app blocks there
             while the user's own edits wait, so an import never delays them). An exception it raises
             ends the upload and propagates (the app's cancel): nothing of that file is written.
+        bibliography_folder: a bibliography file named in ``paths`` (not one found in a folder, which has its
+            folder already) is imported into a new folder named after the file, inside the target, with its
+            references and the PDFs newly imported for them, as Zotero does; default: the library setting
+            ``bibliography_folder`` (on). A re-import of the file updates its references where they are.
 
     Raises:
         InvalidInput: bad tags or a missing path. ScopeNotFound. (Per-file problems go in the report.)
@@ -185,6 +190,7 @@ def upload(lib: Library, paths: Sequence[Path], *, scope: str | None = None, fol
     missing = [readable(str(p)) for p in paths if not p.exists()]
     if missing:
         raise InvalidInput(f"no such file or folder: {', '.join(missing)}")
+    own_folder = lib.settings.bibliography_folder if bibliography_folder is None else bibliography_folder
     report = ImportReport()
     folder_ids: dict[tuple[str, ...], str | None] = {(): folder_id}
     # Bibliographies last: the PDFs they name are then already imported (into their own folders) and
@@ -204,7 +210,7 @@ def upload(lib: Library, paths: Sequence[Path], *, scope: str | None = None, fol
                     report.outcomes.append(_unexpected(path, _display_name(path), "creating its folder", error))
                 else:
                     report.outcomes.append(_import_one(lib, path, scope_path, parent, extra_tags, password, extract,
-                                                       before_commit=before_commit))
+                                                       before_commit=before_commit, own_folder=own_folder and explicit))
             if progress is not None:
                 progress(ImportProgress(done=done, total=len(files), current=_display_name(path)))
     return report
@@ -312,8 +318,9 @@ def folder_namesakes(lib: Library, paths: Sequence[Path], *, scope: str | None =
 def _import_one(lib: Library, path: Path, scope_path: str, folder_id: str | None, tags: list[str],
                 password: str | None, extractor: Callable[..., Extraction], *,
                 origin: tuple[str, str] | None = None, before_commit: Callable[[], None] | None = None,
-                ) -> ImportOutcome:
-    """Import one file; ``origin`` = (name, source path) when ``path`` is the stored copy (a retry).
+                own_folder: bool = False) -> ImportOutcome:
+    """Import one file; ``origin`` = (name, source path) when ``path`` is the stored copy (a retry);
+    ``own_folder``: a new bibliography goes into a folder named after it (:func:`upload`).
 
     Never raises (but KeyboardInterrupt and what ``before_commit`` raises): every failure is the returned
     outcome. The database work is
@@ -384,6 +391,8 @@ def _import_one(lib: Library, path: Path, scope_path: str, folder_id: str | None
                 records.enqueue(session, row.id, "embed")
             elif previous is not None:  # its old chunks' vectors must go too (a bibliography has none now)
                 records.enqueue(session, row.id, "drop", scope=row.scope_path)
+            if references is not None and own_folder and previous is None:
+                _into_own_folder(session, row, references, Path(name).stem or name)
             if references is not None:
                 bibliography.write(lib, session, prepared, references, scope_path=scope_path, folder_id=row.folder_id,
                                    tags=tags, source=Source(type=SourceType.USER_UPLOAD), bibliography_id=row.id)
@@ -410,6 +419,18 @@ def _import_one(lib: Library, path: Path, scope_path: str, folder_id: str | None
                 else references.summary if references is not None else None),
         references=references,
     )
+
+
+def _into_own_folder(session: Session, row: tables.DocumentRow, references: bibliography.BibliographyImport,
+                     folder_name: str) -> None:
+    """Put a new bibliography file, and the PDFs its import brought in, into a folder named after the file
+    (reused when that place already has one of that name), where its references will be written."""
+    folder = ensure_folder(session, row.scope_path, folder_name, row.folder_id)
+    place_in_folder(session, row, folder.id)
+    for attached in references.attachments:
+        if attached.status == "imported" and attached.document_id:
+            place_in_folder(session, records.document_row(session, attached.document_id), folder.id)
+    references.folder = folder.title
 
 
 class _Interrupted(Exception):

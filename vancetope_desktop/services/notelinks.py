@@ -10,10 +10,16 @@ leaves it *missing*; two or more (two documents with the same title) leave it *a
 candidate named, oldest first: a link is never guessed, an ambiguous link is a linked mention of none of
 them (link by id to choose: ``[[doc_…|text]]``).
 
-A link names a title, as the text says: renaming a document does not rewrite the notes that link to it.
-After a rename from *Old* to *New*, ``[[New]]`` leads to it (if no other document has that title) and
-``[[Old]]`` is missing (or leads to the other document titled *Old*, if there is one); ``[[doc_…]]``
-links keep leading to it. Undoing the rename turns them back.
+A link names a title, as the text says. Renaming a document therefore rewrites the links that led to it by
+its old title, as Obsidian's "Automatically update internal links" does (:func:`link_rewrites`, applied by
+``services.documents.rename_document`` when the library setting ``update_links_on_rename`` is on, the
+default): in every note whose ``[[Old]]``, ``[[Old#Heading]]`` or ``[[Old|shown]]`` resolved to it, the
+target becomes the new title (heading and shown text kept), each note as a new version, in the rename's
+transaction and undo step. ``[[doc_…]]`` links and links by an Obsidian note's file name still lead to it
+and are left as written. The notes the renamer may not write (another scope's, for an agent; annotations,
+whose text is their quote) keep ``[[Old]]``, which is then missing (or leads to another document titled
+*Old*); the rename lists them. With the setting off, no note is rewritten and every ``[[Old]]`` is missing.
+Undoing the rename turns the title and the rewritten notes back together.
 
 What a note links to is kept as ``links_to`` edges of the relation table (``services.relations``, so "what
 links here" is one indexed query), and in its metadata :data:`LINK_PROBLEMS` (the missing and ambiguous
@@ -28,6 +34,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -36,7 +43,7 @@ from sqlmodel import Session
 
 from ..core.documents import DocumentStatus, DocumentType
 from ..core.errors import InvalidInput
-from ..core.wikilinks import WikiLink, find_links, title_key
+from ..core.wikilinks import WikiLink, find_links, linkable, retarget_links, title_key
 from ..store import tables
 from ..store.db import read_session
 from ..store.fulltext import analyze
@@ -212,6 +219,42 @@ def relink_titles(session: Session, *titles: str, document_id: str | None = None
         refresh_links(session, row)
         session.add(row)
     return sorted(ids)
+
+
+@dataclass(frozen=True)
+class LinkRewrite:
+    """A note whose ``[[…]]`` links led to a renamed document by its old title, and its text rewritten.
+
+    ``content_hash`` is the hash of the text the rewrite was made from (a note changed since is not
+    overwritten); ``editable`` is False for types whose text is not the author's to rewrite (annotations).
+    """
+
+    note: LinkedDocument
+    scope: str
+    content_hash: str | None
+    content: str
+    editable: bool
+
+
+def link_rewrites(session: Session, document_id: str, old_title: str, new_title: str) -> list[LinkRewrite]:
+    """The notes whose links lead to ``document_id`` by ``old_title`` (its title before a rename), each with
+    its text pointing those links at ``new_title`` instead (:func:`core.wikilinks.retarget_links`; by id,
+    ``[[doc_…]]``, when the new title cannot stand in a link). Oldest note first, the document itself (a link
+    to itself) last; trashed notes too (restored later, they must lead to it still). Reads the stored
+    ``links_to`` edges, so call it before the rename is applied.
+    """
+    old_key = title_key(old_title)
+    target = new_title.strip() if linkable(new_title) else document_id
+    found = []
+    # The document itself too: a link to itself resolves (by title) but is kept as no edge.
+    linking = [*session_sources(session, LINKS_TO, [document_id]), document_id]
+    for row in records.document_rows(session, linking):
+        content = retarget_links(row.content, old_key, target) if row.content else None
+        if content is not None and content != row.content:
+            found.append(LinkRewrite(note=LinkedDocument(id=row.id, title=row.title, type=row.type),
+                                     scope=row.scope_path, content_hash=row.content_hash, content=content,
+                                     editable=row.type != DocumentType.ANNOTATION.value))
+    return found
 
 
 def note_links(lib: Library, document_id: str) -> list[ResolvedLink]:

@@ -68,7 +68,8 @@ class CitationActions(QObject):
         self.style = style if style in citations.STYLES else "apa"  # a style no longer shipped: APA
         self.copy_action = make_action(window, "Copy Citation", lambda: self.copy_citation(self.pointed_ids()),
                                        "Ctrl+Shift+A")
-        self.export_action = make_action(window, "Export…", lambda: self.export(self.pointed_ids(export=True)),
+        self.export_action = make_action(window, "Export…", lambda: self.export(self.pointed_ids(export=True),
+                                                                     found=self.search_pane.results_view.hasFocus()),
                                          "Ctrl+Shift+E")
         self.style_menu = QMenu("Citation Style", window)
         self.style_actions: dict[str, QAction] = {}
@@ -147,7 +148,7 @@ class CitationActions(QObject):
         menu = QMenu(view)
         everything = self.result_ids(selected_only=False)
         if everything:
-            self._add_entries(menu, self.result_ids(selected_only=True), everything, "Export Results…")
+            self._add_entries(menu, self.result_ids(selected_only=True), everything, "Export Results…", found=True)
         return menu
 
     def _show_results_menu(self, pos: QPoint) -> None:
@@ -155,11 +156,12 @@ class CitationActions(QObject):
         if not menu.isEmpty():
             menu.exec(self.search_pane.results_view.viewport().mapToGlobal(pos))
 
-    def _add_entries(self, menu: QMenu, cite_ids: list[str], export_ids: list[str], export_text: str) -> None:
+    def _add_entries(self, menu: QMenu, cite_ids: list[str], export_ids: list[str], export_text: str, *,
+                     found: bool = False) -> None:
         menu.addSeparator()
         copy = menu.addAction("Copy Citation", lambda: self.copy_citation(cite_ids))
         copy.setEnabled(bool(cite_ids))
-        menu.addAction(export_text, lambda: self.export(export_ids))
+        menu.addAction(export_text, lambda: self.export(export_ids, found=found))
         menu.addMenu(self.style_menu)
 
     # --- the actions ---------------------------------------------------------------------------------
@@ -180,8 +182,9 @@ class CitationActions(QObject):
         self.window.statusBar().showMessage(
             f"Copied {count} citation{'' if count == 1 else 's'} ({citations.STYLES[cited.style][1]}).", 8000)
 
-    def export(self, ids: list[str]) -> None:
-        """Ask for a file (its type decides the format) and export ``ids`` to it."""
+    def export(self, ids: list[str], *, found: bool = False) -> None:
+        """Ask for a file (its type decides the format) and export ``ids`` to it; ``found``: they are a search's
+        results, whose notes and annotations are left out (``citations.select_documents``)."""
         if not ids:
             self.window.statusBar().showMessage("Select documents, a folder or search results to export.", 8000)
             return
@@ -196,9 +199,9 @@ class CitationActions(QObject):
             path = path.with_name(path.name + citations.FORMATS[fmt][0])
         def done(result: citations.Export) -> None:
             self.window.statusBar().showMessage(
-                f"Exported {result.count} entries as {citations.FORMATS[result.format][1]} to {path}.", 10_000)
+                f"Exported as {citations.FORMATS[result.format][1]} to {path}: {result.summary()}.", 10_000)
 
-        self.workbench.export_citations(ids, path, fmt, on_exported=done)
+        self.workbench.export_citations(ids, path, fmt, on_exported=done, found=found)
 
     def _ensure_key(self, doc_id: str) -> None:
         """Give the document Details shows a citation key when it has no valid one (once: the snapshot then

@@ -14,6 +14,7 @@ from pathlib import Path
 from pydantic import ValidationError
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
@@ -118,6 +119,16 @@ class SettingsDialog(QDialog):
         row.addWidget(self.library_edit, 1)
         row.addWidget(self.browse_button)
 
+        self.update_links_check = QCheckBox("Update links when renaming")
+        self.update_links_check.setChecked(self._settings.update_links_on_rename)
+        self.update_links_check.setToolTip("Renaming a document rewrites the [[Old title]] links of the notes that "
+                                           "led to it (one undo step with the rename)")
+
+        self.bibliography_folder_check = QCheckBox("Import a bibliography file into a new folder named after it")
+        self.bibliography_folder_check.setChecked(self._settings.bibliography_folder)
+        self.bibliography_folder_check.setToolTip("As Zotero does: a .bib, .ris or CSL-JSON file imported by itself "
+                                                  "brings its references into a folder of their own")
+
         form = QFormLayout()
         form.addRow("Theme:", self.theme_combo)
         form.addRow("Library folder:", row)
@@ -128,6 +139,8 @@ class SettingsDialog(QDialog):
             form.addRow("Open now:", self.open_library_label)
         form.addRow("", _role_label("Leave empty for the default folder. A new location takes effect when "
                                     "Vancetope Desktop restarts.", "hint"))
+        form.addRow("Links:", self.update_links_check)
+        form.addRow("Bibliographies:", self.bibliography_folder_check)
         return self._page(form)
 
     def _search_tab(self) -> QWidget:
@@ -278,7 +291,9 @@ class SettingsDialog(QDialog):
         values = self._settings.model_dump()
         values.update(scope_weights=weights, min_relevance=self.relevance_spin.value(), embedding_model=model,
                       embedding_batch_size=self.batch_spin.value(), max_import_mb=self.max_import_spin.value(),
-                      extraction_timeout_s=float(self.extraction_timeout_spin.value()))
+                      extraction_timeout_s=float(self.extraction_timeout_spin.value()),
+                      update_links_on_rename=self.update_links_check.isChecked(),
+                      bibliography_folder=self.bibliography_folder_check.isChecked())
         try:
             return Settings.model_validate(values)
         except ValidationError as error:  # the widgets' ranges should make this unreachable

@@ -295,9 +295,20 @@ class Workbench(QObject):
             memory_type=memory_type), on_result=on_created)
 
     def rename_document(self, doc_id: str, title: str) -> Task:
-        """Give a document (or folder) a new title."""
-        return self.run("Rename", lambda _c: documents.update_document(
-            self.lib, doc_id, title=title, user_action=undo.user_action(self.lib, "Rename", [doc_id])))
+        """Give a document (or folder) a new title; the notes linking to it by its old title follow it (the
+        library setting "Update links when renaming")."""
+        return self.run("Rename", lambda _c: documents.rename_document(
+            self.lib, doc_id, title, user_action=undo.user_action(self.lib, "Rename", [doc_id])),
+            on_result=self._renamed)
+
+    def _renamed(self, renamed: documents.Renamed) -> None:
+        """Say which notes followed a rename, and which keep the old title (their link is now missing)."""
+        said = [f"links updated in {len(renamed.updated)} note{'s' if len(renamed.updated) != 1 else ''}"] \
+            if renamed.updated else []
+        said += [f"{', '.join(f'“{n.title}”' for n in renamed.not_updated)} still link to the old title (not "
+                 "rewritten: annotations, or notes you may not write)"] if renamed.not_updated else []
+        if said:
+            self.notice.emit(f"Renamed “{renamed.document.title}”: {'; '.join(said)}")
 
     def save_content(self, doc_id: str, content: str, on_saved: Callable[[Any], None] | None = None) -> Task:
         """Save an edited note's text as a new version."""
@@ -651,12 +662,14 @@ class Workbench(QObject):
                                                                    style), on_result=on_cited, index=False)
 
     def export_citations(self, doc_ids: Sequence[str], path: Path, fmt: str,
-                         on_exported: Callable[[citations.Export], None]) -> Task:
+                         on_exported: Callable[[citations.Export], None], *, found: bool = False) -> Task:
         """Write documents' references to ``path`` in ``fmt`` (a key of ``citations.FORMATS``), as
-        ``vancetope export`` does; keys are stored as for :meth:`cite`."""
+        ``vancetope export`` does; keys are stored as for :meth:`cite`. ``found``: the ids are a search's
+        results (their notes and annotations are left out, as ``vancetope export --query`` does)."""
         lib, ids = self.lib, list(doc_ids)
-        return self.run("Export", lambda _c: citations.save_export(lib, citations.select_documents(lib, ids=ids),
-                                                                   path, fmt), on_result=on_exported, index=False)
+        return self.run("Export", lambda _c: citations.save_export(
+            lib, citations.select_documents(lib, ids=ids, ids_found=found), path, fmt),
+            on_result=on_exported, index=False)
 
     def export_annotations(self, doc_id: str, path: Path) -> Task:
         """Write a PDF's annotations to ``path``: Markdown, or an annotated copy of the PDF for a ``.pdf``
