@@ -90,9 +90,8 @@ def test_a_snapshot_after_opening_a_search_hit_keeps_details_filled(qtbot, libra
     # Another process trashes the document selected in the list: the list's selection empties on the
     # next snapshot, which must not empty (or change) the document the user opened from search.
     documents.set_status(library, listed.id, DocumentStatus.DELETED)
-    with qtbot.waitSignal(window.workbench.snapshot_ready, timeout=10_000):
-        window.workbench.refresh()
-    assert window.table.selected_ids() == []
+    window.workbench.refresh()  # an older load still running may be shown first: wait for this one's
+    qtbot.waitUntil(lambda: window.table.selected_ids() == [], timeout=10_000)
     assert details.document_id() == found.id
     with qtbot.waitSignal(window.workbench.snapshot_ready, timeout=10_000):
         window.workbench.refresh()  # an indexing step
@@ -113,8 +112,9 @@ def test_closing_while_indexing_returns_at_once_and_the_next_window_resumes(qtbo
         return window
 
     window = open_window()
+    # The indexer starts once the first snapshot is shown (never before the list).
+    qtbot.waitUntil(lambda: window.workbench.indexer._process is not None, timeout=30_000)
     process = window.workbench.indexer._process
-    assert process is not None
     qtbot.waitUntil(lambda: process.state() == QProcess.ProcessState.Running, timeout=30_000)
     window.close()
     # The close did not wait for the indexing process (it used to, up to 3 s, then killed it): it is

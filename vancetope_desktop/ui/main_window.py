@@ -152,7 +152,7 @@ class MainWindow(QMainWindow):
         self._restore_layout()
         self.workbench.refresh()
         if start_background:
-            self.workbench.indexer.start()
+            self.workbench.start_background()
             self.index_health.check()
 
     # --- building ---------------------------------------------------------------------------------
@@ -178,6 +178,11 @@ class MainWindow(QMainWindow):
         self.library_stack = QStackedWidget()
         self.library_stack.addWidget(table_page)
         self.library_stack.addWidget(self.welcome)
+        # Until the first snapshot: empty panes looked like a lost library for seconds on a loaded machine.
+        self.opening_label = QLabel("Opening the library…")
+        self.opening_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.library_stack.addWidget(self.opening_label)
+        self.library_stack.setCurrentWidget(self.opening_label)
         self.tabs = QTabWidget()
         self.tabs.setTabBar(DocumentTabBar(fixed=LIBRARY_TAB + 1))
         self.tabs.setDocumentMode(True)

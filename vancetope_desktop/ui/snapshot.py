@@ -13,7 +13,8 @@ from ..core.errors import NotFound, ScopeNotFound
 from ..core.promotion import PromotionRequest, RequestStatus
 from ..core.scope_info import ScopeInfo, VisibleScope
 from ..core.tags import TagFilter, all_of, any_of, matches
-from ..services import audit, demo, documents, folders, review, saved_searches, scopes, tags
+from ..core.undo import UndoStep
+from ..services import audit, demo, documents, folders, review, saved_searches, scopes, tags, undo
 from ..services.folders import FolderNode
 from ..services.library import Library
 from ..services.tags import TagCount
@@ -76,6 +77,9 @@ class Snapshot:
     """The library's change counter when loaded: a new value means documents, folders or scopes changed."""
     saved_searches: list[str] = field(default_factory=list)
     """The names of the library's saved searches (``services.saved_searches``), for the folder tree."""
+    undo_history: tuple[list[UndoStep], list[UndoStep]] = ([], [])
+    """What Undo and Redo would take, next first (``services.undo.history``): read with the documents, so that
+    Edit ▸ Undo names the action the list shows done, never the one before it."""
 
 
 def tag_filter_for(selected: tuple[str, ...], mode: str) -> TagFilter | None:
@@ -107,6 +111,7 @@ def load_snapshot(lib: Library, state: ViewState) -> Snapshot:
         library_empty=demo.is_library_empty(lib),
         scope_names={s.path: s.name for s in all_scopes},
         review=load_review_queue(lib), change_counter=changes, saved_searches=saved,
+        undo_history=undo.history(lib),
     )
 
 

@@ -1,4 +1,4 @@
-"""Background work for the window: tasks in three lanes of worker threads, reported by queued signals.
+"""Background work for the window: tasks in lanes of worker threads, reported by queued signals.
 
 A task is a plain function ``fn(context) -> result`` run on a worker thread. It receives immutable values
 and a :class:`TaskContext` (progress, cancel flag) and never touches widgets; its result or exception
@@ -7,7 +7,12 @@ reaches the UI thread through a queued signal, where the submitter's callbacks r
 Lanes (STYLE pattern 5): ``write`` is serial so the user's edits commit in the order made; ``import`` is
 serial and runs imports, whose extraction takes seconds per file and only needs the database for the short
 commit of each file; ``index`` is serial and loads the embedding model; ``read`` has two threads for loads
-and searches, so a slow import never delays what the user looks at.
+and searches, so a slow import never delays what the user looks at; ``snapshot`` is serial and loads only
+what every pane shows (``Workbench.refresh``), so the list never waits behind a search, a poll or a pane's
+read (a new-user trial saw a rename stay invisible for minutes behind them on a loaded machine).
+
+Only ``import`` and ``index`` run at a lower OS priority: a user's edit on a niced thread took 15-60 s to
+commit beside busy processes (load 8-14 on 2 cores), where the same service call from the CLI took 3 s.
 
 User edits have priority over imports: while one is queued or running, an import waits before its next
 commit (:class:`WriteGate`), so approving or renaming never queues behind a folder of PDFs (SQLite lets
@@ -31,8 +36,8 @@ from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
 from ..core.errors import VancetopeError
 
-LANES = {"write": 1, "import": 1, "index": 1, "read": 2}
-BACKGROUND_LANES = ("write", "import", "index")
+LANES = {"write": 1, "import": 1, "index": 1, "read": 2, "snapshot": 1}
+BACKGROUND_LANES = ("import", "index")
 """Lanes whose threads run at a lower OS priority, so the UI thread wins the CPU when it is scarce."""
 BACKGROUND_NICE = 10
 
@@ -256,7 +261,7 @@ class TaskManager(QObject):
         Args:
             title: shown in the Tasks panel ("Importing 3 files").
             lane: ``read``, ``write`` (the user's edits, first come first served, ahead of imports),
-                ``import`` or ``index``.
+                ``import``, ``index`` or ``snapshot`` (the window's own loads, :meth:`Workbench.refresh`).
             visible: list it in the Tasks panel and the status bar (imports, indexing); loads and
                 searches stay invisible.
             on_error: gets the exception; without it a failure is only recorded on the task. A

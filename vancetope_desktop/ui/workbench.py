@@ -87,7 +87,8 @@ class Workbench(QObject):
         self.state = ViewState(scope=scope or scopes.current_scope(lib))
         self.snapshot: Snapshot | None = None
         self._generation = itertools.count(1)
-        self._latest = 0
+        self._latest = self._shown = 0  # the newest load asked for, the newest shown
+        self._requested = self.state  # the view the newest load was asked for
         self.indexer.finished.connect(lambda _report: self.refresh())
         self.indexer.outside_change.connect(self._outside_change)
         # While a long drain runs, show documents turning "indexed" every few seconds, not per batch.
@@ -106,6 +107,22 @@ class Workbench(QObject):
         task.messages = [TaskMessage(text, problem=False) for text in self.lib.notices]
         self.tasks.finish(task, TaskState.DONE)
         self.notice.emit(" ".join(f"{text[0].upper()}{text[1:]}." for text in self.lib.notices))
+
+    def start_background(self) -> None:
+        """Start the indexer (model load, indexing process, change poll) once the first snapshot is shown.
+
+        Started together, the model's load and the indexing process's start held the GIL and both cores while
+        the first snapshot waited: a new user saw an empty window for 5-21 s on a loaded machine.
+        """
+        if self.snapshot is not None:
+            self.indexer.start()
+            return
+
+        def first(_snapshot: Snapshot) -> None:
+            self.snapshot_ready.disconnect(first)
+            self.indexer.start()
+
+        self.snapshot_ready.connect(first)
 
     def close(self) -> None:
         """Stop the background work at once (the window is closing).
@@ -131,28 +148,38 @@ class Workbench(QObject):
 
     # --- loading ---------------------------------------------------------------------------------
     def refresh(self, state: ViewState | None = None) -> None:
-        """Load a snapshot for ``state`` (default: the current one); older loads still running are dropped."""
+        """Load a snapshot for ``state`` (default: the current one) on the ``snapshot`` lane.
+
+        Loads run one at a time; a queued load that a newer one superseded ends at once without reading
+        anything. A finished load is shown unless a newer one was shown already or the user asked for another
+        view meanwhile: with loads slower than the refreshes asked for (every 3 s during an import, on a
+        loaded machine), dropping every load but the latest showed nothing new for minutes.
+        """
         if state is not None:
             self.state = state
         generation = self._latest = next(self._generation)
         lib, wanted = self.lib, self.state
+        self._requested = wanted
 
-        def load(_context: TaskContext) -> tuple[int, Snapshot]:
+        def load(_context: TaskContext) -> tuple[int, Snapshot] | None:
+            if generation != self._latest:
+                return None  # a newer load waits behind this one and reads everything this one would
             counter = lib.change_counter() + lib.index_generation()  # the sum the indexer's poll watches
             try:
                 return counter, load_snapshot(lib, wanted)
             except ScopeNotFound:  # archived or renamed elsewhere: fall back to the library's current scope
                 return counter, load_snapshot(lib, ViewState(scope=scopes.current_scope(lib)))
 
-        self.tasks.submit("load", load, lane="read",
-                          on_result=lambda result: self._loaded(generation, *result),
+        self.tasks.submit("load", load, lane="snapshot",
+                          on_result=lambda result: result is None or self._loaded(generation, wanted, *result),
                           on_error=lambda error: self._load_failed(generation, error))
 
-    def _loaded(self, generation: int, counter: int, snapshot: Snapshot) -> None:
+    def _loaded(self, generation: int, wanted: ViewState, counter: int, snapshot: Snapshot) -> None:
         self.indexer.note_counter(counter)
-        if generation != self._latest:
+        if generation < self._shown or (generation != self._latest and wanted != self._requested):
             return
-        self.state = snapshot.state
+        self._shown = generation
+        self.state = self._requested = snapshot.state
         self.snapshot = snapshot
         self.snapshot_ready.emit(snapshot)
 
@@ -274,6 +301,9 @@ class Workbench(QObject):
             self.documents_imported.emit(report.document_ids)
 
         task = self.run(f"Importing {noun}", work, on_result=done, visible=True, lane="import")
+        # Reading the folders and hashing the files comes before the first progress report: say so at once.
+        self.tasks.update(task, 0, 0, "Preparing…")
+        self.notice.emit(f"Importing {noun}: preparing…")
         return task
 
     def _destination(self, target: FolderTarget | None) -> tuple[str, str | None]:
@@ -525,16 +555,21 @@ class Workbench(QObject):
         """Read what the Review pane shows of ``request`` (a ``PromotionRequest``) on the read lane."""
         return self.read(lambda _c: load_review_details(self.lib, request), on_loaded)
 
-    def undo(self, *, redo: bool = False) -> Task:
-        """Undo (or, with ``redo``, redo) the user's latest action in this library (``services.undo``)."""
+    def undo(self, *, redo: bool = False, label: str = "", on_done: Callable[[Any], None] | None = None,
+             on_error: Callable[[BaseException], None] | None = None) -> Task:
+        """Undo (or, with ``redo``, redo) the user's latest action in this library (``services.undo``);
+        ``on_done`` gets the :class:`UndoStep` taken, ``on_error`` the failure (see :meth:`run`). Says
+        "Undoing <label>…" at once: on a loaded machine the answer can take seconds."""
         lib, verb = self.lib, "Redo" if redo else "Undo"
-        return self.run(verb, lambda _c: undo.redo(lib) if redo else undo.undo(lib),
-                        on_result=lambda step: self.notice.emit(f"{verb} {step.label}"))
 
-    def load_undo_history(self, on_loaded: Callable[[tuple[list, list]], None]) -> Task:
-        """Read what Undo and Redo would take (``services.undo.history``: next first), on the read lane."""
-        lib = self.lib
-        return self.read(lambda _c: undo.history(lib), on_loaded)
+        def done(step: Any) -> None:
+            self.notice.emit(f"{verb} {step.label}")
+            if on_done is not None:
+                on_done(step)
+
+        self.notice.emit(f"{'Redoing' if redo else 'Undoing'}{' ' + label if label else ''}…")
+        return self.run(verb, lambda _c: undo.redo(lib) if redo else undo.undo(lib), on_result=done,
+                        on_error=on_error)
 
     def load_document_history(self, doc_id: str, on_loaded: Callable[[tuple[list, list]], None]) -> Task:
         """Read a document's audit entries (oldest first) and all its promotion requests, on the read lane."""
