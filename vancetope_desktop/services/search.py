@@ -409,23 +409,6 @@ def make_snippet(passage: str, query: str | ParsedQuery, width: int = 240) -> st
     return _snippet(flat, find_matches(flat, query), width)
 
 
-def passage_highlight(passage: str, query: str | ParsedQuery) -> str:
-    """What a viewer marks when a hit opens: the query's words in ``passage``, as the passage writes them.
-
-    The longest of the query's units the passage holds, at its first place: a quoted phrase as a whole,
-    else one free word (``index/lexical.find_matches``, stems included). The whole passage (whitespace
-    collapsed) when it holds none of them (a hit by meaning only), for the viewer to find a run of it.
-    Marking the passage's first words instead boxed the running header a chunk starts with (new-user
-    trial, issue 11).
-    """
-    flat = _flat(passage)
-    matches = find_matches(flat, query)
-    if not matches:
-        return flat
-    best = max(matches, key=lambda m: (len(m.unit.split()), m.end - m.start, -m.start))
-    return flat[best.start:best.end]
-
-
 def _flat(passage: str) -> str:
     return unicodedata.normalize("NFC", " ".join(passage.split()))
 
