@@ -30,6 +30,7 @@ from ..core.documents import DocumentInfo
 from ..services import conflicts, documents
 from ..services.conflicts import Conflict
 from ..services.graph import RelatedDocument
+from .item_models import column_title
 from .workbench import Workbench
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -67,9 +68,7 @@ class ConflictsModel(QAbstractTableModel):
 
     def headerData(self, section: int, orientation: Qt.Orientation,
                    role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return self.HEADERS[section]
-        return None
+        return column_title(self.HEADERS, section, orientation, role)
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():

@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 
 from ..core.memories import EPISODE_FIELDS, Episode, Severity
 from ..services import episodes
+from .item_models import column_title
 from .themes import SEVERITY_COLORS
 from .workbench import Workbench
 
@@ -79,9 +80,7 @@ class EpisodesModel(QAbstractTableModel):
 
     def headerData(self, section: int, orientation: Qt.Orientation,
                    role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return self.HEADERS[section]
-        return None
+        return column_title(self.HEADERS, section, orientation, role)
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
