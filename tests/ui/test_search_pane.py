@@ -13,7 +13,7 @@ from vancetope_desktop.core.documents import ChunkRole, DocumentInfo, DocumentSt
 from vancetope_desktop.core.errors import InvalidInput
 from vancetope_desktop.core.scope_info import VisibleScope
 from vancetope_desktop.core.tags import AllOf, AnyOf, TagIs
-from vancetope_desktop.services import documents, indexing, scopes
+from vancetope_desktop.services import citation_keys, documents, indexing, scopes
 from vancetope_desktop.services.search import Passage, SearchHit, SearchResponse, search
 from vancetope_desktop.ui.search_model import (
     ResultRole,
@@ -398,6 +398,10 @@ def test_the_window_reruns_the_search_after_a_move_and_the_trash(qtbot, real_sea
     qtbot.waitUntil(lambda: scope_of(attention_id) == SESSION and scope_of(deadline_id) is not None, timeout=30_000)
     pane.results_view.setCurrentIndex(pane.model.index(
         next(r for r in range(pane.model.rowCount()) if pane.model.hit(r).document.id == attention_id)))
+    # Showing the hit in Details gives it a citation key, itself a change (the list shows keys): let that
+    # change land first, so that the move below is the only one the pane answers.
+    qtbot.waitUntil(lambda: citation_keys.KEY_FIELD in documents.get_document(library, attention_id).metadata
+                    and window._changes == library.change_counter(), timeout=30_000)
     sent = []
     pane.search_requested.connect(sent.append)
     window.workbench.move_to_scope([attention_id], "project/inbox")
