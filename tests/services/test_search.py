@@ -5,7 +5,7 @@ import pytest
 from vancetope_desktop.core.documents import DocumentStatus, DocumentType
 from vancetope_desktop.core.tags import all_of
 from vancetope_desktop.services import documents, indexing, moves, scopes
-from vancetope_desktop.services.search import make_snippet, search
+from vancetope_desktop.services.search import make_snippet, passage_highlight, search
 
 
 @pytest.fixture
@@ -108,3 +108,18 @@ def test_snippet_centres_on_the_query_terms():
     text = "word " * 200 + "the flash attention kernel tiles the matrices " + "tail " * 200
     snippet = make_snippet(text, "flash", width=100)
     assert "flash attention" in snippet and snippet.startswith("…") and snippet.endswith("…")
+
+
+HEADED_PASSAGE = ("Proceedings of Machine Learning for Healthcare 2016 JMLR W&C Track Volume 56 "
+                  "An Improved Multi-Output Gaussian Process RNN with Real-Time Validation for Early Sepsis "
+                  "Detection. Sepsis is a poorly understood and potentially life-threatening response.")
+
+
+def test_a_hit_starts_at_the_quoted_phrase_or_a_query_word_not_at_the_passages_first_words():
+    assert passage_highlight(HEADED_PASSAGE, '"multi-output Gaussian process"').startswith(
+        "Multi-Output Gaussian Process RNN with")
+    turned = passage_highlight(HEADED_PASSAGE, "sepsis detection models")
+    assert turned.startswith("Detection. Sepsis is")  # the longest query word found, with what follows it
+    assert turned.endswith("Real-Time Validation for Early Sepsis")  # the words before it kept, last
+    assert sorted(turned.split()) == sorted(HEADED_PASSAGE.split())
+    assert passage_highlight("A  hit by\nmeaning only.", "unrelated") == "A hit by meaning only."

@@ -271,7 +271,7 @@ def _show(pane, qtbot, *hits: SearchHit) -> None:
     qtbot.waitExposed(pane)
 
 
-def test_activating_a_result_emits_document_page_and_passage(qtbot, pane, requests):
+def test_activating_a_result_emits_document_page_and_the_query_words_in_its_passage(qtbot, pane, requests):
     _show(pane, qtbot, _hit(1, "paper", text="The kernel trick, page four.", page=4), _hit(2, "note"))
     view = pane.results_view
     centre = view.visualRect(pane.model.index(0)).center()
@@ -279,7 +279,7 @@ def test_activating_a_result_emits_document_page_and_passage(qtbot, pane, reques
         # A real double-click starts with a click; QTest's double-click alone skips the press the view needs.
         qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=centre)
         qtbot.mouseDClick(view.viewport(), Qt.MouseButton.LeftButton, pos=centre)
-    assert blocker.args == ["doc_1", 4, "The kernel trick, page four."]
+    assert blocker.args == ["doc_1", 4, "kernel trick, page four. The"]  # from the query word on, then the start
 
     view.setFocus()
     with qtbot.waitSignal(pane.result_selected, timeout=1000) as selected:
@@ -287,7 +287,7 @@ def test_activating_a_result_emits_document_page_and_passage(qtbot, pane, reques
     assert selected.args == ["doc_2"]
     with qtbot.waitSignal(pane.result_activated, timeout=1000) as blocker:
         qtbot.keyClick(view, Qt.Key.Key_Return)
-    assert blocker.args == ["doc_2", None, "some passage text"]
+    assert blocker.args == ["doc_2", None, "some passage text"]  # no query word: the passage
 
 
 def test_down_from_the_query_box_moves_to_the_first_result(qtbot, pane, requests):

@@ -409,6 +409,31 @@ def make_snippet(passage: str, query: str | ParsedQuery, width: int = 240) -> st
     return _snippet(flat, find_matches(flat, query), width)
 
 
+def passage_highlight(passage: str, query: str | ParsedQuery) -> str:
+    """What a viewer looks for when a hit opens: ``passage`` from the query's words onwards, then its start.
+
+    The passage (whitespace collapsed) is turned to begin at the first place of the longest of the query's
+    units it holds — a quoted phrase as a whole, else one free word (``index/lexical.find_matches``, stems
+    included) — with the words before that place moved to its end. A viewer takes the first run of words
+    it finds on the hit's page (``ui/viewer/phrases.pick_search_phrase``), so it marks the query's words
+    and what follows them; when they sit on another page than the passage's first (a chunk spans pages)
+    or the text layer splits them, it still finds a later run of the passage, and the passage's start
+    last. Marking the passage's first words instead boxed the running header a chunk starts with
+    (new-user trial, issue 11); marking the bare query word found nothing when that word was on the next
+    page. The passage unchanged when it holds none of the query's units (a hit by meaning only).
+
+    Returns:
+        The passage's words, rotated; "" for an empty passage.
+    """
+    flat = _flat(passage)
+    matches = find_matches(flat, query)
+    if not matches:
+        return flat
+    best = max(matches, key=lambda m: (len(m.unit.split()), m.end - m.start, -m.start))
+    start = flat.rfind(" ", 0, best.start) + 1  # the whole word the match is in
+    return f"{flat[start:]} {flat[:start]}".strip()
+
+
 def _flat(passage: str) -> str:
     return unicodedata.normalize("NFC", " ".join(passage.split()))
 

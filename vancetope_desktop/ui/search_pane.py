@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 from ..core.documents import DocumentType
 from ..core.scope_info import VisibleScope
 from ..core.tags import normalize_tag
-from ..services.search import SearchResponse
+from ..services.search import SearchResponse, passage_highlight
 from .scope_text import ScopeRelation, badge_text
 from .search_delegate import SearchResultsDelegate
 from .search_model import ResultRole, SearchRequest, SearchResultsModel, scope_label
@@ -59,8 +59,8 @@ class SearchPane(QWidget):
 
     Signals:
         search_requested(SearchRequest): run this search and answer with ``show_response``.
-        result_activated(str, object, str): (document id, page or None, passage text to highlight),
-            on double-click or Enter on a result.
+        result_activated(str, object, str): (document id, page or None, what to look for: the passage from
+            the query's words on, ``services.search.passage_highlight``), on double-click or Enter on a result.
         result_selected(str): document id of the newly selected result.
     """
 
@@ -399,7 +399,7 @@ class SearchPane(QWidget):
     def _activated(self, index: QModelIndex) -> None:
         hit = index.data(ResultRole.HIT)
         if hit is not None:
-            passage = hit.passages[0].text if hit.passages else ""
+            passage = passage_highlight(hit.passages[0].text, self.model.query) if hit.passages else ""
             self.result_activated.emit(hit.document.id, hit.page, passage)
 
     def _selection_changed(self, selected: QItemSelection, _deselected: QItemSelection) -> None:
