@@ -94,3 +94,15 @@ def test_memory_edit_title_rewrites_the_links_and_names_the_notes_updated(cli):
     assert json.loads(cli("memory", "read", note, "--json").stdout)["content"] == "See [[Varroa mites|the mites]]."
     kept = json.loads(cli("memory", "edit", target, "--title", "Mites", "--keep-links", "--no-wait", "--json").stdout)
     assert kept["title"] == "Mites" and kept["links_updated"] == [] and kept["version"] == 3
+
+
+def test_memory_edit_if_version_refuses_a_document_changed_since_and_writes_nothing(cli):
+    note = _add(cli, "First text.")
+    cli("memory", "edit", note, "--content", "Changed by someone else.", "--no-wait")  # now version 2
+    refused = cli("memory", "edit", note, "--content", "My edit of version 1.", "--if-version", "1", "--no-wait",
+                  ok=False)
+    assert refused.exit_code == 6 and "changed since version 1 (it is at version 2 now)" in refused.output
+    assert _json(cli("memory", "read", note, "--json"))["content"] == "Changed by someone else."
+    done = _json(cli("memory", "edit", note, "--content", "My edit of version 2.", "--if-version", "2",
+                     "--no-wait", "--json"))
+    assert (done["content"], done["version"]) == ("My edit of version 2.", 3)

@@ -3,7 +3,7 @@
 import pytest
 
 from vancetope_desktop.core.documents import DocumentStatus, DocumentType, IndexState
-from vancetope_desktop.core.errors import DocumentNotFound, FolderCycle, InvalidInput
+from vancetope_desktop.core.errors import DocumentNotFound, EditConflict, FolderCycle, InvalidInput
 from vancetope_desktop.core.tags import combine, parse_tag_expression
 from vancetope_desktop.services import documents, folders, indexing
 from vancetope_desktop.services.library import DEFAULT_PROJECT
@@ -131,3 +131,17 @@ def test_folder_names_are_unique_per_level(library):
     with pytest.raises(InvalidInput, match="already there"):
         folders.create_folder(library, "Papers")
     folders.create_folder(library, "Papers", parent_id=papers.id)  # another level: fine
+
+
+def test_an_edit_checked_against_its_version_refuses_a_later_change_and_writes_nothing(library):
+    note = documents.add_text(library, "Version one.", doc_type=DocumentType.NOTE, title="Plan")
+    documents.update_document(library, note.id, content="Version two, by an agent.")
+    with pytest.raises(EditConflict, match="changed since version 1") as refused:
+        documents.update_document(library, note.id, content="My edit of version one.", expected_version=1)
+    assert (refused.value.expected, refused.value.current) == (1, 2)
+    now = documents.get_document(library, note.id)
+    assert (now.content, now.version) == ("Version two, by an agent.", 2)
+    # An edit that changes nothing is not a conflict; one made on the newest version is written.
+    same = documents.update_document(library, note.id, content="Version two, by an agent.", expected_version=1)
+    assert same.version == 2
+    assert documents.rename_document(library, note.id, "Plan B", expected_version=2).document.version == 3

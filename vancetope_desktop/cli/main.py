@@ -397,6 +397,9 @@ def memory_edit(
     update_links: Annotated[bool | None, typer.Option(
         "--update-links/--keep-links", help="Rewrite the notes' [[Old title]] links to the new title (default: the "
         "library setting update_links_on_rename, on unless changed).")] = None,
+    if_version: Annotated[int | None, typer.Option(
+        "--if-version", help="Only if the document is still at this version (the one you edited); else exit 6 "
+        "and write nothing.")] = None,
     scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False, wait: WaitOption = True,
 ) -> None:
     """Change a note's, fact's or result's title or text; the previous version is kept. A new title also
@@ -410,10 +413,12 @@ def memory_edit(
         renamed = None
         if title is not None:
             renamed = doc_service.rename_document(lib, doc_id, title, content=content, reason=reason,
-                                                  user_action=action, update_links=update_links)
+                                                  user_action=action, update_links=update_links,
+                                                  expected_version=if_version)
             doc = renamed.document
         else:
-            doc = doc_service.update_document(lib, doc_id, content=content, reason=reason, user_action=action)
+            doc = doc_service.update_document(lib, doc_id, content=content, reason=reason, user_action=action,
+                                              expected_version=if_version)
         _index_now(lib, [doc.id, *(n.id for n in renamed.updated)] if renamed else [doc.id], wait, as_json)
         # The document as before, with the notes a rename rewrote (and those left linking to the old title).
         value = doc.model_dump(mode="json") | ({"links_updated": [n.model_dump() for n in renamed.updated],

@@ -95,6 +95,18 @@ class UpdatesCycle(RelationRefused):
     """An ``updates`` edge would close a cycle (A updates B updates … A): nobody would be current."""
 
 
+class EditConflict(VancetopeError):
+    """An edit was made on a version of the document that is no longer its newest: someone (another process,
+    an agent, an undo) changed it since. Nothing is written; the caller reads it again or saves anyway."""
+
+    exit_code = 6
+
+    def __init__(self, message: str, *, expected: int, current: int) -> None:
+        super().__init__(message)
+        self.expected = expected
+        self.current = current
+
+
 class UndoRefused(VancetopeError):
     """Nothing to undo or redo, or undoing would overwrite a later change (the document changed since)."""
 

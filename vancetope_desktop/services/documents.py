@@ -21,7 +21,7 @@ from ..core.documents import (
     Source,
     VersionInfo,
 )
-from ..core.errors import ImportFailed, InvalidInput, NotFound
+from ..core.errors import EditConflict, ImportFailed, InvalidInput, NotFound
 from ..core.ids import new_document_id
 from ..core.memories import MemoryType, parse_memory_type, parse_memory_types
 from ..core.reading import READING_STATUS_KEY, ReadingStatus
@@ -315,7 +315,7 @@ def update_document(lib: Library, document_id: str, *, title: str | None = None,
                     metadata: dict[str, Any] | None = None, add_tags: Iterable[str] = (),
                     remove_tags: Iterable[str] = (), reason: str = "edited",
                     user_action: UserAction | None = None, derived_from: Sequence[str] | None = None,
-                    link_rewrites: Sequence[PreparedRewrite] = ()) -> DocumentInfo:
+                    link_rewrites: Sequence[PreparedRewrite] = (), expected_version: int | None = None) -> DocumentInfo:
     """Change a document's title, text content, metadata or tags, keeping the previous state as one version.
 
     A content change re-chunks the document and queues it for re-embedding, and its tags follow the
@@ -330,12 +330,15 @@ def update_document(lib: Library, document_id: str, *, title: str | None = None,
     when only the title changed, else ``edit``: ``audit.record_user_action``). ``derived_from``, when given,
     replaces the document's ``derived_from`` edges in the same transaction (a re-run's new inputs).
     ``link_rewrites`` (made by :func:`rename_document`) are the notes whose links follow the new title,
-    written in the same transaction and recorded under the same ``user_action``.
+    written in the same transaction and recorded under the same ``user_action``. ``expected_version``, when
+    given, is the version the edit was made on (the editor's, HTTP's If-Match): a change is refused when the
+    document is at another version by then (an edit that changes nothing is not).
 
     Raises:
         DocumentNotFound. InvalidInput: blank title/content, malformed tags, or editing the content of a
         file or folder, or of an annotation without its metadata (``services.annotations.edit_annotation``),
         or a note of ``link_rewrites`` changed since it was read (nothing is written then).
+        EditConflict: the document is no longer at ``expected_version`` (nothing is written).
     """
     to_add, to_remove = normalize_tags(add_tags), normalize_tags(remove_tags)
     if title is not None and not title.strip():
@@ -371,6 +374,10 @@ def update_document(lib: Library, document_id: str, *, title: str | None = None,
             set(relations.session_targets(session, document_id, relations.DERIVED_FROM)) != set(derived_from) - {row.id}
         if not (changed_content or changed_title or metadata or changed_tags or changed_inputs):
             return records.info(lib, session, document_id)
+        if expected_version is not None and row.version != expected_version:
+            raise EditConflict(f"“{row.title}” changed since version {expected_version} (it is at version "
+                               f"{row.version} now): read it again, or save without the version check",
+                               expected=expected_version, current=row.version)
         if changed_inputs:
             _set_inputs(session, row, derived_from or [])
         kept_as = row.version
@@ -435,16 +442,18 @@ class Renamed(BaseModel):
 
 def rename_document(lib: Library, document_id: str, title: str, *, content: str | None = None, reason: str = "edited",
                     user_action: UserAction | None = None, writer_scope: str | None = None,
-                    update_links: bool | None = None) -> Renamed:
+                    update_links: bool | None = None, expected_version: int | None = None) -> Renamed:
     """Give a document a new title and, with ``update_links`` (default: the library setting
     ``update_links_on_rename``), point the ``[[Old title]]`` links that led to it at the new title
     (``services.notelinks``): each note rewritten as a new version, in the rename's transaction and undo
     step (``user_action``). A person (``writer_scope`` None) may write every note; an agent
     (``writer_scope`` its scope) only the notes of its own scope. Annotations are never rewritten.
-    ``content`` and ``reason`` are passed to :func:`update_document` (a new text in the same version).
+    ``content``, ``reason`` and ``expected_version`` are passed to :func:`update_document` (a new text in
+    the same version).
 
     Raises:
         DocumentNotFound. InvalidInput: a blank title, or a linking note changed during the rename (try again).
+        EditConflict: the document is no longer at ``expected_version``.
     """
     if not title.strip():
         raise InvalidInput("a title cannot be empty")
@@ -462,7 +471,7 @@ def rename_document(lib: Library, document_id: str, title: str, *, content: str 
     prepared = [PreparedRewrite(r, fit_to_model(extract_text(r.content, DocumentType(r.note.type), r.note.title).chunks,
                                                 embedder)) for r in writable]
     doc = update_document(lib, document_id, title=title, content=content, reason=reason, user_action=user_action,
-                          link_rewrites=prepared)
+                          link_rewrites=prepared, expected_version=expected_version)
     return Renamed(document=doc, updated=[r.note for r in writable], not_updated=left)
 
 

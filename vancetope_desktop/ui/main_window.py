@@ -38,7 +38,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..core.documents import DocumentInfo, DocumentStatus
-from ..core.errors import DocumentNotFound
+from ..core.errors import DocumentNotFound, EditConflict
 from ..core.scopes import ScopeKind
 from ..services import documents, relations, search
 from ..services.demo import DEMO_PROJECT
@@ -615,8 +615,22 @@ class MainWindow(QMainWindow):
             return
         self.workbench.read(lambda _c: documents.get_document(lib, ids[0]), self.annotation_actions.export)
 
-    def _save_from_viewer(self, doc_id: str, content: str) -> None:
-        self.workbench.save_content(doc_id, content, on_saved=lambda doc: self._show_in_tab(doc, None, None))
+    def _save_from_viewer(self, doc_id: str, content: str, *, checked: bool = True) -> None:
+        viewer = self._viewer_for(doc_id)
+        shown = viewer.current_document() if viewer is not None else None
+        # The draft was made on the version the tab shows: a change made since elsewhere (an agent, another
+        # window, an undo) is not overwritten without asking.
+        self.workbench.save_content(
+            doc_id, content, on_saved=lambda doc: self._show_in_tab(doc, None, None),
+            expected_version=shown.version if checked and shown is not None else None,
+            on_conflict=lambda conflict: self._save_conflict(doc_id, content, conflict))
+
+    def _save_conflict(self, doc_id: str, content: str, conflict: EditConflict) -> None:
+        if dialogs.confirm(self, "Changed elsewhere", f"This note was changed elsewhere while you edited it (it "
+                           f"went from version {conflict.expected} to {conflict.current}).\n\nSave your text as "
+                           f"the newest version? The other change stays in its history (Details › History). "
+                           f"No keeps your draft open."):
+            self._save_from_viewer(doc_id, content, checked=False)
 
     def _close_tab(self, index: int) -> None:
         if index != LIBRARY_TAB:

@@ -19,7 +19,7 @@ from typing import Any
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from ..core.documents import DocumentStatus, DocumentType
-from ..core.errors import ScopeNotFound
+from ..core.errors import EditConflict, ScopeNotFound
 from ..core.reading import ReadingStatus
 from ..core.undo import UserAction
 from ..ingest.process_pool import ProcessExtractor
@@ -340,11 +340,33 @@ class Workbench(QObject):
         if said:
             self.notice.emit(f"Renamed “{renamed.document.title}”: {'; '.join(said)}")
 
-    def save_content(self, doc_id: str, content: str, on_saved: Callable[[Any], None] | None = None) -> Task:
-        """Save an edited note's text as a new version."""
-        return self.run("Save", lambda _c: documents.update_document(
-            self.lib, doc_id, content=content, user_action=undo.user_action(self.lib, "Edit", [doc_id])),
-            on_result=on_saved)
+    def save_content(self, doc_id: str, content: str, on_saved: Callable[[Any], None] | None = None, *,
+                     expected_version: int | None = None,
+                     on_conflict: Callable[[EditConflict], None] | None = None) -> Task:
+        """Save an edited note's text as a new version.
+
+        With ``expected_version`` (the version the draft was made on) a document changed since is not
+        overwritten: ``on_conflict`` gets the :class:`EditConflict` instead of ``on_saved`` a document, and
+        no failure is announced (the caller asks the user).
+        """
+        lib = self.lib
+
+        def work(_context: TaskContext) -> Any:
+            try:
+                return documents.update_document(lib, doc_id, content=content, expected_version=expected_version,
+                                                 user_action=undo.user_action(lib, "Edit", [doc_id]))
+            except EditConflict as conflict:
+                if on_conflict is None:
+                    raise
+                return conflict
+
+        def done(result: Any) -> None:
+            if isinstance(result, EditConflict):
+                on_conflict(result)  # type: ignore[misc]
+            elif on_saved is not None:
+                on_saved(result)
+
+        return self.run("Save", work, on_result=done)
 
     def update_metadata(self, doc_id: str, metadata: dict[str, Any]) -> Task:
         """Change metadata fields (authors, year…) of a document."""
