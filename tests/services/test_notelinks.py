@@ -3,7 +3,7 @@ kept up to date on edits and new notes, and the backlinks (linked and unlinked m
 
 from vancetope_desktop.core.documents import DocumentStatus, DocumentType
 from vancetope_desktop.core.wikilinks import find_links
-from vancetope_desktop.services import documents, folders, notelinks, relations, scopes, undo
+from vancetope_desktop.services import documents, folders, moves, notelinks, relations, scopes, undo
 from vancetope_desktop.services.library import DEFAULT_PROJECT
 
 NOTE = DocumentType.NOTE
@@ -181,3 +181,30 @@ def test_a_second_document_with_a_linked_title_makes_the_link_ambiguous_in_every
     assert "several documents for [[Methods]] (2 documents)" in \
         notelinks.link_problem_text(stored)
     assert notelinks.backlinks(library, first.id).linked == []
+
+
+def test_stored_links_follow_a_target_into_and_out_of_the_trash_and_across_scopes(library):
+    scopes.create_scope(library, "session", "s_1", parent=DEFAULT_PROJECT)
+    target = _note(library, "Sparse attention survey.", title="Survey")
+    note = _note(library, "See [[Survey]].", title="Reading")
+
+    def stored():
+        problems = documents.get_document(library, note.id).metadata.get(notelinks.LINK_PROBLEMS, [])
+        return relations.targets(library, note.id, relations.LINKS_TO), [p["problem"] for p in problems]
+
+    assert stored() == ([target.id], [])
+    documents.set_status(library, target.id, DocumentStatus.DELETED)
+    assert stored() == ([], ["missing"])  # the banner says it is missing, as the rule does
+    documents.set_status(library, target.id, DocumentStatus.ACTIVE)
+    assert stored() == ([target.id], [])
+    # Moved down out of the note's sight, then the note follows it into the session: resolved from there.
+    moves.move_documents(library, [target.id], "session/s_1")
+    assert stored() == ([], ["missing"])
+    moves.move_documents(library, [note.id], "session/s_1")
+    assert stored() == ([target.id], [])
+    # Undo of a trash brings the link back too.
+    documents.set_status(library, target.id, DocumentStatus.DELETED,
+                         user_action=undo.user_action(library, "Trash", [target.id]))
+    assert stored() == ([], ["missing"])
+    undo.undo(library)
+    assert stored() == ([target.id], [])

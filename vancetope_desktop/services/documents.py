@@ -558,11 +558,12 @@ def set_status(lib: Library, document_id: str, status: DocumentStatus, *,
     """
     with write_session(lib.engine) as session:
         ids = with_contents(session, document_id)
-        changed = []
+        changed, statuses_before = [], set()
         for doc_id in ids:
             row = records.document_row(session, doc_id)
             if row.status != status.value:
                 before = row.status
+                statuses_before.add(before)
                 apply_status(session, row, status.value, user_action.actor if user_action else audit.current_user())
                 changed.append(doc_id)
                 if user_action is not None:
@@ -570,6 +571,9 @@ def set_status(lib: Library, document_id: str, status: DocumentStatus, *,
                                              {"status": [before, status.value]})
         records.bump_change_counter(session)
         session.flush()
+        if changed and DocumentStatus.DELETED.value in (status.value, *statuses_before):
+            # Into or out of the trash, a document stops or starts answering [[links]] by its title.
+            notelinks.relink_documents(session, [records.document_row(session, i) for i in changed])
         return [records.info(lib, session, i) for i in changed]
 
 

@@ -62,7 +62,7 @@ from ..store import tables
 from ..store.db import read_session, write_session
 from ..store.json_columns import json_or_empty
 from ..store.tables import utcnow
-from . import audit, records, tagging
+from . import audit, notelinks, records, tagging
 from .imports import MERGED_INTO
 from .library import Library
 from .relations import LINK_KEYS, session_linking_documents, session_neighbours, session_repoint
@@ -359,6 +359,8 @@ def merge(lib: Library, keep_id: str, other_ids: Sequence[str], *, actor: str | 
             session.add(row)
             records.withdraw_requests(session, row, who, why=f"merged into {keep.id}")
             audit.record(session, row, MERGE_ACTION, actor=who, reason=f"merged into {keep.id} ({keep.title})")
+        session.flush()
+        notelinks.relink_documents(session, [keep, *rows])  # a title two of them answered now names one
         records.enqueue(session, keep.id, "refresh")
         records.bump_change_counter(session)
     return MergeOutcome(keep_id=keep_id, merged_ids=others)

@@ -24,7 +24,7 @@ from ..core.undo import UserAction
 from ..store import tables
 from ..store.db import read_session, write_session
 from ..store.tables import utcnow
-from . import audit, records
+from . import audit, notelinks, records
 from .folders import RESULTS_FOLDER, ensure_folder, with_contents
 from .library import Library
 from .scopes import ancestry, resolve_relative, session_ancestry, subtree
@@ -161,6 +161,8 @@ def move_in_session(session: Session, document_id: str, target_path: str, *, act
         if session.get(tables.DocumentRow, top.id) is not None:
             _merge_with_namesake(session, top)
     _drop_empty_landing_folders(session, left_folder)
+    # In its new scope a document answers other [[links]] and its own links resolve from there.
+    notelinks.relink_documents(session, [r for i in ids if (r := session.get(tables.DocumentRow, i)) is not None])
     return ids
 
 

@@ -24,9 +24,10 @@ Undoing the rename turns the title and the rewritten notes back together.
 What a note links to is kept as ``links_to`` edges of the relation table (``services.relations``, so "what
 links here" is one indexed query), and in its metadata :data:`LINK_PROBLEMS` (the missing and ambiguous
 targets, each with its :func:`title_key`) and :data:`LINK_TITLES` (the keys of every title it names). They
-are refreshed whenever the note's text is stored (:func:`refresh_links`) and whenever a document appears or
-changes its title (:func:`relink_titles`): then every note naming the new or the old title, or linking to
-that document, is resolved again, so the stored links and the rule always agree.
+are refreshed whenever the note's text is stored (:func:`refresh_links`), whenever a document appears or
+changes its title (:func:`relink_titles`), and whenever it moves to another scope or into or out of the trash
+(:func:`relink_documents`): then every note naming the new or the old title, or linking to that document, is
+resolved again, so the stored links and the rule always agree.
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ LINK_PROBLEMS = "link_problems"
 LINK_TITLES = "link_titles"
 """Metadata key of a note holding the :func:`title_key` of every title its links name (ids left out): the
 notes a document appearing or renamed under one of them must re-resolve (:func:`relink_titles`)."""
+_FEW_KEYS = 16  # up to this many title keys, one instr() per key per row beats parsing every linking note
 UNLINKED_LIMIT = 50
 """At most this many unlinked mentions are listed (a one-word title can be mentioned everywhere)."""
 LINKS_AUTHOR = "system:links"
@@ -201,19 +203,53 @@ def relink_titles(session: Session, *titles: str, document_id: str | None = None
     Returns:
         The ids of the notes re-resolved, sorted.
     """
-    ids: set[str] = set()
-    meta = json_or_empty("d.metadata")
-    for key in {title_key(t) for t in titles if t and t.strip()}:
-        # instr() first: only notes naming the key (as their JSON stores it) are parsed, not every document's
-        # metadata. LINK_PROBLEMS also for notes stored before LINK_TITLES existed.
-        ids.update(r[0] for r in session.exec(
-            text(f"SELECT d.id FROM (SELECT id, metadata FROM document WHERE instr(metadata, :needle)) d "
-                 f"WHERE EXISTS (SELECT 1 FROM json_each({meta}, '$.{LINK_TITLES}') j WHERE j.value = :key) "
-                 f"OR EXISTS (SELECT 1 FROM json_each({meta}, '$.{LINK_PROBLEMS}') j "
-                 "WHERE json_extract(j.value, '$.key') = :key)"),
-            params={"needle": json.dumps(key), "key": key}).all())
+    ids = _naming(session, {title_key(t) for t in titles if t and t.strip()})
     if document_id is not None:
         ids.update(session_sources(session, LINKS_TO, [document_id]))
+    return _refresh(session, ids)
+
+
+def relink_documents(session: Session, rows: Iterable[tables.DocumentRow]) -> list[str]:
+    """Re-resolve, in the caller's write transaction, what ``rows`` changing where or whether they can be
+    linked touches: they moved to another scope, or into or out of the trash. The notes naming their titles
+    (or an imported note's file name) or linking to them, and the rows' own links (a moved note resolves
+    from its new scope). Folders are skipped. Call it after the change is flushed.
+
+    Returns:
+        The ids of the notes re-resolved, sorted.
+    """
+    rows = [r for r in rows if r.type != DocumentType.FOLDER.value]
+    if not rows:
+        return []
+    keys = {title_key(r.title) for r in rows if r.title and r.title.strip()}
+    keys.update(k for r in rows for k in _note_file_key(r.meta.get("original_name")))
+    ids = _naming(session, keys) | set(session_sources(session, LINKS_TO, [r.id for r in rows]))
+    ids.update(r.id for r in rows if "[[" in (r.content or ""))
+    return _refresh(session, ids)
+
+
+def _naming(session: Session, keys: set[str]) -> set[str]:
+    """The notes whose links name one of ``keys`` (title keys), resolved or not."""
+    if not keys:
+        return set()
+    meta = json_or_empty("d.metadata")
+    # instr() first: only notes naming a key (as their JSON stores it) are parsed, not every document's
+    # metadata; for many keys at once (a folder moved), the notes with links at all. LINK_PROBLEMS also for
+    # notes stored before LINK_TITLES existed.
+    needles = [json.dumps(k) for k in sorted(keys)] if len(keys) <= _FEW_KEYS else \
+        [f'"{LINK_TITLES}"', f'"{LINK_PROBLEMS}"']
+    params: dict[str, object] = {f"n{i}": n for i, n in enumerate(needles)} | {"keys": json.dumps(sorted(keys))}
+    prefilter = " OR ".join(f"instr(metadata, :n{i})" for i in range(len(needles)))
+    return {r[0] for r in session.exec(
+        text(f"SELECT d.id FROM (SELECT id, metadata FROM document WHERE {prefilter}) d "
+             f"WHERE EXISTS (SELECT 1 FROM json_each({meta}, '$.{LINK_TITLES}') j "
+             "WHERE j.value IN (SELECT value FROM json_each(:keys))) "
+             f"OR EXISTS (SELECT 1 FROM json_each({meta}, '$.{LINK_PROBLEMS}') j "
+             "WHERE json_extract(j.value, '$.key') IN (SELECT value FROM json_each(:keys)))"),
+        params=params).all()}
+
+
+def _refresh(session: Session, ids: set[str]) -> list[str]:
     for doc_id in sorted(ids):
         row = records.document_row(session, doc_id)
         refresh_links(session, row)

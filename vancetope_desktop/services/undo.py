@@ -34,7 +34,7 @@ from ..core.errors import InvalidInput, NotFound, NothingToUndo, UndoRefused
 from ..core.undo import UndoStep, UserAction
 from ..store import tables
 from ..store.db import read_session, write_session
-from . import audit, records
+from . import audit, notelinks, records
 from .documents import RestorePlan, apply_restore, apply_status, prepare_restore
 from .folders import place_in_folder
 from .library import Library
@@ -264,6 +264,9 @@ def _invert_status(session: Session, step: UndoStep, direction: str, row: tables
     if row.status != now:
         raise _changed_since(step, direction, row, f"became {DocumentStatus(row.status).value}")
     apply_status(session, row, wanted, actor)
+    if DocumentStatus.DELETED.value in (now, wanted):  # into or out of the trash: its [[links]] follow
+        session.flush()
+        notelinks.relink_documents(session, [row])
 
 
 def _invert_folder(session: Session, step: UndoStep, direction: str, row: tables.DocumentRow,
