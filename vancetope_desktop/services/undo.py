@@ -1,4 +1,5 @@
-"""Undo and redo of a person's own actions: trash, folder moves, scope moves by hand, tags, renames, edits.
+"""Undo and redo of a person's own actions: trash, folder moves, scope moves by hand, tags, renames, edits,
+memory types.
 
 The services record each such action in the audit trail, one entry per document it changed, all under
 the action's group id (``audit.record_user_action``, given a ``core.undo.UserAction`` by the app or the
@@ -34,6 +35,7 @@ from ..core.errors import InvalidInput, NotFound, NothingToUndo, UndoRefused
 from ..core.undo import UndoStep, UserAction
 from ..store import tables
 from ..store.db import read_session, write_session
+from ..store.tables import utcnow
 from . import audit, records
 from .documents import RestorePlan, apply_restore, apply_status, prepare_restore
 from .folders import place_in_folder
@@ -174,6 +176,8 @@ def _invert(lib: Library, step: UndoStep, actor: str, direction: str) -> UndoSte
                 _invert_folder(session, step, direction, row, entry)
             elif entry.action in ("promote", "demote"):
                 _invert_scope_move(session, step, direction, row, entry, actor)
+            elif entry.action == "memory_type":
+                _invert_memory_type(session, step, direction, row, entry)
             audit.record_user_action(session, row, direction, marker, change, reason=step.label)
         records.bump_change_counter(session)
     return step.model_copy(update={"document_ids": list(dict.fromkeys(e.document_id for e in entries))})
@@ -264,6 +268,17 @@ def _invert_status(session: Session, step: UndoStep, direction: str, row: tables
     if row.status != now:
         raise _changed_since(step, direction, row, f"became {DocumentStatus(row.status).value}")
     apply_status(session, row, wanted, actor)
+
+
+def _invert_memory_type(session: Session, step: UndoStep, direction: str, row: tables.DocumentRow,
+                        entry: tables.AuditRow) -> None:
+    """Give a note back the memory type it had before (undo) or after (redo) ``services.memories.set_memory_type``."""
+    before, after = entry.payload["memory_type"]
+    now, wanted = (after, before) if direction == "undo" else (before, after)
+    if row.memory_type != now:
+        raise _changed_since(step, direction, row, f"had its memory type changed to {row.memory_type or 'none'}")
+    row.memory_type, row.updated_at = wanted, utcnow()
+    session.add(row)
 
 
 def _invert_folder(session: Session, step: UndoStep, direction: str, row: tables.DocumentRow,
