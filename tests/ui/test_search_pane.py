@@ -11,9 +11,10 @@ from PySide6.QtWidgets import QStyleOptionViewItem
 
 from vancetope_desktop.core.documents import ChunkRole, DocumentInfo, DocumentStatus, DocumentType
 from vancetope_desktop.core.errors import InvalidInput
+from vancetope_desktop.core.memories import MEMORY_TYPE_HINTS, MemoryType
 from vancetope_desktop.core.scope_info import VisibleScope
 from vancetope_desktop.core.tags import AllOf, AnyOf, TagIs
-from vancetope_desktop.services import citation_keys, documents, indexing, scopes
+from vancetope_desktop.services import citation_keys, documents, indexing, saved_searches, scopes
 from vancetope_desktop.services.search import Passage, SearchHit, SearchResponse, search
 from vancetope_desktop.ui.search_model import (
     ResultRole,
@@ -237,6 +238,39 @@ def test_filter_changes_search_again_with_types_tags_and_scopes(qtbot, pane, req
     assert ids == sorted(set(ids))
     with pytest.raises(InvalidInput):
         pane.add_tag_filter("bad,tag")
+
+
+def test_the_memory_type_filter_is_sent_with_the_seed_s_hints_as_tooltips(qtbot, pane, requests):
+    combo = pane.memory_type_combo
+    assert [combo.itemData(i) for i in range(combo.count())] == [None, *(t.value for t in MemoryType)]
+    feedback = combo.findData("feedback")
+    assert MEMORY_TYPE_HINTS[MemoryType.FEEDBACK] in combo.itemData(feedback, Qt.ItemDataRole.ToolTipRole)
+    assert _search(pane, qtbot, "deploy").memory_types == ()
+    combo.setCurrentIndex(feedback)
+    assert requests[-1].memory_types == (MemoryType.FEEDBACK,) and requests[-1].query == "deploy"
+    assert MEMORY_TYPE_HINTS[MemoryType.FEEDBACK] in combo.toolTip()
+    combo.setCurrentIndex(0)
+    assert requests[-1].memory_types == ()
+
+
+def test_the_window_searches_memories_of_the_chosen_type_and_saves_the_filter(qtbot, library, make_window):
+    lesson = documents.add_text(library, "Deploy the schema before the code.", doc_type=DocumentType.NOTE,
+                                title="Deploy order", memory_type="feedback")
+    documents.add_text(library, "Deploy runbook: the schema, then the code.", doc_type=DocumentType.NOTE,
+                       title="Deploy runbook", memory_type="reference")
+    documents.add_text(library, "Deploy checklist of the schema and the code.", title="Deploy checklist")
+    window = make_window(library)
+    pane = window.search_pane
+    pane.memory_type_combo.setCurrentIndex(pane.memory_type_combo.findData("feedback"))
+    pane.query_edit.setText("deploy schema code")
+    request = pane.search_now()
+    qtbot.waitUntil(lambda: pane._pending is None and pane.model.rowCount() > 0, timeout=30_000)
+    assert request.memory_types == (MemoryType.FEEDBACK,)
+    assert [pane.model.hit(r).document.id for r in range(pane.model.rowCount())] == [lesson.id]
+    window.notes.save_search("Deploy lessons")
+    qtbot.waitUntil(lambda: "Deploy lessons" in window.folder_tree.folder_model.saved_searches(), timeout=30_000)
+    saved = saved_searches.get_saved(library, "Deploy lessons")
+    assert saved.memory_types == [MemoryType.FEEDBACK] and saved.query == "deploy schema code"
 
 
 def test_at_least_one_scope_toggle_stays_on(qtbot, pane, requests):

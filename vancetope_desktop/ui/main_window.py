@@ -217,7 +217,7 @@ class MainWindow(QMainWindow):
         spacer = QWidget()
         spacer.setSizePolicy(spacer.sizePolicy().Policy.Expanding, spacer.sizePolicy().Policy.Preferred)
         bar.addWidget(spacer)
-        self.memory_type_filter = MemoryTypePicker("All memory types", "Every document, memory or not")
+        self.memory_type_filter = MemoryTypePicker("All memory types", "Every document, memory or not", episodes=True)
         bar.addWidget(self.memory_type_filter)
         self.quick_filter = QLineEdit()
         self.quick_filter.setPlaceholderText("Filter the list…")
@@ -654,7 +654,8 @@ class MainWindow(QMainWindow):
 
         def work(_context: TaskContext):
             return search.search(lib, request.query, scope=scope, tag_filter=request.tag_filter(),
-                                 types=request.types, scopes=request.scopes, limit=request.limit)
+                                 types=request.types, scopes=request.scopes, limit=request.limit,
+                                 memory_types=request.memory_types)
 
         pane = self.search_pane
         self.workbench.read(work, lambda response: pane.show_response(request.request_id, response), title="Search",

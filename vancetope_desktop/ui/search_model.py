@@ -16,6 +16,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 
 from ..core.documents import ChunkRole, DocumentType
+from ..core.memories import MemoryType
 from ..core.tags import TagFilter, all_of, any_of
 from ..index.lexical import find_matches
 from ..services.search import SearchHit, SearchResponse
@@ -37,6 +38,7 @@ class SearchRequest:
         scopes: the visible scope paths to search, or None for all of them.
         limit: number of documents wanted.
         scope: the acting scope given to ``set_visible_scopes`` (None: the library's current scope).
+        memory_types: agent memory types wanted (``core.memories``); empty means any document, memory or not.
     """
 
     request_id: int
@@ -47,6 +49,7 @@ class SearchRequest:
     scopes: tuple[str, ...] | None = None
     limit: int = 30
     scope: str | None = None
+    memory_types: tuple[MemoryType, ...] = ()
 
     def tag_filter(self) -> TagFilter | None:
         """The tags as a ``core.tags`` filter for ``search(tag_filter=…)``; None without tags."""

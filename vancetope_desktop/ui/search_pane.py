@@ -28,9 +28,11 @@ from PySide6.QtWidgets import (
 )
 
 from ..core.documents import DocumentType
+from ..core.memories import MemoryType
 from ..core.scope_info import VisibleScope
 from ..core.tags import normalize_tag
 from ..services.search import SearchResponse
+from .memory_type_picker import MemoryTypePicker
 from .scope_text import ScopeRelation, badge_text
 from .search_delegate import SearchResultsDelegate
 from .search_model import ResultRole, SearchRequest, SearchResultsModel, scope_label
@@ -55,7 +57,7 @@ QToolButton:checked {
 
 
 class SearchPane(QWidget):
-    """Search box, type/tag/scope filters, a status line and the result list.
+    """Search box, type/memory type/tag/scope filters, a status line and the result list.
 
     Signals:
         search_requested(SearchRequest): run this search and answer with ``show_response``.
@@ -93,6 +95,8 @@ class SearchPane(QWidget):
         for doc_type in DocumentType:
             if doc_type is not DocumentType.FOLDER:
                 self.type_combo.addItem(doc_type.value.capitalize(), doc_type)
+        # What a memory is for (issue 12), beside the document type: the picker's items carry the seed's hints.
+        self.memory_type_combo = MemoryTypePicker("All memory types", "Every document, memory or not", episodes=True)
         self.match_button = QToolButton()
         self.match_button.setCheckable(True)
         self.match_button.setToolTip("Documents must carry every tag (all) or at least one (any)")
@@ -122,6 +126,7 @@ class SearchPane(QWidget):
         self.query_edit.returnPressed.connect(self.search_now)
         self.query_edit.installEventFilter(self)
         self.type_combo.currentIndexChanged.connect(self._filters_changed)
+        self.memory_type_combo.currentIndexChanged.connect(self._filters_changed)
         self.match_button.toggled.connect(self._match_toggled)
         self.results_view.activated.connect(self._activated)
         self.results_view.selectionModel().selectionChanged.connect(self._selection_changed)
@@ -132,6 +137,7 @@ class SearchPane(QWidget):
         top = QHBoxLayout()
         top.addWidget(self.query_edit, 1)
         top.addWidget(self.type_combo)
+        top.addWidget(self.memory_type_combo)
         self._scope_row = QHBoxLayout()
         self._scope_row.setContentsMargins(0, 0, 0, 0)
         self._scope_row.setSpacing(2)
@@ -279,11 +285,13 @@ class SearchPane(QWidget):
         self._next_id += 1
         checked = [b.property("scope_path") for b in self._scope_buttons if b.isChecked()]
         all_on = len(checked) == len(self._scope_buttons)
+        memory_type = self.memory_type_combo.memory_type()
         request = SearchRequest(
             request_id=self._next_id, query=query, tags=tuple(self._tags),
             tag_mode="any" if self.match_button.isChecked() else "all",
             types=() if self.type_combo.currentData() is None else (self.type_combo.currentData(),),
             scopes=None if all_on else tuple(checked), limit=self.limit, scope=self._scope,
+            memory_types=(MemoryType(memory_type),) if memory_type else (),
         )
         self._pending = request.request_id
         self._quiet = request.request_id if quiet else None
