@@ -271,6 +271,7 @@ class DocumentTableModel(QAbstractTableModel):
         self._current_scope = ""
         self._scope_names: dict[str, str] = {}
         self._siblings: frozenset[str] = frozenset()
+        self._superseded: dict[str, str | None] = {}
         self._search: dict[str, str] = {}
         self._dots: dict[IndexState, QIcon] = {}
 
@@ -278,7 +279,7 @@ class DocumentTableModel(QAbstractTableModel):
 
     def set_documents(
         self, docs: Sequence[DocumentInfo], *, current_scope: str, scope_names: Mapping[str, str],
-        sibling_scopes: Collection[str] = (),
+        sibling_scopes: Collection[str] = (), superseded: Mapping[str, str | None] | None = None,
     ) -> None:
         """Replace all rows.
 
@@ -289,6 +290,8 @@ class DocumentTableModel(QAbstractTableModel):
             scope_names: scope path → human name; a missing path shows its key.
             sibling_scopes: the sibling think processes ``current_scope`` sees the results of
                 (``VisibleScope.results_only``).
+            superseded: archived id → the title of the document that superseded it, None when not for
+                these eyes (``services.lifecycle.superseded_titles``): its title says "superseded by …".
         """
         self.beginResetModel()
         self._docs = list(docs)
@@ -296,6 +299,7 @@ class DocumentTableModel(QAbstractTableModel):
         self._current_scope = current_scope
         self._scope_names = dict(scope_names)
         self._siblings = frozenset(sibling_scopes)
+        self._superseded = dict(superseded or {})
         self._search.clear()
         self.endResetModel()
 
@@ -382,7 +386,7 @@ class DocumentTableModel(QAbstractTableModel):
     def _display(self, doc: DocumentInfo, column: Column) -> str:
         match column:
             case Column.TITLE:
-                return doc.title
+                return doc.title + self._superseded_note(doc)
             case Column.AUTHORS:
                 return format_authors(author_list(doc.metadata))
             case Column.YEAR:
@@ -446,7 +450,7 @@ class DocumentTableModel(QAbstractTableModel):
     def _tooltip(self, doc: DocumentInfo, column: Column) -> str | None:
         match column:
             case Column.TITLE:
-                return doc.title if not doc.file_path else f"{doc.title}\n{doc.file_path}"
+                return doc.title + self._superseded_note(doc) + (f"\n{doc.file_path}" if doc.file_path else "")
             case Column.AUTHORS:
                 return "\n".join(author_list(doc.metadata)) or None
             case Column.SCOPE:
@@ -458,6 +462,13 @@ class DocumentTableModel(QAbstractTableModel):
                 return self._display(doc, column) or None
             case _:
                 return None
+
+    def _superseded_note(self, doc: DocumentInfo) -> str:
+        """" · superseded by “Newer”" for a superseded memory (issue 12's lifecycle), else ""."""
+        if doc.id not in self._superseded:
+            return ""
+        newer = self._superseded[doc.id]
+        return f"  · superseded by “{newer}”" if newer else "  · superseded by a newer document"
 
     def _scope_tooltip(self, doc: DocumentInfo) -> str:
         relation, name = self.relation(doc), self.scope_name(doc.scope)

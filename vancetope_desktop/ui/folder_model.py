@@ -57,6 +57,7 @@ SMART_ENTRIES: tuple[tuple[str, str, QStyle.StandardPixmap], ...] = (
     ("unread", "Unread", QStyle.StandardPixmap.SP_FileDialogInfoView),
     ("problems", "Needs OCR / Failed", QStyle.StandardPixmap.SP_MessageBoxWarning),
     ("stale", "Stale results", QStyle.StandardPixmap.SP_BrowserReload),
+    ("archived", "Archived", QStyle.StandardPixmap.SP_DialogSaveButton),
     ("trash", "Trash", QStyle.StandardPixmap.SP_TrashIcon),
 )
 """(key, label, fallback icon) of the smart entries, in display order."""
@@ -78,8 +79,8 @@ class FolderTarget:
     """What a tree node stands for.
 
     Attributes:
-        kind: ``smart`` (key: all, unfiled, recent, unread, problems, stale, trash), ``scope`` (key: a scope
-            path), ``folder`` (key: a folder id) or ``saved`` (key: a saved search's name; "" for the
+        kind: ``smart`` (key: all, unfiled, recent, unread, problems, stale, archived, trash), ``scope`` (key:
+            a scope path), ``folder`` (key: a folder id) or ``saved`` (key: a saved search's name; "" for the
             :data:`SAVED_HEADER` node above them).
         key: see ``kind``.
         scope: the scope the node belongs to (for smart entries: the current scope).
@@ -178,7 +179,7 @@ class FolderTreeModel(QAbstractItemModel):
         return self._smart_counts.get(key, 0)
 
     def set_smart_counts(self, counts: Mapping[str, int]) -> None:
-        """Set the numbers after the smart entries (keys all, unfiled, recent, problems, trash)."""
+        """Set the numbers after the smart entries (keys of ``services.documents.SMART_VIEWS``)."""
         self._smart_counts = dict(counts)
         smart = [n for n in self._root.children if n.target.kind == "smart"]
         for node in smart:

@@ -394,9 +394,10 @@ class MainWindow(QMainWindow):
         self.chips_delegate.set_colors(snapshot.tag_colors)
         self.details.set_tag_colors(snapshot.tag_colors)
         self.details.set_tag_completions([t.tag for t in snapshot.tags])
-        self.table.set_trash_mode(state.target.kind == "smart" and state.target.key == "trash")
+        smart = state.target.key if state.target.kind == "smart" else None
+        self.table.set_trash_mode(smart == "trash", archived=smart == "archived")
         self.table.set_documents(snapshot.documents, current_scope=state.scope, scope_names=snapshot.scope_names,
-                                 sibling_scopes=sibling_paths(snapshot.visible))
+                                 sibling_scopes=sibling_paths(snapshot.visible), superseded=snapshot.superseded)
         searched = self.search_pane.set_visible_scopes(snapshot.visible, state.scope, snapshot.scope_names)
         changed = self._changes is not None and snapshot.change_counter != self._changes
         if changed and not searched:
