@@ -16,6 +16,7 @@ from vancetope_desktop.core.scope_info import VisibleScope
 from vancetope_desktop.core.tags import AllOf, AnyOf, TagIs
 from vancetope_desktop.services import citation_keys, documents, indexing, saved_searches, scopes
 from vancetope_desktop.services.search import Passage, SearchHit, SearchResponse, search
+from vancetope_desktop.ui.scope_text import ScopeRelation
 from vancetope_desktop.ui.search_model import (
     ResultRole,
     SearchRequest,
@@ -384,6 +385,27 @@ def test_a_sibling_think_process_is_marked_as_a_sibling_not_inherited(qtbot, qtm
     marks = [(model.index(r).data(ResultRole.INHERITED), model.index(r).data(ResultRole.SIBLING)) for r in range(3)]
     assert marks == [(False, False), (True, False), (False, True)]
     assert not pane.grab().isNull()  # the "↔" badge paints
+
+
+def test_the_memory_of_the_agent_running_the_session_is_marked_as_the_agent_s(qtbot, qtmodeltester):
+    pane = SearchPane()
+    qtbot.addWidget(pane)
+    pane.resize(420, 600)
+    agent = "agent/tau"
+    pane.set_visible_scopes([VisibleScope(path=SESSION, distance=0, weight=1.0),
+                             VisibleScope(path=agent, distance=1, weight=0.8, via_agent=True),
+                             VisibleScope(path="project/inbox", distance=1, weight=0.7)],
+                            SESSION, {SESSION: "Reading week", agent: "Tau", "project/inbox": "Inbox"})
+    assert [b.text() for b in pane._scope_buttons] == ["Reading week", "⚙ Tau", "↑ Inbox"]
+    assert pane._scope_buttons[1].toolTip().endswith("(the agent that runs this scope: its own memory)")
+    _show(pane, qtbot, _hit(1, "agent's", scope=agent, distance=1),
+          _hit(2, "inherited", scope="project/inbox", distance=1))
+    model = pane.model
+    qtmodeltester.check(model)
+    assert [model.index(r).data(ResultRole.INHERITED) for r in range(2)] == [False, True]
+    assert [ScopeRelation(model.index(r).data(ResultRole.RELATION)) for r in range(2)] == [
+        ScopeRelation.AGENT, ScopeRelation.INHERITED]
+    assert not pane.grab().isNull()  # the "⚙" badge paints
 
 
 # Re-running after library changes ----------------------------------------------------------------

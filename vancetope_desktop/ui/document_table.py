@@ -156,10 +156,12 @@ class DocumentTableView(QTableView):
     def set_documents(
         self, docs: Sequence[DocumentInfo], *, current_scope: str, scope_names: Mapping[str, str],
         sibling_scopes: Collection[str] = (), superseded: Mapping[str, str | None] | None = None,
+        agent_scopes: Collection[str] = (),
     ) -> None:
         """Show ``docs`` (see :meth:`DocumentTableModel.set_documents`); the selection is kept by id."""
         self.document_model.set_documents(docs, current_scope=current_scope, scope_names=scope_names,
-                                          sibling_scopes=sibling_scopes, superseded=superseded)
+                                          sibling_scopes=sibling_scopes, superseded=superseded,
+                                          agent_scopes=agent_scopes)
 
     def set_quick_filter(self, text: str) -> None:
         """Show only rows whose title, authors, tags or year contain every word of ``text``."""

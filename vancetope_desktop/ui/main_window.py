@@ -69,7 +69,14 @@ from .review_dock import ReviewDock
 from .scope_move_flow import ScopeMoveFlow
 from .scope_settings_dialog import ScopeSettingsFlow
 from .scope_switcher import ScopeSwitcher
-from .scope_text import ScopeRelation, descendant_paths, refusal_text, scope_relation, sibling_paths
+from .scope_text import (
+    ScopeRelation,
+    agent_paths,
+    descendant_paths,
+    refusal_text,
+    scope_relation,
+    sibling_paths,
+)
 from .search_pane import SearchPane, SearchRequest
 from .settings_dialog import SettingsDialog
 from .snapshot import Snapshot
@@ -397,7 +404,8 @@ class MainWindow(QMainWindow):
         smart = state.target.key if state.target.kind == "smart" else None
         self.table.set_trash_mode(smart == "trash", archived=smart == "archived")
         self.table.set_documents(snapshot.documents, current_scope=state.scope, scope_names=snapshot.scope_names,
-                                 sibling_scopes=sibling_paths(snapshot.visible), superseded=snapshot.superseded)
+                                 sibling_scopes=sibling_paths(snapshot.visible), superseded=snapshot.superseded,
+                                 agent_scopes=agent_paths(snapshot.visible))
         searched = self.search_pane.set_visible_scopes(snapshot.visible, state.scope, snapshot.scope_names)
         changed = self._changes is not None and snapshot.change_counter != self._changes
         if changed and not searched:
@@ -433,7 +441,8 @@ class MainWindow(QMainWindow):
             self.details.show_document(None)
 
     def _seen_here(self, doc: DocumentInfo, listed: set[str]) -> bool:
-        return doc.id in listed or self.relation(doc) in (ScopeRelation.OWN, ScopeRelation.INHERITED)
+        return doc.id in listed or self.relation(doc) in (ScopeRelation.OWN, ScopeRelation.INHERITED,
+                                                          ScopeRelation.AGENT)
 
     def _retitle_tabs(self, snapshot: Snapshot) -> None:
         """Viewer tabs follow renames (their documents' new titles arrive with each snapshot)."""
@@ -490,7 +499,8 @@ class MainWindow(QMainWindow):
             return scope_relation(doc.scope, self.current_scope)
         return scope_relation(doc.scope, self.current_scope, sibling_paths(snapshot.visible),
                               ancestors=[v.path for v in snapshot.visible if not v.results_only],
-                              inside=descendant_paths(snapshot.scopes, self.current_scope))
+                              inside=descendant_paths(snapshot.scopes, self.current_scope),
+                              agents=agent_paths(snapshot.visible))
 
     def _refuse_read_only(self, ids: list[str], doing: str) -> list[str]:
         """The ids of ``ids`` the window's scope may edit; for the others, the status bar says where they

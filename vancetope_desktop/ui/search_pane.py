@@ -44,7 +44,8 @@ DEBOUNCE_MS = 250
 DEFAULT_LIMIT = 30
 SCOPE_BUTTON_CHARS = 18
 _RELATION_NOTE = {ScopeRelation.OWN: "", ScopeRelation.INHERITED: " (inherited)",
-                  ScopeRelation.SIBLING: " (a sibling think process: its results only)"}
+                  ScopeRelation.SIBLING: " (a sibling think process: its results only)",
+                  ScopeRelation.AGENT: " (the agent that runs this scope: its own memory)"}
 """Scope names longer than this are cut on their toggle (the tooltip has the full path)."""
 PILL_STYLE = """
 QToolButton { border: 1px solid palette(mid); border-radius: 10px; padding: 1px 8px; background: palette(base); }
@@ -196,13 +197,14 @@ class SearchPane(QWidget):
             came again, which keeps the user's toggles and results.
         """
         names = dict(names or {})
-        shown = (current, [(s.path, s.distance, s.results_only) for s in scopes], names)
+        shown = (current, [(s.path, s.distance, s.results_only, s.via_agent) for s in scopes], names)
         if shown == self._shown_scopes:
             return False  # every window refresh passes the scopes again: keep the user's toggles and results
         self._shown_scopes = shown
         self._scope = current
         self.model.set_scope_names(names)
         self.model.set_sibling_scopes(s.path for s in scopes if s.results_only)
+        self.model.set_agent_scopes(s.path for s in scopes if s.via_agent)
         for button in self._scope_buttons:
             self._scope_row.removeWidget(button)
             button.deleteLater()
@@ -428,7 +430,10 @@ class SearchPane(QWidget):
 
 
 def _relation(scope: VisibleScope) -> ScopeRelation:
-    """A searched scope's place: the acting scope, an ancestor, or a sibling seen for its results."""
+    """A searched scope's place: the acting scope, an ancestor, a sibling seen for its results, or the agent
+    that runs the acting scope."""
     if scope.results_only:
         return ScopeRelation.SIBLING
+    if scope.via_agent:
+        return ScopeRelation.AGENT
     return ScopeRelation.OWN if scope.distance == 0 else ScopeRelation.INHERITED
