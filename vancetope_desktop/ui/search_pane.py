@@ -135,10 +135,12 @@ class SearchPane(QWidget):
         self._update_status()
 
     def _build_layout(self) -> None:
-        top = QHBoxLayout()
-        top.addWidget(self.query_edit, 1)
-        top.addWidget(self.type_combo)
-        top.addWidget(self.memory_type_combo)
+        # The query gets the pane's whole width; the type filters sit below it (a narrow dock cut the query to a
+        # few letters when all three shared one row).
+        filters = QHBoxLayout()
+        filters.addWidget(self.type_combo)
+        filters.addWidget(self.memory_type_combo)
+        filters.addStretch(1)
         self._scope_row = QHBoxLayout()
         self._scope_row.setContentsMargins(0, 0, 0, 0)
         self._scope_row.setSpacing(2)
@@ -158,7 +160,8 @@ class SearchPane(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.setSpacing(4)
-        layout.addLayout(top)
+        layout.addWidget(self.query_edit)
+        layout.addLayout(filters)
         layout.addWidget(self._scope_box)
         layout.addWidget(self._tag_box)
         layout.addWidget(self.status_label)

@@ -1,5 +1,6 @@
-"""A session run by an agent (``scopes.set_agent``) lists the agent's memories as the agent's ("⚙ Tau"), not as
-inherited from an ancestor: in the document list, its tooltip, Details and the folder tree."""
+"""Agent memory in the window: a session run by an agent (``scopes.set_agent``) lists the agent's memories as the
+agent's ("⚙ Tau"), not as inherited from an ancestor (the list, its tooltip, Details, the folder tree); and a
+memory type changed in Details is a step of Edit ▸ Undo."""
 
 from __future__ import annotations
 
@@ -32,3 +33,18 @@ def test_a_session_run_by_an_agent_marks_the_agent_s_memories(qtbot, library, ma
     tree = window.folder_tree.folder_model
     tooltip = tree.index_for(FolderTarget("scope", AGENT, AGENT, True)).data(Qt.ItemDataRole.ToolTipRole)
     assert "the memory of the agent that runs this scope" in tooltip
+
+
+def test_edit_undo_names_a_memory_type_change_made_in_details_and_takes_it_back(qtbot, library, make_window):
+    note = documents.add_text(library, "Deploy on weekdays only.", doc_type=DocumentType.NOTE, title="Deploy rule")
+    window = make_window(library)
+    window.open_document(note.id)
+    picker = window.details.memory_type
+    qtbot.waitUntil(lambda: window.details.document_id() == note.id and picker.isEnabled(), timeout=WAIT_MS)
+    picker.setCurrentIndex(picker.findData("feedback"))
+    picker.activated.emit(picker.currentIndex())  # as a person's pick announces it
+    undo_action = window.undo_actions.undo_action
+    qtbot.waitUntil(lambda: undo_action.text() == "Undo Set memory type of “Deploy rule” to feedback",
+                    timeout=WAIT_MS)
+    undo_action.trigger()
+    qtbot.waitUntil(lambda: documents.get_document(library, note.id).memory_type is None, timeout=WAIT_MS)
