@@ -261,6 +261,7 @@ def test_the_window_searches_memories_of_the_chosen_type_and_saves_the_filter(qt
                        title="Deploy runbook", memory_type="reference")
     documents.add_text(library, "Deploy checklist of the schema and the code.", title="Deploy checklist")
     window = make_window(library)
+    assert window.memory_type_filter.findData("episode") > 0  # the list's filter offers episodes too
     pane = window.search_pane
     pane.memory_type_combo.setCurrentIndex(pane.memory_type_combo.findData("feedback"))
     pane.query_edit.setText("deploy schema code")
