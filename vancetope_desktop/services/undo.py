@@ -35,7 +35,6 @@ from ..core.errors import InvalidInput, NotFound, NothingToUndo, UndoRefused
 from ..core.undo import UndoStep, UserAction
 from ..store import tables
 from ..store.db import read_session, write_session
-from ..store.tables import utcnow
 from . import audit, records
 from .documents import RestorePlan, apply_restore, apply_status, prepare_restore
 from .folders import place_in_folder
@@ -277,7 +276,7 @@ def _invert_memory_type(session: Session, step: UndoStep, direction: str, row: t
     now, wanted = (after, before) if direction == "undo" else (before, after)
     if row.memory_type != now:
         raise _changed_since(step, direction, row, f"had its memory type changed to {row.memory_type or 'none'}")
-    row.memory_type, row.updated_at = wanted, utcnow()
+    row.memory_type, row.updated_at = wanted, tables.utcnow()
     session.add(row)
 
 
