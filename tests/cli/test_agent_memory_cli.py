@@ -94,6 +94,17 @@ def test_a_note_s_memory_type_is_set_and_cleared_from_the_terminal(cli):
     assert cli("memory", "type", note["id"], "lesson", ok=False).exit_code == 2
 
 
+def test_a_memory_type_change_from_the_terminal_is_undone_and_redone(cli):
+    note = as_json(cli("memory", "add", "The linter is ruff", "--memory-type", "feedback", "--no-wait", "--json"))
+    cli("memory", "type", note["id"], "Reference")
+    assert cli("undo", "--list").stdout.startswith("Undo (next first):\n  Set memory type of “The linter is ruff” "
+                                                   "to reference")
+    assert cli("undo").stdout.startswith("Undo Set memory type of “The linter is ruff” to reference")
+    assert as_json(cli("memory", "read", note["id"], "--json"))["memory_type"] == "feedback"
+    cli("redo")
+    assert as_json(cli("memory", "read", note["id"], "--json"))["memory_type"] == "reference"
+
+
 def test_session_start_from_the_terminal(cli):
     cli("scope", "create", "agent/tau", "--parent", "group/default")
     cli("memory", "add", "Always run the linter first", "--memory-type", "feedback", "--scope", "group/default",

@@ -7,7 +7,7 @@ import pytest
 from vancetope_desktop.core.documents import DocumentStatus, DocumentType
 from vancetope_desktop.core.errors import InvalidInput, UpdatesCycle
 from vancetope_desktop.core.relations import RelationType
-from vancetope_desktop.services import audit, conflicts, documents, graph, lifecycle, relations
+from vancetope_desktop.services import audit, conflicts, documents, graph, lifecycle, relations, scopes
 from vancetope_desktop.services.search import search
 
 
@@ -72,3 +72,20 @@ def test_bring_back_restores_what_took_it_away_for_the_app_and_the_cli_alike(lib
     assert graph.relations_of(library, old.id).incoming == {}
     assert [d.id for d in lifecycle.bring_back(library, trashed.id)] == [trashed.id]  # the trash: set_status
     assert _status(library, old, new, trashed) == [DocumentStatus.ACTIVE] * 3
+
+
+def test_the_archived_view_lists_superseded_and_hand_archived_documents_and_names_what_superseded_them(library):
+    old, new, shelved = _note(library, "Colours in hex"), _note(library, "Colours in OKLCH"), _note(library, "Old plan")
+    graph.relate(library, new.id, old.id, "updates")
+    documents.set_status(library, shelved.id, DocumentStatus.ARCHIVED)
+    listed = documents.list_documents(library, **documents.smart_view_filters("archived"))
+    assert {d.id for d in listed} == {old.id, shelved.id}
+    assert documents.smart_counts(library)["archived"] == 2
+    assert lifecycle.superseded_titles(library, listed) == {old.id: "Colours in OKLCH"}
+    # A newer document the acting scope may not read is not named.
+    scopes.create_scope(library, "session", "s_1", parent="project/inbox")
+    hidden = documents.add_text(library, "Colours in P3", doc_type=DocumentType.NOTE, scope="session/s_1")
+    graph.relate(library, hidden.id, new.id, "updates", scope="session/s_1")
+    archived_new = documents.get_document(library, new.id)
+    assert lifecycle.superseded_titles(library, [archived_new], "project/inbox") == {new.id: None}
+    assert lifecycle.superseded_titles(library, [archived_new], "session/s_1") == {new.id: "Colours in P3"}

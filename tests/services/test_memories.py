@@ -3,9 +3,10 @@
 import pytest
 
 from vancetope_desktop.core.documents import DocumentType
-from vancetope_desktop.core.errors import InvalidInput, UnknownMemoryType
+from vancetope_desktop.core.errors import InvalidInput, UndoRefused, UnknownMemoryType
 from vancetope_desktop.core.memories import MemoryType, parse_memory_types
-from vancetope_desktop.services import audit, documents, episodes, memories
+from vancetope_desktop.core.undo import UserAction
+from vancetope_desktop.services import audit, documents, episodes, memories, undo
 
 
 def test_a_note_keeps_its_memory_type(library):
@@ -40,6 +41,22 @@ def test_lists_counts_saved_searches_and_search_filter_by_memory_type(library):
     assert [d.id for d in saved_searches.run_saved(library, saved.name)] == [lesson.id]
     with pytest.raises(UnknownMemoryType):
         documents.list_documents(library, memory_types=["lesson"])
+
+
+def test_a_person_s_memory_type_change_is_undone_and_redone_and_an_undo_over_a_later_change_is_refused(library):
+    note = documents.add_text(library, "Deploy on Fridays is forbidden", doc_type=DocumentType.NOTE, title="Fridays")
+    me = audit.current_user()
+    memories.set_memory_type(library, note.id, "feedback", user_action=UserAction(label="Type “Fridays”", actor=me))
+    assert undo.history(library)[0][0].label == "Type “Fridays”"
+    undo.undo(library)
+    assert documents.get_document(library, note.id).memory_type is None
+    undo.redo(library)
+    assert documents.get_document(library, note.id).memory_type is MemoryType.FEEDBACK
+    memories.set_memory_type(library, note.id, "project", actor="agent/tau")  # an agent's change: not undoable
+    assert [s.label for s in undo.history(library)[0]] == ["Type “Fridays”"]
+    with pytest.raises(UndoRefused, match="memory type changed to project"):
+        undo.undo(library)
+    assert documents.get_document(library, note.id).memory_type is MemoryType.PROJECT
 
 
 def test_set_memory_type_changes_a_note_s_type_with_an_audit_entry_and_never_makes_or_unmakes_an_episode(library):

@@ -151,9 +151,9 @@ def test_smart_views_list_and_count_the_same_documents(library, corpus):
     assert ids("trash") == {trashed.id}
     assert ids("unread") == {failed, scanned}  # files start unread; facts have no reading status
     assert documents.smart_counts(library) == {"all": 5, "unfiled": 4, "recent": 4, "unread": 2, "problems": 2,
-                                                "stale": 0, "trash": 1}
+                                                "stale": 0, "archived": 0, "trash": 1}
     assert documents.smart_counts(library, "project/other") == {
-        "all": 1, "unfiled": 1, "recent": 1, "unread": 0, "problems": 0, "stale": 0, "trash": 0
+        "all": 1, "unfiled": 1, "recent": 1, "unread": 0, "problems": 0, "stale": 0, "archived": 0, "trash": 0
     }
     with pytest.raises(InvalidInput):
         documents.smart_view_filters("favourites")

@@ -23,7 +23,7 @@ SESSION, PROJECT, GROUP = "session/monday", "project/attention", "group/nlp"
 NAMES = {SESSION: "Monday session", PROJECT: "Attention project", GROUP: "NLP group"}
 SCOPES = [VisibleScope(path=GROUP, distance=2, weight=0.5), VisibleScope(path=SESSION, distance=0, weight=1.0),
           VisibleScope(path=PROJECT, distance=1, weight=0.8)]
-COUNTS = {"all": 42, "unfiled": 5, "recent": 3, "problems": 2, "trash": 1}
+COUNTS = {"all": 42, "unfiled": 5, "recent": 3, "problems": 2, "archived": 4, "trash": 1}
 PAPERS = FolderTarget("folder", "f_papers", SESSION)
 TRANSFORMERS = FolderTarget("folder", "f_transformers", SESSION)
 DATASETS = FolderTarget("folder", "f_datasets", PROJECT, inherited=True)
@@ -100,10 +100,10 @@ def test_model_passes_the_model_tester_empty_full_and_after_reload(qtmodeltester
 def test_smart_entries_then_current_scope_then_ancestors(model):
     assert _labels(model) == [
         "All documents  42", "Unfiled  5", "Recently added  3", "Unread", "Needs OCR / Failed  2", "Stale results",
-        "Trash  1",
+        "Archived  4", "Trash  1",
         "Monday session", "Attention project", "NLP group",
     ]
-    roots = [model.index(r, 0).data(NODE_ROLE) for r in range(7, 10)]
+    roots = [model.index(r, 0).data(NODE_ROLE) for r in range(8, 11)]
     assert roots == [SESSION_ROOT, FolderTarget("scope", PROJECT, PROJECT, True),
                      FolderTarget("scope", GROUP, GROUP, True)]
     assert model.index(0, 0).data(NODE_ROLE) == ALL
@@ -163,8 +163,8 @@ def test_smart_counts_update_without_a_reset(model, qtbot):
     model.modelReset.connect(lambda: resets.append(1))
     with qtbot.waitSignal(model.dataChanged):
         model.set_smart_counts({"all": 7, "trash": 0})
-    assert _labels(model)[:7] == ["All documents  7", "Unfiled", "Recently added", "Unread", "Needs OCR / Failed",
-                                  "Stale results", "Trash"]
+    assert _labels(model)[:8] == ["All documents  7", "Unfiled", "Recently added", "Unread", "Needs OCR / Failed",
+                                  "Stale results", "Archived", "Trash"]
     assert resets == []
 
 
@@ -469,7 +469,7 @@ def test_set_snapshot_feeds_counts_and_an_explicit_current_scope(view):
     assert model.index(0, 0).data() == "All documents  3"
     assert model.index_for(DATASETS).data(NODE_ROLE) == FolderTarget("folder", "f_datasets", PROJECT, False)
     assert model.index_for(PAPERS).data(NODE_ROLE).inherited
-    assert [model.index(r, 0).data() for r in range(7, 10)] == ["Attention project", "Monday session", "NLP group"]
+    assert [model.index(r, 0).data() for r in range(8, 11)] == ["Attention project", "Monday session", "NLP group"]
 
 
 def test_context_menu_offers_what_applies(view):

@@ -38,14 +38,30 @@ def test_the_view_groups_by_type_escapes_titles_and_emits_clicks(qtbot):
     assert view.isHidden() and view.document_id() is None
 
 
-def test_details_show_the_documents_relations(qtbot, library, make_window):
+def test_details_show_the_documents_relations_and_name_what_superseded_a_memory_once(qtbot, library, make_window):
     old = documents.add_text(library, "Colours use hex codes.", doc_type=DocumentType.NOTE, title="Hex")
     new = documents.add_text(library, "Colours use OKLCH tokens.", doc_type=DocumentType.NOTE, title="OKLCH")
     graph.relate(library, new.id, old.id, "updates")
     window = make_window(library)
+    window.open_document(new.id)
+    qtbot.waitUntil(lambda: window.details.relations.document_id() == new.id, timeout=WAIT)
+    assert window.details.relations.shown() == [("updates", [old.id])]
     window.open_document(old.id)
-    qtbot.waitUntil(lambda: window.details.relations.document_id() == old.id, timeout=WAIT)
-    assert window.details.relations.shown() == [("updated by", [new.id])]
+    details = window.details
+    qtbot.waitUntil(lambda: details.relations.document_id() == old.id and "OKLCH" in details.archived.label.text(),
+                    timeout=WAIT)
+    # "superseded by OKLCH" at the top, with Restore; not a second time as "updated by" under Relations.
+    assert details.relations.shown() == [] and "OKLCH" not in details.relations.rows_label.text()
+    assert details.relations.isVisibleTo(details)  # its heading keeps "Show graph"
+
+
+def test_only_the_document_the_archived_notice_names_is_left_out_of_updated_by(qtbot):
+    view = RelationsView()
+    qtbot.addWidget(view)
+    view.set_relations(DocumentRelations(document_id="doc_a", incoming={
+        RelationType.UPDATES: [_related("doc_b", "Second"), _related("doc_c", "Third")],
+        RelationType.SUPPORTS: [_related("doc_b", "Second")]}), named_above="doc_c")
+    assert view.shown() == [("updated by", ["doc_b"]), ("supported by", ["doc_b"])]
 
 
 def test_details_show_the_relations_of_a_document_below_the_current_scope(qtbot, library, make_window):

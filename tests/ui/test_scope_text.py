@@ -8,6 +8,7 @@ from vancetope_desktop.core.scope_info import ScopeInfo, VisibleScope
 from vancetope_desktop.core.scopes import ScopeKind
 from vancetope_desktop.ui.scope_text import (
     ScopeRelation,
+    agent_paths,
     badge_text,
     descendant_paths,
     name_scope_paths,
@@ -15,6 +16,7 @@ from vancetope_desktop.ui.scope_text import (
     refusal_text,
     scope_relation,
     sibling_paths,
+    where_text,
 )
 
 TP, SIBLING, SESSION = "think-process/tp_12", "think-process/tp_13", "session/review-2026"
@@ -31,10 +33,26 @@ def test_a_sibling_think_process_is_told_apart_from_an_ancestor():
     assert scope_relation(SESSION, TP, siblings) is ScopeRelation.INHERITED
     assert scope_relation(SIBLING, TP, siblings) is ScopeRelation.SIBLING
     assert scope_relation(SESSION, "", siblings) is ScopeRelation.OWN  # no acting scope known yet
-    assert [r.read_only for r in ScopeRelation] == [False, True, True, True, True]
+    assert [r.read_only for r in ScopeRelation] == [False, True, True, True, True, True]
     assert badge_text("Literature review", ScopeRelation.INHERITED) == "↑ Literature review"
     assert badge_text("Hypothesis Check", ScopeRelation.SIBLING) == "↔ Hypothesis Check"
     assert badge_text("Paper Analysis", ScopeRelation.OWN) == "Paper Analysis"
+
+
+def test_the_agent_that_runs_a_session_is_told_apart_from_an_ancestor():
+    visible = [VisibleScope(path=SESSION, distance=0, weight=1.0),
+               VisibleScope(path="agent/tau", distance=1, weight=0.8, via_agent=True),
+               VisibleScope(path="project/transformer-efficiency", distance=1, weight=0.8)]
+    agents = agent_paths(visible)
+    assert agents == {"agent/tau"}
+    assert scope_relation("agent/tau", SESSION, agents=agents) is ScopeRelation.AGENT
+    assert scope_relation("project/transformer-efficiency", SESSION, agents=agents) is ScopeRelation.INHERITED
+    assert ScopeRelation.AGENT.read_only
+    assert badge_text("Tau", ScopeRelation.AGENT) == "⚙ Tau" and where_text("Tau", ScopeRelation.AGENT) == "agent Tau"
+    assert read_only_note("Tau", ScopeRelation.AGENT) == (
+        "From the memory of agent Tau, which runs this scope: read-only here")
+    assert refusal_text("Deploy rule", "Tau", ScopeRelation.AGENT, "rename it") == (
+        "“Deploy rule” belongs to agent Tau: it is read-only here; switch to Tau to rename it")
 
 
 def test_read_only_notes_and_refusals_say_where_the_document_belongs():

@@ -11,10 +11,12 @@ from PySide6.QtWidgets import QStyleOptionViewItem
 
 from vancetope_desktop.core.documents import ChunkRole, DocumentInfo, DocumentStatus, DocumentType
 from vancetope_desktop.core.errors import InvalidInput
+from vancetope_desktop.core.memories import MEMORY_TYPE_HINTS, MemoryType
 from vancetope_desktop.core.scope_info import VisibleScope
 from vancetope_desktop.core.tags import AllOf, AnyOf, TagIs
-from vancetope_desktop.services import citation_keys, documents, indexing, scopes
+from vancetope_desktop.services import citation_keys, documents, indexing, saved_searches, scopes
 from vancetope_desktop.services.search import Passage, SearchHit, SearchResponse, search
+from vancetope_desktop.ui.scope_text import ScopeRelation
 from vancetope_desktop.ui.search_model import (
     ResultRole,
     SearchRequest,
@@ -239,6 +241,40 @@ def test_filter_changes_search_again_with_types_tags_and_scopes(qtbot, pane, req
         pane.add_tag_filter("bad,tag")
 
 
+def test_the_memory_type_filter_is_sent_with_the_seed_s_hints_as_tooltips(qtbot, pane, requests):
+    combo = pane.memory_type_combo
+    assert [combo.itemData(i) for i in range(combo.count())] == [None, *(t.value for t in MemoryType)]
+    feedback = combo.findData("feedback")
+    assert MEMORY_TYPE_HINTS[MemoryType.FEEDBACK] in combo.itemData(feedback, Qt.ItemDataRole.ToolTipRole)
+    assert _search(pane, qtbot, "deploy").memory_types == ()
+    combo.setCurrentIndex(feedback)
+    assert requests[-1].memory_types == (MemoryType.FEEDBACK,) and requests[-1].query == "deploy"
+    assert MEMORY_TYPE_HINTS[MemoryType.FEEDBACK] in combo.toolTip()
+    combo.setCurrentIndex(0)
+    assert requests[-1].memory_types == ()
+
+
+def test_the_window_searches_memories_of_the_chosen_type_and_saves_the_filter(qtbot, library, make_window):
+    lesson = documents.add_text(library, "Deploy the schema before the code.", doc_type=DocumentType.NOTE,
+                                title="Deploy order", memory_type="feedback")
+    documents.add_text(library, "Deploy runbook: the schema, then the code.", doc_type=DocumentType.NOTE,
+                       title="Deploy runbook", memory_type="reference")
+    documents.add_text(library, "Deploy checklist of the schema and the code.", title="Deploy checklist")
+    window = make_window(library)
+    assert window.memory_type_filter.findData("episode") > 0  # the list's filter offers episodes too
+    pane = window.search_pane
+    pane.memory_type_combo.setCurrentIndex(pane.memory_type_combo.findData("feedback"))
+    pane.query_edit.setText("deploy schema code")
+    request = pane.search_now()
+    qtbot.waitUntil(lambda: pane._pending is None and pane.model.rowCount() > 0, timeout=30_000)
+    assert request.memory_types == (MemoryType.FEEDBACK,)
+    assert [pane.model.hit(r).document.id for r in range(pane.model.rowCount())] == [lesson.id]
+    window.notes.save_search("Deploy lessons")
+    qtbot.waitUntil(lambda: "Deploy lessons" in window.folder_tree.folder_model.saved_searches(), timeout=30_000)
+    saved = saved_searches.get_saved(library, "Deploy lessons")
+    assert saved.memory_types == [MemoryType.FEEDBACK] and saved.query == "deploy schema code"
+
+
 def test_at_least_one_scope_toggle_stays_on(qtbot, pane, requests):
     pane.query_edit.setText("kernels")
     pane.search_now()
@@ -350,6 +386,27 @@ def test_a_sibling_think_process_is_marked_as_a_sibling_not_inherited(qtbot, qtm
     marks = [(model.index(r).data(ResultRole.INHERITED), model.index(r).data(ResultRole.SIBLING)) for r in range(3)]
     assert marks == [(False, False), (True, False), (False, True)]
     assert not pane.grab().isNull()  # the "↔" badge paints
+
+
+def test_the_memory_of_the_agent_running_the_session_is_marked_as_the_agent_s(qtbot, qtmodeltester):
+    pane = SearchPane()
+    qtbot.addWidget(pane)
+    pane.resize(420, 600)
+    agent = "agent/tau"
+    pane.set_visible_scopes([VisibleScope(path=SESSION, distance=0, weight=1.0),
+                             VisibleScope(path=agent, distance=1, weight=0.8, via_agent=True),
+                             VisibleScope(path="project/inbox", distance=1, weight=0.7)],
+                            SESSION, {SESSION: "Reading week", agent: "Tau", "project/inbox": "Inbox"})
+    assert [b.text() for b in pane._scope_buttons] == ["Reading week", "⚙ Tau", "↑ Inbox"]
+    assert pane._scope_buttons[1].toolTip().endswith("(the agent that runs this scope: its own memory)")
+    _show(pane, qtbot, _hit(1, "agent's", scope=agent, distance=1),
+          _hit(2, "inherited", scope="project/inbox", distance=1))
+    model = pane.model
+    qtmodeltester.check(model)
+    assert [model.index(r).data(ResultRole.INHERITED) for r in range(2)] == [False, True]
+    assert [ScopeRelation(model.index(r).data(ResultRole.RELATION)) for r in range(2)] == [
+        ScopeRelation.AGENT, ScopeRelation.INHERITED]
+    assert not pane.grab().isNull()  # the "⚙" badge paints
 
 
 # Re-running after library changes ----------------------------------------------------------------

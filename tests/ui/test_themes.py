@@ -22,7 +22,8 @@ from vancetope_desktop.ui.themes import apply_theme, icon, is_dark, make_palette
 
 Role = QPalette.ColorRole
 ICONS = ("app", "pdf", "note", "fact", "result", "reference", "structured", "folder", "file", "image", "scope",
-         "smart-all", "smart-unfiled", "smart-recent", "smart-problems", "smart-trash")
+         "smart-all", "smart-unfiled", "smart-recent", "smart-problems", "smart-archived",
+         "smart-trash")
 
 
 @pytest.fixture

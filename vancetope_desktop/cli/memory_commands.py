@@ -63,7 +63,9 @@ def memory_type(
     """Say what a note is for as an agent memory: `memory type doc_… feedback` (`none`: not a memory; an episode
     is recorded with its fields: `memory episode add`)."""
     with open_library(library) as lib:
-        changed = memories.set_memory_type(lib, doc_id, memory_type, acting_scope=scopes.resolve_scope(lib, scope))
+        action = undo.user_action(lib, "Set memory type of", [doc_id], suffix=f"to {memory_type.strip().lower()}")
+        changed = memories.set_memory_type(lib, doc_id, memory_type, acting_scope=scopes.resolve_scope(lib, scope),
+                                           user_action=action)
         emit(as_json, changed, lambda: out.print(f"{changed.id}: memory type "
                                                  f"{changed.memory_type or memories.NO_MEMORY_TYPE}"))
 

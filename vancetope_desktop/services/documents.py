@@ -250,7 +250,7 @@ def _document_filter(lib: Library, session, *, scope: str | None, tag_filter: Ta
     return where
 
 
-SMART_VIEWS = ("all", "unfiled", "recent", "unread", "problems", "stale", "trash")
+SMART_VIEWS = ("all", "unfiled", "recent", "unread", "problems", "stale", "archived", "trash")
 """The workbench's built-in views, in display order (see :func:`smart_view_filters`)."""
 LISTED_STATUSES = (DocumentStatus.ACTIVE, DocumentStatus.STALE)
 """What the workbench lists by default: live documents, stale ones included (marked)."""
@@ -268,8 +268,9 @@ def smart_view_filters(view: str, *, now: datetime | None = None) -> dict[str, A
     ``all``: live documents (:data:`LISTED_STATUSES`: active and stale); ``unfiled``: those in no
     folder; ``recent``: those added in the last :data:`RECENT_DAYS` days; ``problems``: those whose
     indexing failed or that need OCR; ``stale``: results marked out of date (``agents.task_tree``);
-    ``trash``: deleted documents. Folders are left out, except from the trash (a trashed folder is
-    restored or purged from there).
+    ``archived``: documents taken out of lists and search but kept for the record (a memory superseded
+    through ``updates``, ``services.lifecycle``, or archived by hand); ``trash``: deleted documents. Folders
+    are left out, except from the trash (a trashed folder is restored or purged from there).
 
     Args:
         view: one of :data:`SMART_VIEWS`.
@@ -282,6 +283,8 @@ def smart_view_filters(view: str, *, now: datetime | None = None) -> dict[str, A
         return {"statuses": (DocumentStatus.DELETED,)}
     if view == "stale":
         return {"statuses": (DocumentStatus.STALE,), "types": CONTENT_TYPES}
+    if view == "archived":
+        return {"statuses": (DocumentStatus.ARCHIVED,), "types": CONTENT_TYPES}
     # Stale results stay in the lists (with a badge) until their task is re-run: they are still the
     # latest output, only possibly out of date.
     filters: dict[str, Any] = {"statuses": LISTED_STATUSES, "types": CONTENT_TYPES}
@@ -300,7 +303,7 @@ def smart_view_filters(view: str, *, now: datetime | None = None) -> dict[str, A
 
 def smart_counts(lib: Library, scope: str | None = None, *, include_ancestors: bool = True) -> dict[str, int]:
     """Document counts of every smart view visible from ``scope``: ``{"all": …, "unfiled": …, "recent": …,
-    "unread": …, "problems": …, "stale": …, "trash": …}``, each equal to
+    "unread": …, "problems": …, "stale": …, "archived": …, "trash": …}``, each equal to
     ``count_documents(**smart_view_filters(view))``.
 
     Raises:

@@ -12,20 +12,22 @@ or ``contradicts`` instead.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from sqlalchemy import text
-from sqlmodel import Session
+from sqlmodel import Session, select
 
 from ..core.documents import DocumentInfo, DocumentStatus
 from ..core.errors import InvalidInput, UpdatesCycle
 from ..core.relations import RelationType
 from ..core.undo import UserAction
 from ..store import tables
-from ..store.db import write_session
+from ..store.db import read_session, write_session
 from ..store.tables import utcnow
 from . import audit, documents, records, relations
 from .library import Library
 from .scopes import resolve_scope
-from .sharing import check_read
+from .sharing import check_read, readable_ids
 
 SUPERSEDED_BY = "superseded_by"
 """Metadata key of an archived memory holding the id of the document that updated it (the latest one)."""
@@ -65,6 +67,31 @@ def session_supersede(session: Session, old: tables.DocumentRow, new: tables.Doc
     session.add(old)
     audit.record(session, old, "archive", actor=actor, reason=f"superseded by {new.id} ({new.title})")
     return was_live
+
+
+def superseded_titles(lib: Library, docs: Iterable[DocumentInfo], scope: str | None = None) -> dict[str, str | None]:
+    """What superseded each archived document of ``docs``, as ``scope`` may know it (the app's Archived view).
+
+    Args:
+        docs: any documents; only the archived ones with :data:`SUPERSEDED_BY` are answered.
+        scope: the acting scope (default: the current one).
+
+    Returns:
+        ``{archived id: the newer document's title}``; None for a newer document ``scope`` may not read (its
+        title is not for these eyes) or one deleted for good since. Two queries whatever the number.
+
+    Raises:
+        ScopeNotFound.
+    """
+    newer = {d.id: n for d in docs if d.status is DocumentStatus.ARCHIVED
+             and isinstance(n := d.metadata.get(SUPERSEDED_BY), str) and n}
+    if not newer:
+        return {}
+    readable = readable_ids(lib, resolve_scope(lib, scope), newer.values())
+    with read_session(lib.engine) as session:
+        row = tables.DocumentRow
+        titles = dict(session.exec(select(row.id, row.title).where(row.id.in_(readable))).all())  # type: ignore[union-attr]
+    return {old: titles.get(new) for old, new in newer.items()}
 
 
 def restore(lib: Library, document_id: str, *, scope: str | None = None, actor: str | None = None) -> DocumentInfo:

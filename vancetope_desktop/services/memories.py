@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 from ..core.documents import DocumentInfo, DocumentStatus, DocumentType
 from ..core.errors import EmptyQuery, InvalidInput, ScopeNotVisible
 from ..core.memories import MemoryType, parse_memory_type, parse_memory_types
+from ..core.undo import UserAction
 from ..store.db import read_session, write_session
 from ..store.tables import utcnow
 from . import audit, records
@@ -122,16 +123,19 @@ NO_MEMORY_TYPE = "none"
 
 
 def set_memory_type(lib: Library, document_id: str, memory_type: str | MemoryType | None, *,
-                    acting_scope: str | None = None, actor: str | None = None) -> DocumentInfo:
+                    acting_scope: str | None = None, actor: str | None = None,
+                    user_action: UserAction | None = None) -> DocumentInfo:
     """Say what a note is for as an agent memory (or that it is none): ``memory type doc_… feedback`` and the
     app's Memory type picker. A column of the document, filtered in SQL: nothing to re-index. The change is
-    an audit entry (``memory_type``) naming the old and new types; it is not on the undo history (versions
-    keep the text, not the type: pick the old type again).
+    an audit entry (``memory_type``) naming the old and new types; with ``user_action`` (a person's change,
+    from the app or the CLI) it is on the undo history like a tag change (``services.undo``: payload
+    ``{"memory_type": [before, after]}``); an agent's change passes none.
 
     Args:
         memory_type: ``feedback``, ``project``, ``reference``, ``user``; None or :data:`NO_MEMORY_TYPE`: none.
         acting_scope: the scope acting (default: the current one), which must see the document.
-        actor: who changes it (default: the person at this computer).
+        actor: who changes it (default: the person at this computer; ``user_action.actor`` when given).
+        user_action: record the change for undo (``services.undo.user_action`` names it).
 
     Raises:
         UnknownMemoryType. DocumentNotFound. ScopeNotVisible. InvalidInput: not a note, ``episode`` asked for
@@ -154,8 +158,12 @@ def set_memory_type(lib: Library, document_id: str, memory_type: str | MemoryTyp
         if before != (wanted.value if wanted else None):
             row.memory_type, row.updated_at = (wanted.value if wanted else None), utcnow()
             session.add(row)
-            audit.record(session, row, "memory_type", actor=actor or audit.current_user(),
-                         reason=f"memory type {before or NO_MEMORY_TYPE} → {wanted or NO_MEMORY_TYPE}")
+            reason = f"memory type {before or NO_MEMORY_TYPE} → {wanted or NO_MEMORY_TYPE}"
+            if user_action is not None:
+                audit.record_user_action(session, row, "memory_type", user_action,
+                                         {"memory_type": [before, row.memory_type]}, reason=reason)
+            else:
+                audit.record(session, row, "memory_type", actor=actor or audit.current_user(), reason=reason)
             records.bump_change_counter(session)
             session.flush()
         return records.info(lib, session, document_id)

@@ -1,4 +1,5 @@
-"""Undo and redo of a person's own actions: trash, folder moves, scope moves by hand, tags, renames, edits.
+"""Undo and redo of a person's own actions: trash, folder moves, scope moves by hand, tags, renames, edits,
+memory types.
 
 The services record each such action in the audit trail, one entry per document it changed, all under
 the action's group id (``audit.record_user_action``, given a ``core.undo.UserAction`` by the app or the
@@ -174,6 +175,8 @@ def _invert(lib: Library, step: UndoStep, actor: str, direction: str) -> UndoSte
                 _invert_folder(session, step, direction, row, entry)
             elif entry.action in ("promote", "demote"):
                 _invert_scope_move(session, step, direction, row, entry, actor)
+            elif entry.action == "memory_type":
+                _invert_memory_type(session, step, direction, row, entry)
             audit.record_user_action(session, row, direction, marker, change, reason=step.label)
         records.bump_change_counter(session)
     return step.model_copy(update={"document_ids": list(dict.fromkeys(e.document_id for e in entries))})
@@ -267,6 +270,17 @@ def _invert_status(session: Session, step: UndoStep, direction: str, row: tables
     if DocumentStatus.DELETED.value in (now, wanted):  # into or out of the trash: its [[links]] follow
         session.flush()
         notelinks.relink_documents(session, [row])
+
+
+def _invert_memory_type(session: Session, step: UndoStep, direction: str, row: tables.DocumentRow,
+                        entry: tables.AuditRow) -> None:
+    """Give a note back the memory type it had before (undo) or after (redo) ``services.memories.set_memory_type``."""
+    before, after = entry.payload["memory_type"]
+    now, wanted = (after, before) if direction == "undo" else (before, after)
+    if row.memory_type != now:
+        raise _changed_since(step, direction, row, f"had its memory type changed to {row.memory_type or 'none'}")
+    row.memory_type, row.updated_at = wanted, tables.utcnow()
+    session.add(row)
 
 
 def _invert_folder(session: Session, step: UndoStep, direction: str, row: tables.DocumentRow,

@@ -59,8 +59,8 @@ HIDDEN_KEYS = frozenset({"title", "title_from_content", "file_suffix", "ocr_page
 ``derived_from``, ``listed_in`` and ``attachments`` show as links (:data:`LINK_ROWS`); a reference's
 ``abstract`` is its text, shown in the viewer; ``entry_types`` is a count per type, not a value to edit;
 ``links_to`` shows as links, ``link_problems`` in the viewer (``link_titles`` is bookkeeping),
-``reading_status`` in the list's row menu; ``superseded_by`` (``services.lifecycle``) as "updated by"
-under Relations and in the history."""
+``reading_status`` in the list's row menu; ``superseded_by`` (``services.lifecycle``) in the archived notice
+at the top (and in the history)."""
 
 LINK_ROWS = {"listed_in": "Listed in", "attachments": "Attachments", "entries": "Entries",
              "attached_to": "Reference", "links_to": "Links to"}

@@ -271,6 +271,8 @@ class DocumentTableModel(QAbstractTableModel):
         self._current_scope = ""
         self._scope_names: dict[str, str] = {}
         self._siblings: frozenset[str] = frozenset()
+        self._superseded: dict[str, str | None] = {}
+        self._agents: frozenset[str] = frozenset()
         self._search: dict[str, str] = {}
         self._dots: dict[IndexState, QIcon] = {}
 
@@ -278,7 +280,8 @@ class DocumentTableModel(QAbstractTableModel):
 
     def set_documents(
         self, docs: Sequence[DocumentInfo], *, current_scope: str, scope_names: Mapping[str, str],
-        sibling_scopes: Collection[str] = (),
+        sibling_scopes: Collection[str] = (), superseded: Mapping[str, str | None] | None = None,
+        agent_scopes: Collection[str] = (),
     ) -> None:
         """Replace all rows.
 
@@ -289,6 +292,10 @@ class DocumentTableModel(QAbstractTableModel):
             scope_names: scope path → human name; a missing path shows its key.
             sibling_scopes: the sibling think processes ``current_scope`` sees the results of
                 (``VisibleScope.results_only``).
+            agent_scopes: the agent scope that runs ``current_scope`` (``VisibleScope.via_agent``): its
+                memories are marked as the agent's ("⚙"), not as inherited.
+            superseded: archived id → the title of the document that superseded it, None when not for
+                these eyes (``services.lifecycle.superseded_titles``): its title says "superseded by …".
         """
         self.beginResetModel()
         self._docs = list(docs)
@@ -296,6 +303,8 @@ class DocumentTableModel(QAbstractTableModel):
         self._current_scope = current_scope
         self._scope_names = dict(scope_names)
         self._siblings = frozenset(sibling_scopes)
+        self._superseded = dict(superseded or {})
+        self._agents = frozenset(agent_scopes)
         self._search.clear()
         self.endResetModel()
 
@@ -324,8 +333,9 @@ class DocumentTableModel(QAbstractTableModel):
         return list(self._docs)
 
     def relation(self, doc: DocumentInfo) -> ScopeRelation:
-        """Whether ``doc`` is the current scope's own, inherited from an ancestor, or a sibling's result."""
-        return scope_relation(doc.scope, self._current_scope, self._siblings)
+        """Whether ``doc`` is the current scope's own, inherited from an ancestor, a sibling's result, or a
+        memory of the agent that runs the current scope."""
+        return scope_relation(doc.scope, self._current_scope, self._siblings, agents=self._agents)
 
     def is_inherited(self, doc: DocumentInfo) -> bool:
         """Whether ``doc`` lives in an ancestor scope rather than the current one."""
@@ -382,7 +392,7 @@ class DocumentTableModel(QAbstractTableModel):
     def _display(self, doc: DocumentInfo, column: Column) -> str:
         match column:
             case Column.TITLE:
-                return doc.title
+                return doc.title + self._superseded_note(doc)
             case Column.AUTHORS:
                 return format_authors(author_list(doc.metadata))
             case Column.YEAR:
@@ -446,7 +456,7 @@ class DocumentTableModel(QAbstractTableModel):
     def _tooltip(self, doc: DocumentInfo, column: Column) -> str | None:
         match column:
             case Column.TITLE:
-                return doc.title if not doc.file_path else f"{doc.title}\n{doc.file_path}"
+                return doc.title + self._superseded_note(doc) + (f"\n{doc.file_path}" if doc.file_path else "")
             case Column.AUTHORS:
                 return "\n".join(author_list(doc.metadata)) or None
             case Column.SCOPE:
@@ -459,12 +469,21 @@ class DocumentTableModel(QAbstractTableModel):
             case _:
                 return None
 
+    def _superseded_note(self, doc: DocumentInfo) -> str:
+        """" · superseded by “Newer”" for a superseded memory (issue 12's lifecycle), else ""."""
+        if doc.id not in self._superseded:
+            return ""
+        newer = self._superseded[doc.id]
+        return f"  · superseded by “{newer}”" if newer else "  · superseded by a newer document"
+
     def _scope_tooltip(self, doc: DocumentInfo) -> str:
         relation, name = self.relation(doc), self.scope_name(doc.scope)
         if relation is ScopeRelation.SIBLING:
             return f"a result of {where_text(name, relation)} ({doc.scope}), shared with this one: read-only here"
         if relation is ScopeRelation.INHERITED:
             return f"inherited from {name} ({doc.scope}): read-only here"
+        if relation is ScopeRelation.AGENT:
+            return f"a memory of {where_text(name, relation)} ({doc.scope}), which runs this scope: read-only here"
         return doc.scope
 
     def _search_text(self, doc: DocumentInfo) -> str:

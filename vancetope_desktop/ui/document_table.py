@@ -80,7 +80,7 @@ class DocumentTableView(QTableView):
         open_requested(str): double-click, Enter or "Open" on a row.
         rename_requested(str): F2 or "Rename" on the current row.
         trash_requested(list[str]): "Move to Trash" (Delete) on the selection.
-        restore_requested(list[str]): "Restore from Trash" (trash mode only).
+        restore_requested(list[str]): "Restore from Trash" (trash mode), "Restore" (the Archived view).
         purge_requested(list[str]): "Delete permanently" (Shift+Delete; trash mode only; confirm first).
         move_to_scope_requested(list[str], str): "Move to Scope" of the selection to that scope path.
         menu_extension_requested(QMenu): the row menu is about to show: add entries for the selection to it.
@@ -139,7 +139,7 @@ class DocumentTableView(QTableView):
             file_actions.open_in_system_viewer))
         self.reveal_action = self._action("Show in File Manager", lambda: self._with_file(
             file_actions.show_in_file_manager))
-        self._trash_mode = False
+        self._trash_mode = self._archived_mode = False
         self.set_trash_mode(False)
         self._scopes: list[ScopeInfo] = []
 
@@ -155,11 +155,13 @@ class DocumentTableView(QTableView):
 
     def set_documents(
         self, docs: Sequence[DocumentInfo], *, current_scope: str, scope_names: Mapping[str, str],
-        sibling_scopes: Collection[str] = (),
+        sibling_scopes: Collection[str] = (), superseded: Mapping[str, str | None] | None = None,
+        agent_scopes: Collection[str] = (),
     ) -> None:
         """Show ``docs`` (see :meth:`DocumentTableModel.set_documents`); the selection is kept by id."""
         self.document_model.set_documents(docs, current_scope=current_scope, scope_names=scope_names,
-                                          sibling_scopes=sibling_scopes)
+                                          sibling_scopes=sibling_scopes, superseded=superseded,
+                                          agent_scopes=agent_scopes)
 
     def set_quick_filter(self, text: str) -> None:
         """Show only rows whose title, authors, tags or year contain every word of ``text``."""
@@ -169,14 +171,17 @@ class DocumentTableView(QTableView):
         """Show only memories of ``memory_type`` (``core.memories.MemoryType`` value; None: every row)."""
         self.proxy.set_memory_type_filter(memory_type)
 
-    def set_trash_mode(self, on: bool) -> None:
-        """Offer Restore / Delete permanently (showing the trash) instead of Move to Trash."""
-        self._trash_mode = on
+    def set_trash_mode(self, on: bool, *, archived: bool = False) -> None:
+        """Offer Restore / Delete permanently (showing the trash) instead of Move to Trash; ``archived`` (showing
+        the Archived view): offer Restore beside Move to Trash."""
+        self._trash_mode, self._archived_mode = on, archived and not on
         self.trash_action.setEnabled(not on)
         self.trash_action.setVisible(not on)
-        for action in (self.restore_action, self.delete_permanently_action):
-            action.setEnabled(on)
-            action.setVisible(on)
+        self.delete_permanently_action.setEnabled(on)
+        self.delete_permanently_action.setVisible(on)
+        self.restore_action.setText("Restore" if self._archived_mode else "Restore from Trash")
+        self.restore_action.setEnabled(on or self._archived_mode)
+        self.restore_action.setVisible(on or self._archived_mode)
 
     def trash_mode(self) -> bool:
         """Whether the view shows the trash."""
@@ -455,6 +460,8 @@ class DocumentTableView(QTableView):
             menu.addAction(self.restore_action)
             menu.addAction(self.delete_permanently_action)
         else:
+            if self._archived_mode:
+                menu.addAction(self.restore_action)
             menu.addAction(self.trash_action)
             self.fill_move_menu(menu.addMenu("Move to Scope"))
             self._fill_reading_menu(menu.addMenu("Reading Status"))

@@ -57,6 +57,7 @@ SMART_ENTRIES: tuple[tuple[str, str, QStyle.StandardPixmap], ...] = (
     ("unread", "Unread", QStyle.StandardPixmap.SP_FileDialogInfoView),
     ("problems", "Needs OCR / Failed", QStyle.StandardPixmap.SP_MessageBoxWarning),
     ("stale", "Stale results", QStyle.StandardPixmap.SP_BrowserReload),
+    ("archived", "Archived", QStyle.StandardPixmap.SP_DialogSaveButton),
     ("trash", "Trash", QStyle.StandardPixmap.SP_TrashIcon),
 )
 """(key, label, fallback icon) of the smart entries, in display order."""
@@ -78,8 +79,8 @@ class FolderTarget:
     """What a tree node stands for.
 
     Attributes:
-        kind: ``smart`` (key: all, unfiled, recent, unread, problems, stale, trash), ``scope`` (key: a scope
-            path), ``folder`` (key: a folder id) or ``saved`` (key: a saved search's name; "" for the
+        kind: ``smart`` (key: all, unfiled, recent, unread, problems, stale, archived, trash), ``scope`` (key:
+            a scope path), ``folder`` (key: a folder id) or ``saved`` (key: a saved search's name; "" for the
             :data:`SAVED_HEADER` node above them).
         key: see ``kind``.
         scope: the scope the node belongs to (for smart entries: the current scope).
@@ -144,6 +145,7 @@ class FolderTreeModel(QAbstractItemModel):
         self._parents: dict[str, str | None] = {}
         self._all_names: dict[str, str] = {}
         self._names: dict[str, str] = {}
+        self._agents: frozenset[str] = frozenset()  # the agent scope that runs the current one (``via_agent``)
         self._saved: tuple[str, ...] = ()
         self._built: tuple = ([], [], {}, None)
         self._build([], [], {}, None)
@@ -178,7 +180,7 @@ class FolderTreeModel(QAbstractItemModel):
         return self._smart_counts.get(key, 0)
 
     def set_smart_counts(self, counts: Mapping[str, int]) -> None:
-        """Set the numbers after the smart entries (keys all, unfiled, recent, problems, trash)."""
+        """Set the numbers after the smart entries (keys of ``services.documents.SMART_VIEWS``)."""
         self._smart_counts = dict(counts)
         smart = [n for n in self._root.children if n.target.kind == "smart"]
         for node in smart:
@@ -245,6 +247,7 @@ class FolderTreeModel(QAbstractItemModel):
         ordered = sorted(browsable_scopes(scopes), key=lambda s: s.distance)
         self._current_scope = current if current is not None else (ordered[0].path if ordered else "")
         self._names = dict(names)
+        self._agents = frozenset(s.path for s in scopes if s.via_agent)
         ordered.sort(key=lambda s: s.path != self._current_scope)  # stable: the current scope first
         self._root = _Node(FolderTarget("smart", "", self._current_scope), "")
         for key, label, fallback in SMART_ENTRIES:
@@ -266,7 +269,8 @@ class FolderTreeModel(QAbstractItemModel):
             inherited = scope.path != self._current_scope
             name = names.get(scope.path) or scope.path.partition("/")[2] or scope.path
             root = self._root.add(_Node(FolderTarget("scope", scope.path, scope.path, inherited), name,
-                                        icon="scope", fallback=QStyle.StandardPixmap.SP_DriveHDIcon))
+                                        icon="agent" if scope.via_agent else "scope",
+                                        fallback=QStyle.StandardPixmap.SP_DriveHDIcon))
             self._add_folders(root, by_parent, None)
         self._index_nodes()
 
@@ -383,7 +387,9 @@ class FolderTreeModel(QAbstractItemModel):
         text = f"{node.title} — {where}"
         if target.kind == "folder":
             text += f"\n{node.own_count or 0} directly inside, {node.total_count or 0} with subfolders"
-        if target.inherited:
+        if target.inherited and (target.key if target.kind == "scope" else target.scope) in self._agents:
+            text += "\nthe memory of the agent that runs this scope: read-only here"
+        elif target.inherited:
             text += "\ninherited from an ancestor scope: read-only here"
         return text
 

@@ -69,7 +69,14 @@ from .review_dock import ReviewDock
 from .scope_move_flow import ScopeMoveFlow
 from .scope_settings_dialog import ScopeSettingsFlow
 from .scope_switcher import ScopeSwitcher
-from .scope_text import ScopeRelation, descendant_paths, refusal_text, scope_relation, sibling_paths
+from .scope_text import (
+    ScopeRelation,
+    agent_paths,
+    descendant_paths,
+    refusal_text,
+    scope_relation,
+    sibling_paths,
+)
 from .search_pane import SearchPane, SearchRequest
 from .settings_dialog import SettingsDialog
 from .snapshot import Snapshot
@@ -217,7 +224,7 @@ class MainWindow(QMainWindow):
         spacer = QWidget()
         spacer.setSizePolicy(spacer.sizePolicy().Policy.Expanding, spacer.sizePolicy().Policy.Preferred)
         bar.addWidget(spacer)
-        self.memory_type_filter = MemoryTypePicker("All memory types", "Every document, memory or not")
+        self.memory_type_filter = MemoryTypePicker("All memory types", "Every document, memory or not", episodes=True)
         bar.addWidget(self.memory_type_filter)
         self.quick_filter = QLineEdit()
         self.quick_filter.setPlaceholderText("Filter the list…")
@@ -394,9 +401,11 @@ class MainWindow(QMainWindow):
         self.chips_delegate.set_colors(snapshot.tag_colors)
         self.details.set_tag_colors(snapshot.tag_colors)
         self.details.set_tag_completions([t.tag for t in snapshot.tags])
-        self.table.set_trash_mode(state.target.kind == "smart" and state.target.key == "trash")
+        smart = state.target.key if state.target.kind == "smart" else None
+        self.table.set_trash_mode(smart == "trash", archived=smart == "archived")
         self.table.set_documents(snapshot.documents, current_scope=state.scope, scope_names=snapshot.scope_names,
-                                 sibling_scopes=sibling_paths(snapshot.visible))
+                                 sibling_scopes=sibling_paths(snapshot.visible), superseded=snapshot.superseded,
+                                 agent_scopes=agent_paths(snapshot.visible))
         searched = self.search_pane.set_visible_scopes(snapshot.visible, state.scope, snapshot.scope_names)
         changed = self._changes is not None and snapshot.change_counter != self._changes
         if changed and not searched:
@@ -432,7 +441,8 @@ class MainWindow(QMainWindow):
             self.details.show_document(None)
 
     def _seen_here(self, doc: DocumentInfo, listed: set[str]) -> bool:
-        return doc.id in listed or self.relation(doc) in (ScopeRelation.OWN, ScopeRelation.INHERITED)
+        return doc.id in listed or self.relation(doc) in (ScopeRelation.OWN, ScopeRelation.INHERITED,
+                                                          ScopeRelation.AGENT)
 
     def _retitle_tabs(self, snapshot: Snapshot) -> None:
         """Viewer tabs follow renames (their documents' new titles arrive with each snapshot)."""
@@ -489,7 +499,8 @@ class MainWindow(QMainWindow):
             return scope_relation(doc.scope, self.current_scope)
         return scope_relation(doc.scope, self.current_scope, sibling_paths(snapshot.visible),
                               ancestors=[v.path for v in snapshot.visible if not v.results_only],
-                              inside=descendant_paths(snapshot.scopes, self.current_scope))
+                              inside=descendant_paths(snapshot.scopes, self.current_scope),
+                              agents=agent_paths(snapshot.visible))
 
     def _refuse_read_only(self, ids: list[str], doing: str) -> list[str]:
         """The ids of ``ids`` the window's scope may edit; for the others, the status bar says where they
@@ -668,7 +679,8 @@ class MainWindow(QMainWindow):
 
         def work(_context: TaskContext):
             return search.search(lib, request.query, scope=scope, tag_filter=request.tag_filter(),
-                                 types=request.types, scopes=request.scopes, limit=request.limit)
+                                 types=request.types, scopes=request.scopes, limit=request.limit,
+                                 memory_types=request.memory_types)
 
         pane = self.search_pane
         self.workbench.read(work, lambda response: pane.show_response(request.request_id, response), title="Search",

@@ -1,8 +1,9 @@
 """The Memory type choice (issue 12): what a note is for as an agent memory, in the New note dialog and the
-details panel, and as the document list's filter. Each item carries its line of the seed's guidance
-(``core.memories.MEMORY_TYPE_HINTS``, the text the tool descriptions and the CLI help join) as its tooltip,
-and the chosen one's line shows as the box's tooltip. ``episode`` is not offered: an episode is recorded
-with its fields (View ▸ Episodes…); an episode's own box shows it, disabled.
+details panel, and as the filter of the document list and of the search pane. Each item carries its line of
+the seed's guidance (``core.memories.MEMORY_TYPE_HINTS``, the text the tool descriptions and the CLI help join)
+as its tooltip, and the chosen one's line shows as the box's tooltip. ``episode`` is not offered: an episode is recorded
+with its fields (View ▸ Episodes…); an episode's own box shows it, disabled. A filter offers it (``episodes``):
+episodes are found and listed like any memory.
 """
 
 from __future__ import annotations
@@ -22,15 +23,16 @@ class MemoryTypePicker(QComboBox):
     Args:
         none_label: the first item's text ("None", "All memory types").
         none_hint: its tooltip.
+        episodes: offer ``episode`` last (a filter: episodes are searched and listed, never picked for a note).
     """
 
     def __init__(self, none_label: str = "None", none_hint: str = "Not an agent memory",
-                 parent: QWidget | None = None) -> None:
+                 parent: QWidget | None = None, *, episodes: bool = False) -> None:
         super().__init__(parent)
         self.setAccessibleName("Memory type")
         self.addItem(none_label, None)
         self.setItemData(0, none_hint, Qt.ItemDataRole.ToolTipRole)
-        for kind in PICKED:
+        for kind in (*PICKED, MemoryType.EPISODE) if episodes else PICKED:
             self.addItem(kind.value, kind.value)
             self.setItemData(self.count() - 1, f"{kind.value}: {MEMORY_TYPE_HINTS[kind]}",
                              Qt.ItemDataRole.ToolTipRole)

@@ -111,7 +111,7 @@ class NotesFlow:
         self.folder_tree.folder_model.set_saved_searches(snapshot.saved_searches)
 
     def save_search(self, name: str | None = None) -> None:
-        """Save the search pane's query, tag filters and type under a name (asked for when not given)."""
+        """Save the search pane's query, tag filters, type and memory type under a name (asked for when not given)."""
         pane = self.search_pane
         query = pane.query().strip()
         tags = pane.tag_filters()
@@ -122,9 +122,10 @@ class NotesFlow:
         if not name:
             return
         any_mode = pane.match_button.isChecked()
-        doc_type = pane.type_combo.currentData()
+        doc_type, memory_type = pane.type_combo.currentData(), pane.memory_type_combo.memory_type()
         saved = SavedSearch(name=name, query=query, tags=[] if any_mode else tags, any_tags=tags if any_mode else [],
-                            types=[doc_type] if doc_type is not None else [])
+                            types=[doc_type] if doc_type is not None else [],
+                            memory_types=[memory_type] if memory_type else [])
         self.workbench.save_search(saved, on_saved=self._select_saved)
 
     def _select_saved(self, saved: SavedSearch) -> None:

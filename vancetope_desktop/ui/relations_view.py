@@ -1,6 +1,9 @@
 """The Relations section of the details panel (issue 12): the shown document's typed relations, outgoing and
 incoming, grouped by type ("updates", "updated by", "contradicts"…), each document a link.
 
+A superseded memory's newer version is named once, by the archived notice at the top of Details
+(``ui.archived_view``): its "updated by" line leaves that document out.
+
 A pure widget fed with ``services.graph.relations_of`` (only documents the current scope may read); a click
 leaves as ``document_link_activated(doc_id)``, "Show graph" as ``graph_requested(doc_id)`` (the picture:
 ``ui.relation_graph_flow``). :class:`RelationsFlow` loads it on the read lane whenever the panel shows a document.
@@ -15,10 +18,12 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
+from ..core.documents import DocumentStatus
 from ..core.errors import DocumentNotFound, ScopeNotVisible
 from ..core.relations import RelationType
 from ..services import documents, graph
 from ..services.graph import DocumentRelations
+from ..services.lifecycle import SUPERSEDED_BY
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -77,13 +82,16 @@ class RelationsView(QWidget):
         """The document whose relations are shown (None: nothing shown)."""
         return self._relations.document_id if self._relations is not None else None
 
-    def set_relations(self, found: DocumentRelations | None) -> None:
-        """Show ``found`` (None: clear, e.g. while another document's are loading)."""
+    def set_relations(self, found: DocumentRelations | None, *, named_above: str | None = None) -> None:
+        """Show ``found`` (None: clear, e.g. while another document's are loading). ``named_above``: the document
+        the archived notice names as having superseded this one, left out of "updated by"."""
         related = found is not None and bool(found.outgoing or found.incoming)  # "Show graph" draws every type
         if found is not None:
+            incoming = {t: [d for d in docs if not (t is RelationType.UPDATES and d.id == named_above)]
+                        for t, docs in found.incoming.items() if t not in SHOWN_ELSEWHERE[1]}
             found = found.model_copy(update={
                 "outgoing": {t: d for t, d in found.outgoing.items() if t not in SHOWN_ELSEWHERE[0]},
-                "incoming": {t: d for t, d in found.incoming.items() if t not in SHOWN_ELSEWHERE[1]}})
+                "incoming": {t: d for t, d in incoming.items() if d}})
         self._relations = found
         rows = found.rows() if found is not None else []
         lines = []
@@ -117,17 +125,21 @@ class RelationsFlow:
         scope sees them, or, for a document below it, as the document's own scope does."""
         lib, scope, view = self.workbench.lib, self.workbench.state.scope, self.view
 
-        def read(_context: object) -> DocumentRelations | None:
+        def read(_context: object) -> tuple[DocumentRelations | None, str | None]:
             try:
-                return graph.relations_of(lib, doc_id, scope)
-            except ScopeNotVisible:  # a document below the current scope (the app shows them): as its scope sees it
-                return graph.relations_of(lib, doc_id, documents.get_document(lib, doc_id).scope)
+                doc = documents.get_document(lib, doc_id)
+                try:
+                    found = graph.relations_of(lib, doc_id, scope)
+                except ScopeNotVisible:  # a document below the current scope (the app shows them): as its scope sees it
+                    found = graph.relations_of(lib, doc_id, doc.scope)
             except DocumentNotFound:  # purged meanwhile: nothing to show
-                return None
+                return None, None
+            newer = doc.metadata.get(SUPERSEDED_BY) if doc.status is DocumentStatus.ARCHIVED else None
+            return found, newer if isinstance(newer, str) else None  # the archived notice names it
 
-        def shown(found: DocumentRelations | None) -> None:
+        def shown(result: tuple[DocumentRelations | None, str | None]) -> None:
             if self.shown_id() == doc_id:
-                view.set_relations(found)
+                view.set_relations(result[0], named_above=result[1])
 
         if view.document_id() != doc_id:
             view.set_relations(None)

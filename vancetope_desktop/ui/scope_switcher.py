@@ -380,7 +380,8 @@ class ScopeSwitcher(QWidget):
                 self._crumbs.addWidget(QLabel(" › "))
             button = _CrumbButton(scope.path, self.model, self.documents_dropped.emit, self.move_refused.emit)
             button.setText(scope.name)
-            button.setToolTip(f"{scope.kind.label} · {scope.path}")
+            button.setToolTip(f"{scope.kind.label} · {scope.path}"
+                              + (f" · run by {scope.agent}" if scope.agent else ""))
             button.setAutoRaise(True)
             if scope.path == self._current:
                 font = button.font()

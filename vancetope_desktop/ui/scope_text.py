@@ -1,7 +1,8 @@
 """How the window words scopes: a document's place relative to the acting scope, and scope paths in free text.
 
-A document listed in a scope is its own, inherited from an ancestor, or a result shared by a sibling
-think process (that think process's sibling-results setting, ``VisibleScope.results_only``). Only its
+A document listed in a scope is its own, inherited from an ancestor, a result shared by a sibling
+think process (that think process's sibling-results setting, ``VisibleScope.results_only``), or a memory of
+the agent that runs the session (``services.scopes.set_agent``, ``VisibleScope.via_agent``). Only its
 own documents are editable there. A document of a scope inside the acting one is never listed, but the
 window can show it: a request to promote it here is being reviewed, or its tab was opened before the
 scope was switched; it is not inherited (inheritance goes down the tree, never up). Pure functions
@@ -24,6 +25,7 @@ class ScopeRelation(StrEnum):
     OWN = "own"
     INHERITED = "inherited"  # an ancestor scope: shared with every scope below it
     SIBLING = "sibling"  # a sibling think process whose results this one sees
+    AGENT = "agent"  # the agent scope that runs this session or think process: the agent's own memory
     INSIDE = "inside"  # a scope below the acting one: seen only through a promotion request
     OTHER = "other"  # any other scope the acting one does not see
 
@@ -34,13 +36,19 @@ class ScopeRelation(StrEnum):
 
 
 BADGES = {ScopeRelation.OWN: "", ScopeRelation.INHERITED: "↑", ScopeRelation.SIBLING: "↔",
-          ScopeRelation.INSIDE: "↓", ScopeRelation.OTHER: "→"}
-"""The mark before a scope's name: up the tree, across to a sibling, down the tree, or elsewhere."""
+          ScopeRelation.AGENT: "⚙", ScopeRelation.INSIDE: "↓", ScopeRelation.OTHER: "→"}
+"""The mark before a scope's name: up the tree, across to a sibling, the agent at work, down the tree, or
+elsewhere."""
 
 
 def sibling_paths(visible: Iterable[VisibleScope]) -> frozenset[str]:
     """The paths of the sibling think processes among ``visible`` (those seen for their results only)."""
     return frozenset(v.path for v in visible if v.results_only)
+
+
+def agent_paths(visible: Iterable[VisibleScope]) -> frozenset[str]:
+    """The path of the agent scope among ``visible`` that runs the acting scope (``via_agent``), if any."""
+    return frozenset(v.path for v in visible if v.via_agent)
 
 
 def descendant_paths(scopes: Iterable[ScopeInfo], path: str) -> frozenset[str]:
@@ -60,7 +68,8 @@ def descendant_paths(scopes: Iterable[ScopeInfo], path: str) -> frozenset[str]:
 
 
 def scope_relation(path: str, current: str, siblings: Iterable[str] = (), *,
-                   ancestors: Iterable[str] | None = None, inside: Iterable[str] = ()) -> ScopeRelation:
+                   ancestors: Iterable[str] | None = None, inside: Iterable[str] = (),
+                   agents: Iterable[str] = ()) -> ScopeRelation:
     """How a document of scope ``path`` relates to the acting scope ``current``.
 
     Args:
@@ -70,15 +79,18 @@ def scope_relation(path: str, current: str, siblings: Iterable[str] = (), *,
         ancestors: paths of ``current``'s ancestors; None when the document is known to be listed in
             ``current`` (then anything not own or a sibling's is inherited).
         inside: paths of the scopes below ``current`` (:func:`descendant_paths`).
+        agents: the agent scope that runs ``current`` (:func:`agent_paths`).
 
     Returns:
-        OWN for ``current`` itself, SIBLING for a sibling, INHERITED for an ancestor, INSIDE for a scope
-        below ``current``, OTHER for any other.
+        OWN for ``current`` itself, SIBLING for a sibling, AGENT for the agent that runs it, INHERITED for an
+        ancestor, INSIDE for a scope below ``current``, OTHER for any other.
     """
     if not current or path == current:
         return ScopeRelation.OWN
     if path in set(siblings):
         return ScopeRelation.SIBLING
+    if path in set(agents):
+        return ScopeRelation.AGENT
     if ancestors is None or path in set(ancestors):
         return ScopeRelation.INHERITED
     return ScopeRelation.INSIDE if path in set(inside) else ScopeRelation.OTHER
@@ -91,14 +103,19 @@ def badge_text(name: str, relation: ScopeRelation) -> str:
 
 
 def where_text(name: str, relation: ScopeRelation) -> str:
-    """Where a document lives, as a phrase: ``"Inbox"``, or ``"sibling think process Hypothesis Check"``."""
-    return f"sibling think process {name}" if relation is ScopeRelation.SIBLING else name
+    """Where a document lives, as a phrase: ``"Inbox"``, ``"sibling think process Hypothesis Check"``, ``"agent
+    Tau"``."""
+    if relation is ScopeRelation.SIBLING:
+        return f"sibling think process {name}"
+    return f"agent {name}" if relation is ScopeRelation.AGENT else name
 
 
 def read_only_note(name: str, relation: ScopeRelation) -> str:
     """The Details panel's note under the title of a read-only document ("" for an own document)."""
     if relation is ScopeRelation.SIBLING:
         return f"From sibling think process {name} (its results are shared with this one): read-only here"
+    if relation is ScopeRelation.AGENT:
+        return f"From the memory of agent {name}, which runs this scope: read-only here"
     if relation is ScopeRelation.INHERITED:
         return f"Inherited from {name}: read-only here"
     if relation is ScopeRelation.INSIDE:
@@ -115,7 +132,7 @@ def refusal_text(title: str, name: str, relation: ScopeRelation, doing: str, mor
     Args:
         title: the document's title.
         name: its scope's name.
-        relation: INHERITED or SIBLING.
+        relation: INHERITED, SIBLING or AGENT.
         doing: what was refused, as an infinitive phrase (``"rename it"``, ``"move it to the trash"``).
         more: other documents refused with it.
 

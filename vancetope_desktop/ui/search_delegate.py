@@ -33,12 +33,14 @@ def _highlight_css(dark: bool) -> str:
     return f".{HIGHLIGHT_CLASS} {{ background-color: {background}; color: {text}; }}"
 
 
-def _badge_colours(dark: bool, inherited: bool, sibling: bool = False) -> tuple[QColor, QColor]:
+def _badge_colours(dark: bool, relation: ScopeRelation) -> tuple[QColor, QColor]:
     """(fill, text) of a scope badge: blue for the acting scope, violet for an inherited one, teal for a
-    sibling think process's."""
-    if sibling:
+    sibling think process's, amber for the memory of the agent that runs the acting scope."""
+    if relation is ScopeRelation.SIBLING:
         return (QColor("#1d4a47"), QColor("#c8f2ec")) if dark else (QColor("#d9f3ef"), QColor("#125a52"))
-    if inherited:
+    if relation is ScopeRelation.AGENT:
+        return (QColor("#5a4214"), QColor("#ffe9bf")) if dark else (QColor("#fcefd2"), QColor("#7a5200"))
+    if relation is ScopeRelation.INHERITED:
         return (QColor("#463a66"), QColor("#e4dbff")) if dark else (QColor("#ebe3ff"), QColor("#4a2d85"))
     return (QColor("#1f3b5e"), QColor("#d3e6ff")) if dark else (QColor("#dcebff"), QColor("#1c4a87"))
 
@@ -114,14 +116,13 @@ class SearchResultsDelegate(QStyledItemDelegate):
                              Qt.AlignmentFlag.AlignVCenter, page_text)
             x += metrics.horizontalAdvance(page_text) + 8
 
-        inherited, sibling = bool(index.data(ResultRole.INHERITED)), bool(index.data(ResultRole.SIBLING))
+        relation = ScopeRelation(index.data(ResultRole.RELATION) or ScopeRelation.OWN)  # Qt may hand back a str
         name = str(index.data(ResultRole.SCOPE_NAME) or "")
-        relation = ScopeRelation.SIBLING if sibling else ScopeRelation.INHERITED if inherited else ScopeRelation.OWN
         label = badge_text(name, relation)
         room = line.right() - x - score_width - 8 - 2 * BADGE_PAD_X
         label = metrics.elidedText(label, Qt.TextElideMode.ElideRight, max(room, 0))
         if label:
-            fill, ink = _badge_colours(dark, inherited, sibling)
+            fill, ink = _badge_colours(dark, relation)
             badge = QRectF(x, line.top(), metrics.horizontalAdvance(label) + 2 * BADGE_PAD_X, height)
             painter.setPen(Qt.PenStyle.NoPen)
             painter.setBrush(fill)

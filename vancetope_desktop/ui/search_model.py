@@ -16,9 +16,11 @@ from typing import Any
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 
 from ..core.documents import ChunkRole, DocumentType
+from ..core.memories import MemoryType
 from ..core.tags import TagFilter, all_of, any_of
 from ..index.lexical import find_matches
 from ..services.search import SearchHit, SearchResponse
+from .scope_text import ScopeRelation
 
 HIGHLIGHT_CLASS = "hit"
 """CSS class of the highlighted query words; the delegate styles it for the current palette."""
@@ -37,6 +39,7 @@ class SearchRequest:
         scopes: the visible scope paths to search, or None for all of them.
         limit: number of documents wanted.
         scope: the acting scope given to ``set_visible_scopes`` (None: the library's current scope).
+        memory_types: agent memory types wanted (``core.memories``); empty means any document, memory or not.
     """
 
     request_id: int
@@ -47,6 +50,7 @@ class SearchRequest:
     scopes: tuple[str, ...] | None = None
     limit: int = 30
     scope: str | None = None
+    memory_types: tuple[MemoryType, ...] = ()
 
     def tag_filter(self) -> TagFilter | None:
         """The tags as a ``core.tags`` filter for ``search(tag_filter=…)``; None without tags."""
@@ -97,6 +101,9 @@ class ResultRole(IntEnum):
     HIT = Qt.ItemDataRole.UserRole + 9
     SIBLING = Qt.ItemDataRole.UserRole + 10
     """``bool``: the hit is a result of a sibling think process (not inherited, though not the acting scope's)."""
+    RELATION = Qt.ItemDataRole.UserRole + 11
+    """``ScopeRelation``: own, inherited, a sibling's result, or a memory of the agent that runs the acting scope
+    (``AGENT``: neither inherited nor a sibling's)."""
 
 
 def scope_label(path: str) -> str:
@@ -118,6 +125,7 @@ class SearchResultsModel(QAbstractListModel):
         self._query = ""
         self._scope_names: dict[str, str] = {}
         self._siblings: frozenset[str] = frozenset()
+        self._agents: frozenset[str] = frozenset()
 
     def set_response(self, response: SearchResponse) -> None:
         """Replace the rows with ``response.hits``, highlighting ``response.query`` in the snippets."""
@@ -145,7 +153,15 @@ class SearchResultsModel(QAbstractListModel):
         self._siblings = frozenset(paths)
         if self._hits:
             self.dataChanged.emit(self.index(0), self.index(len(self._hits) - 1),
-                                  [ResultRole.INHERITED, ResultRole.SIBLING])
+                                  [ResultRole.INHERITED, ResultRole.SIBLING, ResultRole.RELATION])
+
+    def set_agent_scopes(self, paths: Iterable[str]) -> None:
+        """The agent scope that runs the acting scope (``VisibleScope.via_agent``): its hits are marked ``AGENT``,
+        not ``INHERITED``."""
+        self._agents = frozenset(paths)
+        if self._hits:
+            self.dataChanged.emit(self.index(0), self.index(len(self._hits) - 1),
+                                  [ResultRole.INHERITED, ResultRole.RELATION])
 
     @property
     def query(self) -> str:
@@ -185,9 +201,11 @@ class SearchResultsModel(QAbstractListModel):
             case ResultRole.SCOPE_NAME:
                 return self._scope_names.get(hit.document.scope) or scope_label(hit.document.scope)
             case ResultRole.INHERITED:
-                return hit.distance > 0 and hit.document.scope not in self._siblings
+                return self._relation(hit) is ScopeRelation.INHERITED
             case ResultRole.SIBLING:
                 return hit.document.scope in self._siblings
+            case ResultRole.RELATION:
+                return self._relation(hit)
             case ResultRole.SCORE:
                 return hit.score
             case ResultRole.DOCUMENT_ID:
@@ -201,6 +219,13 @@ class SearchResultsModel(QAbstractListModel):
         names = dict(super().roleNames())
         names.update({int(r): r.name.lower().encode() for r in ResultRole})
         return names
+
+    def _relation(self, hit: SearchHit) -> ScopeRelation:
+        if hit.document.scope in self._siblings:
+            return ScopeRelation.SIBLING
+        if hit.document.scope in self._agents:
+            return ScopeRelation.AGENT
+        return ScopeRelation.INHERITED if hit.distance > 0 else ScopeRelation.OWN
 
     @staticmethod
     def _tooltip(hit: SearchHit) -> str:

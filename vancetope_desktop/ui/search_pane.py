@@ -28,9 +28,11 @@ from PySide6.QtWidgets import (
 )
 
 from ..core.documents import DocumentType
+from ..core.memories import MemoryType
 from ..core.scope_info import VisibleScope
 from ..core.tags import normalize_tag
 from ..services.search import SearchResponse, passage_highlight
+from .memory_type_picker import MemoryTypePicker
 from .scope_text import ScopeRelation, badge_text
 from .search_delegate import SearchResultsDelegate
 from .search_model import ResultRole, SearchRequest, SearchResultsModel, scope_label
@@ -42,7 +44,8 @@ DEBOUNCE_MS = 250
 DEFAULT_LIMIT = 30
 SCOPE_BUTTON_CHARS = 18
 _RELATION_NOTE = {ScopeRelation.OWN: "", ScopeRelation.INHERITED: " (inherited)",
-                  ScopeRelation.SIBLING: " (a sibling think process: its results only)"}
+                  ScopeRelation.SIBLING: " (a sibling think process: its results only)",
+                  ScopeRelation.AGENT: " (the agent that runs this scope: its own memory)"}
 """Scope names longer than this are cut on their toggle (the tooltip has the full path)."""
 PILL_STYLE = """
 QToolButton { border: 1px solid palette(mid); border-radius: 10px; padding: 1px 8px; background: palette(base); }
@@ -55,7 +58,7 @@ QToolButton:checked {
 
 
 class SearchPane(QWidget):
-    """Search box, type/tag/scope filters, a status line and the result list.
+    """Search box, type/memory type/tag/scope filters, a status line and the result list.
 
     Signals:
         search_requested(SearchRequest): run this search and answer with ``show_response``.
@@ -93,6 +96,8 @@ class SearchPane(QWidget):
         for doc_type in DocumentType:
             if doc_type is not DocumentType.FOLDER:
                 self.type_combo.addItem(doc_type.value.capitalize(), doc_type)
+        # What a memory is for (issue 12), beside the document type: the picker's items carry the seed's hints.
+        self.memory_type_combo = MemoryTypePicker("All memory types", "Every document, memory or not", episodes=True)
         self.match_button = QToolButton()
         self.match_button.setCheckable(True)
         self.match_button.setToolTip("Documents must carry every tag (all) or at least one (any)")
@@ -122,6 +127,7 @@ class SearchPane(QWidget):
         self.query_edit.returnPressed.connect(self.search_now)
         self.query_edit.installEventFilter(self)
         self.type_combo.currentIndexChanged.connect(self._filters_changed)
+        self.memory_type_combo.currentIndexChanged.connect(self._filters_changed)
         self.match_button.toggled.connect(self._match_toggled)
         self.results_view.activated.connect(self._activated)
         self.results_view.selectionModel().selectionChanged.connect(self._selection_changed)
@@ -129,9 +135,12 @@ class SearchPane(QWidget):
         self._update_status()
 
     def _build_layout(self) -> None:
-        top = QHBoxLayout()
-        top.addWidget(self.query_edit, 1)
-        top.addWidget(self.type_combo)
+        # The query gets the pane's whole width; the type filters sit below it (a narrow dock cut the query to a
+        # few letters when all three shared one row).
+        filters = QHBoxLayout()
+        filters.addWidget(self.type_combo)
+        filters.addWidget(self.memory_type_combo)
+        filters.addStretch(1)
         self._scope_row = QHBoxLayout()
         self._scope_row.setContentsMargins(0, 0, 0, 0)
         self._scope_row.setSpacing(2)
@@ -151,7 +160,8 @@ class SearchPane(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.setSpacing(4)
-        layout.addLayout(top)
+        layout.addWidget(self.query_edit)
+        layout.addLayout(filters)
         layout.addWidget(self._scope_box)
         layout.addWidget(self._tag_box)
         layout.addWidget(self.status_label)
@@ -190,13 +200,14 @@ class SearchPane(QWidget):
             came again, which keeps the user's toggles and results.
         """
         names = dict(names or {})
-        shown = (current, [(s.path, s.distance, s.results_only) for s in scopes], names)
+        shown = (current, [(s.path, s.distance, s.results_only, s.via_agent) for s in scopes], names)
         if shown == self._shown_scopes:
             return False  # every window refresh passes the scopes again: keep the user's toggles and results
         self._shown_scopes = shown
         self._scope = current
         self.model.set_scope_names(names)
         self.model.set_sibling_scopes(s.path for s in scopes if s.results_only)
+        self.model.set_agent_scopes(s.path for s in scopes if s.via_agent)
         for button in self._scope_buttons:
             self._scope_row.removeWidget(button)
             button.deleteLater()
@@ -279,11 +290,13 @@ class SearchPane(QWidget):
         self._next_id += 1
         checked = [b.property("scope_path") for b in self._scope_buttons if b.isChecked()]
         all_on = len(checked) == len(self._scope_buttons)
+        memory_type = self.memory_type_combo.memory_type()
         request = SearchRequest(
             request_id=self._next_id, query=query, tags=tuple(self._tags),
             tag_mode="any" if self.match_button.isChecked() else "all",
             types=() if self.type_combo.currentData() is None else (self.type_combo.currentData(),),
             scopes=None if all_on else tuple(checked), limit=self.limit, scope=self._scope,
+            memory_types=(MemoryType(memory_type),) if memory_type else (),
         )
         self._pending = request.request_id
         self._quiet = request.request_id if quiet else None
@@ -420,7 +433,10 @@ class SearchPane(QWidget):
 
 
 def _relation(scope: VisibleScope) -> ScopeRelation:
-    """A searched scope's place: the acting scope, an ancestor, or a sibling seen for its results."""
+    """A searched scope's place: the acting scope, an ancestor, a sibling seen for its results, or the agent
+    that runs the acting scope."""
     if scope.results_only:
         return ScopeRelation.SIBLING
+    if scope.via_agent:
+        return ScopeRelation.AGENT
     return ScopeRelation.OWN if scope.distance == 0 else ScopeRelation.INHERITED

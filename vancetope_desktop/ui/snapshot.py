@@ -14,7 +14,7 @@ from ..core.promotion import PromotionRequest, RequestStatus
 from ..core.scope_info import ScopeInfo, VisibleScope
 from ..core.tags import TagFilter, all_of, any_of, matches
 from ..core.undo import UndoStep
-from ..services import audit, demo, documents, folders, review, saved_searches, scopes, tags, undo
+from ..services import audit, demo, documents, folders, lifecycle, review, saved_searches, scopes, tags, undo
 from ..services.folders import FolderNode
 from ..services.library import Library
 from ..services.tags import TagCount
@@ -80,6 +80,9 @@ class Snapshot:
     undo_history: tuple[list[UndoStep], list[UndoStep]] = ([], [])
     """What Undo and Redo would take, next first (``services.undo.history``): read with the documents, so that
     Edit ▸ Undo names the action the list shows done, never the one before it."""
+    superseded: dict[str, str | None] = field(default_factory=dict)
+    """What superseded each archived document listed (``services.lifecycle.superseded_titles``), for the
+    Archived view's "superseded by …"."""
 
 
 def tag_filter_for(selected: tuple[str, ...], mode: str) -> TagFilter | None:
@@ -111,7 +114,7 @@ def load_snapshot(lib: Library, state: ViewState) -> Snapshot:
         library_empty=demo.is_library_empty(lib),
         scope_names={s.path: s.name for s in all_scopes},
         review=load_review_queue(lib), change_counter=changes, saved_searches=saved,
-        undo_history=undo.history(lib),
+        undo_history=undo.history(lib), superseded=lifecycle.superseded_titles(lib, docs, state.scope),
     )
 
 

@@ -152,7 +152,8 @@ def is_dark(app: QApplication) -> bool:
 def icon(name: str) -> QIcon:
     """The icon ``resources/icons/<name>.svg``: ``"app"`` or a document/file kind (``pdf``, ``note``,
     ``fact``, ``result``, ``reference``, ``structured``, ``folder``, ``file``, ``image``), ``scope`` or a
-    folder-tree entry (``smart-all``, ``smart-unfiled``, ``smart-recent``, ``smart-problems``, ``smart-trash``).
+    folder-tree entry (``smart-all``, ``smart-unfiled``, ``smart-recent``, ``smart-problems``, ``smart-archived``,
+    ``smart-trash``).
 
     Raises:
         FileNotFoundError: no such icon.

@@ -765,10 +765,14 @@ class Workbench(QObject):
 
     def set_memory_type(self, doc_id: str, memory_type: str | None) -> Task:
         """Say what a note is for as an agent memory (None or ``none``: nothing), as ``memory type`` does
-        (``memories.set_memory_type``)."""
+        (``memories.set_memory_type``); undoable like a tag change."""
         lib, scope = self.lib, self.state.scope
-        return self.run("Memory type", lambda _c: memories.set_memory_type(lib, doc_id, memory_type,
-                                                                           acting_scope=scope), index=False)
+
+        def work(_context: TaskContext) -> Any:
+            action = undo.user_action(lib, "Set memory type of", [doc_id], suffix=f"to {memory_type or 'none'}")
+            return memories.set_memory_type(lib, doc_id, memory_type, acting_scope=scope, user_action=action)
+
+        return self.run("Memory type", work, index=False)
 
     def settle_conflict(self, keep_id: str, other_id: str, on_settled: Callable[[Any], None] | None = None) -> Task:
         """Keep ``keep_id`` of two contradicting memories: it ``updates`` the other, which is archived
