@@ -264,7 +264,8 @@ def build_server(memory: ScopedMemory) -> Server[Any]:
     return Server(
         "vancetope", version=__version__, title="Vancetope memory",
         instructions=f"Research memory of {memory.scope}: you read your own scope and its ancestors and write only "
-                     "your own scope. Call memory_context when you start (an agent: memory_session_start), "
+                     "your own scope (and, in a session an agent runs, that agent's own scope: scope='agent'). Call "
+                     "memory_context when you start (an agent: memory_session_start), "
                      "memory_query to find (memory_recall: in one namespace only), memory_store to remember. "
                      "Every document has a doc_… id. To share a document with an ancestor scope (e.g. "
                      "the project), ask with memory_request_promotion: the user reviews the request; "

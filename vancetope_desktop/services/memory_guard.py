@@ -132,14 +132,18 @@ def remember(lib: Library, content: str, *, scope: str, doc_type: DocumentType =
              title: str | None = None, tags: Iterable[str] = (), source: Source | None = None,
              folder_id: str | None = None, on_duplicate: OnDuplicate | str = OnDuplicate.RETURN,
              relates_to: tuple[str, RelationType | str] | None = None, created_by: str | None = None,
-             memory_type: MemoryType | str | None = None) -> Remembered:
+             memory_type: MemoryType | str | None = None, acting: str | None = None) -> Remembered:
     """Store ``content`` in ``scope`` as ``documents.add_text`` does, guarded against near-duplicates (see the
     module's note), and relate it to ``relates_to`` = ``(target_id, type)`` (the seed's ``relatesTo``:
     ``updates`` archives the target). ``memory_type`` makes it an agent memory of that type
     (``core.memories``; memories are notes).
 
     Everything that can refuse the call is checked before anything is written: the arguments, the target
-    (exists, not trashed, readable from ``scope``) and the relation type.
+    (exists, not trashed, readable from ``acting``) and the relation type.
+
+    Args:
+        acting: the writer's scope, whose visibility rule the ``relates_to`` target follows (default: ``scope``;
+            a session storing into the agent scope that runs it: the session, ``sharing.write_grant``).
 
     Raises:
         InvalidInput: blank content, a bad ``on_duplicate``, tag or type. UnknownRelationType.
@@ -152,10 +156,11 @@ def remember(lib: Library, content: str, *, scope: str, doc_type: DocumentType =
     if not content.strip():
         raise InvalidInput("the content is empty: give the text to remember")
     scope_path = resolve_scope(lib, scope)
+    writer = scope_path if acting is None else resolve_scope(lib, acting)
     wanted: tuple[str, RelationType] | None = None
     if relates_to is not None:
         target_id = relates_to[0].strip()
-        wanted = (target_id, graph.check_relation(lib, scope_path, relates_to[1], [target_id]))
+        wanted = (target_id, graph.check_relation(lib, writer, relates_to[1], [target_id]))
     guarded = doc_type in GUARDED_TYPES and choice is not OnDuplicate.STORE  # store: no need to look (nor to embed)
     duplicates = similar_memories(lib, content, scope_path, doc_type) if guarded else []
     if duplicates and choice is OnDuplicate.RETURN:
@@ -167,7 +172,7 @@ def remember(lib: Library, content: str, *, scope: str, doc_type: DocumentType =
     done = Remembered(document=doc, stored=True, duplicates=duplicates)
     for target_id, kind in dict.fromkeys(links):
         try:
-            outcome = graph.relate(lib, doc.id, target_id, kind, created_by, scope=scope_path)
+            outcome = graph.relate(lib, doc.id, target_id, kind, created_by, scope=writer)
         except VancetopeError as error:  # changed since the checks: the memory stays stored, and says so
             done.warnings.append(f"stored {doc.id}, but not related ({kind.value} {target_id}): {error}")
             continue
