@@ -33,7 +33,7 @@ import mcp_types as types
 from mcp.server import Server, ServerRequestContext
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from .. import __version__
 from ..core.errors import InvalidInput, VancetopeError
@@ -43,6 +43,7 @@ from ..services.library import Library
 from . import mcp_prompts, task_tree
 from .context import ContextBlock, context_block
 from .models import DocumentSummary, StoredDocument
+from .relation_models import ToolInput
 from .tools import TOOLS, TOOLS_BY_NAME, MemoryTools, ToolSpec, parse_arguments
 
 logger = logging.getLogger(__name__)
@@ -60,11 +61,7 @@ READ_ONLY_TOOLS = frozenset({"memory_query", "memory_recall", "memory_session_st
                              "memory_links", "memory_relations", "memory_neighbourhood"})
 
 
-class _Input(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class StoreResultInput(_Input):
+class StoreResultInput(ToolInput):
     """``memory_store_result``: save a task node's output as a result (a re-run replaces it)."""
 
     node_id: str = Field(min_length=1, description="The task node's id in your tree, e.g. 'extract_paper_1'.")
@@ -77,13 +74,13 @@ class StoreResultInput(_Input):
     tags: list[str] = Field(default_factory=list, description="Further tags, e.g. topics.")
 
 
-class TaskChangedInput(_Input):
+class TaskChangedInput(ToolInput):
     """``mark_task_changed``: a task changed, so its results and what derives from them may be out of date."""
 
     node_id: str = Field(min_length=1, description="The task node that changed.")
 
 
-class ContextInput(_Input):
+class ContextInput(ToolInput):
     """``memory_context``: the most relevant memory for starting work, as Markdown."""
 
     question: str | None = Field(default=None, description="What you are about to do, to rank by relevance.")

@@ -40,7 +40,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from ..core.documents import DocumentInfo, DocumentStatus, DocumentType, Source, SourceType
-from ..core.errors import AccessDenied, DocumentNotFound, InvalidInput, ScopeNotVisible
+from ..core.errors import AccessDenied, DocumentNotFound, EmptyQuery, InvalidInput, ScopeNotVisible
 from ..core.memories import MEMORY_TYPE_GUIDANCE, Episode
 from ..core.promotion import RequestStatus
 from ..core.reading import ReadingStatus
@@ -327,7 +327,7 @@ class MemoryTools:
         args = parse_arguments(QueryInput, question=question, tags=tags, scope=scope, type=type, limit=limit,
                                memory_type=memory_type)
         if not args.question.strip():
-            raise InvalidInput("the question is empty: say what you are looking for")
+            raise EmptyQuery("the question is empty: say what you are looking for")
         tag_filter = all_of(args.tags) if args.tags else None
         only = None if args.scope is None else [self._read_scope(args.scope)]
         response = search(self.lib, args.question, scope=self.scope, tag_filter=tag_filter,
@@ -783,5 +783,17 @@ def parse_arguments(model: type[M], **values: Any) -> M:
     try:
         return model.model_validate(values)
     except ValidationError as error:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}" for e in error.errors())
-        raise InvalidInput(f"bad arguments: {problems}") from None
+        wheres = [".".join(map(str, e["loc"])) for e in error.errors()]
+        problems = "; ".join(f"{where or 'arguments'}: {e['msg']}" for where, e in zip(wheres, error.errors(),
+                                                                                       strict=True))
+        kinds = {_argument_error(model, where) for where in wheres}
+        raise (kinds.pop() if len(kinds) == 1 else InvalidInput)(f"bad arguments: {problems}") from None
+
+
+def _argument_error(model: type[BaseModel], where: str) -> type[InvalidInput]:
+    """The typed error ``model`` names for a bad argument at the dotted path ``where`` (``ARGUMENT_ERRORS``)."""
+    typed: Mapping[str, type[InvalidInput]] = getattr(model, "ARGUMENT_ERRORS", {})
+    for key, error in typed.items():
+        if where == key or where.startswith(key + "."):
+            return error
+    return typed.get("*", InvalidInput)
