@@ -2,6 +2,8 @@
 end of a session): ``sharing.write_grant`` decides, the tools and the MCP server follow it, and no session writes
 another agent's namespace or a sibling's."""
 
+import json
+
 import anyio
 import pytest
 from mcp.client.client import Client
@@ -111,4 +113,6 @@ def test_over_mcp_a_session_writes_its_agent_s_namespace(team):
 
     related, refused = anyio.run(scenario)
     assert not related.is_error and related.structured_content["archived"] == [old]
+    # The same JSON twice, as the specification asks: structured, and as text for clients that read only content.
+    assert [json.loads(part.text) for part in related.content] == [related.structured_content]
     assert refused.is_error and refused.content[0].text.startswith("ScopeNotVisible: session/s1 cannot write to")

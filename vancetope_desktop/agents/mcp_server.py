@@ -7,9 +7,13 @@ start:
 
 * tools: every tool of :data:`.tools.TOOLS`; from a think process also ``memory_store_result`` and
   ``mark_task_changed`` (:mod:`.task_tree`); from any scope ``memory_context`` (:mod:`.context`).
-  A result is structured content (the output model as JSON) plus the same JSON as text for clients
-  that ignore structured content. A :class:`VancetopeError` becomes a tool error (``isError``) carrying
-  its message, e.g. the visibility rule; an unexpected exception too, logged with its traceback.
+  A result is structured content (the output model as JSON, checked by clients against the tool's
+  output schema) plus the same JSON, compact, as one text block: the specification asks for it ("a tool
+  that returns structured content SHOULD also return the serialized JSON in a TextContent block",
+  2025-06-18, server/tools, Structured Content), the SDK's own low-level handler does the same, and clients
+  that read only ``content`` (several do, and would otherwise see an empty result) get the whole answer.
+  A :class:`VancetopeError` becomes a tool error (``isError``) carrying ``Type: message`` on one line,
+  e.g. the visibility rule; an unexpected exception too, logged with its traceback.
 * prompts: ``session_start`` (:mod:`.mcp_prompts`), the start-of-session block as a user message.
 * resources: ``vancetope://document/{doc_id}``, a document's text read through ``memory_read`` (the
   same visibility rule); the listing holds the newest :data:`RESOURCE_LIMIT` documents the scope sees.

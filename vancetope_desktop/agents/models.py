@@ -76,7 +76,7 @@ class StoreInput(ToolInput):
     type: StorableType = Field(default="note", description="note: working notes; fact: one short statement; "
                                "result: an outcome of your work; reference: a citation or link (BibTeX, RIS or "
                                "CSL-JSON is stored as one reference per entry, merged with one already there; the "
-                               "result is the first entry's).")
+                               "result is the first entry's, and entries lists them all).")
     title: str | None = Field(default=None, description="A short title. Default: the first line of the content.")
     reason: str | None = Field(default=None, description="With an ancestor scope: why it matters there, for the user "
                                "who reviews the promotion.")
@@ -327,7 +327,10 @@ class StoredDocument(DocumentSummary):
                          "(on_duplicate 'return'); see duplicates.")
     duplicates: list[SimilarMemory] = Field(default_factory=list, description="Your active memories this close to "
                                             "the text, closest first (similarity 0-1).")
-    relations: list[Edge] = Field(default_factory=list, description="The edges made from the new document.")
+    entries: list[str] = Field(default_factory=list, description="Every document the call stored: for BibTeX, RIS "
+                               "or CSL-JSON stored as references, one per entry in entry order (doc_id is the "
+                               "first; a duplicate is the reference it was merged into), else doc_id alone.")
+    relations: list[Edge] = Field(default_factory=list, description="The edges made from the new documents.")
     archived: list[str] = Field(default_factory=list, description="Documents archived because it updates them.")
     warnings: list[str] = Field(default_factory=list, description="E.g. a relation that could not be made after the "
                                 "document was stored (it stays stored).")

@@ -271,6 +271,8 @@ class MemoryTools:
         acting scope (``sharing.write_grant``), it is stored there directly. When one of ``tags`` makes a rule ask
         first, that request is reported instead (an auto-approving rule has then moved the document, and
         the result's ``scope`` says where). With ``memory_type`` it is an agent memory of that type (a note).
+        BibTeX, RIS or CSL-JSON stored as a ``reference`` becomes one reference per entry: the result is the first,
+        its ``entries`` lists every one, and the promotion request and ``relates_to`` apply to each.
 
         The write goes through ``memory_guard.remember``: a near-duplicate of an active note or fact of the
         acting scope is handled as ``on_duplicate`` says (``return``: nothing stored, the existing document
@@ -302,17 +304,19 @@ class MemoryTools:
                                      title=args.title, tags=wanted, source=source, on_duplicate=args.on_duplicate,
                                      relates_to=(link.target_id, link.type) if link else None, created_by=self._actor(),
                                      memory_type=args.memory_type)
-        outcome = {name: getattr(kept, name) for name in ("stored", "duplicates", "relations", "archived", "warnings")}
+        outcome = {name: getattr(kept, name) for name in ("stored", "entries", "duplicates", "relations", "archived",
+                                                          "warnings")}
         if not kept.stored:
             return self.as_stored(kept.document, known_requests=None).model_copy(update=outcome)
-        doc = kept.document
-        # A tag rule may have asked already (and moved it, if it approves at once): that request stands for
-        # the one asked here, since a document has one request at a time and the store must not fail now.
-        by_rule = review.list_requests(self.lib, status=None, document_id=doc.id, limit=1)
-        if promote_to is not None and not by_rule:
-            why = (args.reason or "").strip() or f"stored by {self.scope} for {promote_to}"
-            review.request_promotion(self.lib, doc.id, promote_to, requested_by=self._actor(), reason=why)
-        return self.as_stored(self._indexed(doc), known_requests=()).model_copy(update=outcome)
+        for entry in kept.entries if promote_to is not None else ():
+            # A tag rule may have asked already (and moved it, if it approves at once): that request stands for
+            # the one asked here, since a document has one request at a time and the store must not fail now. A
+            # pasted reference merged into one already elsewhere is not this call's to promote.
+            by_rule = review.list_requests(self.lib, status=None, document_id=entry, limit=1)
+            if not by_rule and documents.get_document(self.lib, entry).scope == store_in:
+                why = (args.reason or "").strip() or f"stored by {self.scope} for {promote_to}"
+                review.request_promotion(self.lib, entry, promote_to, requested_by=self._actor(), reason=why)
+        return self.as_stored(self._indexed(kept.document, kept.entries), known_requests=()).model_copy(update=outcome)
 
     def memory_query(self, question: str, tags: Sequence[str] = (), scope: str | None = None,
                      type: str | None = None, limit: int = 10, memory_type: str | None = None) -> QueryResult:
@@ -755,9 +759,10 @@ class MemoryTools:
             )
         return doc
 
-    def _indexed(self, doc: DocumentInfo) -> DocumentInfo:
-        """``doc`` after indexing it now when asked to (and possible), else as it is."""
-        if not self.index_now or indexing.try_drain(self.lib, documents=[doc.id]) is None:
+    def _indexed(self, doc: DocumentInfo, others: Sequence[str] = ()) -> DocumentInfo:
+        """``doc`` after indexing it and the ``others`` the call stored now when asked to (and possible), else as
+        it is."""
+        if not self.index_now or indexing.try_drain(self.lib, documents=list(dict.fromkeys([doc.id, *others]))) is None:
             return doc
         return documents.get_document(self.lib, doc.id)
 
