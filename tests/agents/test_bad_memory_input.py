@@ -85,11 +85,12 @@ CLI_CASES = {  # name → (arguments with {a}, {b}, {x}, exit code, words of the
 }
 
 
-@pytest.fixture
-def prepared(tmp_path):
-    """A library at ``tmp_path/lib``: session s1 (run by agent tau) with notes a and b (b updates a, which is
-    archived), and x in its sibling session s2. Returns the root and the ids by letter."""
-    root = tmp_path / "lib"
+@pytest.fixture(scope="module")
+def prepared(tmp_path_factory):
+    """One library for the module (every case is refused, and each checks nothing was written): session s1 (run by
+    agent tau) with notes a and b (b updates a, which is archived), and x in its sibling session s2. Returns the
+    root and the ids by letter."""
+    root = tmp_path_factory.mktemp("bad") / "lib"
     with Library.open(root) as lib:
         scopes.create_scope(lib, "agent", "tau", parent="project/inbox")
         scopes.create_scope(lib, "session", "s1", parent="project/inbox", agent="agent/tau")

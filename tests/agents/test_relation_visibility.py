@@ -25,10 +25,9 @@ EDGES = [("A", "supports", "P"), ("S", "extends", "A"), ("T", "relates_to", "A")
 """Each made from the source's own scope (which reads the target)."""
 
 
-@pytest.fixture
-def web(tmp_path):
-    """A library at ``tmp_path/lib`` with a note per letter of :data:`NOTES` and the :data:`EDGES`; letter → id."""
-    with Library.open(tmp_path / "lib") as lib:
+def _web(root):
+    """A library at ``root`` with a note per letter of :data:`NOTES` and the :data:`EDGES`: root, letter → id."""
+    with Library.open(root) as lib:
         scopes.create_scope(lib, "agent", "tau", parent=P)
         scopes.create_scope(lib, "session", "s1", parent=P, agent=A)
         scopes.create_scope(lib, "think-process", "tp_1", parent=S1)
@@ -37,7 +36,13 @@ def web(tmp_path):
                for k, s in NOTES.items()}
         for source, kind, target in EDGES:
             graph.relate(lib, ids[source], ids[target], kind, scope=NOTES[source])
-    return tmp_path / "lib", ids
+    return root, ids
+
+
+@pytest.fixture(scope="module")
+def web(tmp_path_factory):
+    """:func:`_web` once for the tests that only read or are refused (they check that nothing was written)."""
+    return _web(tmp_path_factory.mktemp("web") / "lib")
 
 
 def _neighbours(letter: str, readable: str) -> set[str]:
@@ -97,8 +102,8 @@ def test_no_edge_to_an_invisible_document(web, viewer, source, target):
     assert stored_counts(root) == before  # nothing half-written
 
 
-def test_an_agent_s_edges_survive_promotion_and_demotion(web):
-    root, ids = web
+def test_an_agent_s_edges_survive_promotion_and_demotion(tmp_path):
+    root, ids = _web(tmp_path / "lib")
     with Library.open(root) as lib:
         moves.move_to_scope(lib, ids["A"], P, "up", reason="the whole project needs it")
         incoming = graph.relations_of(lib, ids["A"], S2).incoming  # s2 reads it now, not s1's or tp_1's notes
