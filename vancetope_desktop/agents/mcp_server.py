@@ -47,7 +47,7 @@ from ..services.library import Library
 from . import mcp_prompts, task_tree
 from .context import ContextBlock, context_block
 from .models import DocumentSummary, StoredDocument
-from .relation_models import ToolInput
+from .tool_input import ToolInput
 from .tools import TOOLS, TOOLS_BY_NAME, MemoryTools, ToolSpec, parse_arguments
 
 logger = logging.getLogger(__name__)

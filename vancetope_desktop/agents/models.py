@@ -22,7 +22,8 @@ from ..services import session_start as start
 from ..services.annotations import Annotation
 from ..services.graph import Edge
 from ..services.memory_guard import SimilarMemory
-from .relation_models import ArgumentErrors, RelatesTo, ToolInput
+from .relation_models import RelatesTo
+from .tool_input import ArgumentErrors, ToolInput
 
 StorableType = Literal["note", "fact", "result", "reference"]
 """Document types a tool may store: text only (files come in through the app or ``memory upload``)."""

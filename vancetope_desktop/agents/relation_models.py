@@ -5,33 +5,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
-from ..core.errors import InvalidInput, UnknownRelationType
+from ..core.errors import UnknownRelationType
 from ..core.relations import RELATION_GUIDE, RelationType
 from ..services.graph import MAX_DEPTH, Edge, RelatedDocument
+from .tool_input import ArgumentErrors, ToolInput
 
 RelationTypeName = Literal["updates", "extends", "supports", "contradicts", "relates_to", "derived_from", "cites"]
 """The relation types a tool may write (``links_to`` follows a note's [[links]])."""
 
-
-
-ArgumentErrors = Mapping[str, type[InvalidInput]]
-"""A tool input's typed errors by argument (:attr:`ToolInput.ARGUMENT_ERRORS`); named here because a field called
-``type`` hides the builtin inside a model's body."""
-
-
-class ToolInput(BaseModel):
-    """The arguments of a tool: unknown ones refused, bad ones raising the typed error the model names."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    ARGUMENT_ERRORS: ClassVar[ArgumentErrors] = {}
-    """The typed error a bad argument raises, by its dotted path (``relates_to.type``; a list's items count as the
-    list; ``*``: every argument), for ``tools.parse_arguments``; InvalidInput otherwise."""
 
 
 class RelatesTo(ToolInput):

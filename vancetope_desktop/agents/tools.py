@@ -114,6 +114,7 @@ from .relation_models import (
     RelationsResult,
     RestoreInput,
 )
+from .tool_input import ToolInput
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -776,7 +777,9 @@ def _provenance_tag(key: str) -> list[str]:
 
 
 def parse_arguments(model: type[M], **values: Any) -> M:
-    """Validate tool arguments, turning pydantic's errors into one InvalidInput naming each bad argument.
+    """Validate tool arguments, turning pydantic's errors into one InvalidInput naming each bad argument: the
+    typed one the model names when every bad argument names the same (``ToolInput.argument_error``, e.g.
+    UnknownMemoryType, InvalidEpisode), else InvalidInput itself.
 
     Text that is not valid Unicode (JSON may carry ``"\\udce9"``) is refused here, the one door of every
     tool and of the MCP server, before it reaches the tokenizer or SQLite (see ``core.text``).
@@ -791,14 +794,5 @@ def parse_arguments(model: type[M], **values: Any) -> M:
         wheres = [".".join(map(str, e["loc"])) for e in error.errors()]
         problems = "; ".join(f"{where or 'arguments'}: {e['msg']}" for where, e in zip(wheres, error.errors(),
                                                                                        strict=True))
-        kinds = {_argument_error(model, where) for where in wheres}
-        raise (kinds.pop() if len(kinds) == 1 else InvalidInput)(f"bad arguments: {problems}") from None
-
-
-def _argument_error(model: type[BaseModel], where: str) -> type[InvalidInput]:
-    """The typed error ``model`` names for a bad argument at the dotted path ``where`` (``ARGUMENT_ERRORS``)."""
-    typed: Mapping[str, type[InvalidInput]] = getattr(model, "ARGUMENT_ERRORS", {})
-    for key, error in typed.items():
-        if where == key or where.startswith(key + "."):
-            return error
-    return typed.get("*", InvalidInput)
+        errors = [model.argument_error(where) if issubclass(model, ToolInput) else InvalidInput for where in wheres]
+        raise (errors[0] if len(set(errors)) == 1 else InvalidInput)(f"bad arguments: {problems}") from None
