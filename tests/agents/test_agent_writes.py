@@ -116,3 +116,21 @@ def test_over_mcp_a_session_writes_its_agent_s_namespace(team):
     # The same JSON twice, as the specification asks: structured, and as text for clients that read only content.
     assert [json.loads(part.text) for part in related.content] == [related.structured_content]
     assert refused.is_error and refused.content[0].text.startswith("ScopeNotVisible: session/s1 cannot write to")
+
+
+def test_the_terminal_writes_the_agent_s_namespace_acting_as_its_session(team):
+    """The person at the terminal writes any scope (``--scope`` / ``--namespace`` say where); relating as the session
+    follows the same visibility rule as its tools."""
+    from typer.testing import CliRunner
+
+    from vancetope_desktop.cli.main import app
+
+    def run(*args):
+        return CliRunner().invoke(app, [*args, "--json", "--library", str(team.paths.root)])
+
+    added = [json.loads(run("memory", "add", text, "--memory-type", "project", "--scope", "agent/tau",
+                            "--no-wait").stdout)["id"] for text in ("Current work: A", "Current work: B")]
+    related = run("memory", "relate", added[1], added[0], "--type", "updates", "--scope", "session/s1")
+    assert related.exit_code == 0 and json.loads(related.stdout)["archived"] == [added[0]]
+    refused = run("memory", "relate", added[1], added[0], "--type", "supports", "--scope", "session/s2")
+    assert refused.exit_code == 4 and "an agent's only when it runs it" in refused.output

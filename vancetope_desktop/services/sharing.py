@@ -34,12 +34,12 @@ from sqlmodel import Session, select
 
 from ..core.documents import DocumentInfo, DocumentStatus, DocumentType
 from ..core.errors import AccessDenied, InvalidInput, ScopeNotVisible
-from ..core.scopes import ScopePath
+from ..core.scopes import ScopeKind, ScopePath
 from ..store import tables
 from ..store.db import read_session, write_session
 from . import records
 from .library import Library
-from .scopes import ancestry, resolve_scope, visibility_filter, visible_scopes
+from .scopes import RUN_BY_AGENT_KINDS, ancestry, resolve_scope, visibility_filter, visible_scopes
 
 SHARED_KEY = "shared_documents"
 """The key of a scope's settings holding the ids of the documents shared with it."""
@@ -208,9 +208,13 @@ def check_read(lib: Library, acting: str, doc: DocumentInfo) -> ReadGrant:
 def visibility_rule(lib: Library, acting: str, target: str) -> str:
     """The seed §4.2 rule as it applies to ``acting`` looking at ``target``, for error messages.
 
-    E.g. "a think process sees its own memory and its ancestors', not a sibling's".
+    E.g. "a think process sees its own memory and its ancestors', not a sibling's"; for an agent's scope seen
+    from a session or think process, that it sees an agent's only when that agent runs it.
     """
     acting_chain, target_chain = ancestry(lib, acting), ancestry(lib, target)
+    kind = ScopePath.parse(acting).kind
+    if ScopePath.parse(target).kind is ScopeKind.AGENT and kind in RUN_BY_AGENT_KINDS:
+        return f"a {kind.label.lower()} sees its own memory and its ancestors', and an agent's only when it runs it"
     if acting in target_chain:
         excluded = "not its descendants'"
     elif acting_chain[1:2] == target_chain[1:2]:  # same parent, or two project groups
