@@ -44,6 +44,19 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
+WRITTEN_TABLES = ("document", "document_version", "relation", "promotion_request", "audit_entry", "index_job")
+"""What a write leaves behind: a refused call must change none of them (``stored_counts``)."""
+
+
+def stored_counts(root: Path) -> dict[str, int]:
+    """Rows per table of :data:`WRITTEN_TABLES` in the library at ``root`` (read with plain sqlite3, so a test of
+    the CLI, whose library is a path, counts the same way), to show a refused call wrote nothing."""
+    import sqlite3
+
+    with sqlite3.connect(root / "library.sqlite") as connection:
+        return {t: connection.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in WRITTEN_TABLES}
+
+
 @pytest.fixture(scope="session")
 def corpus() -> Path:
     """The real input files: ``../shared/corpus`` (papers/, pdf-edge/, notes/, refs/, data/)."""

@@ -7,9 +7,13 @@ start:
 
 * tools: every tool of :data:`.tools.TOOLS`; from a think process also ``memory_store_result`` and
   ``mark_task_changed`` (:mod:`.task_tree`); from any scope ``memory_context`` (:mod:`.context`).
-  A result is structured content (the output model as JSON) plus the same JSON as text for clients
-  that ignore structured content. A :class:`VancetopeError` becomes a tool error (``isError``) carrying
-  its message, e.g. the visibility rule; an unexpected exception too, logged with its traceback.
+  A result is structured content (the output model as JSON, checked by clients against the tool's
+  output schema) plus the same JSON, compact, as one text block: the specification asks for it ("a tool
+  that returns structured content SHOULD also return the serialized JSON in a TextContent block",
+  2025-06-18, server/tools, Structured Content), the SDK's own low-level handler does the same, and clients
+  that read only ``content`` (several do, and would otherwise see an empty result) get the whole answer.
+  A :class:`VancetopeError` becomes a tool error (``isError``) carrying ``Type: message`` on one line,
+  e.g. the visibility rule; an unexpected exception too, logged with its traceback.
 * prompts: ``session_start`` (:mod:`.mcp_prompts`), the start-of-session block as a user message.
 * resources: ``vancetope://document/{doc_id}``, a document's text read through ``memory_read`` (the
   same visibility rule); the listing holds the newest :data:`RESOURCE_LIMIT` documents the scope sees.
@@ -33,7 +37,7 @@ import mcp_types as types
 from mcp.server import Server, ServerRequestContext
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from .. import __version__
 from ..core.errors import InvalidInput, VancetopeError
@@ -43,6 +47,7 @@ from ..services.library import Library
 from . import mcp_prompts, task_tree
 from .context import ContextBlock, context_block
 from .models import DocumentSummary, StoredDocument
+from .tool_input import ToolInput
 from .tools import TOOLS, TOOLS_BY_NAME, MemoryTools, ToolSpec, parse_arguments
 
 logger = logging.getLogger(__name__)
@@ -60,11 +65,7 @@ READ_ONLY_TOOLS = frozenset({"memory_query", "memory_recall", "memory_session_st
                              "memory_links", "memory_relations", "memory_neighbourhood"})
 
 
-class _Input(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class StoreResultInput(_Input):
+class StoreResultInput(ToolInput):
     """``memory_store_result``: save a task node's output as a result (a re-run replaces it)."""
 
     node_id: str = Field(min_length=1, description="The task node's id in your tree, e.g. 'extract_paper_1'.")
@@ -77,13 +78,13 @@ class StoreResultInput(_Input):
     tags: list[str] = Field(default_factory=list, description="Further tags, e.g. topics.")
 
 
-class TaskChangedInput(_Input):
+class TaskChangedInput(ToolInput):
     """``mark_task_changed``: a task changed, so its results and what derives from them may be out of date."""
 
     node_id: str = Field(min_length=1, description="The task node that changed.")
 
 
-class ContextInput(_Input):
+class ContextInput(ToolInput):
     """``memory_context``: the most relevant memory for starting work, as Markdown."""
 
     question: str | None = Field(default=None, description="What you are about to do, to rank by relevance.")
@@ -264,7 +265,8 @@ def build_server(memory: ScopedMemory) -> Server[Any]:
     return Server(
         "vancetope", version=__version__, title="Vancetope memory",
         instructions=f"Research memory of {memory.scope}: you read your own scope and its ancestors and write only "
-                     "your own scope. Call memory_context when you start (an agent: memory_session_start), "
+                     "your own scope (and, in a session an agent runs, that agent's own scope: scope='agent'). Call "
+                     "memory_context when you start (an agent: memory_session_start), "
                      "memory_query to find (memory_recall: in one namespace only), memory_store to remember. "
                      "Every document has a doc_… id. To share a document with an ancestor scope (e.g. "
                      "the project), ask with memory_request_promotion: the user reviews the request; "

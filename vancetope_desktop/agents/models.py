@@ -9,12 +9,13 @@ rather than silently ignored. Every output that names a document carries its ``d
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal, Self
+from typing import Any, ClassVar, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from ..core import promotion
 from ..core.documents import DocumentInfo
+from ..core.errors import InvalidEpisode, UnknownMemoryType, UnknownRelationType
 from ..core.memories import MEMORY_TYPE_GUIDANCE
 from ..core.reading import reading_status_of
 from ..services import session_start as start
@@ -22,6 +23,7 @@ from ..services.annotations import Annotation
 from ..services.graph import Edge
 from ..services.memory_guard import SimilarMemory
 from .relation_models import RelatesTo
+from .tool_input import ArgumentErrors, ToolInput
 
 StorableType = Literal["note", "fact", "result", "reference"]
 """Document types a tool may store: text only (files come in through the app or ``memory upload``)."""
@@ -59,23 +61,23 @@ HIDDEN_METADATA = frozenset({"title", "title_from_content", "file_suffix", "sour
 """Internal metadata left out of :class:`DocumentText`."""
 
 
-class _Input(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class StoreInput(_Input):
+class StoreInput(ToolInput):
     """``memory_store``: remember a piece of text in your own scope."""
+
+    ARGUMENT_ERRORS: ClassVar[ArgumentErrors] = {
+        "memory_type": UnknownMemoryType, "relates_to.type": UnknownRelationType}
 
     content: str = Field(description="The text to remember (Markdown is fine). Must not be blank.")
     tags: list[str] = Field(default_factory=list, description="Tags such as 'attention', 'topic/sparse' or "
                             "'#hypothesis' (the '#' is optional; tags are case-insensitive).")
-    scope: str | None = Field(default=None, description="Leave empty to store it in your own scope. An ancestor "
-                              "('project', 'session' or a path) stores it in your scope too and asks the user to "
-                              "promote it there: see promotion_request in the result.")
+    scope: str | None = Field(default=None, description="Leave empty to store it in your own scope. 'agent' (or its "
+                              "path), in a session your agent runs: your agent's own namespace, stored there "
+                              "directly. An ancestor ('project', 'session' or a path) stores it in your scope too and "
+                              "asks the user to promote it there: see promotion_request in the result.")
     type: StorableType = Field(default="note", description="note: working notes; fact: one short statement; "
                                "result: an outcome of your work; reference: a citation or link (BibTeX, RIS or "
                                "CSL-JSON is stored as one reference per entry, merged with one already there; the "
-                               "result is the first entry's).")
+                               "result is the first entry's, and entries lists them all).")
     title: str | None = Field(default=None, description="A short title. Default: the first line of the content.")
     reason: str | None = Field(default=None, description="With an ancestor scope: why it matters there, for the user "
                                "who reviews the promotion.")
@@ -90,8 +92,10 @@ class StoreInput(_Input):
                                           "or update (store it and archive the closest one, which it updates).")
 
 
-class QueryInput(_Input):
+class QueryInput(ToolInput):
     """``memory_query``: search by meaning and by words in what you can see."""
+
+    ARGUMENT_ERRORS: ClassVar[ArgumentErrors] = {"memory_type": UnknownMemoryType}
 
     question: str = Field(description="What you are looking for, in your own words; words in double quotes must "
                           'appear together ("skimmed milk powder").')
@@ -103,8 +107,10 @@ class QueryInput(_Input):
                        "are relevant).")
 
 
-class RecallInput(_Input):
+class RecallInput(ToolInput):
     """``memory_recall``: the memories of one namespace (scope) that best match a query."""
+
+    ARGUMENT_ERRORS: ClassVar[ArgumentErrors] = {"memory_types": UnknownMemoryType}
 
     query: str = Field(description="What to recall, specific is better: 'auth middleware Clerk route protection' "
                        "rather than 'auth'.")
@@ -120,7 +126,7 @@ class RecallInput(_Input):
                                    "newer one, kept for the record).")
 
 
-class SessionStartInput(_Input):
+class SessionStartInput(ToolInput):
     """``memory_session_start``: the seed's three start-of-session recalls as one Markdown block."""
 
     agent: str | None = Field(default=None, description="Your agent namespace ('agent/tau'). Default: the agent "
@@ -135,8 +141,10 @@ class SessionStartInput(_Input):
     state_query: str = Field(default=start.STATE_QUERY, description="The recall in your agent namespace.")
 
 
-class EpisodeInput(_Input):
+class EpisodeInput(ToolInput):
     """``memory_store_episode``: record something that happened, as the seed's structured episode."""
+
+    ARGUMENT_ERRORS: ClassVar[ArgumentErrors] = {"*": InvalidEpisode}
 
     context: str = Field(description="The situation, e.g. 'Deploying Convex schema changes'.")
     goal: str = Field(description="What you were trying to do, e.g. 'Add vector index to memories table'.")
@@ -147,13 +155,16 @@ class EpisodeInput(_Input):
                          "their embedding field. Order matters.'")
     severity: Literal["minor", "major", "critical"] = Field(description="How much it matters.")
     namespace: str | None = Field(default=None, description="Leave empty: episodes are stored in your own scope "
-                                  "(give its path to be explicit).")
+                                  "(give its path to be explicit). 'agent' (or its path), in a session your agent "
+                                  "runs: your agent's own namespace.")
     created_by: str | None = Field(default=None, description="Who records it. Default: you (your scope's path, or "
                                    "the user for a project's or session's tools).")
 
 
-class ListInput(_Input):
+class ListInput(ToolInput):
     """``memory_list``: list documents you can see, newest first."""
+
+    ARGUMENT_ERRORS: ClassVar[ArgumentErrors] = {"memory_type": UnknownMemoryType}
 
     tags: list[str] = Field(default_factory=list, description=_TAGS_FILTER)
     scope: str | None = Field(default=None, description=_SCOPE_READ)
@@ -162,14 +173,14 @@ class ListInput(_Input):
     limit: int = Field(default=50, ge=1, le=500, description="How many documents to return at most.")
 
 
-class DuplicatesInput(_Input):
+class DuplicatesInput(ToolInput):
     """``memory_duplicates``: likely duplicates among the documents you can see."""
 
     scope: str | None = Field(default=None, description=_SCOPE_READ)
     limit: int = Field(default=20, ge=1, le=200, description="How many groups to return at most.")
 
 
-class ReadInput(_Input):
+class ReadInput(ToolInput):
     """``memory_read``: read one document's text by id."""
 
     doc_id: str = Field(description="The document id, e.g. 'doc_3f2a9c01b7de'.")
@@ -177,7 +188,7 @@ class ReadInput(_Input):
     max_chars: int = Field(default=20_000, ge=1, le=200_000, description="Return at most this many characters.")
 
 
-class TagInput(_Input):
+class TagInput(ToolInput):
     """``memory_tag``: add or remove tags on one of your own documents."""
 
     doc_id: str = Field(description="The document id, e.g. 'doc_3f2a9c01b7de'.")
@@ -187,7 +198,7 @@ class TagInput(_Input):
                               "'topic/attention').")
 
 
-class PromotionInput(_Input):
+class PromotionInput(ToolInput):
     """``memory_request_promotion``: ask the user to move one of your documents up to an ancestor scope."""
 
     doc_id: str = Field(description="The document id, one of your own documents.")
@@ -195,7 +206,7 @@ class PromotionInput(_Input):
     reason: str = Field(description="Why it matters beyond your scope, for the user who reviews it.")
 
 
-class PromotionRequestsInput(_Input):
+class PromotionRequestsInput(ToolInput):
     """``memory_promotion_requests``: your promotion requests and the user's decisions on them."""
 
     doc_id: str | None = Field(default=None, description="Only the requests for this document (doc_…). Default: "
@@ -209,7 +220,7 @@ CitationFormatName = Literal["apa", "chicago", "nature", "ieee", "bibtex", "ris"
 """A citation style (``services.citations.STYLES``) or an export format (``services.citations.FORMATS``)."""
 
 
-class CiteInput(_Input):
+class CiteInput(ToolInput):
     """``memory_cite``: cite documents you can read, formatted or as bibliography entries."""
 
     doc_ids: list[str] = Field(min_length=1, max_length=500, description="The documents to cite (doc_…), in "
@@ -229,13 +240,13 @@ class Citations(BaseModel):
                                  "'smith2020glacier'), the same in every export; use it in \\cite{…}.")
 
 
-class LinksInput(_Input):
+class LinksInput(ToolInput):
     """``memory_links``: a document's [[links]] and what mentions it."""
 
     doc_id: str = Field(description="The document id, e.g. 'doc_3f2a9c01b7de'.")
 
 
-class ReadingStatusInput(_Input):
+class ReadingStatusInput(ToolInput):
     """``memory_set_reading_status``: mark your own documents unread, reading or read."""
 
     doc_ids: list[str] = Field(min_length=1, max_length=500, description="Document ids (doc_…), your own.")
@@ -317,7 +328,10 @@ class StoredDocument(DocumentSummary):
                          "(on_duplicate 'return'); see duplicates.")
     duplicates: list[SimilarMemory] = Field(default_factory=list, description="Your active memories this close to "
                                             "the text, closest first (similarity 0-1).")
-    relations: list[Edge] = Field(default_factory=list, description="The edges made from the new document.")
+    entries: list[str] = Field(default_factory=list, description="Every document the call stored: for BibTeX, RIS "
+                               "or CSL-JSON stored as references, one per entry in entry order (doc_id is the "
+                               "first; a duplicate is the reference it was merged into), else doc_id alone.")
+    relations: list[Edge] = Field(default_factory=list, description="The edges made from the new documents.")
     archived: list[str] = Field(default_factory=list, description="Documents archived because it updates them.")
     warnings: list[str] = Field(default_factory=list, description="E.g. a relation that could not be made after the "
                                 "document was stored (it stays stored).")
@@ -466,7 +480,7 @@ class PromotionRequestList(BaseModel):
     truncated: bool = Field(default=False, description="True when more requests match than `limit`.")
 
 
-class AnnotationsInput(_Input):
+class AnnotationsInput(ToolInput):
     """Arguments of ``memory_annotations``."""
 
     doc_id: str = Field(description="The PDF document's id (doc_…).")

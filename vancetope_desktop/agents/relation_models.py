@@ -5,31 +5,31 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
+from ..core.errors import UnknownRelationType
 from ..core.relations import RELATION_GUIDE, RelationType
 from ..services.graph import MAX_DEPTH, Edge, RelatedDocument
+from .tool_input import ArgumentErrors, ToolInput
 
 RelationTypeName = Literal["updates", "extends", "supports", "contradicts", "relates_to", "derived_from", "cites"]
 """The relation types a tool may write (``links_to`` follows a note's [[links]])."""
 
 
 
-class _Input(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class RelatesTo(_Input):
+class RelatesTo(ToolInput):
     """The seed's ``relatesTo`` of ``memory_store``: an edge from the new memory to an existing document."""
 
     target_id: str = Field(description="The document the new memory relates to (doc_…), one you can read.")
     type: RelationTypeName = Field(description=RELATION_GUIDE)
 
 
-class RelateInput(_Input):
+class RelateInput(ToolInput):
     """``memory_relate``: a typed edge from one of your documents to a document you can read."""
+
+    ARGUMENT_ERRORS: ClassVar[ArgumentErrors] = {"type": UnknownRelationType}
 
     source_id: str = Field(description="Your document (doc_…) the edge starts from.")
     target_id: str = Field(description="The document it relates to (doc_…): yours, an ancestor's or shared.")
@@ -44,7 +44,7 @@ class RelateResult(BaseModel):
     archived: list[str] = Field(default_factory=list, description="Documents archived by this updates edge.")
 
 
-class RelationsInput(_Input):
+class RelationsInput(ToolInput):
     """``memory_relations``: a document's typed relations, both ways."""
 
     doc_id: str = Field(description="A document you can read (doc_…).")
@@ -59,7 +59,7 @@ class RelationsResult(BaseModel):
     incoming: dict[RelationType, list[RelatedDocument]] = Field(default_factory=dict)
 
 
-class NeighbourhoodInput(_Input):
+class NeighbourhoodInput(ToolInput):
     """``memory_neighbourhood``: the documents around one, a few relations away."""
 
     doc_id: str = Field(description="A document you can read (doc_…), at the centre.")
@@ -67,7 +67,7 @@ class NeighbourhoodInput(_Input):
                        "direct relations; 2: theirs too, e.g. what the decision an update replaced cited).")
 
 
-class RestoreInput(_Input):
+class RestoreInput(ToolInput):
     """``memory_restore``: bring one of your archived documents back to active."""
 
     doc_id: str = Field(description="Your archived document (doc_…).")

@@ -16,12 +16,14 @@ The visibility rule (seed §4.2) is enforced here, not trusted to the caller:
   and only when the user shared it (``services.sharing``: the one "may read" decision, with the hook
   for the sibling-visibility setting). Shared documents are not listed or searched: the seed allows
   other think processes' memory "only via explicit reference".
-* writing (store, tag): the acting scope's own memory only. Writing into an ancestor is a promotion
-  the user reviews (seed §4.3, §8): ``memory_store(..., scope=<ancestor>)`` stores in the acting scope
-  and files a promotion request to that ancestor (``services.review``), as ``memory_request_promotion``
-  does for a document stored earlier. The document moves only when the user approves, or at once when
-  an auto-approving tag rule (``services.promotion_rules``) asks; the result then shows the request as
-  approved and the document's new scope.
+* writing (store, tag, relate from, archive, restore): the acting scope's own memory, and for a session or
+  think process run by an agent that agent's own namespace (``sharing.write_grant``, the one "may write"
+  decision: ``memory_store(..., scope="agent")`` from a session tau runs stores in ``agent/tau``). Writing
+  into an ancestor is a promotion the user reviews (seed §4.3, §8): ``memory_store(..., scope=<ancestor>)``
+  stores in the acting scope and files a promotion request to that ancestor (``services.review``), as
+  ``memory_request_promotion`` does for a document stored earlier. The document moves only when the user
+  approves, or at once when an auto-approving tag rule (``services.promotion_rules``) asks; the result then
+  shows the request as approved and the document's new scope.
 
 A forbidden access raises a typed error naming the rule (``ScopeNotVisible``, ``AccessDenied``), never
 an empty success; bad arguments raise ``InvalidInput``, unknown ids
@@ -38,7 +40,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from ..core.documents import DocumentInfo, DocumentStatus, DocumentType, Source, SourceType
-from ..core.errors import AccessDenied, DocumentNotFound, InvalidInput, ScopeNotVisible
+from ..core.errors import AccessDenied, DocumentNotFound, EmptyQuery, InvalidInput, ScopeNotVisible
 from ..core.memories import MEMORY_TYPE_GUIDANCE, Episode
 from ..core.promotion import RequestStatus
 from ..core.reading import ReadingStatus
@@ -112,6 +114,7 @@ from .relation_models import (
     RelationsResult,
     RestoreInput,
 )
+from .tool_input import ToolInput
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -131,7 +134,9 @@ class ToolSpec:
 
 TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec("memory_store", "Store text (a note, fact, result or reference) in your own memory scope and get its "
-             "document id. Tag it so you and later tasks can find it. To share it more widely, give an ancestor "
+             "document id. Tag it so you and later tasks can find it. In a session your agent runs, scope='agent' "
+             "stores it in your agent's own namespace (its state and lessons, kept across sessions). To share it "
+             "more widely, give an ancestor "
              "scope (e.g. scope='project') and a reason: it is still stored in your scope, and a promotion request "
              "goes to the user, who reviews it; the result's promotion_request holds the request id (req_…) and "
              "promotion_status its state. The document moves only if the user approves, or at once when a tag "
@@ -156,7 +161,8 @@ TOOLS: tuple[ToolSpec, ...] = (
              "memory_type under a heading naming its namespace. What the budget left out is counted in the block "
              "and listed by id per section (read those with memory_read or memory_recall).",
              SessionStartInput, SessionStart),
-    ToolSpec("memory_store_episode", "Record an episode in your own scope: something significant that happened "
+    ToolSpec("memory_store_episode", "Record an episode in your own scope (namespace='agent': your agent's own "
+             "namespace, from a session it runs): something significant that happened "
              "(context, goal, action, outcome, insight, severity minor|major|critical). Store one after any failure, "
              "after finding a non-obvious trap (a library quirk, an API behaviour, a deploy order), and after a "
              "pattern that worked but was not obvious. Before repeating a task that failed, recall episodes with "
@@ -262,19 +268,22 @@ class MemoryTools:
         A think process's documents get the seed's provenance tag ``thinkprocess:<id>`` (§3.3) and
         source ``tool_output`` with its id. With ``scope`` an ancestor, the document is still stored in
         the acting scope and a promotion request to that ancestor is filed (``reason`` for the
-        reviewer); its id is the result's ``promotion_request``. When one of ``tags`` makes a rule ask
+        reviewer); its id is the result's ``promotion_request``. With ``scope`` the agent scope that runs the
+        acting scope (``sharing.write_grant``), it is stored there directly. When one of ``tags`` makes a rule ask
         first, that request is reported instead (an auto-approving rule has then moved the document, and
         the result's ``scope`` says where). With ``memory_type`` it is an agent memory of that type (a note).
+        BibTeX, RIS or CSL-JSON stored as a ``reference`` becomes one reference per entry: the result is the first,
+        its ``entries`` lists every one, and the promotion request and ``relates_to`` apply to each.
 
         The write goes through ``memory_guard.remember``: a near-duplicate of an active note or fact of the
         acting scope is handled as ``on_duplicate`` says (``return``: nothing stored, the existing document
         comes back with ``stored`` false), and ``relates_to`` (``{target_id, type}``) is checked before anything
-        is written (an ``updates`` target must be the acting scope's own: it is archived).
+        is written (an ``updates`` target must be one the acting scope writes: it is archived).
 
         Raises:
             InvalidInput: blank content, a bad tag, type or memory type (a memory is a note).
-            ScopeNotVisible: ``scope`` is outside the
-            branch or below the acting scope. ScopeNotFound / ScopeError: unknown scope.
+            ScopeNotVisible: ``scope`` is outside the branch, below the acting scope, or another agent's.
+            ScopeNotFound / ScopeError: unknown scope.
         """
         args = parse_arguments(StoreInput, content=content, tags=tags, scope=scope, type=type, title=title,
                                reason=reason, relates_to=relates_to, on_duplicate=on_duplicate,
@@ -282,7 +291,7 @@ class MemoryTools:
         if not args.content.strip():
             raise InvalidInput("the content is empty: give the text to remember")
         wanted = normalize_tags(args.tags)
-        promote_to = self._write_target(args.scope)
+        store_in, promote_to = self._write_target(args.scope)
         source = Source(type=SourceType.TOOL_OUTPUT)
         if self.kind is ScopeKind.THINK_PROCESS:
             key = ScopePath.parse(self.scope).key
@@ -290,22 +299,25 @@ class MemoryTools:
             wanted.extend(_provenance_tag(key))
         link = args.relates_to
         if link is not None and link.type == RelationType.UPDATES.value:
-            self._own(link.target_id, "archive (updates)")
-        kept = memory_guard.remember(self.lib, args.content, scope=self.scope, doc_type=DocumentType(args.type),
+            self._writable(link.target_id, "archive (updates)")
+        kept = memory_guard.remember(self.lib, args.content, scope=store_in, acting=self.scope,
+                                     doc_type=DocumentType(args.type),
                                      title=args.title, tags=wanted, source=source, on_duplicate=args.on_duplicate,
                                      relates_to=(link.target_id, link.type) if link else None, created_by=self._actor(),
                                      memory_type=args.memory_type)
-        outcome = {name: getattr(kept, name) for name in ("stored", "duplicates", "relations", "archived", "warnings")}
+        outcome = {name: getattr(kept, name) for name in ("stored", "entries", "duplicates", "relations", "archived",
+                                                          "warnings")}
         if not kept.stored:
             return self.as_stored(kept.document, known_requests=None).model_copy(update=outcome)
-        doc = kept.document
-        # A tag rule may have asked already (and moved it, if it approves at once): that request stands for
-        # the one asked here, since a document has one request at a time and the store must not fail now.
-        by_rule = review.list_requests(self.lib, status=None, document_id=doc.id, limit=1)
-        if promote_to is not None and not by_rule:
-            why = (args.reason or "").strip() or f"stored by {self.scope} for {promote_to}"
-            review.request_promotion(self.lib, doc.id, promote_to, requested_by=self._actor(), reason=why)
-        return self.as_stored(self._indexed(doc), known_requests=()).model_copy(update=outcome)
+        for entry in kept.entries if promote_to is not None else ():
+            # A tag rule may have asked already (and moved it, if it approves at once): that request stands for
+            # the one asked here, since a document has one request at a time and the store must not fail now. A
+            # pasted reference merged into one already elsewhere is not this call's to promote.
+            by_rule = review.list_requests(self.lib, status=None, document_id=entry, limit=1)
+            if not by_rule and documents.get_document(self.lib, entry).scope == store_in:
+                why = (args.reason or "").strip() or f"stored by {self.scope} for {promote_to}"
+                review.request_promotion(self.lib, entry, promote_to, requested_by=self._actor(), reason=why)
+        return self.as_stored(self._indexed(kept.document, kept.entries), known_requests=()).model_copy(update=outcome)
 
     def memory_query(self, question: str, tags: Sequence[str] = (), scope: str | None = None,
                      type: str | None = None, limit: int = 10, memory_type: str | None = None) -> QueryResult:
@@ -320,7 +332,7 @@ class MemoryTools:
         args = parse_arguments(QueryInput, question=question, tags=tags, scope=scope, type=type, limit=limit,
                                memory_type=memory_type)
         if not args.question.strip():
-            raise InvalidInput("the question is empty: say what you are looking for")
+            raise EmptyQuery("the question is empty: say what you are looking for")
         tag_filter = all_of(args.tags) if args.tags else None
         only = None if args.scope is None else [self._read_scope(args.scope)]
         response = search(self.lib, args.question, scope=self.scope, tag_filter=tag_filter,
@@ -375,22 +387,25 @@ class MemoryTools:
 
     def memory_store_episode(self, context: str, goal: str, action: str, outcome: str, insight: str, severity: str,
                              namespace: str | None = None, created_by: str | None = None) -> Episode:
-        """Store an episode in the acting scope (``services.episodes.store_episode``), indexed now when asked to.
+        """Store an episode in the acting scope, or in ``namespace`` when the acting scope writes there directly
+        (the agent scope that runs it: ``sharing.write_grant``), via ``services.episodes.store_episode``, indexed
+        now when asked to.
 
         Raises:
             InvalidInput / InvalidEpisode: a missing or blank field (named), an unknown severity.
-            AccessDenied: ``namespace`` is not the acting scope (a scope writes only its own memory).
-            ScopeNotFound / ScopeNotVisible: an unknown or invisible namespace.
+            AccessDenied: ``namespace`` is an ancestor (an episode is stored, then promoted).
+            ScopeNotFound / ScopeNotVisible: an unknown or invisible namespace, or another agent's.
         """
         args = parse_arguments(EpisodeInput, context=context, goal=goal, action=action, outcome=outcome,
                                insight=insight, severity=severity, namespace=namespace, created_by=created_by)
-        if args.namespace is not None and self._write_target(args.namespace) is not None:
-            raise AccessDenied(f"{self.scope} stores episodes in its own scope, not in {args.namespace.strip()}: store "
-                               "it here, then ask for its promotion with memory_request_promotion")
+        store_in, promote_to = self._write_target(args.namespace)
+        if promote_to is not None:
+            raise AccessDenied(f"{self.scope} stores episodes in its own scope (or its agent's), not in {promote_to}: "
+                               "store it here, then ask for its promotion with memory_request_promotion")
         source = Source(type=SourceType.TOOL_OUTPUT,
                         think_process_id=ScopePath.parse(self.scope).key if self.kind is ScopeKind.THINK_PROCESS
                         else None)
-        stored = episodes.store_episode(self.lib, self.scope, args.context, args.goal, args.action, args.outcome,
+        stored = episodes.store_episode(self.lib, store_in, args.context, args.goal, args.action, args.outcome,
                                         args.insight, args.severity, (args.created_by or "").strip() or self._actor(),
                                         source=source)
         if self.index_now:
@@ -487,7 +502,7 @@ class MemoryTools:
         drop = normalize_tags([*args.remove, *minus])
         if not add and not drop:
             raise InvalidInput("give tags to add (tags) or to remove (remove, or '-tag' in tags)")
-        doc = self._own(args.doc_id, "tag")
+        doc = self._writable(args.doc_id, "tag")
         known = {r.id for r in review.list_requests(self.lib, status=None, document_id=doc.id)}
         tagged = documents.tag_document(self.lib, doc.id, add=add, remove=drop)
         return self.as_stored(self._indexed(tagged), known_requests=known)
@@ -509,11 +524,11 @@ class MemoryTools:
         args = parse_arguments(PromotionInput, doc_id=doc_id, to=to, reason=reason)
         if not args.reason.strip():
             raise InvalidInput("give a reason: the user reviews the promotion by it")
-        doc = self._own(args.doc_id, "promote")
+        doc = self._writable(args.doc_id, "promote")
         target = resolve_relative(self.lib, self.scope, args.to.strip())
-        above = self.readable_scopes[1:]
+        above = ancestry(self.lib, doc.scope)[1:]
         if target not in above:
-            raise InvalidInput(f"{target} is not above {self.scope}: a promotion goes to an ancestor"
+            raise InvalidInput(f"{target} is not above {doc.scope}: a promotion goes to an ancestor"
                                + (f" ({', '.join(above)})" if above else ", and a project group has none"))
         request = review.request_promotion(self.lib, doc.id, target, requested_by=self._actor(),
                                            reason=args.reason.strip())
@@ -591,22 +606,22 @@ class MemoryTools:
             not one of the acting scope's own documents.
         """
         args = parse_arguments(ReadingStatusInput, doc_ids=doc_ids, status=status)
-        own = [self._own(d, "set the reading status of").id for d in args.doc_ids]
+        own = [self._writable(d, "set the reading status of").id for d in args.doc_ids]
         changed = reading.set_reading_status(self.lib, own, ReadingStatus(args.status))
         return DocumentList(scope=self.scope, scopes=[self.scope],
                             documents=[DocumentSummary.from_info(d) for d in changed], truncated=False)
 
     def memory_relate(self, source_id: str, target_id: str, type: str) -> RelateResult:
-        """A typed edge from one of the acting scope's own documents to one it may read (``graph.relate``);
-        ``updates`` archives the target, so the target must be its own too.
+        """A typed edge from a document the acting scope writes (its own, or its agent's: ``sharing.write_grant``)
+        to one it may read (``graph.relate``); ``updates`` archives the target, so it must be writable too.
 
         Raises:
             InvalidInput: a blank id or an unknown type. DocumentNotFound. ScopeNotVisible. AccessDenied: the
-            source (or an ``updates`` target) is not the acting scope's own. UpdatesCycle. RelationRefused.
+            source (or an ``updates`` target) is not writable from the acting scope. UpdatesCycle. RelationRefused.
         """
         args = parse_arguments(RelateInput, source_id=source_id, target_id=target_id, type=type)
-        source = self._own(args.source_id, "relate")
-        target = self._own(args.target_id, "archive (updates)") if args.type == RelationType.UPDATES.value \
+        source = self._writable(args.source_id, "relate")
+        target = self._writable(args.target_id, "archive (updates)") if args.type == RelationType.UPDATES.value \
             else self._readable(args.target_id)[0]
         done = graph.relate(self.lib, source.id, target.id, args.type, self._actor(), scope=self.scope)
         return RelateResult(edge=done.edge, created=done.created, archived=done.archived)
@@ -641,7 +656,7 @@ class MemoryTools:
             InvalidInput: a blank id, or the document is not archived. DocumentNotFound. AccessDenied.
         """
         args = parse_arguments(RestoreInput, doc_id=doc_id)
-        doc = self._own(args.doc_id, "restore")
+        doc = self._writable(args.doc_id, "restore")
         back = lifecycle.restore(self.lib, doc.id, scope=self.scope, actor=self._actor())
         return RelatedDocument(id=back.id, title=back.title, type=back.type.value, scope=back.scope,
                                status=back.status.value)
@@ -670,20 +685,19 @@ class MemoryTools:
                                   f"{sharing.visibility_rule(self.lib, self.scope, target)}")
         return target
 
-    def _write_target(self, text: str | None) -> str | None:
-        """A scope argument for writing: None for the acting scope, an ancestor's path for a promotion.
+    def _write_target(self, text: str | None) -> tuple[str, str | None]:
+        """A scope argument for writing (None: the acting scope) as ``(store in, promote to)``: a scope the acting
+        scope writes (``sharing.write_grant``: its own, its agent's) and no promotion, or for an ancestor the
+        acting scope and that ancestor (a promotion request).
 
         Raises:
-            ScopeNotVisible: a scope off the branch, or below the acting scope.
+            ScopeNotVisible: a scope off the branch, below the acting scope, or another agent's.
         """
         target = self.scope if text is None else self._scope_argument(text)
-        if target == self.scope:
-            return None
-        if target in self.readable_scopes:
-            return target
-        raise ScopeNotVisible(f"{self.scope} cannot write to {target}: a {self.kind.label.lower()} writes only its "
-                              f"own memory, and asks for promotion to an ancestor "
-                              f"({sharing.visibility_rule(self.lib, self.scope, target)})")
+        if target in self.readable_scopes[1:]:
+            return self.scope, target
+        sharing.check_write(self.lib, self.scope, target)
+        return target, None
 
     def _actor(self) -> str:
         """Who acts: the acting think process or agent, else the user at this computer."""
@@ -733,20 +747,23 @@ class MemoryTools:
             raise DocumentNotFound(f"{doc.id} is in the trash")
         return doc, grant
 
-    def _own(self, doc_id: str, verb: str) -> DocumentInfo:
-        """A readable document of the acting scope itself, else AccessDenied (documents elsewhere are read-only)."""
+    def _writable(self, doc_id: str, verb: str) -> DocumentInfo:
+        """A readable document in a scope the acting scope writes (``sharing.write_grant``: its own, or its agent's),
+        else AccessDenied (documents elsewhere are read-only)."""
         doc, grant = self._readable(doc_id)
-        if doc.scope != self.scope:
+        if sharing.write_grant(self.lib, self.scope, doc.scope) is None:
             how = "shared with it" if grant is sharing.ReadGrant.SHARED else f"in {doc.scope}"
             raise AccessDenied(
                 f"{self.scope} cannot {verb} {doc.id} ({how}): a {self.kind.label.lower()} changes only its own "
-                f"documents; others are read-only from here (store a note in your own scope that cites {doc.id})"
+                f"documents (and its agent's); others are read-only from here (store a note in your own scope that "
+                f"cites {doc.id})"
             )
         return doc
 
-    def _indexed(self, doc: DocumentInfo) -> DocumentInfo:
-        """``doc`` after indexing it now when asked to (and possible), else as it is."""
-        if not self.index_now or indexing.try_drain(self.lib, documents=[doc.id]) is None:
+    def _indexed(self, doc: DocumentInfo, others: Sequence[str] = ()) -> DocumentInfo:
+        """``doc`` after indexing it and the ``others`` the call stored now when asked to (and possible), else as
+        it is."""
+        if not self.index_now or indexing.try_drain(self.lib, documents=list(dict.fromkeys([doc.id, *others]))) is None:
             return doc
         return documents.get_document(self.lib, doc.id)
 
@@ -760,7 +777,9 @@ def _provenance_tag(key: str) -> list[str]:
 
 
 def parse_arguments(model: type[M], **values: Any) -> M:
-    """Validate tool arguments, turning pydantic's errors into one InvalidInput naming each bad argument.
+    """Validate tool arguments, turning pydantic's errors into one InvalidInput naming each bad argument: the
+    typed one the model names when every bad argument names the same (``ToolInput.argument_error``, e.g.
+    UnknownMemoryType, InvalidEpisode), else InvalidInput itself.
 
     Text that is not valid Unicode (JSON may carry ``"\\udce9"``) is refused here, the one door of every
     tool and of the MCP server, before it reaches the tokenizer or SQLite (see ``core.text``).
@@ -772,5 +791,8 @@ def parse_arguments(model: type[M], **values: Any) -> M:
     try:
         return model.model_validate(values)
     except ValidationError as error:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}" for e in error.errors())
-        raise InvalidInput(f"bad arguments: {problems}") from None
+        wheres = [".".join(map(str, e["loc"])) for e in error.errors()]
+        problems = "; ".join(f"{where or 'arguments'}: {e['msg']}" for where, e in zip(wheres, error.errors(),
+                                                                                       strict=True))
+        errors = [model.argument_error(where) if issubclass(model, ToolInput) else InvalidInput for where in wheres]
+        raise (errors[0] if len(set(errors)) == 1 else InvalidInput)(f"bad arguments: {problems}") from None

@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from ..core.documents import DocumentInfo, DocumentStatus, DocumentType
-from ..core.errors import IndexUnavailable, InvalidInput
+from ..core.errors import EmptyQuery, IndexUnavailable, InvalidInput
 from ..core.memories import MEMORY_TYPE_GUIDANCE, MemoryType
 from ..core.reading import ReadingStatus, reading_status_of
 from ..core.relations import RELATION_GUIDE
@@ -251,7 +251,7 @@ def memory_search(
     """
     if not query.strip():
         with guarded():
-            raise InvalidInput("the query is empty: say what you are looking for")
+            raise EmptyQuery("the query is empty: say what you are looking for")
     with open_library(library) as lib:
         response = search_service.search(
             lib, query, scope=scope, tag_filter=_filter(tags, any_tags, not_tags, where), types=doc_type or (),

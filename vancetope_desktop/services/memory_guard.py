@@ -30,7 +30,7 @@ from ..core.relations import RelationType
 from ..store import tables
 from ..store.blobs import hash_text
 from ..store.db import read_session
-from . import documents, graph
+from . import bibliography, documents, graph
 from .graph import Edge
 from .library import Library
 from .scopes import resolve_scope
@@ -64,13 +64,16 @@ class Remembered(BaseModel):
     """What :func:`remember` did.
 
     ``stored`` False: nothing was written, ``document`` is the existing near-duplicate (``return``).
+    ``entries``: for a pasted bibliography, every reference it became, in entry order (``document`` is the first;
+    a duplicate is the existing reference it was merged into); else just ``document``'s id.
     ``duplicates``: the near-duplicates found, closest first (also when stored anyway). ``relations``: the
-    edges made from the new document; ``archived``: the documents its ``updates`` archived; ``warnings``: a
-    relation that could not be made after the document was stored (it stays stored).
+    edges made from the new documents; ``archived``: the documents their ``updates`` archived; ``warnings``: a
+    relation that could not be made after the documents were stored (they stay stored).
     """
 
     document: DocumentInfo
     stored: bool
+    entries: list[str] = Field(default_factory=list)
     duplicates: list[SimilarMemory] = Field(default_factory=list)
     relations: list[Edge] = Field(default_factory=list)
     archived: list[str] = Field(default_factory=list)
@@ -132,14 +135,19 @@ def remember(lib: Library, content: str, *, scope: str, doc_type: DocumentType =
              title: str | None = None, tags: Iterable[str] = (), source: Source | None = None,
              folder_id: str | None = None, on_duplicate: OnDuplicate | str = OnDuplicate.RETURN,
              relates_to: tuple[str, RelationType | str] | None = None, created_by: str | None = None,
-             memory_type: MemoryType | str | None = None) -> Remembered:
+             memory_type: MemoryType | str | None = None, acting: str | None = None) -> Remembered:
     """Store ``content`` in ``scope`` as ``documents.add_text`` does, guarded against near-duplicates (see the
     module's note), and relate it to ``relates_to`` = ``(target_id, type)`` (the seed's ``relatesTo``:
     ``updates`` archives the target). ``memory_type`` makes it an agent memory of that type
-    (``core.memories``; memories are notes).
+    (``core.memories``; memories are notes). A reference given as BibTeX, RIS or CSL-JSON becomes one reference
+    per entry (``bibliography.add_references``, de-duplicated there, not here), each related to ``relates_to``.
 
     Everything that can refuse the call is checked before anything is written: the arguments, the target
-    (exists, not trashed, readable from ``scope``) and the relation type.
+    (exists, not trashed, readable from ``acting``) and the relation type.
+
+    Args:
+        acting: the writer's scope, whose visibility rule the ``relates_to`` target follows (default: ``scope``;
+            a session storing into the agent scope that runs it: the session, ``sharing.write_grant``).
 
     Raises:
         InvalidInput: blank content, a bad ``on_duplicate``, tag or type. UnknownRelationType.
@@ -152,27 +160,37 @@ def remember(lib: Library, content: str, *, scope: str, doc_type: DocumentType =
     if not content.strip():
         raise InvalidInput("the content is empty: give the text to remember")
     scope_path = resolve_scope(lib, scope)
+    writer = scope_path if acting is None else resolve_scope(lib, acting)
     wanted: tuple[str, RelationType] | None = None
     if relates_to is not None:
         target_id = relates_to[0].strip()
-        wanted = (target_id, graph.check_relation(lib, scope_path, relates_to[1], [target_id]))
+        wanted = (target_id, graph.check_relation(lib, writer, relates_to[1], [target_id]))
     guarded = doc_type in GUARDED_TYPES and choice is not OnDuplicate.STORE  # store: no need to look (nor to embed)
     duplicates = similar_memories(lib, content, scope_path, doc_type) if guarded else []
     if duplicates and choice is OnDuplicate.RETURN:
-        return Remembered(document=documents.get_document(lib, duplicates[0].id), stored=False, duplicates=duplicates)
-    doc = documents.add_text(lib, content, doc_type=doc_type, title=title, tags=tags, scope=scope_path, source=source,
-                             folder_id=folder_id, memory_type=kind)
+        return Remembered(document=documents.get_document(lib, duplicates[0].id), stored=False, duplicates=duplicates,
+                          entries=[duplicates[0].id])
+    pasted = doc_type is DocumentType.REFERENCE and kind is None  # a memory type is refused by add_text
+    listing = bibliography.add_references(lib, content, scope=scope_path, folder_id=folder_id, tags=tags,
+                                          source=source, title=title) if pasted else None
+    if listing is not None:
+        entries = list(dict.fromkeys(e.document_id for e in listing.entries))
+    else:
+        entries = [documents.add_text(lib, content, doc_type=doc_type, title=title, tags=tags, scope=scope_path,
+                                      source=source, folder_id=folder_id, memory_type=kind).id]
     links = ([(duplicates[0].id, RelationType.UPDATES)] if duplicates and choice is OnDuplicate.UPDATE else []) + \
         ([wanted] if wanted else [])
-    done = Remembered(document=doc, stored=True, duplicates=duplicates)
-    for target_id, kind in dict.fromkeys(links):
-        try:
-            outcome = graph.relate(lib, doc.id, target_id, kind, created_by, scope=scope_path)
-        except VancetopeError as error:  # changed since the checks: the memory stays stored, and says so
-            done.warnings.append(f"stored {doc.id}, but not related ({kind.value} {target_id}): {error}")
-            continue
-        done.relations.append(outcome.edge)
-        done.archived += outcome.archived
+    done = Remembered(document=documents.get_document(lib, entries[0]), stored=True, duplicates=duplicates,
+                      entries=entries)
+    for doc_id in entries:
+        for target_id, relation in dict.fromkeys(links):
+            try:
+                outcome = graph.relate(lib, doc_id, target_id, relation, created_by, scope=writer)
+            except VancetopeError as error:  # changed since the checks: the memory stays stored, and says so
+                done.warnings.append(f"stored {doc_id}, but not related ({relation.value} {target_id}): {error}")
+                continue
+            done.relations.append(outcome.edge)
+            done.archived += outcome.archived
     if done.relations:
-        done.document = documents.get_document(lib, doc.id)
+        done.document = documents.get_document(lib, entries[0])
     return done

@@ -1,4 +1,5 @@
-"""Sharing a document with a scope that would not see it, and the one rule for reading a document by id.
+"""Sharing a document with a scope that would not see it, the one rule for reading a document by id, and the
+one rule for writing into a scope.
 
 Seed §4.2: a think process does not see another think process's memory, "only via explicit reference".
 The user makes such a reference readable by sharing the document with a scope. A share with a scope
@@ -13,6 +14,12 @@ of document ids, written in one transaction. Not the document's metadata: a re-i
 version rewrite that, and the details form shows it as an editable field. A grant belongs to the
 receiver, like the sibling-results setting (``scopes.set_sibling_results_visible``) beside it. No
 schema change; ids of purged documents are dropped the next time the scope's list is written.
+
+Writing (:func:`write_grant`) is narrower than reading: a scope writes its own memory, and a session or
+think process run by an agent (``scopes.set_agent``) also writes that agent's own memory (the agent owns the
+namespace, and its state, lessons and episodes are written from the sessions it runs: seed 001, "tau stores
+its own state at the end of a session"). Never another agent's, a sibling's or an ancestor's: storing for an
+ancestor is a promotion the user reviews (seed §4.3), and the agent tools turn it into one.
 """
 
 from __future__ import annotations
@@ -26,13 +33,13 @@ from sqlalchemy import text
 from sqlmodel import Session, select
 
 from ..core.documents import DocumentInfo, DocumentStatus, DocumentType
-from ..core.errors import InvalidInput, ScopeNotVisible
-from ..core.scopes import ScopePath
+from ..core.errors import AccessDenied, InvalidInput, ScopeNotVisible
+from ..core.scopes import ScopeKind, ScopePath
 from ..store import tables
 from ..store.db import read_session, write_session
 from . import records
 from .library import Library
-from .scopes import ancestry, resolve_scope, visibility_filter, visible_scopes
+from .scopes import RUN_BY_AGENT_KINDS, ancestry, resolve_scope, visibility_filter, visible_scopes
 
 SHARED_KEY = "shared_documents"
 """The key of a scope's settings holding the ids of the documents shared with it."""
@@ -201,9 +208,13 @@ def check_read(lib: Library, acting: str, doc: DocumentInfo) -> ReadGrant:
 def visibility_rule(lib: Library, acting: str, target: str) -> str:
     """The seed §4.2 rule as it applies to ``acting`` looking at ``target``, for error messages.
 
-    E.g. "a think process sees its own memory and its ancestors', not a sibling's".
+    E.g. "a think process sees its own memory and its ancestors', not a sibling's"; for an agent's scope seen
+    from a session or think process, that it sees an agent's only when that agent runs it.
     """
     acting_chain, target_chain = ancestry(lib, acting), ancestry(lib, target)
+    kind = ScopePath.parse(acting).kind
+    if ScopePath.parse(target).kind is ScopeKind.AGENT and kind in RUN_BY_AGENT_KINDS:
+        return f"a {kind.label.lower()} sees its own memory and its ancestors', and an agent's only when it runs it"
     if acting in target_chain:
         excluded = "not its descendants'"
     elif acting_chain[1:2] == target_chain[1:2]:  # same parent, or two project groups
@@ -211,6 +222,55 @@ def visibility_rule(lib: Library, acting: str, target: str) -> str:
     else:
         excluded = f"not another {ScopePath.parse(target).kind.label.lower()}'s"
     return f"a {ScopePath.parse(acting).kind.label.lower()} sees its own memory and its ancestors', {excluded}"
+
+
+class WriteGrant(StrEnum):
+    """Why an acting scope may write into a scope (see :func:`write_grant`)."""
+
+    OWN = "own"
+    AGENT = "agent"
+
+
+def write_grant(lib: Library, acting: str, target: str) -> WriteGrant | None:
+    """The one place deciding whether ``acting`` may write directly into scope ``target`` (store, tag, relate
+    from, archive, restore its documents), and why; None when it may not.
+
+    ``target`` is ``acting`` itself (own), or the agent scope that runs ``acting``: the one
+    :func:`scopes.visible_scopes` lists ``via_agent``, so a think process of a session run by the agent
+    writes there too, as it reads there (agent). Anything else, ancestors included, is None: an ancestor is
+    reached by a promotion request, never written directly. Raises ScopeNotFound for an unknown ``acting``.
+    """
+    if target == acting:
+        return WriteGrant.OWN
+    if any(v.via_agent and v.path == target for v in visible_scopes(lib, acting)):
+        return WriteGrant.AGENT
+    return None
+
+
+def check_write(lib: Library, acting: str, target: str) -> WriteGrant:
+    """:func:`write_grant`, raising instead of returning None.
+
+    Raises:
+        ScopeNotVisible: ``acting`` does not even see ``target`` (a sibling, a descendant, another agent).
+        AccessDenied: it sees ``target`` but writes there only through a promotion (an ancestor).
+        The message names the rule (:func:`write_rule`).
+    """
+    grant = write_grant(lib, acting, target)
+    if grant is not None:
+        return grant
+    seen = any(v.path == target and not v.results_only for v in visible_scopes(lib, acting))
+    error = AccessDenied if seen else ScopeNotVisible
+    raise error(f"{acting} cannot write to {target}: {write_rule(lib, acting)}"
+                + ("" if seen else f" ({visibility_rule(lib, acting, target)})"))
+
+
+def write_rule(lib: Library, acting: str) -> str:
+    """The write rule as it applies to ``acting``, for error messages: e.g. "a session writes only its own
+    memory and that of the agent that runs it (agent/tau), and asks for promotion to an ancestor"."""
+    agent = next((v.path for v in visible_scopes(lib, acting) if v.via_agent), None)
+    kind = ScopePath.parse(acting).kind.label.lower()
+    return (f"a {kind} writes only its own memory" + (f" and that of the agent that runs it ({agent})" if agent else "")
+            + ", and asks for promotion to an ancestor")
 
 
 def _ids(row: tables.ScopeRow) -> list[str]:
