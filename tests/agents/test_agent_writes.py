@@ -62,6 +62,9 @@ def test_a_session_and_its_think_process_write_their_agent_s_namespace(team):
     lesson = think.memory_store_episode(**EPISODE, namespace="agent")
     assert (lesson.namespace, lesson.created_by) == ("agent/tau", "think-process/tp_1")
     assert episodes.list_episodes(team, "agent/tau") == [lesson]
+    # From the session itself, the agent that runs it is who acts.
+    noted = session.memory_store_episode(**{**EPISODE, "goal": "Ship the index migration"}, namespace="agent")
+    assert noted.created_by == "agent/tau"
     # The agent's documents are written from its session: relate, tag, restore; a relation may point at the
     # session's own note (read from the agent's scope, that end stays invisible).
     finding = session.memory_store("Deploys fail without the schema", on_duplicate="store")

@@ -700,8 +700,12 @@ class MemoryTools:
         return target, None
 
     def _actor(self) -> str:
-        """Who acts: the acting think process or agent, else the user at this computer."""
-        return self.scope if self.kind in (ScopeKind.THINK_PROCESS, ScopeKind.AGENT) else audit.current_user()
+        """Who acts: the acting think process or agent, else the agent that runs the acting session (its
+        ``via_agent`` scope: the session is that agent's work), else the user at this computer."""
+        if self.kind in (ScopeKind.THINK_PROCESS, ScopeKind.AGENT):
+            return self.scope
+        return next((v.path for v in visible_scopes(self.lib, self.scope) if v.via_agent), None) \
+            or audit.current_user()
 
     def as_stored(self, doc: DocumentInfo, known_requests: Collection[str] | None = None) -> StoredDocument:
         """``doc`` as a tool result, with the promotion request the call made, else its pending one.
