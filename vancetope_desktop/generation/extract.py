@@ -1,0 +1,54 @@
+"""The built-in atom extractor: each sentence worth keeping becomes a fact, an event or a plan.
+
+* **plan**: a future or modal cue and a date (its ``due``), unless the sentence is in the past tense and the
+  date is behind the reference time ("the report was due last Friday" tells what happened, not a plan);
+* **event**: a past-tense cue and a date no later than the reference day (its ``when``);
+* **fact**: any other statement worth keeping (questions, greetings, headings, fragments and formulas are not).
+
+Each draft's span is the sentence in the text given, so ``text[span.start:span.end]`` is what was read.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, tzinfo
+
+from ..core.atoms import AtomDraft, AtomType, SourceSpan
+from .cues import clean, is_past, is_plan, mask, worth_keeping
+from .dates import find_dates
+from .sentences import split_sentences
+
+MAX_EXTRACT_CHARS = 200_000
+"""Atoms are read from the first 200,000 characters of a text (about 35,000 words, a long paper): a longer
+text is the caller's to cut into chunks (each with its offsets), which keeps one call bounded, about 10 s on
+this machine at the corpus notes' rate."""
+
+_SAME_DAY = timedelta(days=1)  # "this evening" said at noon is later the same day, still an event reported
+
+
+def extract(text: str, reference: datetime, zone: tzinfo) -> list[AtomDraft]:
+    """The atoms of ``text[:MAX_EXTRACT_CHARS]``, in text order.
+
+    Args:
+        text: the source text.
+        reference: when it was written, aware.
+        zone: the zone its times are read in (every ``when`` and ``due`` is aware in it).
+    """
+    drafts: list[AtomDraft] = []
+    for sentence in split_sentences(text[:MAX_EXTRACT_CHARS]):
+        if not worth_keeping(sentence):
+            continue
+        statement = clean(sentence.text)
+        span = SourceSpan(start=sentence.start, end=sentence.end)
+        masked = mask(sentence.text)
+        planned, past = is_plan(masked), is_past(masked)
+        draft = None
+        if planned:
+            dates = find_dates(masked, reference, zone, "future")
+            if dates and not (past and dates[0].value < reference):
+                draft = AtomDraft(type=AtomType.PLAN, text=statement, span=span, due=dates[0].value)
+        if draft is None and past:
+            dates = find_dates(masked, reference, zone, "past")
+            if dates and dates[0].value <= reference + _SAME_DAY:
+                draft = AtomDraft(type=AtomType.EVENT, text=statement, span=span, when=dates[0].value)
+        drafts.append(draft or AtomDraft(type=AtomType.FACT, text=statement, span=span))
+    return drafts

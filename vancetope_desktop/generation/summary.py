@@ -1,0 +1,72 @@
+"""Extractive summaries: the text's most central sentences, in their order, within a word budget.
+
+TextRank (Mihalcea & Tarau 2004): sentences are nodes, the cosine similarity of their TF-IDF vectors (stemmed
+content words) the edge weights, and PageRank the centrality. Each score is multiplied by ``1 + 1/(2 + i)``
+for the i-th sentence, since notes and abstracts tend to say what they are about first. Deterministic: no
+sampling, ties broken by position.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from sklearn.feature_extraction.text import TfidfVectorizer
+
+from .cues import clean, worth_keeping
+from .keywords import STOP_WORDS, content_runs, stemmer
+from .sentences import BlockKind, Sentence
+
+MAX_SUMMARY_SENTENCES = 400
+"""Only the first 400 statements are ranked (the similarity matrix grows with their square; the corpus
+notes' longest has 330)."""
+DAMPING = 0.85
+ITERATIONS = 50
+
+
+def _stems(text: str) -> list[str]:
+    stem = stemmer().stemWord
+    return [stem(word.casefold()) for run in content_runs(text) for word in run if word.casefold() not in STOP_WORDS]
+
+
+def _centrality(texts: Sequence[str]) -> np.ndarray:
+    """PageRank over the sentences' TF-IDF cosine graph (uniform when no two sentences share a word)."""
+    n = len(texts)
+    try:
+        vectors = TfidfVectorizer(analyzer=_stems).fit_transform(texts)
+    except ValueError:  # no content word anywhere
+        return np.full(n, 1.0 / n)
+    similarity = (vectors @ vectors.T).toarray()
+    np.fill_diagonal(similarity, 0.0)
+    totals = similarity.sum(axis=1, keepdims=True)
+    # A sentence that shares no word with any other links to all alike (no dangling node).
+    transition = np.divide(similarity, totals, out=np.full_like(similarity, 1.0 / n), where=totals > 0)
+    rank = np.full(n, 1.0 / n)
+    for _ in range(ITERATIONS):
+        rank = (1 - DAMPING) / n + DAMPING * (transition.T @ rank)
+    return rank
+
+
+def summarize(sentences: Sequence[Sentence], max_words: int) -> str:
+    """A summary of at most ``max_words`` words made of whole sentences of the text ("" when it has none).
+
+    When even the most central sentence is longer than the budget, its first ``max_words`` words are given,
+    ending with "…".
+    """
+    statements = [s for s in sentences if s.kind is not BlockKind.HEADING and worth_keeping(s)]
+    statements = statements[:MAX_SUMMARY_SENTENCES]
+    if not statements:
+        return ""
+    texts = [clean(s.text) for s in statements]
+    rank = _centrality(texts)
+    weights = rank * (1 + 1 / (2 + np.arange(len(texts))))
+    order = sorted(range(len(texts)), key=lambda i: (-weights[i], i))
+    chosen, used = [], 0
+    for index in order:
+        words = len(texts[index].split())
+        if used + words <= max_words:
+            chosen.append(index)
+            used += words
+    if not chosen:
+        return " ".join(texts[order[0]].split()[:max_words]) + "…"
+    return " ".join(texts[i] for i in sorted(chosen))
