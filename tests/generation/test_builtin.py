@@ -70,7 +70,8 @@ def test_headings_questions_greetings_and_formulas_are_not_atoms(generator, note
         "# Weekly notes\n\nHey Mel! Good to see you!\n\nHow have you been?\n\n$$x^2 + y^2 = z^2$$\n\n"
         "Examples 1.\n\nThe capacitor array stores charge for the sensor node.\n",
         reference_time=REFERENCE)
-    assert [(a.type, a.text) for a in atoms] == [(AtomType.FACT, "The capacitor array stores charge for the sensor node.")]
+    assert [(a.type, a.text) for a in atoms] == [
+        (AtomType.FACT, "The capacitor array stores charge for the sensor node.")]
     # Inline code and math are neither cues nor dates.
     [atom] = generator.extract_atoms("Write the day as `2025-03-04` and it will be read as $t_{2025}$.",
                                      reference_time=REFERENCE)

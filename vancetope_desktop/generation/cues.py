@@ -42,7 +42,8 @@ _PAST = re.compile(
 _GREETING = re.compile(
     r"^\s*(?:hi|hey|hello|hiya|yo|thanks|thank you|thx|cheers|bye|goodbye|see you|good (?:morning|night|"
     r"evening|afternoon)|(?:it's |it is |so )?(?:good|nice|great|glad) to (?:see|meet|hear from|talk to) you|"
-    r"take care|talk (?:soon|later)|me too|same here|how are you|long time no see|congrats|congratulations|wow|awesome|great|cool|nice|sure|ok|okay|bonjour|salut|"
+    r"take care|talk (?:soon|later)|me too|same here|how are you|long time no see|congrats|congratulations|"
+    r"wow|awesome|great|cool|nice|sure|ok|okay|bonjour|salut|"
     r"merci|au revoir)\b[\s!,.:)]*", re.IGNORECASE)
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 _WIKILINK = re.compile(r"!?\[\[([^\[\]|\n]*)(?:\|([^\[\]\n]*))?\]\]")
