@@ -15,6 +15,7 @@ from vancetope_desktop.generation.base import BadGeneratorInput, Generator
 from vancetope_desktop.generation.builtin import BuiltinGenerator
 from vancetope_desktop.generation.cues import clean
 from vancetope_desktop.generation.sentences import split_sentences
+from vancetope_desktop.generation.summary import CHARS_PER_WORD
 
 REFERENCE = datetime(2026, 12, 2, 9, 30, tzinfo=UTC)  # a Wednesday
 
@@ -24,13 +25,21 @@ def generator() -> BuiltinGenerator:
     return BuiltinGenerator()
 
 
+NOTES = ("paper-summary-morphy-charge-storage.md", "math-riesz-representation-theorem.md", "obsidian-callouts.md",
+         "stats-svm-mixed-chinese-english.md", "logseq-advanced-queries.md", "zotero-paper-template-invalid-yaml.md",
+         "latin1-encoded-table.md", "utf8-bom-frontmatter.md", "empty-note.md", "stats-arima-time-series.md",
+         "obsidian-basic-formatting-japanese.md")
+"""A third of the corpus notes by size, one of each kind: prose, math, callouts, mixed Chinese, Logseq code,
+broken YAML, Latin-1, a BOM, an empty note, Japanese (the whole 241 KB takes the suite 10 s more)."""
+
+
 @pytest.fixture(scope="module")
 def notes(corpus: Path) -> dict[str, str]:
-    return {path.name: path.read_text(encoding="utf-8", errors="replace")
-            for path in sorted((corpus / "notes").glob("*.md"))}
+    return {name: (corpus / "notes" / name).read_text(encoding="utf-8", errors="replace") for name in NOTES}
 
 
-def _sessions(locomo: Path) -> list[tuple[datetime, list[dict]]]:
+@pytest.fixture(scope="module")
+def sessions(locomo: Path) -> list[tuple[datetime, list[dict]]]:
     """Every LoCoMo session as (its date, its turns)."""
     out = []
     for sample in json.loads(locomo.read_text(encoding="utf-8")):
@@ -54,7 +63,7 @@ def test_spans_point_at_the_sentence_each_atom_states(generator, notes):
             assert atom.span is not None, name
             assert clean(text[atom.span.start:atom.span.end]) == atom.text, name
             total += 1
-    assert total > 1000  # the notes hold statements, not just headings
+    assert total > 300  # the notes hold statements, not just headings
 
 
 def test_extraction_summaries_and_keywords_are_the_same_on_every_run(generator, notes):
@@ -119,10 +128,10 @@ def test_naive_times_are_read_in_the_zone_given(generator):
     assert atom.when.utcoffset() == timedelta(hours=2)
 
 
-def test_locomo_yesterday_resolves_against_the_session_date(generator, locomo):
+def test_locomo_yesterday_resolves_against_the_session_date(generator, sessions):
     """Every LoCoMo turn saying "yesterday" in the past tense: an event on the day before its session."""
     checked = 0
-    for when, turns in _sessions(locomo):
+    for when, turns in sessions:
         for turn in turns:
             if "yesterday" not in turn["text"].lower():
                 continue
@@ -134,11 +143,11 @@ def test_locomo_yesterday_resolves_against_the_session_date(generator, locomo):
     assert checked >= 30
 
 
-def test_locomo_last_weekday_is_the_weekday_before_the_session(generator, locomo):
+def test_locomo_last_weekday_is_the_weekday_before_the_session(generator, sessions):
     """"last Friday" said on a session day is a Friday in the week before it."""
     days = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
     checked = 0
-    for when, turns in _sessions(locomo):
+    for when, turns in sessions:
         for turn in turns:
             lowered = turn["text"].lower()
             named = [i for i, day in enumerate(days) if f"last {day}" in lowered]
@@ -156,7 +165,7 @@ def test_locomo_last_weekday_is_the_weekday_before_the_session(generator, locomo
 def test_summaries_are_whole_sentences_within_the_budget(generator, notes):
     for name, text in notes.items():
         summary = generator.summarize(text, 50)
-        assert len(summary.split()) <= 50, name
+        assert len(summary.split()) <= 50 and len(summary) <= 50 * CHARS_PER_WORD + 1, name
         statements = {clean(s.text) for s in split_sentences(text)}
         if summary and not summary.endswith("…"):
             assert any(summary.startswith(s) for s in statements), name

@@ -37,7 +37,7 @@ _NUMERIC_DATE = re.compile(r"\b\d{4}-\d\d(?:-\d\d)?\b|\b\d{1,2}/\d{1,2}(?:/\d{2,
                            r"|\b\d{1,2}[:h]\d\d\b|(?<![\d.,])(?:1[5-9]\d\d|2[01]\d\d)(?![\d.,%])", re.IGNORECASE)
 _DURATION_ONLY = re.compile(r"^\s*(?:in\s+)?(?:a|an|\d+|few|several)\s+(?:\w+\s+)?"
                             r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?)\s*$", re.IGNORECASE)
-_YEAR_ONLY = re.compile(r"^\W*(1[5-9]\d\d|2[01]\d\d)\W*$")
+_YEAR = re.compile(r"1[5-9]\d\d|2[01]\d\d")
 
 
 @dataclass(frozen=True)
@@ -98,8 +98,9 @@ def find_dates(sentence: str, reference: datetime, zone: tzinfo,
         stated = words.strip()
         if not (_CALENDAR_WORD.search(stated) or _NUMERIC_DATE.search(stated)) or _DURATION_ONLY.match(stated):
             continue
-        if (year := _YEAR_ONLY.match(stated)) is not None:
-            value = datetime(int(year.group(1)), 1, 1)
+        numbers = re.findall(r"\d+", stated)
+        if len(numbers) == 1 and _YEAR.fullmatch(numbers[0]) and not _CALENDAR_WORD.search(stated):
+            value = datetime(int(numbers[0]), 1, 1)  # "in 1868", "Hesterberg (1995) and": a year alone
         elif not _TIME_OF_DAY.search(stated):
             # "yesterday", "last Tuesday", "in 3 days" name a day: dateparser copies the reference's time of
             # day into them, which the text never said.

@@ -20,6 +20,9 @@ from .sentences import BlockKind, Sentence
 MAX_SUMMARY_SENTENCES = 400
 """Only the first 400 statements are ranked (the similarity matrix grows with their square; the corpus
 notes' longest has 330)."""
+CHARS_PER_WORD = 8
+"""A summary also stays within ``max_words * 8`` characters: a CJK sentence is one "word" between blanks, and
+English words average about 6 characters with their space, so the cap only bites on such text."""
 DAMPING = 0.85
 ITERATIONS = 50
 
@@ -50,8 +53,8 @@ def _centrality(texts: Sequence[str]) -> np.ndarray:
 def summarize(sentences: Sequence[Sentence], max_words: int) -> str:
     """A summary of at most ``max_words`` words made of whole sentences of the text ("" when it has none).
 
-    When even the most central sentence is longer than the budget, its first ``max_words`` words are given,
-    ending with "…".
+    The summary also holds at most ``max_words * CHARS_PER_WORD`` characters. When even the most central
+    sentence is longer than the budget, its opening within the budget is given, ending with "…".
     """
     statements = [s for s in sentences if s.kind is not BlockKind.HEADING and worth_keeping(s)]
     statements = statements[:MAX_SUMMARY_SENTENCES]
@@ -61,12 +64,13 @@ def summarize(sentences: Sequence[Sentence], max_words: int) -> str:
     rank = _centrality(texts)
     weights = rank * (1 + 1 / (2 + np.arange(len(texts))))
     order = sorted(range(len(texts)), key=lambda i: (-weights[i], i))
-    chosen, used = [], 0
+    chosen, used, length = [], 0, 0
     for index in order:
         words = len(texts[index].split())
-        if used + words <= max_words:
+        if used + words <= max_words and length + len(texts[index]) <= max_words * CHARS_PER_WORD:
             chosen.append(index)
             used += words
+            length += len(texts[index]) + 1
     if not chosen:
-        return " ".join(texts[order[0]].split()[:max_words]) + "…"
+        return " ".join(texts[order[0]].split()[:max_words])[:max_words * CHARS_PER_WORD] + "…"
     return " ".join(texts[i] for i in sorted(chosen))
