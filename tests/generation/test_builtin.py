@@ -210,6 +210,18 @@ def test_hostile_text_gets_an_answer_never_an_exception(generator, text):
     assert len(generator.keywords(text, 5)) <= 5
 
 
+def test_a_text_dated_on_every_line_is_bounded_and_keeps_every_sentence(generator, monkeypatch, caplog):
+    """Past MAX_DATE_SEARCHES (lowered here to 5) dated sentences stay facts, with a warning; a sentence
+    repeated is searched once, so a log of one repeated line is dated throughout."""
+    monkeypatch.setattr("vancetope_desktop.generation.extract.MAX_DATE_SEARCHES", 5)
+    text = "".join(f"We met on {day} March 2025. " for day in range(1, 13))
+    atoms = generator.extract_atoms(text, reference_time=REFERENCE)
+    assert [a.type for a in atoms] == [AtomType.EVENT] * 5 + [AtomType.FACT] * 7
+    assert "7 later sentences" in caplog.text
+    repeated = generator.extract_atoms("We met on 3 March 2025. " * 40, reference_time=REFERENCE)
+    assert [a.type for a in repeated] == [AtomType.EVENT] * 40
+
+
 @pytest.mark.parametrize("call", [
     lambda g: g.extract_atoms(b"bytes", reference_time=REFERENCE),
     lambda g: g.extract_atoms("text", reference_time="yesterday"),

@@ -10,17 +10,26 @@ Each draft's span is the sentence in the text given, so ``text[span.start:span.e
 
 from __future__ import annotations
 
+import logging
 from datetime import datetime, timedelta, tzinfo
+from typing import Literal
 
 from ..core.atoms import AtomDraft, AtomType, SourceSpan
 from .cues import clean, is_past, is_plan, mask, worth_keeping
-from .dates import find_dates
+from .dates import FoundDate, find_dates
 from .sentences import split_sentences
 
 MAX_EXTRACT_CHARS = 200_000
 """Atoms are read from the first 200,000 characters of a text (about 35,000 words, a long paper): a longer
 text is the caller's to cut into chunks (each with its offsets), which keeps one call bounded, about 10 s on
 this machine at the corpus notes' rate."""
+
+MAX_DATE_SEARCHES = 400
+"""dateparser costs 10-20 ms a sentence: past 400 searches in one text (a long log where every line is
+dated) the remaining sentences are kept as facts, and a warning says so, so that one call stays within
+about 10 s. Repeated sentences are searched once."""
+
+log = logging.getLogger(__name__)
 
 _SAME_DAY = timedelta(days=1)  # "this evening" said at noon is later the same day, still an event reported
 
@@ -34,6 +43,19 @@ def extract(text: str, reference: datetime, zone: tzinfo) -> list[AtomDraft]:
         zone: the zone its times are read in (every ``when`` and ``due`` is aware in it).
     """
     drafts: list[AtomDraft] = []
+    searched: dict[tuple[str, str], list[FoundDate]] = {}
+    unsearched = 0
+
+    def dates(masked: str, prefer: Literal["past", "future"]) -> list[FoundDate]:
+        nonlocal unsearched
+        key = (masked, prefer)
+        if key not in searched:
+            if len(searched) == MAX_DATE_SEARCHES:
+                unsearched += 1
+                return []
+            searched[key] = find_dates(masked, reference, zone, prefer)
+        return searched[key]
+
     for sentence in split_sentences(text[:MAX_EXTRACT_CHARS]):
         if not worth_keeping(sentence):
             continue
@@ -43,12 +65,15 @@ def extract(text: str, reference: datetime, zone: tzinfo) -> list[AtomDraft]:
         planned, past = is_plan(masked), is_past(masked)
         draft = None
         if planned:
-            dates = find_dates(masked, reference, zone, "future")
-            if dates and not (past and dates[0].value < reference):
-                draft = AtomDraft(type=AtomType.PLAN, text=statement, span=span, due=dates[0].value)
+            due = dates(masked, "future")
+            if due and not (past and due[0].value < reference):
+                draft = AtomDraft(type=AtomType.PLAN, text=statement, span=span, due=due[0].value)
         if draft is None and past:
-            dates = find_dates(masked, reference, zone, "past")
-            if dates and dates[0].value <= reference + _SAME_DAY:
-                draft = AtomDraft(type=AtomType.EVENT, text=statement, span=span, when=dates[0].value)
+            when = dates(masked, "past")
+            if when and when[0].value <= reference + _SAME_DAY:
+                draft = AtomDraft(type=AtomType.EVENT, text=statement, span=span, when=when[0].value)
         drafts.append(draft or AtomDraft(type=AtomType.FACT, text=statement, span=span))
+    if unsearched:
+        log.warning("dates were looked for in the first %d sentences of a long text only: %d later sentences "
+                    "with a plan or past-tense cue are kept as facts", MAX_DATE_SEARCHES, unsearched)
     return drafts

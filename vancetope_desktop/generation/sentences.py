@@ -127,11 +127,14 @@ def blocks(text: str) -> list[tuple[int, int, BlockKind]]:
 
 
 def _pieces(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    """``text[start:end]`` cut at whitespace into pieces of at most MAX_BLOCK_CHARS characters."""
+    """``text[start:end]`` cut into pieces of at most MAX_BLOCK_CHARS characters: after the last sentence end
+    in the second half of the window, else at its last blank, else anywhere."""
     out = []
     while end - start > MAX_BLOCK_CHARS:
-        cut = text.rfind(" ", start + MAX_BLOCK_CHARS // 2, start + MAX_BLOCK_CHARS)
-        cut = cut if cut > start else start + MAX_BLOCK_CHARS
+        low, high = start + MAX_BLOCK_CHARS // 2, start + MAX_BLOCK_CHARS
+        stop = max(text.rfind(mark, low, high) for mark in (". ", "! ", "? ", "。", "！", "？"))
+        cut = stop + 1 if stop > start else text.rfind(" ", low, high)
+        cut = cut if cut > start else high
         out.append((start, cut))
         start = cut
     out.append((start, end))
