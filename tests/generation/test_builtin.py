@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta, timezone
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -126,6 +126,14 @@ def test_naive_times_are_read_in_the_zone_given(generator):
                                      timezone="Europe/Paris")
     assert atom.when == datetime(2026, 7, 1, 10, 30, tzinfo=paris)
     assert atom.when.utcoffset() == timedelta(hours=2)
+    # A time stated with its own zone keeps its instant, shown in the zone the text is read in.
+    [stated] = generator.extract_atoms("We met yesterday at 3pm EST.", reference_time=datetime(2026, 12, 2, 12, 0),
+                                       timezone="Europe/Paris")
+    assert stated.when == datetime(2026, 12, 1, 20, 0, tzinfo=UTC) and stated.when.tzinfo == paris
+    new_york_winter = timezone(timedelta(hours=-5))
+    [offset] = generator.extract_atoms("We met yesterday at 3pm.",
+                                       reference_time=datetime(2026, 12, 2, 12, 0, tzinfo=new_york_winter))
+    assert offset.when == datetime(2026, 12, 1, 20, 0, tzinfo=UTC)
 
 
 def test_locomo_yesterday_resolves_against_the_session_date(generator, sessions):

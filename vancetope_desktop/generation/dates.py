@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime, tzinfo
+from datetime import datetime, timedelta, tzinfo
 from functools import cache
 from typing import Literal
 
@@ -47,14 +47,28 @@ class FoundDate:
     Attributes:
         start, end: its offsets in the sentence.
         text: the words that stated it.
-        value: the date resolved, aware in the zone the text was read in; midnight when only a day was
-            stated, the first of January when only a year was.
+        value: the date resolved, aware in the zone the text was read in (a time stated with its own zone,
+            "3pm EST", is converted to it); midnight when only a day was stated, the first of January when
+            only a year was.
     """
 
     start: int
     end: int
     text: str
     value: datetime
+
+
+def _zone_name(zone: tzinfo, at: datetime) -> str:
+    """``zone`` as dateparser names zones: its IANA key, else its offset at ``at`` ("+0200")."""
+    key = getattr(zone, "key", None)
+    if key:
+        return key
+    offset = at.utcoffset() or timedelta(0)
+    if not offset:
+        return "UTC"
+    minutes = int(offset.total_seconds() // 60)
+    sign = "+" if minutes >= 0 else "-"
+    return f"{sign}{abs(minutes) // 60:02d}{abs(minutes) % 60:02d}"
 
 
 @cache
@@ -80,9 +94,11 @@ def find_dates(sentence: str, reference: datetime, zone: tzinfo,
     """
     if not (_CALENDAR_WORD.search(sentence) or _NUMERIC_DATE.search(sentence)):
         return []
-    local_reference = reference.astimezone(zone).replace(tzinfo=None)
-    settings = {"RELATIVE_BASE": local_reference, "PREFER_DATES_FROM": prefer,
-                "PREFER_DAY_OF_MONTH": "first", "RETURN_AS_TIMEZONE_AWARE": False}
+    local_reference = reference.astimezone(zone)
+    # A time stated with its zone ("3pm EST", "+02:00") keeps it: dateparser reads the others in TIMEZONE.
+    settings = {"RELATIVE_BASE": local_reference.replace(tzinfo=None), "PREFER_DATES_FROM": prefer,
+                "PREFER_DAY_OF_MONTH": "first", "RETURN_AS_TIMEZONE_AWARE": True,
+                "TIMEZONE": _zone_name(zone, local_reference)}
     try:
         french = len(_FRENCH.findall(sentence)) >= 2
         found = _search()(sentence, languages=[LANGUAGES[1] if french else LANGUAGES[0]], settings=settings) or []
@@ -98,12 +114,13 @@ def find_dates(sentence: str, reference: datetime, zone: tzinfo,
         stated = words.strip()
         if not (_CALENDAR_WORD.search(stated) or _NUMERIC_DATE.search(stated)) or _DURATION_ONLY.match(stated):
             continue
+        value = value.astimezone(zone) if value.tzinfo else value.replace(tzinfo=zone)
         numbers = re.findall(r"\d+", stated)
         if len(numbers) == 1 and _YEAR.fullmatch(numbers[0]) and not _CALENDAR_WORD.search(stated):
-            value = datetime(int(numbers[0]), 1, 1)  # "in 1868", "Hesterberg (1995) and": a year alone
+            value = datetime(int(numbers[0]), 1, 1, tzinfo=zone)  # "in 1868", "Hesterberg (1995) and": a year
         elif not _TIME_OF_DAY.search(stated):
             # "yesterday", "last Tuesday", "in 3 days" name a day: dateparser copies the reference's time of
             # day into them, which the text never said.
             value = value.replace(hour=0, minute=0, second=0, microsecond=0)
-        out.append(FoundDate(start, start + len(words.rstrip()), stated, value.replace(tzinfo=zone)))
+        out.append(FoundDate(start, start + len(words.rstrip()), stated, value))
     return out
