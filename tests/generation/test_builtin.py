@@ -77,7 +77,7 @@ def test_extraction_summaries_and_keywords_are_the_same_on_every_run(generator, 
 def test_headings_questions_greetings_and_formulas_are_not_atoms(generator, notes):
     atoms = generator.extract_atoms(
         "# Weekly notes\n\nHey Mel! Good to see you!\n\nHow have you been?\n\n$$x^2 + y^2 = z^2$$\n\n"
-        "Examples 1.\n\nThe capacitor array stores charge for the sensor node.\n",
+        "Examples 1.\n\n> The capacitor array stores charge\n> for the sensor node.\n",
         reference_time=REFERENCE)
     assert [(a.type, a.text) for a in atoms] == [
         (AtomType.FACT, "The capacitor array stores charge for the sensor node.")]

@@ -49,7 +49,7 @@ _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 _WIKILINK = re.compile(r"!?\[\[([^\[\]|\n]*)(?:\|([^\[\]\n]*))?\]\]")
 _MD_LINK = re.compile(r"!?\[([^\[\]\n]*)\]\([^()\n]*\)")
 _EMPHASIS = re.compile(r"(\*\*|__|~~|==)")
-_QUOTE_MARKS = re.compile(r"^(?:>\s*)+")
+_QUOTE_MARKS = re.compile(r"(?:^|(?<=\n))[ \t]*(?:>[ \t]?)+")
 CODE_OR_MATH = re.compile(r"`[^`\n]*`|\$\$?[^$\n]+\$\$?")
 """Inline code (`` `x` ``) and math (``$x$``, ``$$x$$``) on one line."""
 
@@ -74,7 +74,7 @@ def clean(sentence: str) -> str:
     """The statement as an atom's text: links shown as their text, emphasis marks and runs of blanks dropped."""
     text = _WIKILINK.sub(lambda m: (m.group(2) or m.group(1)).strip(), sentence)
     text = _MD_LINK.sub(lambda m: m.group(1), text)
-    return _QUOTE_MARKS.sub("", " ".join(_EMPHASIS.sub("", text).split()))
+    return " ".join(_EMPHASIS.sub("", _QUOTE_MARKS.sub("", text)).split())
 
 
 def worth_keeping(sentence: Sentence) -> bool:

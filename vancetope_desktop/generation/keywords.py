@@ -131,8 +131,8 @@ def keywords(sentences: Sequence[Sentence], k: int) -> list[str]:
     chosen_words: list[set[str]] = []
     for _, _, key in scored:
         words = set(key.split())
-        if any(words <= taken or taken <= words for taken in chosen_words):
-            continue  # "flow" beside "flow matching": one of them says it
+        if any(words <= taken or taken <= words or len(words & taken) >= 2 for taken in chosen_words):
+            continue  # "flow" beside "flow matching", "ipsum dolor sit" beside "lorem ipsum dolor": one says it
         chosen.append(forms.get(key, key))
         chosen_words.append(words)
         if len(chosen) == k:

@@ -79,6 +79,27 @@ def _front_matter_end(lines: list[tuple[int, str]]) -> int:
     return 0
 
 
+LIST_LINE_CHARS = 60
+"""A paragraph of three or more short lines (median under 60 characters) with no sentence punctuation is a list written
+without markers, one item a line (plain-text notes: "import a source / extract structured nodes / …");
+hard-wrapped prose has longer lines and full stops inside them."""
+WRAP_SPREAD_CHARS = 20
+"""Longer lines still make a list when the lines before the last differ in length by more than this (the seed
+002 list runs from 41 to 71 characters); a wrapped paragraph's lines differ by a word or two."""
+_SENTENCE_MARK = re.compile(r"[.!?;:。！？]")
+
+
+def _is_line_list(paragraph: list[tuple[int, str]]) -> bool:
+    lines = [line.strip() for _, line in paragraph]
+    if len(lines) < 3 or any(_SENTENCE_MARK.search(line) for line in lines[:-1]):
+        return False
+    lengths = [len(line) for line in lines]
+    if sorted(lengths)[len(lines) // 2] < LIST_LINE_CHARS:
+        return True
+    # Wrapped prose fills its lines to about the same width; a list's lines are as long as their items.
+    return max(lengths[:-1]) - min(lengths[:-1]) > WRAP_SPREAD_CHARS
+
+
 def blocks(text: str) -> list[tuple[int, int, BlockKind]]:
     """The readable blocks of ``text`` as ``(start, end, kind)`` offsets, in order (see the module doc)."""
     lines = _lines(text)
@@ -86,9 +107,11 @@ def blocks(text: str) -> list[tuple[int, int, BlockKind]]:
     paragraph: list[tuple[int, str]] = []
 
     def close_paragraph() -> None:
-        if paragraph:
+        if _is_line_list(paragraph):
+            out.extend((at, at + len(line.rstrip()), BlockKind.ITEM) for at, line in paragraph if line.strip())
+        elif paragraph:
             out.append((paragraph[0][0], paragraph[-1][0] + len(paragraph[-1][1]), BlockKind.PROSE))
-            paragraph.clear()
+        paragraph.clear()
 
     fence: str | None = None
     for at, line in lines[_front_matter_end(lines):]:
