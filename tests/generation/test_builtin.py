@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 from datetime import UTC, date, datetime, timedelta, timezone
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -118,6 +119,19 @@ def test_a_cue_without_a_date_gives_a_fact_not_an_invented_time(generator):
     atoms = generator.extract_atoms("I am going to learn the guitar. I went to a support group.",
                                     reference_time=REFERENCE)
     assert [a.type for a in atoms] == [AtomType.FACT, AtomType.FACT]
+
+
+def test_dates_are_read_without_the_network(generator, monkeypatch):
+    """dateparser reads its language data from the package: extraction opens no socket (French included)."""
+
+    def refuse(*_args, **_kwargs):
+        raise AssertionError("the generator opened a socket")
+
+    monkeypatch.setattr(socket, "socket", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    atoms = generator.extract_atoms("Nous avons publié le rapport hier. We will meet next Monday at 10:30.",
+                                    reference_time=REFERENCE, timezone="Europe/Paris")
+    assert [a.type for a in atoms] == [AtomType.EVENT, AtomType.PLAN]
 
 
 def test_naive_times_are_read_in_the_zone_given(generator):
