@@ -126,7 +126,7 @@ def test_a_model_quote_becomes_the_span_and_an_inconsistent_atom_a_failure():
         {"type": "fact", "text": "Morphy reconfigures capacitors.", "quote": "not in the text"}]}""")
     event, fact = drafts_from_reply(reply, TEXT)
     assert TEXT[event.span.start:event.span.end] == "We presented the board at the workshop on 3 March 2025."
-    assert event.when.date() == date(2025, 3, 3) and fact.span is None
+    assert event.when == datetime(2025, 3, 3, tzinfo=UTC) and fact.span is None
     with pytest.raises(MalformedReply):
         drafts_from_reply(parse_reply(AtomsReply, '{"atoms": [{"type": "plan", "text": "Send it."}]}'), TEXT)
 
@@ -145,5 +145,10 @@ def test_the_digest_links_every_source_and_atom_of_the_day():
     assert "## Events" in writeup and "2025-03-03" in writeup and "due 2026-12-04 (planned)" in writeup
     assert writeup == builtin.write_digest(request)  # the same day written twice is the same writeup
     assert digest_title(date(2026, 12, 1)) == "Digest — 2026-12-01"
+    # A person's naive time beside the generator's aware ones still sorts (naive counts as UTC).
+    naive = AtomDraft(type=AtomType.EVENT, text="Board arrived.", when=datetime(2025, 1, 2))
+    mixed = request.model_copy(update={"atoms": (*request.atoms, DigestAtom(id="doc_naive", draft=naive))})
+    events = builtin.write_digest(mixed).split("## Events")[1].split("##")[0]
+    assert events.index("2025-01-02") < events.index("2025-03-03")
     empty = builtin.write_digest(DigestRequest(day=date(2026, 12, 2)))
     assert empty.startswith("0 sources and 0 atoms")

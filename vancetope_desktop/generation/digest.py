@@ -6,7 +6,7 @@ keywords), events on a timeline, plans by due date, and facts grouped under thei
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 
 from ..core.atoms import AtomType
 from .base import DigestAtom, DigestRequest
@@ -23,6 +23,13 @@ def _time(value: datetime | None) -> str:
     if value is None:
         return ""
     return value.strftime("%Y-%m-%d") if (value.hour, value.minute) == (0, 0) else value.strftime("%Y-%m-%d %H:%M")
+
+
+def _order(value: datetime | None) -> datetime:
+    """A sort key for atom times: a naive time (a person's or a model's) counts as UTC beside aware ones."""
+    if value is None:
+        return datetime.min.replace(tzinfo=UTC)
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
 def _plural(count: int, word: str) -> str:
@@ -55,12 +62,12 @@ def write(request: DigestRequest) -> str:
         lines.append("")
     if by_type[AtomType.EVENT]:
         lines += ["## Events", ""]
-        for atom in sorted(by_type[AtomType.EVENT], key=lambda a: a.draft.when or datetime.min):
+        for atom in sorted(by_type[AtomType.EVENT], key=lambda a: _order(a.draft.when)):
             lines.append(f"- {_time(atom.draft.when)}: {link(atom.id, atom.draft.text)}{origin(atom)}")
         lines.append("")
     if by_type[AtomType.PLAN]:
         lines += ["## Plans", ""]
-        for atom in sorted(by_type[AtomType.PLAN], key=lambda a: a.draft.due or datetime.min):
+        for atom in sorted(by_type[AtomType.PLAN], key=lambda a: _order(a.draft.due)):
             status = atom.draft.status.value if atom.draft.status else "planned"
             lines.append(f"- due {_time(atom.draft.due)} ({status}): {link(atom.id, atom.draft.text)}{origin(atom)}")
         lines.append("")

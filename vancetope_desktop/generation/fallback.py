@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from datetime import datetime
+from datetime import UTC, datetime, tzinfo
 from typing import TypeVar
 
 from pydantic import ValidationError
@@ -60,9 +60,11 @@ def check_drafts(drafts: object, text: str) -> list[AtomDraft]:
     return drafts
 
 
-def drafts_from_reply(reply: AtomsReply, text: str) -> list[AtomDraft]:
+def drafts_from_reply(reply: AtomsReply, text: str, zone: tzinfo = UTC) -> list[AtomDraft]:
     """A model's validated atoms as drafts on ``text``: each quote found in ``text`` becomes the span
-    (whitespace-insensitive search is left out on purpose: a quote not copied verbatim gets no span).
+    (whitespace-insensitive search is left out on purpose: a quote not copied verbatim gets no span), and a
+    time given without a zone is read in ``zone`` (the text's, as ``extract_atoms`` was told), so that every
+    draft's times are aware, as the built-in generator's are.
 
     Raises:
         MalformedReply: an atom inconsistent with its type (an event without ``when``, a plan without ``due``).
@@ -81,11 +83,15 @@ def drafts_from_reply(reply: AtomsReply, text: str) -> list[AtomDraft]:
                 span = SourceSpan(start=start, end=start + len(quote))
                 searched_from = start
         try:
-            drafts.append(AtomDraft(type=atom.type, text=atom.text.strip(), span=span, when=atom.when,
-                                    due=atom.due, status=atom.status))
+            drafts.append(AtomDraft(type=atom.type, text=atom.text.strip(), span=span, when=_aware(atom.when, zone),
+                                    due=_aware(atom.due, zone), status=atom.status))
         except ValidationError as error:
             raise MalformedReply(f"a model atom does not hold together: {error.errors()[0].get('msg')}") from None
     return drafts
+
+
+def _aware(value: datetime | None, zone: tzinfo) -> datetime | None:
+    return value.replace(tzinfo=zone) if value is not None and value.tzinfo is None else value
 
 
 class FallbackGenerator:
