@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 from collections.abc import Iterable, Sequence
-from functools import cache
 
 import Stemmer
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, CountVectorizer
@@ -55,10 +55,15 @@ _WORD = re.compile(r"[^\W\d_][\w'’-]*")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 
 
-@cache
+_stemmers = threading.local()  # PyStemmer's Stemmer objects are not thread-safe (generation runs in workers)
+
+
 def stemmer() -> Stemmer.Stemmer:
-    """The English Snowball stemmer (PyStemmer), made once."""
-    return Stemmer.Stemmer("english")
+    """The English Snowball stemmer (PyStemmer), one per thread."""
+    found = getattr(_stemmers, "english", None)
+    if found is None:
+        found = _stemmers.english = Stemmer.Stemmer("english")
+    return found
 
 
 def content_runs(text: str) -> Iterable[list[str]]:
