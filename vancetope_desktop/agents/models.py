@@ -26,7 +26,7 @@ from .relation_models import RelatesTo
 StorableType = Literal["note", "fact", "result", "reference"]
 """Document types a tool may store: text only (files come in through the app or ``memory upload``)."""
 
-DocumentTypeName = Literal["note", "file", "result", "fact", "reference", "structured", "annotation"]
+DocumentTypeName = Literal["note", "file", "result", "fact", "event", "plan", "reference", "structured", "annotation"]
 """Document types a listing or search may be restricted to (folders are never returned)."""
 
 OnDuplicateName = Literal["return", "store", "update"]

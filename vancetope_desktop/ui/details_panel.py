@@ -85,7 +85,8 @@ def display_value(key: str, value: object) -> str:
 
 _TYPE_NAMES = {
     DocumentType.NOTE: "Note", DocumentType.FILE: "File", DocumentType.RESULT: "Result",
-    DocumentType.FACT: "Fact", DocumentType.REFERENCE: "Reference", DocumentType.STRUCTURED: "Structured data",
+    DocumentType.FACT: "Fact", DocumentType.EVENT: "Event", DocumentType.PLAN: "Plan",
+    DocumentType.REFERENCE: "Reference", DocumentType.STRUCTURED: "Structured data",
     DocumentType.FOLDER: "Folder", DocumentType.ANNOTATION: "Annotation",
 }
 _STATE_TEXT = {
