@@ -353,6 +353,24 @@ def _card(doc: DocumentInfo, fields: dict[str, Any], titles: dict[str, str]) -> 
                 updated_at=doc.updated_at)
 
 
+def atom_metadata(doc_type: str | DocumentType, text: str, *, when: str | datetime | date | None = None,
+                  due: str | datetime | date | None = None) -> dict[str, Any] | None:
+    """The metadata that makes a text stored as ``doc_type`` an atom written directly (``memory_store``'s
+    ``when`` / ``due``): ``{ATOM_KEY: …}`` for a fact, event or plan, None for another type given neither.
+
+    Raises:
+        InvalidAtom: ``when`` or ``due`` on another type than an event or a plan, and :func:`draft_atom`'s.
+    """
+    kind = str(getattr(doc_type, "value", doc_type)).strip().lower()
+    if kind not in {t.value for t in AtomType}:
+        given = [name for name, value in (("when", when), ("due", due)) if value is not None and str(value).strip()]
+        if given:
+            raise InvalidAtom(f"'{given[0]}' is for {'an event' if given[0] == 'when' else 'a plan'}, not a {kind}: "
+                              f"store it with type='{'event' if given[0] == 'when' else 'plan'}'")
+        return None
+    return {ATOM_KEY: _fields(draft_atom(kind, text, when=when, due=due), None)}
+
+
 def _fields(draft: AtomDraft, source_id: str | None) -> dict[str, Any]:
     """The :data:`ATOM_KEY` metadata of ``draft``."""
     return {"span": draft.span.model_dump() if draft.span else None, SOURCE_KEY: source_id,
