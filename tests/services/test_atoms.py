@@ -8,7 +8,7 @@ import pytest
 
 from vancetope_desktop.core.atoms import ATOM_KEY, AtomDraft, AtomType, PlanStatus, SourceSpan
 from vancetope_desktop.core.documents import DocumentStatus, DocumentType
-from vancetope_desktop.core.errors import InvalidAtom, InvalidInput
+from vancetope_desktop.core.errors import DocumentNotFound, InvalidAtom, InvalidInput
 from vancetope_desktop.services import atoms, documents, relations, scopes, undo
 from vancetope_desktop.services.library import DEFAULT_PROJECT
 
@@ -18,14 +18,18 @@ NOTE = ("Met Ana on 2 December 2026 about the heron survey. Herons nest in alder
 NOW = datetime(2026, 12, 2, 9, 0)
 
 
+def _span(sentence):
+    return SourceSpan(start=NOTE.index(sentence), end=NOTE.index(sentence) + len(sentence))
+
+
 def _drafts():
     """What a generator would draft from :data:`NOTE` (spans into its text)."""
     return [
-        AtomDraft(type="event", text="Met Ana about the heron survey.", span=SourceSpan(start=0, end=49),
-                  when=datetime(2026, 12, 2)),
-        AtomDraft(type="fact", text="Herons nest in alder carr.", span=SourceSpan(start=50, end=76)),
-        AtomDraft(type="plan", text="Submit the survey report.", span=SourceSpan(start=77, end=140),
-                  due=datetime(2026, 12, 15)),
+        AtomDraft(type="event", text="Met Ana about the heron survey.", when=datetime(2026, 12, 2),
+                  span=_span("Met Ana on 2 December 2026 about the heron survey.")),
+        AtomDraft(type="fact", text="Herons nest in alder carr.", span=_span("Herons nest in alder carr.")),
+        AtomDraft(type="plan", text="Submit the survey report.", due=datetime(2026, 12, 15),
+                  span=_span("We plan to submit the survey report by 15 December 2026.")),
     ]
 
 
@@ -40,7 +44,9 @@ def test_drafts_from_a_source_are_stored_with_provenance_and_listed_by_visibilit
     event, fact, plan = stored
     assert (event.when, plan.due, plan.plan_status) == (datetime(2026, 12, 2), datetime(2026, 12, 15),
                                                          PlanStatus.PLANNED)
-    assert fact.span == SourceSpan(start=50, end=76, document_id=source.id)
+    assert fact.span == _span("Herons nest in alder carr.").model_copy(update={"document_id": source.id})
+    assert atoms.source_passage(library, plan.id) == atoms.SourcePassage(
+        document_id=source.id, text="We plan to submit the survey report by 15 December 2026.")
     assert fact.source_title == "Heron meeting" and fact.title == "Herons nest in alder carr."
     assert relations.derived_from(library, plan.id) == [source.id]
     assert [a.id for a in atoms.atoms_of_source(library, source.id)] == [a.id for a in stored]
@@ -127,6 +133,8 @@ def test_an_atom_whose_source_was_purged_keeps_its_text_and_says_so(library):
     after = atoms.atom(library, fact.id)
     assert (after.text, after.source_gone, after.source_id) == ("Herons nest in alder carr.", True, source.id)
     assert documents.get_document(library, fact.id).metadata[ATOM_KEY]["span"]["document_id"] == source.id
+    with pytest.raises(DocumentNotFound, match="was purged; the atom keeps its text"):
+        atoms.source_passage(library, fact.id)
 
 
 def test_a_persons_text_edit_marks_the_atom(library):

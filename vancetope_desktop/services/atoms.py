@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from datetime import date, datetime, time, timedelta
 from typing import Any, Literal
 
+from pydantic import BaseModel
 from sqlalchemy import text as sql
 from sqlmodel import Session
 
@@ -237,6 +238,40 @@ def atom(lib: Library, atom_id: str, *, acting_scope: str | None = None) -> Atom
     if doc.type not in ATOM_DOCUMENT_TYPES:
         raise InvalidAtom(f"{doc.id} is a {doc.type.value}, not an atom (fact, event or plan)")
     return card(lib, doc)
+
+
+class SourcePassage(BaseModel):
+    """Where to open an atom's source: the document, its page (PDFs) and the passage's text to find there
+    (None when the span does not fit the source's text any more, e.g. after an edit: open it at the top)."""
+
+    document_id: str
+    page: int | None = None
+    text: str | None = None
+
+
+def source_passage(lib: Library, atom_id: str, *, acting_scope: str | None = None) -> SourcePassage:
+    """The passage of its source an atom was read from: the span's characters of the chunk it names (a paper's
+    text was given to the generator chunk by chunk), else of the source's text.
+
+    Raises:
+        DocumentNotFound: the atom, or its source (purged: the message says the atom keeps its text).
+        InvalidAtom: the atom was written directly (it has no source). ScopeNotVisible.
+    """
+    found = atom(lib, atom_id, acting_scope=acting_scope)
+    if found.source_id is None:
+        raise InvalidAtom(f"{found.id} was written directly: it has no source to open")
+    if found.source_gone:
+        raise DocumentNotFound(f"the source of {found.id} ({found.source_id}) was purged; the atom keeps its text")
+    span = found.span
+    if span is None:
+        return SourcePassage(document_id=found.source_id)
+    if span.chunk_index is not None:
+        chunk = next((c for c in documents.list_chunks(lib, found.source_id) if c.ordinal == span.chunk_index), None)
+        text, page = (chunk.text, span.page or chunk.page) if chunk else ("", span.page)
+    else:
+        text, page = documents.get_document(lib, found.source_id).content or "", span.page
+    passage = text[span.start:span.end].strip() if span.end <= len(text) else ""
+    return SourcePassage(document_id=found.source_id, page=page, text=passage or None)
 
 
 def plan_update(lib: Library, plan_id: str, status: str | PlanStatus, *, acting_scope: str | None = None,
