@@ -9,7 +9,7 @@ from datetime import datetime
 from PySide6.QtCore import Qt
 
 from vancetope_desktop.core.atoms import AtomDraft, PlanStatus, SourceSpan
-from vancetope_desktop.core.documents import DocumentType
+from vancetope_desktop.core.documents import DocumentStatus, DocumentType
 from vancetope_desktop.services import atoms, documents
 from vancetope_desktop.ui.atoms_view import AtomsModel
 
@@ -76,3 +76,19 @@ def test_the_atoms_window_lists_by_kind_changes_a_plan_and_opens_the_source(qtbo
         dialog.happened("2026-12-19 10:00")
     assert dialog.model.rowCount() == 0  # the plan happened: archived, superseded by the event
     assert atoms.atom(library, plan.id).happened_as is not None
+
+
+def test_details_of_a_source_list_its_atoms_and_an_atom_says_its_source_is_gone(qtbot, library, make_window):
+    source, stored = _atoms(library)
+    window = make_window(library, scope=SCOPE)
+    section = window.details.atoms
+    window.open_document(source.id)
+    qtbot.waitUntil(lambda: section.isVisible() and section.document_id() == source.id, timeout=WAIT_MS)
+    assert section.shown() == [a.id for a in stored] and section.heading.text() == "Atoms (4)"
+    assert "due 2026-12-20 · planned" in section.rows_label.text()
+    documents.set_status(library, source.id, DocumentStatus.DELETED)
+    documents.purge_document(library, source.id)
+    window.open_document(stored[1].id)
+    qtbot.waitUntil(lambda: section.document_id() == stored[1].id, timeout=WAIT_MS)
+    assert section.heading.text() == "Atom: fact"
+    assert "was deleted; the atom keeps its text" in section.rows_label.text()

@@ -74,6 +74,7 @@ from .scope_text import ScopeRelation, descendant_paths, refusal_text, scope_rel
 from .search_pane import SearchPane, SearchRequest
 from .settings_dialog import SettingsDialog
 from .snapshot import Snapshot
+from .source_atoms_view import SourceAtomsFlow
 from .tab_bar import DocumentTabBar
 from .tag_chips import TagChipsDelegate
 from .tag_pane import TagPane
@@ -141,6 +142,8 @@ class MainWindow(QMainWindow):
                                open_document=lambda doc_id: self.open_document(doc_id))
         self.relations_flow = RelationsFlow(self.workbench, self.details.relations, self.details.document_id,
                                             self.details.document_shown)
+        self.atoms_flow = SourceAtomsFlow(self.workbench, self.details.atoms, self.details.document_id,
+                                          self.details.document_shown)
         self.archived_flow = ArchivedFlow(self.workbench, self.details.archived, self.details.document,
                                           self.details.is_read_only, self.details.document_shown)
         self.relation_graph = RelationGraphFlow(self.workbench, self, table=self.table, details=self.details)
