@@ -56,6 +56,12 @@ def scifact() -> Path:
     return _need(SHARED / "eval" / "scifact", "the SciFact benchmark")
 
 
+@pytest.fixture(scope="session")
+def locomo() -> Path:
+    """The LoCoMo conversations: ``../shared/eval/locomo/locomo-dev.json`` (sessions dated, turns, observations)."""
+    return _need(SHARED / "eval" / "locomo" / "locomo-dev.json", "the LoCoMo benchmark")
+
+
 @pytest.fixture
 def library(tmp_path):
     """A fresh library in a temporary folder (real SQLite, real Chroma, the bundled model)."""

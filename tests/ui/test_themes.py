@@ -21,8 +21,8 @@ from vancetope_desktop.ui.about import about_text, app_version, show_about
 from vancetope_desktop.ui.themes import apply_theme, icon, is_dark, make_palette, stylesheet, system_prefers_dark
 
 Role = QPalette.ColorRole
-ICONS = ("app", "pdf", "note", "fact", "result", "reference", "structured", "folder", "file", "image", "scope",
-         "smart-all", "smart-unfiled", "smart-recent", "smart-problems", "smart-trash")
+ICONS = ("app", "pdf", "note", "fact", "event", "plan", "result", "reference", "structured", "folder", "file", "image",
+         "scope", "smart-all", "smart-unfiled", "smart-recent", "smart-problems", "smart-trash")
 
 
 @pytest.fixture

@@ -14,6 +14,7 @@ from typing import Any, Literal, Self
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..core import promotion
+from ..core.atoms import Atom
 from ..core.documents import DocumentInfo
 from ..core.memories import MEMORY_TYPE_GUIDANCE
 from ..core.reading import reading_status_of
@@ -21,12 +22,13 @@ from ..services import session_start as start
 from ..services.annotations import Annotation
 from ..services.graph import Edge
 from ..services.memory_guard import SimilarMemory
+from .atom_models import WHEN_HELP
 from .relation_models import RelatesTo
 
-StorableType = Literal["note", "fact", "result", "reference"]
+StorableType = Literal["note", "fact", "event", "plan", "result", "reference"]
 """Document types a tool may store: text only (files come in through the app or ``memory upload``)."""
 
-DocumentTypeName = Literal["note", "file", "result", "fact", "reference", "structured", "annotation"]
+DocumentTypeName = Literal["note", "file", "result", "fact", "event", "plan", "reference", "structured", "annotation"]
 """Document types a listing or search may be restricted to (folders are never returned)."""
 
 OnDuplicateName = Literal["return", "store", "update"]
@@ -73,9 +75,12 @@ class StoreInput(_Input):
                               "('project', 'session' or a path) stores it in your scope too and asks the user to "
                               "promote it there: see promotion_request in the result.")
     type: StorableType = Field(default="note", description="note: working notes; fact: one short statement; "
+                               "event: one thing that happened (give when); plan: one thing intended (give due); "
                                "result: an outcome of your work; reference: a citation or link (BibTeX, RIS or "
                                "CSL-JSON is stored as one reference per entry, merged with one already there; the "
                                "result is the first entry's).")
+    when: str | None = Field(default=None, description="An event's time: " + WHEN_HELP)
+    due: str | None = Field(default=None, description="A plan's due date: " + WHEN_HELP)
     title: str | None = Field(default=None, description="A short title. Default: the first line of the content.")
     reason: str | None = Field(default=None, description="With an ancestor scope: why it matters there, for the user "
                                "who reviews the promotion.")
@@ -280,8 +285,8 @@ class DocumentSummary(BaseModel):
 
     doc_id: str = Field(description="The document id (doc_…); pass it to memory_read or memory_tag.")
     title: str
-    type: str = Field(description="note, file, result, fact, reference, structured or annotation (a highlight "
-                      "or note on a PDF: memory_annotations lists a PDF's).")
+    type: str = Field(description="note, file, result, fact, event, plan, reference, structured or annotation (a "
+                      "highlight or note on a PDF: memory_annotations lists a PDF's).")
     scope: str = Field(description="The scope the document belongs to.")
     tags: list[str] = Field(default_factory=list)
     status: str = Field(description="active, or stale: a result whose task changed since (may be out of date); "
@@ -322,6 +327,8 @@ class StoredDocument(DocumentSummary):
     warnings: list[str] = Field(default_factory=list, description="E.g. a relation that could not be made after the "
                                 "document was stored (it stays stored).")
 
+    atom: Atom | None = Field(default=None, description="A fact, event or plan as stored: its when, due and "
+                              "plan_status as read from your words.")
     promotion_request: str | None = Field(default=None, description="The id (req_…) of the promotion request "
                                           "this call made (you stored it for an ancestor scope, or a tag rule "
                                           "asked), else of the document's pending request, if any.")

@@ -37,6 +37,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from ..core.atoms import Atom
 from ..core.documents import DocumentInfo, DocumentStatus, DocumentType, Source, SourceType
 from ..core.errors import AccessDenied, DocumentNotFound, InvalidInput, ScopeNotVisible
 from ..core.memories import MEMORY_TYPE_GUIDANCE, Episode
@@ -48,6 +49,7 @@ from ..core.tags import all_of, normalize_tag, normalize_tags
 from ..core.text import undecodable_message, undecodable_values
 from ..services import (
     annotations,
+    atoms,
     audit,
     citations,
     documents,
@@ -70,6 +72,7 @@ from ..services.memories import Recall
 from ..services.scopes import ancestry, resolve_relative, resolve_scope, visible_scopes
 from ..services.search import search
 from ..services.session_start import SessionStart
+from .atom_models import AtomList, AtomsListInput, PlanHappenedInput, PlanUpdateInput
 from .models import (
     HIDDEN_METADATA,
     AnnotationsInput,
@@ -139,6 +142,8 @@ TOOLS: tuple[ToolSpec, ...] = (
              "is then read-only for you). A note or fact very close to one of your active ones is not stored twice: "
              "on_duplicate says what to do (return the existing one, store anyway, or update: replace it). "
              "relates_to relates the new document to another (updates archives the older memory). "
+             "An event needs when it happened (when), a plan when it is due (due): ISO dates or plain phrases "
+             "('next Friday'). "
              "To remember something as an agent, give memory_type. " + MEMORY_TYPE_GUIDANCE,
              StoreInput, StoredDocument),
     ToolSpec("memory_query", "Search your memory by meaning and by words: your own scope and its ancestors "
@@ -213,6 +218,15 @@ TOOLS: tuple[ToolSpec, ...] = (
              NeighbourhoodInput, graph.Neighbourhood),
     ToolSpec("memory_restore", "Bring one of your archived memories back to active (e.g. one that was superseded "
              "by mistake): the updates relations into it are removed.", RestoreInput, RelatedDocument),
+    ToolSpec("atoms_list", "List the atoms you can see (facts, events and plans: one statement each, read from "
+             "sources or stored directly), newest first: each with its when (events), due and plan_status (plans), "
+             "and the source it was read from (source_gone: the source was deleted; the atom stays). Filter by "
+             "type, plan status (e.g. missed), source, due_before or text.", AtomsListInput, AtomList),
+    ToolSpec("plan_update", "Set one of your plans' status: planned, missed or canceled. There is no "
+             "'completed': when a plan happened, call plan_happened.", PlanUpdateInput, Atom),
+    ToolSpec("plan_happened", "Record that one of your plans happened: an event atom (when; text defaults to the "
+             "plan's statement) that updates the plan, which is archived. Returns the event.", PlanHappenedInput,
+             Atom),
     ToolSpec("memory_set_reading_status", "Mark your own documents unread, reading or read (files and "
              "references start unread), so that you and the user know what was read.", ReadingStatusInput,
              DocumentList),
@@ -256,7 +270,8 @@ class MemoryTools:
     # -- the tools ----------------------------------------------------------------------------------
     def memory_store(self, content: str, tags: Sequence[str] = (), scope: str | None = None, type: str = "note",
                      title: str | None = None, reason: str | None = None, relates_to: Mapping[str, str] | None = None,
-                     on_duplicate: str = "return", memory_type: str | None = None) -> StoredDocument:
+                     on_duplicate: str = "return", memory_type: str | None = None, when: str | None = None,
+                     due: str | None = None) -> StoredDocument:
         """Store ``content`` as a new document of ``type`` in the acting scope.
 
         A think process's documents get the seed's provenance tag ``thinkprocess:<id>`` (§3.3) and
@@ -265,6 +280,8 @@ class MemoryTools:
         reviewer); its id is the result's ``promotion_request``. When one of ``tags`` makes a rule ask
         first, that request is reported instead (an auto-approving rule has then moved the document, and
         the result's ``scope`` says where). With ``memory_type`` it is an agent memory of that type (a note).
+        A fact, event (``when``) or plan (``due``) is an atom (``services.atoms.atom_metadata``), returned in
+        the result's ``atom``.
 
         The write goes through ``memory_guard.remember``: a near-duplicate of an active note or fact of the
         acting scope is handled as ``on_duplicate`` says (``return``: nothing stored, the existing document
@@ -272,15 +289,16 @@ class MemoryTools:
         is written (an ``updates`` target must be the acting scope's own: it is archived).
 
         Raises:
-            InvalidInput: blank content, a bad tag, type or memory type (a memory is a note).
-            ScopeNotVisible: ``scope`` is outside the
-            branch or below the acting scope. ScopeNotFound / ScopeError: unknown scope.
+            InvalidInput: blank content, a bad tag, type or memory type (a memory is a note). InvalidAtom: an
+            event without ``when``, a plan without ``due``, an unreadable date. ScopeNotVisible: ``scope`` is
+            outside the branch or below the acting scope. ScopeNotFound / ScopeError: unknown scope.
         """
         args = parse_arguments(StoreInput, content=content, tags=tags, scope=scope, type=type, title=title,
                                reason=reason, relates_to=relates_to, on_duplicate=on_duplicate,
-                               memory_type=memory_type)
+                               memory_type=memory_type, when=when, due=due)
         if not args.content.strip():
             raise InvalidInput("the content is empty: give the text to remember")
+        atom_fields = atoms.atom_metadata(args.type, args.content, when=args.when, due=args.due)
         wanted = normalize_tags(args.tags)
         promote_to = self._write_target(args.scope)
         source = Source(type=SourceType.TOOL_OUTPUT)
@@ -294,8 +312,10 @@ class MemoryTools:
         kept = memory_guard.remember(self.lib, args.content, scope=self.scope, doc_type=DocumentType(args.type),
                                      title=args.title, tags=wanted, source=source, on_duplicate=args.on_duplicate,
                                      relates_to=(link.target_id, link.type) if link else None, created_by=self._actor(),
-                                     memory_type=args.memory_type)
+                                     memory_type=args.memory_type, metadata=atom_fields)
         outcome = {name: getattr(kept, name) for name in ("stored", "duplicates", "relations", "archived", "warnings")}
+        if kept.document.type in atoms.ATOM_DOCUMENT_TYPES:
+            outcome["atom"] = atoms.card(self.lib, kept.document)
         if not kept.stored:
             return self.as_stored(kept.document, known_requests=None).model_copy(update=outcome)
         doc = kept.document
@@ -396,6 +416,52 @@ class MemoryTools:
         if self.index_now:
             indexing.try_drain(self.lib, documents=[stored.id])
         return stored
+
+    def atoms_list(self, type: str | None = None, status: str | None = None, source_id: str | None = None,
+                   due_before: str | None = None, text: str | None = None, scope: str | None = None,
+                   include_archived: bool = False, limit: int = 50) -> AtomList:
+        """The atoms the acting scope (or ``scope``, one it sees) sees, newest first (``atoms.list_atoms``).
+
+        Raises:
+            InvalidAtom: an unknown status, an unreadable date. ScopeNotVisible / ScopeNotFound: ``scope``.
+        """
+        args = parse_arguments(AtomsListInput, type=type, status=status, source_id=source_id, due_before=due_before,
+                               text=text, scope=scope, include_archived=include_archived, limit=limit)
+        found = atoms.list_atoms(self.lib, self._read_scope(args.scope) if args.scope else self.scope,
+                                 types=[args.type] if args.type else (), status=args.status, source_id=args.source_id,
+                                 due_before=args.due_before, text=args.text, include_archived=args.include_archived,
+                                 limit=args.limit)
+        return AtomList(atoms=found, count=len(found))
+
+    def plan_update(self, plan_id: str, status: str) -> Atom:
+        """Set the status of one of the acting scope's own plans (``atoms.plan_update``).
+
+        Raises:
+            InvalidAtom: an unknown status, "completed" (with the reason), not a plan, a plan that happened.
+            AccessDenied: not the acting scope's own. DocumentNotFound.
+        """
+        args = parse_arguments(PlanUpdateInput, plan_id=plan_id, status=status)
+        self._own(args.plan_id, "change the status of")
+        return atoms.plan_update(self.lib, args.plan_id.strip(), args.status, acting_scope=self.scope)
+
+    def plan_happened(self, plan_id: str, when: str, text: str | None = None) -> Atom:
+        """Record that one of the acting scope's own plans happened: an event that updates (archives) it
+        (``atoms.plan_happened``), indexed now when asked to.
+
+        Raises:
+            InvalidAtom: no time or an unreadable one, not a plan, a plan that happened already. AccessDenied.
+            DocumentNotFound.
+        """
+        args = parse_arguments(PlanHappenedInput, plan_id=plan_id, when=when, text=text)
+        self._own(args.plan_id, "record the event of")
+        source = Source(type=SourceType.TOOL_OUTPUT,
+                        think_process_id=ScopePath.parse(self.scope).key if self.kind is ScopeKind.THINK_PROCESS
+                        else None)
+        event = atoms.plan_happened(self.lib, args.plan_id.strip(), args.when, args.text, acting_scope=self.scope,
+                                    created_by=self._actor(), source=source)
+        if self.index_now:
+            indexing.try_drain(self.lib, documents=[event.id])
+        return event
 
     def memory_list(self, tags: Sequence[str] = (), scope: str | None = None, type: str | None = None,
                     limit: int = 50, memory_type: str | None = None) -> DocumentList:

@@ -15,7 +15,7 @@ from .apps import memory
 from .context import JsonOption, LibraryOption, ScopeOption, emit, open_library, out
 
 DOT_SHAPES = {"note": "ellipse", "file": "box", "reference": "triangle", "result": "diamond", "fact": "hexagon",
-              "structured": "pentagon", "annotation": "invtriangle"}
+              "event": "octagon", "plan": "septagon", "structured": "pentagon", "annotation": "invtriangle"}
 """Graphviz shapes by document type, the app's markers as near as Graphviz has them."""
 DepthOption = Annotated[int, typer.Option("--depth", "-d", help=f"Edges away from it, 1 to {graph.MAX_DEPTH}.")]
 

@@ -644,6 +644,7 @@ def mcp_serve(
 # Registered after the commands above, so that `memory --help` lists the everyday ones first.
 from . import (  # noqa: E402, F401
     annotation_commands,
+    atom_commands,
     citation_commands,
     duplicate_commands,
     graph_commands,

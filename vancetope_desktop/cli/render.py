@@ -21,8 +21,8 @@ from ..services.relations import DocumentLinks
 from ..services.search import SearchResponse
 from .context import err, out
 
-_ICON = {"note": "📝", "file": "📄", "result": "🧪", "fact": "💡", "reference": "🔗", "structured": "📊",
-         "folder": "📁", "annotation": "🖍"}
+_ICON = {"note": "📝", "file": "📄", "result": "🧪", "fact": "💡", "event": "📅", "plan": "🎯", "reference": "🔗",
+         "structured": "📊", "folder": "📁", "annotation": "🖍"}
 
 
 def tag_text(tags: list[str]) -> str:

@@ -11,17 +11,25 @@ is archived, superseded by the event); until then it is ``planned``, ``missed`` 
 or ``canceled``.
 
 This module holds the shapes shared by the generators that draft atoms (``generation``) and the services
-that store them; it checks each draft's own consistency (an event has a time, a plan a due date).
+that store them; it checks each draft's own consistency (an event has a time, a plan a due date). A stored
+atom keeps its fields in the document's metadata :data:`ATOM_KEY` and is read back as an :class:`Atom` card.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from .errors import InvalidInput
+from .errors import InvalidAtom
+
+ATOM_KEY = "atom"
+"""Metadata key of an atom document: ``{"span": SourceSpan fields or None, "when"/"due": ISO text or None,
+"status": a plan's status or None, "edited_by_person": bool}`` (``services.atoms``)."""
+EDITED_BY_PERSON = "edited_by_person"
+"""Key of :data:`ATOM_KEY` saying a person wrote or edited the atom: a digest never changes it (issue 13)."""
 
 
 class AtomType(StrEnum):
@@ -79,7 +87,7 @@ class AtomDraft(BaseModel):
 
     Raises (on construction):
         pydantic.ValidationError: an empty text, an event without ``when``, a plan without ``due``, or a
-            time field on the wrong kind of atom. :func:`check_draft` turns it into ``InvalidInput``.
+            time field on the wrong kind of atom. :func:`check_draft` turns it into ``InvalidAtom``.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -115,18 +123,69 @@ class AtomDraft(BaseModel):
         return self
 
 
+class Atom(BaseModel):
+    """A stored atom's card, as the atom services return it to the app, the CLI and the tools.
+
+    Attributes:
+        id: the atom's document id; ``scope`` its scope; ``status`` its document status (``archived`` for a
+            plan that happened: ``happened_as`` is then the event that updates it).
+        type, text, when, due: as drafted (``text`` is the statement, ``title`` its short form).
+        plan_status: a plan's status; None for facts and events.
+        span: where in its source it was read (None for an atom written directly).
+        source_id, source_title: the source it was derived from (None when written directly);
+            ``source_gone`` is True when that source was purged (the atom keeps its text).
+        edited_by_person: a person wrote or edited it; a digest never changes it.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    type: AtomType
+    text: str
+    title: str
+    scope: str
+    status: str = "active"
+    when: datetime | None = None
+    due: datetime | None = None
+    plan_status: PlanStatus | None = None
+    span: SourceSpan | None = None
+    source_id: str | None = None
+    source_title: str | None = None
+    source_gone: bool = False
+    happened_as: str | None = None
+    edited_by_person: bool = False
+    created_at: datetime
+    updated_at: datetime
+
+
+def check_draft(**fields: Any) -> AtomDraft:
+    """An :class:`AtomDraft` made of ``fields`` (type, text, span, when, due, status).
+
+    Raises:
+        InvalidAtom: the draft's first problem in one line (an event without a time, a plan without a due
+            date, a blank text, a time field on the wrong kind of atom, an unknown type or status).
+    """
+    try:
+        return AtomDraft(**fields)
+    except ValidationError as error:
+        first = error.errors()[0]
+        message = str(first.get("msg", error)).removeprefix("Value error, ")
+        where = ".".join(str(p) for p in first.get("loc", ()))
+        raise InvalidAtom(f"{where}: {message}" if where else message) from None
+
+
 def parse_atom_type(text: str | AtomType) -> AtomType:
     """``text`` as an :class:`AtomType` (case and surrounding blanks ignored).
 
     Raises:
-        InvalidInput: naming the allowed values.
+        InvalidAtom: naming the allowed values.
     """
     if isinstance(text, AtomType):
         return text
     try:
         return AtomType(str(text).strip().lower())
     except ValueError:
-        raise InvalidInput(f"unknown atom type {text!r}: use one of "
+        raise InvalidAtom(f"unknown atom type {text!r}: use one of "
                            f"{', '.join(t.value for t in AtomType)}") from None
 
 
@@ -134,15 +193,15 @@ def parse_plan_status(text: str | PlanStatus) -> PlanStatus:
     """``text`` as a :class:`PlanStatus` (case and surrounding blanks ignored).
 
     Raises:
-        InvalidInput: naming the allowed values ("completed" is refused with the reason: record an event).
+        InvalidAtom: naming the allowed values ("completed" is refused with the reason: record an event).
     """
     if isinstance(text, PlanStatus):
         return text
     value = str(text).strip().lower()
     if value in ("completed", "done"):
-        raise InvalidInput("a plan is never 'completed': record the event that happened (it updates the plan)")
+        raise InvalidAtom("a plan is never 'completed': record the event that happened (it updates the plan)")
     try:
         return PlanStatus(value)
     except ValueError:
-        raise InvalidInput(f"unknown plan status {text!r}: use one of "
+        raise InvalidAtom(f"unknown plan status {text!r}: use one of "
                            f"{', '.join(s.value for s in PlanStatus)}") from None

@@ -16,21 +16,24 @@ from .memories import MemoryType
 
 
 class DocumentType(StrEnum):
-    """What a document is (seed §2 table, plus ``folder`` from §3.2, and ``annotation``: a highlight or a
-    page note on a PDF, kept as a document of its own so that search finds it (``services.annotations``))."""
+    """What a document is (seed §2 table, plus ``folder`` from §3.2, ``annotation``: a highlight or a page
+    note on a PDF, kept as a document of its own so that search finds it (``services.annotations``), and the
+    atoms of issue 13: ``fact``, ``event`` and ``plan`` are the values of ``core.atoms.AtomType``)."""
 
     NOTE = "note"
     FILE = "file"
     RESULT = "result"
     FACT = "fact"
+    EVENT = "event"
+    PLAN = "plan"
     REFERENCE = "reference"
     STRUCTURED = "structured"
     FOLDER = "folder"
     ANNOTATION = "annotation"
 
 
-TEXT_TYPES = (DocumentType.NOTE, DocumentType.FACT, DocumentType.RESULT, DocumentType.REFERENCE,
-              DocumentType.STRUCTURED, DocumentType.ANNOTATION)
+TEXT_TYPES = (DocumentType.NOTE, DocumentType.FACT, DocumentType.EVENT, DocumentType.PLAN, DocumentType.RESULT,
+              DocumentType.REFERENCE, DocumentType.STRUCTURED, DocumentType.ANNOTATION)
 """Types whose content is text kept in the library (``services.documents.add_text`` makes them and their
 content can be edited); files keep their bytes and folders have no content."""
 

@@ -71,6 +71,11 @@ class InvalidEpisode(InvalidInput):
     """An episode with a missing or blank field, or an unknown severity (the message names the field)."""
 
 
+class InvalidAtom(InvalidInput):
+    """An atom that cannot be stored or changed as asked: an event without a time, a plan without a due date,
+    an unparseable date, an unknown type or plan status, a plan status on an atom that is not a plan."""
+
+
 class EmptyQuery(InvalidInput):
     """A search or recall with nothing to look for."""
 

@@ -192,7 +192,7 @@ def extract_text(text: str, doc_type: DocumentType, title: str | None = None) ->
 
     Args:
         text: the content.
-        doc_type: FACT, RESULT or ANNOTATION → exactly one chunk (the splitter may still cut a long one);
+        doc_type: FACT, EVENT, PLAN, RESULT or ANNOTATION → exactly one chunk (the splitter may still cut a long one);
             NOTE → markdown rules (front matter, tags, sections); FILE → plain-text paragraphs;
             STRUCTURED → JSON or YAML records; REFERENCE → BibTeX, RIS or CSL-JSON entries, or one
             chunk for a free-text citation.
@@ -212,7 +212,8 @@ def extract_text(text: str, doc_type: DocumentType, title: str | None = None) ->
     fallback_title = title or _first_line_title(text)
     if doc_type is DocumentType.NOTE:
         extraction = extract_markdown(text, default_title=fallback_title)
-    elif doc_type in (DocumentType.FACT, DocumentType.RESULT, DocumentType.ANNOTATION):
+    elif doc_type in (DocumentType.FACT, DocumentType.EVENT, DocumentType.PLAN, DocumentType.RESULT,
+                      DocumentType.ANNOTATION):
         clean = normalize_text(text)
         mime = "text/markdown" if doc_type is DocumentType.RESULT else "text/plain"
         extraction = Extraction(doc_type=doc_type, mime_type=mime, text=clean, chunks=[ChunkDraft(clean)])

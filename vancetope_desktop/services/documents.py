@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy import delete, text
 from sqlmodel import Session, select
 
+from ..core.atoms import ATOM_KEY, EDITED_BY_PERSON
 from ..core.documents import (
     TEXT_TYPES,
     ChunkInfo,
@@ -27,6 +28,7 @@ from ..core.memories import MemoryType, parse_memory_type, parse_memory_types
 from ..core.reading import READING_STATUS_KEY, ReadingStatus
 from ..core.tags import TagFilter, normalize_tags
 from ..core.undo import UserAction
+from ..ingest.base import Extraction
 from ..ingest.chunking import fit_to_model
 from ..ingest.registry import extract_text
 from ..store import fulltext, tables
@@ -81,6 +83,11 @@ def add_text(lib: Library, content: str, *, doc_type: DocumentType = DocumentTyp
     if doc_type is DocumentType.ANNOTATION and not (metadata or {}).get("annotates"):
         # An annotation without its PDF would be listed nowhere: they are made by services.annotations.
         raise InvalidInput("an annotation belongs to a PDF: use `memory annotate` (services.annotations)")
+    if doc_type in (DocumentType.EVENT, DocumentType.PLAN) and not (metadata or {}).get(ATOM_KEY):
+        # An event without its time or a plan without its due date would be half an atom: services.atoms.
+        raise InvalidInput(f"a{'n' if doc_type is DocumentType.EVENT else ''} {doc_type.value} needs "
+                           f"{'its time' if doc_type is DocumentType.EVENT else 'a due date'}: store it as an "
+                           "atom (`vancetope atoms add`, memory_store with 'when' or 'due')")
     if not content.strip():
         raise InvalidInput("the content is empty")
     kind = None if memory_type is None else parse_memory_type(memory_type)
@@ -94,36 +101,82 @@ def add_text(lib: Library, content: str, *, doc_type: DocumentType = DocumentTyp
                                  source=source, title=title)
         if entries is not None:
             return get_document(lib, entries.entries[0].document_id)
+    prepared = prepare_text(lib, content, doc_type, title)
+    with write_session(lib.engine) as session:
+        row = session_add_text(session, prepared, scope_path=scope_path, tags=wanted_tags, folder_id=folder_id,
+                               source=source, metadata=metadata, mime_type=mime_type, derived_from=derived_from,
+                               memory_type=kind)
+        return records.info(lib, session, row.id)
+
+
+@dataclass(frozen=True)
+class PreparedText:
+    """A text to store, extracted and cut into chunks that fit the model (:func:`prepare_text`), so that the
+    slow part runs before the write transaction takes the lock."""
+
+    content: str
+    doc_type: DocumentType
+    title: str | None
+    extraction: Extraction
+    chunks: list[Any]
+    counts: list[int]
+
+
+def prepare_text(lib: Library, content: str, doc_type: DocumentType, title: str | None = None) -> PreparedText:
+    """``content`` extracted as ``doc_type`` and chunked for the library's model (no transaction).
+
+    Raises:
+        EmptyFile: blank content. InvalidInput: a type that holds no text.
+    """
     extraction = extract_text(content, doc_type, title)
     chunks, counts = fit_to_model(extraction.chunks, lib.embedder())
-    with write_session(lib.engine) as session:
-        if folder_id is not None:
-            check_folder(session, folder_id, scope_path)
-        now = utcnow()
-        row = tables.DocumentRow(
-            id=new_document_id(), scope_path=scope_path, type=doc_type.value,
-            title=_title(title or extraction.title, content), content=extraction.text or content,
-            mime_type=mime_type or extraction.mime_type,
-            meta={**extraction.metadata, **(metadata or {}), "title_from_content": not (title and title.strip())},
-            folder_id=folder_id, content_hash=hash_text(content), created_at=now, updated_at=now,
-            index_state=IndexState.PENDING.value if chunks else IndexState.NOT_INDEXED.value,
-            memory_type=kind.value if kind else None,
-        )
-        _apply_source(row, source or Source())
-        session.add(row)
-        session.flush()
-        notelinks.refresh_links(session, row)
-        if derived_from:
-            _set_inputs(session, row, derived_from)
-        session.add(row)
-        notelinks.relink_titles(session, row.title)
-        tagging.set_tags(session, row.id, normalize_tags([*wanted_tags, *extraction.tags]))
-        records.replace_chunks(session, row, chunks, counts)
-        if chunks:
-            records.enqueue(session, row.id, "embed")
-        records.bump_change_counter(session)
-        session.flush()
-        return records.info(lib, session, row.id)
+    return PreparedText(content, doc_type, title, extraction, chunks, counts)
+
+
+def session_add_text(session: Session, prepared: PreparedText, *, scope_path: str, tags: Sequence[str] = (),
+                     folder_id: str | None = None, source: Source | None = None,
+                     metadata: dict[str, Any] | None = None, mime_type: str | None = None,
+                     derived_from: Sequence[str] = (), memory_type: MemoryType | None = None) -> tables.DocumentRow:
+    """Write ``prepared`` as a new document inside the caller's write transaction (what :func:`add_text` does
+    once its arguments are checked), so that several documents and their edges commit together.
+
+    Args:
+        tags: normalised tags (the text's own are added). The rest: as :func:`add_text`.
+
+    Returns:
+        The new row (flushed).
+
+    Raises:
+        DocumentNotFound: the folder or an id of ``derived_from``. InvalidInput: a folder of another scope.
+    """
+    if folder_id is not None:
+        check_folder(session, folder_id, scope_path)
+    extraction, title, content = prepared.extraction, prepared.title, prepared.content
+    now = utcnow()
+    row = tables.DocumentRow(
+        id=new_document_id(), scope_path=scope_path, type=prepared.doc_type.value,
+        title=_title(title or extraction.title, content), content=extraction.text or content,
+        mime_type=mime_type or extraction.mime_type,
+        meta={**extraction.metadata, **(metadata or {}), "title_from_content": not (title and title.strip())},
+        folder_id=folder_id, content_hash=hash_text(content), created_at=now, updated_at=now,
+        index_state=IndexState.PENDING.value if prepared.chunks else IndexState.NOT_INDEXED.value,
+        memory_type=memory_type.value if memory_type else None,
+    )
+    _apply_source(row, source or Source())
+    session.add(row)
+    session.flush()
+    notelinks.refresh_links(session, row)
+    if derived_from:
+        _set_inputs(session, row, derived_from)
+    session.add(row)
+    notelinks.relink_titles(session, row.title)
+    tagging.set_tags(session, row.id, normalize_tags([*tags, *extraction.tags]))
+    records.replace_chunks(session, row, prepared.chunks, prepared.counts)
+    if prepared.chunks:
+        records.enqueue(session, row.id, "embed")
+    records.bump_change_counter(session)
+    session.flush()
+    return row
 
 
 def _title(title: str | None, content: str) -> str:
@@ -327,7 +380,8 @@ def update_document(lib: Library, document_id: str, *, title: str | None = None,
     change re-resolves the text's ``[[links]]`` (``services.notelinks``). ``add_tags``/``remove_tags``
     apply last (they win over the text), as in :func:`tag_document`. Files keep their stored original:
     their content cannot be edited here. With ``user_action`` the change is recorded for undo (``rename``
-    when only the title changed, else ``edit``: ``audit.record_user_action``). ``derived_from``, when given,
+    when only the title changed, else ``edit``: ``audit.record_user_action``), and an atom's text, title or
+    metadata changed so is marked edited by a person (``core.atoms.EDITED_BY_PERSON``). ``derived_from``, when given,
     replaces the document's ``derived_from`` edges in the same transaction (a re-run's new inputs).
     ``link_rewrites`` (made by :func:`rename_document`) are the notes whose links follow the new title,
     written in the same transaction and recorded under the same ``user_action``. ``expected_version``, when
@@ -397,6 +451,10 @@ def update_document(lib: Library, document_id: str, *, title: str | None = None,
             if KEY_FIELD in metadata:  # a key typed in Details: valid and the library's only one
                 metadata = {**metadata, KEY_FIELD: check_key(session, document_id, metadata[KEY_FIELD])}
             row.meta = {**row.meta, **metadata}
+        atom = row.meta.get(ATOM_KEY)
+        if user_action is not None and isinstance(atom, dict) and (changed_content or changed_title or metadata):
+            # A person's edit of an atom: a digest must never change it again (issue 13).
+            row.meta = {**row.meta, ATOM_KEY: {**atom, EDITED_BY_PERSON: True}}
         if changed_content and prepared is not None:
             row.content = content
             row.content_hash = hash_text(content)  # type: ignore[arg-type]

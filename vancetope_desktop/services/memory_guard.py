@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from enum import StrEnum
+from typing import Any
 
 import numpy as np
 from pydantic import BaseModel, Field
@@ -132,11 +133,11 @@ def remember(lib: Library, content: str, *, scope: str, doc_type: DocumentType =
              title: str | None = None, tags: Iterable[str] = (), source: Source | None = None,
              folder_id: str | None = None, on_duplicate: OnDuplicate | str = OnDuplicate.RETURN,
              relates_to: tuple[str, RelationType | str] | None = None, created_by: str | None = None,
-             memory_type: MemoryType | str | None = None) -> Remembered:
+             memory_type: MemoryType | str | None = None, metadata: dict[str, Any] | None = None) -> Remembered:
     """Store ``content`` in ``scope`` as ``documents.add_text`` does, guarded against near-duplicates (see the
     module's note), and relate it to ``relates_to`` = ``(target_id, type)`` (the seed's ``relatesTo``:
     ``updates`` archives the target). ``memory_type`` makes it an agent memory of that type
-    (``core.memories``; memories are notes).
+    (``core.memories``; memories are notes); ``metadata`` is stored with it (an atom's, ``services.atoms``).
 
     Everything that can refuse the call is checked before anything is written: the arguments, the target
     (exists, not trashed, readable from ``scope``) and the relation type.
@@ -161,7 +162,7 @@ def remember(lib: Library, content: str, *, scope: str, doc_type: DocumentType =
     if duplicates and choice is OnDuplicate.RETURN:
         return Remembered(document=documents.get_document(lib, duplicates[0].id), stored=False, duplicates=duplicates)
     doc = documents.add_text(lib, content, doc_type=doc_type, title=title, tags=tags, scope=scope_path, source=source,
-                             folder_id=folder_id, memory_type=kind)
+                             folder_id=folder_id, memory_type=kind, metadata=metadata)
     links = ([(duplicates[0].id, RelationType.UPDATES)] if duplicates and choice is OnDuplicate.UPDATE else []) + \
         ([wanted] if wanted else [])
     done = Remembered(document=doc, stored=True, duplicates=duplicates)

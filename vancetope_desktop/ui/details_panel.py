@@ -47,6 +47,7 @@ from .history_text import request_rows, trail_rows, version_origins
 from .memory_type_picker import MemoryTypePicker
 from .relations_view import RelationsView
 from .scope_text import ScopeRelation, read_only_note
+from .source_atoms_view import SourceAtomsView
 from .tag_chips import TagChipsEditor
 
 STANDARD_FIELDS = ("authors", "year", "doi", "journal")
@@ -85,7 +86,8 @@ def display_value(key: str, value: object) -> str:
 
 _TYPE_NAMES = {
     DocumentType.NOTE: "Note", DocumentType.FILE: "File", DocumentType.RESULT: "Result",
-    DocumentType.FACT: "Fact", DocumentType.REFERENCE: "Reference", DocumentType.STRUCTURED: "Structured data",
+    DocumentType.FACT: "Fact", DocumentType.EVENT: "Event", DocumentType.PLAN: "Plan",
+    DocumentType.REFERENCE: "Reference", DocumentType.STRUCTURED: "Structured data",
     DocumentType.FOLDER: "Folder", DocumentType.ANNOTATION: "Annotation",
 }
 _STATE_TEXT = {
@@ -266,6 +268,9 @@ class DetailsPanel(QWidget):
         self.relations = RelationsView()  # fed by the window (``ui.relations_view.RelationsFlow``)
         self.relations.document_link_activated.connect(self.document_link_activated)
         column.addWidget(self.relations)
+        self.atoms = SourceAtomsView()  # fed by the window (``ui.source_atoms_view.SourceAtomsFlow``)
+        self.atoms.document_link_activated.connect(self.document_link_activated)
+        column.addWidget(self.atoms)
         self.backlinks = BacklinksView()  # fed by the window (``ui.notes_flow``)
         self.backlinks.document_link_activated.connect(self.document_link_activated)
         column.addWidget(self.backlinks)

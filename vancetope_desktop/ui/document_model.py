@@ -86,6 +86,8 @@ _TYPE_FALLBACKS = {
     "file": QStyle.StandardPixmap.SP_FileIcon,
     "note": QStyle.StandardPixmap.SP_FileDialogContentsView,
     "fact": QStyle.StandardPixmap.SP_MessageBoxInformation,
+    "event": QStyle.StandardPixmap.SP_FileDialogListView,
+    "plan": QStyle.StandardPixmap.SP_ArrowForward,
     "result": QStyle.StandardPixmap.SP_DialogApplyButton,
     "reference": QStyle.StandardPixmap.SP_FileDialogInfoView,
     "structured": QStyle.StandardPixmap.SP_FileDialogDetailedView,

@@ -48,6 +48,7 @@ from . import dialogs, tab_memory, themes, window_parts
 from .about import show_about
 from .annotation_actions import AnnotationActions, annotation_target
 from .archived_view import ArchivedFlow
+from .atoms_view import AtomsDialog
 from .citation_actions import CitationActions
 from .conflicts_view import ConflictsDialog
 from .details_panel import DetailsPanel
@@ -73,6 +74,7 @@ from .scope_text import ScopeRelation, descendant_paths, refusal_text, scope_rel
 from .search_pane import SearchPane, SearchRequest
 from .settings_dialog import SettingsDialog
 from .snapshot import Snapshot
+from .source_atoms_view import SourceAtomsFlow
 from .tab_bar import DocumentTabBar
 from .tag_chips import TagChipsDelegate
 from .tag_pane import TagPane
@@ -140,6 +142,8 @@ class MainWindow(QMainWindow):
                                open_document=lambda doc_id: self.open_document(doc_id))
         self.relations_flow = RelationsFlow(self.workbench, self.details.relations, self.details.document_id,
                                             self.details.document_shown)
+        self.atoms_flow = SourceAtomsFlow(self.workbench, self.details.atoms, self.details.document_id,
+                                          self.details.document_shown)
         self.archived_flow = ArchivedFlow(self.workbench, self.details.archived, self.details.document,
                                           self.details.is_read_only, self.details.document_shown)
         self.relation_graph = RelationGraphFlow(self.workbench, self, table=self.table, details=self.details)
@@ -273,6 +277,7 @@ class MainWindow(QMainWindow):
         view_menu.addSeparator()
         self.episodes_action = view_menu.addAction("Episodes…", self.show_episodes)
         self.conflicts_action = view_menu.addAction("Conflicts…", self.show_conflicts)
+        self.atoms_action = view_menu.addAction("Atoms…", self.show_atoms)
         view_menu.addSeparator()
         theme_menu = view_menu.addMenu("Theme")
         self.theme_actions: dict[str, QAction] = {}
@@ -734,11 +739,18 @@ class MainWindow(QMainWindow):
         """Open the Conflicts window over the current scope (View ▸ Conflicts…); kept, and listed again on reopening."""
         return self._show_kept("conflicts_dialog", ConflictsDialog)
 
-    def _show_kept(self, name: str, make: type[EpisodesDialog | ConflictsDialog]) -> Any:
+    def show_atoms(self) -> AtomsDialog:
+        """Open the Atoms window over the current scope (View ▸ Atoms…); "Open Source" opens here, at the passage."""
+        return self._show_kept("atoms_dialog", AtomsDialog)
+
+    def _show_kept(self, name: str, make: type[EpisodesDialog | ConflictsDialog | AtomsDialog]) -> Any:
         dialog = getattr(self, name, None)
         if dialog is None:
             dialog = make(self.workbench, self)
             setattr(self, name, dialog)
+            if isinstance(dialog, AtomsDialog):
+                dialog.open_requested.connect(lambda doc_id, page, passage: self.open_document(
+                    doc_id, page if page > 0 else None, passage or None))
         else:
             dialog.reload()
         dialog.show()

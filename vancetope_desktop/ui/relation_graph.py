@@ -68,7 +68,8 @@ FADED = 0.35
 """The opacity of an archived or stale document: there, for the audit trail, but no longer current."""
 
 SHAPES = {DocumentType.NOTE: "circle", DocumentType.FILE: "square", DocumentType.REFERENCE: "triangle",
-          DocumentType.RESULT: "diamond", DocumentType.FACT: "hexagon", DocumentType.STRUCTURED: "pentagon",
+          DocumentType.RESULT: "diamond", DocumentType.FACT: "hexagon", DocumentType.EVENT: "octagon",
+          DocumentType.PLAN: "heptagon", DocumentType.STRUCTURED: "pentagon",
           DocumentType.ANNOTATION: "triangle_down", DocumentType.FOLDER: "square"}
 """The marker of each document type."""
 MEMORY_COLOURS = {MemoryType.FEEDBACK: "#e07a2f", MemoryType.PROJECT: "#3a78d4", MemoryType.REFERENCE: "#239187",
@@ -149,7 +150,7 @@ def marker_path(doc_type: str, radius: float) -> QPainterPath:
         path.addRect(QRectF(-side, -side, 2 * side, 2 * side))
         return path
     corners, turn = {"triangle": (3, -90), "triangle_down": (3, 90), "diamond": (4, -90), "pentagon": (5, -90),
-                     "hexagon": (6, 0)}[shape]
+                     "hexagon": (6, 0), "heptagon": (7, -90), "octagon": (8, 22.5)}[shape]
     size = radius * (1.25 if corners == 3 else 1.1)
     points = [QPointF(size * math.cos(math.radians(turn + i * 360 / corners)),
                       size * math.sin(math.radians(turn + i * 360 / corners))) for i in range(corners)]

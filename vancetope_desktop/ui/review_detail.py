@@ -33,7 +33,7 @@ from .scope_text import name_scope_paths
 from .tag_chips import TagChipsEditor
 from .viewer.rendering import MAX_RENDER_CHARS, document_css, plain_text_html, render_markdown
 
-_TEXT_TYPES = {DocumentType.NOTE, DocumentType.RESULT, DocumentType.FACT}
+_TEXT_TYPES = {DocumentType.NOTE, DocumentType.RESULT, DocumentType.FACT, DocumentType.EVENT, DocumentType.PLAN}
 
 
 def kind_label(path: str) -> str:

@@ -25,6 +25,7 @@ from ..core.undo import UserAction
 from ..ingest.process_pool import ProcessExtractor
 from ..services import (
     annotations,
+    atoms,
     audit,
     citation_keys,
     citations,
@@ -762,6 +763,21 @@ class Workbench(QObject):
         return self.run("Edit episode", lambda _c: episodes.update_episode(
             lib, episode_id, **wanted, acting_scope=scope,
             user_action=undo.user_action(lib, "Edit episode", [episode_id])), on_result=on_edited)
+
+    def set_plan_status(self, plan_id: str, status: str, on_done: Callable[[Any], None] | None = None) -> Task:
+        """Set a plan's status (planned, missed, canceled) as ``atoms plan-update`` does (``atoms.plan_update``):
+        marked as a person's edit, undoable like any edit."""
+        lib, scope = self.lib, self.state.scope
+        return self.run("Plan status", lambda _c: atoms.plan_update(
+            lib, plan_id, status, acting_scope=scope, user_action=undo.user_action(lib, "Plan status", [plan_id])),
+            on_result=on_done, index=False)
+
+    def plan_happened(self, plan_id: str, when: str, on_done: Callable[[Any], None] | None = None) -> Task:
+        """Record that a plan happened at ``when`` (ISO or a phrase) as ``atoms happened`` does
+        (``atoms.plan_happened``): an event that updates the plan, which is archived."""
+        lib, scope = self.lib, self.state.scope
+        return self.run("Plan happened", lambda _c: atoms.plan_happened(lib, plan_id, when, acting_scope=scope),
+                        on_result=on_done)
 
     def set_memory_type(self, doc_id: str, memory_type: str | None) -> Task:
         """Say what a note is for as an agent memory (None or ``none``: nothing), as ``memory type`` does

@@ -29,7 +29,8 @@ DATA_EXTENSIONS = frozenset({".json", ".geojson", ".yaml", ".yml", ".cff", ".csv
 IMAGE_EXTENSIONS = frozenset({".png", ".jpg", ".jpeg", ".gif", ".svg", ".svgz", ".webp", ".bmp", ".tif", ".tiff"})
 TEXT_EXTENSIONS = frozenset({*PLAIN_TEXT_TYPES, *CODE_LANGUAGES, ".bib", ".bibtex", ".ris", ".toml", ".ini", ".cfg",
                              ".xml", ".html", ".htm", ".css", ".csl"})
-EDITABLE_TYPES = frozenset({DocumentType.NOTE, DocumentType.FACT, DocumentType.RESULT, DocumentType.REFERENCE})
+EDITABLE_TYPES = frozenset({DocumentType.NOTE, DocumentType.FACT, DocumentType.EVENT, DocumentType.PLAN,
+                            DocumentType.RESULT, DocumentType.REFERENCE})
 _DATA_MIME = frozenset({"application/json", "application/geo+json", "application/yaml", "text/csv",
                         "text/tab-separated-values"})
 

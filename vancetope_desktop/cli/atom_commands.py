@@ -1,0 +1,128 @@
+"""Atoms from the terminal (issue 13): ``atoms add|list|show|plan-update|happened`` over ``services.atoms``.
+
+Extracting atoms from documents (``atoms extract DOC…``) and the daily digest come with the generator.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from ..core.atoms import Atom, AtomType
+from ..core.tags import split_tag_list
+from ..services import atoms, indexing, scopes, undo
+from .apps import app
+from .context import CommandGroup, JsonOption, LibraryOption, ScopeOption, WaitOption, emit, open_library, out
+
+atoms_app = CommandGroup(help="Atoms: facts, events (with when) and plans (with a due date and a status).",
+                         no_args_is_help=True)
+app.add_typer(atoms_app, name="atoms")
+DATE_HELP = "ISO (2026-12-05, 2026-12-05T14:30) or a phrase ('next Friday')."
+STATUS_HELP = "planned, missed or canceled (a plan that happened: `atoms happened`)."
+
+
+@atoms_app.command("add")
+def atoms_add(
+    text: Annotated[str, typer.Argument(help="The statement, one sentence.")],
+    atom_type: Annotated[AtomType, typer.Option("--type", case_sensitive=False, help="fact, event or plan.")
+                         ] = AtomType.FACT,
+    when: Annotated[str | None, typer.Option(help="An event's time: " + DATE_HELP)] = None,
+    due: Annotated[str | None, typer.Option(help="A plan's due date: " + DATE_HELP)] = None,
+    title: Annotated[str | None, typer.Option(help="Title (default: the statement, shortened).")] = None,
+    tags: Annotated[str | None, typer.Option(help="Comma-separated tags.")] = None,
+    scope: ScopeOption = None, wait: WaitOption = True, library: LibraryOption = None, as_json: JsonOption = False,
+) -> None:
+    """Write an atom: `atoms add "Submit the report." --type plan --due 2026-12-15`."""
+    with open_library(library) as lib:
+        draft = atoms.draft_atom(atom_type, text, when=when, due=due)
+        stored = atoms.store_atom(lib, draft, scope=scopes.resolve_scope(lib, scope), title=title,
+                                  tags=split_tag_list(tags))
+        if wait:
+            indexing.try_drain(lib, documents=[stored.id])
+        emit(as_json, stored, lambda: _line(stored))
+
+
+@atoms_app.command("list")
+def atoms_list(
+    atom_type: Annotated[list[AtomType] | None, typer.Option("--type", case_sensitive=False,
+                                                             help="Only this kind (repeat for several).")] = None,
+    status: Annotated[str | None, typer.Option(help="Only plans in this status: " + STATUS_HELP)] = None,
+    source: Annotated[str | None, typer.Option(help="Only atoms read from this document (doc_…).")] = None,
+    due_before: Annotated[str | None, typer.Option(help="Only plans due before: " + DATE_HELP)] = None,
+    text: Annotated[str | None, typer.Option(help="Only atoms holding this text.")] = None,
+    include_archived: Annotated[bool, typer.Option("--include-archived", help="Plans that happened too.")] = False,
+    scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False,
+) -> None:
+    """List the atoms a scope sees (its own and its ancestors'), newest first: `atoms list --type plan --status
+    missed`."""
+    with open_library(library) as lib:
+        found = atoms.list_atoms(lib, scopes.resolve_scope(lib, scope), types=atom_type or (), status=status,
+                                 source_id=source, due_before=due_before, text=text,
+                                 include_archived=include_archived)
+
+        def human() -> None:
+            if not found:
+                out.print("No atoms.")
+            for found_atom in found:
+                _line(found_atom)
+
+        emit(as_json, found, human)
+
+
+@atoms_app.command("show")
+def atoms_show(
+    atom_id: Annotated[str, typer.Argument(help="The atom's id (doc_…).")],
+    scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False,
+) -> None:
+    """Show one atom: its statement, times, status and where it was read."""
+    with open_library(library) as lib:
+        found = atoms.atom(lib, atom_id, acting_scope=scopes.resolve_scope(lib, scope))
+        emit(as_json, found, lambda: _line(found))
+
+
+@atoms_app.command("plan-update")
+def atoms_plan_update(
+    plan_id: Annotated[str, typer.Argument(help="The plan's id (doc_…).")],
+    status: Annotated[str, typer.Argument(help=STATUS_HELP)],
+    scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False,
+) -> None:
+    """Set a plan's status: `atoms plan-update doc_… canceled` (`undo` takes it back)."""
+    with open_library(library) as lib:
+        changed = atoms.plan_update(lib, plan_id, status, acting_scope=scopes.resolve_scope(lib, scope),
+                                    user_action=undo.user_action(lib, "Plan status", [plan_id.strip()]))
+        emit(as_json, changed, lambda: _line(changed))
+
+
+@atoms_app.command("happened")
+def atoms_happened(
+    plan_id: Annotated[str, typer.Argument(help="The plan's id (doc_…).")],
+    when: Annotated[str, typer.Option(help="When it happened: " + DATE_HELP)],
+    text: Annotated[str | None, typer.Option(help="What happened (default: the plan's statement).")] = None,
+    scope: ScopeOption = None, wait: WaitOption = True, library: LibraryOption = None, as_json: JsonOption = False,
+) -> None:
+    """Record that a plan happened: an event that updates the plan, which is archived."""
+    with open_library(library) as lib:
+        event = atoms.plan_happened(lib, plan_id, when, text, acting_scope=scopes.resolve_scope(lib, scope))
+        if wait:
+            indexing.try_drain(lib, documents=[event.id])
+        emit(as_json, event, lambda: _line(event))
+
+
+def _line(found: Atom) -> None:
+    """One atom on one line, then where it came from."""
+    if found.type is AtomType.EVENT and found.when:
+        about = f"{found.when:%Y-%m-%d %H:%M}"
+    elif found.type is AtomType.PLAN:
+        status = f"happened ({found.happened_as})" if found.happened_as else \
+            (found.plan_status.value if found.plan_status else "")
+        about = f"due {found.due:%Y-%m-%d} · {status}" if found.due else status
+    else:
+        about = ""
+    out.print(f"{found.type.value:<5} [bold]{escape(found.text)}[/bold] [dim]{found.id}"
+              f"{' · ' + about if about else ''}{' · edited' if found.edited_by_person else ''}[/dim]")
+    if found.source_gone:
+        out.print(f"      [yellow]source {found.source_id} is gone (purged); the atom keeps its text[/yellow]")
+    elif found.source_id:
+        out.print(f"      [dim]from {escape(found.source_title or found.source_id)} ({found.source_id})[/dim]")

@@ -1,0 +1,6 @@
+"""Generators (issue 13): text in, summaries, keywords, atom drafts and digest writeups out.
+
+``base`` holds the interface every implementation follows and the reply schemas a model is held to;
+``fallback`` the rule that a failing model item is answered by the built-in generator; ``builtin`` the
+default generator (no model, deterministic, offline). Pure Python: no Qt, no services, no store.
+"""

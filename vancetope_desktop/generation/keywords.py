@@ -1,0 +1,140 @@
+"""Keywords of one text: candidate phrases between stop words, weighted by TF-IDF over the text's sentences.
+
+Candidates are runs of up to three content words inside a clause (RAKE's idea: stop words and punctuation
+bound a phrase). Each is scored ``tf * log(1 + n_sentences / df) * (1 + 0.5 * (words - 1))``, times 1.5 when
+a heading states it: frequent phrases win, a phrase spread over every sentence is damped, and a repeated
+two-word phrase beats its single words. Words are grouped by their Snowball stem, so "model" and "models"
+are one keyword, shown as first written.
+
+Why not YAKE: the ``yake`` package is LGPLv3 with a GPLv3 classifier, a licence this proprietary product
+avoids, and it brings click, tabulate, jellyfish and networkx along; scikit-learn (BSD, installed) builds
+the sentence-phrase matrix here. A CJK run without spaces is one token, so Chinese or Japanese text gets
+keywords only from its words in Latin script and its short runs (at most :data:`MAX_CJK_RUN` characters).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Sequence
+from functools import cache
+
+import Stemmer
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, CountVectorizer
+
+from .cues import CODE_OR_MATH, clean
+from .sentences import BlockKind, Sentence
+
+MAX_PHRASE_WORDS = 3
+MAX_CJK_RUN = 6
+"""A longer run of ideographs or kana is a whole clause, not a keyword (there are no spaces to cut it at)."""
+HEADING_BOOST = 1.5
+
+FRENCH_STOP_WORDS = frozenset(
+    [
+        "au", "aux", "avec", "ce", "ces", "dans", "de", "des", "du", "elle", "en", "et", "eux", "il", "ils", "je",
+        "la", "le", "les", "leur", "lui", "ma", "mais", "me", "même", "mes", "moi", "mon", "ne", "nos", "notre",
+        "nous", "on", "ou", "où", "par", "pas", "pour", "qu", "que", "qui", "sa", "se", "ses", "son", "sur", "ta",
+        "te", "tes", "toi", "ton", "tu", "un", "une", "vos", "votre", "vous", "c", "d", "j", "l", "à", "m", "n", "s",
+        "t", "y", "été", "être", "avoir", "ai", "as", "avons", "avez", "ont", "est", "sont", "était", "cette", "cet",
+        "très", "plus", "moins", "aussi", "comme", "donc", "alors", "si", "tout", "tous", "toute", "toutes"
+    ])
+STOP_WORDS = frozenset(ENGLISH_STOP_WORDS) | FRENCH_STOP_WORDS | frozenset(
+    [
+        "also", "however", "thus", "using", "used", "use", "e", "g", "i.e", "e.g", "etc", "et", "al", "via", "let",
+        "like", "just", "really", "way", "things", "thing", "yes", "don't", "i'm", "it's", "that's", "there's",
+        "can't"
+    ])
+
+_CLAUSE = re.compile(r"[,;:()\[\]{}\"“”«»!?。！？、.…/|=<>*_`$\\]+|\s[-–—]\s")
+_WORD = re.compile(r"[^\W\d_][\w'’-]*")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+
+
+@cache
+def stemmer() -> Stemmer.Stemmer:
+    """The English Snowball stemmer (PyStemmer), made once."""
+    return Stemmer.Stemmer("english")
+
+
+def content_runs(text: str) -> Iterable[list[str]]:
+    """Runs of content words (as written) of ``text``, cut at clause punctuation and at stop words."""
+    # Code and math cut a clause: "function $f$ given" holds no phrase "function given".
+    for clause in _CLAUSE.split(clean(CODE_OR_MATH.sub(" , ", text))):
+        run: list[str] = []
+        for word in _WORD.findall(clause):
+            word = word.strip("'’-")
+            lowered = word.casefold()
+            cjk = _CJK.search(word) is not None
+            if lowered in STOP_WORDS or (cjk and len(word) > MAX_CJK_RUN) or (not cjk and len(word) < 3):
+                if run:
+                    yield run
+                run = []
+            else:
+                run.append(word)
+        if run:
+            yield run
+
+
+def _phrases(text: str) -> list[str]:
+    """The candidate phrases of ``text`` as stem keys (words joined by spaces), with repeats."""
+    stem = stemmer().stemWord
+    out = []
+    for run in content_runs(text):
+        stems = [stem(word.casefold()) for word in run]
+        for size in range(1, MAX_PHRASE_WORDS + 1):
+            out.extend(" ".join(stems[i:i + size]) for i in range(len(stems) - size + 1))
+    return out
+
+
+def _surface_forms(sentences: Sequence[Sentence]) -> dict[str, str]:
+    """Each stem key's first written form."""
+    stem = stemmer().stemWord
+    forms: dict[str, str] = {}
+    for sentence in sentences:
+        for run in content_runs(sentence.text):
+            for size in range(1, MAX_PHRASE_WORDS + 1):
+                for i in range(len(run) - size + 1):
+                    words = run[i:i + size]
+                    forms.setdefault(" ".join(stem(w.casefold()) for w in words), " ".join(words))
+    return forms
+
+
+def keywords(sentences: Sequence[Sentence], k: int) -> list[str]:
+    """The ``k`` best keywords of a text given as its sentences (see the module doc), best first.
+
+    Ties break by first appearance, so the answer is the same on every run.
+    """
+    if not sentences:
+        return []
+    vectorizer = CountVectorizer(analyzer=_phrases, lowercase=False)
+    try:
+        counts = vectorizer.fit_transform([s.text for s in sentences])
+    except ValueError:  # no candidate phrase at all (symbols, numbers, stop words only)
+        return []
+    vocabulary = vectorizer.get_feature_names_out()
+    tf = counts.sum(axis=0).A1
+    df = (counts > 0).sum(axis=0).A1
+    headings = {key for s in sentences if s.kind is BlockKind.HEADING for key in _phrases(s.text)}
+    n = len(sentences)
+    forms = _surface_forms(sentences)
+    order = {key: i for i, key in enumerate(forms)}
+    scored = []
+    for index, key in enumerate(vocabulary):
+        words = key.count(" ") + 1
+        score = tf[index] * math.log(1 + n / df[index]) * (1 + 0.5 * (words - 1))
+        if words > 1 and tf[index] < 2:
+            continue  # a phrase said once is a coincidence of words, not a key phrase
+        scored.append((-(score * (HEADING_BOOST if key in headings else 1.0)), order.get(key, 0), key))
+    scored.sort()
+    chosen: list[str] = []
+    chosen_words: list[set[str]] = []
+    for _, _, key in scored:
+        words = set(key.split())
+        if any(words <= taken or taken <= words or len(words & taken) >= 2 for taken in chosen_words):
+            continue  # "flow" beside "flow matching", "ipsum dolor sit" beside "lorem ipsum dolor": one says it
+        chosen.append(forms.get(key, key))
+        chosen_words.append(words)
+        if len(chosen) == k:
+            break
+    return chosen
