@@ -67,7 +67,10 @@ ChangeKind = Literal["kept", "added", "modified", "deleted"]
 
 
 class DigestBusy(VancetopeError):
-    """Another process held the library's write lock for longer than the busy timeout (a digest or an import)."""
+    """Another process held the library's write lock for longer than the busy timeout (a digest or an import).
+    Exit code 75 (sysexits' EX_TEMPFAIL: try again later)."""
+
+    exit_code = 75
 
 
 class DigestChange(BaseModel):
