@@ -278,6 +278,27 @@ def pending_digests(lib: Library, day: str | date | None = None) -> list[str]:
     return pending
 
 
+def run_pending(lib: Library, *, now: datetime | None = None) -> list[DigestRun]:
+    """Digest every scope with undigested material on each of the :data:`AUTO_DAYS` days before today, oldest
+    day first: what the app runs when it opens. Today waits for tomorrow's first opening (the day is not over),
+    and once a day is digested, opening again the same day finds nothing: "once a day per scope with new
+    material". A scope that fails (a lock held too long) is left for the next opening, the others go on.
+
+    Returns:
+        The runs made (none when everything is digested).
+    """
+    today = _local_today(now or datetime.now())
+    done = []
+    for back in range(AUTO_DAYS, 0, -1):
+        day = today - timedelta(days=back)
+        for scope_path in pending_digests(lib, day):
+            try:
+                done.append(run_digest(lib, scope_path, day, now=now))
+            except DigestBusy:
+                continue
+    return done
+
+
 # --- Writing one run, inside the caller's write transaction.
 
 def _write(session: Session, lib: Library, scope_path: str, day: date, row: tables.DocumentRow | None,
