@@ -14,6 +14,7 @@ from vancetope_desktop.core.undo import UserAction
 from vancetope_desktop.generation.base import GeneratorTimeout
 from vancetope_desktop.services import atoms, audit, digest, documents, graph, undo
 from vancetope_desktop.services.library import DEFAULT_PROJECT
+from vancetope_desktop.services.reconcile import numbers_template
 
 P = DEFAULT_PROJECT
 NOW = datetime.now()
@@ -138,3 +139,10 @@ def test_an_unknown_scope_and_an_empty_day_write_nothing(library):
         digest.run_digest(library, "project/nowhere")
     assert digest.run_digest(library, P, TODAY - timedelta(days=30)).outcome == "nothing to digest"
     assert documents.count_documents(library, scope=P, statuses=list(DocumentStatus)) == 0
+
+
+def test_the_contradiction_signal_is_numbers_only():
+    """Two facts contradict when they read the same but for tokens starting with a digit (a heuristic)."""
+    assert numbers_template("The A100 node has 80 GB.") == (("the", "a100", "node", "has", "#", "gb"), ("80",))
+    assert numbers_template("Release on 2026-12-01")[0] == numbers_template("Release on 2026-12-08")[0]
+    assert numbers_template("The lab holds 12 people")[0] != numbers_template("The lab seats 12 people")[0]

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from datetime import date, datetime, timedelta
 
+from PySide6.QtCore import QUrl
+
 from vancetope_desktop.core.documents import DocumentStatus, DocumentType
 from vancetope_desktop.services import atoms, digest, documents
-from vancetope_desktop.ui.digests_view import ChangeSetModel
+from vancetope_desktop.ui.digests_view import ChangeSetModel, linked_markdown
 from vancetope_desktop.ui.tasks import TaskState
 
 WAIT_MS = 30_000
@@ -41,6 +43,9 @@ def test_the_digests_window_runs_shows_and_undoes_a_day(qtbot, library, make_win
     kinds = [dialog.model.data(dialog.model.index(r, 0)) for r in range(dialog.model.rowCount())]
     assert kinds == ["added", "modified"]  # the writeup, the plan past due marked missed
     writeup = dialog.run.writeup_id
+    assert f"(doc:{note.id})" in linked_markdown(dialog.run.content)  # its links open the documents
+    with qtbot.waitSignal(dialog.open_requested, timeout=WAIT_MS, check_params_cb=lambda doc_id: doc_id == note.id):
+        dialog.writeup.anchorClicked.emit(QUrl(f"doc:{note.id}"))
     with qtbot.waitSignal(dialog.shown, timeout=WAIT_MS,
                           check_params_cb=lambda run: run is not None and run.status == "deleted"):
         dialog.undo_button.click()

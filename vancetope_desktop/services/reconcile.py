@@ -9,8 +9,9 @@ one atom of the digest's day:
   events, at the same time and, for plans, due at the same moment (two meetings on two days are two events). The
   survivor is the atom a person edited when there is one, else the newest; it ``updates`` the others.
 - **contradictions** (a heuristic, cheap and sound rather than complete): two facts that read word for word the
-  same once every token holding a digit is blanked out, and whose such tokens differ ("The lab holds 12
-  people" / "The lab holds 20 people", "Release on 2026-12-01" / "Release on 2026-12-08"). Anything else that
+  same once every token starting with a digit (a number, a date, "80GB") is blanked out, and whose such tokens
+  differ ("The lab holds 12 people" / "The lab holds 20 people", "Release on 2026-12-01" / "Release on
+  2026-12-08"; "A100" is a name, not a value). Anything else that
   contradicts (other words, negations, units) is not detected. Such a pair is marked, never merged, though the
   model puts it near-duplicate (0.88-0.94).
 - **plans past due**: a ``planned`` plan due on or before the digest's day (before it, when the day is today:
@@ -108,14 +109,13 @@ def reconcile(lib: Library, day_atoms: Sequence[Atom], scope_atoms: Sequence[Ato
 
 
 def numbers_template(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """``text``'s lower-cased tokens with every token holding a digit replaced by ``#``, and those tokens.
+    """``text``'s lower-cased tokens with every token starting with a digit replaced by ``#``, and those tokens.
 
     >>> numbers_template("The lab holds 12 people")
     (('the', 'lab', 'holds', '#', 'people'), ('12',))
     """
     tokens = _TOKEN.findall(text.casefold())
-    return (tuple("#" if any(c.isdigit() for c in t) else t for t in tokens),
-            tuple(t for t in tokens if any(c.isdigit() for c in t)))
+    return (tuple("#" if t[0].isdigit() else t for t in tokens), tuple(t for t in tokens if t[0].isdigit()))
 
 
 def _contradictions(day_atoms: Sequence[Atom], scope_atoms: Sequence[Atom]) -> list[Contradiction]:

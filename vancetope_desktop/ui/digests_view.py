@@ -1,6 +1,6 @@
 """The Digests window (View ▸ Digests…, issue 13): one writeup per day of the current scope, a calendar to pick the
-day (the days that have one in bold), the writeup as rendered Markdown, and its change set listed (kept, added,
-modified, deleted, each with why).
+day (the days that have one in bold), the writeup as rendered Markdown (its links open the document), and its change
+set listed (kept, added, modified, deleted, each with why; a row opens its document).
 
 "Digest this day" runs ``digest.run_digest`` for the picked day (:meth:`~.workbench.Workbench.run_digest`, the same
 as ``vancetope digest run``); "Undo digest" takes the day's latest run back in one step
@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..core.errors import NotFound
+from ..core.wikilinks import find_links
 from ..services import digest
 from ..services.digest import DigestChange, DigestRun
 from .item_models import column_title
@@ -41,6 +42,18 @@ from .workbench import Workbench
 _Index = QModelIndex | QPersistentModelIndex
 KIND_COLOURS = {"added": "#3a9d5d", "modified": "#3a78d4", "deleted": "#d64541", "kept": "#8a8a8a"}
 """The colour of a change's kind (green added, blue modified, red deleted, grey kept)."""
+
+
+def linked_markdown(text: str) -> str:
+    """``text`` with each ``[[doc_…|shown]]`` link turned into a Markdown link ``[shown](doc:doc_…)`` that the
+    window opens (a title link stays as written: the writeup links by id)."""
+    parts, at = [], 0
+    for found in find_links(text):
+        if found.target.startswith("doc_"):
+            shown = found.shown.replace("[", "(").replace("]", ")")
+            parts += [text[at:found.start], f"[{shown}](doc:{found.target})"]
+            at = found.end
+    return "".join(parts) + text[at:]
 
 
 class ChangeSetModel(QAbstractTableModel):
@@ -88,9 +101,11 @@ class DigestsDialog(QDialog):
 
     Signals:
         shown(object): a day was read (its :class:`DigestRun`, or None when it has no digest).
+        open_requested(str): a link of the writeup, or a change's row, was activated: the document's id.
     """
 
     shown = Signal(object)
+    open_requested = Signal(str)
 
     def __init__(self, workbench: Workbench, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -106,12 +121,15 @@ class DigestsDialog(QDialog):
         self.heading.setWordWrap(True)
         self.writeup = QTextBrowser(self)
         self.writeup.setOpenLinks(False)
+        self.writeup.anchorClicked.connect(lambda url: self.open_requested.emit(url.path()))
         self.model = ChangeSetModel(self)
         self.changes = QTableView(self)
         self.changes.setModel(self.model)
         self.changes.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.changes.verticalHeader().hide()
         self.changes.setWordWrap(False)
+        self.changes.doubleClicked.connect(
+            lambda index: self.open_requested.emit(self.model.data(index, Qt.ItemDataRole.UserRole)))
         header = self.changes.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(True)
@@ -208,7 +226,7 @@ class DigestsDialog(QDialog):
             by = f" · written by {found.generator}" + (" (fallback)" if found.fallback else "") if found.generator \
                 else ""
             self.heading.setText(f"<b>{found.title}</b> · {scope}{by}{undone}")
-            self.writeup.setMarkdown(found.content)
+            self.writeup.setMarkdown(linked_markdown(found.content))
             self.model.set_changes(found.changes)
         self.undo_button.setEnabled(found is not None and found.status != "deleted")
         self.shown.emit(found)

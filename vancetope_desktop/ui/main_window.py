@@ -758,6 +758,8 @@ class MainWindow(QMainWindow):
             if isinstance(dialog, AtomsDialog):
                 dialog.open_requested.connect(lambda doc_id, page, passage: self.open_document(
                     doc_id, page if page > 0 else None, passage or None))
+            if isinstance(dialog, DigestsDialog):
+                dialog.open_requested.connect(lambda doc_id: self.open_document(doc_id))
         else:
             dialog.reload()
         dialog.show()
