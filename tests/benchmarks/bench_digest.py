@@ -59,7 +59,8 @@ def main() -> None:
         run = digest.run_digest(lib, DEFAULT_PROJECT)
         total = time.perf_counter() - start
         kinds = {k: sum(c.kind == k for c in run.changes) for k in ("kept", "added", "modified", "deleted")}
-        print(table(f"Daily digest, built-in generator (load average {os.getloadavg()[0]:.1f})", ["atoms", "digest s", "reconcile s", "the rest s", "change set"],
+        title = f"Daily digest, built-in generator (load average {os.getloadavg()[0]:.1f})"
+        print(table(title, ["atoms", "digest s", "reconcile s", "the rest s", "change set"],
               [[str(stored), f"{total:.1f}", f"{timings['reconcile']:.1f}", f"{total - timings['reconcile']:.1f}",
                 ", ".join(f"{n} {k}" for k, n in kinds.items())]]))
         lib.close()
