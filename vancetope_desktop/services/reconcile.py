@@ -146,40 +146,33 @@ def _same_moment(a: Atom, b: Atom) -> bool:
 
 
 def _merges(lib: Library, day_ids: set[str], atoms: list[Atom], flagged: set[frozenset[str]]) -> list[Merge]:
+    """Pairs closest first; each atom is merged away at most once and only into an atom it is itself close to
+    (no chains: A close to B and B close to C does not merge C into A), and never into one merged away."""
     if not day_ids or len(atoms) < 2:
         return []
     cut = lib.settings.memory_duplicate_threshold
     vectors = lib.embedder().encode_queries([a.text for a in atoms])
     similarity = vectors @ vectors.T
-    parent = list(range(len(atoms)))
-
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    best: dict[int, float] = {}
+    pairs = []
     for i, atom in enumerate(atoms):
         if atom.id not in day_ids:
             continue
-        for j in np.flatnonzero(similarity[i] >= cut):
-            other = atoms[int(j)]
-            if int(j) == i or other.type is not atom.type or frozenset((atom.id, other.id)) in flagged \
-                    or not _same_moment(atom, other):
-                continue
-            parent[root(int(j))] = root(i)
-            best[int(j)] = max(best.get(int(j), 0.0), float(similarity[i, j]))
-            best[i] = max(best.get(i, 0.0), float(similarity[i, j]))
-    clusters: dict[int, list[int]] = {}
-    for i in best:
-        clusters.setdefault(root(i), []).append(i)
+        for j in (int(j) for j in np.flatnonzero(similarity[i] >= cut)):
+            other = atoms[j]
+            if j != i and other.type is atom.type and frozenset((atom.id, other.id)) not in flagged \
+                    and _same_moment(atom, other):
+                pairs.append((float(similarity[i, j]), min(i, j), max(i, j)))
+    gone: set[int] = set()
+    survivors: set[int] = set()
     merges = []
-    for members in clusters.values():
-        # The person's word first, then the newest (atoms come newest first, so the lowest index).
-        survivor = min(members, key=lambda i: (not atoms[i].edited_by_person, i))
-        merges += [Merge(atoms[survivor].id, atoms[i].id, round(float(similarity[survivor, i]), 4))
-                   for i in sorted(members) if i != survivor and not atoms[i].edited_by_person]
+    for score, i, j in sorted(set(pairs), reverse=True):
+        # The person's word first, then the newest (atoms come newest first, so the lower index).
+        keep, drop = (j, i) if atoms[j].edited_by_person and not atoms[i].edited_by_person else (i, j)
+        if keep in gone or drop in gone or drop in survivors or atoms[drop].edited_by_person:
+            continue
+        gone.add(drop)
+        survivors.add(keep)
+        merges.append(Merge(atoms[keep].id, atoms[drop].id, round(score, 4)))
     return merges
 
 
