@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import socket
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, date, datetime, timedelta, timezone
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -73,6 +74,18 @@ def test_extraction_summaries_and_keywords_are_the_same_on_every_run(generator, 
         BuiltinGenerator().extract_atoms(text, reference_time=REFERENCE)
     assert generator.summarize(text, 60) == BuiltinGenerator().summarize(text, 60)
     assert generator.keywords(text, 10) == BuiltinGenerator().keywords(text, 10)
+
+
+def test_threads_get_the_same_answers_as_one_thread(generator, notes):
+    """Generation runs in worker threads: the shared stemmer and dateparser give each the same answers."""
+    texts = [notes[name] for name in NOTES[:4]] * 2
+
+    def work(text: str) -> tuple:
+        return generator.keywords(text, 8), generator.summarize(text, 40), \
+            generator.extract_atoms(text, reference_time=REFERENCE)
+
+    with ThreadPoolExecutor(4) as pool:
+        assert list(pool.map(work, texts)) == [work(text) for text in texts]
 
 
 def test_headings_questions_greetings_and_formulas_are_not_atoms(generator, notes):
