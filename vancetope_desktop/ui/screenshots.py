@@ -5,9 +5,9 @@ library it is given, plus what :mod:`.tour_library` adds (annotations, linked no
 library holding anything else is refused, so the tour never writes into someone's work. Once everything
 is indexed: the library with a paper open, search results, the tag pane filtering by a tag, the review
 queue with a think process's request selected, the Tasks panel, a paper with its annotations, a note
-with its backlinks, the Duplicates dialog, Copy Citation with a CSL style chosen, and an agent's Episodes
-and Conflicts windows (:mod:`.tour_memories`, added last so the other pictures do not show them), and the Digests
-window over that agent's day (:mod:`.tour_digest`). Each step waits
+with its backlinks, the Duplicates dialog, Copy Citation with a CSL style chosen, and an agent's Episodes,
+Conflicts and Atoms windows (:mod:`.tour_memories`, added last so the other pictures do not show them), and the
+Digests window over that agent's day (:mod:`.tour_digest`). Each step waits
 on the window's own signals, never on fixed sleeps, except a short settle time for QPdfView to paint
 its pages.
 """
@@ -29,7 +29,7 @@ from .main_window import MainWindow, default_dock_widths
 from .viewer.pdf_viewer import PdfViewer
 
 SHOTS = ("library-pdf.png", "search.png", "tags.png", "review.png", "tasks.png", "annotations.png", "backlinks.png",
-         "duplicates.png", "export.png", "episodes.png", "conflicts.png", "digests.png")
+         "duplicates.png", "export.png", "episodes.png", "conflicts.png", "atoms.png", "digests.png")
 CITATION_STYLE = "nature"
 DEMO_QUERY = "What are the hardware requirements of Flash Attention?"
 SETTLE_MS = 800
@@ -273,6 +273,23 @@ class ScreenshotTour(QObject):
     def _shot_conflicts(self) -> None:
         self._save(SHOTS[10], self.dialog)
         self.dialog.close()
+        self.dialog = self.window.show_atoms()
+        # The agent's atoms (the booked plan archived, the event it became listed instead) and the project's facts.
+        count = len(tour_memories.ATOMS)
+
+        def listed() -> bool:
+            model = self.dialog.model
+            missed = [r for r in range(model.rowCount()) if model.atom_at(r).text == tour_memories.ATOMS[4][1]]
+            if model.rowCount() < count or not missed:
+                return False
+            self.dialog.view.selectRow(missed[0])  # the missed plan: its status and Happened… enabled below
+            return True
+
+        self._when(listed, self._shot_atoms, settle=True)
+
+    def _shot_atoms(self) -> None:
+        self._save(SHOTS[11], self.dialog)
+        self.dialog.close()
         workbench, today = self.window.workbench, date.today()
         self.digested = False
 
@@ -288,7 +305,7 @@ class ScreenshotTour(QObject):
         self._when(lambda: self.dialog.model.rowCount() > 0, self._shot_digests, settle=True)
 
     def _shot_digests(self) -> None:
-        self._save(SHOTS[11], self.dialog)
+        self._save(SHOTS[12], self.dialog)
         self.dialog.close()
         self._finish()
 
