@@ -82,6 +82,9 @@ def test_a_run_writes_up_the_day_reconciles_atoms_and_undoes_in_one_step(library
     assert digest.pending_digests(library, TODAY) == []  # the app does not redo what the person took back
     with pytest.raises(NothingToUndo):
         digest.undo_digest(library, P, TODAY)
+    undo.redo(library)  # Edit ▸ Redo: the whole run again
+    assert [(i, s) for i, s, _ in _state(library)[0]] == [(i, s) for i, s, _ in after[0]]
+    assert _state(library)[1] == after[1]
 
 
 def test_new_material_rewrites_the_writeup_and_a_garbage_generator_falls_back(library):
@@ -113,6 +116,8 @@ def test_new_material_rewrites_the_writeup_and_a_garbage_generator_falls_back(li
 
 
 def test_two_writers_at_once_make_one_writeup(library):
+    """Two runs at once, each on its own connection (as two processes are: checked by hand with two `vancetope
+    digest run` processes, 27 s at load 13, too slow for the suite): one writes, the other finds it digested."""
     documents.add_text(library, "A note to digest.", doc_type=DocumentType.NOTE, scope=P)
     outcomes = []
     threads = [threading.Thread(target=lambda: outcomes.append(digest.run_digest(library, P).outcome))
