@@ -8,7 +8,10 @@ writeups themselves left out. It
    generator's ``write_digest`` behind the fallback wrapper (a generator that fails, times out or returns
    garbage is answered by the built-in one, and the run says so);
 2. **reconciles** the scope's atoms (``services.reconcile``: near-duplicates merge, contradictions are marked
-   ``contradicts``, plans past due happened or were missed), never changing an atom a person edited;
+   ``contradicts``, plans past due happened or were missed), never changing an atom a person edited. A missed
+   plan is marked here rather than by ``atoms.mark_missed``, which writes each plan in a transaction of its own
+   and unrecorded (and ``atoms.plan_update`` given an undo record marks the plan as a person's edit): the run
+   must be one transaction and one undo step;
 3. writes all of it in **one transaction** and records it as **one undo step** of the person at this computer
    (``undo.user_action`` entries under one group: the writeup appearing, plans marked missed as edits, atoms
    archived as ``supersede``, edges as ``relate``), so that ``vancetope undo``, Edit ▸ Undo or
@@ -24,7 +27,9 @@ back, the app does not redo it) but not for an explicit run, which writes a new 
 
 Two processes at once: the checks are repeated inside the write transaction, which SQLite's write lock
 (``BEGIN IMMEDIATE``) serialises: the second waits for the first and then finds the day digested; past the busy
-timeout it gets :class:`DigestBusy`.
+timeout it gets :class:`DigestBusy`. (A lease row in ``meta`` would also keep the second from drafting, but a
+lease outlives a crashed process; the lock does not.) The generator's own time limit bounds a slow model: the
+digest waits for its answer or its ``GeneratorTimeout``.
 """
 
 from __future__ import annotations
