@@ -151,3 +151,10 @@ def test_the_contradiction_signal_is_numbers_only():
     assert numbers_template("The A100 node has 80 GB.") == (("the", "a100", "node", "has", "#", "gb"), ("80",))
     assert numbers_template("Release on 2026-12-01")[0] == numbers_template("Release on 2026-12-08")[0]
     assert numbers_template("The lab holds 12 people")[0] != numbers_template("The lab seats 12 people")[0]
+
+
+def test_an_atom_with_damaged_fields_is_left_out_of_the_writeup_with_a_warning(library):
+    event = _atom(library, "event", "Met Ana at the reserve", when=NOW)
+    documents.update_document(library, event.id, metadata={"atom": {"when": "not a time"}})  # edited by hand
+    run = digest.run_digest(library, P)
+    assert run.outcome == "digested" and any(event.id in w for w in run.warnings)

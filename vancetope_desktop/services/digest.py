@@ -44,7 +44,7 @@ from sqlmodel import Session, select
 
 from ..core.atoms import ATOM_KEY, EDITED_BY_PERSON, Atom, AtomType, PlanStatus, check_draft
 from ..core.documents import DocumentStatus, DocumentType
-from ..core.errors import InvalidInput, NotFound, NothingToUndo, VancetopeError
+from ..core.errors import InvalidAtom, InvalidInput, NotFound, NothingToUndo, VancetopeError
 from ..core.relations import RelationType
 from ..core.undo import UndoStep, UserAction
 from ..generation.base import DigestAtom, DigestRequest, DigestSource, Generator, digest_title
@@ -129,7 +129,7 @@ def parse_day(value: str | date | None, *, now: datetime | None = None) -> date:
     Raises:
         InvalidInput: an unreadable day, or one after today (nothing has happened yet).
     """
-    today = (now or datetime.now()).astimezone().date() if (now and now.tzinfo) else (now or datetime.now()).date()
+    today = _local_today(now or datetime.now())
     if value is None or (isinstance(value, str) and not value.strip()):
         return today
     if isinstance(value, datetime):
@@ -188,9 +188,14 @@ def run_digest(lib: Library, scope: str | None = None, day: str | date | None = 
     found = reconcile(lib, day_atoms, scope_atoms, the_day, _local_today(moment))
     chosen = generator or BuiltinGenerator()
     writer = chosen if isinstance(chosen, BuiltinGenerator) else FallbackGenerator(chosen, BuiltinGenerator())
-    request = DigestRequest(day=the_day, scope=scope_path,
-                            sources=tuple(_source(r) for r in material if r.type not in ATOM_TYPES),
-                            atoms=tuple(_digest_atom(a) for a in day_atoms if a.id in by_id))
+    listed, damaged = [], []
+    for atom in day_atoms:
+        try:
+            listed.append(_digest_atom(atom))
+        except InvalidAtom as error:  # its metadata was damaged by hand: the writeup goes on without it
+            damaged.append(f"{atom.id} is left out of the writeup: {error}")
+    request = DigestRequest(day=the_day, scope=scope_path, atoms=tuple(listed),
+                            sources=tuple(_source(r) for r in material if r.type not in ATOM_TYPES))
     body = writer.write_digest(request)
     fallback = bool(getattr(writer, "fallbacks", 0))
     content = f"# {digest_title(the_day)}\n\n{body.rstrip()}\n{_reconciled(found, {a.id: a for a in scope_atoms})}"
@@ -211,7 +216,7 @@ def run_digest(lib: Library, scope: str | None = None, day: str | date | None = 
         raise DigestBusy(f"the library stayed locked by another process (a digest or an import) for "
                          f"{BUSY_TIMEOUT_MS // 1000} s: try again in a moment") from None
     done = _shown(lib, done_id, outcome)  # type: ignore[arg-type]
-    return done.model_copy(update={"warnings": [*done.warnings, *found.warnings]})
+    return done.model_copy(update={"warnings": [*done.warnings, *found.warnings, *damaged]})
 
 
 def show_digest(lib: Library, scope: str | None = None, day: str | date | None = None) -> DigestRun:
