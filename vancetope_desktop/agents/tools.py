@@ -221,6 +221,9 @@ TOOLS: tuple[ToolSpec, ...] = (
              NeighbourhoodInput, graph.Neighbourhood),
     ToolSpec("memory_restore", "Bring one of your archived memories back to active (e.g. one that was superseded "
              "by mistake): the updates relations into it are removed.", RestoreInput, RelatedDocument),
+    ToolSpec("memory_set_reading_status", "Mark your own documents unread, reading or read (files and "
+             "references start unread), so that you and the user know what was read.", ReadingStatusInput,
+             DocumentList),
     ToolSpec("atoms_list", "List the atoms you can see (facts, events and plans: one statement each, read from "
              "sources or stored directly), newest first: each with its when (events), due and plan_status (plans), "
              "and the source it was read from (source_gone: the source was deleted; the atom stays). Filter by "
@@ -237,9 +240,6 @@ TOOLS: tuple[ToolSpec, ...] = (
              "material came. The person reviews and can undo the whole run.", DigestRunInput, DigestRun),
     ToolSpec("digest_show", "A day's digest of your scope (or one you can see): the writeup and its change set "
              "(kept, added, modified, deleted, each with why).", DigestShowInput, DigestRun),
-    ToolSpec("memory_set_reading_status", "Mark your own documents unread, reading or read (files and "
-             "references start unread), so that you and the user know what was read.", ReadingStatusInput,
-             DocumentList),
 )
 TOOLS_BY_NAME = {spec.name: spec for spec in TOOLS}
 
