@@ -12,7 +12,7 @@ from vancetope_desktop.core.documents import DocumentStatus, DocumentType
 from vancetope_desktop.core.errors import InvalidInput, NothingToUndo, ScopeNotFound
 from vancetope_desktop.core.undo import UserAction
 from vancetope_desktop.generation.base import GeneratorTimeout
-from vancetope_desktop.services import atoms, audit, digest, documents, graph, undo
+from vancetope_desktop.services import atoms, audit, conflicts, digest, documents, graph, undo
 from vancetope_desktop.services.library import DEFAULT_PROJECT
 from vancetope_desktop.services.reconcile import numbers_template
 
@@ -66,6 +66,7 @@ def test_a_run_writes_up_the_day_reconciles_atoms_and_undoes_in_one_step(library
     assert atoms.atom(library, mine.id).plan_status is PlanStatus.PLANNED
     assert {d.id for d in graph.relations_of(library, large.id, P).outgoing[graph.RelationType.CONTRADICTS]} == \
         {small.id}
+    assert any({c.first.id, c.second.id} == {small.id, large.id} for c in conflicts.list_conflicts(library, P))
 
     after = _state(library)
     again = digest.run_digest(library, P, TODAY)
