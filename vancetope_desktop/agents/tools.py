@@ -54,6 +54,7 @@ from ..services import (
     atoms,
     audit,
     citations,
+    digest,
     documents,
     duplicates,
     episodes,
@@ -68,6 +69,7 @@ from ..services import (
     sharing,
 )
 from ..services import session_start as start
+from ..services.digest import DigestRun
 from ..services.graph import RelatedDocument
 from ..services.library import Library
 from ..services.memories import Recall
@@ -75,6 +77,7 @@ from ..services.scopes import ancestry, resolve_relative, resolve_scope, visible
 from ..services.search import search
 from ..services.session_start import SessionStart
 from .atom_models import AtomList, AtomsListInput, PlanHappenedInput, PlanUpdateInput
+from .digest_models import DigestRunInput, DigestShowInput
 from .models import (
     HIDDEN_METADATA,
     AnnotationsInput,
@@ -236,6 +239,13 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec("plan_happened", "Record that one of your plans happened: an event atom (when; text defaults to the "
              "plan's statement) that updates the plan, which is archived. Returns the event.", PlanHappenedInput,
              Atom),
+    ToolSpec("digest_run", "Write up your scope's day (a note 'Digest — YYYY-MM-DD' linking the day's sources and "
+             "atoms) and reconcile its atoms: near-duplicates merged (the survivor updates the others), facts that "
+             "differ only in a number marked contradicts, past-due plans become the matching event or missed; atoms "
+             "a person edited are never changed. Once per day: a second run says 'already digested' unless new "
+             "material came. The person reviews and can undo the whole run.", DigestRunInput, DigestRun),
+    ToolSpec("digest_show", "A day's digest of your scope (or one you can see): the writeup and its change set "
+             "(kept, added, modified, deleted, each with why).", DigestShowInput, DigestRun),
 )
 TOOLS_BY_NAME = {spec.name: spec for spec in TOOLS}
 
@@ -478,6 +488,25 @@ class MemoryTools:
         if self.index_now:
             indexing.try_drain(self.lib, documents=[event.id])
         return event
+
+    def digest_run(self, day: str | None = None) -> DigestRun:
+        """Digest the acting scope's ``day`` (``digest.run_digest``, the built-in generator): recorded as the
+        person's undoable step, since the person reviews the digest (``services.digest``).
+
+        Raises:
+            InvalidInput: a day unreadable or to come. DigestBusy: another process kept the library locked.
+        """
+        args = parse_arguments(DigestRunInput, day=day)
+        return digest.run_digest(self.lib, self.scope, args.day)
+
+    def digest_show(self, day: str | None = None, scope: str | None = None) -> DigestRun:
+        """The writeup and change set of ``scope``'s (default: the acting scope's) ``day`` (``digest.show_digest``).
+
+        Raises:
+            InvalidInput: a bad day. NotFound: no digest that day. ScopeNotVisible / ScopeNotFound: ``scope``.
+        """
+        args = parse_arguments(DigestShowInput, day=day, scope=scope)
+        return digest.show_digest(self.lib, self._read_scope(args.scope) if args.scope else self.scope, args.day)
 
     def memory_list(self, tags: Sequence[str] = (), scope: str | None = None, type: str | None = None,
                     limit: int = 50, memory_type: str | None = None) -> DocumentList:

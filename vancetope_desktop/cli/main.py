@@ -646,6 +646,7 @@ from . import (  # noqa: E402, F401
     annotation_commands,
     atom_commands,
     citation_commands,
+    digest_commands,
     duplicate_commands,
     graph_commands,
     memory_commands,

@@ -52,7 +52,9 @@ def record_user_action(session: Session, row: tables.DocumentRow, kind: str, use
             ``{"folder": [before, after]}``), ``promote`` / ``demote`` (a scope move by hand: ``{"top":
             bool, "folder": [before, after]}``, the scopes in ``from_scope`` / ``to_scope``), ``tag``,
             ``rename``, ``edit`` (``{"version": [before, after]}``: the version kept before the change,
-            which holds the old state, and the document's version after it), ``undo`` / ``redo``
+            which holds the old state, and the document's version after it), ``supersede`` (an ``updates``
+            archived it: ``{"status": [before, "archived"], "by": newer id, "superseded_by": earlier value}``),
+            ``relate`` (an edge made: ``{"edge": [source, target, type]}``), ``undo`` / ``redo``
             (``{"target": group, "version": after}``).
     """
     record(session, row, kind, actor=user_action.actor, from_scope=from_scope, to_scope=to_scope, reason=reason,

@@ -1,5 +1,6 @@
 """Undo and redo of a person's own actions: trash, folder moves, scope moves by hand, tags, renames, edits,
-memory types.
+memory types, and a daily digest's run (``services.digest``: its writeup, the atoms its ``updates`` archived,
+its edges).
 
 The services record each such action in the audit trail, one entry per document it changed, all under
 the action's group id (``audit.record_user_action``, given a ``core.undo.UserAction`` by the app or the
@@ -35,7 +36,7 @@ from ..core.errors import InvalidInput, NotFound, NothingToUndo, UndoRefused
 from ..core.undo import UndoStep, UserAction
 from ..store import tables
 from ..store.db import read_session, write_session
-from . import audit, notelinks, records
+from . import audit, lifecycle, notelinks, records, relations
 from .documents import RestorePlan, apply_restore, apply_status, prepare_restore
 from .folders import place_in_folder
 from .library import Library
@@ -177,9 +178,30 @@ def _invert(lib: Library, step: UndoStep, actor: str, direction: str) -> UndoSte
                 _invert_scope_move(session, step, direction, row, entry, actor)
             elif entry.action == "memory_type":
                 _invert_memory_type(session, step, direction, row, entry)
+            elif entry.action == "supersede":
+                _invert_supersede(session, step, direction, row, entry, actor)
+            elif entry.action == "relate":
+                _invert_relate(session, step, direction, entry, actor)
             audit.record_user_action(session, row, direction, marker, change, reason=step.label)
         records.bump_change_counter(session)
     return step.model_copy(update={"document_ids": list(dict.fromkeys(e.document_id for e in entries))})
+
+
+def undo_group(lib: Library, group: str, actor: str | None = None) -> UndoStep:
+    """Undo the action ``group`` of ``actor`` (default: the person at this computer) even when later actions
+    came after it (a digest's run from its Digests view): as :func:`undo`, each document refusing when it
+    changed since.
+
+    Raises:
+        NothingToUndo: no such action in the history (undone already, or older than :data:`UNDO_DEPTH`).
+        UndoRefused: as :func:`undo`.
+    """
+    who = actor or audit.current_user()
+    undoable, _ = history(lib, who)
+    step = next((s for s in undoable if s.group == group), None)
+    if step is None:
+        raise NothingToUndo("that action is undone already, or older than the undo history")
+    return _apply(lib, step, who, "undo")
 
 
 def user_action(lib: Library, verb: str, document_ids: Sequence[str], *, suffix: str = "",
@@ -290,6 +312,43 @@ def _invert_folder(session: Session, step: UndoStep, direction: str, row: tables
     if row.folder_id != now:
         raise _changed_since(step, direction, row, "was moved to another folder")
     _refuse_on(step, direction, lambda: place_in_folder(session, row, wanted))
+
+
+def _invert_supersede(session: Session, step: UndoStep, direction: str, row: tables.DocumentRow,
+                      entry: tables.AuditRow, actor: str) -> None:
+    """An ``updates`` that archived ``row`` (a digest's merge or happened plan): undone, the edge goes and the
+    row is back as it was; redone, both come again (``lifecycle.session_supersede``)."""
+    before, after = entry.payload["status"]
+    by = entry.payload["by"]
+    if direction == "undo":
+        if row.status != after or row.meta.get(lifecycle.SUPERSEDED_BY) != by:
+            raise _changed_since(step, direction, row, "was restored or superseded again")
+        session.exec(text("DELETE FROM relation WHERE source_id = :s AND target_id = :t AND type = :k"),
+                     params={"s": by, "t": row.id, "k": lifecycle.UPDATES})  # type: ignore[call-overload]
+        previous = entry.payload.get("superseded_by")
+        row.meta = {**{k: v for k, v in row.meta.items() if k != lifecycle.SUPERSEDED_BY},
+                    **({lifecycle.SUPERSEDED_BY: previous} if previous else {})}
+        apply_status(session, row, before, actor)
+        return
+    if row.status != before:
+        raise _changed_since(step, direction, row, f"became {DocumentStatus(row.status).value}")
+    newer = session.get(tables.DocumentRow, by)
+    if newer is None:
+        raise UndoRefused(f"cannot redo {step.label}: {by} was deleted for good since")
+    relations.session_add_edge(session, by, row.id, lifecycle.UPDATES, actor)
+    lifecycle.session_supersede(session, row, newer, actor)
+
+
+def _invert_relate(session: Session, step: UndoStep, direction: str, entry: tables.AuditRow, actor: str) -> None:
+    """An edge the action made (a digest's ``contradicts``): undone it goes, redone it comes back."""
+    source, target, kind = entry.payload["edge"]
+    if direction == "undo":
+        session.exec(text("DELETE FROM relation WHERE source_id = :s AND target_id = :t AND type = :k"),
+                     params={"s": source, "t": target, "k": kind})  # type: ignore[call-overload]
+    elif session.get(tables.DocumentRow, target) is None:
+        raise UndoRefused(f"cannot redo {step.label}: {target} was deleted for good since")
+    else:
+        relations.session_add_edge(session, source, target, kind, actor)
 
 
 def _row(session: Session, step: UndoStep, direction: str, entry: tables.AuditRow) -> tables.DocumentRow:

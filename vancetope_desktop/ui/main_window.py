@@ -52,6 +52,7 @@ from .atoms_view import AtomsDialog
 from .citation_actions import CitationActions
 from .conflicts_view import ConflictsDialog
 from .details_panel import DetailsPanel
+from .digests_view import DigestsDialog
 from .dnd import decode_document_ids, local_paths_from_mime
 from .document_table import DocumentTableView
 from .duplicates_view import DuplicatesDialog
@@ -285,6 +286,7 @@ class MainWindow(QMainWindow):
         self.episodes_action = view_menu.addAction("Episodes…", self.show_episodes)
         self.conflicts_action = view_menu.addAction("Conflicts…", self.show_conflicts)
         self.atoms_action = view_menu.addAction("Atoms…", self.show_atoms)
+        self.digests_action = view_menu.addAction("Digests…", self.show_digests)
         view_menu.addSeparator()
         theme_menu = view_menu.addMenu("Theme")
         self.theme_actions: dict[str, QAction] = {}
@@ -755,7 +757,12 @@ class MainWindow(QMainWindow):
         """Open the Atoms window over the current scope (View ▸ Atoms…); "Open Source" opens here, at the passage."""
         return self._show_kept("atoms_dialog", AtomsDialog)
 
-    def _show_kept(self, name: str, make: type[EpisodesDialog | ConflictsDialog | AtomsDialog]) -> Any:
+    def show_digests(self) -> DigestsDialog:
+        """Open the Digests window over the current scope (View ▸ Digests…): a writeup per day, its change set."""
+        return self._show_kept("digests_dialog", DigestsDialog)
+
+    def _show_kept(self, name: str, make: type[EpisodesDialog | ConflictsDialog | AtomsDialog | DigestsDialog]
+                   ) -> Any:
         dialog = getattr(self, name, None)
         if dialog is None:
             dialog = make(self.workbench, self)
@@ -763,6 +770,8 @@ class MainWindow(QMainWindow):
             if isinstance(dialog, AtomsDialog):
                 dialog.open_requested.connect(lambda doc_id, page, passage: self.open_document(
                     doc_id, page if page > 0 else None, passage or None))
+            if isinstance(dialog, DigestsDialog):
+                dialog.open_requested.connect(lambda doc_id: self.open_document(doc_id))
         else:
             dialog.reload()
         dialog.show()

@@ -6,7 +6,8 @@ library holding anything else is refused, so the tour never writes into someone'
 is indexed: the library with a paper open, search results, the tag pane filtering by a tag, the review
 queue with a think process's request selected, the Tasks panel, a paper with its annotations, a note
 with its backlinks, the Duplicates dialog, Copy Citation with a CSL style chosen, and an agent's Episodes,
-Conflicts and Atoms windows (:mod:`.tour_memories`, added last so the other pictures do not show them). Each step waits
+Conflicts and Atoms windows (:mod:`.tour_memories`, added last so the other pictures do not show them), and the
+Digests window over that agent's day (:mod:`.tour_digest`). Each step waits
 on the window's own signals, never on fixed sleeps, except a short settle time for QPdfView to paint
 its pages.
 """
@@ -14,6 +15,7 @@ its pages.
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import date
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QPoint, Qt, QTimer, Signal
@@ -22,12 +24,12 @@ from PySide6.QtWidgets import QApplication, QMenu, QWidget
 
 from ..core.documents import DocumentType, IndexState
 from ..services import demo
-from . import tour_library, tour_memories
+from . import tour_digest, tour_library, tour_memories
 from .main_window import MainWindow, default_dock_widths
 from .viewer.pdf_viewer import PdfViewer
 
 SHOTS = ("library-pdf.png", "search.png", "tags.png", "review.png", "tasks.png", "annotations.png", "backlinks.png",
-         "duplicates.png", "export.png", "episodes.png", "conflicts.png", "atoms.png")
+         "duplicates.png", "export.png", "episodes.png", "conflicts.png", "atoms.png", "digests.png")
 CITATION_STYLE = "nature"
 DEMO_QUERY = "What are the hardware requirements of Flash Attention?"
 SETTLE_MS = 800
@@ -287,6 +289,23 @@ class ScreenshotTour(QObject):
 
     def _shot_atoms(self) -> None:
         self._save(SHOTS[11], self.dialog)
+        self.dialog.close()
+        workbench, today = self.window.workbench, date.today()
+        self.digested = False
+
+        def added(_result: object) -> None:
+            workbench.run_digest(today, on_done=lambda _run: setattr(self, "digested", True))
+
+        workbench.run("Preparing the digest", lambda _c: tour_digest.add_tour_atoms(workbench.lib, self.memory_scope),
+                      on_result=added, on_error=lambda error: self._give_up(f"preparing the digest: {error}"))
+        self._when(lambda: self.digested, self._open_digests)
+
+    def _open_digests(self) -> None:
+        self.dialog = self.window.show_digests()
+        self._when(lambda: self.dialog.model.rowCount() > 0, self._shot_digests, settle=True)
+
+    def _shot_digests(self) -> None:
+        self._save(SHOTS[12], self.dialog)
         self.dialog.close()
         self._finish()
 

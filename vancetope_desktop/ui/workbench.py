@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,7 @@ from ..services import (
     citations,
     conflicts,
     demo,
+    digest,
     documents,
     duplicates,
     episodes,
@@ -778,6 +780,29 @@ class Workbench(QObject):
         lib, scope = self.lib, self.state.scope
         return self.run("Plan happened", lambda _c: atoms.plan_happened(lib, plan_id, when, acting_scope=scope),
                         on_result=on_done)
+
+    def run_digest(self, day: date, on_done: Callable[[Any], None] | None = None) -> Task:
+        """Digest the current scope's ``day`` as ``digest run`` does (``digest.run_digest``: one undo step)."""
+        lib, scope = self.lib, self.state.scope
+        return self.run("Digest", lambda _c: digest.run_digest(lib, scope, day), on_result=on_done)
+
+    def undo_digest(self, day: date, on_done: Callable[[Any], None] | None = None) -> Task:
+        """Take back the current scope's latest digest run of ``day`` in one step (``digest.undo_digest``)."""
+        lib, scope = self.lib, self.state.scope
+        return self.run("Undo digest", lambda _c: digest.undo_digest(lib, scope, day), on_result=on_done)
+
+    def run_pending_digests(self) -> Task:
+        """Digest, in the background, every scope with undigested material on the days before today
+        (``digest.run_pending``): what the app does when it opens; says what it wrote, if anything."""
+        lib = self.lib
+
+        def said(runs: list[Any]) -> None:
+            if runs:
+                self.notice.emit(f"Digested {len(runs)} day{'s' if len(runs) != 1 else ''} "
+                                 f"({', '.join(f'{r.scope} {r.day.isoformat()}' for r in runs[:3])}"
+                                 f"{', …' if len(runs) > 3 else ''}): View ▸ Digests to review or undo")
+
+        return self.run("Daily digest", lambda _c: digest.run_pending(lib), on_result=said)
 
     def set_memory_type(self, doc_id: str, memory_type: str | None) -> Task:
         """Say what a note is for as an agent memory (None or ``none``: nothing), as ``memory type`` does
