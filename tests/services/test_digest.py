@@ -159,3 +159,18 @@ def test_an_atom_with_damaged_fields_is_left_out_of_the_writeup_with_a_warning(l
     documents.update_document(library, event.id, metadata={"atom": {"when": "not a time"}})  # edited by hand
     run = digest.run_digest(library, P)
     assert run.outcome == "digested" and any(event.id in w for w in run.warnings)
+
+
+def test_the_write_waits_for_the_gate_and_a_gate_that_cancels_writes_nothing(library):
+    _atom(library, "fact", "The heron colony has 40 nests.")
+    before = _state(library)
+    seen = []
+
+    def cancel():
+        seen.append(_state(library))  # the slow part is done, nothing is written yet
+        raise RuntimeError("the window is closing")
+
+    with pytest.raises(RuntimeError, match="closing"):
+        digest.run_digest(library, P, TODAY, before_write=cancel)
+    assert seen == [before] and _state(library) == before
+    assert digest.run_digest(library, P, TODAY, before_write=lambda: None).outcome == "digested"

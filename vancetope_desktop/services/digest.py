@@ -34,6 +34,7 @@ digest waits for its answer or its ``GeneratorTimeout``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any, Literal
 
@@ -153,7 +154,8 @@ def parse_day(value: str | date | None, *, now: datetime | None = None) -> date:
 
 
 def run_digest(lib: Library, scope: str | None = None, day: str | date | None = None, *,
-               generator: Generator | None = None, now: datetime | None = None) -> DigestRun:
+               generator: Generator | None = None, now: datetime | None = None,
+               before_write: Callable[[], None] | None = None) -> DigestRun:
     """Digest ``scope``'s ``day`` (see the module's note).
 
     Args:
@@ -162,6 +164,8 @@ def run_digest(lib: Library, scope: str | None = None, day: str | date | None = 
         generator: who writes the writeup (default: the built-in generator); it is wrapped so that a failure
             falls back to the built-in one.
         now: the present moment (default: this computer's clock; naive is local time).
+        before_write: called just before the one write transaction, after the slow part (reading, embedding,
+            drafting): the app's gate that lets a person's own edits go first (it may raise to cancel).
 
     Returns:
         The run: its outcome, writeup and change set.
@@ -201,6 +205,8 @@ def run_digest(lib: Library, scope: str | None = None, day: str | date | None = 
     content = f"# {digest_title(the_day)}\n\n{body.rstrip()}\n{_reconciled(found, {a.id: a for a in scope_atoms})}"
     prepared = documents.prepare_text(lib, content, DocumentType.NOTE, digest_title(the_day))
     action = UserAction(label=f"Digest {the_day.isoformat()} of {scope_path}", actor=audit.current_user())
+    if before_write is not None:
+        before_write()
     try:
         with write_session(lib.engine) as session:
             row = _writeup(session, scope_path, the_day, live_only=True)
@@ -288,11 +294,13 @@ def pending_digests(lib: Library, day: str | date | None = None) -> list[str]:
     return pending
 
 
-def run_pending(lib: Library, *, now: datetime | None = None) -> list[DigestRun]:
+def run_pending(lib: Library, *, now: datetime | None = None,
+                before_write: Callable[[], None] | None = None) -> list[DigestRun]:
     """Digest every scope with undigested material on each of the :data:`AUTO_DAYS` days before today, oldest
     day first: what the app runs when it opens. Today waits for tomorrow's first opening (the day is not over),
     and once a day is digested, opening again the same day finds nothing: "once a day per scope with new
     material". A scope that fails (a lock held too long) is left for the next opening, the others go on.
+    ``before_write`` is given to each :func:`run_digest`.
 
     Returns:
         The runs made (none when everything is digested).
@@ -303,7 +311,7 @@ def run_pending(lib: Library, *, now: datetime | None = None) -> list[DigestRun]
         day = today - timedelta(days=back)
         for scope_path in pending_digests(lib, day):
             try:
-                done.append(run_digest(lib, scope_path, day, now=now))
+                done.append(run_digest(lib, scope_path, day, now=now, before_write=before_write))
             except DigestBusy:
                 continue
     return done

@@ -802,7 +802,12 @@ class Workbench(QObject):
                                  f"({', '.join(f'{r.scope} {r.day.isoformat()}' for r in runs[:3])}"
                                  f"{', …' if len(runs) > 3 else ''}): View ▸ Digests to review or undo")
 
-        return self.run("Daily digest", lambda _c: digest.run_pending(lib), on_result=said)
+        def work(context: TaskContext) -> list[Any]:
+            # On the import lane, through its gate: the slow part (embedding, drafting) never holds up the
+            # person's own edits, which also go first at each write.
+            return digest.run_pending(lib, before_write=self.commit_gate(context))
+
+        return self.run("Daily digest", work, on_result=said, lane="import")
 
     def set_memory_type(self, doc_id: str, memory_type: str | None) -> Task:
         """Say what a note is for as an agent memory (None or ``none``: nothing), as ``memory type`` does
