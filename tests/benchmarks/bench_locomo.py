@@ -45,10 +45,11 @@ from pathlib import Path
 from _common import SHARED, need, percentile, table
 
 from vancetope_desktop.core.documents import DocumentType
+from vancetope_desktop.core.relations import RelationType
 from vancetope_desktop.core.settings import Settings
 from vancetope_desktop.index.fusion import RankedChunk, fuse
 from vancetope_desktop.index.lexical import search_chunks
-from vancetope_desktop.services import documents, indexing, scopes
+from vancetope_desktop.services import documents, graph, indexing, scopes
 from vancetope_desktop.services import search as search_service
 from vancetope_desktop.services.library import DEFAULT_GROUP, Library
 from vancetope_desktop.store.db import read_session
@@ -126,7 +127,7 @@ def _evidence_ids(raw: Sequence[str]) -> list[str]:
 
 
 def session_of(dia_id: str) -> int:
-    """The session number of a turn id (``D3:12`` → 3)."""
+    """The session number of a turn id (``D3:12`` → 3) or of a session stored as a source (``S3`` → 3)."""
     return int(dia_id[1:].split(":")[0])
 
 
@@ -213,12 +214,61 @@ def build(folder: Path, recipe: str) -> None:
     os.replace(partial, folder)
 
 
-def open_library(recipe: str, rebuild: bool) -> tuple[Library, dict[str, str], dict]:
-    """The cached library of ``recipe`` (built first if missing or ``rebuild``), its id map and build figures."""
+def session_text(turns: Sequence[Turn]) -> tuple[str, str]:
+    """(title, content) of a session stored as one source note: the speakers and the day, then every turn."""
+    speakers = " and ".join(dict.fromkeys(t.speaker for t in turns))
+    return f"{speakers}, {_day(turns[0])}", "\n\n".join(_said(t) for t in turns)
+
+
+def add_sources(folder: Path, base: Path) -> None:
+    """A copy of the library in ``base`` with each session stored as a source note (:func:`session_text`) and
+    every turn ``derived_from`` its session (``graph.relate``), drained, into ``folder`` (atomically)."""
+    turns, _ = load()
+    partial = folder.with_name(folder.name + ".partial")
+    shutil.rmtree(partial, ignore_errors=True)
+    shutil.copytree(base, partial)
+    mapping = json.loads((base / "ids.json").read_text(encoding="utf-8"))
+    place = {value: doc for doc, value in mapping.items()}
+    lib = Library.open(partial / "library", settings=Settings())
+    try:
+        start = time.perf_counter()
+        for (conversation, number), members in itertools.groupby(turns, key=lambda t: (t.conversation, t.session)):
+            members = list(members)
+            title, content = session_text(members)
+            scope = scope_of(conversation)
+            info = documents.add_text(lib, content, doc_type=DocumentType.NOTE, title=title, scope=scope,
+                                      metadata={"conversation": {"session": number,
+                                                                 "date": members[0].date.isoformat()}})
+            mapping[info.id] = f"{conversation}|S{number}"
+            for turn in members:
+                graph.relate(lib, place[f"{conversation}|{turn.dia_id}"], info.id, RelationType.DERIVED_FROM,
+                             scope=scope)
+        added = time.perf_counter() - start
+        report = indexing.try_drain(lib)
+        assert report is not None and not report.failed, report
+        built = json.loads((base / "build.json").read_text(encoding="utf-8"))
+        built.update({"sessions_added_seconds": added, "sessions_drain_seconds": time.perf_counter() - start - added,
+                      "session_chunks": report.chunks, "sessions_load": os.getloadavg()[0]})
+        (partial / "ids.json").write_text(json.dumps(mapping), encoding="utf-8")
+        (partial / "build.json").write_text(json.dumps(built))
+    finally:
+        lib.close()
+    shutil.rmtree(folder, ignore_errors=True)
+    os.replace(partial, folder)
+
+
+def open_library(recipe: str, rebuild: bool, sources: bool = False) -> tuple[Library, dict[str, str], dict]:
+    """The cached library of ``recipe`` (built first if missing or ``rebuild``), with the sessions stored as
+    sources when ``sources`` (:func:`add_sources`), its id map and build figures."""
     folder = cache_folder(recipe, Settings().embedding_model)
     if rebuild or not (folder / "ids.json").exists():
         print(f"building the LoCoMo library ({recipe}) in {folder} …", file=sys.stderr)
         build(folder, recipe)
+    if sources:
+        base, folder = folder, folder.with_name(folder.name + "+sessions")
+        if rebuild or not (folder / "ids.json").exists():
+            print(f"adding the sessions as sources in {folder} …", file=sys.stderr)
+            add_sources(folder, base)
     lib = Library.open(folder / "library", settings=Settings())
     mapping = json.loads((folder / "ids.json").read_text(encoding="utf-8"))
     return lib, mapping, json.loads((folder / "build.json").read_text(encoding="utf-8"))
@@ -249,7 +299,8 @@ def bm25_only(lib: Library, question: Question) -> list[str]:
 def product(lib: Library, question: Question) -> list[str]:
     """``services.search.search`` restricted to the conversation's scope."""
     scope = scope_of(question.conversation)
-    response = search_service.search(lib, question.text, scope=scope, scopes=[scope], limit=max(KS))
+    # Twice the deepest k: with the sessions stored as sources, session hits come between the turns.
+    response = search_service.search(lib, question.text, scope=scope, scopes=[scope], limit=2 * max(KS))
     return [h.document.id for h in response.hits]
 
 
@@ -279,11 +330,12 @@ def evaluate(lib: Library, mapping: dict[str, str], questions: Sequence[Question
         start = time.perf_counter()
         ranked = ranking(lib, question)
         seconds.append(time.perf_counter() - start)
-        kept += len(ranked[: max(KS)])
-        turns = [mapping[d].split("|", 1)[1] for d in ranked]
+        found = [mapping[d].split("|", 1)[1] for d in ranked]  # turn ids D3:12, session sources S3
+        turns = [t for t in found if t.startswith("D")]
+        kept += len(turns[: max(KS)])
         wanted = set(question.evidence)
         wanted_sessions = {session_of(e) for e in wanted}
-        sessions = list(dict.fromkeys(session_of(t) for t in turns))
+        sessions = list(dict.fromkeys(session_of(t) for t in found))
         for k in KS:
             dialog[k] += len(wanted & set(turns[:k])) / len(wanted)
             session[k] += len(wanted_sessions & {session_of(t) for t in turns[:k]}) / len(wanted_sessions)
@@ -437,9 +489,13 @@ def main() -> None:
     parser.add_argument("--recipe", default=DEFAULT_RECIPE, choices=sorted(RECIPES),
                         help=f"how a turn is written (default {DEFAULT_RECIPE})")
     parser.add_argument("--tune", action="store_true", help="measure query-side variants first")
+    parser.add_argument("--sources", action="store_true",
+                        help="store each session as a source note too, every turn derived_from it")
+    parser.add_argument("--source-weights", default="",
+                        help="comma-separated Settings.source_weight values to measure the product with")
     args = parser.parse_args()
     _, questions = load()
-    lib, mapping, built = open_library(args.recipe, args.rebuild)
+    lib, mapping, built = open_library(args.recipe, args.rebuild, args.sources)
     try:
         if args.tune:
             print(table(f"query-side variants, recipe {args.recipe!r}", HEADER, tune(lib, mapping, questions)))
@@ -448,7 +504,11 @@ def main() -> None:
                 row("BM25-only (lexical.search_chunks)", evaluate(lib, mapping, questions, bm25_only),
                     "R@10 0.589, session R@5 0.868"),
                 row("product (services.search.search, one scope)", evaluate(lib, mapping, questions, product),
-                    "")]
+                    f"source_weight {lib.settings.source_weight:g}")]
+        shipped = lib.settings
+        for weight in (float(w) for w in args.source_weights.split(",") if w.strip()):
+            lib.settings = shipped.model_copy(update={"source_weight": weight})
+            rows.append(row(f"product, source_weight {weight:g}", evaluate(lib, mapping, questions, product)))
     finally:
         lib.close()
     print(table(
