@@ -314,6 +314,7 @@ class Scores:
     session: dict[int, float]
     distinct: dict[int, float]
     by_category: dict[int, float]
+    by_spread: tuple[float, float]
     seconds: list[float]
     kept: float
 
@@ -325,6 +326,7 @@ def evaluate(lib: Library, mapping: dict[str, str], questions: Sequence[Question
     distinct = {k: 0.0 for k in KS}
     category_sum: dict[int, float] = {}
     category_count: dict[int, int] = {}
+    spread: tuple[list[float], list[float]] = ([], [])  # distinct sessions R@5: one evidence session, several
     seconds, kept = [], 0
     for question in questions:
         start = time.perf_counter()
@@ -340,27 +342,32 @@ def evaluate(lib: Library, mapping: dict[str, str], questions: Sequence[Question
             dialog[k] += len(wanted & set(turns[:k])) / len(wanted)
             session[k] += len(wanted_sessions & {session_of(t) for t in turns[:k]}) / len(wanted_sessions)
             distinct[k] += len(wanted_sessions & set(sessions[:k])) / len(wanted_sessions)
+        spread[len(wanted_sessions) > 1].append(len(wanted_sessions & set(sessions[:5])) / len(wanted_sessions))
         category_sum[question.category] = category_sum.get(question.category, 0.0) + \
             len(wanted & set(turns[: max(KS)])) / len(wanted)
         category_count[question.category] = category_count.get(question.category, 0) + 1
     n = max(len(questions), 1)
     return Scores({k: v / n for k, v in dialog.items()}, {k: v / n for k, v in session.items()},
                   {k: v / n for k, v in distinct.items()},
-                  {c: category_sum[c] / category_count[c] for c in sorted(category_sum)}, seconds, kept / n)
+                  {c: category_sum[c] / category_count[c] for c in sorted(category_sum)},
+                  (sum(spread[0]) / max(len(spread[0]), 1), sum(spread[1]) / max(len(spread[1]), 1)), seconds, kept / n)
 
 
 def row(label: str, scores: Scores, reference: str = "") -> list[str]:
     """A table row: the label, dialog R@5 R@10, session R@5 R@10 (of the top k turns, of the first k distinct
-    sessions), dialog R@10 per category, p50/p95 ms, the mean hits returned (at most 10), a reference."""
+    sessions), dialog R@10 per category, distinct sessions R@5 of the questions with one evidence session and
+    of those with several, p50/p95 ms, the mean turns returned (at most 10), a reference."""
     return [label, *(f"{scores.dialog[k]:.3f}" for k in KS), *(f"{scores.session[k]:.3f}" for k in KS),
             *(f"{scores.distinct[k]:.3f}" for k in KS),
             " ".join(f"{scores.by_category.get(c, 0):.2f}" for c in CATEGORIES),
+            " / ".join(f"{v:.3f}" for v in scores.by_spread),
             f"{1000 * percentile(scores.seconds, 50):.0f} / {1000 * percentile(scores.seconds, 95):.0f}",
             f"{scores.kept:.1f}", reference]
 
 
 HEADER = ["ranking", "dialog R@5", "R@10", "session R@5", "R@10", "distinct sessions R@5", "R@10",
-          "R@10 by category " + "/".join(str(c) for c in CATEGORIES), "p50 / p95 ms", "hits", "published"]
+          "R@10 by category " + "/".join(str(c) for c in CATEGORIES), "distinct R@5, 1 / 2+ evidence sessions",
+          "p50 / p95 ms", "hits", "published"]
 
 
 # -- tuning (query side, on a built library) -----------------------------------------------------
@@ -514,7 +521,10 @@ def main() -> None:
     print(table(
         f"bench_locomo: recipe {args.recipe!r}, {len(questions)} questions, {built['turns']} turns / "
         f"{built['chunks']} chunks (store: add_text {built['add_seconds']:.0f} s, embed: drain "
-        f"{built['drain_seconds']:.0f} s, load {built.get('load', float('nan')):.1f}); load now "
+        f"{built['drain_seconds']:.0f} s, load {built.get('load', float('nan')):.1f})"
+        + (f"; sessions as sources: {built['session_chunks']} chunks (add_text and relate "
+           f"{built['sessions_added_seconds']:.0f} s, drain {built['sessions_drain_seconds']:.0f} s, load "
+           f"{built['sessions_load']:.1f})" if "session_chunks" in built else "") + "; load now "
         f"{os.getloadavg()[0]:.1f}", HEADER, rows))
 
 

@@ -280,14 +280,17 @@ def source_context(session: Session, fused: Sequence[FusedDocument], weight: flo
     if weight <= 0 or not fused:
         return {}
     relevance = {d.document_id: d.relevance for d in fused}
-    found = json.dumps(sorted(relevance))
+    # Driven by the documents found, one primary-key lookup each (source_id leads the key): an IN list
+    # made SQLite scan the relation table (45 ms for 200 documents among 2,760 edges).
     rows = session.exec(
-        text("SELECT source_id, target_id FROM relation WHERE type = :t AND source_id IN "
-             "(SELECT value FROM json_each(:found)) AND target_id IN (SELECT value FROM json_each(:found))"),
-        params={"t": RelationType.DERIVED_FROM.value, "found": found},
+        text("SELECT r.source_id, r.target_id FROM json_each(:found) AS j CROSS JOIN relation r "
+             "ON r.source_id = j.value WHERE r.type = :t"),
+        params={"t": RelationType.DERIVED_FROM.value, "found": json.dumps(sorted(relevance))},
     ).all()
     context: dict[str, tuple[str, float]] = {}
     for part, source in rows:
+        if source not in relevance:
+            continue
         if part not in context or relevance[source] > context[part][1]:
             context[part] = (source, relevance[source])
     return context
