@@ -256,13 +256,8 @@ def relevant(fused: list[FusedDocument], settings: Settings,
     if not fused:
         return []
     context = context or {}
-
-    def ranked(doc: FusedDocument) -> float:
-        found = context.get(doc.document_id)
-        return doc.relevance if found is None else doc.relevance + settings.source_weight * found[1]
-
-    share = settings.relative_relevance * max(ranked(d) for d in fused)
-    return [d for d in fused if ranked(d) >= share and d.relevance > 0
+    share = settings.relative_relevance * max(ranked_relevance(d, context, settings.source_weight) for d in fused)
+    return [d for d in fused if ranked_relevance(d, context, settings.source_weight) >= share and d.relevance > 0
             and _relevance_before_role_weight(d, settings) >= settings.min_relevance]
 
 
@@ -296,11 +291,16 @@ def source_context(session: Session, fused: Sequence[FusedDocument], weight: flo
     return context
 
 
-def ranked_score(doc: FusedDocument, context: dict[str, tuple[str, float]], weight: float) -> float:
-    """The rank order of a hit: ``(relevance + weight × its source's relevance) × scope weight``
-    (:func:`source_context`; without a source found, the fused score)."""
+def ranked_relevance(doc: FusedDocument, context: dict[str, tuple[str, float]], weight: float) -> float:
+    """``doc``'s relevance plus ``weight`` × its source's (:func:`source_context`), or its relevance alone."""
     found = context.get(doc.document_id)
-    return doc.score if found is None else (doc.relevance + weight * found[1]) * doc.scope_weight
+    return doc.relevance if found is None else doc.relevance + weight * found[1]
+
+
+def ranked_score(doc: FusedDocument, context: dict[str, tuple[str, float]], weight: float) -> float:
+    """The rank order of a hit: :func:`ranked_relevance` × scope weight (without a source found, the fused
+    score itself)."""
+    return doc.score if doc.document_id not in context else ranked_relevance(doc, context, weight) * doc.scope_weight
 
 
 def _relevance_before_role_weight(doc: FusedDocument, settings: Settings) -> float:
