@@ -201,3 +201,37 @@ def test_a_word_in_the_title_is_not_reported_missing(library):
                 title="Phoenix paludosa leaves")
     (hit,) = search(library, "flavonoids in phoenix").hits
     assert hit.document.id == doc and hit.matched == ["flavonoids", "phoenix"] and hit.unmatched == []
+
+
+def _chat(library):
+    """Two sessions of a chat stored as source notes, with one turn of each stored as a memory derived from it:
+    Caroline's turn matches "camping" twice, Melanie's once, but only Melanie's session is about the lake."""
+    from vancetope_desktop.services import graph
+
+    for content in TOPICS:  # other notes, so that "camping" is a rare word
+        _note(library, content)
+    lake = _note(library, "Melanie: We drove up to the lake on Friday.\n\nCaroline: Did you camp by the lake?\n\n"
+                 "Melanie: The kids loved camping, we swam in the lake every morning.", title="Melanie and Caroline")
+    shop = _note(library, "Caroline: I painted all weekend.\n\nMelanie: Any new pieces?\n\n"
+                 "Caroline: Camping gear is expensive, my kids loved camping though.", title="Caroline and Melanie")
+    melanie = _note(library, "Melanie: The kids loved camping.", title="Melanie")
+    caroline = _note(library, "Caroline: Camping gear is expensive, my kids loved camping though.", title="Caroline")
+    for part, source in ((melanie, lake), (caroline, shop)):
+        graph.relate(library, part, source, "derived_from")
+    return melanie, caroline, lake
+
+
+def test_a_turn_ranks_up_by_the_relevance_of_the_session_it_was_said_in(library):
+    melanie, caroline, lake = _chat(library)
+    query = "camping at the lake"
+    # Each turn judged alone (what main did): Caroline's says "camping" twice, and Melanie's, under 0.4 × the
+    # relevance of her session (which names the lake), is cut.
+    library.settings = library.settings.model_copy(update={"source_weight": 0.0})
+    unweighted = [h.document.id for h in search(library, query).hits if h.document.id in (melanie, caroline)]
+    assert unweighted == [caroline]
+    library.settings = library.settings.model_copy(update={"source_weight": 0.3})
+    hits = {h.document.id: h for h in search(library, query).hits}
+    assert [d for d in hits if d in (melanie, caroline)] == [melanie, caroline]
+    assert hits[melanie].source == lake and hits[melanie].source_relevance == pytest.approx(hits[lake].relevance)
+    assert hits[melanie].score == pytest.approx(hits[melanie].relevance + 0.3 * hits[lake].relevance)
+    assert "of its source" in hits[melanie].explanation

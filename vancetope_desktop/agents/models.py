@@ -380,7 +380,9 @@ class QueryHit(BaseModel):
     section: str | None = None
     role: str = Field(default="body", description="What the passage is: body, or a paper's references, authors or "
                       "acknowledgements (those match by words only, never by meaning).")
-    score: float = Field(description="The rank order: relevance × scope_weight.")
+    score: float = Field(description="The rank order: relevance × scope_weight; for a document derived_from a "
+                         "source this search also found, (relevance + a share of the source's) × scope_weight "
+                         "(see why).")
     relevance: float = Field(description="How well the document matches the question, 0-1, before the scope weight: "
                              "meaning and keywords combined (hits below a cut-off are not returned).")
     meaning: float | None = Field(default=None, description="Match by meaning, 0-1; null when the document has no "

@@ -460,14 +460,14 @@ class MemoryTools:
         return AtomList(atoms=found, count=len(found))
 
     def plan_update(self, plan_id: str, status: str) -> Atom:
-        """Set the status of one of the acting scope's own plans (``atoms.plan_update``).
+        """Set the status of a plan the acting scope writes (its own, or its agent's: ``atoms.plan_update``).
 
         Raises:
             InvalidAtom: an unknown status, "completed" (with the reason), not a plan, a plan that happened.
             AccessDenied: not the acting scope's own. DocumentNotFound.
         """
         args = parse_arguments(PlanUpdateInput, plan_id=plan_id, status=status)
-        self._own(args.plan_id, "change the status of")
+        self._writable(args.plan_id, "change the status of")
         return atoms.plan_update(self.lib, args.plan_id.strip(), args.status, acting_scope=self.scope)
 
     def plan_happened(self, plan_id: str, when: str, text: str | None = None) -> Atom:
@@ -479,7 +479,7 @@ class MemoryTools:
             DocumentNotFound.
         """
         args = parse_arguments(PlanHappenedInput, plan_id=plan_id, when=when, text=text)
-        self._own(args.plan_id, "record the event of")
+        self._writable(args.plan_id, "record the event of")
         source = Source(type=SourceType.TOOL_OUTPUT,
                         think_process_id=ScopePath.parse(self.scope).key if self.kind is ScopeKind.THINK_PROCESS
                         else None)

@@ -59,6 +59,11 @@ class Settings(BaseModel):
     relative_relevance: float = Field(
         0.4, ge=0.0, le=1.0, description="Hits less relevant than this share of the best hit's are left out.",
     )
+    source_weight: float = Field(
+        0.3, ge=0.0, le=1.0, description="Share of a source's relevance added to the rank of a document derived "
+        "from it that the same search finds (a conversation turn and its session: services.search.source_context; "
+        "measured on LoCoMo, tests/benchmarks/bench_locomo.py --sources).",
+    )
     candidates: int = Field(100, ge=10, le=2000, description="Chunks fetched per ranking before fusion.")
     title_weight: float = Field(3.0, ge=0.0, description="BM25 weight of a document's title against its text (1).")
     lexical_stemming: bool = Field(
