@@ -106,9 +106,9 @@ def main() -> None:
     rows, valid, asked = [], 0, 0
     for name, text, when in _inputs()[:args.limit]:
         results = []
-        for task, call in (("atoms", lambda: generator.extract_atoms(text, reference_time=when)),
-                           ("summary", lambda: generator.summarize(text, 60)),
-                           ("keywords", lambda: generator.keywords(text, 10))):
+        for task, call in (("atoms", lambda t=text, w=when: generator.extract_atoms(t, reference_time=w)),
+                           ("summary", lambda t=text: generator.summarize(t, 60)),
+                           ("keywords", lambda t=text: generator.keywords(t, 10))):
             asked += 1
             try:
                 answer = call()
