@@ -641,6 +641,7 @@ from . import (  # noqa: E402, F401
     annotation_commands,
     citation_commands,
     duplicate_commands,
+    generator_commands,
     graph_commands,
     memory_commands,
     note_commands,
