@@ -105,26 +105,30 @@ class LlamaCppChat:
 
     def complete(self, system: str, user: str, schema: type[BaseModel], *, max_tokens: int,
                  timeout_s: float) -> str:
-        """See ``ChatModel.complete``: greedy decoding held to ``schema`` by a llama.cpp grammar; decoding
-        stops at ``timeout_s`` (checked after each token), which raises ``GeneratorTimeout``."""
+        """See ``ChatModel.complete``: greedy decoding held to ``schema`` by a llama.cpp grammar, streamed so
+        that the time limit is checked after each token (``GeneratorTimeout`` once it has passed)."""
         deadline = time.monotonic() + timeout_s
+        parts: list[str] = []
+        finish = None
         with _LOCK:
             llama = _load(self.path)
             try:
-                result = llama.create_chat_completion(
+                stream = llama.create_chat_completion(
                     messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
                     response_format={"type": "json_object", "schema": schema.model_json_schema()},
-                    temperature=0.0, max_tokens=max_tokens,
-                    stopping_criteria=_stop_at(deadline),
-                )
+                    temperature=0.0, max_tokens=max_tokens, stream=True)
+                for chunk in stream:
+                    choice = chunk["choices"][0]
+                    parts.append(choice["delta"].get("content") or "")
+                    finish = choice.get("finish_reason") or finish
+                    if finish is None and time.monotonic() >= deadline:
+                        stream.close()  # ends llama.cpp's decoding loop
+                        raise GeneratorTimeout(f"{self.name} gave no complete reply within {timeout_s:g} s")
             except ValueError as error:  # llama.cpp's own refusals: a prompt longer than the context, …
                 raise GeneratorError(f"{self.name}: {error}") from None
-        if time.monotonic() >= deadline:
-            raise GeneratorTimeout(f"{self.name} gave no complete reply within {timeout_s:g} s")
-        choice = result["choices"][0]
-        if choice.get("finish_reason") == "length":
+        if finish == "length":
             raise GeneratorError(f"{self.name}'s reply ran past {max_tokens} tokens")
-        return choice["message"]["content"] or ""
+        return "".join(parts)
 
 
 _LOCK = threading.Lock()
@@ -144,9 +148,3 @@ def _load(path: Path) -> Any:
         except (ValueError, RuntimeError, OSError) as error:
             raise GeneratorUnavailable(f"cannot load the model {path.name}: {error}") from None
     return _LOADED[path]
-
-
-def _stop_at(deadline: float) -> Any:
-    from llama_cpp import StoppingCriteriaList
-
-    return StoppingCriteriaList([lambda _tokens, _logits: time.monotonic() >= deadline])
