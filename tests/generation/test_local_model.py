@@ -9,9 +9,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from vancetope_desktop.core.atoms import AtomDraft
 from vancetope_desktop.core.settings import Settings
-from vancetope_desktop.generation.base import GeneratorTimeout, GeneratorUnavailable, MalformedReply
+from vancetope_desktop.generation.base import GeneratorTimeout, GeneratorUnavailable
 from vancetope_desktop.generation.builtin import BuiltinGenerator
 from vancetope_desktop.generation.choice import build_generator
 from vancetope_desktop.generation.fallback import FallbackGenerator
@@ -44,18 +43,11 @@ def test_a_missing_or_foreign_model_file_leaves_the_builtin_with_the_reason(tmp_
 
 
 @pytest.mark.slow
-def test_smollm2_drafts_valid_json_and_a_late_reply_falls_back(corpus, caplog):
-    """One model load (~1 s with llama.cpp) for both points; the text is a real note."""
+def test_smollm2_replies_in_the_schema_and_a_late_reply_falls_back(corpus, caplog):
+    """One model load (seconds with llama.cpp) for both points; the text is a real note."""
     note = (corpus / "notes" / "graph-partitioning-survey-reading-note.md").read_text(encoding="utf-8")
-    model = ModelGenerator(LlamaCppChat(), timeout_s=120)
-    # The grammar holds the reply to the schema: it parses, and whatever the model says is a valid draft.
-    try:
-        drafts = model.extract_atoms(note, reference_time=REFERENCE)
-    except MalformedReply as error:  # only an atom inconsistent with its type (an event without a time)
-        assert "does not hold together" in str(error)
-    else:
-        assert all(isinstance(d, AtomDraft) for d in drafts)
-        assert all(note[d.span.start:d.span.end] for d in drafts if d.span)
+    model = ModelGenerator(LlamaCppChat(), timeout_s=300)
+    # The grammar holds the reply to the schema: it parses into keywords, whatever their worth.
     keywords = model.keywords(note, 5)
     assert 0 < len(keywords) <= 5 and all(k.strip() for k in keywords)
 

@@ -14,9 +14,9 @@ answers with the built-in generator for that one item: the input is never lost.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Protocol
+from typing import Annotated, Protocol
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field, StringConstraints, create_model
 
 from ..core.atoms import AtomDraft
 from .base import (
@@ -38,6 +38,10 @@ MAX_INPUT_CHARS = 6_000
 4,096-token context here (``local_model.CONTEXT_TOKENS``), which must also hold the prompt and the reply. A
 longer text is refused with a ``GeneratorError`` so the built-in generator answers it whole, rather than
 the model seeing only its start (callers cut long sources into chunks first)."""
+
+ATOMS_MAX_TOKENS = 768
+"""The longest atom list a model may write for one text (about 12 atoms with their quotes): a small model that
+loops is cut off there, and its item goes to the built-in generator."""
 
 DEFAULT_TIMEOUT_S = 60.0
 """Seconds one model turn may take before it is given up on (``Settings.generator_timeout_s``): SmolLM2-135M
@@ -65,10 +69,12 @@ class ChatModel(Protocol):
         ...
 
 
-SUMMARY_SYSTEM = ("You summarise the user's text faithfully, in plain sentences, without adding anything. "
-                  'Reply with JSON only: {"summary": "..."}.')
+# No example values in the prompts: SmolLM2-135M copied a '["...", "..."]' example as its answer. The shape
+# is held by the runtime's grammar, the endpoint's response_format, or the schema sent with a sampling request.
+SUMMARY_SYSTEM = ("You summarise the user's text faithfully, in your own short sentences, without adding "
+                  'anything. Reply with a JSON object whose "summary" is the summary.')
 KEYWORDS_SYSTEM = ("You list the key phrases of the user's text: short noun phrases copied from the text, most "
-                   'important first. Reply with JSON only: {"keywords": ["...", "..."]}.')
+                   'important first, each once. Reply with a JSON object whose "keywords" is the list.')
 ATOMS_SYSTEM = (
     "You extract atoms from the user's text: one short self-contained statement each.\n"
     '- "fact": something true (a finding, a definition, a property).\n'
@@ -76,12 +82,13 @@ ATOMS_SYSTEM = (
     '- "plan": something intended, with "due" as an ISO date or date-time.\n'
     'Each atom has "quote": the sentence of the text it comes from, copied exactly. '
     "Resolve relative dates against the reference time. Leave out greetings, questions and headings.\n"
-    'Reply with JSON only: {"atoms": [{"type": "...", "text": "...", "quote": "...", "when": null, "due": null}]}.'
+    'Reply with a JSON object whose "atoms" is the list of atoms, each with "type", "text", "quote", and "when" '
+    'or "due" when it has one.'
 )
 DIGEST_SYSTEM = (
     "You write a short Markdown digest of one day's research material. Keep every link exactly as given, "
     "in the form [[id|text]], and group the material under headings. "
-    'Reply with JSON only: {"markdown": "..."}.'
+    'Reply with a JSON object whose "markdown" is the digest.'
 )
 
 
@@ -119,7 +126,7 @@ class ModelGenerator:
         if not text.strip():
             return []
         reply = self._ask(KEYWORDS_SYSTEM, f"At most {k} key phrases of:\n\n{self._bounded(text)}",
-                          KeywordsReply, max_tokens=min(12 * k + 40, 1024))
+                          _bounded_keywords(k), max_tokens=min(24 * k + 40, 1024))
         kept: dict[str, str] = {}
         for phrase in reply.keywords:
             phrase = " ".join(phrase.split())
@@ -145,7 +152,7 @@ class ModelGenerator:
         reference = reference_time if reference_time.tzinfo else reference_time.replace(tzinfo=zone)
         user = (f"Reference time: {reference.isoformat(timespec='minutes')} ({reference:%A}).\n\n"
                 f"Text:\n{self._bounded(text)}")
-        reply = self._ask(ATOMS_SYSTEM, user, AtomsReply, max_tokens=1024)
+        reply = self._ask(ATOMS_SYSTEM, user, AtomsReply, max_tokens=ATOMS_MAX_TOKENS)
         return drafts_from_reply(reply, text, zone)
 
     def write_digest(self, request: DigestRequest) -> str:
@@ -174,6 +181,15 @@ class ModelGenerator:
     def _ask(self, system: str, user: str, schema: type[BaseModel], *, max_tokens: int) -> BaseModel:
         raw = self.chat.complete(system, user, schema, max_tokens=max_tokens, timeout_s=self.timeout_s)
         return parse_reply(schema, _unfenced(raw), generator=self.name)
+
+
+def _bounded_keywords(k: int) -> type[KeywordsReply]:
+    """``KeywordsReply`` with at most ``k`` phrases of at most 80 characters: the bounds go into the JSON
+    schema, so a grammar-held model ends its list there instead of repeating phrases until its token limit
+    (SmolLM2-135M does)."""
+    phrase = Annotated[str, StringConstraints(max_length=80)]
+    return create_model("KeywordsReply", __base__=KeywordsReply,
+                        keywords=(list[phrase], Field(max_length=k)))  # type: ignore[valid-type]
 
 
 def _unfenced(raw: str) -> str:
