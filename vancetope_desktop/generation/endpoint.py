@@ -4,7 +4,7 @@
 ``response_format`` holding the reply's JSON schema; the reply's ``choices[0].message.content`` is the JSON.
 Servers spell the schema format two ways: OpenAI's ``{"type": "json_schema", "json_schema": {...}}`` (vLLM,
 LM Studio, Ollama) and llama.cpp's ``{"type": "json_object", "schema": {...}}`` (llama-cpp-python's server,
-which refuses the first with HTTP 422); a refusal of the first is retried once with the second, and the
+which refuses the first with an HTTP error naming it); such a refusal is retried once with the second, and the
 choice is remembered for the endpoint.
 
 httpx, no SDK: one request shape is all that is used. The endpoint is only ever the URL the user set: this
@@ -82,8 +82,9 @@ class EndpointChat:
         body = {"model": self.model, "temperature": 0, "max_tokens": max_tokens, "stream": False,
                 "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}]}
         response = self._post(body, schema, timeout_s)
-        if response.status_code in (400, 422) and self._schema_style == "json_schema":
-            # llama-cpp-python's server knows only {"type": "json_object", "schema": …}.
+        if response.status_code >= 400 and self._schema_style == "json_schema" and "json_schema" in response.text:
+            # llama-cpp-python's server knows only {"type": "json_object", "schema": …}, and refuses the other
+            # form with HTTP 500 naming it ('Input should be 'text' or 'json_object'', input 'json_schema').
             self._schema_style = "json_object"
             response = self._post(body, schema, timeout_s)
         if response.status_code in (401, 403):
