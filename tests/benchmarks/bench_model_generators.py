@@ -120,7 +120,8 @@ def main() -> None:
         print(name, "; ".join(results), flush=True)  # a long run keeps what it measured so far
     print(table(f"{args.runtime}: replies per input", ["input", "chars", "replies (atoms / words / keywords)"], rows))
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(table(f"{args.runtime}: SmolLM2-135M Q4_1, {THREADS} threads", ["runtime", "load s (wall / cpu)", "peak RSS MB", "tokens", "tokens/s", "valid replies"],
+    print(table(f"{args.runtime}: SmolLM2-135M Q4_1, {THREADS} threads",
+                ["runtime", "load s (wall / cpu)", "peak RSS MB", "tokens", "tokens/s", "valid replies"],
                 [[args.runtime, f"{load_wall:.1f} / {load_cpu:.1f}", f"{rss_mb:.0f}", str(counted.tokens),
                   f"{counted.tokens / max(counted.seconds, 1e-9):.1f}", f"{valid} / {asked}"]]))
     print(f"load average {os.getloadavg()[0]:.1f}")
