@@ -117,7 +117,7 @@ class ModelGenerator:
         if not text.strip():
             return ""
         reply = self._ask(SUMMARY_SYSTEM, f"Summarise in at most {max_words} words:\n\n{self._bounded(text)}",
-                          SummaryReply, max_tokens=min(2 * max_words + 40, 1024))
+                          _bounded_summary(max_words), max_tokens=min(3 * max_words + 40, 2048))
         return " ".join(reply.summary.split()[:max_words])
 
     def keywords(self, text: str, k: int) -> list[str]:
@@ -181,6 +181,14 @@ class ModelGenerator:
     def _ask(self, system: str, user: str, schema: type[BaseModel], *, max_tokens: int) -> BaseModel:
         raw = self.chat.complete(system, user, schema, max_tokens=max_tokens, timeout_s=self.timeout_s)
         return parse_reply(schema, _unfenced(raw), generator=self.name)
+
+
+def _bounded_summary(max_words: int) -> type[SummaryReply]:
+    """``SummaryReply`` whose summary holds at most ``max_words`` words' worth of characters (8 each): in the
+    schema, so a grammar-held model closes its string there instead of looping (SmolLM2-135M repeated its
+    summary's last sentence until the token limit on a corpus note)."""
+    return create_model("SummaryReply", __base__=SummaryReply,
+                        summary=(str, Field(max_length=8 * max_words)))  # type: ignore[call-overload]
 
 
 def _bounded_keywords(k: int) -> type[KeywordsReply]:
