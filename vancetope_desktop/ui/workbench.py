@@ -37,6 +37,7 @@ from ..services import (
     duplicates,
     episodes,
     folders,
+    generators,
     imports,
     indexing,
     lifecycle,
@@ -523,6 +524,11 @@ class Workbench(QObject):
             self.notice.emit("The demo library is ready: Transformer Efficiency Review")
 
         return self.run("Installing the demo library", work, on_result=done, visible=True, lane="import")
+
+    def set_endpoint_key(self, url: str, key: str) -> Task:
+        """Keep the generator endpoint's API key in the system keyring (a failure, e.g. no keyring, is reported
+        as the task's error: the key is then kept nowhere)."""
+        return self.run("Keep the endpoint key", lambda _context: generators.set_endpoint_key(url, key))
 
     def save_settings(self, settings) -> Task:
         """Save the library's settings; a new embedding model re-indexes the library."""
