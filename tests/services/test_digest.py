@@ -12,7 +12,7 @@ from vancetope_desktop.core.documents import DocumentStatus, DocumentType
 from vancetope_desktop.core.errors import InvalidInput, NothingToUndo, ScopeNotFound
 from vancetope_desktop.core.undo import UserAction
 from vancetope_desktop.generation.base import GeneratorTimeout
-from vancetope_desktop.services import atoms, audit, conflicts, digest, documents, graph, undo
+from vancetope_desktop.services import atoms, audit, conflicts, digest, documents, generators, graph, undo
 from vancetope_desktop.services.library import DEFAULT_PROJECT
 from vancetope_desktop.services.reconcile import numbers_template
 
@@ -174,3 +174,13 @@ def test_the_write_waits_for_the_gate_and_a_gate_that_cancels_writes_nothing(lib
         digest.run_digest(library, P, TODAY, before_write=cancel)
     assert seen == [before] and _state(library) == before
     assert digest.run_digest(library, P, TODAY, before_write=lambda: None).outcome == "digested"
+
+
+def test_the_library_s_generator_writes_the_digest_and_an_unreachable_one_falls_back(library):
+    _atom(library, "fact", "The heron colony has 40 nests.")
+    # Port 9 (discard) on loopback: nothing listens, the connection is refused at once.
+    generators.choose_generator(library, generator="endpoint", generator_endpoint_url="http://127.0.0.1:9/v1",
+                                generator_endpoint_model="smollm2")
+    run = digest.run_digest(library, P, TODAY)
+    assert run.outcome == "digested" and run.fallback and run.generator.startswith("openai")
+    assert "The heron colony has 40 nests." in run.content  # the built-in wrote it: nothing lost

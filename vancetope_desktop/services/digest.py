@@ -55,7 +55,7 @@ from ..generation.fallback import FallbackGenerator
 from ..store import tables
 from ..store.blobs import hash_text
 from ..store.db import BUSY_TIMEOUT_MS, read_session, write_session
-from . import atoms, audit, documents, lifecycle, records, relations, undo
+from . import atoms, audit, documents, generators, lifecycle, records, relations, undo
 from .library import Library
 from .reconcile import Reconciliation, reconcile
 from .scopes import list_scopes, resolve_scope
@@ -161,8 +161,8 @@ def run_digest(lib: Library, scope: str | None = None, day: str | date | None = 
     Args:
         scope: a scope path or name (default: the current scope).
         day: :func:`parse_day` (default: today).
-        generator: who writes the writeup (default: the built-in generator); it is wrapped so that a failure
-            falls back to the built-in one.
+        generator: who writes the writeup (default: the library's, ``services.generators.library_generator``);
+            a model is wrapped so that a failure falls back to the built-in generator.
         now: the present moment (default: this computer's clock; naive is local time).
         before_write: called just before the one write transaction, after the slow part (reading, embedding,
             drafting): the app's gate that lets a person's own edits go first (it may raise to cancel).
@@ -190,8 +190,13 @@ def run_digest(lib: Library, scope: str | None = None, day: str | date | None = 
     scope_atoms = [a for a in atoms.list_atoms(lib, scope_path) if a.scope == scope_path]
     day_atoms = [a for a in scope_atoms if a.id in by_id]
     found = reconcile(lib, day_atoms, scope_atoms, the_day, _local_today(moment))
-    chosen = generator or BuiltinGenerator()
-    writer = chosen if isinstance(chosen, BuiltinGenerator) else FallbackGenerator(chosen, BuiltinGenerator())
+    problem = ""
+    if generator is None:  # the library's choice (Settings ▸ Generator), the built-in behind any model
+        picked = generators.library_generator(lib)
+        generator, problem = picked.generator, picked.problem
+    chosen = generator
+    writer = chosen if isinstance(chosen, BuiltinGenerator | FallbackGenerator) else \
+        FallbackGenerator(chosen, BuiltinGenerator())
     listed, damaged = [], []
     for atom in day_atoms:
         try:
@@ -222,7 +227,8 @@ def run_digest(lib: Library, scope: str | None = None, day: str | date | None = 
         raise DigestBusy(f"the library stayed locked by another process (a digest or an import) for "
                          f"{BUSY_TIMEOUT_MS // 1000} s: try again in a moment") from None
     done = _shown(lib, done_id, outcome)  # type: ignore[arg-type]
-    return done.model_copy(update={"warnings": [*done.warnings, *found.warnings, *damaged]})
+    unused = [f"written by the built-in generator: {problem}"] if problem else []
+    return done.model_copy(update={"warnings": [*done.warnings, *found.warnings, *damaged, *unused]})
 
 
 def show_digest(lib: Library, scope: str | None = None, day: str | date | None = None) -> DigestRun:
