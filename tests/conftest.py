@@ -57,6 +57,17 @@ def scifact() -> Path:
     return _need(SHARED / "eval" / "scifact", "the SciFact benchmark")
 
 
+@pytest.fixture
+def library(tmp_path, new_library_folder):
+    """A fresh library in a temporary folder (real SQLite, real Chroma, the bundled model)."""
+    from vancetope_desktop.services.library import Library
+
+    shutil.copytree(new_library_folder, tmp_path / "library")
+    lib = Library.open(tmp_path / "library")
+    yield lib
+    lib.close()
+
+
 @pytest.fixture(scope="session")
 def new_library_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A library as ``Library.open`` creates it, made once per test process and closed; ``library`` copies it.
@@ -69,17 +80,6 @@ def new_library_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("new-library") / "library"
     Library.open(root).close()
     return root
-
-
-@pytest.fixture
-def library(tmp_path, new_library_folder):
-    """A fresh library in a temporary folder (real SQLite, real Chroma, the bundled model)."""
-    from vancetope_desktop.services.library import Library
-
-    shutil.copytree(new_library_folder, tmp_path / "library")
-    lib = Library.open(tmp_path / "library")
-    yield lib
-    lib.close()
 
 
 @pytest.fixture(scope="session")
