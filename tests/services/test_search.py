@@ -2,14 +2,14 @@
 
 import pytest
 
+from tests.library_copies import build_template, copied_library
 from vancetope_desktop.core.documents import DocumentStatus, DocumentType
 from vancetope_desktop.core.tags import all_of
 from vancetope_desktop.services import documents, indexing, moves, scopes
 from vancetope_desktop.services.search import make_snippet, passage_highlight, search
 
 
-@pytest.fixture
-def seed_library(library):
+def _seed(library):
     """Seed §8: project 'Transformer Efficiency Review' with two think processes, plus another project."""
     scopes.create_scope(library, "group", "grp_1", name="Lab")
     scopes.create_scope(library, "project", "proj_5", parent="group/grp_1", name="Transformer Efficiency Review")
@@ -37,7 +37,20 @@ def seed_library(library):
         "group_fact": add(library, "The lab owns four GPU servers with A100 hardware.", scope="group/grp_1").id,
     }
     indexing.try_drain(library)
-    return library, ids
+    return ids
+
+
+@pytest.fixture(scope="module")
+def seed_template(tmp_path_factory):
+    """The seed library built and embedded once for the module; each test gets a copy (``seed_library``)."""
+    return build_template(tmp_path_factory, _seed)
+
+
+@pytest.fixture
+def seed_library(seed_template, tmp_path):
+    template, ids = seed_template
+    with copied_library(template, tmp_path / "library") as library:
+        yield library, ids
 
 
 def test_seed_scenario_hypothesis_check_sees_project_and_promoted_results_only(seed_library):

@@ -4,6 +4,7 @@ cut-off, explanations and quoted phrases (issue 10, "Ranking")."""
 import pytest
 from sqlalchemy import text
 
+from tests.library_copies import build_template, copied_library
 from vancetope_desktop.core.documents import ChunkRole, DocumentType
 from vancetope_desktop.services import documents, indexing
 from vancetope_desktop.services.search import search
@@ -64,8 +65,7 @@ AUTHORS = "\n".join(f"Name{i} Surname{i}, Dementia and Stress Research Unit, Old
                     for i in range(1, 41))
 
 
-@pytest.fixture
-def papers(library):
+def _papers(library):
     ids = {
         "dementia": _note(library, "# Life events and later dementia\n\n## Findings\n\nOlder adults who went "
                           "through severe life events, such as losing a spouse, had a higher risk of developing "
@@ -80,7 +80,21 @@ def papers(library):
     for content in TOPICS:
         _note(library, content)
     indexing.try_drain(library)
-    return library, ids
+    return ids
+
+
+@pytest.fixture(scope="module")
+def papers_template(tmp_path_factory):
+    return build_template(tmp_path_factory, _papers)
+
+
+@pytest.fixture
+def papers(papers_template, tmp_path):
+    """Three papers (one with a reference list, one with an author page) among the topics, embedded once for
+    the module; each test gets a copy."""
+    template, ids = papers_template
+    with copied_library(template, tmp_path / "library") as library:
+        yield library, ids
 
 
 def test_reference_lists_and_author_pages_rank_below_the_paper_about_it(papers):
@@ -163,11 +177,23 @@ MILK = {
 }
 
 
-@pytest.fixture
-def milk(library):
+def _milk(library):
     ids = {key: _note(library, content) for key, content in MILK.items()}
     indexing.try_drain(library)
-    return library, ids
+    return ids
+
+
+@pytest.fixture(scope="module")
+def milk_template(tmp_path_factory):
+    return build_template(tmp_path_factory, _milk)
+
+
+@pytest.fixture
+def milk(milk_template, tmp_path):
+    """The three milk notes, embedded once for the module; each test gets a copy."""
+    template, ids = milk_template
+    with copied_library(template, tmp_path / "library") as library:
+        yield library, ids
 
 
 def test_a_quoted_phrase_matches_the_phrase_not_its_words(milk):

@@ -9,6 +9,7 @@ from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QDragEnterEvent
 from PySide6.QtWidgets import QApplication, QLabel, QToolButton
 
+from tests.library_copies import build_template, copied_library
 from tests.ui.drops import drag_and_drop
 from vancetope_desktop.core.documents import DocumentType
 from vancetope_desktop.core.promotion import RequestStatus
@@ -31,10 +32,17 @@ SESSION, TP, SIBLING = "session/review-2026", "think-process/tp_12", "think-proc
 WAIT = 10_000
 
 
+@pytest.fixture(scope="module")
+def demo_template(tmp_path_factory):
+    """The demo installed once for the module (rendering and reading its papers is most of a test's setup)."""
+    template, _ = build_template(tmp_path_factory, demo.install_demo)
+    return template
+
+
 @pytest.fixture
-def demo_library(library):
-    demo.install_demo(library)
-    return library
+def demo_library(demo_template, tmp_path):
+    with copied_library(demo_template, tmp_path / "library") as library:
+        yield library
 
 
 def _results(lib, scope=TP):

@@ -9,6 +9,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLineEdit
 
+from tests.library_copies import build_template, copied_library
 from tests.ui.test_details_panel import field_and_background
 from vancetope_desktop.core.documents import DocumentStatus, DocumentType
 from vancetope_desktop.core.promotion import RequestStatus
@@ -87,11 +88,22 @@ def test_an_inherited_document_is_not_renamed_from_below(qtbot, library, make_wi
     qtbot.waitUntil(lambda: documents.get_document(library, own.id).title == "Renamed", timeout=WAIT)
 
 
-@pytest.fixture
-def demo_library(library):
+def _demo(library):
     demo.install_demo(library)
     scopes.set_sibling_results_visible(library, TP, True)
-    return library
+
+
+@pytest.fixture(scope="module")
+def demo_template(tmp_path_factory):
+    """The demo installed once for the module (rendering and reading its papers is most of a test's setup)."""
+    template, _ = build_template(tmp_path_factory, _demo)
+    return template
+
+
+@pytest.fixture
+def demo_library(demo_template, tmp_path):
+    with copied_library(demo_template, tmp_path / "library") as library:
+        yield library
 
 
 def _document(lib, scope, title):
