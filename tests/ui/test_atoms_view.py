@@ -61,10 +61,11 @@ def test_the_atoms_window_lists_by_kind_changes_a_plan_and_opens_the_source(qtbo
     with qtbot.waitSignal(dialog.loaded, timeout=WAIT_MS):
         dialog.tabs.setCurrentIndex(3)  # plans
     assert dialog.selected().id == plan.id and dialog.plan_status.currentText() == "planned"
-    with qtbot.waitSignal(dialog.loaded, timeout=WAIT_MS):
-        dialog.set_status("canceled")
-    changed = atoms.atom(library, plan.id)
-    assert changed.plan_status is PlanStatus.CANCELED and changed.edited_by_person
+    # A change reloads the list, and so may a snapshot of the change before it: wait for the state, not a load.
+    dialog.set_status("canceled")
+    qtbot.waitUntil(lambda: atoms.atom(library, plan.id).plan_status is PlanStatus.CANCELED, timeout=WAIT_MS)
+    assert atoms.atom(library, plan.id).edited_by_person
+    qtbot.waitUntil(lambda: dialog.plan_status.currentText() == "canceled", timeout=WAIT_MS)
 
     with qtbot.waitSignal(dialog.open_requested, timeout=WAIT_MS) as opened:
         dialog.open_selected()
@@ -72,9 +73,8 @@ def test_the_atoms_window_lists_by_kind_changes_a_plan_and_opens_the_source(qtbo
     qtbot.waitUntil(lambda: window.current_viewer() is not None
                     and window.current_viewer().current_document_id() == source.id, timeout=WAIT_MS)
 
-    with qtbot.waitSignal(dialog.loaded, timeout=WAIT_MS):
-        dialog.happened("2026-12-19 10:00")
-    assert dialog.model.rowCount() == 0  # the plan happened: archived, superseded by the event
+    dialog.happened("2026-12-19 10:00")
+    qtbot.waitUntil(lambda: dialog.model.rowCount() == 0, timeout=WAIT_MS)  # archived, superseded by the event
     assert atoms.atom(library, plan.id).happened_as is not None
 
 

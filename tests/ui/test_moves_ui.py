@@ -293,10 +293,12 @@ def test_the_document_menu_demotes_the_selection(qtbot, demo_library, make_windo
     assert dialog.gains_label.text() == "None: only the scopes that see it now will see it"
     assert dialog.loses_label.text() == ("Project: Transformer Efficiency Review, Session: Literature review, "
                                          "Think Process: Hypothesis Check")
+    said: list[str] = []
+    window.workbench.notice.connect(said.append)  # what the status bar shows (another message may follow it)
     dialog.move_button.click()
     qtbot.waitUntil(lambda: _scope_of(demo_library, paper.id) == TP, timeout=WAIT)
     assert audit.document_history(demo_library, paper.id)[-1].action == "demote"
-    qtbot.waitUntil(lambda: "Moved 1 item to Paper Analysis" in window.statusBar().currentMessage(), timeout=WAIT)
+    qtbot.waitUntil(lambda: "Moved 1 item to Paper Analysis" in said, timeout=WAIT)
 
 
 def _project_doc(lib):
