@@ -14,6 +14,7 @@ own (dense = vectors, lexical = BM25), and the page of the best passage.
 
 from __future__ import annotations
 
+import copy
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from vancetope_desktop.core.documents import ChunkRole
+from vancetope_desktop.ingest.base import Extraction
 from vancetope_desktop.services import documents, imports, indexing, search
 from vancetope_desktop.services.library import Library
 
@@ -117,11 +119,17 @@ class Papers:
 
 
 @pytest.fixture(scope="module")
-def papers(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Papers]:
+def papers(corpus: Path, tmp_path_factory: pytest.TempPathFactory, paper_extractions: dict) -> Iterator[Papers]:
     files = sorted((corpus / "papers").glob("*.pdf"))
     lib = Library.open(tmp_path_factory.mktemp("papers") / "library")
+
+    def extracted(path: Path, **_options: object) -> Extraction:
+        # The run's one reading of the papers (extract_pdf, as extract_file does for a PDF), copied: what this
+        # test checks is retrieval; the extraction process is exercised by the upload tests (test_upload_corpus).
+        return copy.deepcopy(paper_extractions[Path(path).name])
+
     start, cpu_start = time.perf_counter(), time.process_time()
-    report = imports.upload(lib, files)
+    report = imports.upload(lib, files, extractor=extracted)
     uploaded = time.perf_counter()
     drained = indexing.try_drain(lib)
     indexed, cpu = time.perf_counter(), time.process_time() - cpu_start
