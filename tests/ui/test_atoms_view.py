@@ -39,7 +39,7 @@ def test_the_atoms_model_passes_the_model_tester(qtmodeltester, library):
     _source, stored = _atoms(library)
     model = AtomsModel()
     qtmodeltester.check(model)
-    model.set_atoms(atoms.list_atoms(library, SCOPE))
+    model.set_items(atoms.list_atoms(library, SCOPE))
     qtmodeltester.check(model)
     plan = model.row_of(stored[2].id)
     assert [model.data(model.index(plan, c)) for c in range(5)] == [
@@ -55,7 +55,7 @@ def test_the_atoms_window_lists_by_kind_changes_a_plan_and_opens_the_source(qtbo
     qtbot.waitUntil(lambda: dialog.model.rowCount() == 4, timeout=WAIT_MS)
     with qtbot.waitSignal(dialog.loaded, timeout=WAIT_MS):
         dialog.tabs.setCurrentIndex(2)  # events, oldest first: a timeline
-    assert [dialog.model.atom_at(r).id for r in range(2)] == [surveyed.id, met.id]
+    assert [dialog.model.item_at(r).id for r in range(2)] == [surveyed.id, met.id]
     assert not dialog.plan_status.isEnabled()
 
     with qtbot.waitSignal(dialog.loaded, timeout=WAIT_MS):

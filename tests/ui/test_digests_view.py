@@ -22,7 +22,7 @@ def test_the_change_set_model_passes_the_model_tester(qtmodeltester, library):
     run = digest.run_digest(library, SCOPE)
     model = ChangeSetModel()
     qtmodeltester.check(model)
-    model.set_changes(run.changes)
+    model.set_items(run.changes)
     qtmodeltester.check(model)
     assert [model.data(model.index(0, c)) for c in (0, 2)] == ["added", run.title]
 

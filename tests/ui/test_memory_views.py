@@ -46,7 +46,7 @@ def test_the_episodes_model_passes_the_model_tester_and_shows_a_badge(qtmodeltes
     deploy, codemod = _episodes(library)
     model = EpisodesModel()
     qtmodeltester.check(model)
-    model.set_episodes(episodes.list_episodes(library, SCOPE))
+    model.set_items(episodes.list_episodes(library, SCOPE))
     qtmodeltester.check(model)
     assert [model.data(model.index(r, 2)) for r in range(2)] == [codemod.goal, deploy.goal]  # newest first
     badge = model.index(1, EpisodesModel.SEVERITY_COLUMN)
@@ -100,7 +100,7 @@ def test_the_conflicts_model_passes_the_model_tester(qtmodeltester, library):
     old, _new = _conflict(library)
     model = ConflictsModel()
     qtmodeltester.check(model)
-    model.set_conflicts(conflicts.list_conflicts(library, SCOPE))
+    model.set_items(conflicts.list_conflicts(library, SCOPE))
     qtmodeltester.check(model)
     assert model.data(model.index(0, 0)) == "Rate limit 600/min · project/inbox"
     assert model.data(model.index(0, 1), Qt.ItemDataRole.UserRole) == old.id

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -37,7 +37,7 @@ from PySide6.QtWidgets import (
 from ..core.atoms import Atom, AtomType, PlanStatus
 from ..services import atoms
 from .document_model import muted_colour, type_icon
-from .item_models import column_title
+from .item_models import CardTableModel
 from .workbench import Workbench
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -86,7 +86,7 @@ def _naive(moment: datetime | None) -> datetime:
     return moment.astimezone().replace(tzinfo=None) if moment.tzinfo else moment
 
 
-class AtomsModel(QAbstractTableModel):
+class AtomsModel(CardTableModel):
     """One row per atom: kind (its icon), when or due, status, statement, source. ``Qt.UserRole`` of any cell is
     the atom's id."""
 
@@ -94,38 +94,10 @@ class AtomsModel(QAbstractTableModel):
     STATUS_COLUMN = 2
     SOURCE_COLUMN = 4
 
-    def __init__(self, parent: Any = None) -> None:
-        super().__init__(parent)
-        self._atoms: list[Atom] = []
-
-    def set_atoms(self, found: Sequence[Atom]) -> None:
-        """Show ``found`` in the order given."""
-        self.beginResetModel()
-        self._atoms = list(found)
-        self.endResetModel()
-
-    def atom_at(self, row: int) -> Atom:
-        """The card shown in ``row``. Raises IndexError."""
-        return self._atoms[row]
-
-    def row_of(self, atom_id: str) -> int | None:
-        """The row showing ``atom_id``, or None."""
-        return next((r for r, a in enumerate(self._atoms) if a.id == atom_id), None)
-
-    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._atoms)
-
-    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation,
-                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        return column_title(self.HEADERS, section, orientation, role)
-
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
-        found = self._atoms[index.row()]
+        found = self._items[index.row()]
         column = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
             source = "source gone" if found.source_gone else (found.source_title or "")
@@ -255,7 +227,7 @@ class AtomsDialog(QDialog):
     def selected(self) -> Atom | None:
         """The selected atom, or None."""
         row = self.view.currentIndex().row()
-        return self.model.atom_at(row) if 0 <= row < self.model.rowCount() else None
+        return self.model.item_at(row) if 0 <= row < self.model.rowCount() else None
 
     def reload(self) -> None:
         """List the window's scope's atoms again with the tab and filters as they are (the latest request wins)."""
@@ -316,7 +288,7 @@ class AtomsDialog(QDialog):
         if request != self._request:  # an older filter's answer
             return
         keep = self.selected()
-        self.model.set_atoms(sorted_for(kind, found))
+        self.model.set_items(sorted_for(kind, found))
         row = self.model.row_of(keep.id) if keep else None
         if row is None and found:
             row = 0

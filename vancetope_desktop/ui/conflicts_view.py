@@ -6,10 +6,9 @@ texts, and "Keep this one" under each side: :meth:`~.workbench.Workbench.settle_
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
@@ -30,7 +29,7 @@ from ..core.documents import DocumentInfo
 from ..services import conflicts, documents
 from ..services.conflicts import Conflict
 from ..services.graph import RelatedDocument
-from .item_models import column_title
+from .item_models import CardTableModel
 from .workbench import Workbench
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -41,39 +40,15 @@ def _describe(doc: RelatedDocument) -> str:
     return f"{doc.title} · {doc.scope}"
 
 
-class ConflictsModel(QAbstractTableModel):
+class ConflictsModel(CardTableModel):
     """One row per open conflict: the memory that contradicts, and the one it contradicts."""
 
     HEADERS = ("This memory", "contradicts")
 
-    def __init__(self, parent: Any = None) -> None:
-        super().__init__(parent)
-        self._conflicts: list[Conflict] = []
-
-    def set_conflicts(self, found: Sequence[Conflict]) -> None:
-        """Show ``found`` (newest edge first, as the service lists them)."""
-        self.beginResetModel()
-        self._conflicts = list(found)
-        self.endResetModel()
-
-    def conflict_at(self, row: int) -> Conflict:
-        """The pair shown in ``row``. Raises IndexError."""
-        return self._conflicts[row]
-
-    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._conflicts)
-
-    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation,
-                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        return column_title(self.HEADERS, section, orientation, role)
-
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
-        pair = self._conflicts[index.row()]
+        pair = self._items[index.row()]
         side = pair.first if index.column() == 0 else pair.second
         if role == Qt.ItemDataRole.DisplayRole:
             return _describe(side)
@@ -174,7 +149,7 @@ class ConflictsDialog(QDialog):
 
     def _loaded(self, found: list[Conflict]) -> None:
         kept = self._shown
-        self.model.set_conflicts(found)
+        self.model.set_items(found)
         row = found.index(kept) if kept in found else 0  # the pair being read stays selected
         if found:
             self.view.selectRow(row)
@@ -184,7 +159,7 @@ class ConflictsDialog(QDialog):
         self.loaded.emit(len(found))
 
     def _show_row(self, row: int) -> None:
-        pair = self.model.conflict_at(row) if 0 <= row < self.model.rowCount() else None
+        pair = self.model.item_at(row) if 0 <= row < self.model.rowCount() else None
         if pair == self._shown:
             return
         self._shown = pair

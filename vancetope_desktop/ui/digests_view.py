@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from datetime import date
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QDate, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import QDate, QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QTextCharFormat
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -36,7 +36,7 @@ from ..core.errors import NotFound
 from ..core.wikilinks import find_links
 from ..services import digest
 from ..services.digest import DigestChange, DigestRun
-from .item_models import column_title
+from .item_models import CardTableModel
 from .workbench import Workbench
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -56,35 +56,19 @@ def linked_markdown(text: str) -> str:
     return "".join(parts) + text[at:]
 
 
-class ChangeSetModel(QAbstractTableModel):
+class ChangeSetModel(CardTableModel):
     """One row per change of a digest: kind (coloured), run, title, what. ``Qt.UserRole`` is the document id."""
 
     HEADERS = ("Change", "Run", "Document", "Why")
 
-    def __init__(self, parent: Any = None) -> None:
-        super().__init__(parent)
-        self._changes: list[DigestChange] = []
-
-    def set_changes(self, changes: Sequence[DigestChange]) -> None:
-        """Show ``changes``: what changed first (added, modified, deleted), the kept atoms last."""
-        self.beginResetModel()
-        self._changes = sorted(changes, key=lambda c: (c.kind == "kept", -c.run))
-        self.endResetModel()
-
-    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._changes)
-
-    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation,
-                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        return column_title(self.HEADERS, section, orientation, role)
+    def set_items(self, found: Sequence[DigestChange]) -> None:
+        """Show ``found``: what changed first (added, modified, deleted), the kept atoms last."""
+        super().set_items(sorted(found, key=lambda c: (c.kind == "kept", -c.run)))
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
-        change = self._changes[index.row()]
+        change = self._items[index.row()]
         if role == Qt.ItemDataRole.DisplayRole:
             return (change.kind, str(change.run), change.title, change.what)[index.column()]
         if role == Qt.ItemDataRole.ToolTipRole:
@@ -220,13 +204,13 @@ class DigestsDialog(QDialog):
         if found is None:
             self.heading.setText(f"<b>{scope}</b> · {day.isoformat()}: no digest yet")
             self.writeup.setPlainText("")
-            self.model.set_changes([])
+            self.model.set_items([])
         else:
             undone = " · <i>undone (the writeup is in the trash)</i>" if found.status == "deleted" else ""
             by = f" · written by {found.generator}" + (" (fallback)" if found.fallback else "") if found.generator \
                 else ""
             self.heading.setText(f"<b>{found.title}</b> · {scope}{by}{undone}")
             self.writeup.setMarkdown(linked_markdown(found.content))
-            self.model.set_changes(found.changes)
+            self.model.set_items(found.changes)
         self.undo_button.setEnabled(found is not None and found.status != "deleted")
         self.shown.emit(found)

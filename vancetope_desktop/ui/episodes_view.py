@@ -10,10 +10,9 @@ immutable :class:`~..core.memories.Episode` cards the service returned, nothing 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -35,7 +34,7 @@ from PySide6.QtWidgets import (
 
 from ..core.memories import EPISODE_FIELDS, Episode, Severity
 from ..services import episodes
-from .item_models import column_title
+from .item_models import CardTableModel
 from .themes import SEVERITY_COLORS
 from .workbench import Workbench
 
@@ -47,45 +46,17 @@ FIELD_HINTS = {"context": "The situation", "goal": "What was being attempted", "
 """Placeholder of each field of the card (the CLI's ``memory episode add`` help, shortened)."""
 
 
-class EpisodesModel(QAbstractTableModel):
+class EpisodesModel(CardTableModel):
     """One row per episode: when, severity (a coloured badge), goal, outcome, insight. ``Qt.UserRole`` of any
     cell is the episode's id."""
 
     HEADERS = ("When", "Severity", "Goal", "Outcome", "Insight")
     SEVERITY_COLUMN = 1
 
-    def __init__(self, parent: Any = None) -> None:
-        super().__init__(parent)
-        self._episodes: list[Episode] = []
-
-    def set_episodes(self, found: Sequence[Episode]) -> None:
-        """Show ``found`` (newest first, as the service lists them)."""
-        self.beginResetModel()
-        self._episodes = list(found)
-        self.endResetModel()
-
-    def episode_at(self, row: int) -> Episode:
-        """The card shown in ``row``. Raises IndexError."""
-        return self._episodes[row]
-
-    def row_of(self, episode_id: str) -> int | None:
-        """The row showing ``episode_id``, or None."""
-        return next((r for r, e in enumerate(self._episodes) if e.id == episode_id), None)
-
-    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._episodes)
-
-    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation,
-                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        return column_title(self.HEADERS, section, orientation, role)
-
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
-        found = self._episodes[index.row()]
+        found = self._items[index.row()]
         column = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
             return (f"{found.created_at.astimezone():%Y-%m-%d %H:%M}", found.severity.value, found.goal,
@@ -278,7 +249,7 @@ class EpisodesDialog(QDialog):
         if request != self._request:  # an older filter's answer
             return
         keep = self.card.episode.id if self.card.episode else None
-        self.model.set_episodes(found)
+        self.model.set_items(found)
         row = self.model.row_of(keep) if keep else None
         if row is None and found:
             row = 0
@@ -289,7 +260,7 @@ class EpisodesDialog(QDialog):
         self.loaded.emit(len(found))
 
     def _show_row(self, row: int) -> None:
-        shown = self.model.episode_at(row) if 0 <= row < self.model.rowCount() else None
+        shown = self.model.item_at(row) if 0 <= row < self.model.rowCount() else None
         editing = self.card.changes() and shown is not None and self.card.episode is not None \
             and shown.id == self.card.episode.id  # a person's unsaved edit outlives a reload
         if shown != self.card.episode and not editing:

@@ -1,10 +1,12 @@
-"""Small pieces shared by the item models: the horizontal header of a model with fixed column titles."""
+"""Small pieces shared by the item models: the horizontal header of a model with fixed column titles, and the
+flat table of cards the memory windows list (episodes, atoms, conflicts, a digest's changes)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 
 
 def column_title(columns: Sequence[str], section: int, orientation: Qt.Orientation, role: int) -> str | None:
@@ -12,3 +14,39 @@ def column_title(columns: Sequence[str], section: int, orientation: Qt.Orientati
     if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(columns):
         return columns[section]
     return None
+
+
+class CardTableModel(QAbstractTableModel):
+    """One card (a pydantic value with an ``id``: an episode, an atom, a conflict, a digest change) per row,
+    under the fixed :attr:`HEADERS`. Subclasses give ``HEADERS`` and ``data``; :meth:`set_items` may be
+    overridden to order what it is given."""
+
+    HEADERS: tuple[str, ...] = ()
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._items: list[Any] = []
+
+    def set_items(self, found: Sequence[Any]) -> None:
+        """Show ``found`` in the order given."""
+        self.beginResetModel()
+        self._items = list(found)
+        self.endResetModel()
+
+    def item_at(self, row: int) -> Any:
+        """The card shown in ``row``. Raises IndexError."""
+        return self._items[row]
+
+    def row_of(self, item_id: str) -> int | None:
+        """The row showing the card whose ``id`` is ``item_id``, or None."""
+        return next((r for r, item in enumerate(self._items) if getattr(item, "id", None) == item_id), None)
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._items)
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.HEADERS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation,
+                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        return column_title(self.HEADERS, section, orientation, role)

@@ -279,7 +279,7 @@ class ScreenshotTour(QObject):
 
         def listed() -> bool:
             model = self.dialog.model
-            missed = [r for r in range(model.rowCount()) if model.atom_at(r).text == tour_memories.ATOMS[4][1]]
+            missed = [r for r in range(model.rowCount()) if model.item_at(r).text == tour_memories.ATOMS[4][1]]
             if model.rowCount() < count or not missed:
                 return False
             self.dialog.view.selectRow(missed[0])  # the missed plan: its status and Happened… enabled below
