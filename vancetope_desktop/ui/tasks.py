@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
 
 from ..core.errors import VancetopeError
 
@@ -166,7 +166,13 @@ class Task:
 
 
 class _TaskSignals(QObject):
-    """Created on the UI thread, emitted from workers: the connections are therefore queued."""
+    """Created on the UI thread, emitted from workers: the connections are therefore queued.
+
+    Parented to the :class:`TaskManager`, so that only the UI thread deletes it (``deleteLater`` once its task
+    has ended). Unparented, it was owned by its Python references, the last of which is often the runnable
+    the pool drops on its worker thread: the object was then destroyed off its thread, beside the pending
+    ``deleteLater`` (a test worker crashed on it).
+    """
 
     progress = Signal(int, int, int, str)
     finished = Signal(int, object)
@@ -276,7 +282,7 @@ class TaskManager(QObject):
         if self._closed:  # late work after the window closed (a callback of the last task) never runs
             task.state = TaskState.CANCELLED
             return task
-        signals = _TaskSignals()
+        signals = _TaskSignals(self)
         signals.progress.connect(self._on_progress)
         signals.finished.connect(self._on_finished)
         signals.failed.connect(self._on_failed)
@@ -368,6 +374,7 @@ class TaskManager(QObject):
         return self.wait_idle(timeout_ms)
 
     # --- slots (UI thread) ---------------------------------------------------------------------
+    @Slot(int, int, int, str)  # declared: PySide 6.8+ crashes on some undeclared cross-thread slots (PYSIDE-3124)
     def _on_progress(self, task_id: int, done: int, total: int, text: str) -> None:
         entry = self._live.get(task_id)
         if entry is None:
@@ -380,6 +387,7 @@ class TaskManager(QObject):
             task.done, task.total, task.detail = done, total, text
         self._changed(task)
 
+    @Slot(int, object)
     def _on_finished(self, task_id: int, result: object) -> None:
         task = self._end(task_id, TaskState.DONE)
         if task is None:
@@ -390,6 +398,7 @@ class TaskManager(QObject):
         if task.on_result is not None:
             task.on_result(result)
 
+    @Slot(int, object)
     def _on_failed(self, task_id: int, error: object) -> None:
         cancelled = isinstance(error, TaskCancelled)
         task = self._end(task_id, TaskState.CANCELLED if cancelled else TaskState.FAILED)
