@@ -39,7 +39,8 @@ def test_the_digests_window_runs_shows_and_undoes_a_day(qtbot, library, make_win
     with qtbot.waitSignal(dialog.shown, timeout=WAIT_MS, check_params_cb=lambda run: run is not None):
         dialog.run_button.click()
     assert dialog.run.writeup_id and note.id in dialog.run.content
-    assert dialog.calendar.dateTextFormat(dialog.calendar.selectedDate()).fontWeight() > 400  # marked in bold
+    qtbot.waitUntil(lambda: dialog.calendar.dateTextFormat(dialog.calendar.selectedDate()).fontWeight() > 400,
+                    timeout=WAIT_MS)  # marked in bold (the days with a digest are a read of their own)
     kinds = [dialog.model.data(dialog.model.index(r, 0)) for r in range(dialog.model.rowCount())]
     assert kinds == ["added", "modified"]  # the writeup, the plan past due marked missed
     writeup = dialog.run.writeup_id
