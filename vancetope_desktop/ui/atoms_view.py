@@ -18,18 +18,15 @@ from typing import Any
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QComboBox,
     QDialog,
     QDialogButtonBox,
     QHBoxLayout,
-    QHeaderView,
     QInputDialog,
     QLabel,
     QLineEdit,
     QPushButton,
     QTabBar,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -37,7 +34,7 @@ from PySide6.QtWidgets import (
 from ..core.atoms import Atom, AtomType, PlanStatus
 from ..services import atoms
 from .document_model import muted_colour, type_icon
-from .item_models import CardTableModel
+from .item_models import CardTableModel, card_table_view
 from .workbench import Workbench
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -169,17 +166,7 @@ class AtomsDialog(QDialog):
         self._typing.setInterval(FILTER_DELAY_MS)
         self._typing.timeout.connect(self.reload)
         self.text_filter.textChanged.connect(lambda _t: self._typing.start())
-        self.view = QTableView(self)
-        self.view.setModel(self.model)
-        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.view.setWordWrap(False)
-        self.view.verticalHeader().hide()
-        header = self.view.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        header.setStretchLastSection(True)
-        for column, width in enumerate((80, 130, 90, 560)):
-            self.view.setColumnWidth(column, width)
+        self.view = card_table_view(self, self.model, (80, 130, 90, 560))
         self.view.selectionModel().currentRowChanged.connect(lambda _c, _p: self._update_actions())
         self.view.doubleClicked.connect(lambda _i: self.open_selected())
         self.open_button = QPushButton("Open Source", self)

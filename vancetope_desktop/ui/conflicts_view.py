@@ -10,17 +10,14 @@ from typing import Any
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QDialog,
     QDialogButtonBox,
     QGroupBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QPlainTextEdit,
     QPushButton,
     QSplitter,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -29,7 +26,7 @@ from ..core.documents import DocumentInfo
 from ..services import conflicts, documents
 from ..services.conflicts import Conflict
 from ..services.graph import RelatedDocument
-from .item_models import CardTableModel
+from .item_models import CardTableModel, card_table_view
 from .workbench import Workbench
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -98,12 +95,7 @@ class ConflictsDialog(QDialog):
         self.resize(1000, 600)
         self.workbench = workbench
         self.model = ConflictsModel(self)
-        self.view = QTableView(self)
-        self.view.setModel(self.model)
-        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.view.verticalHeader().hide()
-        self.view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.view = card_table_view(self, self.model)
         self.view.selectionModel().currentRowChanged.connect(lambda current, _p: self._show_row(current.row()))
         self.sides = (ConflictSide(self), ConflictSide(self))
         self.sides[0].keep_button.clicked.connect(lambda: self.keep(0))

@@ -17,16 +17,13 @@ from typing import Any
 from PySide6.QtCore import QDate, QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QTextCharFormat
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QCalendarWidget,
     QDialog,
     QDialogButtonBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QPushButton,
     QSplitter,
-    QTableView,
     QTextBrowser,
     QVBoxLayout,
     QWidget,
@@ -36,7 +33,7 @@ from ..core.errors import NotFound
 from ..core.wikilinks import find_links
 from ..services import digest
 from ..services.digest import DigestChange, DigestRun
-from .item_models import CardTableModel
+from .item_models import CardTableModel, card_table_view
 from .workbench import Workbench
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -107,18 +104,9 @@ class DigestsDialog(QDialog):
         self.writeup.setOpenLinks(False)
         self.writeup.anchorClicked.connect(lambda url: self.open_requested.emit(url.path()))
         self.model = ChangeSetModel(self)
-        self.changes = QTableView(self)
-        self.changes.setModel(self.model)
-        self.changes.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.changes.verticalHeader().hide()
-        self.changes.setWordWrap(False)
+        self.changes = card_table_view(self, self.model, (78, 40, 260))
         self.changes.doubleClicked.connect(
             lambda index: self.open_requested.emit(self.model.data(index, Qt.ItemDataRole.UserRole)))
-        header = self.changes.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        header.setStretchLastSection(True)
-        for column, width in enumerate((78, 40, 260)):
-            self.changes.setColumnWidth(column, width)
         self.run_button = QPushButton("Digest this day", self)
         self.run_button.clicked.connect(self.run_day)
         self.undo_button = QPushButton("Undo digest", self)

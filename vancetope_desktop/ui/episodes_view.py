@@ -15,26 +15,23 @@ from typing import Any
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QComboBox,
     QDialog,
     QDialogButtonBox,
     QFormLayout,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
     QSplitter,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
 
 from ..core.memories import EPISODE_FIELDS, Episode, Severity
 from ..services import episodes
-from .item_models import CardTableModel
+from .item_models import CardTableModel, card_table_view
 from .themes import SEVERITY_COLORS
 from .workbench import Workbench
 
@@ -191,17 +188,7 @@ class EpisodesDialog(QDialog):
         self._typing.timeout.connect(self.reload)
         self.text_filter.textChanged.connect(lambda _t: self._typing.start())
         self.severity_filter.currentIndexChanged.connect(lambda _i: self.reload())
-        self.view = QTableView(self)
-        self.view.setModel(self.model)
-        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.view.setWordWrap(False)
-        self.view.verticalHeader().hide()
-        header = self.view.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        header.setStretchLastSection(True)
-        for column, width in enumerate((118, 70, 200, 200)):
-            self.view.setColumnWidth(column, width)
+        self.view = card_table_view(self, self.model, (118, 70, 200, 200))
         self.view.selectionModel().currentRowChanged.connect(lambda current, _p: self._show_row(current.row()))
         self.card = EpisodeCard(self)
         self.card.save_requested.connect(self.save)

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
 
 
 def column_title(columns: Sequence[str], section: int, orientation: Qt.Orientation, role: int) -> str | None:
@@ -50,3 +51,24 @@ class CardTableModel(QAbstractTableModel):
     def headerData(self, section: int, orientation: Qt.Orientation,
                    role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         return column_title(self.HEADERS, section, orientation, role)
+
+
+def card_table_view(parent: QWidget, model: CardTableModel, widths: Sequence[int] | None = None) -> QTableView:
+    """The table the memory windows show a :class:`CardTableModel` in: one row selected at a time, no row
+    numbers, no wrapping; the columns start at ``widths`` (pixels) and the last one stretches, or with
+    ``widths`` None all columns share the width."""
+    view = QTableView(parent)
+    view.setModel(model)
+    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    view.setWordWrap(False)
+    view.verticalHeader().hide()
+    header = view.horizontalHeader()
+    if widths is None:
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        return view
+    header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+    header.setStretchLastSection(True)
+    for column, width in enumerate(widths):
+        view.setColumnWidth(column, width)
+    return view
