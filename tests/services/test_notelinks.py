@@ -107,6 +107,23 @@ def test_imported_vault_notes_link_by_file_name_and_wait_for_each_other(library,
     assert [p["target"] for p in daily.metadata[notelinks.LINK_PROBLEMS]] == ["Hive"]
 
 
+def test_an_imported_note_linking_to_a_note_already_there_imports_with_its_link(library, tmp_path):
+    # The linking note's row must exist before its edge is written (the edge's foreign key): this
+    # order failed with "FOREIGN KEY constraint failed" and lost the note.
+    from vancetope_desktop.ingest.registry import extract_file
+    from vancetope_desktop.services import imports
+
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "Hive.md").write_text("# Hive\nTwelve frames.\n", encoding="utf-8")
+    (vault / "Daily.md").write_text("Checked the [[Hive]] today.\n", encoding="utf-8")
+    report = imports.upload(library, [vault / "Hive.md", vault / "Daily.md"], extractor=extract_file)
+    assert [o.status for o in report.outcomes] == ["imported", "imported"], report
+    daily, hive = (next(d for d in documents.list_documents(library) if d.metadata.get("original_name") == name)
+                   for name in ("Daily.md", "Hive.md"))
+    assert relations.targets(library, daily.id, relations.LINKS_TO) == [hive.id]
+
+
 def test_a_rename_resolves_again_the_links_naming_the_old_or_the_new_title_and_undo_turns_them_back(library):
     # Found by a new user: after a rename, `memory links` said missing while the app still showed it linked.
     target = _note(library, "Mites in spring.", title="Varroa")

@@ -378,10 +378,10 @@ def _import_one(lib: Library, path: Path, scope_path: str, folder_id: str | None
                 row.created_at = row.updated_at = utcnow()
             _fill(row, origin[1] if origin else _source_path(path), name, size, digest, extraction, failure)
             row.source_type = SourceType.USER_UPLOAD.value
+            session.add(row)
+            session.flush()  # the row exists before its link edges point from it (their foreign key)
             if Path(name).suffix.lower() in notelinks.NOTE_SUFFIXES:  # a vault's note: its [[links]]
                 notelinks.refresh_links(session, row)
-            session.add(row)
-            session.flush()
             notelinks.relink_titles(session, row.title, Path(name).stem)  # by title or by file name
             found_tags = extraction.tags if extraction is not None else []
             old_tags = records.tags_of(session, row.id) if previous is not None else []
