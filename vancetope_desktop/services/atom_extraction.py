@@ -62,6 +62,7 @@ from ..store import tables
 from ..store.db import read_session, write_session
 from . import atoms, documents, generators, records, relations, stale
 from .digest import DIGEST_KEY
+from .imports import ImportReport
 from .library import Library
 from .scopes import ancestry, resolve_scope
 from .sharing import check_read
@@ -248,6 +249,21 @@ def extract_at_import(lib: Library, document_ids: Iterable[str], *, generator: G
         return ExtractionReport()
     return extract_atoms(lib, wanted, generator=generator, progress=progress, cancel=cancel,
                          before_commit=before_commit)
+
+
+def extract_after_upload(lib: Library, imported: ImportReport, *, generator: Generator | None = None,
+                         progress: Callable[[ExtractionProgress], None] | None = None,
+                         cancel: Callable[[], bool] | None = None,
+                         before_commit: Callable[[], None] | None = None) -> ExtractionReport:
+    """:func:`extract_at_import` over what an upload (``imports.upload``) created or updated; what it read is said
+    in ``imported.notices`` ("Atoms read: …"), so the app's and the CLI's import reports tell it."""
+    read = extract_at_import(lib, imported.document_ids, generator=generator, progress=progress, cancel=cancel,
+                             before_commit=before_commit)
+    if read.outcomes:
+        imported.notices.append(f"Atoms read: {read.summary()}")
+        imported.notices += [f"{o.title or o.document_id}: atoms not read: {o.reason}" for o in read.outcomes
+                             if o.status == "failed"]
+    return read
 
 
 def extract_atoms(lib: Library, document_ids: Sequence[str], *, scope: str | None = None,
