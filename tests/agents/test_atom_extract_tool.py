@@ -24,7 +24,8 @@ def agent(library):
 def test_stored_notes_get_atoms_and_atoms_extract_reads_ones_own(agent, library):
     stored = agent.memory_store(NOTE)
     assert len(stored.atoms) == 2 and {a.source_id for a in agent.atoms_list().atoms} == {stored.doc_id}
-    theirs = documents.add_text(library, "Egrets roost in the willows near the pond.", doc_type=DocumentType.NOTE,
+    theirs = documents.add_text(library, "Egrets roost in the willows. Herons nest in the alder carr.",
+                                doc_type=DocumentType.NOTE,
                                 scope="project/inbox")
     report = agent.atoms_extract([stored.doc_id, theirs.id])
     assert [o.status for o in report.outcomes] == ["extracted", "skipped"]

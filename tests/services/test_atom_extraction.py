@@ -42,8 +42,10 @@ def test_a_note_written_gets_its_atoms_with_spans_into_its_text_and_dates_from_i
 
 
 def test_what_is_never_a_source_and_what_is_read_only_on_request(library):
-    note = _remember(library, "The heron colony has 40 nests.")
-    assert len(note.atoms) == 1  # a note: read
+    note = _remember(library, "The heron colony has 40 nests. Its herons fish in the millrace.")
+    assert len(note.atoms) == 2  # a note: read
+    assert _remember(library, "The egret colony has 12 nests.").atoms == []  # a fact as its whole note: no copy
+    assert len(_remember(library, "We will ring the herons by 15 December 2026.").atoms) == 1  # a plan adds its due
     written = memory_guard.remember(library, "Herons eat fish.", scope=P, doc_type=DocumentType.FACT)
     assert written.atoms == []  # a fact is an atom itself
     episode = _remember(library, "Goal: count herons. Outcome: 40 nests counted.", memory_type="episode")

@@ -23,6 +23,9 @@ states one (a note's front matter ``date`` or ``created``), else against its imp
 this computer's zone (the digest's calendar days are this computer's too). The import time, not the last edit,
 so that reading a source again gives the same dates.
 
+A fact that is its whole source (a one-sentence note) is not made: it would be a second copy of the same words
+in every search and recall; an event or a plan is, since it adds its time (a digest marks a plan missed).
+
 **Again, and after a new version.** Reading a source again adds only the statements not read from it before,
 recognised by their text (blanks and case aside) against every atom ever derived from it, in the trash or
 archived by a digest merge included, and against every earlier text of an atom a person edited: so a second
@@ -50,7 +53,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from ..core.atoms import ATOM_KEY, EDITED_BY_PERSON, AtomDraft
+from ..core.atoms import ATOM_KEY, EDITED_BY_PERSON, AtomDraft, AtomType
 from ..core.documents import ChunkRole, DocumentInfo, DocumentStatus, DocumentType, IndexState, Source, SourceType
 from ..core.errors import InvalidInput, VancetopeError
 from ..core.memories import MemoryType
@@ -211,12 +214,12 @@ def _own_value(row: tables.ScopeRow | None) -> bool | None:
 def source_problem(doc: DocumentInfo) -> str | None:
     """Why ``doc`` cannot be a source of atoms, or None when it can."""
     if doc.type in NEVER_TYPES:
-        return f"a {doc.type.value} is never a source of atoms" if doc.type is DocumentType.FOLDER else \
-            f"{doc.id} is an atom ({doc.type.value}): atoms are read from sources, not from atoms"
+        return "a folder is never a source of atoms" if doc.type is DocumentType.FOLDER else \
+            f"it is an atom (a {doc.type.value}): atoms are read from sources, not from atoms"
     if isinstance(doc.metadata.get(DIGEST_KEY), dict):
         return "a digest writeup is made from atoms, not a source of them"
     if doc.status is DocumentStatus.DELETED:
-        return f"{doc.id} is in the trash: restore it first"
+        return "it is in the trash: restore it first"
     if doc.index_state in (IndexState.FAILED, IndexState.NEEDS_OCR):
         return f"its text could not be read ({doc.index_error or doc.index_state.value})"
     return None
@@ -386,6 +389,8 @@ def _read(lib: Library, doc: DocumentInfo, reader: Generator, cancel: Callable[[
             outcome.warnings.append(f"passage {number + 1}{f' (page {passage.page})' if passage.page else ''} "
                                     f"skipped: {type(error).__name__}: {error}")
             continue
+        if len(passages) == 1:
+            found = [d for d in found if not _copy_of(d, passage.text)]
         drafts += [_placed(d, passage) for d in found][:MAX_ATOMS_PER_SOURCE - len(drafts)]
     outcome.fallbacks = getattr(reader, "fallbacks", 0) - before
     if failures and failures == len(passages):
@@ -401,6 +406,13 @@ def _passages(lib: Library, doc: DocumentInfo) -> list[_Passage]:
         return [_Passage(content)]
     return [_Passage(c.text, c.ordinal, c.page) for c in documents.list_chunks(lib, doc.id)
             if c.role is ChunkRole.BODY and c.text.strip()]
+
+
+def _copy_of(draft: AtomDraft, text: str) -> bool:
+    """Whether ``draft`` is a fact that is its whole source (a one-sentence note): a second copy of the same
+    words in every search and recall, with nothing added; an event or a plan adds its time, and is kept."""
+    return draft.type is AtomType.FACT and draft.span is not None and \
+        _key(text[draft.span.start:draft.span.end]) == _key(text)
 
 
 def _placed(draft: AtomDraft, passage: _Passage) -> AtomDraft:

@@ -53,6 +53,7 @@ class AtomExtractionActions(QObject):
 
     def _extend_table_menu(self, menu: QMenu) -> None:
         if self.table.selected_ids() and not self.table.trash_mode():
+            menu.addSeparator()
             menu.addAction(self.extract_action)
 
     def _extend_tree_menu(self, menu: QMenu, target: FolderTarget | None) -> None:

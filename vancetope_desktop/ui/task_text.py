@@ -94,7 +94,7 @@ def extraction_messages(report: atom_extraction.ExtractionReport) -> list[str]:
             extra += [f"{o.fallbacks} passage(s) read by the built-in generator"] if o.fallbacks else []
             messages.append(TaskMessage("; ".join([text, *extra]), "\n".join(o.warnings), problem=o.cut_short))
         else:
-            messages.append(TaskMessage(f"{name}: {said[o.status]}{o.reason or ''}", problem=o.status == "failed"))
+            messages.append(TaskMessage(f"{name} — {said[o.status]}{o.reason or ''}", problem=o.status == "failed"))
     if report.generator_problem:
         messages.append(TaskMessage(report.generator_problem, problem=False))
     return messages
