@@ -29,6 +29,9 @@ def test_extract_from_the_terminal(cli, tmp_path):
     assert refused.exit_code == 0 and "no document" in refused.stdout.lower()
     assert "skipped: it is an atom (a fact): atoms are read from sources" in refused.stdout
 
+    added = cli("memory", "add", "Otters fish at dawn. They den under the bridge.", "--type", "note", "--no-wait")
+    assert "2 atoms read from it" in added.stdout
+
     assert "off (the default)" in cli("atoms", "files-setting").stdout
     assert json.loads(cli("atoms", "files-setting", "on", "--json").stdout)["enabled"] is True  # imports: the
     assert "on (set here)" in cli("atoms", "files-setting").stdout  # service tests (a PDF read only where on)

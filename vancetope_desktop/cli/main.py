@@ -170,7 +170,7 @@ def memory_add(
         if not kept.stored:
             emit(as_json, kept, lambda: render.held_duplicate(kept))
             return
-        _index_now(lib, [kept.document.id], wait, as_json)
+        _index_now(lib, [kept.document.id, *kept.atoms], wait, as_json)
         doc = doc_service.get_document(lib, kept.document.id)
         emit(as_json, doc, lambda: render.added(doc, kept))
 

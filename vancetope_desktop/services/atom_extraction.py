@@ -54,7 +54,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from ..core.atoms import ATOM_KEY, EDITED_BY_PERSON, AtomDraft, AtomType
-from ..core.documents import ChunkRole, DocumentInfo, DocumentStatus, DocumentType, IndexState, Source, SourceType
+from ..core.documents import ChunkRole, DocumentInfo, DocumentStatus, DocumentType, IndexState
 from ..core.errors import InvalidInput, VancetopeError
 from ..core.memories import MemoryType
 from ..generation.base import Generator
@@ -346,7 +346,7 @@ def _one(lib: Library, doc_id: str, acting: str | None, reader: Generator, cance
         outcome.known = len(drafts) - len(new)
         if before_commit is not None:
             before_commit()
-        stored = atoms.store_atoms(lib, new, doc.id, doc.scope, source=Source(type=SourceType.MANUAL)) if new else []
+        stored = atoms.store_atoms(lib, new, doc.id, doc.scope) if new else []
         outcome.added = [a.id for a in stored]
         _move_spans(lib, moved)
         outcome.marked_stale = stale.set_stale(lib, gone) if gone else []
