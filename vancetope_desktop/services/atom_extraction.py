@@ -36,10 +36,12 @@ its mark is cleared if the statement comes back. A machine atom still read gets 
 statement now is, so that "open the source at its passage" stays right.
 
 **Bounds.** At most :data:`MAX_ATOMS_PER_SOURCE` new atoms and :data:`MAX_SECONDS_PER_SOURCE` of reading per
-source; a source cut short says so in its outcome. The generator is asked outside any write transaction (no
-SQLite write lock while a model thinks); a source's new atoms are stored in one transaction. A generator that
-fails on a passage is answered by the built-in one (``generation.fallback``); if that fails too, the passage is
-skipped and the outcome says why: the source itself is never changed nor lost.
+source; a source cut short says so in its outcome, is not taken to have lost the statements it did not reach
+(nothing is marked stale then), and extracting it again reads on past what it holds already. The generator is
+asked outside any write transaction (no SQLite write lock while a model thinks); a source's new atoms are stored
+in one transaction. A generator that fails on a passage is answered by the built-in one
+(``generation.fallback``); if that fails too, the passage is skipped and the outcome says why: the source itself
+is never changed nor lost.
 """
 
 from __future__ import annotations
@@ -76,8 +78,9 @@ FILES_KEY = "extract_atoms_from_files"
 """Key of ``scope.settings``: True or False, whether files imported here and below get atoms read at import;
 absent: as the parent scope says (off at the top)."""
 MAX_ATOMS_PER_SOURCE = 500
-"""New atoms one run reads from one source at most: about 15 pages of a dense paper at the built-in
-generator's rate (35 atoms a page on the corpus papers); a book is read in part and the outcome says so."""
+"""New atoms one run reads from one source at most (statements read before do not count): about 50 pages of a
+paper at the built-in generator's rate (965 atoms from the 6 smallest corpus papers, 48 pages); a book is read
+in part, the outcome says so, and extracting again reads on."""
 MAX_SECONDS_PER_SOURCE = 120.0
 """Reading one source stops after this long (checked between passages): the built-in generator reads a
 10-page paper in about 5 s here; a slow model on a long source is cut here and the outcome says so."""
@@ -335,15 +338,23 @@ def _one(lib: Library, doc_id: str, acting: str | None, reader: Generator, cance
     if problem is not None:
         return outcome.model_copy(update={"status": "skipped", "reason": problem})
     try:
-        drafts = _read(lib, doc, reader, cancel, outcome)
+        before = _earlier_atoms(lib, doc.id)
+        known = {k for earlier in before for k in earlier.keys}
+        drafts = _read(lib, doc, reader, cancel, outcome, known)
         if outcome.status == "cancelled":
             return outcome
         if drafts is None:
             outcome.status = "failed"
             return outcome
-        known, moved, gone, back = _compare(lib, doc.id, drafts)
-        new = [d for d in drafts if _key(d.text) not in known]
+        new, taken = [], set(known)
+        for draft in drafts:  # a statement said twice in the source is one atom
+            if _key(draft.text) not in taken:
+                taken.add(_key(draft.text))
+                new.append(draft)
         outcome.known = len(drafts) - len(new)
+        # Only a complete reading can tell that a statement left the source.
+        complete = not outcome.cut_short and not outcome.warnings
+        moved, gone, back = _follow(doc.id, before, drafts, complete)
         if before_commit is not None:
             before_commit()
         stored = atoms.store_atoms(lib, new, doc.id, doc.scope) if new else []
@@ -358,9 +369,10 @@ def _one(lib: Library, doc_id: str, acting: str | None, reader: Generator, cance
 
 
 def _read(lib: Library, doc: DocumentInfo, reader: Generator, cancel: Callable[[], bool] | None,
-          outcome: SourceOutcome) -> list[AtomDraft] | None:
-    """The drafts read from ``doc``'s passages, their spans placed in the source, within the bounds; None when
-    no passage could be read (``outcome.reason`` says why). Sets ``outcome``'s bookkeeping."""
+          outcome: SourceOutcome, known: set[str]) -> list[AtomDraft] | None:
+    """The drafts read from ``doc``'s passages, their spans placed in the source, until
+    :data:`MAX_ATOMS_PER_SOURCE` statements not in ``known`` or :data:`MAX_SECONDS_PER_SOURCE`; None when no
+    passage could be read (``outcome.reason`` says why). Sets ``outcome``'s bookkeeping."""
     passages = _passages(lib, doc)
     if not passages:
         outcome.reason = "it has no text to read"
@@ -369,17 +381,14 @@ def _read(lib: Library, doc: DocumentInfo, reader: Generator, cancel: Callable[[
     before = getattr(reader, "fallbacks", 0)
     started = time.monotonic()
     drafts: list[AtomDraft] = []
+    fresh: set[str] = set()  # statements read that are not known: the cap counts these
     failures = 0
     for number, passage in enumerate(passages):
         if cancel is not None and cancel():
             outcome.status = "cancelled"
             return drafts
-        if len(drafts) >= MAX_ATOMS_PER_SOURCE or time.monotonic() - started > MAX_SECONDS_PER_SOURCE:
-            bound = f"{MAX_ATOMS_PER_SOURCE} atoms" if len(drafts) >= MAX_ATOMS_PER_SOURCE \
-                else f"{MAX_SECONDS_PER_SOURCE:g} s"
-            outcome.cut_short = True
-            outcome.reason = (f"stopped at {bound}: read {number} of {len(passages)} passages"
-                              f"{f' (to page {passages[number - 1].page})' if passages[number - 1].page else ''}")
+        if time.monotonic() - started > MAX_SECONDS_PER_SOURCE:
+            _cut(outcome, f"{MAX_SECONDS_PER_SOURCE:g} s", passages, number)
             break
         try:
             found = reader.extract_atoms(passage.text, reference_time=reference)
@@ -391,12 +400,29 @@ def _read(lib: Library, doc: DocumentInfo, reader: Generator, cancel: Callable[[
             continue
         if len(passages) == 1:
             found = [d for d in found if not _copy_of(d, passage.text)]
-        drafts += [_placed(d, passage) for d in found][:MAX_ATOMS_PER_SOURCE - len(drafts)]
+        for draft in found:
+            key = _key(draft.text)
+            if key not in known and key not in fresh:
+                if len(fresh) == MAX_ATOMS_PER_SOURCE:
+                    _cut(outcome, f"{MAX_ATOMS_PER_SOURCE} new atoms", passages, number)
+                    break
+                fresh.add(key)
+            drafts.append(_placed(draft, passage))
+        if outcome.cut_short:
+            break
     outcome.fallbacks = getattr(reader, "fallbacks", 0) - before
     if failures and failures == len(passages):
         outcome.reason = f"no passage could be read: {outcome.warnings[0].split(': ', 1)[1]}"
         return None
     return drafts
+
+
+def _cut(outcome: SourceOutcome, bound: str, passages: Sequence[_Passage], number: int) -> None:
+    """Say in ``outcome`` that reading stopped at ``bound`` in passage ``number`` (0-based) of ``passages``."""
+    page = passages[number].page
+    outcome.cut_short = True
+    outcome.reason = (f"stopped at {bound}, in passage {number + 1} of {len(passages)}"
+                      f"{f' (page {page})' if page else ''}; extract again to read on")
 
 
 def _passages(lib: Library, doc: DocumentInfo) -> list[_Passage]:
@@ -445,42 +471,57 @@ def _key(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
-def _compare(lib: Library, source_id: str, drafts: Sequence[AtomDraft]
-             ) -> tuple[set[str], list[tuple[str, dict[str, Any]]], list[str], list[str]]:
-    """``drafts`` against the atoms derived from the source before.
+@dataclass(frozen=True)
+class _Earlier:
+    """An atom read from the source before: its id, status, metadata fields and the statements it stood for."""
 
-    Returns:
-        (keys of the statements read before, machine atoms read again whose span moved (id, new span),
-        live machine atoms no longer read, stale machine atoms read again).
-    """
-    read_now = {}
-    for draft in drafts:
-        read_now.setdefault(_key(draft.text), draft)
-    known: set[str] = set()
-    moved, gone, back = [], [], []
-    ids = relations.derived_documents(lib, [source_id])
-    for doc in [documents.get_document(lib, i) for i in ids]:
+    id: str
+    status: DocumentStatus
+    fields: dict[str, Any]
+    keys: frozenset[str]
+
+
+def _earlier_atoms(lib: Library, source_id: str) -> list[_Earlier]:
+    """Every atom derived from ``source_id`` (in the trash or archived too), with the keys of what it said: its
+    text, and for one a person (or a digest) changed, each earlier text."""
+    found = []
+    for doc in [documents.get_document(lib, i) for i in relations.derived_documents(lib, [source_id])]:
         if doc.type not in atoms.ATOM_DOCUMENT_TYPES:
             continue
         fields = doc.metadata.get(ATOM_KEY) if isinstance(doc.metadata.get(ATOM_KEY), dict) else {}
         texts = [doc.content or doc.title]
-        if fields.get(EDITED_BY_PERSON) or doc.version > 1:  # what it said before a person (or a digest) changed it
+        if fields.get(EDITED_BY_PERSON) or doc.version > 1:
             texts += [v.content for v in documents.list_versions(lib, doc.id) if v.content]
-        keys = {_key(t) for t in texts}
-        known |= keys
-        if fields.get(EDITED_BY_PERSON) or doc.status in (DocumentStatus.DELETED, DocumentStatus.ARCHIVED):
+        found.append(_Earlier(doc.id, doc.status, fields, frozenset(_key(t) for t in texts)))
+    return found
+
+
+def _follow(source_id: str, earlier: Sequence[_Earlier], drafts: Sequence[AtomDraft], complete: bool
+            ) -> tuple[list[tuple[str, dict[str, Any] | None]], list[str], list[str]]:
+    """What becomes of the machine atoms read before (a person's are left alone, as are archived and trashed ones).
+
+    Returns:
+        (those read again whose span moved: (id, new span), live ones no longer read (only when the reading was
+        ``complete``), stale ones read again).
+    """
+    read_now: dict[str, AtomDraft] = {}
+    for draft in drafts:
+        read_now.setdefault(_key(draft.text), draft)
+    moved, gone, back = [], [], []
+    for atom in earlier:
+        if atom.fields.get(EDITED_BY_PERSON) or atom.status in (DocumentStatus.DELETED, DocumentStatus.ARCHIVED):
             continue
-        again = next((read_now[k] for k in keys if k in read_now), None)
+        again = next((read_now[k] for k in atom.keys if k in read_now), None)
         if again is None:
-            if doc.status is DocumentStatus.ACTIVE:
-                gone.append(doc.id)
+            if complete and atom.status is DocumentStatus.ACTIVE:
+                gone.append(atom.id)
             continue
-        if doc.status is DocumentStatus.STALE:
-            back.append(doc.id)
+        if atom.status is DocumentStatus.STALE:
+            back.append(atom.id)
         span = again.span.model_copy(update={"document_id": source_id}).model_dump() if again.span else None
-        if span != fields.get("span"):
-            moved.append((doc.id, span))
-    return known, moved, gone, back
+        if span != atom.fields.get("span"):
+            moved.append((atom.id, span))
+    return moved, gone, back
 
 
 def _move_spans(lib: Library, moved: Sequence[tuple[str, dict[str, Any] | None]]) -> None:
