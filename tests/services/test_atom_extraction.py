@@ -13,6 +13,7 @@ from vancetope_desktop.core.errors import InvalidInput
 from vancetope_desktop.generation.builtin import BuiltinGenerator
 from vancetope_desktop.ingest.registry import extract_file
 from vancetope_desktop.services import atom_extraction, atoms, documents, imports, memory_guard, scopes
+from vancetope_desktop.services.digest import DIGEST_KEY
 from vancetope_desktop.services.library import DEFAULT_PROJECT
 
 P = DEFAULT_PROJECT
@@ -54,6 +55,9 @@ def test_what_is_never_a_source_and_what_is_read_only_on_request(library):
     assert [o.status for o in report.outcomes] == ["skipped", "skipped", "extracted"]
     assert "atoms are read from sources" in report.outcomes[0].reason
     assert report.outcomes[2].added  # asked for: read
+    writeup = documents.add_text(library, "Herons were counted. Egrets roosted.", doc_type=DocumentType.NOTE,
+                                 metadata={DIGEST_KEY: {"day": "2026-12-01"}})
+    assert "digest writeup" in atom_extraction.extract_atoms(library, [writeup.id]).outcomes[0].reason
     documents.set_status(library, episode.document.id, DocumentStatus.DELETED)
     again = atom_extraction.extract_atoms(library, [episode.document.id])
     assert again.outcomes[0].status == "skipped" and "trash" in again.outcomes[0].reason
