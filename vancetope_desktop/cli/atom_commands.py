@@ -155,16 +155,16 @@ def atoms_files_setting(
 def _report(report: ExtractionReport) -> None:
     """Each document's outcome on a line, then the summary."""
     for o in report.outcomes:
-        name = escape(o.title or o.document_id)
+        name = f"{escape(o.title)} [dim]{o.document_id}[/dim]" if o.title else o.document_id
         if o.status == "extracted":
             extra = [o.reason] if o.cut_short and o.reason else []
             extra += [f"{len(o.marked_stale)} marked stale"] if o.marked_stale else []
             extra += [f"{o.fallbacks} read by the built-in generator"] if o.fallbacks else []
-            out.print(f"{name} [dim]{o.document_id}[/dim]: {len(o.added)} new, {o.known} known"
+            out.print(f"{name}: {len(o.added)} new, {o.known} known"
                       + "".join(f" · {escape(e)}" for e in extra))
         else:
             colour = "red" if o.status == "failed" else "yellow"
-            out.print(f"[{colour}]{name} [dim]{o.document_id}[/dim]: {o.status}"
+            out.print(f"[{colour}]{name}: {o.status}"
                       f"{': ' + escape(o.reason) if o.reason else ''}[/{colour}]")
         for warning in o.warnings:
             out.print(f"      [yellow]{escape(warning)}[/yellow]")
