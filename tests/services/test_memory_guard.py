@@ -14,7 +14,8 @@ P = DEFAULT_PROJECT
 
 
 def _active(lib):
-    return sorted(d.content for d in documents.list_documents(lib, scope=P) if d.status is DocumentStatus.ACTIVE)
+    return sorted(d.content for d in documents.list_documents(lib, scope=P, types=[DocumentType.NOTE])  # not its atoms
+                  if d.status is DocumentStatus.ACTIVE)
 
 
 @pytest.mark.slow  # embeds with the bundled model (the point is meaning), once through the index

@@ -55,3 +55,18 @@ class PlanHappenedInput(_Input):
     plan_id: str = Field(description="Your plan (doc_…).")
     when: str = Field(description="When it happened: " + WHEN_HELP)
     text: str | None = Field(default=None, description="What happened, one sentence. Default: the plan's statement.")
+
+
+class AtomsExtractInput(_Input):
+    """``atoms_extract``: read facts, events and plans from documents of yours."""
+
+    ids: list[str] = Field(min_length=1, max_length=100, description="The documents to read (doc_…): yours, or "
+                           "your agent's. Reading one again adds only what is new in it.")
+
+
+class AtomsFilesSettingInput(_Input):
+    """``atoms_files_setting``: whether files imported into your scope get their atoms read at import."""
+
+    enabled: bool | None = Field(default=None, description="true or false sets it for your scope (and the scopes "
+                                 "below that do not set it); omitted: only tell it.")
+    inherit: bool = Field(default=False, description="Forget your scope's own value: your parent's applies.")

@@ -338,6 +338,8 @@ class StoredDocument(DocumentSummary):
                                "first; a duplicate is the reference it was merged into), else doc_id alone.")
     relations: list[Edge] = Field(default_factory=list, description="The edges made from the new documents.")
     archived: list[str] = Field(default_factory=list, description="Documents archived because it updates them.")
+    atoms: list[str] = Field(default_factory=list, description="The atoms (facts, events, plans) read from a note or "
+                             "result stored (atoms_list source_id=… lists them).")
     warnings: list[str] = Field(default_factory=list, description="E.g. a relation that could not be made after the "
                                 "document was stored (it stays stored).")
 

@@ -21,7 +21,8 @@ from ..core.documents import DocumentInfo, DocumentStatus, DocumentType, Source,
 from ..core.errors import DocumentNotFound, InvalidInput, NotFound, ScopeNotVisible
 from ..core.scopes import ScopeKind
 from ..core.tags import all_of, normalize_tags
-from ..services import documents, folders, relations, sharing, stale
+from ..generation.base import Generator
+from ..services import atom_extraction, documents, folders, relations, sharing, stale
 from ..services.library import Library
 from ..services.scopes import resolve_scope
 from ..services.search import search
@@ -137,12 +138,13 @@ def result_tags(think_process_id: str, node_id: str, node_type: NodeType | str,
 
 def memory_store_result(lib: Library, node_id: str, node_type: NodeType | str, title: str, content: str,
                         derived_from: Sequence[str] = (), *, think_process_id: str, scope: str | None = None,
-                        tags: Iterable[str] = ()) -> DocumentInfo:
+                        tags: Iterable[str] = (), generator: Generator | None = None) -> DocumentInfo:
     """Save a task node's output as a result document (seed §7.2), or replace it when the node re-runs.
 
     The document has type ``result``, source ``{think_process_result, think_process_id, node_id}``, the
     tags of :func:`result_tags`, ``derived_from`` edges to its inputs, and lives in the
-    ``Results`` folder of ``scope`` (created when missing).
+    ``Results`` folder of ``scope`` (created when missing). Its atoms are read (``services.atom_extraction``):
+    after a re-run only the new statements are added, and the atoms whose statement left it are marked stale.
 
     A re-run (the node already has a result in ``scope``) updates that document: the content, title and
     ``derived_from`` become a new version (the previous one stays in its history), missing tags are
@@ -155,6 +157,7 @@ def memory_store_result(lib: Library, node_id: str, node_type: NodeType | str, t
             :func:`resolve_inputs`).
         scope: default ``think-process/<think_process_id>``.
         tags: further tags (topics such as ``attention``).
+        generator: what reads the result's atoms (``services.atom_extraction``; default: the library's).
 
     Raises:
         InvalidInput: blank content or title, a bad node type or tag. ScopeNotFound.
@@ -176,16 +179,19 @@ def memory_store_result(lib: Library, node_id: str, node_type: NodeType | str, t
     metadata = {"node_type": node_kind.value}
     existing = relations.node_results(lib, think_process_id, node_id, scope=scope_path)
     if not existing:
-        return documents.add_text(
+        stored = documents.add_text(
             lib, content, doc_type=DocumentType.RESULT, title=title, tags=wanted_tags, scope=scope_path,
             folder_id=_results_folder(lib, scope_path), metadata=metadata, derived_from=inputs,
             source=Source(type=SourceType.THINK_PROCESS_RESULT, think_process_id=think_process_id, node_id=node_id),
         )
+        atom_extraction.extract_at_import(lib, [stored.id], generator=generator)
+        return stored
     doc_id = existing[-1].id
     # Clear the mark first, so the version kept by the update is the stale content without the #stale tag.
     stale.set_stale(lib, [doc_id], stale=False)
     documents.update_document(lib, doc_id, title=title, content=content, metadata=metadata,
                               derived_from=[i for i in inputs if i != doc_id], reason=f"re-run of node {node_id}")
+    atom_extraction.extract_at_import(lib, [doc_id], generator=generator)  # the re-run's new statements
     other_type_tags = [t for k, t in NODE_TYPE_TAGS.items() if k != node_kind]
     return documents.tag_document(lib, doc_id, add=wanted_tags, remove=other_type_tags,
                                   reason=f"tags of node {node_id}")

@@ -41,7 +41,7 @@ from pydantic import BaseModel, ValidationError
 
 from ..core.atoms import Atom
 from ..core.documents import DocumentInfo, DocumentStatus, DocumentType, Source, SourceType
-from ..core.errors import AccessDenied, DocumentNotFound, EmptyQuery, InvalidInput, ScopeNotVisible
+from ..core.errors import AccessDenied, DocumentNotFound, EmptyQuery, InvalidInput, ScopeNotVisible, VancetopeError
 from ..core.memories import MEMORY_TYPE_GUIDANCE, Episode
 from ..core.promotion import RequestStatus
 from ..core.reading import ReadingStatus
@@ -49,8 +49,10 @@ from ..core.relations import RELATION_GUIDE, RelationType
 from ..core.scopes import ScopeKind, ScopePath
 from ..core.tags import all_of, normalize_tag, normalize_tags
 from ..core.text import undecodable_message, undecodable_values
+from ..generation.base import Generator
 from ..services import (
     annotations,
+    atom_extraction,
     atoms,
     audit,
     citations,
@@ -69,6 +71,7 @@ from ..services import (
     sharing,
 )
 from ..services import session_start as start
+from ..services.atom_extraction import ExtractionReport, FilesSetting, SourceOutcome
 from ..services.digest import DigestRun
 from ..services.graph import RelatedDocument
 from ..services.library import Library
@@ -76,7 +79,14 @@ from ..services.memories import Recall
 from ..services.scopes import ancestry, resolve_relative, resolve_scope, visible_scopes
 from ..services.search import search
 from ..services.session_start import SessionStart
-from .atom_models import AtomList, AtomsListInput, PlanHappenedInput, PlanUpdateInput
+from .atom_models import (
+    AtomList,
+    AtomsExtractInput,
+    AtomsFilesSettingInput,
+    AtomsListInput,
+    PlanHappenedInput,
+    PlanUpdateInput,
+)
 from .digest_models import DigestRunInput, DigestShowInput
 from .models import (
     HIDDEN_METADATA,
@@ -234,6 +244,16 @@ TOOLS: tuple[ToolSpec, ...] = (
              "sources or stored directly), newest first: each with its when (events), due and plan_status (plans), "
              "and the source it was read from (source_gone: the source was deleted; the atom stays). Filter by "
              "type, plan status (e.g. missed), source, due_before or text.", AtomsListInput, AtomList),
+    ToolSpec("atoms_extract", "Read facts, events and plans from documents of yours (notes, results, PDFs…): "
+             "each becomes an atom in the document's scope, derived from it, with the passage (and page) it was "
+             "read from. Notes and results you store are read already; files only where atoms_files_setting is on. "
+             "Reading a document again adds only what is new; atoms a person edited are never touched. Returns "
+             "each document's outcome (added atom ids, skipped or failed with why) and a summary.",
+             AtomsExtractInput, ExtractionReport),
+    ToolSpec("atoms_files_setting", "Whether files (PDF, docx, html…) imported into your scope get their atoms "
+             "read at import: off by default, inherited from the parent scope unless set. enabled sets it; "
+             "inherit forgets your scope's own value; neither: only tell it.", AtomsFilesSettingInput,
+             FilesSetting),
     ToolSpec("plan_update", "Set one of your plans' status: planned, missed or canceled. There is no "
              "'completed': when a plan happened, call plan_happened.", PlanUpdateInput, Atom),
     ToolSpec("plan_happened", "Record that one of your plans happened: an event atom (when; text defaults to the "
@@ -287,7 +307,7 @@ class MemoryTools:
     def memory_store(self, content: str, tags: Sequence[str] = (), scope: str | None = None, type: str = "note",
                      title: str | None = None, reason: str | None = None, relates_to: Mapping[str, str] | None = None,
                      on_duplicate: str = "return", memory_type: str | None = None, when: str | None = None,
-                     due: str | None = None) -> StoredDocument:
+                     due: str | None = None, *, generator: Generator | None = None) -> StoredDocument:
         """Store ``content`` as a new document of ``type`` in the acting scope.
 
         A think process's documents get the seed's provenance tag ``thinkprocess:<id>`` (§3.3) and
@@ -300,7 +320,8 @@ class MemoryTools:
         BibTeX, RIS or CSL-JSON stored as a ``reference`` becomes one reference per entry: the result is the first,
         its ``entries`` lists every one, and the promotion request and ``relates_to`` apply to each.
         A fact, event (``when``) or plan (``due``) is an atom (``services.atoms.atom_metadata``), returned in
-        the result's ``atom``.
+        the result's ``atom``; a note or result gets its atoms read (``services.atom_extraction``, by ``generator``,
+        default the library's), listed in the result's ``atoms``.
 
         The write goes through ``memory_guard.remember``: a near-duplicate of an active note or fact of the
         acting scope is handled as ``on_duplicate`` says (``return``: nothing stored, the existing document
@@ -333,9 +354,9 @@ class MemoryTools:
                                      doc_type=DocumentType(args.type),
                                      title=args.title, tags=wanted, source=source, on_duplicate=args.on_duplicate,
                                      relates_to=(link.target_id, link.type) if link else None, created_by=self._actor(),
-                                     memory_type=args.memory_type, metadata=atom_fields)
+                                     memory_type=args.memory_type, metadata=atom_fields, generator=generator)
         outcome = {name: getattr(kept, name) for name in ("stored", "entries", "duplicates", "relations", "archived",
-                                                          "warnings")}
+                                                          "atoms", "warnings")}
         if kept.document.type in atoms.ATOM_DOCUMENT_TYPES:
             outcome["atom"] = atoms.card(self.lib, kept.document)
         if not kept.stored:
@@ -348,7 +369,8 @@ class MemoryTools:
             if not by_rule and documents.get_document(self.lib, entry).scope == store_in:
                 why = (args.reason or "").strip() or f"stored by {self.scope} for {promote_to}"
                 review.request_promotion(self.lib, entry, promote_to, requested_by=self._actor(), reason=why)
-        return self.as_stored(self._indexed(kept.document, kept.entries), known_requests=()).model_copy(update=outcome)
+        return self.as_stored(self._indexed(kept.document, [*kept.entries, *kept.atoms]),
+                              known_requests=()).model_copy(update=outcome)
 
     def memory_query(self, question: str, tags: Sequence[str] = (), scope: str | None = None,
                      type: str | None = None, limit: int = 10, memory_type: str | None = None) -> QueryResult:
@@ -458,6 +480,45 @@ class MemoryTools:
                                  due_before=args.due_before, text=args.text, include_archived=args.include_archived,
                                  limit=args.limit)
         return AtomList(atoms=found, count=len(found))
+
+    def atoms_extract(self, ids: Sequence[str], *, generator: Generator | None = None) -> ExtractionReport:
+        """Read the atoms of documents the acting scope writes (its own, its agent's: ``sharing.write_grant``, since
+        the atoms go into the document's scope), with ``generator`` (default: the library's; an MCP call may pass
+        one sampling its client's model). A document it may not write or read is a ``skipped`` outcome naming the
+        rule; the others are read (``atom_extraction.extract_atoms``), and indexed now when asked to.
+
+        Raises:
+            InvalidInput: no ids, or more than 100.
+        """
+        args = parse_arguments(AtomsExtractInput, ids=list(ids))
+        refused: dict[str, SourceOutcome] = {}
+        for doc_id in dict.fromkeys(i.strip() for i in args.ids):
+            try:
+                self._writable(doc_id, "store atoms read from")
+            except VancetopeError as error:
+                refused[doc_id] = SourceOutcome(document_id=doc_id, status="skipped", reason=str(error))
+        wanted = [i for i in dict.fromkeys(i.strip() for i in args.ids) if i not in refused]
+        report = atom_extraction.extract_atoms(self.lib, wanted, scope=self.scope, generator=generator) if wanted \
+            else atom_extraction.ExtractionReport()
+        read = {o.document_id: o for o in report.outcomes}
+        report.outcomes = [refused.get(i) or read[i] for i in dict.fromkeys(i.strip() for i in args.ids)]
+        if self.index_now and report.added:
+            indexing.try_drain(self.lib, documents=report.added)
+        return report
+
+    def atoms_files_setting(self, enabled: bool | None = None, inherit: bool = False) -> FilesSetting:
+        """The acting scope's files setting (``atom_extraction.files_setting``), set first when ``enabled`` or
+        ``inherit`` is given.
+
+        Raises:
+            InvalidInput: both ``enabled`` and ``inherit``.
+        """
+        args = parse_arguments(AtomsFilesSettingInput, enabled=enabled, inherit=inherit)
+        if args.inherit and args.enabled is not None:
+            raise InvalidInput("give enabled or inherit, not both")
+        if args.inherit or args.enabled is not None:
+            return atom_extraction.set_files_setting(self.lib, self.scope, None if args.inherit else args.enabled)
+        return atom_extraction.files_setting(self.lib, self.scope)
 
     def plan_update(self, plan_id: str, status: str) -> Atom:
         """Set the status of a plan the acting scope writes (its own, or its agent's: ``atoms.plan_update``).

@@ -1,6 +1,5 @@
-"""Atoms from the terminal (issue 13): ``atoms add|list|show|plan-update|happened`` over ``services.atoms``.
-
-Extracting atoms from documents (``atoms extract DOC…``) and the daily digest come with the generator.
+"""Atoms from the terminal (issue 13): ``atoms add|list|show|plan-update|happened`` over ``services.atoms``,
+``atoms extract DOC…`` and ``atoms files-setting`` over ``services.atom_extraction``.
 """
 
 from __future__ import annotations
@@ -12,9 +11,11 @@ from rich.markup import escape
 
 from ..core.atoms import Atom, AtomType
 from ..core.tags import split_tag_list
-from ..services import atoms, indexing, scopes, undo
+from ..services import atom_extraction, atoms, indexing, scopes, undo
+from ..services.atom_extraction import ExtractionReport, FilesSetting
 from .apps import app
-from .context import CommandGroup, JsonOption, LibraryOption, ScopeOption, WaitOption, emit, open_library, out
+from .context import CommandGroup, JsonOption, LibraryOption, ScopeOption, WaitOption, emit, err, open_library, out
+from .progress import progress
 
 atoms_app = CommandGroup(help="Atoms: facts, events (with when) and plans (with a due date and a status).",
                          no_args_is_help=True)
@@ -108,6 +109,74 @@ def atoms_happened(
         if wait:
             indexing.try_drain(lib, documents=[event.id])
         emit(as_json, event, lambda: _line(event))
+
+
+@atoms_app.command("extract")
+def atoms_extract(
+    document_ids: Annotated[list[str], typer.Argument(help="The documents to read atoms from (doc_…).")],
+    scope: Annotated[str | None, typer.Option("--scope", "-s", help="Act as this scope: every document must be "
+                                              "readable from it (default: any document of the library).")] = None,
+    wait: WaitOption = True, library: LibraryOption = None, as_json: JsonOption = False,
+) -> None:
+    """Read facts, events and plans from documents (any source: a PDF too, whatever its scope's setting):
+    `atoms extract doc_1 doc_2`. Reading again adds only what is new. Progress goes to stderr, one line per
+    document. Exit 1 if a document failed."""
+    with open_library(library) as lib:
+        with progress(err) as bar:
+            task = bar.add_task("reading atoms", total=len(document_ids))
+            report = atom_extraction.extract_atoms(
+                lib, document_ids, scope=scopes.resolve_scope(lib, scope) if scope else None,
+                progress=lambda p: bar.update(task, completed=p.done, total=p.total, description=p.current[:40]))
+        if wait and report.added:
+            indexing.try_drain(lib, documents=report.added)
+        emit(as_json, report.model_dump(mode="json") | {"summary": report.summary()}, lambda: _report(report))
+    if any(o.status == "failed" for o in report.outcomes):
+        raise typer.Exit(1)
+
+
+@atoms_app.command("files-setting")
+def atoms_files_setting(
+    value: Annotated[str | None, typer.Argument(help="on, off, or inherit (forget this scope's own value); "
+                                                "omitted: show it.", show_default=False)] = None,
+    scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False,
+) -> None:
+    """Whether files (PDF, docx, html…) imported into a scope get their atoms read at import (off by default;
+    a scope without its own value follows its parent): `atoms files-setting on --scope project/thesis`. Notes
+    and results always do."""
+    choices = {"on": True, "off": False, "inherit": None}
+    if value is not None and value.strip().lower() not in choices:
+        raise typer.BadParameter(f"{value!r}: use on, off or inherit")
+    with open_library(library) as lib:
+        setting = atom_extraction.files_setting(lib, scope) if value is None else \
+            atom_extraction.set_files_setting(lib, scopes.resolve_scope(lib, scope), choices[value.strip().lower()])
+        emit(as_json, setting, lambda: _setting(setting))
+
+
+def _report(report: ExtractionReport) -> None:
+    """Each document's outcome on a line, then the summary."""
+    for o in report.outcomes:
+        name = f"{escape(o.title)} [dim]{o.document_id}[/dim]" if o.title else o.document_id
+        if o.status == "extracted":
+            extra = [o.reason] if o.cut_short and o.reason else []
+            extra += [f"{len(o.marked_stale)} marked stale"] if o.marked_stale else []
+            extra += [f"{o.fallbacks} read by the built-in generator"] if o.fallbacks else []
+            out.print(f"{name}: {len(o.added)} new, {o.known} known"
+                      + "".join(f" · {escape(e)}" for e in extra))
+        else:
+            colour = "red" if o.status == "failed" else "yellow"
+            out.print(f"[{colour}]{name}: {o.status}"
+                      f"{': ' + escape(o.reason) if o.reason else ''}[/{colour}]")
+        for warning in o.warnings:
+            out.print(f"      [yellow]{escape(warning)}[/yellow]")
+    if report.generator_problem:
+        out.print(f"[yellow]{escape(report.generator_problem)}[/yellow]")
+    out.print(f"[bold]{escape(report.summary())}[/bold] [dim](generator: {report.generator})[/dim]")
+
+
+def _setting(setting: FilesSetting) -> None:
+    where = "set here" if setting.own is not None else f"from {setting.set_in}" if setting.set_in else "the default"
+    out.print(f"Atoms read from files imported into {setting.scope}: [bold]{'on' if setting.enabled else 'off'}"
+              f"[/bold] ({where})")
 
 
 def _line(found: Atom) -> None:

@@ -18,6 +18,7 @@ from ..core.reading import ReadingStatus, reading_status_of
 from ..core.relations import RELATION_GUIDE
 from ..core.tags import combine, split_tag_list
 from ..services import (
+    atom_extraction,
     audit,
     bibliography,
     folders,
@@ -169,7 +170,7 @@ def memory_add(
         if not kept.stored:
             emit(as_json, kept, lambda: render.held_duplicate(kept))
             return
-        _index_now(lib, [kept.document.id], wait, as_json)
+        _index_now(lib, [kept.document.id, *kept.atoms], wait, as_json)
         doc = doc_service.get_document(lib, kept.document.id)
         emit(as_json, doc, lambda: render.added(doc, kept))
 
@@ -203,12 +204,16 @@ def memory_upload(
                 progress=lambda p: bar.update(task, completed=p.done, total=p.total, description=p.current[:40]),
                 namesakes="keep_both" if keep_both_folders else "merge", bibliography_folder=bib_folder,
             )
+            reading = bar.add_task("reading atoms", total=None)
+            read = atom_extraction.extract_after_upload(lib, report, progress=lambda p: bar.update(
+                reading, completed=p.done, total=p.total, description=p.current[:40]))
         # Every file given is its work, also one an interrupted run imported (now a duplicate) but did not embed,
         # and so are the references a bibliography became.
         own = [o.document_id for o in report.outcomes if o.document_id]
-        _index_now(lib, list(dict.fromkeys([*own, *report.document_ids])), wait, as_json)
+        _index_now(lib, list(dict.fromkeys([*own, *report.document_ids, *read.added])), wait, as_json)
         if as_json:
-            print_json(report.model_dump(mode="json") | {"failed": len(report.failed)})
+            print_json(report.model_dump(mode="json") | {"failed": len(report.failed),
+                                                         "atoms": read.model_dump(mode="json")})
             render.import_failures(report)
         else:
             render.import_report(report)

@@ -406,6 +406,9 @@ def added(doc: DocumentInfo, kept: Remembered) -> None:
     out.print(f"added {doc.type.value} {doc.id} to {doc.scope}: {escape(doc.title)}")
     for edge in kept.relations:
         out.print(f"  {edge.type.value} {edge.target_id}" + (" (archived)" if edge.target_id in kept.archived else ""))
+    if kept.atoms:
+        out.print(f"  {len(kept.atoms)} atom{'s' if len(kept.atoms) != 1 else ''} read from it "
+                  f"(`vancetope atoms list --source {doc.id}`)")
     for warning in kept.warnings:
         err.print(f"warning: {escape(warning)}")
 

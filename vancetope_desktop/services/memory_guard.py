@@ -28,10 +28,11 @@ from ..core.documents import DocumentInfo, DocumentStatus, DocumentType, IndexSt
 from ..core.errors import IndexUnavailable, InvalidInput, VancetopeError
 from ..core.memories import MemoryType, parse_memory_type
 from ..core.relations import RelationType
+from ..generation.base import Generator
 from ..store import tables
 from ..store.blobs import hash_text
 from ..store.db import read_session
-from . import bibliography, documents, graph
+from . import atom_extraction, bibliography, documents, graph
 from .graph import Edge
 from .library import Library
 from .scopes import resolve_scope
@@ -68,8 +69,9 @@ class Remembered(BaseModel):
     ``entries``: for a pasted bibliography, every reference it became, in entry order (``document`` is the first;
     a duplicate is the existing reference it was merged into); else just ``document``'s id.
     ``duplicates``: the near-duplicates found, closest first (also when stored anyway). ``relations``: the
-    edges made from the new documents; ``archived``: the documents their ``updates`` archived; ``warnings``: a
-    relation that could not be made after the documents were stored (they stay stored).
+    edges made from the new documents; ``archived``: the documents their ``updates`` archived; ``atoms``: the atoms
+    read from the new note or result (``services.atom_extraction``); ``warnings``: a relation that could not be
+    made, or atoms that could not be read, after the documents were stored (they stay stored).
     """
 
     document: DocumentInfo
@@ -78,6 +80,7 @@ class Remembered(BaseModel):
     duplicates: list[SimilarMemory] = Field(default_factory=list)
     relations: list[Edge] = Field(default_factory=list)
     archived: list[str] = Field(default_factory=list)
+    atoms: list[str] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
 
 
@@ -137,7 +140,7 @@ def remember(lib: Library, content: str, *, scope: str, doc_type: DocumentType =
              folder_id: str | None = None, on_duplicate: OnDuplicate | str = OnDuplicate.RETURN,
              relates_to: tuple[str, RelationType | str] | None = None, created_by: str | None = None,
              memory_type: MemoryType | str | None = None, acting: str | None = None,
-             metadata: dict[str, Any] | None = None) -> Remembered:
+             metadata: dict[str, Any] | None = None, generator: Generator | None = None) -> Remembered:
     """Store ``content`` in ``scope`` as ``documents.add_text`` does, guarded against near-duplicates (see the
     module's note), and relate it to ``relates_to`` = ``(target_id, type)`` (the seed's ``relatesTo``:
     ``updates`` archives the target). ``memory_type`` makes it an agent memory of that type
@@ -151,6 +154,8 @@ def remember(lib: Library, content: str, *, scope: str, doc_type: DocumentType =
     Args:
         acting: the writer's scope, whose visibility rule the ``relates_to`` target follows (default: ``scope``;
             a session storing into the agent scope that runs it: the session, ``sharing.write_grant``).
+        generator: what reads the atoms of a new note or result (default: the library's; an MCP tool passes one
+            that samples its client's model).
 
     Raises:
         InvalidInput: blank content, a bad ``on_duplicate``, tag or type. UnknownRelationType.
@@ -195,6 +200,10 @@ def remember(lib: Library, content: str, *, scope: str, doc_type: DocumentType =
                 continue
             done.relations.append(outcome.edge)
             done.archived += outcome.archived
+    read = atom_extraction.extract_at_import(lib, entries, generator=generator)
+    done.atoms = read.added
+    done.warnings += [f"stored {o.document_id}, but its atoms were not read: {o.reason}" for o in read.outcomes
+                      if o.status == "failed"]
     if done.relations:
         done.document = documents.get_document(lib, entries[0])
     return done

@@ -48,6 +48,7 @@ from . import dialogs, tab_memory, themes, window_parts
 from .about import show_about
 from .annotation_actions import AnnotationActions, annotation_target
 from .archived_view import ArchivedFlow
+from .atom_extraction_actions import AtomExtractionActions
 from .atoms_view import AtomsDialog
 from .citation_actions import CitationActions
 from .conflicts_view import ConflictsDialog
@@ -144,6 +145,8 @@ class MainWindow(QMainWindow):
                                          search_pane=self.search_pane, details=self.details,
                                          current_viewer=self.current_viewer, style=self.preferences.citation_style)
         self.citations.style_chosen.connect(self._remember_citation_style)
+        self.atom_extraction = AtomExtractionActions(self, self.workbench, table=self.table,
+                                                     folder_tree=self.folder_tree)
         self.organise = OrganiseActions(self, self.workbench, self.table)
         self.notes = NotesFlow(self, self.workbench, details=self.details, table=self.table,
                                folder_tree=self.folder_tree, search_pane=self.search_pane,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..services import imports
+from ..services import atom_extraction, imports
 
 
 class TaskMessage(str):
@@ -78,3 +78,23 @@ def _failure_text(name: str, reason: str, *, kept: bool) -> str:
     if "cannot read" in lowered:
         return f"{name} could not be opened: check that it still exists and that you may read it."
     return f"{name} was not imported. Hover for the reason."
+
+
+def extraction_messages(report: atom_extraction.ExtractionReport) -> list[str]:
+    """The Tasks panel's lines for an atom extraction: each source that gave atoms, had none new, was cut short,
+    skipped or failed (with why), then the generator's problem if the built-in read instead."""
+    said = {"extracted": "", "skipped": "skipped: ", "failed": "failed: ", "cancelled": "not reached (cancelled)"}
+    messages: list[str] = []
+    for o in report.outcomes:
+        name = o.title or o.document_id
+        if o.status == "extracted":
+            text = f"{name}: {len(o.added)} atom{'s' if len(o.added) != 1 else ''}" if o.added else f"{name}: none new"
+            extra = [o.reason] if o.cut_short and o.reason else []
+            extra += [f"{len(o.marked_stale)} marked stale (no longer in it)"] if o.marked_stale else []
+            extra += [f"{o.fallbacks} passage(s) read by the built-in generator"] if o.fallbacks else []
+            messages.append(TaskMessage("; ".join([text, *extra]), "\n".join(o.warnings), problem=o.cut_short))
+        else:
+            messages.append(TaskMessage(f"{name} — {said[o.status]}{o.reason or ''}", problem=o.status == "failed"))
+    if report.generator_problem:
+        messages.append(TaskMessage(report.generator_problem, problem=False))
+    return messages

@@ -26,6 +26,7 @@ from ..core.undo import UserAction
 from ..ingest.process_pool import ProcessExtractor
 from ..services import (
     annotations,
+    atom_extraction,
     atoms,
     audit,
     citation_keys,
@@ -57,7 +58,7 @@ from .folder_model import FolderTarget
 from .indexer import Indexer
 from .review_model import ReviewDetails, load_review_details
 from .snapshot import Snapshot, ViewState, load_snapshot
-from .task_text import TaskMessage, import_messages
+from .task_text import TaskMessage, extraction_messages, import_messages
 from .tasks import Task, TaskContext, TaskManager, TaskState
 from .viewer.pdf_annotations import AnnotationRequest
 
@@ -286,11 +287,16 @@ class Workbench(QObject):
         chosen: imports.Namesakes = namesakes
 
         def work(context: TaskContext) -> imports.ImportReport:
-            return imports.upload(
+            report = imports.upload(
                 lib, wanted, scope=scope, folder_id=folder_id,
                 progress=lambda p: context.progress(p.done, p.total, p.current),
                 cancel=context.cancelled, extractor=self.extractor, namesakes=chosen,
                 before_commit=self.commit_gate(context))
+            if not context.cancelled():  # the notes' atoms, and the files' where the scope says (a notice)
+                atom_extraction.extract_after_upload(
+                    lib, report, progress=lambda p: context.progress(p.done, p.total, f"Reading atoms: {p.current}"),
+                    cancel=context.cancelled, before_commit=self.commit_gate(context))
+            return report
 
         task: Task | None = None
 
@@ -310,6 +316,33 @@ class Workbench(QObject):
         self.notice.emit(f"Importing {noun}: preparing…")
         return task
 
+    def extract_atoms(self, doc_ids: Sequence[str], *, at_import: bool = False,
+                      on_done: Callable[[atom_extraction.ExtractionReport], None] | None = None) -> Task:
+        """Read the atoms of ``doc_ids`` on the import lane (progress, cancel, a commit gate before each source's
+        atoms are stored), as ``vancetope atoms extract`` does: the task lists what each source gave and the
+        status bar says the summary. ``at_import``: only those the policy reads when written (a new note), quietly
+        unless atoms came (``atom_extraction.extract_at_import``)."""
+        lib, wanted = self.lib, list(doc_ids)
+        read = atom_extraction.extract_at_import if at_import else atom_extraction.extract_atoms
+
+        def work(context: TaskContext) -> atom_extraction.ExtractionReport:
+            return read(lib, wanted, progress=lambda p: context.progress(p.done, p.total, p.current),
+                        cancel=context.cancelled, before_commit=self.commit_gate(context))
+
+        task: Task | None = None
+
+        def done(report: atom_extraction.ExtractionReport) -> None:
+            if task is not None:
+                task.messages = extraction_messages(report)
+            if report.added or not at_import:
+                self.notice.emit(f"Extract atoms: {report.summary()}")
+            if on_done is not None:
+                on_done(report)
+
+        noun = f"{len(wanted)} document{'s' if len(wanted) != 1 else ''}"
+        task = self.run(f"Extracting atoms from {noun}", work, on_result=done, visible=not at_import, lane="import")
+        return task
+
     def _destination(self, target: FolderTarget | None) -> tuple[str, str | None]:
         """Scope and folder id an import or new note goes to: the chosen folder, else the current scope."""
         target = target or self.state.target
@@ -324,9 +357,15 @@ class Workbench(QObject):
         an agent memory (``core.memories``; None: none), as ``memory add --memory-type``."""
         scope, folder_id = self._destination(None)
         lib = self.lib
+
+        def created(doc: Any) -> None:
+            self.extract_atoms([doc.id], at_import=True)  # its atoms, read after it is saved (not in the way)
+            if on_created is not None:
+                on_created(doc)
+
         return self.run("New note", lambda _c: documents.add_text(
             lib, content, doc_type=DocumentType.NOTE, title=title, scope=scope, folder_id=folder_id,
-            memory_type=memory_type), on_result=on_created)
+            memory_type=memory_type), on_result=created)
 
     def rename_document(self, doc_id: str, title: str) -> Task:
         """Give a document (or folder) a new title; the notes linking to it by its old title follow it (the
@@ -655,6 +694,20 @@ class Workbench(QObject):
         """Let think process ``path`` see the results of its sibling think processes (or stop)."""
         return self.run("Scope settings", lambda _c: scopes.set_sibling_results_visible(self.lib, path, visible),
                         on_result=on_done, index=False)
+
+    def set_atom_files_setting(self, path: str, enabled: bool | None,
+                               on_done: Callable[[Any], None] | None = None) -> Task:
+        """Whether files imported into scope ``path`` (and below, unless they say otherwise) get their atoms read
+        (None: forget this scope's own value), as ``vancetope atoms files-setting``."""
+        def said(setting: atom_extraction.FilesSetting) -> None:
+            where = "set here" if setting.own is not None else f"from {setting.set_in}" if setting.set_in else "default"
+            self.notice.emit(f"Atoms read from files imported into {path}: {'on' if setting.enabled else 'off'} "
+                             f"({where})")
+            if on_done is not None:
+                on_done(setting)
+
+        return self.run("Scope settings", lambda _c: atom_extraction.set_files_setting(self.lib, path, enabled),
+                        on_result=said, index=False)
 
     def set_promotion_rule(self, scope: str, tag: str, *, target: str = "project", auto_approve: bool = False,
                            on_done: Callable[[Any], None] | None = None) -> Task:
