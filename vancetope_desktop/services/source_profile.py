@@ -73,6 +73,7 @@ KEYWORD_CHARS = 50_000
 book, "Copyright", "Internet", "property", rather than of its front matter, "CHAPTER", "NEW YORK"). A model is
 given at most its window (``generation.model.MAX_INPUT_CHARS``), so past that the built-in answers keywords."""
 KEYWORD_WINDOWS = 10
+TITLE_WORDS = 12
 
 GENERIC_TOPICS = frozenset({
     "abstract", "introduction", "background", "method", "methods", "result", "results", "discussion", "conclusion",
@@ -151,7 +152,9 @@ def choose_topics(keywords: Sequence[str], title: str, known_tags: Iterable[str]
         if ":" in tag:
             continue
         existing.setdefault(_stem_key(tag.rsplit("/", 1)[-1]), tag)
-    title_key, folded = f" {_stem_key(title)} ", text.casefold()
+    # A "title" of more than TITLE_WORDS words is a note's first sentence standing in for one: no sign.
+    title_key = f" {_stem_key(title)} " if len(title.split()) <= TITLE_WORDS else ""
+    folded = text.casefold()
     chosen: dict[str, None] = {}
     fresh: list[tuple[int, int, str]] = []
     for rank, keyword in enumerate(keywords):
