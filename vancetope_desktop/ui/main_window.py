@@ -83,6 +83,7 @@ from .search_pane import SearchPane, SearchRequest
 from .settings_dialog import SettingsDialog
 from .snapshot import Snapshot
 from .source_atoms_view import SourceAtomsFlow
+from .source_profile_view import ProfileActions
 from .tab_bar import DocumentTabBar
 from .tag_chips import TagChipsDelegate
 from .tag_pane import TagPane
@@ -145,6 +146,7 @@ class MainWindow(QMainWindow):
                                          current_viewer=self.current_viewer, style=self.preferences.citation_style)
         self.citations.style_chosen.connect(self._remember_citation_style)
         self.organise = OrganiseActions(self, self.workbench, self.table)
+        self.profile_actions = ProfileActions(self.workbench, self.table, self.details.profile)
         self.notes = NotesFlow(self, self.workbench, details=self.details, table=self.table,
                                folder_tree=self.folder_tree, search_pane=self.search_pane,
                                open_document=lambda doc_id: self.open_document(doc_id))
