@@ -46,9 +46,9 @@ def memory_profile(
 ) -> None:
     """Write sources' summary, keywords and suggested topics with the library's generator
     (`vancetope generator show`). Exit 1 if any failed."""
-    if bool(doc_ids) == missing:
-        raise InvalidInput("give document ids, or --missing (not both)")
     with open_library(library) as lib:
+        if bool(doc_ids) == missing:
+            raise InvalidInput("give document ids, or --missing (not both)")
         if missing:
             ids = source_profile.missing_profiles(lib, scope, limit=limit)
         else:
