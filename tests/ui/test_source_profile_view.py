@@ -33,7 +33,7 @@ def test_details_show_a_profile_and_a_topic_becomes_a_tag(qtbot, library, make_w
     window.open_document(note.id)
     qtbot.waitUntil(lambda: section.isVisible() and "sepsis-model" in section.topics(), timeout=WAIT_MS)
     assert "sepsis model on the ICU cohort" in section.summary_label.text()
-    assert section.keywords_label.text().startswith("Keywords: ") and "builtin" in section.note_label.text()
+    assert section.keywords_label.text().startswith("Keywords: ") and "built-in generator" in section.note_label.text()
     section.topics_label.linkActivated.emit("topic:sepsis-model")  # a click on "+sepsis-model"
     qtbot.waitUntil(lambda: "sepsis-model" in documents.get_document(library, note.id).tags, timeout=WAIT_MS)
     qtbot.waitUntil(lambda: "sepsis-model" not in section.topics(), timeout=WAIT_MS)

@@ -262,11 +262,12 @@ class DetailsPanel(QWidget):
         self.archived.document_link_activated.connect(self.document_link_activated)
         column.addWidget(self.archived)
         self._build_info(column)
-        self._build_metadata(column)
-        self._build_tags(column)
-        self.profile = ProfileSection()  # a source's summary; a topic clicked is a tag added
+        # What a source is about, first: read before its fields; a topic clicked is a tag added.
+        self.profile = ProfileSection()
         self.profile.topic_added.connect(lambda tag: self._emit_for_doc(self.tag_added, tag))
         column.addWidget(self.profile)
+        self._build_metadata(column)
+        self._build_tags(column)
         self._build_indexing(column)
         self._build_versions(column)
         self.relations = RelationsView()  # fed by the window (``ui.relations_view.RelationsFlow``)

@@ -115,7 +115,8 @@ class ProfileSection(QWidget):
         if not is_current(profile, doc.content_hash):
             return f"<i>Written for version {profile.from_version}; the text changed since.</i>{offer}"
         fallback = " (the built-in generator answered for the model)" if profile.fallback else ""
-        return f"<i>By the {html.escape(profile.generator)} generator{fallback}.</i>"
+        writer = "built-in" if profile.generator == "builtin" else profile.generator
+        return f"<i>Written by the {html.escape(writer)} generator{fallback}.</i>"
 
     def topics(self) -> list[str]:
         """The topics suggested now (for tests and accessibility checks)."""
