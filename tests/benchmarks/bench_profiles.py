@@ -1,13 +1,14 @@
 """What a source's profile costs at import (issue 13): ``source_profile.make_profile`` on the corpus.
 
-Run: ``.venv/bin/python tests/benchmarks/bench_profiles.py [--local]``
+Run: ``.venv/bin/python tests/benchmarks/bench_profiles.py [--local [--limit N]]``
 
-* Inputs: the 23 corpus notes that are not empty (read whole), the 18 papers and the 352-page book of ``corpus/pdf-edge`` (extracted
-  once, outside the timing, their body chunks joined as ``source_profile.source_text`` does).
-* Timed per source, with the built-in generator (and with ``--local`` SmolLM2-135M through llama.cpp behind the
-  built-in, as ``Settings.generator = "local"`` runs it, on the notes only: a model sees its window of 6,000
-  characters): mean and largest seconds per source, and the characters read. The visible tags are left out (a
-  read of the library, measured with the import).
+* Inputs: the 23 corpus notes that are not empty (read whole), the 18 papers and the 352-page book of
+  ``corpus/pdf-edge`` (extracted once, outside the timing, their body chunks joined as
+  ``source_profile.source_text`` does).
+* Timed per source, with the built-in generator, and with ``--local`` SmolLM2-135M through llama.cpp behind the
+  built-in (as ``Settings.generator = "local"`` runs it) on the first ``--limit`` notes: a model sees its window of
+  6,000 characters, and takes 15-60 s a note on a loaded machine. Figures: mean and largest seconds per source,
+  and the characters read. The visible tags are left out (a read of the library, measured with the import).
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ def _measure(name: str, texts: list[tuple[str, str]], generator) -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--local", action="store_true", help="also the local model (SmolLM2) on the notes")
+    parser.add_argument("--limit", type=int, default=5, help="notes given to the local model (default 5)")
     args = parser.parse_args()
     groups = _texts()
     builtin = BuiltinGenerator()
@@ -63,7 +65,7 @@ def main() -> None:
         from vancetope_desktop.generation.choice import build_generator
 
         local = build_generator(Settings(generator="local")).generator
-        rows.append(_measure("local model, notes", groups["notes"], local))
+        rows.append(_measure("local model, notes", groups["notes"][:args.limit], local))
         rows[-1][0] += f" ({getattr(local, 'fallbacks', 0)} items answered by the built-in)"
     print(table("make_profile per source (summary 60 words, 8 keywords, topics)",
                 ["generator, sources", "n", "mean s", "max s", "mean kchars", "max kchars"], rows))
