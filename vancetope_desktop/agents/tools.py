@@ -527,9 +527,10 @@ class MemoryTools:
         args = parse_arguments(ProfileInput, doc_ids=doc_ids, missing=missing, limit=limit)
         if bool(args.doc_ids) == args.missing:
             raise InvalidInput("give doc_ids, or missing=true (not both)")
-        if args.missing:
-            ids = [i for i in source_profile.missing_profiles(self.lib, self.scope)
-                   if sharing.write_grant(self.lib, self.scope, documents.get_document(self.lib, i).scope)][:args.limit]
+        if args.missing:  # the scopes it writes: its own, and its agent's
+            ids = [i for path in self.visible_paths if sharing.write_grant(self.lib, self.scope, path) is not None
+                   for i in source_profile.missing_profiles(self.lib, path, include_ancestors=False,
+                                                            limit=args.limit)][:args.limit]
         else:
             ids = [self._writable(i, "profile").id for i in args.doc_ids]
         report = source_profile.make_profiles(self.lib, ids, only_missing=args.missing)

@@ -296,11 +296,13 @@ class ProfileReport(BaseModel):
         return ", ".join(said) + (" (cancelled)" if self.cancelled else "")
 
 
-def missing_profiles(lib: Library, scope: str | None = None, *, limit: int | None = None) -> list[str]:
+def missing_profiles(lib: Library, scope: str | None = None, *, include_ancestors: bool = True,
+                     limit: int | None = None) -> list[str]:
     """Ids of the sources with text and no profile, or a profile of older text, newest first.
 
     Args:
-        scope: the sources visible from this scope (its own and its ancestors'); None: the whole library.
+        scope: the sources visible from this scope (its own and, with ``include_ancestors``, its ancestors');
+            None: the whole library.
         limit: at most this many.
 
     Raises:
@@ -315,7 +317,7 @@ def missing_profiles(lib: Library, scope: str | None = None, *, limit: int | Non
              f" OR json_extract({meta}, '$.{PROFILE_KEY}.content_hash') IS NOT d.content_hash)")
     params: dict = {}
     if scope is not None:
-        where = visibility_filter(lib, resolve_scope(lib, scope))
+        where = visibility_filter(lib, resolve_scope(lib, scope), include_ancestors=include_ancestors)
         query += f" AND {where.sql}"
         params.update(where.params)
     query += " ORDER BY d.created_at DESC" + (f" LIMIT {int(limit)}" if limit is not None else "")
