@@ -66,6 +66,10 @@ def test_details_show_a_profile_and_a_topic_becomes_a_tag(qtbot, library, make_w
     window.workbench.save_content(note.id, "# Graph partitioning\n\nSpectral graph partitioning splits a graph "
                                   "by the Fiedler vector. Graph partitioning balances the parts.")
     qtbot.waitUntil(lambda: "graph-partitioning" in _topics(library, note.id), timeout=WAIT_MS)
+    created = []
+    window.workbench.new_note("Heron survey", "The heron survey found 14 grey herons; the heron survey repeats.",
+                              on_created=created.append)
+    qtbot.waitUntil(lambda: bool(created) and "heron-survey" in _topics(library, created[0].id), timeout=WAIT_MS)
 
 
 def _topics(library, doc_id: str) -> list[str]:

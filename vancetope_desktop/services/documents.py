@@ -52,7 +52,8 @@ def add_text(lib: Library, content: str, *, doc_type: DocumentType = DocumentTyp
              tags: Iterable[str] = (), scope: str | None = None, folder_id: str | None = None,
              source: Source | None = None, metadata: dict[str, Any] | None = None,
              mime_type: str | None = None, derived_from: Sequence[str] = (),
-             memory_type: MemoryType | str | None = None, generator: Generator | None = None) -> DocumentInfo:
+             memory_type: MemoryType | str | None = None, generator: Generator | None = None,
+             profile: bool = True) -> DocumentInfo:
     """Store typed text (a fact, note, result…) as a new document and queue its indexing.
 
     Facts and results are one chunk each (split only if longer than the model's limit); notes are
@@ -75,6 +76,8 @@ def add_text(lib: Library, content: str, *, doc_type: DocumentType = DocumentTyp
         memory_type: what an agent's memory is for (``core.memories.MemoryType``); memories are notes.
         generator: what writes a source's profile (``services.source_profile``, made before the write
             transaction and stored with the document); None: the library's.
+        profile: False leaves the profile to the caller (the app makes it on its import lane, so that a model
+            never holds up the person's next edit on the write lane).
 
     Raises:
         InvalidInput: blank content, a folder type, an annotation without ``metadata["annotates"]``, bad
@@ -105,7 +108,7 @@ def add_text(lib: Library, content: str, *, doc_type: DocumentType = DocumentTyp
         if entries is not None:
             return get_document(lib, entries.entries[0].document_id)
     prepared = prepare_text(lib, content, doc_type, title)
-    profile = source_profile.profile_for(
+    made = None if not profile else source_profile.profile_for(
         lib, source_profile.source_text(prepared.extraction.text or content,
                                         [(c.text, c.role) for c in prepared.chunks]),
         title=_title(title or prepared.extraction.title, content), doc_type=doc_type,
@@ -114,7 +117,7 @@ def add_text(lib: Library, content: str, *, doc_type: DocumentType = DocumentTyp
         row = session_add_text(session, prepared, scope_path=scope_path, tags=wanted_tags, folder_id=folder_id,
                                source=source, metadata=metadata, mime_type=mime_type, derived_from=derived_from,
                                memory_type=kind)
-        source_profile.attach(row, profile)
+        source_profile.attach(row, made)
         return records.info(lib, session, row.id)
 
 

@@ -330,9 +330,15 @@ class Workbench(QObject):
         an agent memory (``core.memories``; None: none), as ``memory add --memory-type``."""
         scope, folder_id = self._destination(None)
         lib = self.lib
+
+        def created(doc: Any) -> None:
+            self.make_profiles([doc.id], only_missing=True, visible=False)  # on the import lane, not this one
+            if on_created is not None:
+                on_created(doc)
+
         return self.run("New note", lambda _c: documents.add_text(
             lib, content, doc_type=DocumentType.NOTE, title=title, scope=scope, folder_id=folder_id,
-            memory_type=memory_type), on_result=on_created)
+            memory_type=memory_type, profile=False), on_result=created)
 
     def rename_document(self, doc_id: str, title: str) -> Task:
         """Give a document (or folder) a new title; the notes linking to it by its old title follow it (the
@@ -830,7 +836,7 @@ class Workbench(QObject):
         """Write the summary, keywords and suggested topics of the sources among ``doc_ids`` as ``memory profile``
         does (``source_profile.make_profiles``), on the import lane through its gate: the generator never holds up
         the person's edits, and cancelling stops before the next document. ``visible``: a task with progress in
-        the Tasks panel (the selection's "Write Summaries"); an edit's own profile is remade quietly."""
+        the Tasks panel (the selection's "Write Summaries"); a new note's or an edit's own is made quietly."""
         lib, ids = self.lib, list(doc_ids)
 
         def work(context: TaskContext) -> source_profile.ProfileReport:
