@@ -28,6 +28,7 @@ from ..core.documents import DocumentInfo, DocumentStatus, DocumentType, IndexSt
 from ..core.errors import IndexUnavailable, InvalidInput, VancetopeError
 from ..core.memories import MemoryType, parse_memory_type
 from ..core.relations import RelationType
+from ..generation.base import Generator
 from ..store import tables
 from ..store.blobs import hash_text
 from ..store.db import read_session
@@ -137,7 +138,7 @@ def remember(lib: Library, content: str, *, scope: str, doc_type: DocumentType =
              folder_id: str | None = None, on_duplicate: OnDuplicate | str = OnDuplicate.RETURN,
              relates_to: tuple[str, RelationType | str] | None = None, created_by: str | None = None,
              memory_type: MemoryType | str | None = None, acting: str | None = None,
-             metadata: dict[str, Any] | None = None) -> Remembered:
+             metadata: dict[str, Any] | None = None, generator: Generator | None = None) -> Remembered:
     """Store ``content`` in ``scope`` as ``documents.add_text`` does, guarded against near-duplicates (see the
     module's note), and relate it to ``relates_to`` = ``(target_id, type)`` (the seed's ``relatesTo``:
     ``updates`` archives the target). ``memory_type`` makes it an agent memory of that type
@@ -151,6 +152,7 @@ def remember(lib: Library, content: str, *, scope: str, doc_type: DocumentType =
     Args:
         acting: the writer's scope, whose visibility rule the ``relates_to`` target follows (default: ``scope``;
             a session storing into the agent scope that runs it: the session, ``sharing.write_grant``).
+        generator: what writes a note's profile (``documents.add_text``; an MCP tool passes the client's model).
 
     Raises:
         InvalidInput: blank content, a bad ``on_duplicate``, tag or type. UnknownRelationType.
@@ -181,7 +183,7 @@ def remember(lib: Library, content: str, *, scope: str, doc_type: DocumentType =
     else:
         entries = [documents.add_text(lib, content, doc_type=doc_type, title=title, tags=tags, scope=scope_path,
                                       source=source, folder_id=folder_id, memory_type=kind,
-                                      metadata=metadata).id]
+                                      metadata=metadata, generator=generator).id]
     links = ([(duplicates[0].id, RelationType.UPDATES)] if duplicates and choice is OnDuplicate.UPDATE else []) + \
         ([wanted] if wanted else [])
     done = Remembered(document=documents.get_document(lib, entries[0]), stored=True, duplicates=duplicates,
