@@ -81,6 +81,13 @@ def test_what_is_not_a_source_gets_no_profile(library):
     assert profile_of(documents.get_document(library, fact.id).metadata) is None
     assert profile_of(citation.metadata) is None  # a citation without an abstract has nothing to summarise
     assert source_profile.missing_profiles(library) == []
+    # A reference with an abstract is a source; entries pasted as BibTeX get theirs after (as a bibliography's).
+    pasted = documents.add_text(library, "@article{lee2020, title={Heron counts at alpine reserves}, author={Lee, "
+                                "Ann}, year={2020}, abstract={We counted grey herons at alpine reserves over ten "
+                                "winters. Heron counts fell where the reserves froze early.}}",
+                                doc_type=DocumentType.REFERENCE)
+    assert source_profile.missing_profiles(library) == [pasted.id]
+    assert source_profile.make_profiles(library, [pasted.id]).outcomes[0].profile.summary.startswith("We counted")
     report = source_profile.make_profiles(library, [fact.id, trashed.id, "doc_000000000000"])
     assert [o.status for o in report.outcomes] == ["skipped", "skipped", "failed"]
     assert WRITEUP_KEY == digest.DIGEST_KEY  # the writeups, left out by that key, are the digest's

@@ -86,9 +86,13 @@ corpus papers' keywords: "Results", "Association", "CHAPTER")."""
 
 # --- making one profile (no transaction) ----------------------------------------------------------------------
 
-def source_text(content: str | None, chunks: Iterable[tuple[str, ChunkRole | str]] = ()) -> str:
-    """The text a profile reads: the body chunks' text when the source has chunks (a paper's reference list,
-    author lines and acknowledgements left out: their words would be its keywords), else ``content``."""
+def source_text(content: str | None, chunks: Iterable[tuple[str, ChunkRole | str]] = (), *,
+                abstract: object = None) -> str:
+    """The text a profile reads: a reference's ``abstract`` when given (its citation line is not what it is about),
+    else the body chunks' text when the source has chunks (a paper's reference list, author lines and
+    acknowledgements left out: their words would be its keywords), else ``content``."""
+    if isinstance(abstract, str) and abstract.strip():
+        return abstract
     body = [t for t, role in chunks if ChunkRole(role) is ChunkRole.BODY]
     return "\n\n".join(body) if body else (content or "")
 
@@ -396,7 +400,8 @@ def _prepare(lib: Library, doc_id: str, only_missing: bool, generator: Callable[
             found = profile_of(row.meta)
             if only_missing and is_current(found, content_hash):
                 return ProfileOutcome(document_id=doc_id, title=title, status="current", profile=found)
-            text = source_text(row.content, _chunks(session, doc_id))
+            abstract = row.meta.get("abstract") if row.type == DocumentType.REFERENCE.value else None
+            text = source_text(row.content, _chunks(session, doc_id), abstract=abstract)
         if not text.strip():
             return ProfileOutcome(document_id=doc_id, title=title, status="skipped", reason="no text to read "
                                   "(an empty document, or a scan without a text layer)")
