@@ -71,6 +71,14 @@ def test_details_show_a_profile_and_a_topic_becomes_a_tag(qtbot, library, make_w
                               on_created=created.append)
     qtbot.waitUntil(lambda: bool(created) and "heron-survey" in _topics(library, created[0].id), timeout=WAIT_MS)
 
+    # What the app does on opening: the sources without a profile get theirs in the background.
+    with write_session(library.engine) as session:
+        row = session.get(tables.DocumentRow, older.id)
+        row.meta = {k: v for k, v in row.meta.items() if k != PROFILE_KEY}
+        session.add(row)
+    window.workbench.fill_missing_profiles()
+    qtbot.waitUntil(lambda: "sepsis-model" in _topics(library, older.id), timeout=WAIT_MS)
+
 
 def _topics(library, doc_id: str) -> list[str]:
     profile = profile_of(documents.get_document(library, doc_id).metadata)
