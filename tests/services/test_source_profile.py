@@ -61,7 +61,7 @@ def test_a_paper_and_a_note_get_their_profile_at_import(library, corpus):
     profile = profile_of(doc.metadata)
     assert profile is not None and profile.generator == "builtin" and not profile.fallback
     # The summary reads the opening: the abstract, not the reference list or a table from the middle.
-    assert "stressful life events" in profile.summary.lower() and len(profile.summary.split()) <= 60
+    assert profile.summary.startswith("Stressful life events") and len(profile.summary.split()) <= 60  # no DOI
     assert "life events" in profile.keywords and len(profile.keywords) == source_profile.KEYWORD_COUNT
     assert 3 <= len(profile.topics) <= 5 and profile.topics[0] == "topic/dementia" and "life-events" in profile.topics
     assert profile.from_version == doc.version and is_current(profile, doc.content_hash)

@@ -24,6 +24,7 @@ Bounded on huge sources: the summary reads the opening :data:`OPENING_CHARS` and
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Literal
 
@@ -97,8 +98,14 @@ def source_text(content: str | None, chunks: Iterable[tuple[str, ChunkRole | str
     return "\n\n".join(body) if body else (content or "")
 
 
+_IDENTIFIER = re.compile(r"\b(?:doi:\s*|https?://)\S+", re.IGNORECASE)
+
+
 def opening(text: str) -> str:
-    """The first :data:`OPENING_CHARS` of ``text``, cut at its last paragraph or sentence end when it is longer."""
+    """The first :data:`OPENING_CHARS` of ``text``, cut at its last paragraph or sentence end when it is longer,
+    without DOIs and web addresses (a paper's first line, "doi:10.1017/S10… Stressful life events…", made the
+    summary start with its DOI)."""
+    text = _IDENTIFIER.sub("", text[:OPENING_CHARS * 2])
     if len(text) <= OPENING_CHARS:
         return text
     head = text[:OPENING_CHARS]
