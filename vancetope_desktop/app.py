@@ -60,6 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     window.show()
     if args.screenshots is None and not args.startup_probe:
         window.workbench.run_pending_digests()  # the daily digest, in the background (issue 13)
+        window.workbench.fill_missing_profiles()  # sources' summaries not written yet, also in the background
     if args.startup_probe:
         # For the start-up benchmark: report once the first frame is painted, then quit.
         QTimer.singleShot(0, lambda: (print("window shown", flush=True), window.close(), app.quit()))

@@ -44,6 +44,11 @@ def test_every_edge_pdf_is_reported_and_nothing_is_half_written(tmp_path, corpus
     for outcome in report["outcomes"]:
         if outcome["status"] == "failed":
             assert outcome["reason"] and Path(outcome["path"]).name in result.stderr
+    # Sources with text got their summary at import (the 352-page book's read in bounded parts); scans have none.
+    listed = {d["id"]: d["metadata"] for d in json.loads(run_cli(library, "memory", "list", "--json").stdout)}
+    book = listed[by_name["long-book-352-pages.pdf"]["document_id"]]["profile"]
+    assert "Free Culture" in book["summary"] and "Copyright" in book["keywords"] and 3 <= len(book["topics"]) <= 5
+    assert "profile" not in listed[by_name["scanned-image-only-ocr-sample.pdf"]["document_id"]]
 
     status = json.loads(run_cli(library, "index", "status", "--json").stdout)
     # Scans and the font without a usable text layer need OCR; two encrypted files and the fuzzed one failed.

@@ -24,6 +24,7 @@ from ..services.annotations import Annotation
 from ..services.graph import Edge
 from ..services.memory_guard import SimilarMemory
 from .atom_models import WHEN_HELP
+from .profile_models import SourceProfileView
 from .relation_models import RelatesTo
 from .tool_input import ArgumentErrors, ToolInput
 
@@ -59,8 +60,8 @@ _TAGS_FILTER = "Only documents carrying every one of these tags (a tag also matc
 _MEMORY_TYPE_FILTER = ("Only agent memories of this type: feedback, project, reference, user or episode (see "
                        "memory_store).")
 
-HIDDEN_METADATA = frozenset({"title", "title_from_content", "file_suffix", "source_path"})
-"""Internal metadata left out of :class:`DocumentText`."""
+HIDDEN_METADATA = frozenset({"title", "title_from_content", "file_suffix", "source_path", "profile"})
+"""Internal metadata left out of :class:`DocumentText` (a source's ``profile`` is its own field there)."""
 
 
 class StoreInput(ToolInput):
@@ -364,6 +365,9 @@ class DocumentText(DocumentSummary):
     total_chars: int = Field(description="Length of the whole text.")
     next_offset: int | None = Field(default=None, description="Pass as `offset` to read on; None at the end.")
     metadata: dict[str, Any] = Field(default_factory=dict, description="Authors, year, DOI, page count…")
+    profile: SourceProfileView | None = Field(default=None, description="A source's summary, keywords and "
+                                              "suggested topics (null: not a source, or not profiled yet: "
+                                              "memory_profile makes it).")
 
 
 class QueryHit(BaseModel):

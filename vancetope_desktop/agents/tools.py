@@ -69,6 +69,7 @@ from ..services import (
     reading,
     review,
     sharing,
+    source_profile,
 )
 from ..services import session_start as start
 from ..services.atom_extraction import ExtractionReport, FilesSetting, SourceOutcome
@@ -122,6 +123,7 @@ from .models import (
     StoreInput,
     TagInput,
 )
+from .profile_models import ProfileInput, ProfileResult, SourceProfileView
 from .relation_models import (
     NeighbourhoodInput,
     RelateInput,
@@ -266,6 +268,11 @@ TOOLS: tuple[ToolSpec, ...] = (
              "material came. The person reviews and can undo the whole run.", DigestRunInput, DigestRun),
     ToolSpec("digest_show", "A day's digest of your scope (or one you can see): the writeup and its change set "
              "(kept, added, modified, deleted, each with why).", DigestShowInput, DigestRun),
+    ToolSpec("memory_profile", "Write the summary, keywords and suggested topics (the profile) of your own sources "
+             "(files, notes, results, references with an abstract, data; not atoms, annotations or digests): those "
+             "named by doc_ids, or with missing=true those without one or whose text changed since. Imports and "
+             "edits make profiles themselves; this is for older sources. memory_read shows a document's profile.",
+             ProfileInput, ProfileResult),
 )
 TOOLS_BY_NAME = {spec.name: spec for spec in TOOLS}
 
@@ -569,6 +576,27 @@ class MemoryTools:
         args = parse_arguments(DigestShowInput, day=day, scope=scope)
         return digest.show_digest(self.lib, self._read_scope(args.scope) if args.scope else self.scope, args.day)
 
+    def memory_profile(self, doc_ids: Sequence[str] = (), missing: bool = False, limit: int = 20) -> ProfileResult:
+        """Make the profiles of the acting scope's sources ``doc_ids`` (again), or with ``missing`` of up to
+        ``limit`` of its sources without a current one (``services.source_profile.make_profiles``). Only
+        documents the acting scope writes (``sharing.write_grant``): a profile is stored on the document.
+
+        Raises:
+            InvalidInput: neither or both of ``doc_ids`` and ``missing``. DocumentNotFound, ScopeNotVisible,
+            AccessDenied: a named document that is not the acting scope's to write.
+        """
+        args = parse_arguments(ProfileInput, doc_ids=doc_ids, missing=missing, limit=limit)
+        if bool(args.doc_ids) == args.missing:
+            raise InvalidInput("give doc_ids, or missing=true (not both)")
+        if args.missing:  # the scopes it writes: its own, and its agent's
+            ids = [i for path in self.visible_paths if sharing.write_grant(self.lib, self.scope, path) is not None
+                   for i in source_profile.missing_profiles(self.lib, path, include_ancestors=False,
+                                                            limit=args.limit)][:args.limit]
+        else:
+            ids = [self._writable(i, "profile").id for i in args.doc_ids]
+        report = source_profile.make_profiles(self.lib, ids, only_missing=args.missing)
+        return ProfileResult(outcomes=report.outcomes, summary=report.summary())
+
     def memory_list(self, tags: Sequence[str] = (), scope: str | None = None, type: str | None = None,
                     limit: int = 50, memory_type: str | None = None) -> DocumentList:
         """Live (active or stale) documents of the acting scope and its ancestors (or one of them), newest first.
@@ -626,7 +654,8 @@ class MemoryTools:
         end = args.offset + len(part)
         metadata = {k: v for k, v in doc.metadata.items() if k not in HIDDEN_METADATA}
         return DocumentText.from_info(doc, access=grant.value, text=part, offset=args.offset, total_chars=len(text),
-                                      next_offset=end if end < len(text) else None, metadata=metadata)
+                                      next_offset=end if end < len(text) else None, metadata=metadata,
+                                      profile=SourceProfileView.of(doc))
 
     def memory_annotations(self, doc_id: str) -> AnnotationsResult:
         """The highlights and notes on a PDF the acting scope may read (``services.annotations.list_annotations``).

@@ -657,6 +657,7 @@ from . import (  # noqa: E402, F401
     graph_commands,
     memory_commands,
     note_commands,
+    profile_commands,
     promotion_commands,
     relation_commands,
     search_commands,

@@ -9,6 +9,7 @@ from rich.table import Table
 from rich.tree import Tree
 
 from ..core.documents import DocumentInfo, DocumentType, VersionInfo
+from ..core.profiles import is_current, profile_of, suggested_topics
 from ..core.promotion import AuditEntry, PromotionRequest, PromotionRule, RequestDetail, RequestStatus, VisibilityChange
 from ..core.reading import reading_status_of
 from ..core.scope_info import ScopeInfo
@@ -63,6 +64,7 @@ def document(doc: DocumentInfo, body: str | None, links: DocumentLinks | None = 
         out.print(f"[dim]{key.replace('_', ' ')}:[/dim] {escape(shown)}")
     if links is not None:
         _links(links)
+    _profile(doc)
     for warning in doc.metadata.get("import_warnings", []):
         out.print(f"[yellow]warning:[/yellow] {escape(str(warning))}")
     out.print(f"[dim]status:[/dim] {doc.status.value}, [dim]index:[/dim] {doc.index_state.value}"
@@ -74,6 +76,20 @@ def document(doc: DocumentInfo, body: str | None, links: DocumentLinks | None = 
     if body:
         out.print()
         out.print(escape(body))
+
+
+def _profile(doc: DocumentInfo) -> None:
+    """A source's summary, keywords and the topics it does not carry as tags yet (``core.profiles``)."""
+    profile = profile_of(doc.metadata)
+    if profile is None:
+        return
+    stale = "" if is_current(profile, doc.content_hash) else \
+        f" (of version {profile.from_version}: the text changed since)"
+    out.print(f"[dim]summary{stale}:[/dim] {escape(profile.summary or '(no sentence to summarise)')}")
+    if profile.keywords:
+        out.print(f"[dim]keywords:[/dim] {escape('; '.join(profile.keywords))}")
+    if topics := suggested_topics(profile, doc.tags):
+        out.print(f"[dim]suggested topics:[/dim] {escape(', '.join(topics))}  (add one: memory tag DOC --add TOPIC)")
 
 
 def _links(links: DocumentLinks) -> None:

@@ -41,6 +41,8 @@ def _stems(text: str) -> list[str]:
 def _centrality(texts: Sequence[str]) -> np.ndarray:
     """PageRank over the sentences' TF-IDF cosine graph (uniform when no two sentences share a word)."""
     n = len(texts)
+    if n <= 2:  # one sentence, or two that can only link to each other: uniform, without fitting a vectorizer
+        return np.full(n, 1.0 / n)
     try:
         vectors = TfidfVectorizer(analyzer=_stems).fit_transform(texts)
     except ValueError:  # no content word anywhere

@@ -46,6 +46,7 @@ from sqlmodel import Session, select
 from ..core.atoms import ATOM_KEY, EDITED_BY_PERSON, Atom, AtomType, PlanStatus, check_draft
 from ..core.documents import DocumentStatus, DocumentType
 from ..core.errors import InvalidAtom, InvalidInput, NotFound, NothingToUndo, VancetopeError
+from ..core.profiles import profile_of
 from ..core.relations import RelationType
 from ..core.undo import UndoStep, UserAction
 from ..generation.base import DigestAtom, DigestRequest, DigestSource, Generator, digest_title
@@ -497,9 +498,11 @@ def _writeup(session: Session, scope_path: str, day: date, *, live_only: bool = 
 
 
 def _source(row: tables.DocumentRow) -> DigestSource:
-    keywords = row.meta.get("keywords")
-    return DigestSource(id=row.id, title=row.title, summary=str(row.meta.get("summary") or ""),
-                        keywords=tuple(str(k) for k in keywords) if isinstance(keywords, list) else ())
+    """A source as the writeup links it, with its profile's summary and keywords (``services.source_profile``)."""
+    profile = profile_of(row.meta)
+    if profile is None:
+        return DigestSource(id=row.id, title=row.title)
+    return DigestSource(id=row.id, title=row.title, summary=profile.summary, keywords=tuple(profile.keywords))
 
 
 def _digest_atom(atom: Atom) -> DigestAtom:

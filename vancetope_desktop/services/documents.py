@@ -28,6 +28,7 @@ from ..core.memories import MemoryType, parse_memory_type, parse_memory_types
 from ..core.reading import READING_STATUS_KEY, ReadingStatus
 from ..core.tags import TagFilter, normalize_tags
 from ..core.undo import UserAction
+from ..generation.base import Generator
 from ..ingest.base import Extraction
 from ..ingest.chunking import fit_to_model
 from ..ingest.registry import extract_text
@@ -36,7 +37,7 @@ from ..store.blobs import hash_text
 from ..store.db import read_session, write_session
 from ..store.filters import SqlFilter
 from ..store.tables import utcnow
-from . import audit, notelinks, records, relations, tagging
+from . import audit, notelinks, records, relations, source_profile, tagging
 from .bibliography import add_references
 from .citation_keys import KEY_FIELD, check_key
 from .folders import check_folder, folder_descendants, with_contents
@@ -51,7 +52,8 @@ def add_text(lib: Library, content: str, *, doc_type: DocumentType = DocumentTyp
              tags: Iterable[str] = (), scope: str | None = None, folder_id: str | None = None,
              source: Source | None = None, metadata: dict[str, Any] | None = None,
              mime_type: str | None = None, derived_from: Sequence[str] = (),
-             memory_type: MemoryType | str | None = None) -> DocumentInfo:
+             memory_type: MemoryType | str | None = None, generator: Generator | None = None,
+             profile: bool = True) -> DocumentInfo:
     """Store typed text (a fact, note, result…) as a new document and queue its indexing.
 
     Facts and results are one chunk each (split only if longer than the model's limit); notes are
@@ -72,6 +74,10 @@ def add_text(lib: Library, content: str, *, doc_type: DocumentType = DocumentTyp
         derived_from: ids of the documents it was made from (``derived_from`` edges, written in the same
             transaction; the caller checked they are readable).
         memory_type: what an agent's memory is for (``core.memories.MemoryType``); memories are notes.
+        generator: what writes a source's profile (``services.source_profile``, made before the write
+            transaction and stored with the document); None: the library's.
+        profile: False leaves the profile to the caller (the app makes it on its import lane, so that a model
+            never holds up the person's next edit on the write lane).
 
     Raises:
         InvalidInput: blank content, a folder type, an annotation without ``metadata["annotates"]``, bad
@@ -102,10 +108,16 @@ def add_text(lib: Library, content: str, *, doc_type: DocumentType = DocumentTyp
         if entries is not None:
             return get_document(lib, entries.entries[0].document_id)
     prepared = prepare_text(lib, content, doc_type, title)
+    made = None if not profile else source_profile.profile_for(
+        lib, source_profile.source_text(prepared.extraction.text or content,
+                                        [(c.text, c.role) for c in prepared.chunks]),
+        title=_title(title or prepared.extraction.title, content), doc_type=doc_type,
+        metadata={**prepared.extraction.metadata, **(metadata or {})}, scope=scope_path, generator=generator)
     with write_session(lib.engine) as session:
         row = session_add_text(session, prepared, scope_path=scope_path, tags=wanted_tags, folder_id=folder_id,
                                source=source, metadata=metadata, mime_type=mime_type, derived_from=derived_from,
                                memory_type=kind)
+        source_profile.attach(row, made)
         return records.info(lib, session, row.id)
 
 
@@ -371,7 +383,8 @@ def update_document(lib: Library, document_id: str, *, title: str | None = None,
                     metadata: dict[str, Any] | None = None, add_tags: Iterable[str] = (),
                     remove_tags: Iterable[str] = (), reason: str = "edited",
                     user_action: UserAction | None = None, derived_from: Sequence[str] | None = None,
-                    link_rewrites: Sequence[PreparedRewrite] = (), expected_version: int | None = None) -> DocumentInfo:
+                    link_rewrites: Sequence[PreparedRewrite] = (), expected_version: int | None = None,
+                    refresh_profile: bool = True) -> DocumentInfo:
     """Change a document's title, text content, metadata or tags, keeping the previous state as one version.
 
     A content change re-chunks the document and queues it for re-embedding, and its tags follow the
@@ -389,7 +402,9 @@ def update_document(lib: Library, document_id: str, *, title: str | None = None,
     ``link_rewrites`` (made by :func:`rename_document`) are the notes whose links follow the new title,
     written in the same transaction and recorded under the same ``user_action``. ``expected_version``, when
     given, is the version the edit was made on (the editor's, HTTP's If-Match): a change is refused when the
-    document is at another version by then (an edit that changes nothing is not).
+    document is at another version by then (an edit that changes nothing is not). A source's new text gets its
+    profile remade after the edit's transaction (``services.source_profile.refresh``: the edit never waits for
+    the write lock on a model) unless ``refresh_profile`` is False (the app remakes it on its import lane).
 
     Raises:
         DocumentNotFound. InvalidInput: blank title/content, malformed tags, or editing the content of a
@@ -480,7 +495,13 @@ def update_document(lib: Library, document_id: str, *, title: str | None = None,
                 _rewrite_note(session, rewrite, f"links to “{renamed_from}” now name “{row.title}”", user_action)
         records.bump_change_counter(session)
         session.flush()
-        return records.info(lib, session, document_id)
+        edited = records.info(lib, session, document_id)
+    return _profiled(lib, edited) if changed_content and refresh_profile else edited
+
+
+def _profiled(lib: Library, doc: DocumentInfo) -> DocumentInfo:
+    """``doc`` after its profile was remade for its new text (as it is when it has none to remake)."""
+    return get_document(lib, doc.id) if source_profile.refresh(lib, doc.id) is not None else doc
 
 
 @dataclass(frozen=True)
@@ -742,24 +763,28 @@ def read_version(lib: Library, document_id: str, number: int) -> VersionInfo:
         return records.version_info(row)
 
 
-def restore_version(lib: Library, document_id: str, number: int) -> DocumentInfo:
+def restore_version(lib: Library, document_id: str, number: int, *, refresh_profile: bool = True) -> DocumentInfo:
     """Bring back version ``number``'s title, tags, metadata and, for text documents, content.
 
     The state being replaced is itself kept as a new version (reason ``restored version N``), so a
     restore can be undone the same way. Restored content is re-chunked and queued for embedding as in
     :func:`update_document`; a title or tag change alone queues a ``refresh`` job as in
     :func:`tag_document`. Files and folders keep their stored original: only title, tags and
-    metadata come back. Restoring a version identical to the current state changes nothing.
+    metadata come back. Restoring a version identical to the current state changes nothing. A source's profile
+    comes back with its version's metadata; one that does not describe the restored text is remade afterwards,
+    as after :func:`update_document` (``refresh_profile``).
 
     Raises:
         DocumentNotFound. NotFound: the document has no such version.
     """
     plan = prepare_restore(lib, document_id, number)
     with write_session(lib.engine) as session:
-        if apply_restore(session, plan):
+        changed = apply_restore(session, plan)
+        if changed:
             records.bump_change_counter(session)
             session.flush()
-        return records.info(lib, session, document_id)
+        restored = records.info(lib, session, document_id)
+    return _profiled(lib, restored) if changed and refresh_profile and plan.content is not None else restored
 
 
 @dataclass(frozen=True)

@@ -38,8 +38,10 @@ from sqlmodel import Session
 from ..core.documents import DocumentStatus, DocumentType, IndexState, Source, SourceType
 from ..core.errors import DamagedFile, EncryptedPdf, ImportFailed, InvalidInput
 from ..core.ids import new_document_id
+from ..core.profiles import SourceProfile
 from ..core.tags import normalize_tags
 from ..core.text import readable
+from ..generation.base import Generator
 from ..ingest.base import Extraction
 from ..ingest.chunking import fit_to_model
 from ..ingest.process_pool import ProcessExtractor
@@ -49,7 +51,7 @@ from ..store.blobs import hash_file
 from ..store.db import read_session, write_session
 from ..store.json_columns import json_or_empty
 from ..store.tables import utcnow
-from . import bibliography, notelinks, records, tagging
+from . import bibliography, generators, notelinks, records, source_profile, tagging
 from .folders import ensure_folder, namesake_folder, place_in_folder
 from .library import Library
 from .scopes import resolve_scope
@@ -156,7 +158,7 @@ def upload(lib: Library, paths: Sequence[Path], *, scope: str | None = None, fol
            progress: Callable[[ImportProgress], None] | None = None,
            cancel: Callable[[], bool] | None = None, extractor: Callable[..., Extraction] | None = None,
            namesakes: Namesakes = "merge", before_commit: Callable[[], None] | None = None,
-           bibliography_folder: bool | None = None) -> ImportReport:
+           bibliography_folder: bool | None = None, generator: Generator | None = None) -> ImportReport:
     """Import files and whole folders (mirrored as folders) into ``scope``.
 
     Args:
@@ -181,6 +183,9 @@ def upload(lib: Library, paths: Sequence[Path], *, scope: str | None = None, fol
             folder already) is imported into a new folder named after the file, inside the target, with its
             references and the PDFs newly imported for them, as Zotero does; default: the library setting
             ``bibliography_folder`` (on). A re-import of the file updates its references where they are.
+        generator: what writes each file's profile (``services.source_profile``: made after its extraction,
+            before its transaction, stored with it); None: the library's. A bibliography's references get theirs
+            later (``source_profile.missing_profiles``): hundreds of entries must not hold up the import.
 
     Raises:
         InvalidInput: bad tags or a missing path. ScopeNotFound. (Per-file problems go in the report.)
@@ -191,6 +196,7 @@ def upload(lib: Library, paths: Sequence[Path], *, scope: str | None = None, fol
     if missing:
         raise InvalidInput(f"no such file or folder: {', '.join(missing)}")
     own_folder = lib.settings.bibliography_folder if bibliography_folder is None else bibliography_folder
+    generator = generator or generators.library_generator(lib).generator  # chosen once, not per file
     report = ImportReport()
     folder_ids: dict[tuple[str, ...], str | None] = {(): folder_id}
     # Bibliographies last: the PDFs they name are then already imported (into their own folders) and
@@ -210,7 +216,8 @@ def upload(lib: Library, paths: Sequence[Path], *, scope: str | None = None, fol
                     report.outcomes.append(_unexpected(path, _display_name(path), "creating its folder", error))
                 else:
                     report.outcomes.append(_import_one(lib, path, scope_path, parent, extra_tags, password, extract,
-                                                       before_commit=before_commit, own_folder=own_folder and explicit))
+                                                       before_commit=before_commit, own_folder=own_folder and explicit,
+                                                       generator=generator))
             if progress is not None:
                 progress(ImportProgress(done=done, total=len(files), current=_display_name(path)))
     return report
@@ -318,7 +325,7 @@ def folder_namesakes(lib: Library, paths: Sequence[Path], *, scope: str | None =
 def _import_one(lib: Library, path: Path, scope_path: str, folder_id: str | None, tags: list[str],
                 password: str | None, extractor: Callable[..., Extraction], *,
                 origin: tuple[str, str] | None = None, before_commit: Callable[[], None] | None = None,
-                own_folder: bool = False) -> ImportOutcome:
+                own_folder: bool = False, generator: Generator | None = None) -> ImportOutcome:
     """Import one file; ``origin`` = (name, source path) when ``path`` is the stored copy (a retry);
     ``own_folder``: a new bibliography goes into a folder named after it (:func:`upload`).
 
@@ -358,6 +365,7 @@ def _import_one(lib: Library, path: Path, scope_path: str, folder_id: str | None
             prepared = bibliography.prepare(
                 lib, extraction.references, base_dir=Path(origin[1] if origin else path).parent, report=references,
                 attach=lambda found: _attach(lib, found, scope_path, target, tags, extractor, before_commit))
+        profile = _profile(lib, extraction, name, scope_path, generator)
         if before_commit is not None:
             try:
                 before_commit()
@@ -377,6 +385,7 @@ def _import_one(lib: Library, path: Path, scope_path: str, folder_id: str | None
                 row.folder_id = folder_id
                 row.created_at = row.updated_at = utcnow()
             _fill(row, origin[1] if origin else _source_path(path), name, size, digest, extraction, failure)
+            source_profile.attach(row, profile)
             row.source_type = SourceType.USER_UPLOAD.value
             session.add(row)
             session.flush()  # the row exists before its link edges point from it (their foreign key)
@@ -419,6 +428,22 @@ def _import_one(lib: Library, path: Path, scope_path: str, folder_id: str | None
                 else references.summary if references is not None else None),
         references=references,
     )
+
+
+def _profile(lib: Library, extraction: Extraction | None, name: str, scope_path: str,
+             generator: Generator | None) -> SourceProfile | None:
+    """The profile of a file just extracted (None: no text, a scan, a failure): never raises, since a
+    summary that cannot be written must not cost the import (``source_profile.make_profile`` logs why)."""
+    if extraction is None or extraction.needs_ocr:
+        return None
+    text = source_profile.source_text(extraction.text, [(c.text, c.role) for c in extraction.chunks])
+    try:
+        return source_profile.profile_for(lib, text, title=extraction.title or Path(name).stem,
+                                          doc_type=extraction.doc_type, metadata=extraction.metadata,
+                                          scope=scope_path, generator=generator)
+    except Exception:  # reading the visible tags failed (a busy or damaged library): the file comes in without
+        _log.exception("no profile for %s", name)
+        return None
 
 
 def _into_own_folder(session: Session, row: tables.DocumentRow, references: bibliography.BibliographyImport,

@@ -154,8 +154,8 @@ def remember(lib: Library, content: str, *, scope: str, doc_type: DocumentType =
     Args:
         acting: the writer's scope, whose visibility rule the ``relates_to`` target follows (default: ``scope``;
             a session storing into the agent scope that runs it: the session, ``sharing.write_grant``).
-        generator: what reads the atoms of a new note or result (default: the library's; an MCP tool passes one
-            that samples its client's model).
+        generator: what writes a new note's or result's profile and reads its atoms (default: the library's;
+            an MCP tool passes one that samples its client's model).
 
     Raises:
         InvalidInput: blank content, a bad ``on_duplicate``, tag or type. UnknownRelationType.
@@ -186,7 +186,7 @@ def remember(lib: Library, content: str, *, scope: str, doc_type: DocumentType =
     else:
         entries = [documents.add_text(lib, content, doc_type=doc_type, title=title, tags=tags, scope=scope_path,
                                       source=source, folder_id=folder_id, memory_type=kind,
-                                      metadata=metadata).id]
+                                      metadata=metadata, generator=generator).id]
     links = ([(duplicates[0].id, RelationType.UPDATES)] if duplicates and choice is OnDuplicate.UPDATE else []) + \
         ([wanted] if wanted else [])
     done = Remembered(document=documents.get_document(lib, entries[0]), stored=True, duplicates=duplicates,

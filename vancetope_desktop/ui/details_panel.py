@@ -48,6 +48,7 @@ from .memory_type_picker import MemoryTypePicker
 from .relations_view import RelationsView
 from .scope_text import ScopeRelation, read_only_note
 from .source_atoms_view import SourceAtomsView
+from .source_profile_view import ProfileSection
 from .tag_chips import TagChipsEditor
 
 STANDARD_FIELDS = ("authors", "year", "doi", "journal")
@@ -55,13 +56,13 @@ STANDARD_FIELDS = ("authors", "year", "doi", "journal")
 
 HIDDEN_KEYS = frozenset({"title", "title_from_content", "file_suffix", "ocr_pages", "keys", "derived_from",
                          "listed_in", "attachments", "abstract", "entry_types", "links_to", "link_problems",
-                         "link_titles", "reading_status", "superseded_by"})
+                         "link_titles", "reading_status", "superseded_by", "profile"})
 """Metadata the form does not show as fields: ``title`` is the extracted one (the document title is above);
 ``derived_from``, ``listed_in`` and ``attachments`` show as links (:data:`LINK_ROWS`); a reference's
 ``abstract`` is its text, shown in the viewer; ``entry_types`` is a count per type, not a value to edit;
 ``links_to`` shows as links, ``link_problems`` in the viewer (``link_titles`` is bookkeeping),
 ``reading_status`` in the list's row menu; ``superseded_by`` (``services.lifecycle``) in the archived notice
-at the top (and in the history)."""
+at the top (and in the history); a source's ``profile`` in the Summary section (``ui.source_profile_view``)."""
 
 LINK_ROWS = {"listed_in": "Listed in", "attachments": "Attachments", "entries": "Entries",
              "attached_to": "Reference", "links_to": "Links to"}
@@ -261,6 +262,10 @@ class DetailsPanel(QWidget):
         self.archived.document_link_activated.connect(self.document_link_activated)
         column.addWidget(self.archived)
         self._build_info(column)
+        # What a source is about, first: read before its fields; a topic clicked is a tag added.
+        self.profile = ProfileSection()
+        self.profile.topic_added.connect(lambda tag: self._emit_for_doc(self.tag_added, tag))
+        column.addWidget(self.profile)
         self._build_metadata(column)
         self._build_tags(column)
         self._build_indexing(column)
@@ -445,6 +450,7 @@ class DetailsPanel(QWidget):
         self._read_only = doc is not None and relation.read_only
         if doc is None:
             self._stack.setCurrentWidget(self.empty_label)
+            self.profile.show_document(None)
             self.tags_editor.set_tags([])
             self.set_versions([])
             self.set_history([], [])
@@ -466,6 +472,7 @@ class DetailsPanel(QWidget):
         self._show_metadata(doc, same_doc)
         self.tags_editor.set_tags(list(doc.tags))
         self.tags_editor.set_read_only(self._read_only)
+        self.profile.show_document(doc, read_only=self._read_only)
         self._show_indexing(doc)
         if not same_doc:
             self.set_versions([])

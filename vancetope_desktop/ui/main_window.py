@@ -84,6 +84,7 @@ from .search_pane import SearchPane, SearchRequest
 from .settings_dialog import SettingsDialog
 from .snapshot import Snapshot
 from .source_atoms_view import SourceAtomsFlow
+from .source_profile_view import ProfileActions
 from .tab_bar import DocumentTabBar
 from .tag_chips import TagChipsDelegate
 from .tag_pane import TagPane
@@ -148,6 +149,7 @@ class MainWindow(QMainWindow):
         self.atom_extraction = AtomExtractionActions(self, self.workbench, table=self.table,
                                                      folder_tree=self.folder_tree)
         self.organise = OrganiseActions(self, self.workbench, self.table)
+        self.profile_actions = ProfileActions(self.workbench, self.table, self.details.profile)
         self.notes = NotesFlow(self, self.workbench, details=self.details, table=self.table,
                                folder_tree=self.folder_tree, search_pane=self.search_pane,
                                open_document=lambda doc_id: self.open_document(doc_id))

@@ -49,6 +49,7 @@ from ..services import (
     review,
     saved_searches,
     scopes,
+    source_profile,
     tags,
     undo,
 )
@@ -61,6 +62,11 @@ from .snapshot import Snapshot, ViewState, load_snapshot
 from .task_text import TaskMessage, extraction_messages, import_messages
 from .tasks import Task, TaskContext, TaskManager, TaskState
 from .viewer.pdf_annotations import AnnotationRequest
+
+OPENING_PROFILES = 200
+"""Sources profiled when the app opens, newest first: with the built-in generator a few minutes of background
+work at most (0.1-0.5 s a source on this machine); a large old library converges over a few openings, and
+``vancetope memory profile --missing`` does all at once."""
 
 _ANNOTATION_TITLES = {"highlight": "Highlight", "note": "Add note", "edit": "Edit annotation",
                       "delete": "Delete annotation"}
@@ -360,12 +366,13 @@ class Workbench(QObject):
 
         def created(doc: Any) -> None:
             self.extract_atoms([doc.id], at_import=True)  # its atoms, read after it is saved (not in the way)
+            self.make_profiles([doc.id], only_missing=True, visible=False)  # on the import lane, not this one
             if on_created is not None:
                 on_created(doc)
 
         return self.run("New note", lambda _c: documents.add_text(
             lib, content, doc_type=DocumentType.NOTE, title=title, scope=scope, folder_id=folder_id,
-            memory_type=memory_type), on_result=created)
+            memory_type=memory_type, profile=False), on_result=created)
 
     def rename_document(self, doc_id: str, title: str) -> Task:
         """Give a document (or folder) a new title; the notes linking to it by its old title follow it (the
@@ -397,7 +404,8 @@ class Workbench(QObject):
         def work(_context: TaskContext) -> Any:
             try:
                 return documents.update_document(lib, doc_id, content=content, expected_version=expected_version,
-                                                 user_action=undo.user_action(lib, "Edit", [doc_id]))
+                                                 user_action=undo.user_action(lib, "Edit", [doc_id]),
+                                                 refresh_profile=False)  # remade on the import lane below
             except EditConflict as conflict:
                 if on_conflict is None:
                     raise
@@ -406,7 +414,9 @@ class Workbench(QObject):
         def done(result: Any) -> None:
             if isinstance(result, EditConflict):
                 on_conflict(result)  # type: ignore[misc]
-            elif on_saved is not None:
+                return
+            self.make_profiles([doc_id], only_missing=True, visible=False)
+            if on_saved is not None:
                 on_saved(result)
 
         return self.run("Save", work, on_result=done)
@@ -459,7 +469,9 @@ class Workbench(QObject):
 
     def restore_version(self, doc_id: str, number: int) -> Task:
         """Bring back version ``number`` of a document (kept as a new version)."""
-        return self.run("Restore version", lambda _c: documents.restore_version(self.lib, doc_id, number))
+        return self.run("Restore version", lambda _c: documents.restore_version(self.lib, doc_id, number,
+                                                                                 refresh_profile=False),
+                        on_result=lambda _doc: self.make_profiles([doc_id], only_missing=True, visible=False))
 
     def retry_document(self, doc_id: str, password: str | None = None) -> Task:
         """Extract a failed document's stored original again, in place (with the PDF's password if given)."""
@@ -867,6 +879,38 @@ class Workbench(QObject):
             return digest.run_pending(lib, before_write=self.commit_gate(context))
 
         return self.run("Daily digest", work, on_result=said, lane="import")
+
+    def make_profiles(self, doc_ids: Sequence[str], *, only_missing: bool = False, visible: bool = True) -> Task:
+        """Write the summary, keywords and suggested topics of the sources among ``doc_ids`` as ``memory profile``
+        does (``source_profile.make_profiles``), on the import lane through its gate: the generator never holds up
+        the person's edits, and cancelling stops before the next document. ``visible``: a task with progress in
+        the Tasks panel (the selection's "Write Summaries"); a new note's or an edit's own is made quietly."""
+        lib, ids = self.lib, list(doc_ids)
+
+        def work(context: TaskContext) -> source_profile.ProfileReport:
+            return source_profile.make_profiles(
+                lib, ids, only_missing=only_missing, progress=context.progress, cancel=context.cancelled,
+                before_write=self.commit_gate(context))
+
+        def said(report: source_profile.ProfileReport) -> None:
+            if visible:
+                self.notice.emit(f"Summaries: {report.summary()}")
+
+        noun = "summary" if len(ids) == 1 else f"{len(ids)} summaries"
+        return self.run(f"Writing {noun}", work, on_result=said, visible=visible, index=False, lane="import")
+
+    def fill_missing_profiles(self) -> Task:
+        """Profile, in the background, the newest sources without a current profile (at most
+        :data:`OPENING_PROFILES`; ``source_profile.missing_profiles``): what the app does when it opens, so that a
+        library from before profiles, or a bibliography's references, get theirs without being asked."""
+        lib = self.lib
+
+        def found(ids: list[str]) -> None:
+            if ids:
+                self.make_profiles(ids, only_missing=True)
+
+        return self.read(lambda _c: source_profile.missing_profiles(lib, limit=OPENING_PROFILES), found,
+                         title="Finding sources without a summary")
 
     def set_memory_type(self, doc_id: str, memory_type: str | None) -> Task:
         """Say what a note is for as an agent memory (None or ``none``: nothing), as ``memory type`` does
