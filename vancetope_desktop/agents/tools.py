@@ -33,6 +33,7 @@ server turns ``str(error)`` into a tool error.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -49,6 +50,8 @@ from ..core.relations import RELATION_GUIDE, RelationType
 from ..core.scopes import ScopeKind, ScopePath
 from ..core.tags import all_of, normalize_tag, normalize_tags
 from ..core.text import undecodable_message, undecodable_values
+from ..generation.base import Generator
+from ..generation.model import ChatModel
 from ..services import (
     annotations,
     atoms,
@@ -58,6 +61,7 @@ from ..services import (
     documents,
     duplicates,
     episodes,
+    generators,
     graph,
     indexing,
     lifecycle,
@@ -271,6 +275,19 @@ class MemoryTools:
         self.scope = resolve_scope(lib, scope)
         self.kind = ScopePath.parse(self.scope).kind
         self.index_now = index_now
+        self._sampling: ChatModel | None = None
+
+    def generator(self) -> Generator | None:
+        """The generator every tool that generates (summaries, atoms, digests) hands its service function.
+
+        The MCP client's model (the built-in generator behind it, for any failed, malformed or late item) when
+        this call came with one (:meth:`call`'s ``sampling``) and the library's generator is ``mcp`` (Settings ▸
+        Generator, ``vancetope generator use mcp``); otherwise None: the service takes the library's own choice
+        (``services.generators.library_generator``) and reports why a chosen model is not in use.
+        """
+        if self._sampling is None or self.lib.settings.generator != "mcp":
+            return None
+        return generators.library_generator(self.lib, sampling=self._sampling).generator
 
     @property
     def readable_scopes(self) -> list[str]:
@@ -490,14 +507,14 @@ class MemoryTools:
         return event
 
     def digest_run(self, day: str | None = None) -> DigestRun:
-        """Digest the acting scope's ``day`` (``digest.run_digest``, the built-in generator): recorded as the
+        """Digest the acting scope's ``day`` (``digest.run_digest``, with :meth:`generator`): recorded as the
         person's undoable step, since the person reviews the digest (``services.digest``).
 
         Raises:
             InvalidInput: a day unreadable or to come. DigestBusy: another process kept the library locked.
         """
         args = parse_arguments(DigestRunInput, day=day)
-        return digest.run_digest(self.lib, self.scope, args.day)
+        return digest.run_digest(self.lib, self.scope, args.day, generator=self.generator())
 
     def digest_show(self, day: str | None = None, scope: str | None = None) -> DigestRun:
         """The writeup and change set of ``scope``'s (default: the acting scope's) ``day`` (``digest.show_digest``).
@@ -757,8 +774,13 @@ class MemoryTools:
         return RelatedDocument(id=back.id, title=back.title, type=back.type.value, scope=back.scope,
                                status=back.status.value)
 
-    def call(self, name: str, arguments: Mapping[str, Any] | None = None) -> BaseModel:
+    def call(self, name: str, arguments: Mapping[str, Any] | None = None, *,
+             sampling: ChatModel | None = None) -> BaseModel:
         """Run the tool ``name`` with a JSON argument object (what an MCP ``tools/call`` carries).
+
+        ``sampling`` is the model of the MCP client that made the call, when it offers sampling
+        (``agents.mcp_sampling.sampling_chat``): :meth:`generator` gives it to the tools that generate, for this
+        call only.
 
         Raises:
             InvalidInput: an unknown tool, arguments that are not an object, unknown or malformed
@@ -770,7 +792,11 @@ class MemoryTools:
         if arguments is not None and not isinstance(arguments, Mapping):
             raise InvalidInput(f"the arguments of {name} are a JSON object, not {type(arguments).__name__}")
         args = parse_arguments(spec.input_model, **dict(arguments or {}))
-        return getattr(self, name)(**dict(args))
+        tools = self
+        if sampling is not None:  # a copy for this call: the model belongs to one request of one client
+            tools = copy.copy(self)
+            tools._sampling = sampling
+        return getattr(tools, name)(**dict(args))
 
     # -- the rule -----------------------------------------------------------------------------------
     def _read_scope(self, text: str) -> str:
