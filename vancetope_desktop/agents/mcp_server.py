@@ -112,8 +112,9 @@ TASK_TOOLS: tuple[ToolSpec, ...] = (
              "marked #stale until re-run.", TaskChangedInput, StaleDocuments),
 )
 CONTEXT_TOOL = ToolSpec("memory_context", "Start of work: the most relevant memory you can see (your notes and "
-                        "results, your session's, your project's facts and decisions) as a Markdown block with "
-                        "document ids, within a token budget.", ContextInput, ContextBlock)
+                        "results, your session's, your project's facts and decisions, plans ahead with their due "
+                        "dates and the last month's events) as a Markdown block with document ids, within a token "
+                        "budget.", ContextInput, ContextBlock)
 
 
 class ScopedMemory:
