@@ -277,11 +277,21 @@ class MemoryTools:
         self.index_now = index_now
         self._sampling: ChatModel | None = None
 
+    def with_sampling(self, sampling: ChatModel | None) -> MemoryTools:
+        """These tools for one MCP call whose client offers ``sampling`` (``agents.mcp_sampling.sampling_chat``):
+        a copy whose :meth:`generator` can give that model (the model belongs to one request of one client, so
+        it is never kept on the shared instance); ``self`` when ``sampling`` is None."""
+        if sampling is None:
+            return self
+        tools = copy.copy(self)
+        tools._sampling = sampling
+        return tools
+
     def generator(self) -> Generator | None:
         """The generator every tool that generates (summaries, atoms, digests) hands its service function.
 
         The MCP client's model (the built-in generator behind it, for any failed, malformed or late item) when
-        this call came with one (:meth:`call`'s ``sampling``) and the library's generator is ``mcp`` (Settings ▸
+        this call came with one (:meth:`with_sampling`) and the library's generator is ``mcp`` (Settings ▸
         Generator, ``vancetope generator use mcp``); otherwise None: the service takes the library's own choice
         (``services.generators.library_generator``) and reports why a chosen model is not in use.
         """
@@ -792,11 +802,7 @@ class MemoryTools:
         if arguments is not None and not isinstance(arguments, Mapping):
             raise InvalidInput(f"the arguments of {name} are a JSON object, not {type(arguments).__name__}")
         args = parse_arguments(spec.input_model, **dict(arguments or {}))
-        tools = self
-        if sampling is not None:  # a copy for this call: the model belongs to one request of one client
-            tools = copy.copy(self)
-            tools._sampling = sampling
-        return getattr(tools, name)(**dict(args))
+        return getattr(self.with_sampling(sampling), name)(**dict(args))
 
     # -- the rule -----------------------------------------------------------------------------------
     def _read_scope(self, text: str) -> str:
