@@ -150,7 +150,7 @@ def _timed_digest(lib: Library, generator: Generator) -> tuple[float, dict[str, 
         setattr(owner, attribute, phases.wrap(phase, getattr(owner, attribute)))
     try:
         start = time.perf_counter()
-        run = digest.run_digest(lib, DEFAULT_PROJECT)
+        run = digest.run_digest(lib, DEFAULT_PROJECT, generator=generator)
         total = time.perf_counter() - start
     finally:
         for owner, attribute, original in originals:
