@@ -1,12 +1,15 @@
 """Task-tree memory (seed §7) and the start-of-work context block, on a real library with the real model."""
 
+from datetime import datetime, timedelta
+
 import pytest
 
 from vancetope_desktop.agents.context import context_block
 from vancetope_desktop.agents.task_tree import TaskNode, mark_task_changed, memory_store_result, resolve_inputs
+from vancetope_desktop.core.atoms import AtomDraft, AtomType
 from vancetope_desktop.core.documents import DocumentStatus, DocumentType, SourceType
 from vancetope_desktop.core.errors import DocumentNotFound, InvalidInput, NotFound, ScopeNotVisible
-from vancetope_desktop.services import documents, folders, indexing, relations, scopes, sharing
+from vancetope_desktop.services import atoms, documents, folders, indexing, relations, scopes, sharing
 
 TP = "think-process/tp_12"
 SIBLING = "think-process/tp_13"
@@ -245,3 +248,31 @@ def test_context_block_of_an_empty_scope_and_bad_budget(tree):
     assert block.documents == [] and block.markdown.startswith("## Memory")
     with pytest.raises(InvalidInput):
         context_block(lib, TP, token_budget=0)
+
+
+def test_context_block_lists_plans_ahead_and_recent_events(tree):
+    """Atoms of time: plans still planned, soonest due first (overdue ones marked), events of the last month,
+    latest first; settled plans and old events stay out."""
+    lib, now = tree, datetime(2026, 12, 2, 10, 0)
+
+    def atom(kind, text, scope=TP, **moments):
+        return atoms.store_atom(lib, AtomDraft(type=kind, text=text, **moments), scope=scope).id
+
+    fact = atom(AtomType.FACT, "Tiling keeps attention blocks in SRAM.")
+    later = atom(AtomType.PLAN, "Rerun the memory benchmark.", due=now + timedelta(days=10))
+    soon = atom(AtomType.PLAN, "Send the tiling figures to Anna.", due=datetime(2026, 12, 5))
+    overdue = atom(AtomType.PLAN, "Reply to the reviewers.", due=now - timedelta(days=2))
+    canceled = atom(AtomType.PLAN, "Port the kernel to TPUs.", due=now + timedelta(days=3), status="canceled")
+    met = atom(AtomType.EVENT, "Met Anna about the figures.", when=datetime(2026, 11, 30, 14, 30))
+    old = atom(AtomType.EVENT, "Started the review.", when=now - timedelta(days=60))
+    workshop = atom(AtomType.PLAN, "Submit the review to the workshop.", scope="project/proj_5",
+                    due=now + timedelta(days=20))
+
+    block = context_block(lib, TP, token_budget=5000, now=now)
+    assert block.documents[:5] == [fact, overdue, soon, later, met]
+    assert canceled not in block.documents and old not in block.documents
+    assert workshop in block.documents  # the project's deadline, under its heading
+    lines = {d: next(line for line in block.markdown.splitlines() if d in line) for d in block.documents}
+    assert f"(`{soon}`, plan, due 2026-12-05)" in lines[soon]
+    assert lines[overdue].split(")")[0].endswith(", overdue")
+    assert f"(`{met}`, event, 2026-11-30 14:30)" in lines[met]

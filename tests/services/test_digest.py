@@ -12,7 +12,17 @@ from vancetope_desktop.core.documents import DocumentStatus, DocumentType
 from vancetope_desktop.core.errors import InvalidInput, NothingToUndo, ScopeNotFound
 from vancetope_desktop.core.undo import UserAction
 from vancetope_desktop.generation.base import GeneratorTimeout
-from vancetope_desktop.services import atoms, audit, conflicts, digest, documents, generators, graph, undo
+from vancetope_desktop.services import (
+    atoms,
+    audit,
+    conflicts,
+    digest,
+    documents,
+    generators,
+    graph,
+    indexing,
+    undo,
+)
 from vancetope_desktop.services.library import DEFAULT_PROJECT
 from vancetope_desktop.services.reconcile import numbers_template
 
@@ -86,6 +96,22 @@ def test_a_run_writes_up_the_day_reconciles_atoms_and_undoes_in_one_step(library
     undo.redo(library)  # Edit ▸ Redo: the whole run again
     assert [(i, s) for i, s, _ in _state(library)[0]] == [(i, s) for i, s, _ in after[0]]
     assert _state(library)[1] == after[1]
+
+
+@pytest.mark.slow  # it embeds (the indexing process's model: ~25 s to load at load 7 when no test loaded it before)
+def test_indexed_atoms_are_compared_by_their_stored_vectors(library):
+    """Near-duplicates are found with the index's vectors of the atoms it holds, the others encoded."""
+    older = _atom(library, "fact", "Herons nest in alder carr.")
+    other = _atom(library, "fact", "The ringing office opens at nine.")
+    indexing.try_drain(library)  # what the app's indexing process does within seconds of a write
+    newer = _atom(library, "fact", "Herons nest in the alder carr.")
+    stored = indexing.stored_vectors(library, P, [older.id, other.id, newer.id])
+    assert set(stored) == {older.id, other.id}  # the newest is still queued
+    assert float(stored[older.id] @ library.embedder().encode_query(older.text)) > 0.9999
+    documents.update_document(library, other.id, content="The ringing office opens at ten.")
+    assert set(indexing.stored_vectors(library, P, [older.id, other.id])) == {older.id}  # edited: queued again
+    run = digest.run_digest(library, P, TODAY)
+    assert ("deleted", older.id, newer.id) in {(c.kind, c.document_id, c.related_id) for c in run.changes}
 
 
 def test_new_material_rewrites_the_writeup_and_a_garbage_generator_falls_back(library):

@@ -3,8 +3,9 @@
 The protocol's ``sampling/createMessage`` request lets a server borrow the client's model, so an agent that
 works over MCP brings its model to Vancetope's summaries, atoms and digests. :class:`SamplingChat` is the
 :class:`~vancetope_desktop.generation.model.ChatModel` for it; :func:`sampling_chat` makes one for a tool
-call when the client advertised the ``sampling`` capability, and a tool that generates hands it to
-``generation.choice.build_generator(settings, sampling=…)`` (used when the library's generator is ``mcp``).
+call when the client advertised the ``sampling`` capability. The server makes one per tool call and hands it to
+``MemoryTools.call(…, sampling=…)``; a tool that generates takes ``MemoryTools.generator()``, which builds it into
+the library's generator (``generation.choice.build_generator``) when that generator is ``mcp``.
 
 The client's model cannot be held to a grammar: the reply's JSON schema goes in the system prompt, and the
 reply is validated like any other (a malformed or late one falls back to the built-in generator).

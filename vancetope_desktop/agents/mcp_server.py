@@ -12,6 +12,8 @@ start:
   that returns structured content SHOULD also return the serialized JSON in a TextContent block",
   2025-06-18, server/tools, Structured Content), the SDK's own low-level handler does the same, and clients
   that read only ``content`` (several do, and would otherwise see an empty result) get the whole answer.
+  A tool that generates (``digest_run``…) asks the client's own model when the library's generator is ``mcp``
+  and the client offers sampling (:mod:`.mcp_sampling`, ``MemoryTools.generator``).
   A :class:`VancetopeError` becomes a tool error (``isError``) carrying ``Type: message`` on one line,
   e.g. the visibility rule; an unexpected exception too, logged with its traceback.
 * prompts: ``session_start`` (:mod:`.mcp_prompts`), the start-of-session block as a user message.
@@ -42,10 +44,12 @@ from pydantic import BaseModel, Field
 from .. import __version__
 from ..core.errors import InvalidInput, VancetopeError
 from ..core.scopes import ScopeKind, ScopePath
+from ..generation.model import ChatModel
 from ..services import documents, indexing, relations, review
 from ..services.library import Library
 from . import mcp_prompts, task_tree
 from .context import ContextBlock, context_block
+from .mcp_sampling import sampling_chat
 from .models import DocumentSummary, StoredDocument
 from .tool_input import ToolInput
 from .tools import TOOLS, TOOLS_BY_NAME, MemoryTools, ToolSpec, parse_arguments
@@ -109,8 +113,9 @@ TASK_TOOLS: tuple[ToolSpec, ...] = (
              "marked #stale until re-run.", TaskChangedInput, StaleDocuments),
 )
 CONTEXT_TOOL = ToolSpec("memory_context", "Start of work: the most relevant memory you can see (your notes and "
-                        "results, your session's, your project's facts and decisions) as a Markdown block with "
-                        "document ids, within a token budget.", ContextInput, ContextBlock)
+                        "results, your session's, your project's facts and decisions, plans ahead with their due "
+                        "dates and the last month's events) as a Markdown block with document ids, within a token "
+                        "budget.", ContextInput, ContextBlock)
 
 
 class ScopedMemory:
@@ -132,8 +137,10 @@ class ScopedMemory:
         specs = (*TOOLS, *(TASK_TOOLS if self.think_process_id else ()), CONTEXT_TOOL)
         self.specs: dict[str, ToolSpec] = {spec.name: spec for spec in specs}
 
-    def call(self, name: str, arguments: dict[str, Any] | None) -> BaseModel:
-        """Run tool ``name`` with its JSON arguments and return its output model.
+    def call(self, name: str, arguments: dict[str, Any] | None, sampling: ChatModel | None = None) -> BaseModel:
+        """Run tool ``name`` with its JSON arguments and return its output model; ``sampling`` is the calling
+        client's model (``MemoryTools.call``: the tools that generate use it when the library's generator is
+        ``mcp``).
 
         Raises:
             InvalidInput: an unknown tool or bad arguments (naming each); whatever the tool raises.
@@ -143,10 +150,10 @@ class ScopedMemory:
             raise InvalidInput(f"unknown tool {name!r} (tools: {', '.join(self.specs)})")
         try:
             if name in TOOLS_BY_NAME:
-                return self.memory.call(name, arguments)
+                return self.memory.call(name, arguments, sampling=sampling)
             args = parse_arguments(spec.input_model, **dict(arguments or {}))
             if isinstance(args, StoreResultInput):
-                return self._store_result(args)
+                return self._store_result(args, sampling)
             if isinstance(args, TaskChangedInput):
                 stale = task_tree.mark_task_changed(self.lib, args.node_id, think_process_id=self._tp_id())
                 self._index(stale)
@@ -178,13 +185,13 @@ class ScopedMemory:
                 return part, "".join(parts)
             offset = part.next_offset
 
-    def _store_result(self, args: StoreResultInput) -> StoredDocument:
+    def _store_result(self, args: StoreResultInput, sampling: ChatModel | None) -> StoredDocument:
         # The requests of the node's earlier result: a request not among them was made by this call (a tag rule).
         earlier = relations.node_results(self.lib, self._tp_id(), args.node_id, scope=self.scope)
         known = {r.id for d in earlier for r in review.list_requests(self.lib, status=None, document_id=d.id)}
         doc = task_tree.memory_store_result(self.lib, args.node_id, args.node_type, args.title, args.content,
                                             args.derived_from, think_process_id=self._tp_id(), scope=self.scope,
-                                            tags=args.tags)
+                                            tags=args.tags, generator=self.memory.with_sampling(sampling).generator())
         if self._index([doc.id]):
             doc = documents.get_document(self.lib, doc.id)
         return self.memory.as_stored(doc, known_requests=known)  # a tag rule may have asked for its promotion
@@ -213,7 +220,8 @@ def build_server(memory: ScopedMemory) -> Server[Any]:
 
     async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
         try:
-            result = await run(memory.call, params.name, params.arguments)
+            # The client's model, when it offers sampling: asked from the worker thread (mcp_sampling).
+            result = await run(memory.call, params.name, params.arguments, sampling_chat(ctx))
         except VancetopeError as error:
             return _tool_error(f"{type(error).__name__}: {error}")
         except Exception as error:  # a bug must not end the session: tell the agent, keep the traceback

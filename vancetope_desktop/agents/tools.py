@@ -33,6 +33,7 @@ server turns ``str(error)`` into a tool error.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -50,6 +51,7 @@ from ..core.scopes import ScopeKind, ScopePath
 from ..core.tags import all_of, normalize_tag, normalize_tags
 from ..core.text import undecodable_message, undecodable_values
 from ..generation.base import Generator
+from ..generation.model import ChatModel
 from ..services import (
     annotations,
     atom_extraction,
@@ -60,6 +62,7 @@ from ..services import (
     documents,
     duplicates,
     episodes,
+    generators,
     graph,
     indexing,
     lifecycle,
@@ -298,6 +301,29 @@ class MemoryTools:
         self.scope = resolve_scope(lib, scope)
         self.kind = ScopePath.parse(self.scope).kind
         self.index_now = index_now
+        self._sampling: ChatModel | None = None
+
+    def with_sampling(self, sampling: ChatModel | None) -> MemoryTools:
+        """These tools for one MCP call whose client offers ``sampling`` (``agents.mcp_sampling.sampling_chat``):
+        a copy whose :meth:`generator` can give that model (the model belongs to one request of one client, so
+        it is never kept on the shared instance); ``self`` when ``sampling`` is None."""
+        if sampling is None:
+            return self
+        tools = copy.copy(self)
+        tools._sampling = sampling
+        return tools
+
+    def generator(self) -> Generator | None:
+        """The generator every tool that generates (summaries, atoms, digests) hands its service function.
+
+        The MCP client's model (the built-in generator behind it, for any failed, malformed or late item) when
+        this call came with one (:meth:`with_sampling`) and the library's generator is ``mcp`` (Settings ▸
+        Generator, ``vancetope generator use mcp``); otherwise None: the service takes the library's own choice
+        (``services.generators.library_generator``) and reports why a chosen model is not in use.
+        """
+        if self._sampling is None or self.lib.settings.generator != "mcp":
+            return None
+        return generators.library_generator(self.lib, sampling=self._sampling).generator
 
     @property
     def readable_scopes(self) -> list[str]:
@@ -314,7 +340,7 @@ class MemoryTools:
     def memory_store(self, content: str, tags: Sequence[str] = (), scope: str | None = None, type: str = "note",
                      title: str | None = None, reason: str | None = None, relates_to: Mapping[str, str] | None = None,
                      on_duplicate: str = "return", memory_type: str | None = None, when: str | None = None,
-                     due: str | None = None, *, generator: Generator | None = None) -> StoredDocument:
+                     due: str | None = None) -> StoredDocument:
         """Store ``content`` as a new document of ``type`` in the acting scope.
 
         A think process's documents get the seed's provenance tag ``thinkprocess:<id>`` (§3.3) and
@@ -327,8 +353,8 @@ class MemoryTools:
         BibTeX, RIS or CSL-JSON stored as a ``reference`` becomes one reference per entry: the result is the first,
         its ``entries`` lists every one, and the promotion request and ``relates_to`` apply to each.
         A fact, event (``when``) or plan (``due``) is an atom (``services.atoms.atom_metadata``), returned in
-        the result's ``atom``; a note or result gets its atoms read (``services.atom_extraction``, by ``generator``,
-        default the library's), listed in the result's ``atoms``.
+        the result's ``atom``; a note or result gets its profile and its atoms read (``services.source_profile``,
+        ``services.atom_extraction``, by :meth:`generator`), the atoms listed in the result's ``atoms``.
 
         The write goes through ``memory_guard.remember``: a near-duplicate of an active note or fact of the
         acting scope is handled as ``on_duplicate`` says (``return``: nothing stored, the existing document
@@ -361,7 +387,7 @@ class MemoryTools:
                                      doc_type=DocumentType(args.type),
                                      title=args.title, tags=wanted, source=source, on_duplicate=args.on_duplicate,
                                      relates_to=(link.target_id, link.type) if link else None, created_by=self._actor(),
-                                     memory_type=args.memory_type, metadata=atom_fields, generator=generator)
+                                     memory_type=args.memory_type, metadata=atom_fields, generator=self.generator())
         outcome = {name: getattr(kept, name) for name in ("stored", "entries", "duplicates", "relations", "archived",
                                                           "atoms", "warnings")}
         if kept.document.type in atoms.ATOM_DOCUMENT_TYPES:
@@ -488,10 +514,10 @@ class MemoryTools:
                                  limit=args.limit)
         return AtomList(atoms=found, count=len(found))
 
-    def atoms_extract(self, ids: Sequence[str], *, generator: Generator | None = None) -> ExtractionReport:
+    def atoms_extract(self, ids: Sequence[str]) -> ExtractionReport:
         """Read the atoms of documents the acting scope writes (its own, its agent's: ``sharing.write_grant``, since
-        the atoms go into the document's scope), with ``generator`` (default: the library's; an MCP call may pass
-        one sampling its client's model). A document it may not write or read is a ``skipped`` outcome naming the
+        the atoms go into the document's scope), with :meth:`generator` (an MCP call may bring its client's
+        model). A document it may not write or read is a ``skipped`` outcome naming the
         rule; the others are read (``atom_extraction.extract_atoms``), and indexed now when asked to.
 
         Raises:
@@ -505,8 +531,8 @@ class MemoryTools:
             except VancetopeError as error:
                 refused[doc_id] = SourceOutcome(document_id=doc_id, status="skipped", reason=str(error))
         wanted = [i for i in dict.fromkeys(i.strip() for i in args.ids) if i not in refused]
-        report = atom_extraction.extract_atoms(self.lib, wanted, scope=self.scope, generator=generator) if wanted \
-            else atom_extraction.ExtractionReport()
+        report = (atom_extraction.extract_atoms(self.lib, wanted, scope=self.scope, generator=self.generator())
+                  if wanted else atom_extraction.ExtractionReport())
         read = {o.document_id: o for o in report.outcomes}
         report.outcomes = [refused.get(i) or read[i] for i in dict.fromkeys(i.strip() for i in args.ids)]
         if self.index_now and report.added:
@@ -558,14 +584,14 @@ class MemoryTools:
         return event
 
     def digest_run(self, day: str | None = None) -> DigestRun:
-        """Digest the acting scope's ``day`` (``digest.run_digest``, the built-in generator): recorded as the
+        """Digest the acting scope's ``day`` (``digest.run_digest``, with :meth:`generator`): recorded as the
         person's undoable step, since the person reviews the digest (``services.digest``).
 
         Raises:
             InvalidInput: a day unreadable or to come. DigestBusy: another process kept the library locked.
         """
         args = parse_arguments(DigestRunInput, day=day)
-        return digest.run_digest(self.lib, self.scope, args.day)
+        return digest.run_digest(self.lib, self.scope, args.day, generator=self.generator())
 
     def digest_show(self, day: str | None = None, scope: str | None = None) -> DigestRun:
         """The writeup and change set of ``scope``'s (default: the acting scope's) ``day`` (``digest.show_digest``).
@@ -594,7 +620,8 @@ class MemoryTools:
                                                             limit=args.limit)][:args.limit]
         else:
             ids = [self._writable(i, "profile").id for i in args.doc_ids]
-        report = source_profile.make_profiles(self.lib, ids, only_missing=args.missing)
+        report = source_profile.make_profiles(self.lib, ids, only_missing=args.missing,
+                                              generator=self.generator())
         return ProfileResult(outcomes=report.outcomes, summary=report.summary())
 
     def memory_list(self, tags: Sequence[str] = (), scope: str | None = None, type: str | None = None,
@@ -847,8 +874,13 @@ class MemoryTools:
         return RelatedDocument(id=back.id, title=back.title, type=back.type.value, scope=back.scope,
                                status=back.status.value)
 
-    def call(self, name: str, arguments: Mapping[str, Any] | None = None) -> BaseModel:
+    def call(self, name: str, arguments: Mapping[str, Any] | None = None, *,
+             sampling: ChatModel | None = None) -> BaseModel:
         """Run the tool ``name`` with a JSON argument object (what an MCP ``tools/call`` carries).
+
+        ``sampling`` is the model of the MCP client that made the call, when it offers sampling
+        (``agents.mcp_sampling.sampling_chat``): :meth:`generator` gives it to the tools that generate, for this
+        call only.
 
         Raises:
             InvalidInput: an unknown tool, arguments that are not an object, unknown or malformed
@@ -860,7 +892,7 @@ class MemoryTools:
         if arguments is not None and not isinstance(arguments, Mapping):
             raise InvalidInput(f"the arguments of {name} are a JSON object, not {type(arguments).__name__}")
         args = parse_arguments(spec.input_model, **dict(arguments or {}))
-        return getattr(self, name)(**dict(args))
+        return getattr(self.with_sampling(sampling), name)(**dict(args))
 
     # -- the rule -----------------------------------------------------------------------------------
     def _read_scope(self, text: str) -> str:

@@ -269,6 +269,23 @@ class VectorStore:
                 return [], np.zeros((0, 0), np.float32), []
             return list(found["ids"]), np.asarray(found["embeddings"], np.float32), list(found["metadatas"])
 
+    def chunk_vectors(self, scope: str, chunk_ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """The stored vectors of ``chunk_ids`` (``doc_id:ordinal``) in ``scope``'s collection, by chunk id; ids it
+        does not hold are left out.
+
+        Raises:
+            IndexUnavailable: the store cannot be opened or read.
+        """
+        if not chunk_ids:
+            return {}
+        with self._mutex, file_lock(self._lock_path, shared=True), self._readable():
+            collection = self._collection(scope)
+            if collection is None:
+                return {}
+            found = collection.get(ids=list(chunk_ids), include=["embeddings"])
+        return {chunk_id: np.asarray(vector, np.float32)
+                for chunk_id, vector in zip(found["ids"], found["embeddings"], strict=True)}
+
     def query(self, scope: str, embedding: np.ndarray, limit: int,
               document_ids: Sequence[str] | None = None) -> list[VectorHit]:
         """The ``limit`` chunks of ``scope`` nearest to ``embedding`` (cosine), best first.

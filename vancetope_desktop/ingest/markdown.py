@@ -150,11 +150,12 @@ def _inline_text(inline: Token) -> str:
     return "".join(parts)
 
 
-def find_inline_tags(body: str) -> list[str]:
-    """Inline ``#tags`` of a markdown body, in order, raw: in its prose only (paragraphs, headings, list
-    items, quotes, table cells), never in code blocks, code spans, HTML or link targets."""
+def find_inline_tags(body: str | list[Token]) -> list[str]:
+    """Inline ``#tags`` of a markdown body (or its tokens, parsed once by the caller), in order, raw: in its
+    prose only (paragraphs, headings, list items, quotes, table cells), never in code blocks, code spans, HTML
+    or link targets."""
     found: list[str] = []
-    for token in markdown_parser().parse(body):
+    for token in markdown_parser().parse(body) if isinstance(body, str) else body:
         if token.type != "inline":
             continue
         for match in _INLINE_TAG.finditer(_inline_text(token)):
@@ -164,12 +165,12 @@ def find_inline_tags(body: str) -> list[str]:
     return found
 
 
-def _collect_tags(metadata: dict[str, Any], body: str, warnings: list[str]) -> list[str]:
+def _collect_tags(metadata: dict[str, Any], tokens: list[Token], warnings: list[str]) -> list[str]:
     raw: list[str] = []
     for key, value in metadata.items():
         if key.lower() in _TAG_KEYS:
             raw.extend(_tag_values(value))
-    raw.extend(find_inline_tags(body))
+    raw.extend(find_inline_tags(tokens))
     tags: dict[str, None] = {}
     for tag in raw:
         try:
@@ -179,10 +180,9 @@ def _collect_tags(metadata: dict[str, Any], body: str, warnings: list[str]) -> l
     return list(tags)
 
 
-def _headings(body: str) -> list[_Heading]:
-    """The top-level headings (ATX and setext) of a body, in order; nested ones (in quotes, list items)
+def _headings(tokens: list[Token]) -> list[_Heading]:
+    """The top-level headings (ATX and setext) of a body's tokens, in order; nested ones (in quotes, list items)
     belong to their section's text."""
-    tokens = markdown_parser().parse(body)
     out = []
     for opening, inline in pairwise(tokens):
         if opening.type == "heading_open" and opening.level == 0 and opening.map:
@@ -248,8 +248,9 @@ def extract_markdown(text: str, *, default_title: str | None = None) -> Extracti
     if warnings and (split := front_matter_block(text)) is not None:
         kept_block = ["---", *split[0].split("\n"), "---", ""]
         body = split[1]
-    tags = _collect_tags(metadata, body, warnings)
-    headings = _headings(body)
+    tokens = markdown_parser().parse(body)  # once: a parse is most of the extraction's time
+    tags = _collect_tags(metadata, tokens, warnings)
+    headings = _headings(tokens)
     title_heading = _title_heading(headings)
     sections = _sections(body.split("\n"), headings, title_heading)
     sections[0].lines[:0] = kept_block

@@ -180,7 +180,7 @@ def store_atoms(lib: Library, drafts: Sequence[AtomDraft], source_id: str, scope
         ids = [documents.session_add_text(session, prepared, scope_path=scope_path, source=source,
                                           metadata={ATOM_KEY: fields}, derived_from=[origin.id]).id
                for prepared, fields in ready]
-    return _cards(lib, [documents.get_document(lib, i) for i in ids])
+    return cards(lib, [documents.get_document(lib, i) for i in ids])
 
 
 def list_atoms(lib: Library, scope: str | None = None, *, types: Sequence[str | AtomType] = (),
@@ -210,9 +210,9 @@ def list_atoms(lib: Library, scope: str | None = None, *, types: Sequence[str | 
     docs = documents.list_documents(lib, scope=scope, types=[DocumentType(k.value) for k in kinds],
                                     statuses=statuses)
     needle = (text or "").strip().casefold()
-    found = [a for a in _cards(lib, docs)
+    found = [a for a in cards(lib, docs)
              if (wanted is None or a.plan_status is wanted) and (not source_id or a.source_id == source_id.strip())
-             and (before is None or (a.due is not None and _naive(a.due) < _naive(before)))
+             and (before is None or (a.due is not None and local_time(a.due) < local_time(before)))
              and (not needle or needle in a.text.casefold())]
     return found[:limit] if limit else found
 
@@ -225,7 +225,7 @@ def atoms_of_source(lib: Library, source_id: str, *, scope: str | None = None) -
         readable = readable_ids(lib, resolve_scope(lib, scope), ids)
         ids = [i for i in ids if i in readable]
     docs = [documents.get_document(lib, i) for i in ids]
-    return _cards(lib, [d for d in docs if d.type in ATOM_DOCUMENT_TYPES and d.status is not DocumentStatus.DELETED])
+    return cards(lib, [d for d in docs if d.type in ATOM_DOCUMENT_TYPES and d.status is not DocumentStatus.DELETED])
 
 
 def atom(lib: Library, atom_id: str, *, acting_scope: str | None = None) -> Atom:
@@ -331,13 +331,13 @@ def mark_missed(lib: Library, scope: str | None = None, now: datetime | None = N
     Raises:
         ScopeNotFound.
     """
-    moment = _naive(now or datetime.now())
+    moment = local_time(now or datetime.now())
     marked = []
     plans = documents.list_documents(lib, scope=scope, types=[DocumentType.PLAN], statuses=LISTED_STATUSES,
                                      include_ancestors=False)
-    for plan in _cards(lib, plans):
+    for plan in cards(lib, plans):
         if plan.plan_status is PlanStatus.PLANNED and not plan.edited_by_person and plan.due is not None \
-                and _deadline(plan.due) <= moment:
+                and deadline(plan.due) <= moment:
             plan_update(lib, plan.id, PlanStatus.MISSED)
             marked.append(plan.id)
     return marked
@@ -345,11 +345,15 @@ def mark_missed(lib: Library, scope: str | None = None, now: datetime | None = N
 
 def card(lib: Library, doc: DocumentInfo) -> Atom:
     """``doc``'s atom card (its source's title looked up). Raises InvalidAtom when it is not an atom."""
-    return _cards(lib, [doc])[0]
+    return cards(lib, [doc])[0]
 
 
-def _cards(lib: Library, docs: Sequence[DocumentInfo]) -> list[Atom]:
-    """Cards of ``docs`` (all atoms), their sources' titles read in one query."""
+def cards(lib: Library, docs: Sequence[DocumentInfo]) -> list[Atom]:
+    """Cards of ``docs`` (all atoms), their sources' titles read in one query.
+
+    Raises:
+        InvalidAtom: a document of ``docs`` is not an atom.
+    """
     fields = []
     for doc in docs:
         if doc.type not in ATOM_DOCUMENT_TYPES:
@@ -435,13 +439,14 @@ def _supersede(session: Session, event: tables.DocumentRow, plan_id: str, who: s
     lifecycle.session_supersede(session, plan, event, who)
 
 
-def _deadline(due: datetime) -> datetime:
-    """When a plan due at ``due`` is past due: a due date at midnight means by the end of that day."""
-    naive = _naive(due)
+def deadline(due: datetime) -> datetime:
+    """When a plan due at ``due`` is past due, as naive local time: a due date at midnight means by the end of
+    that day."""
+    naive = local_time(due)
     return naive + timedelta(days=1) if naive.time() == time() else naive
 
 
-def _naive(moment: datetime) -> datetime:
+def local_time(moment: datetime) -> datetime:
     """``moment`` as naive local time (an aware one is converted), so dates given either way compare."""
     return moment.astimezone().replace(tzinfo=None) if moment.tzinfo else moment
 

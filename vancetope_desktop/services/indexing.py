@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Collection, Sequence
 from weakref import WeakKeyDictionary
 
+import numpy as np
 from pydantic import BaseModel, Field, computed_field
 from sqlalchemy import exists, func, text
 from sqlmodel import Session, select
@@ -151,6 +152,29 @@ _BUSY_SCOPES = """
     UNION SELECT json_extract(j.payload, '$.from') FROM index_job j WHERE j.kind = 'move'
     UNION SELECT json_extract(j.payload, '$.scope') FROM index_job j WHERE j.kind = 'drop'
 """
+
+
+def stored_vectors(lib: Library, scope: str, document_ids: Collection[str]) -> dict[str, np.ndarray]:
+    """The index's vector of each document of ``document_ids`` in ``scope`` that is indexed as one chunk (an
+    atom, a short memory): the vector ``lib.embedder().encode_queries`` gives its text (cosine 1.0), read rather
+    than computed. A document still queued (new or edited), failed, in several chunks or of another scope is left
+    out: the caller encodes those.
+
+    Raises:
+        IndexUnavailable: the vector store cannot be read.
+    """
+    if not document_ids:
+        return {}
+    with read_session(lib.engine) as session:
+        single = session.exec(
+            select(tables.ChunkRow.document_id, func.min(tables.ChunkRow.ordinal))
+            .join(tables.DocumentRow, tables.DocumentRow.id == tables.ChunkRow.document_id)  # type: ignore[arg-type]
+            .where(tables.ChunkRow.document_id.in_(list(document_ids)),  # type: ignore[attr-defined]
+                   tables.DocumentRow.scope_path == scope, tables.DocumentRow.index_state == IndexState.INDEXED.value)
+            .group_by(tables.ChunkRow.document_id).having(func.count() == 1)
+        ).all()
+    found = lib.vectors.chunk_vectors(scope, [f"{doc_id}:{ordinal}" for doc_id, ordinal in single])
+    return {chunk_id.rsplit(":", 1)[0]: vector for chunk_id, vector in found.items()}
 
 
 def check_vectors(lib: Library, scopes: Sequence[str] | None = None) -> VectorCheck:

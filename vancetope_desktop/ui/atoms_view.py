@@ -78,9 +78,7 @@ def sorted_for(kind: AtomType | None, found: Sequence[Atom]) -> list[Atom]:
 
 
 def _naive(moment: datetime | None) -> datetime:
-    if moment is None:
-        return datetime.max
-    return moment.astimezone().replace(tzinfo=None) if moment.tzinfo else moment
+    return datetime.max if moment is None else atoms.local_time(moment)
 
 
 class AtomsModel(CardTableModel):
