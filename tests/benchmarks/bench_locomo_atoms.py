@@ -17,6 +17,10 @@ Run: ``.venv/bin/python tests/benchmarks/bench_locomo_atoms.py [--conversations 
 * Metrics: ``bench_locomo.evaluate`` (dialog R@5/@10 of the evidence turns, session R@k, by category).
 * Also printed: atoms per turn, atoms by type, seconds to extract and to store them, seconds to embed them.
 * ``--conversations N``: the first N conversations only (their questions and atoms), while developing.
+* Measured on 2 December 2026 (load average 9-12 from other work; the README's table): dialog R@5 / R@10,
+  (a) 0.640 / 0.728, (b) 0.617 / 0.706, (c) 0.683 / 0.759. The aim (atoms + sources ≥ turns + 0.02) is met by
+  the dataset's observations, not by the built-in extractor: its atoms are the turns' own sentences, which add
+  no word or meaning the turn lacks and, cut from the turn, lose what "it" and "that" stood for (README).
 """
 
 from __future__ import annotations
