@@ -86,6 +86,11 @@ def test_a_speakers_label_goes_with_each_sentence_of_the_line(generator):
         (AtomType.FACT, "At 10:30: the ceremony starts in the hall."),
     ]
     assert text[atoms[0].span.start:atoms[0].span.end] == "I ran a charity race for mental health last Saturday."
+    # A label can be the cue itself: it still makes a plan.
+    plans = generator.extract_atoms("TODO: call Anna tomorrow about the grant.\n\nDeadline: the camera-ready "
+                                    "version on 15 June 2027.", reference_time=REFERENCE)
+    assert [(a.type, a.due) for a in plans] == [(AtomType.PLAN, datetime(2026, 12, 3, tzinfo=UTC)),
+                                                (AtomType.PLAN, datetime(2027, 6, 15, tzinfo=UTC))]
 
 
 def test_reactions_and_fillers_are_not_atoms(generator):

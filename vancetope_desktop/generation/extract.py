@@ -7,8 +7,9 @@
 
 A line that opens with a speaker's label ("Caroline: I went…", a chat or an interview transcript) gives each of
 its sentences that label (:func:`labelled`): the sentence is judged without it ("Caroline: That's so nice!" is
-a reaction, not a statement) and its atom says who said it ("Caroline: I ran a charity race last Saturday.",
-not "I ran…"), since an atom is read alone, away from its line.
+a reaction, not a statement), its plan and past cues are read with it ("TODO: …"), and its atom says who said
+it ("Caroline: I ran a charity race last Saturday.", not "I ran…"), since an atom is read alone, away from its
+line.
 
 Each draft's span is the sentence in the text given, without its label, so ``text[span.start:span.end]`` is
 what was read and the atom's text is that, cleaned, after the label when there is one.
@@ -97,7 +98,10 @@ def extract(text: str, reference: datetime, zone: tzinfo) -> list[AtomDraft]:
         statement = clean(sentence.text) if label is None else f"{label}: {clean(sentence.text)}"
         span = SourceSpan(start=sentence.start, end=sentence.end)
         masked = mask(sentence.text)
-        planned, past = is_plan(masked), is_past(masked)
+        # A label can be the cue ("TODO: call Anna tomorrow", "Deadline: 15 June 2027"); dates are the sentence's
+        # own (a speaker named May is no month).
+        cued = masked if label is None else f"{label}: {masked}"
+        planned, past = is_plan(cued), is_past(cued)
         draft = None
         if planned:
             due = dates(masked, "future")
