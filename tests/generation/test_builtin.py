@@ -86,6 +86,9 @@ def test_a_speakers_label_goes_with_each_sentence_of_the_line(generator):
         (AtomType.FACT, "At 10:30: the ceremony starts in the hall."),
     ]
     assert text[atoms[0].span.start:atoms[0].span.end] == "I ran a charity race for mental health last Saturday."
+    # A line of one sentence: the span is the whole line, label included (its atom restates it all).
+    [alone] = generator.extract_atoms("Caroline: I went to a support group yesterday.", reference_time=REFERENCE)
+    assert (alone.span.start, alone.text) == (0, "Caroline: I went to a support group yesterday.")
     # A label can be the cue itself: it still makes a plan.
     plans = generator.extract_atoms("TODO: call Anna tomorrow about the grant.\n\nDeadline: the camera-ready "
                                     "version on 15 June 2027.", reference_time=REFERENCE)

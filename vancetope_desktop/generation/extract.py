@@ -11,8 +11,8 @@ a reaction, not a statement), its plan and past cues are read with it ("TODO: �
 it ("Caroline: I ran a charity race last Saturday.", not "I ran…"), since an atom is read alone, away from its
 line.
 
-Each draft's span is the sentence in the text given, without its label, so ``text[span.start:span.end]`` is
-what was read and the atom's text is that, cleaned, after the label when there is one.
+Each draft's span is the sentence in the text given, so ``text[span.start:span.end]`` is what was read: cleaned,
+it is the atom's text, or its text after the label for a later sentence of a labelled line.
 """
 
 from __future__ import annotations
@@ -47,25 +47,26 @@ _LABEL = re.compile(r"^[ \t]*([A-Z][\w'’.-]*(?:[ \t][A-Z][\w'’.-]*){0,2}):[ 
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 
 
-def labelled(text: str, sentences: list[Sentence]) -> list[tuple[Sentence, str | None]]:
-    """Each sentence with the label of the line it is said on: the last label at or before it with no blank
-    line between (a paragraph's later lines belong to its speaker too); a sentence that starts with the label
-    is moved past it. None for a sentence no label governs."""
+def labelled(text: str, sentences: list[Sentence]) -> list[tuple[Sentence, Sentence, str | None]]:
+    """Each sentence (as read, for its span), the same without its label (for judging it), and the label of the
+    line it is said on: the last label at or before it with no blank line between (a paragraph's later lines
+    belong to its speaker too). None for a sentence no label governs; a label alone is no sentence."""
     labels = [(m.start(), m.end(), m.group(1)) for m in _LABEL.finditer(text)]
-    out: list[tuple[Sentence, str | None]] = []
+    out: list[tuple[Sentence, Sentence, str | None]] = []
     index = -1
     for sentence in sentences:
         while index + 1 < len(labels) and labels[index + 1][0] <= sentence.start:
             index += 1
         if index < 0 or _BLANK_LINE.search(text, labels[index][1], max(sentence.start, labels[index][1])):
-            out.append((sentence, None))
+            out.append((sentence, sentence, None))
             continue
         _, end, name = labels[index]
+        body = sentence
         if sentence.start < end:  # the sentence opens with the label
             if sentence.end <= end:
                 continue
-            sentence = replace(sentence, start=end, text=text[end:sentence.end])
-        out.append((sentence, name))
+            body = replace(sentence, start=end, text=text[end:sentence.end])
+        out.append((sentence, body, name))
     return out
 
 
@@ -92,12 +93,12 @@ def extract(text: str, reference: datetime, zone: tzinfo) -> list[AtomDraft]:
         return searched[key]
 
     read = text[:MAX_EXTRACT_CHARS]
-    for sentence, label in labelled(read, split_sentences(read)):
-        if not worth_keeping(sentence):
+    for sentence, body, label in labelled(read, split_sentences(read)):
+        if not worth_keeping(body):
             continue
-        statement = clean(sentence.text) if label is None else f"{label}: {clean(sentence.text)}"
+        statement = clean(body.text) if label is None else f"{label}: {clean(body.text)}"
         span = SourceSpan(start=sentence.start, end=sentence.end)
-        masked = mask(sentence.text)
+        masked = mask(body.text)
         # A label can be the cue ("TODO: call Anna tomorrow", "Deadline: 15 June 2027"); dates are the sentence's
         # own (a speaker named May is no month).
         cued = masked if label is None else f"{label}: {masked}"
