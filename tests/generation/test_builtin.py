@@ -58,14 +58,50 @@ def test_the_builtin_follows_the_interface(generator):
 
 
 def test_spans_point_at_the_sentence_each_atom_states(generator, notes):
-    """Every atom of every corpus note: the span's passage, cleaned, is the atom's text."""
+    """Every atom of every corpus note: the span's passage, cleaned, is the atom's text (after the label of the
+    line it is on, "Keywords: …", when there is one)."""
     total = 0
     for name, text in notes.items():
         for atom in generator.extract_atoms(text, reference_time=REFERENCE):
             assert atom.span is not None, name
-            assert clean(text[atom.span.start:atom.span.end]) == atom.text, name
+            passage = clean(text[atom.span.start:atom.span.end])
+            label = atom.text.removesuffix(passage)
+            assert label == "" or (label.endswith(": ") and f"{label.strip()} " in text), name
             total += 1
     assert total > 300  # the notes hold statements, not just headings
+
+
+def test_a_speakers_label_goes_with_each_sentence_of_the_line(generator):
+    """A chat line's label says who speaks: every sentence of the line keeps it (read alone, "I ran…" names
+    nobody), and a sentence is judged without it ("Caroline: That's so nice!" is a reaction, not a statement)."""
+    text = ("Caroline: That's so nice! I ran a charity race for mental health last Saturday. It was really "
+            "rewarding for the whole team.\nMelanie: Wow, that's cool!\nMy kids painted the fence blue.\n\n"
+            "The fence needs a second coat before winter.\n\nAt 10:30: the ceremony starts in the hall.")
+    atoms = generator.extract_atoms(text, reference_time=REFERENCE)
+    assert [(a.type, a.text) for a in atoms] == [
+        (AtomType.EVENT, "Caroline: I ran a charity race for mental health last Saturday."),
+        (AtomType.FACT, "Caroline: It was really rewarding for the whole team."),
+        (AtomType.FACT, "Melanie: My kids painted the fence blue."),
+        (AtomType.FACT, "The fence needs a second coat before winter."),
+        (AtomType.FACT, "At 10:30: the ceremony starts in the hall."),
+    ]
+    assert text[atoms[0].span.start:atoms[0].span.end] == "I ran a charity race for mental health last Saturday."
+    # A line of one sentence: the span is the whole line, label included (its atom restates it all).
+    [alone] = generator.extract_atoms("Caroline: I went to a support group yesterday.", reference_time=REFERENCE)
+    assert (alone.span.start, alone.text) == (0, "Caroline: I went to a support group yesterday.")
+    # A label can be the cue itself: it still makes a plan.
+    plans = generator.extract_atoms("TODO: call Anna tomorrow about the grant.\n\nDeadline: the camera-ready "
+                                    "version on 15 June 2027.", reference_time=REFERENCE)
+    assert [(a.type, a.due) for a in plans] == [(AtomType.PLAN, datetime(2026, 12, 3, tzinfo=UTC)),
+                                                (AtomType.PLAN, datetime(2027, 6, 15, tzinfo=UTC))]
+
+
+def test_reactions_and_fillers_are_not_atoms(generator):
+    """A sentence with fewer than two content words says nothing one could look for later."""
+    atoms = generator.extract_atoms("I loved it. It's special to me. Take a look at this. Nah, I haven't.\n\n"
+                                    "Being a mom is awesome. I had a blast there last month.",
+                                    reference_time=REFERENCE)
+    assert [a.text for a in atoms] == ["Being a mom is awesome.", "I had a blast there last month."]
 
 
 def test_extraction_summaries_and_keywords_are_the_same_on_every_run(generator, notes):
