@@ -2,9 +2,10 @@
 
 * Whenever the model is a BERT that :class:`~vancetope_desktop.index.numpy_encoder.NumpyEncoder`
   reproduces (the bundled all-MiniLM-L6-v2 and most sentence-transformers BERTs), documents and
-  queries are embedded by it: ~0.3 s to load, a few ms per query, document batches about as fast as
-  sentence-transformers on a CPU, and no torch import (~6 s and ~500 MB per process), so indexing
-  processes, the CLI and the tests never load torch (``tests/benchmarks/bench_embedding_runtimes.py``).
+  queries are embedded by it: first vectors of a cold process after 0.6 CPU s and 230 MB peak (torch:
+  ~10 CPU s and ~500 MB), a few ms per query, long document chunks at ~0.8× torch's CPU throughput
+  (``tests/benchmarks/bench_embedding_runtimes.py``), so indexing processes, the CLI and the tests
+  never load torch.
 * Other models go through sentence-transformers (torch), imported lazily on first use; the app can
   pay that in the background with :meth:`Embedder.warm_up`.
 * :meth:`Embedder.count_tokens` uses only ``tokenizers`` so chunkers can size chunks cheaply.
@@ -178,6 +179,10 @@ class Embedder:
 
     def encode_query(self, text: str) -> np.ndarray:
         """Embed a search query, exactly as :meth:`encode_documents` would embed it as a chunk.
+
+        A document batch running in another thread of this process delays it by at most one forward
+        pass (``numpy_encoder.BATCH_TOKENS`` tokens, ~0.1-0.2 s): numpy's BLAS thread limit is
+        process-wide, so passes take turns.
 
         Returns:
             float32 array ``(dimension,)`` of unit L2 norm.
