@@ -3,7 +3,7 @@
 Why it exists: importing sentence-transformers costs 4-6 s and ~500 MB per process (torch alone
 >1 s), which the CLI's cold ``vancetope memory search`` (budget ~1.5 s), the indexing process and
 every test process would pay. A query is a few dozen word pieces, for which a 6-layer MiniLM forward
-pass in numpy takes a few milliseconds; document batches run at ~0.8× torch's CPU throughput
+pass in numpy takes a few milliseconds; document batches run as fast as torch on one thread
 (``tests/benchmarks/bench_embedding_runtimes.py``). This module needs only ``numpy``, ``tokenizers``
 and ``safetensors.numpy`` (~0.1 s to import together), reads the same ``model.safetensors`` /
 ``tokenizer.json`` as sentence-transformers, and reproduces its vectors (max abs difference < 1e-5
@@ -318,8 +318,9 @@ class NumpyEncoder:
             threads: BLAS threads for the matrix products (numpy's process-wide pool, limited with
                 threadpoolctl and restored afterwards). 1 by default: a query is too small to gain
                 from threads, and under CPU contention OpenBLAS's spinning threads stall
-                (``tests/benchmarks/bench_query_threads.py``); document batches gain little from a second
-                thread (``tests/benchmarks/bench_embedding_runtimes.py``).
+                (``tests/benchmarks/bench_query_threads.py``); document batches too: two threads took
+                3.8× the CPU time of one on the shared 2-core machine, for a quarter of the throughput
+                (``tests/benchmarks/bench_embedding_runtimes.py``).
 
         Returns:
             float32 ``(dimension,)`` for a string, ``(len(texts), dimension)`` for a sequence;
