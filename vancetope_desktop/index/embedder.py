@@ -4,8 +4,9 @@
   reproduces (the bundled all-MiniLM-L6-v2 and most sentence-transformers BERTs), documents and
   queries are embedded by it: first vectors of a cold process after 0.6 CPU s and 230 MB peak (torch:
   ~10 CPU s and ~500 MB), a few ms per query, document chunks as fast as torch on one thread (300
-  paper chunks: 10.0 chunks/s against 9.9, ONNX Runtime 9.0; ``tests/benchmarks/bench_embedding_runtimes.py``),
-  so indexing processes, the CLI and the tests never load torch.
+  paper chunks, two runs: 10.0 / 9.4 chunks/s against 9.9 / 9.6, ONNX Runtime 9.0 / 9.2; peak 231 MB
+  against 852; ``tests/benchmarks/bench_embedding_runtimes.py``), so indexing processes, the CLI and
+  the tests never load torch.
 * Other models go through sentence-transformers (torch), imported lazily on first use; the app can
   pay that in the background with :meth:`Embedder.warm_up`.
 * :meth:`Embedder.count_tokens` uses only ``tokenizers`` so chunkers can size chunks cheaply.
