@@ -4,8 +4,8 @@ Run: ``.venv/bin/python tests/benchmarks/bench_query_threads.py [--queries 100] 
 
 For each load level (that many busy-looping processes started beside the benchmark, on top of
 whatever else runs on the machine), the same SciFact test claims are encoded by the numpy query
-encoder (``index/query_encoder.QueryEncoder``) two ways, interleaved query by query so both see the
-same load: ``encode()`` as shipped (one BLAS thread, ``single_blas_thread``), and the same steps with
+encoder (``index/numpy_encoder.NumpyEncoder``) two ways, interleaved query by query so both see the
+same load: ``encode()`` as shipped (one BLAS thread, ``blas_threads``), and the same steps with
 BLAS on ``os.cpu_count()`` threads (what the encoder did before). Milliseconds per query.
 """
 
@@ -21,7 +21,7 @@ from threadpoolctl import threadpool_limits
 
 from vancetope_desktop.core.settings import BUNDLED_MODEL
 from vancetope_desktop.index.models import resolve_model
-from vancetope_desktop.index.query_encoder import QueryEncoder
+from vancetope_desktop.index.numpy_encoder import NumpyEncoder
 
 
 def _spin(stop: multiprocessing.synchronize.Event) -> None:
@@ -29,14 +29,14 @@ def _spin(stop: multiprocessing.synchronize.Event) -> None:
         sum(i * i for i in range(10_000))
 
 
-def _threaded(encoder: QueryEncoder, query: str, threads: int) -> None:
+def _threaded(encoder: NumpyEncoder, query: str, threads: int) -> None:
     """``encode`` without the single-thread limit: tokenize, forward and pool with BLAS on ``threads``."""
     ids, mask = encoder.tokenize([query])
     with threadpool_limits(limits=threads, user_api="blas"):
         encoder._pool(encoder._forward(ids, mask), mask)
 
 
-def measure(encoder: QueryEncoder, queries: list[str], load: int) -> dict[str, list[float]]:
+def measure(encoder: NumpyEncoder, queries: list[str], load: int) -> dict[str, list[float]]:
     """Per-query milliseconds of both ways, with ``load`` busy processes running meanwhile."""
     stop = multiprocessing.Event()
     spinners = [multiprocessing.Process(target=_spin, args=(stop,), daemon=True) for _ in range(load)]
@@ -68,7 +68,7 @@ def main() -> None:
     args = parser.parse_args()
     need(SCIFACT, "the SciFact benchmark")
     queries = list(scifact_queries("test").values())[: args.queries]
-    encoder = QueryEncoder(resolve_model(BUNDLED_MODEL))
+    encoder = NumpyEncoder(resolve_model(BUNDLED_MODEL))
     for query in queries[:10]:  # warm up both paths
         encoder.encode(query)
         _threaded(encoder, query, os.cpu_count() or 1)

@@ -20,7 +20,7 @@ from vancetope_desktop.core.errors import IndexUnavailable
 from vancetope_desktop.core.settings import BUNDLED_MODEL, Settings
 from vancetope_desktop.index.embedder import Embedder
 from vancetope_desktop.index.models import ModelSpec, resolve_model
-from vancetope_desktop.index.query_encoder import QueryEncoder
+from vancetope_desktop.index.numpy_encoder import NumpyEncoder
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -169,7 +169,7 @@ def test_description(embedder: Embedder) -> None:
     assert embedder.name == "all-MiniLM-L6-v2"
     assert embedder.dimension == 384
     assert embedder.max_tokens == 254  # 256 - [CLS] - [SEP]
-    assert embedder.query_backend == "numpy"
+    assert embedder.backend == "numpy"
 
 
 def test_from_settings() -> None:
@@ -197,13 +197,13 @@ def test_count_tokens_is_thread_safe(embedder: Embedder) -> None:
 
 
 def test_encode_documents_shapes_and_norms(embedder: Embedder) -> None:
-    texts = [f"chunk {i}: " + " ".join(WORDS[: 5 + i]) for i in range(40)]  # > batch_size: two batches
+    texts = [f"chunk {i}: " + " ".join(WORDS[: 5 + i * 5]) for i in range(40)]  # several length-sorted batches
     vectors = embedder.encode_documents(texts)
-    assert embedder.loaded
+    assert not embedder.loaded  # the numpy path: sentence-transformers (torch) is never loaded
     assert vectors.shape == (40, 384) and vectors.dtype == np.float32
     np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
-    # Order is preserved despite sentence-transformers' internal length sorting.
-    np.testing.assert_allclose(vectors[7], embedder.encode_documents([texts[7]])[0], atol=1e-5)
+    # Order is preserved despite the internal length sorting.
+    np.testing.assert_allclose(vectors[7], embedder.encode_documents([texts[7]])[0], atol=1e-6)
     assert embedder.encode_documents([]).shape == (0, 384)
 
 
@@ -213,7 +213,7 @@ def test_query_and_document_vectors_agree(embedder: Embedder) -> None:
         query = embedder.encode_query(text)
         assert query.shape == (384,) and query.dtype == np.float32
         assert np.linalg.norm(query) == pytest.approx(1.0, abs=1e-5)
-        assert _cosine(query, document) >= 0.9999, text[:40]
+        assert np.abs(query - document).max() < 1e-6, text[:40]
 
 
 def test_encode_queries_keeps_order(embedder: Embedder) -> None:
@@ -232,7 +232,7 @@ def test_text_at_the_chunk_limit_is_not_truncated(embedder: Embedder) -> None:
         words.pop()
     text = " ".join(words)
     assert embedder.max_tokens - 10 < embedder.count_tokens(text) <= embedder.max_tokens
-    encoder = QueryEncoder(embedder.spec)  # tokenizes exactly like sentence-transformers (tested there)
+    encoder = NumpyEncoder(embedder.spec)  # tokenizes exactly like sentence-transformers (tested there)
     ids, _ = encoder.tokenize([text])
     assert ids.shape[1] == embedder.count_tokens(text) + 2 <= embedder.spec.max_tokens
     longer, _ = encoder.tokenize([text + " " + " ".join(WORDS)])
@@ -243,17 +243,19 @@ def test_lazy_loads_once_under_concurrency(spec: ModelSpec) -> None:
     fresh = Embedder(spec)
     with ThreadPoolExecutor(max_workers=6) as pool:
         vectors = list(pool.map(fresh.encode_query, ["same query"] * 12))
+        documents = list(pool.map(fresh.encode_documents, [[TEXTS[3], "same query"]] * 4))
     assert all(np.array_equal(v, vectors[0]) for v in vectors)
-    assert not fresh.loaded  # queries never load sentence-transformers for a numpy-capable model
+    assert all(np.array_equal(d, documents[0]) for d in documents)
+    assert not fresh.loaded  # neither queries nor documents load sentence-transformers for a numpy-capable model
 
 
-def test_warm_up_loads_sentence_transformers(spec: ModelSpec) -> None:
+def test_warm_up_loads_the_numpy_encoder_only(spec: ModelSpec) -> None:
     fresh = Embedder(spec, batch_size=8)
-    assert not fresh.loaded
     fresh.warm_up()
-    assert fresh.loaded
+    assert fresh._numpy is not None and not fresh.loaded
 
 
+@pytest.mark.slow  # loads torch
 def test_unsupported_model_falls_back_to_sentence_transformers(spec: ModelSpec, tmp_path: Path) -> None:
     """A BERT the numpy path does not handle (ReLU): queries go through sentence-transformers."""
     for item in spec.path.iterdir():
@@ -262,19 +264,20 @@ def test_unsupported_model_falls_back_to_sentence_transformers(spec: ModelSpec, 
     config = json.loads((spec.path / "config.json").read_text())
     (tmp_path / "config.json").write_text(json.dumps({**config, "hidden_act": "relu"}))
     fallback = Embedder(resolve_model(str(tmp_path)))
-    assert fallback.query_backend == "sentence-transformers"
+    assert fallback.backend == "sentence-transformers"
     query = fallback.encode_query(TEXTS[0])
     assert fallback.loaded and query.shape == (384,)
     assert _cosine(query, fallback.encode_documents([TEXTS[0]])[0]) >= 0.9999
 
 
-def test_query_path_does_not_import_torch() -> None:
+def test_embedding_does_not_import_torch() -> None:
     code = (
         "import sys\n"
         "from vancetope_desktop.index.embedder import Embedder\n"
         "from vancetope_desktop.index.models import resolve_model\n"
         f"embedder = Embedder(resolve_model({BUNDLED_MODEL!r}))\n"
         "assert embedder.encode_query('what binds ACE2?').shape == (384,)\n"
+        "assert embedder.encode_documents(['a chunk', 'another chunk']).shape == (2, 384)\n"
         "assert embedder.count_tokens('C++') == 3 and embedder.max_tokens == 254\n"
         "heavy = sorted(m for m in ('torch', 'transformers', 'sentence_transformers') if m in sys.modules)\n"
         "assert not heavy, heavy\n"

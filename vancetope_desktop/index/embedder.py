@@ -1,13 +1,18 @@
-"""Text → vector for the index: documents through sentence-transformers, queries through numpy.
+"""Text → vector for the index: documents and queries through numpy, other models through sentence-transformers.
 
-* :meth:`Embedder.encode_documents` loads sentence-transformers (torch) lazily on first use: ~4-6 s
-  and ~500 MB, worth it for bulk indexing. The app can pay that in the background with
-  :meth:`Embedder.warm_up`.
-* :meth:`Embedder.encode_query` uses :class:`~vancetope_desktop.index.query_encoder.QueryEncoder`
-  (numpy, ~0.1 s to load, a few ms per query) whenever the model is a BERT the numpy path
-  reproduces, so a cold CLI search never imports torch. It never waits for a document batch running
-  in another thread. Other models fall back to sentence-transformers.
+* Whenever the model is a BERT that :class:`~vancetope_desktop.index.numpy_encoder.NumpyEncoder`
+  reproduces (the bundled all-MiniLM-L6-v2 and most sentence-transformers BERTs), documents and
+  queries are embedded by it: first vectors of a cold process after 0.6 CPU s and 230 MB peak (torch:
+  ~10 CPU s and ~500 MB), a few ms per query, document chunks as fast as torch on one thread (300
+  paper chunks, two runs: 10.0 / 9.4 chunks/s against 9.9 / 9.6, ONNX Runtime 9.0 / 9.2; peak 231 MB
+  against 852; ``tests/benchmarks/bench_embedding_runtimes.py``), so indexing processes, the CLI and
+  the tests never load torch.
+* Other models go through sentence-transformers (torch), imported lazily on first use; the app can
+  pay that in the background with :meth:`Embedder.warm_up`.
 * :meth:`Embedder.count_tokens` uses only ``tokenizers`` so chunkers can size chunks cheaply.
+
+Both paths give the same vectors to 1e-5 (``tests/index/test_numpy_encoder.py``), so a library indexed
+by one is searched by the other without re-embedding.
 
 Everything is offline: :func:`~vancetope_desktop.index.models.force_offline` runs before
 sentence-transformers is imported and the model is loaded from a local path with ``local_files_only``.
@@ -26,7 +31,7 @@ from tokenizers import Tokenizer
 from vancetope_desktop.core.errors import IndexUnavailable
 
 from .models import ModelSpec, force_offline, resolve_model
-from .query_encoder import QueryEncoder, unsupported_reason
+from .numpy_encoder import NumpyEncoder, unsupported_reason
 
 if TYPE_CHECKING:
     from vancetope_desktop.core.settings import Settings
@@ -42,9 +47,10 @@ class Embedder:
     Args:
         spec: the resolved model (:func:`~vancetope_desktop.index.models.resolve_model`).
         batch_size: texts per sentence-transformers forward pass in :meth:`encode_documents`
-            (``Settings.embedding_batch_size``). Measured on a 2-core CPU with ~250-word-piece chunks:
-            32 is within ~10 % of the best both on an idle host (16 best, 128 20 % slower) and on a
-            contended one (64 best, 8-16 20-30 % slower).
+            (``Settings.embedding_batch_size``), for models the numpy path does not run (it batches
+            by padded tokens, ``numpy_encoder.BATCH_TOKENS``). Measured on a 2-core CPU with
+            ~250-word-piece chunks: 32 is within ~10 % of the best both on an idle host (16 best, 128
+            20 % slower) and on a contended one (64 best, 8-16 20-30 % slower).
 
     All vectors are float32 with unit L2 norm, so a dot product is the cosine similarity.
     """
@@ -57,7 +63,7 @@ class Embedder:
         self._load_lock = threading.Lock()  # guards the lazy loads below
         self._encode_lock = threading.Lock()  # one torch batch at a time: the cores are already busy
         self._model: Any = None  # sentence_transformers.SentenceTransformer, typed loosely: no import here
-        self._query_encoder: QueryEncoder | None = None
+        self._numpy: NumpyEncoder | None = None
         self._counter: Tokenizer | None = None
         self._numpy_unsupported = unsupported_reason(spec)
 
@@ -96,20 +102,21 @@ class Embedder:
 
     @property
     def loaded(self) -> bool:
-        """Whether sentence-transformers (the document encoder) is loaded."""
+        """Whether sentence-transformers (torch) is loaded in this process."""
         return self._model is not None
 
     @property
-    def query_backend(self) -> str:
-        """``"numpy"`` or ``"sentence-transformers"``: what :meth:`encode_query` uses for this model."""
+    def backend(self) -> str:
+        """``"numpy"`` or ``"sentence-transformers"``: what embeds this model's documents and queries."""
         return "numpy" if self._numpy_unsupported is None else "sentence-transformers"
 
     def warm_up(self) -> None:
-        """Load everything the encode methods need (seconds: imports torch). Call from a worker thread."""
+        """Load everything the encode methods need (~0.3 s for numpy, seconds for torch). Call from a worker."""
         self._token_counter()
         if self._numpy_unsupported is None:
             self._numpy_encoder()
-        self._st_model()
+        else:
+            self._st_model()
 
     # -- tokens --------------------------------------------------------------------------------
 
@@ -143,12 +150,12 @@ class Embedder:
     # -- encoding ------------------------------------------------------------------------------
 
     def encode_documents(self, texts: Sequence[str]) -> np.ndarray:
-        """Embed chunks with sentence-transformers (loaded on first call, CPU, offline).
+        """Embed chunks (CPU, offline) with :attr:`backend`, loaded on first call.
 
         Args:
             texts: chunk texts; each should have at most :attr:`max_tokens` word pieces (longer ones
-                are truncated, as sentence-transformers does). Order does not matter for speed:
-                sentence-transformers sorts by length internally and returns the input order.
+                are truncated, as sentence-transformers does). Order does not matter for speed: both
+                paths sort by length internally and return the input order.
 
         Returns:
             float32 array ``(len(texts), dimension)``, rows of unit L2 norm.
@@ -158,6 +165,8 @@ class Embedder:
         """
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
+        if self._numpy_unsupported is None:
+            return self._normalized(self._numpy_encoder().encode(list(texts)))
         model = self._st_model()
         with self._encode_lock:
             vectors = model.encode(
@@ -170,11 +179,11 @@ class Embedder:
         return np.ascontiguousarray(vectors, dtype=np.float32)
 
     def encode_query(self, text: str) -> np.ndarray:
-        """Embed a search query.
+        """Embed a search query, exactly as :meth:`encode_documents` would embed it as a chunk.
 
-        Uses the numpy encoder when :attr:`query_backend` is ``"numpy"`` (no torch import, a few ms,
-        does not wait for a document batch in progress), else sentence-transformers. Both give the same
-        vector as :meth:`encode_documents` would for the same text (cosine ≥ 0.9999).
+        A document batch running in another thread of this process delays it by at most one forward
+        pass (``numpy_encoder.BATCH_TOKENS`` tokens, ~0.1-0.2 s): numpy's BLAS thread limit is
+        process-wide, so passes take turns.
 
         Returns:
             float32 array ``(dimension,)`` of unit L2 norm.
@@ -187,30 +196,22 @@ class Embedder:
         Returns:
             float32 array ``(len(texts), dimension)``, rows of unit L2 norm.
         """
-        if not texts:
-            return np.zeros((0, self.dimension), dtype=np.float32)
-        if self._numpy_unsupported is not None:
-            return self.encode_documents(texts)
-        encoder = self._numpy_encoder()
-        # Short queries: batches padded to the longest text; sort by length so padding stays small.
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        out = np.empty((len(texts), self.dimension), dtype=np.float32)
-        step = max(self.batch_size, 1)
-        for start in range(0, len(order), step):
-            rows = order[start : start + step]
-            out[rows] = encoder.encode([texts[i] for i in rows])
-        # L2-normalise even if the model has no Normalize module, like encode_documents.
-        out /= np.maximum(np.linalg.norm(out, axis=1, keepdims=True), np.float32(1e-12))
-        return out
+        return self.encode_documents(texts)
+
+    @staticmethod
+    def _normalized(vectors: np.ndarray) -> np.ndarray:
+        # L2-normalise even a model without a Normalize module, as sentence-transformers is asked to above.
+        vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), np.float32(1e-12))
+        return vectors
 
     # -- lazy loading --------------------------------------------------------------------------
 
-    def _numpy_encoder(self) -> QueryEncoder:
-        if self._query_encoder is None:
+    def _numpy_encoder(self) -> NumpyEncoder:
+        if self._numpy is None:
             with self._load_lock:
-                if self._query_encoder is None:
-                    self._query_encoder = QueryEncoder(self.spec)
-        return self._query_encoder
+                if self._numpy is None:
+                    self._numpy = NumpyEncoder(self.spec)
+        return self._numpy
 
     def _st_model(self) -> Any:
         if self._model is None:

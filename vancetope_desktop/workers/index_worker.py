@@ -1,6 +1,6 @@
 """The desktop app's indexing process: drains the embedding queue and reports as JSON lines.
 
-Embedding runs in its own process so that importing torch, loading the model and writing vectors
+Embedding runs in its own process so that loading the model, the forward passes and writing vectors
 (C code that holds the GIL for up to a few hundred milliseconds) never stall the app's event loop.
 The app starts ``python -m vancetope_desktop.workers.index_worker --library PATH`` and talks over pipes:
 
@@ -47,13 +47,14 @@ Measured with ``tests/benchmarks/bench_index_under_load.py`` (figures in its doc
 
 
 def yield_to_the_user() -> None:
-    """Lower this process's claim on the CPU without letting other work starve it (call before torch loads).
+    """Lower this process's claim on the CPU without letting other work starve it (call before the model loads).
 
     * ``SCHED_BATCH`` (Linux): a CPU-bound task that never preempts an interactive one on wake-up, yet
       keeps its fair share: the UI's latency is protected by the policy, not by a heavy nice value.
     * nice +:data:`INDEX_NICE`.
-    * torch's threads (``OMP_NUM_THREADS``): half the cores, at least one, so a core stays free for the
-      UI, and a parallel step does not wait on a thread the scheduler has parked.
+    * torch's threads (``OMP_NUM_THREADS``, for models only sentence-transformers runs): half the cores,
+      at least one, so a core stays free for the UI, and a parallel step does not wait on a thread the
+      scheduler has parked. The numpy encoder (the bundled model) runs its BLAS on one thread anyway.
     """
     if hasattr(os, "sched_setscheduler") and hasattr(os, "SCHED_BATCH"):
         with contextlib.suppress(OSError):  # not allowed here: nice alone must do

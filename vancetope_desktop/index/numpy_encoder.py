@@ -1,16 +1,17 @@
-"""A pure-numpy BERT sentence encoder, for embedding search queries without torch.
+"""A pure-numpy BERT sentence encoder: documents and queries embedded without torch.
 
-Why it exists: the CLI's cold ``vancetope memory search`` has a budget of about 1.5 s in total, but
-importing sentence-transformers costs 4-6 s and ~500 MB (torch alone >1 s). A query is a few dozen
-word pieces, for which a 6-layer MiniLM forward pass in numpy takes a few milliseconds. This module
-needs only ``numpy``, ``tokenizers`` and ``safetensors.numpy`` (~0.1 s to import together), reads the
-same ``model.safetensors`` / ``tokenizer.json`` as sentence-transformers, and reproduces its vectors
-(cosine ≥ 0.9999; tested against the real model in ``tests/index/test_query_encoder.py``).
+Why it exists: importing sentence-transformers costs 4-6 s and ~500 MB per process (torch alone
+>1 s), which the CLI's cold ``vancetope memory search`` (budget ~1.5 s), the indexing process and
+every test process would pay. A query is a few dozen word pieces, for which a 6-layer MiniLM forward
+pass in numpy takes a few milliseconds; document batches run as fast as torch on one thread
+(``tests/benchmarks/bench_embedding_runtimes.py``). This module needs only ``numpy``, ``tokenizers``
+and ``safetensors.numpy`` (~0.1 s to import together), reads the same ``model.safetensors`` /
+``tokenizer.json`` as sentence-transformers, and reproduces its vectors (max abs difference < 1e-5
+on normalised vectors; tested against the real model in ``tests/index/test_numpy_encoder.py``).
 
 It mirrors Hugging Face ``BertModel`` (post-LayerNorm encoder, absolute position embeddings,
 ``token_type_ids`` all 0) followed by the sentence-transformers Pooling and Normalize modules.
 :func:`unsupported_reason` says whether a resolved model fits; otherwise use sentence-transformers.
-Documents are still embedded by sentence-transformers (faster for large batches).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from vancetope_desktop.core.errors import IndexUnavailable
 
 from .models import ModelSpec
 
-__all__ = ["SUPPORTED_ACTIVATIONS", "SUPPORTED_POOLING", "QueryEncoder", "gelu", "unsupported_reason"]
+__all__ = ["SUPPORTED_ACTIVATIONS", "SUPPORTED_POOLING", "NumpyEncoder", "gelu", "unsupported_reason"]
 
 SUPPORTED_POOLING = frozenset({"mean", "cls", "max"})
 """Single pooling modes implemented here (sentence-transformers ``Pooling`` semantics)."""
@@ -58,8 +59,8 @@ _BLAS_LOCK = threading.Lock()
 _blas: ThreadpoolController | None = None
 
 
-def single_blas_thread() -> AbstractContextManager[Any]:
-    """A context in which numpy's BLAS runs on one thread (threadpoolctl), restored on exit.
+def blas_threads(threads: int = 1) -> AbstractContextManager[Any]:
+    """A context in which numpy's BLAS runs on ``threads`` threads (threadpoolctl), restored on exit.
 
     A query is a few dozen tokens: its matrix products are too small to gain from threads, and
     under CPU contention OpenBLAS's spinning threads wait for cores: a query took ~800 ms with the
@@ -71,11 +72,21 @@ def single_blas_thread() -> AbstractContextManager[Any]:
     global _blas
     if _blas is None:
         _blas = ThreadpoolController()
-    return _blas.limit(limits=1, user_api="blas")
+    return _blas.limit(limits=max(1, threads), user_api="blas")
+
+
+BATCH_TOKENS = 512
+"""Most padded tokens per forward pass in :meth:`NumpyEncoder.encode` (2 chunks of 256, 25 queries of 20).
+
+The largest temporary is then 3 MB (tokens × 1536 activations), which stays in the CPU caches: on
+300 SciFact abstracts (one BLAS thread, busy 2-core machine) 512 took 46 CPU s, 2048 47-50 s and
+8192 59 s; one text per pass 54 s. The matrix products are already large enough at 512 rows, and a
+query waiting for the BLAS lock waits for at most one such batch (~0.1-0.2 s).
+"""
 
 
 def unsupported_reason(spec: ModelSpec) -> str | None:
-    """Why :class:`QueryEncoder` cannot reproduce ``spec``'s vectors, or ``None`` if it can.
+    """Why :class:`NumpyEncoder` cannot reproduce ``spec``'s vectors, or ``None`` if it can.
 
     Reads only small files (configs and the safetensors header), never the weights.
     """
@@ -120,15 +131,37 @@ def _config(path: Path) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _erf(x: np.ndarray) -> np.ndarray:
-    """Vectorised erf, Abramowitz & Stegun 7.1.26 (|error| ≤ 1.5e-7, below float32 resolution here).
+# Abramowitz & Stegun 7.1.26: erf(z) = 1 - t·P(t)·exp(-z²), t = 1/(1 + p·z), z ≥ 0 (|error| ≤ 1.5e-7, below
+# float32 resolution here). numpy has no erf, and scipy.special costs ~0.5 s to import and is no faster.
+_ERF_P = np.float32(0.3275911)
+_ERF_COEFFICIENTS = tuple(np.float32(c) for c in (1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592))
 
-    numpy has no erf, and scipy would cost more import time than everything else in this module.
+
+def _gelu_erf(x: np.ndarray) -> np.ndarray:
+    """``0.5·x·(1 + erf(x/√2))`` in float32, computed in place on two temporaries.
+
+    The activation is the largest array of the forward pass (tokens × 1536 for MiniLM); written as
+    nested expressions it made ~20 passes through memory and took as long as the two GEMMs around
+    it. Here: ``q = ½·t·P(t)·exp(-z²)`` with ``z = |x|/√2`` is ``(1 - erf(z))/2``, so the result is
+    ``x·(1 - q)`` for ``x ≥ 0`` and ``x·q`` for ``x < 0``.
     """
-    a = np.abs(x)
-    t = 1.0 / (1.0 + 0.3275911 * a)
-    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
-    return np.copysign(1.0 - poly * np.exp(-a * a), x)
+    z = np.abs(x)
+    z *= _SQRT_HALF
+    t = z * _ERF_P
+    t += 1
+    np.reciprocal(t, out=t)
+    q = t * _ERF_COEFFICIENTS[0]
+    for coefficient in _ERF_COEFFICIENTS[1:]:
+        q += coefficient
+        q *= t
+    np.square(z, out=z)
+    np.negative(z, out=z)
+    np.exp(z, out=z)
+    q *= z
+    q *= np.float32(0.5)
+    np.subtract(1, q, out=q, where=x >= 0)
+    q *= x
+    return q
 
 
 def gelu(x: np.ndarray, kind: str = "gelu") -> np.ndarray:
@@ -136,24 +169,31 @@ def gelu(x: np.ndarray, kind: str = "gelu") -> np.ndarray:
 
     ``"gelu"`` is the exact erf form ``0.5·x·(1 + erf(x/√2))`` used by ``BertModel`` (and by
     all-MiniLM-L6-v2); ``"gelu_new"`` / ``"gelu_pytorch_tanh"`` are the tanh approximation.
-    Returns an array of ``x``'s shape and dtype.
+    Returns a float32 array of ``x``'s shape.
     """
+    x = np.asarray(x, dtype=np.float32)
     if kind == "gelu":
-        return (0.5 * x * (1.0 + _erf(x * _SQRT_HALF))).astype(x.dtype, copy=False)
+        return _gelu_erf(x)
     if kind in ("gelu_new", "gelu_pytorch_tanh"):
         inner = _SQRT_2_OVER_PI * (x + np.float32(0.044715) * x * x * x)
-        return (0.5 * x * (1.0 + np.tanh(inner))).astype(x.dtype, copy=False)
+        return (0.5 * x * (1.0 + np.tanh(inner))).astype(np.float32, copy=False)
     raise ValueError(f"unsupported activation {kind!r}")
 
 
 def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float) -> np.ndarray:
-    mean = x.mean(axis=-1, keepdims=True)
-    centered = x - mean
-    var = np.mean(centered * centered, axis=-1, keepdims=True)
-    return centered / np.sqrt(var + np.float32(eps)) * weight + bias
+    """LayerNorm over the last axis, computed in ``x`` (a temporary the caller gives up) and returned."""
+    x -= x.mean(axis=-1, keepdims=True)
+    var = np.einsum("...i,...i->...", x, x)[..., None]  # sum of squares without a squared copy
+    var /= np.float32(x.shape[-1])
+    var += np.float32(eps)
+    np.sqrt(var, out=var)
+    x /= var
+    x *= weight
+    x += bias
+    return x
 
 
-class QueryEncoder:
+class NumpyEncoder:
     """Sentence embeddings of a BERT sentence-transformers model in numpy (float32, CPU).
 
     Build with :meth:`from_spec`. Immutable after construction, so :meth:`encode` is thread-safe
@@ -183,8 +223,8 @@ class QueryEncoder:
         self._load_weights(spec.transformer_path / _WEIGHTS, int(config["num_hidden_layers"]))
 
     @classmethod
-    def from_spec(cls, spec: ModelSpec) -> QueryEncoder:
-        """Same as ``QueryEncoder(spec)``."""
+    def from_spec(cls, spec: ModelSpec) -> NumpyEncoder:
+        """Same as ``NumpyEncoder(spec)``."""
         return cls(spec)
 
     @staticmethod
@@ -250,9 +290,14 @@ class QueryEncoder:
 
         Texts are truncated to ``max_length`` tokens including ``[CLS]``/``[SEP]``, padded on the right.
         """
-        # One encode() per text rather than encode_batch(): queries are few and short, and the batch
-        # call starts the tokenizers thread pool, after which any fork() prints a warning to stderr.
-        encoded = [self._tokenizer.encode(text).ids for text in texts]
+        return self._pad([self._token_ids(text) for text in texts])
+
+    def _token_ids(self, text: str) -> list[int]:
+        # One encode() per text rather than encode_batch(): the batch call starts the tokenizers thread
+        # pool, after which any fork() prints a warning to stderr; tokenizing is ~1 % of the forward pass.
+        return self._tokenizer.encode(text).ids
+
+    def _pad(self, encoded: Sequence[list[int]]) -> tuple[np.ndarray, np.ndarray]:
         longest = max((len(e) for e in encoded), default=0)
         ids = np.full((len(encoded), longest), self._pad_id, dtype=np.int64)
         mask = np.zeros((len(encoded), longest), dtype=np.int64)
@@ -261,11 +306,21 @@ class QueryEncoder:
             mask[row, : len(tokens)] = 1
         return ids, mask
 
-    def encode(self, texts: str | Sequence[str]) -> np.ndarray:
-        """Embed one text or a batch.
+    def encode(self, texts: str | Sequence[str], *, threads: int = 1) -> np.ndarray:
+        """Embed one text or many (queries or document chunks).
+
+        Texts are sorted by token count and cut into batches of at most :data:`BATCH_TOKENS` padded
+        tokens, so padding stays small and the temporaries fit the CPU caches; the result keeps the
+        input order.
 
         Args:
-            texts: a string, or a sequence of strings (padded together; pass similar lengths for speed).
+            texts: a string, or a sequence of strings.
+            threads: BLAS threads for the matrix products (numpy's process-wide pool, limited with
+                threadpoolctl and restored afterwards). 1 by default: a query is too small to gain
+                from threads, and under CPU contention OpenBLAS's spinning threads stall
+                (``tests/benchmarks/bench_query_threads.py``); document batches too: two threads took
+                3.8× the CPU time of one on the shared 2-core machine, for a quarter of the throughput
+                (``tests/benchmarks/bench_embedding_runtimes.py``).
 
         Returns:
             float32 ``(dimension,)`` for a string, ``(len(texts), dimension)`` for a sequence;
@@ -273,46 +328,70 @@ class QueryEncoder:
         """
         single = isinstance(texts, str)
         batch = [texts] if single else list(texts)
-        if not batch:
-            return np.zeros((0, self.dimension), dtype=np.float32)
-        ids, mask = self.tokenize(batch)
-        with _BLAS_LOCK, single_blas_thread():
-            hidden = self._forward(ids, mask)
-        vectors = self._pool(hidden, mask)
+        out = np.empty((len(batch), self.dimension), dtype=np.float32)
+        encoded = [self._token_ids(text) for text in batch]
+        order = sorted(range(len(batch)), key=lambda i: len(encoded[i]))
+        start = 0
+        while start < len(order):
+            # Sorted ascending: the last row of a batch is its longest, so the batch ends where
+            # rows × longest would pass the budget (always at least one row).
+            end = start + 1
+            while end < len(order) and (end - start + 1) * len(encoded[order[end]]) <= BATCH_TOKENS:
+                end += 1
+            rows = order[start:end]
+            ids, mask = self._pad([encoded[i] for i in rows])
+            with _BLAS_LOCK, blas_threads(threads):
+                hidden = self._forward(ids, mask)
+            out[rows] = self._pool(hidden, mask)
+            start = end
         if self.spec.normalize:
-            norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-            vectors = vectors / np.maximum(norms, np.float32(1e-12))  # torch F.normalize's eps
-        vectors = vectors.astype(np.float32, copy=False)
-        return vectors[0] if single else vectors
+            norms = np.linalg.norm(out, axis=1, keepdims=True)
+            out /= np.maximum(norms, np.float32(1e-12))  # torch F.normalize's eps
+        return out[0] if single else out
 
     def _forward(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """BertModel's last hidden state, ``(batch, length, hidden)`` float32."""
+        """BertModel's last hidden state, ``(batch, length, hidden)`` float32.
+
+        Written for memory traffic as much as for arithmetic: fused QKV, K laid out transposed and
+        contiguous (numpy hands stacked products to BLAS only for contiguous operands; a transposed
+        view took twice as long), softmax and activation in place.
+        """
         batch, length = ids.shape
         heads, head_dim = self._heads, self._head_dim
         x = self._word[ids] + self._position[:length]
         x = _layer_norm(x, *self._emb_norm, self._eps)
-        # Padding keys get a large negative bias; skipped when nothing is padded (always for one query).
+        # Padding keys get a large negative bias; skipped when nothing is padded (always for one text).
         bias = None
         if not mask.all():
             bias = np.where(mask[:, None, None, :] == 0, _MASK_BIAS, np.float32(0.0))
         scale = np.float32(1.0 / math.sqrt(head_dim))
         x = x.reshape(batch * length, -1)  # 2-D activations: every Linear is one GEMM
         for w in self._layers:
-            qkv = x @ w["qkv_w"].T + w["qkv_b"]  # (B·L, 3H)
-            # (3, B, heads, L, head_dim), contiguous: numpy hands batched matmuls to BLAS only then.
+            qkv = x @ w["qkv_w"].T  # (B·L, 3H)
+            qkv += w["qkv_b"]
             qkv = qkv.reshape(batch, length, 3, heads, head_dim)
-            qkv = np.ascontiguousarray(qkv.transpose(2, 0, 3, 1, 4))
-            q, k, v = qkv[0] * scale, qkv[1], qkv[2]
-            scores = q @ k.transpose(0, 1, 3, 2)  # (B, heads, L, L)
+            q = np.ascontiguousarray(qkv[:, :, 0].transpose(0, 2, 1, 3))  # (B, heads, L, head_dim)
+            q *= scale
+            k_t = np.ascontiguousarray(qkv[:, :, 1].transpose(0, 2, 3, 1))  # (B, heads, head_dim, L)
+            v = np.ascontiguousarray(qkv[:, :, 2].transpose(0, 2, 1, 3))
+            scores = q @ k_t  # (B, heads, L, L)
             if bias is not None:
                 scores += bias
             scores -= scores.max(axis=-1, keepdims=True)
             np.exp(scores, out=scores)
             scores /= scores.sum(axis=-1, keepdims=True)
             context = (scores @ v).transpose(0, 2, 1, 3).reshape(batch * length, heads * head_dim)
-            x = _layer_norm(context @ w["out_w"].T + w["out_b"] + x, w["ln1_w"], w["ln1_b"], self._eps)
-            inner = gelu(x @ w["in_w"].T + w["in_b"], self._act)
-            x = _layer_norm(inner @ w["ff_w"].T + w["ff_b"] + x, w["ln2_w"], w["ln2_b"], self._eps)
+            attended = context @ w["out_w"].T
+            attended += w["out_b"]
+            attended += x
+            x = _layer_norm(attended, w["ln1_w"], w["ln1_b"], self._eps)
+            inner = x @ w["in_w"].T
+            inner += w["in_b"]
+            inner = gelu(inner, self._act)
+            output = inner @ w["ff_w"].T
+            output += w["ff_b"]
+            output += x
+            x = _layer_norm(output, w["ln2_w"], w["ln2_b"], self._eps)
         return x.reshape(batch, length, -1)
 
     def _pool(self, hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
