@@ -130,9 +130,11 @@ def similar_memories(lib: Library, content: str, scope: str, doc_type: DocumentT
     except IndexUnavailable:
         pass  # the identical texts and the pending memories were still compared
     newest_first = {r[0]: n for n, r in enumerate(rows)}  # ties (identical texts): the latest copy first
-    close = sorted(((s, i) for i, s in best.items() if s >= cut), key=lambda p: (-p[0], newest_first[p[1]]))
-    return [SimilarMemory(id=i, title=titles[i], similarity=round(float(np.clip(s, 0.0, 1.0)), 4))
-            for s, i in close[:limit]]
+    # Ranked by the similarity shown (clipped, 4 decimals): an identical text's vector may score 1 + 1e-7 or
+    # 1 - 1e-7 depending on the pass that embedded it, which must not outrank a newer identical copy.
+    shown = {i: round(float(np.clip(s, 0.0, 1.0)), 4) for i, s in best.items() if s >= cut}
+    close = sorted(shown, key=lambda i: (-shown[i], newest_first[i]))
+    return [SimilarMemory(id=i, title=titles[i], similarity=shown[i]) for i in close[:limit]]
 
 
 def remember(lib: Library, content: str, *, scope: str, doc_type: DocumentType = DocumentType.NOTE,
