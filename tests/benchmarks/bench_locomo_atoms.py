@@ -57,8 +57,9 @@ from vancetope_desktop.core.atoms import AtomDraft, AtomType
 from vancetope_desktop.core.relations import RelationType
 from vancetope_desktop.core.settings import Settings
 from vancetope_desktop.generation.builtin import BuiltinGenerator
-from vancetope_desktop.services import atoms, graph, indexing
+from vancetope_desktop.services import atoms, documents, graph, indexing
 from vancetope_desktop.services import search as search_service
+from vancetope_desktop.services.atom_extraction import without_restatements
 from vancetope_desktop.services.library import Library
 
 ARMS = ("turns", "builtin", "observations")
@@ -99,7 +100,9 @@ def add_atoms(folder: Path, base: Path, arm: str, turns: Sequence[Turn]) -> None
             for turn in turns:
                 key = f"{turn.conversation}|{turn.dia_id}"
                 start = time.perf_counter()
-                drafts = generator.extract_atoms(RECIPES[DEFAULT_RECIPE](turn)[1], reference_time=turn.date)
+                text = RECIPES[DEFAULT_RECIPE](turn)[1]
+                drafts = without_restatements(generator.extract_atoms(text, reference_time=turn.date),
+                                              len(documents.list_chunks(lib, place[key])))
                 extract_seconds += time.perf_counter() - start
                 start = time.perf_counter()
                 for card in atoms.store_atoms(lib, drafts, place[key]) if drafts else []:
