@@ -1,13 +1,14 @@
 """Atoms read from sources (issue 13, ``services.atom_extraction``): a note written gets its atoms with spans into
 its text, a PDF only where the scope's setting (inherited by child scopes) says so, with its pages; a second run
-adds nothing, a new version only what is new, a person's edit is never touched; a failing generator falls back
+adds nothing, a new version only what is new, a note of one chunk gives no facts that restate it (its event and
+plan kept), a person's edit is never touched; a failing generator falls back
 and the source survives; hostile texts are read or refused with a reason."""
 
 from datetime import datetime
 
 import pytest
 
-from vancetope_desktop.core.atoms import AtomType
+from vancetope_desktop.core.atoms import AtomDraft, AtomType
 from vancetope_desktop.core.documents import DocumentStatus, DocumentType
 from vancetope_desktop.core.errors import InvalidInput
 from vancetope_desktop.generation.builtin import BuiltinGenerator
@@ -79,6 +80,14 @@ def test_a_note_of_one_chunk_gives_no_facts_but_keeps_its_event_and_plan(library
     assert len(documents.list_chunks(library, long.document.id)) == 2
     assert [atoms.atom(library, i).text for i in long.atoms if atoms.atom(library, i).type is AtomType.FACT] == \
         ["Herons nest in alder carr.", "The colony has 40 nests."]
+
+
+def test_a_fact_of_a_one_chunk_source_is_kept_when_it_adds_a_word():
+    text = "Caroline: It is called Oscar. He loves carrots."
+    drafts = [AtomDraft(type=AtomType.FACT, text="Caroline: It is called Oscar."),  # the built-in's: its words
+              AtomDraft(type=AtomType.FACT, text="Caroline has a guinea pig named Oscar.")]  # a model's: adds some
+    assert atom_extraction.without_restatements(drafts, 1, text) == drafts[1:]
+    assert atom_extraction.without_restatements(drafts, 2, text) == drafts  # a longer source keeps all
 
 
 def test_reading_twice_adds_nothing_and_a_new_version_adds_only_what_is_new(library):
