@@ -11,7 +11,7 @@ from vancetope_desktop.core.errors import InvalidInput
 from vancetope_desktop.services import atom_extraction, atoms, documents, scopes
 
 TP = "think-process/tp_1"
-NOTE = "Herons nest in alder carr. We will submit the survey report by 15 December 2026."
+NOTE = "## Site\n\nHerons nest in alder carr.\n\n## Plan\n\nWe will submit the survey report by 15 December 2026."
 
 
 @pytest.fixture

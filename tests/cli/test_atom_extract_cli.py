@@ -8,10 +8,11 @@ import json
 def test_extract_from_the_terminal(cli, tmp_path):
     # ~5 s idle (9 s at load 8): the upload starts its extraction worker process, as `memory upload` does.
     note = tmp_path / "survey.md"
-    note.write_text("# Survey\n\nHerons nest in alder carr. We will submit the survey report by 15 December 2026.\n",
-                    encoding="utf-8")
+    note.write_text("# Survey\n\n## Site\n\nHerons nest in alder carr.\n\n## Plan\n\nWe will submit the survey report "
+                    "by 15 December 2026.\n", encoding="utf-8")  # two sections: a note of one chunk gives no facts
     log = tmp_path / "log.txt"
-    log.write_text("Egrets roost in the willows near the pond. Herons nest in alder carr.\n", encoding="utf-8")
+    # a file of several chunks (one of a single chunk gives no facts): 40 statements
+    log.write_text(" ".join(f"Egret {n} roosts in the willows near the pond." for n in range(40)), encoding="utf-8")
     uploaded = json.loads(cli("memory", "upload", str(note), str(log), "--no-wait", "--json").stdout)
     assert uploaded["atoms"]["outcomes"][0]["title"] == "Survey"  # the note read at import, the text file not
     assert [len(o["added"]) for o in uploaded["atoms"]["outcomes"]] == [2]
@@ -20,7 +21,7 @@ def test_extract_from_the_terminal(cli, tmp_path):
 
     result = cli("atoms", "extract", note_id, log_id, "--no-wait")
     assert "reading atoms 1/2" in result.stderr and "reading atoms 2/2" in result.stderr
-    assert "2 atoms from 1 document; 1 had none new" in result.stdout  # the log's one statement; the note's known
+    assert "40 atoms from 1 document; 1 had none new" in result.stdout  # the log's statements; the note's known
     again = json.loads(cli("atoms", "extract", note_id, log_id, "--no-wait", "--json").stdout)
     assert again["summary"] == "0 atoms from 0 documents; 2 had none new"
 
@@ -29,7 +30,8 @@ def test_extract_from_the_terminal(cli, tmp_path):
     assert refused.exit_code == 0 and "no document" in refused.stdout.lower()
     assert "skipped: it is an atom (a fact): atoms are read from sources" in refused.stdout
 
-    added = cli("memory", "add", "Otters fish at dawn. They den under the bridge.", "--type", "note", "--no-wait")
+    added = cli("memory", "add", "## Otters\n\nOtters fish at dawn.\n\n## Bridge\n\nThey den under the bridge.",
+                "--type", "note", "--no-wait")
     assert "2 atoms read from it" in added.stdout
 
     assert "off (the default)" in cli("atoms", "files-setting").stdout

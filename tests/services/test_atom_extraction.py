@@ -1,13 +1,14 @@
 """Atoms read from sources (issue 13, ``services.atom_extraction``): a note written gets its atoms with spans into
 its text, a PDF only where the scope's setting (inherited by child scopes) says so, with its pages; a second run
-adds nothing, a new version only what is new, a person's edit is never touched; a failing generator falls back
+adds nothing, a new version only what is new, a note of one chunk gives no facts that restate it (its event and
+plan kept), a person's edit is never touched; a failing generator falls back
 and the source survives; hostile texts are read or refused with a reason."""
 
 from datetime import datetime
 
 import pytest
 
-from vancetope_desktop.core.atoms import AtomType
+from vancetope_desktop.core.atoms import AtomDraft, AtomType
 from vancetope_desktop.core.documents import DocumentStatus, DocumentType
 from vancetope_desktop.core.errors import InvalidInput
 from vancetope_desktop.generation.builtin import BuiltinGenerator
@@ -17,8 +18,9 @@ from vancetope_desktop.services.digest import DIGEST_KEY
 from vancetope_desktop.services.library import DEFAULT_PROJECT
 
 P = DEFAULT_PROJECT
-NOTE = ("---\ndate: 2026-12-02T09:00:00\n---\n# Heron survey\n\nMet Ana yesterday about the heron survey. "
-        "Herons nest in alder carr. We will submit the survey report by 15 December 2026.\n")
+# Two sections, so two chunks: a note of one chunk gives no facts (``without_restatements``)
+NOTE = ("---\ndate: 2026-12-02T09:00:00\n---\n# Heron survey\n\n## Meeting\n\nMet Ana yesterday about the heron "
+        "survey. We will submit the survey report by 15 December 2026.\n\n## Site\n\nHerons nest in alder carr.\n")
 
 
 def _remember(lib, text=NOTE, **kwargs):
@@ -43,13 +45,15 @@ def test_a_note_written_gets_its_atoms_with_spans_into_its_text_and_dates_from_i
 
 
 def test_what_is_never_a_source_and_what_is_read_only_on_request(library):
-    note = _remember(library, "The heron colony has 40 nests. Its herons fish in the millrace.")
+    note = _remember(library, "## Colony\n\nThe heron colony has 40 nests.\n\n## Feeding\n\nIts herons fish in the "
+                              "millrace.\n")
     assert len(note.atoms) == 2  # a note: read
-    assert _remember(library, "The egret colony has 12 nests.").atoms == []  # a fact as its whole note: no copy
+    assert _remember(library, "The egret colony has 12 nests.").atoms == []  # one chunk: no facts
     assert len(_remember(library, "We will ring the herons by 15 December 2026.").atoms) == 1  # a plan adds its due
     written = memory_guard.remember(library, "Herons eat fish.", scope=P, doc_type=DocumentType.FACT)
     assert written.atoms == []  # a fact is an atom itself
-    episode = _remember(library, "Goal: count herons. Outcome: 40 nests counted.", memory_type="episode")
+    episode = _remember(library, "## Goal\n\nCount the herons of the colony.\n\n## Outcome\n\nForty nests were "
+                                 "counted in the alder carr.", memory_type="episode")
     assert episode.atoms == []  # an episode is a structured record already
     report = atom_extraction.extract_atoms(library, [written.document.id, "doc_nothere", episode.document.id])
     assert [o.status for o in report.outcomes] == ["skipped", "skipped", "extracted"]
@@ -63,6 +67,27 @@ def test_what_is_never_a_source_and_what_is_read_only_on_request(library):
     assert again.outcomes[0].status == "skipped" and "trash" in again.outcomes[0].reason
     with pytest.raises(InvalidInput):
         atom_extraction.extract_atoms(library, [" "])
+
+
+def test_a_note_of_one_chunk_gives_no_facts_but_keeps_its_event_and_plan(library):
+    text = ("Met Ana yesterday about the heron survey. Herons nest in alder carr. We will submit the survey report "
+            "by 15 December 2026. The colony has 40 nests.")
+    short = _remember(library, text)  # one chunk: one search hit already, its facts would be its words again
+    assert len(documents.list_chunks(library, short.document.id)) == 1
+    assert sorted(atoms.atom(library, i).type for i in short.atoms) == [AtomType.EVENT, AtomType.PLAN]
+    assert atom_extraction.extract_atoms(library, [short.document.id]).added == []  # asked for: the same rule
+    long = _remember(library, text.replace(" Herons nest", "\n\n## Site\n\nHerons nest"))  # two sections: two hits
+    assert len(documents.list_chunks(library, long.document.id)) == 2
+    assert [atoms.atom(library, i).text for i in long.atoms if atoms.atom(library, i).type is AtomType.FACT] == \
+        ["Herons nest in alder carr.", "The colony has 40 nests."]
+
+
+def test_a_fact_of_a_one_chunk_source_is_kept_when_it_adds_a_word():
+    text = "Caroline: It is called Oscar. He loves carrots."
+    drafts = [AtomDraft(type=AtomType.FACT, text="Caroline: It is called Oscar."),  # the built-in's: its words
+              AtomDraft(type=AtomType.FACT, text="Caroline has a guinea pig named Oscar.")]  # a model's: adds some
+    assert atom_extraction.without_restatements(drafts, 1, text) == drafts[1:]
+    assert atom_extraction.without_restatements(drafts, 2, text) == drafts  # a longer source keeps all
 
 
 def test_reading_twice_adds_nothing_and_a_new_version_adds_only_what_is_new(library):

@@ -22,9 +22,11 @@ def _note(library, text, title):
 
 
 def test_extract_atoms_from_the_selection_with_progress_result_and_cancel(qtbot, library, make_window):
-    survey = _note(library, "Herons nest in alder carr. We will submit the survey report by 15 December 2026.",
-                   "Survey")
-    pond = _note(library, "Egrets roost in the willows near the pond. It floods in winter.", "Pond")
+    # two sections each: a note of one chunk gives no facts
+    survey = _note(library, "## Site\n\nHerons nest in alder carr.\n\n## Plan\n\nWe will submit the survey report "
+                   "by 15 December 2026.", "Survey")
+    pond = _note(library, "## Egrets\n\nEgrets roost in the willows near the pond.\n\n## Winter\n\nIt floods in "
+                 "winter.", "Pond")
     fact = atoms.store_atom(library, atoms.draft_atom("fact", "Kingfishers hunt along the millrace."))
     window = make_window(library)
     table = window.table
@@ -82,11 +84,13 @@ def test_notes_written_or_imported_in_the_window_get_their_atoms(qtbot, library,
     window = make_window(library)
     monkeypatch.setattr(window.workbench, "extractor", _InProcess())
     created = []
-    window.workbench.new_note("Pond", "Egrets roost in the willows. It floods in winter.", on_created=created.append)
+    window.workbench.new_note("Pond", "## Egrets\n\nEgrets roost in the willows.\n\n## Winter\n\nIt floods in winter.",
+                              on_created=created.append)
     qtbot.waitUntil(lambda: bool(created) and len(atoms.atoms_of_source(library, created[0].id)) == 2,
                     timeout=30_000)
     note = tmp_path / "survey.md"
-    note.write_text("Herons nest in alder carr. They come back every spring.\n", encoding="utf-8")
+    note.write_text("## Herons\n\nHerons nest in alder carr.\n\n## Spring\n\nThey come back every spring.\n",
+                    encoding="utf-8")
     with qtbot.waitSignal(window.workbench.documents_imported, timeout=60_000) as imported:
         window.workbench.import_paths([note])
     assert [a.text for a in atoms.atoms_of_source(library, imported.args[0][0])] == \
