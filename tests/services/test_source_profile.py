@@ -61,7 +61,8 @@ def test_a_paper_and_a_note_get_their_profile_at_import(library, corpus):
     profile = profile_of(doc.metadata)
     assert profile is not None and profile.generator == "builtin" and not profile.fallback
     # The summary reads the opening: the abstract, not the reference list or a table from the middle.
-    assert profile.summary.startswith("Stressful life events") and len(profile.summary.split()) <= 60  # no DOI
+    assert profile.summary.startswith("Background: The impact of stressful life events")  # no DOI, no title line
+    assert len(profile.summary.split()) <= 60
     assert "life events" in profile.keywords and len(profile.keywords) == source_profile.KEYWORD_COUNT
     assert 3 <= len(profile.topics) <= 5 and profile.topics[0] == "topic/dementia" and "life-events" in profile.topics
     assert profile.from_version == doc.version and is_current(profile, doc.content_hash)
@@ -178,3 +179,14 @@ def test_the_digest_writeup_carries_its_sources_summaries(library):
     assert profile_of(note.metadata).summary.split(".")[0] in run.content
     with write_session(library.engine) as session:  # nothing else was stored on the source by the run
         assert session.exec(select(tables.DocumentRow.version).where(tables.DocumentRow.id == note.id)).one() == 1
+
+
+def test_a_heading_that_repeats_the_title_is_not_the_summarys_first_sentence():
+    # A PDF's first line is its title without a full stop: it was summarised as a "sentence" glued to the next.
+    text = ("Reformer: The Efficient Transformer (demo summary)\n"
+            "Large Transformer models give strong results but are costly to train on long sequences. "
+            "The Reformer replaces dot-product attention with hashing-based attention. "
+            "Reversible layers store activations once.")
+    profile = source_profile.make_profile(text, title="Reformer: The Efficient Transformer (demo summary)")
+    assert "demo summary" not in profile.summary and "Reformer replaces" in profile.summary
+    assert "(demo summary)" in source_profile.opening(text)  # without a title, nothing is dropped

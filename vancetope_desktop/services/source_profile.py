@@ -101,16 +101,25 @@ def source_text(content: str | None, chunks: Iterable[tuple[str, ChunkRole | str
 _IDENTIFIER = re.compile(r"\b(?:doi:\s*|https?://)\S+", re.IGNORECASE)
 
 
-def opening(text: str) -> str:
+def opening(text: str, title: str = "") -> str:
     """The first :data:`OPENING_CHARS` of ``text``, cut at its last paragraph or sentence end when it is longer,
     without DOIs and web addresses (a paper's first line, "doi:10.1017/S10… Stressful life events…", made the
-    summary start with its DOI)."""
+    summary start with its DOI) and without lines that only repeat ``title`` (a heading without a full stop
+    became the summary's first "sentence", glued to the next one)."""
     text = _IDENTIFIER.sub("", text[:OPENING_CHARS * 2])
+    heading = _heading_key(title)
+    if heading:
+        text = "\n".join(line for line in text.split("\n") if _heading_key(line) != heading)
     if len(text) <= OPENING_CHARS:
         return text
     head = text[:OPENING_CHARS]
     cut = max(head.rfind("\n\n"), head.rfind(". "))
     return head[:cut + 1] if cut > OPENING_CHARS // 2 else head
+
+
+def _heading_key(line: str) -> str:
+    """``line`` as a heading compares: Markdown's ``#`` marks, case and spacing left out."""
+    return " ".join(line.strip().lstrip("#").split()).casefold()
 
 
 def keyword_sample(text: str) -> str:
@@ -219,7 +228,7 @@ def make_profile(text: str, *, title: str, known_tags: Iterable[str] = (), gener
     writer = _guarded(generator or BuiltinGenerator())
     before = getattr(writer, "fallbacks", 0)
     try:
-        summary = writer.summarize(opening(text), SUMMARY_WORDS)
+        summary = writer.summarize(opening(text, title), SUMMARY_WORDS)
         sample = keyword_sample(text)
         keywords = writer.keywords(sample, KEYWORD_COUNT)
     except Exception:  # the built-in itself failed: a bug, but the import must go on
