@@ -42,5 +42,21 @@ def test_upload_says_a_file_is_already_there_and_merges_a_folder_named_like_one_
     again = " ".join(cli("memory", "upload", str(tmp_path / "b" / "papers"), "--no-wait").stdout.split())
     assert f"already in your library: One ({first['outcomes'][0]['document_id']})" in again
     assert "papers: merged into the existing folder Papers" in again
+    assert "(--keep-both-folders keeps a folder of its own)" in again
     folders = [d["title"] for d in json.loads(cli("memory", "list", "--type", "folder", "--json").stdout)]
     assert folders == ["Papers"]
+
+
+def test_only_a_folder_merge_is_told_how_to_keep_both():
+    # The hint trailed every notice ("Atoms read: 2 atoms from 1 document (--keep-both-folders …)").
+    from vancetope_desktop.cli import render
+    from vancetope_desktop.cli.context import out
+    from vancetope_desktop.services.imports import ImportReport
+
+    report = ImportReport(notices=["Atoms read: 2 atoms from 1 document",
+                                   "papers: merged into the existing folder Papers (doc_1)"])
+    with out.capture() as captured:
+        render.import_report(report)
+    lines = [line for line in captured.get().splitlines() if "note" in line]
+    assert lines[0].endswith("Atoms read: 2 atoms from 1 document")
+    assert lines[1].endswith("Papers (doc_1) (--keep-both-folders keeps a folder of its own)")

@@ -15,7 +15,7 @@ from ..core.reading import reading_status_of
 from ..core.scope_info import ScopeInfo
 from ..services.bibliography import BibliographyImport
 from ..services.documents import Renamed
-from ..services.imports import ImportReport
+from ..services.imports import FOLDER_MERGED, ImportReport
 from ..services.indexing import REBUILD_HINT, IndexStatus
 from ..services.memory_guard import Remembered
 from ..services.relations import DocumentLinks
@@ -202,8 +202,9 @@ def import_report(report: ImportReport) -> None:
             out.print(f"          [yellow]warning:[/yellow] {escape(warning)}")
         if outcome.references is not None:
             _attachments(outcome.references)
-    for notice in report.notices:
-        out.print(f"[yellow]{'note':>9}[/yellow] {escape(notice)} (--keep-both-folders keeps a folder of its own)")
+    for notice in report.notices:  # only a folder merge has a flag that undoes it
+        hint = " (--keep-both-folders keeps a folder of its own)" if FOLDER_MERGED in notice else ""
+        out.print(f"[yellow]{'note':>9}[/yellow] {escape(notice)}{hint}")
     counts: dict[str, int] = {}
     for outcome in report.outcomes:
         counts[outcome.status] = counts.get(outcome.status, 0) + 1

@@ -67,6 +67,10 @@ Namesakes = Literal["merge", "keep_both"]
 go into it (``merge``, the default, said in the report's notices) or sit beside it (``keep_both``)."""
 
 
+FOLDER_MERGED = "merged into the existing folder"
+"""The words of the notice that an imported folder went into a namesake (the CLI adds how to keep both)."""
+
+
 class ImportOutcome(BaseModel):
     """What happened to one file."""
 
@@ -289,8 +293,7 @@ def _folder_for(lib: Library, scope_path: str, relative: tuple[str, ...],
     with write_session(lib.engine) as session:
         folder = namesake_folder(session, scope_path, name, parent) if namesakes == "merge" else None
         if folder is not None and folder.title != name.strip():
-            report.notices.append(f"{'/'.join(relative)}: merged into the existing folder {folder.title} "
-                                  f"({folder.id})")
+            report.notices.append(f"{'/'.join(relative)}: {FOLDER_MERGED} {folder.title} ({folder.id})")
         elif folder is None:
             folder = ensure_folder(session, scope_path, name, parent)
         records.bump_change_counter(session)
