@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
@@ -21,6 +18,8 @@ from vancetope_desktop.core.settings import BUNDLED_MODEL, Settings
 from vancetope_desktop.index.embedder import Embedder
 from vancetope_desktop.index.models import ModelSpec, resolve_model
 from vancetope_desktop.index.numpy_encoder import NumpyEncoder
+
+from .conftest import cosine
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -38,35 +37,7 @@ TEXTS = [
 ]
 
 
-def _cosine(a: np.ndarray, b: np.ndarray) -> float:
-    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
-
-
-@pytest.fixture(scope="module", autouse=True)
-def offline() -> Iterator[None]:
-    """Hub offline, and any TCP/UDP connection or DNS lookup fails loudly: nothing may download."""
-
-    def refuse(*args: Any, **kwargs: Any) -> Any:
-        raise AssertionError(f"network access attempted: {args!r}")
-
-    real_connect = socket.socket.connect
-
-    def connect(self: socket.socket, address: Any) -> Any:
-        if self.family in (socket.AF_INET, socket.AF_INET6):
-            refuse(address)
-        return real_connect(self, address)
-
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("HF_HUB_OFFLINE", "1")
-        mp.setenv("TRANSFORMERS_OFFLINE", "1")
-        mp.setattr(socket.socket, "connect", connect)
-        mp.setattr(socket, "getaddrinfo", refuse)
-        yield
-
-
-@pytest.fixture(scope="module")
-def spec() -> ModelSpec:
-    return resolve_model(BUNDLED_MODEL)
+pytestmark = pytest.mark.usefixtures("offline")
 
 
 @pytest.fixture(scope="module")
@@ -221,7 +192,7 @@ def test_encode_queries_keeps_order(embedder: Embedder) -> None:
     batch = embedder.encode_queries(texts)
     assert batch.shape == (4, 384)
     for row, text in zip(batch, texts, strict=True):
-        assert _cosine(row, embedder.encode_query(text)) >= 0.99999
+        assert cosine(row, embedder.encode_query(text)) >= 0.99999
     assert embedder.encode_queries([]).shape == (0, 384)
 
 
@@ -267,7 +238,7 @@ def test_unsupported_model_falls_back_to_sentence_transformers(spec: ModelSpec, 
     assert fallback.backend == "sentence-transformers"
     query = fallback.encode_query(TEXTS[0])
     assert fallback.loaded and query.shape == (384,)
-    assert _cosine(query, fallback.encode_documents([TEXTS[0]])[0]) >= 0.9999
+    assert cosine(query, fallback.encode_documents([TEXTS[0]])[0]) >= 0.9999
 
 
 def test_embedding_does_not_import_torch() -> None:

@@ -8,10 +8,8 @@ from __future__ import annotations
 import json
 import math
 import os
-import socket
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +22,8 @@ from vancetope_desktop.core.settings import BUNDLED_MODEL
 from vancetope_desktop.index import numpy_encoder
 from vancetope_desktop.index.models import ModelSpec, resolve_model
 from vancetope_desktop.index.numpy_encoder import NumpyEncoder, gelu, unsupported_reason
+
+from .conftest import cosine
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -51,35 +51,7 @@ QUERIES = [
 ]
 
 
-def _cosine(a: np.ndarray, b: np.ndarray) -> float:
-    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
-
-
-@pytest.fixture(scope="module", autouse=True)
-def offline() -> Iterator[None]:
-    """Hub offline, and any TCP/UDP connection or DNS lookup fails loudly: nothing may download."""
-
-    def refuse(*args: Any, **kwargs: Any) -> Any:
-        raise AssertionError(f"network access attempted: {args!r}")
-
-    real_connect = socket.socket.connect
-
-    def connect(self: socket.socket, address: Any) -> Any:
-        if self.family in (socket.AF_INET, socket.AF_INET6):
-            refuse(address)
-        return real_connect(self, address)
-
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("HF_HUB_OFFLINE", "1")
-        mp.setenv("TRANSFORMERS_OFFLINE", "1")
-        mp.setattr(socket.socket, "connect", connect)
-        mp.setattr(socket, "getaddrinfo", refuse)
-        yield
-
-
-@pytest.fixture(scope="module")
-def spec() -> ModelSpec:
-    return resolve_model(BUNDLED_MODEL)
+pytestmark = pytest.mark.usefixtures("offline")
 
 
 @pytest.fixture(scope="module")
@@ -238,7 +210,7 @@ def test_supported_variants_match_sentence_transformers(
     reference = _sentence_transformer(edited.path, edited.max_tokens).encode(texts, convert_to_numpy=True)
     got = NumpyEncoder(edited).encode(texts)
     for text, a, b in zip(texts, got, reference, strict=True):
-        assert _cosine(a, b) >= 0.9999, text[:60]
+        assert cosine(a, b) >= 0.9999, text[:60]
     # The edit must matter (far more than the numpy/torch discrepancy), or this would prove nothing.
     # The tanh GELU is close to the erf one (cosine ~0.999997), hence a distance test, not a cosine one.
     to_reference = float(np.abs(got - reference).max())
