@@ -24,13 +24,12 @@ from ..core.relations import RelationType
 from ..services import documents, graph
 from ..services.graph import DocumentRelations
 from ..services.lifecycle import SUPERSEDED_BY
+from .details_section_flow import DetailsSectionFlow
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
 
-    from PySide6.QtCore import SignalInstance
 
-    from .workbench import Workbench
+    pass
 
 SHOWN_ELSEWHERE = ({RelationType.DERIVED_FROM, RelationType.LINKS_TO}, {RelationType.LINKS_TO})
 """(outgoing, incoming) types Details shows in rows of their own ("Derived from", "Links to", Backlinks)."""
@@ -108,17 +107,8 @@ class RelationsView(QWidget):
         return [(label, [d.id for d in docs]) for label, docs in (self._relations.rows() if self._relations else [])]
 
 
-class RelationsFlow:
+class RelationsFlow(DetailsSectionFlow[RelationsView]):
     """Loads the details panel's Relations section for each document it shows, as the current scope sees it."""
-
-    def __init__(self, workbench: Workbench, view: RelationsView, shown_id: Callable[[], str | None],
-                 document_shown: SignalInstance) -> None:
-        """Args:
-            view: the details panel's Relations section; ``shown_id`` the id the panel shows now;
-            ``document_shown`` the panel's signal (a document id) each time it shows one.
-        """
-        self.workbench, self.view, self.shown_id = workbench, view, shown_id
-        document_shown.connect(self.load)
 
     def load(self, doc_id: str) -> None:
         """Read ``doc_id``'s relations on the read lane and show them if the panel still shows it: as the current
@@ -138,9 +128,8 @@ class RelationsFlow:
             return found, newer if isinstance(newer, str) else None  # the archived notice names it
 
         def shown(result: tuple[DocumentRelations | None, str | None]) -> None:
-            if self.shown_id() == doc_id:
-                view.set_relations(result[0], named_above=result[1])
+            view.set_relations(result[0], named_above=result[1])
 
         if view.document_id() != doc_id:
             view.set_relations(None)
-        self.workbench.read(read, shown, title="Loading relations")
+        self.read_then_show(doc_id, read, shown, title="Loading relations")

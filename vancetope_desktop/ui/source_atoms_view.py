@@ -19,13 +19,12 @@ from ..core.atoms import Atom
 from ..core.errors import DocumentNotFound, ScopeNotVisible
 from ..services import atoms, documents
 from .atoms_view import status_text, time_text
+from .details_section_flow import DetailsSectionFlow
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
 
-    from PySide6.QtCore import SignalInstance
 
-    from .workbench import Workbench
+    pass
 
 
 class SourceAtomsView(QWidget):
@@ -104,17 +103,8 @@ def _about(found: Atom) -> str:
     return f" <i>({html.escape(' · '.join(parts))})</i>" if parts else ""
 
 
-class SourceAtomsFlow:
+class SourceAtomsFlow(DetailsSectionFlow[SourceAtomsView]):
     """Loads the details panel's Atoms section for each document it shows, as the current scope sees it."""
-
-    def __init__(self, workbench: Workbench, view: SourceAtomsView, shown_id: Callable[[], str | None],
-                 document_shown: SignalInstance) -> None:
-        """Args:
-            view: the details panel's Atoms section; ``shown_id`` the id the panel shows now;
-            ``document_shown`` the panel's signal (a document id) each time it shows one.
-        """
-        self.workbench, self.view, self.shown_id = workbench, view, shown_id
-        document_shown.connect(self.load)
 
     def load(self, doc_id: str) -> None:
         """Read ``doc_id``'s atoms (or, for an atom, its card) on the read lane and show them if the panel still
@@ -131,8 +121,6 @@ class SourceAtomsFlow:
                 return None
 
         def shown(found: Atom | list[Atom] | None) -> None:
-            if self.shown_id() != doc_id:
-                return
             if isinstance(found, Atom):
                 view.set_atom(found)
             elif found:
@@ -142,4 +130,4 @@ class SourceAtomsFlow:
 
         if view.document_id() != doc_id:
             view.clear()
-        self.workbench.read(read, shown, title="Loading atoms")
+        self.read_then_show(doc_id, read, shown, title="Loading atoms")
