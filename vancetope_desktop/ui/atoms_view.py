@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import (
     QComboBox,
@@ -24,7 +24,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QInputDialog,
     QLabel,
-    QLineEdit,
     QPushButton,
     QTabBar,
     QVBoxLayout,
@@ -34,12 +33,10 @@ from PySide6.QtWidgets import (
 from ..core.atoms import Atom, AtomType, PlanStatus
 from ..services import atoms
 from .document_model import muted_colour, type_icon
-from .item_models import CardTableModel, card_table_view
+from .item_models import CardTableModel, card_table_view, debounced_filter
 from .workbench import Workbench
 
 _Index = QModelIndex | QPersistentModelIndex
-FILTER_DELAY_MS = 250
-"""Typing in the text filter asks again after this pause (one request per burst of keys, not per key)."""
 TABS = (("All", None), ("Facts", AtomType.FACT), ("Events", AtomType.EVENT), ("Plans", AtomType.PLAN))
 """The tabs: a title and the kind it lists (None: every kind)."""
 STATUS_COLOURS = {PlanStatus.PLANNED: "#3a78d4", PlanStatus.MISSED: "#d64541", PlanStatus.CANCELED: "#8a8a8a"}
@@ -156,14 +153,7 @@ class AtomsDialog(QDialog):
             self.status_filter.addItem(status.value.title(), status.value)
         self.status_filter.setToolTip("Only plans in this status")
         self.status_filter.currentIndexChanged.connect(lambda _i: self.reload())
-        self.text_filter = QLineEdit(self)
-        self.text_filter.setPlaceholderText("Filter by text")
-        self.text_filter.setClearButtonEnabled(True)
-        self._typing = QTimer(self)
-        self._typing.setSingleShot(True)
-        self._typing.setInterval(FILTER_DELAY_MS)
-        self._typing.timeout.connect(self.reload)
-        self.text_filter.textChanged.connect(lambda _t: self._typing.start())
+        self.text_filter, self._typing = debounced_filter(self, "Filter by text", self.reload)
         self.view = card_table_view(self, self.model, (80, 130, 90, 560))
         self.view.selectionModel().currentRowChanged.connect(lambda _c, _p: self._update_actions())
         self.view.doubleClicked.connect(lambda _i: self.open_selected())

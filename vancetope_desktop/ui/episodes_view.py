@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QComboBox,
@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QHBoxLayout,
     QLabel,
-    QLineEdit,
     QPlainTextEdit,
     QPushButton,
     QSplitter,
@@ -31,13 +30,11 @@ from PySide6.QtWidgets import (
 
 from ..core.memories import EPISODE_FIELDS, Episode, Severity
 from ..services import episodes
-from .item_models import CardTableModel, card_table_view
+from .item_models import CardTableModel, card_table_view, debounced_filter
 from .themes import SEVERITY_COLORS
 from .workbench import Workbench
 
 _Index = QModelIndex | QPersistentModelIndex
-FILTER_DELAY_MS = 250
-"""Typing in the text filter asks again after this pause (one request per burst of keys, not per key)."""
 FIELD_HINTS = {"context": "The situation", "goal": "What was being attempted", "action": "What was done",
                "outcome": "What happened", "insight": "The lesson for next time"}
 """Placeholder of each field of the card (the CLI's ``memory episode add`` help, shortened)."""
@@ -179,14 +176,7 @@ class EpisodesDialog(QDialog):
         self.severity_filter.addItem("All severities", None)
         for level in Severity:
             self.severity_filter.addItem(level.value.title(), level.value)
-        self.text_filter = QLineEdit(self)
-        self.text_filter.setPlaceholderText("Filter by text in any field")
-        self.text_filter.setClearButtonEnabled(True)
-        self._typing = QTimer(self)
-        self._typing.setSingleShot(True)
-        self._typing.setInterval(FILTER_DELAY_MS)
-        self._typing.timeout.connect(self.reload)
-        self.text_filter.textChanged.connect(lambda _t: self._typing.start())
+        self.text_filter, self._typing = debounced_filter(self, "Filter by text in any field", self.reload)
         self.severity_filter.currentIndexChanged.connect(lambda _i: self.reload())
         self.view = card_table_view(self, self.model, (118, 70, 200, 200))
         self.view.selectionModel().currentRowChanged.connect(lambda current, _p: self._show_row(current.row()))

@@ -1,13 +1,14 @@
 """Small pieces shared by the item models: the horizontal header of a model with fixed column titles, and the
-flat table of cards the memory windows list (episodes, atoms, conflicts, a digest's changes)."""
+flat table of cards the memory windows list (episodes, atoms, conflicts, a digest's changes) with its
+debounced text filter."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, QTimer
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLineEdit, QTableView, QWidget
 
 
 def column_title(columns: Sequence[str], section: int, orientation: Qt.Orientation, role: int) -> str | None:
@@ -72,3 +73,21 @@ def card_table_view(parent: QWidget, model: CardTableModel, widths: Sequence[int
     for column, width in enumerate(widths):
         view.setColumnWidth(column, width)
     return view
+
+
+FILTER_DELAY_MS = 250
+"""Typing in a text filter asks again after this pause (one request per burst of keys, not per key)."""
+
+
+def debounced_filter(parent: QWidget, placeholder: str, reload: Callable[[], None]) -> tuple[QLineEdit, QTimer]:
+    """A text filter (with a clear button) whose typing calls ``reload`` once :data:`FILTER_DELAY_MS` after the
+    last key; the timer is returned so that a reload started otherwise can stop a pending one."""
+    edit = QLineEdit(parent)
+    edit.setPlaceholderText(placeholder)
+    edit.setClearButtonEnabled(True)
+    timer = QTimer(parent)
+    timer.setSingleShot(True)
+    timer.setInterval(FILTER_DELAY_MS)
+    timer.timeout.connect(reload)
+    edit.textChanged.connect(lambda _t: timer.start())
+    return edit, timer
