@@ -17,8 +17,9 @@ from .memories import MemoryType
 
 class DocumentType(StrEnum):
     """What a document is (seed §2 table, plus ``folder`` from §3.2, ``annotation``: a highlight or a page
-    note on a PDF, kept as a document of its own so that search finds it (``services.annotations``), and the
-    atoms of issue 13: ``fact``, ``event`` and ``plan`` are the values of ``core.atoms.AtomType``)."""
+    note on a PDF, kept as a document of its own so that search finds it (``services.annotations``), the
+    atoms of issue 13: ``fact``, ``event`` and ``plan`` are the values of ``core.atoms.AtomType``, and
+    ``topic``: a node of a scope's topic tree, structural like a folder (issue 14, ``core.topics``))."""
 
     NOTE = "note"
     FILE = "file"
@@ -30,6 +31,7 @@ class DocumentType(StrEnum):
     STRUCTURED = "structured"
     FOLDER = "folder"
     ANNOTATION = "annotation"
+    TOPIC = "topic"
 
 
 TEXT_TYPES = (DocumentType.NOTE, DocumentType.FACT, DocumentType.EVENT, DocumentType.PLAN, DocumentType.RESULT,

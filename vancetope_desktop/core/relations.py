@@ -26,7 +26,9 @@ class RelationType(StrEnum):
       change upstream marks it stale;
     * ``cites``: the source (a paper, a note) cites the target (a reference);
     * ``links_to``: the source note's ``[[…]]`` link resolves to the target (kept by
-      ``services.notelinks``: derived from the note's text, never written by hand).
+      ``services.notelinks``: derived from the note's text, never written by hand);
+    * ``in_topic``: the source atom belongs to the target topic of a topic tree (issue 14, ``core.topics``;
+      kept by the topic services and the digest, moved with ``topics move-atom``, not with ``relate``).
     """
 
     UPDATES = "updates"
@@ -37,6 +39,7 @@ class RelationType(StrEnum):
     DERIVED_FROM = "derived_from"
     CITES = "cites"
     LINKS_TO = "links_to"
+    IN_TOPIC = "in_topic"
 
 
 RELATION_GUIDE = ("updates: the source replaces the target, which is archived (out of recall unless asked for); "
@@ -45,7 +48,7 @@ RELATION_GUIDE = ("updates: the source replaces the target, which is archived (o
                   "relates_to: see also; derived_from: made from it; cites: cites it.")
 """How to choose a relation type: one text for the tool descriptions, the CLI help and the app."""
 
-DERIVED_TYPES = frozenset({RelationType.LINKS_TO})
+DERIVED_TYPES = frozenset({RelationType.LINKS_TO, RelationType.IN_TOPIC})
 """Types the product derives from a document's content (re-resolved on every edit): a person or agent
 does not write them with ``relate``, since the next edit of the text would silently undo the change."""
 
@@ -58,6 +61,7 @@ INCOMING_LABELS = {
     RelationType.DERIVED_FROM: "source of",
     RelationType.CITES: "cited by",
     RelationType.LINKS_TO: "linked from",
+    RelationType.IN_TOPIC: "topic of",
 }
 """How an edge reads from its target's side (Details, the CLI): "A is *updated by* B"."""
 

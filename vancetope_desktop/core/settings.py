@@ -97,6 +97,12 @@ class Settings(BaseModel):
         10_000, ge=100, description="Bound on the BM25 work per query: the most frequent query terms are left "
         "out once the others already match this many chunks (None: never)."
     )
+    # The topic tree (issue 14, core/topics.py): when it is rebuilt and how a query walks it.
+    topic_consolidate_at: int = Field(
+        300, ge=2, description="Atoms in a scope's tree from which the digest stops rebuilding the tree from scratch "
+        "and only revises it locally (attach, split, merge), and search mode 'auto' walks the tree; below it search "
+        "is flat over all atoms (seed 002's cold start). Chosen in services/topic_upkeep.py.",
+    )
 
     @field_validator("scope_weights")
     @classmethod
