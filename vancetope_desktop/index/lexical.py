@@ -50,6 +50,17 @@ chunk and shows three passages (``index/fusion.fuse``), so more would only crowd
 
 BM25_K1 = 1.2
 """FTS5's ``bm25()`` constant k1 (fixed in SQLite's ``fts5_aux.c``): a term's part saturates at ``idf × (k1 + 1)``."""
+BM25_B = 0.75
+"""FTS5's ``bm25()`` constant b (fixed in ``fts5_aux.c``): how much a row's length, against the average, damps
+a term's part (``index/topic_beam`` scores topic surfaces with the same formula in Python)."""
+
+
+def bm25_idf(total: int, held: int) -> float:
+    """FTS5's idf of a term held by ``held`` of ``total`` rows: ``ln((N - n + 0.5) / (n + 0.5))`` floored at 1e-6
+    (``fts5_aux.c``), so a term in more than half the rows still counts a little, never negatively. ``held`` is
+    capped at ``total``: a prefix's summed counts can exceed the rows."""
+    held = min(held, total)
+    return max(math.log((total - held + 0.5) / (held + 0.5)), 1e-6)
 
 
 @dataclass(frozen=True)
@@ -211,10 +222,8 @@ def keyword_ceiling(session: Session, units: list[str], frequencies: dict[str, i
     ceiling = 0.0
     for unit in units:
         parts = unit.split(" ")
-        # A prefix's summed count can exceed the chunks (several expansions in one chunk): no unit is
-        # held by more chunks than there are, or the logarithm's argument turns negative.
-        held = min(min(frequencies.get(part, 1) for part in parts), total)
-        ceiling += max(math.log((total - held + 0.5) / (held + 0.5)), 1e-6) * (BM25_K1 + 1)
+        # A prefix's summed count can exceed the chunks (several expansions in one chunk): bm25_idf caps it.
+        ceiling += bm25_idf(total, min(frequencies.get(part, 1) for part in parts)) * (BM25_K1 + 1)
     return ceiling
 
 
