@@ -29,6 +29,8 @@ ATOM_KEY = "atom"
 """Metadata key of an atom document: ``{"span": SourceSpan fields or None, "source_id": the source's id or None
 (kept after the source is purged, when the ``derived_from`` edge goes with it), "when"/"due": ISO text or None,
 "status": a plan's status or None, "edited_by_person": bool}`` (``services.atoms``)."""
+SOURCE_KEY = "source_id"
+"""Key of :data:`ATOM_KEY` naming the source the atom was read from (kept after the source is purged)."""
 EDITED_BY_PERSON = "edited_by_person"
 """Key of :data:`ATOM_KEY` saying a person wrote or edited the atom: a digest never changes it (issue 13)."""
 

@@ -40,6 +40,19 @@ TEXT_TYPES = (DocumentType.NOTE, DocumentType.FACT, DocumentType.EVENT, Document
 content can be edited); files keep their bytes and folders have no content."""
 
 
+STRUCTURAL_TYPES = (DocumentType.FOLDER, DocumentType.TOPIC)
+"""Types that organise other documents instead of holding content of their own: a folder (§3.2) holds
+documents, a topic (issue 14, ``core.topics``) groups atoms. Neither is chunked or embedded (``not_indexed``),
+searched, a source of atoms or profiles, digest material, nor a duplicate of anything. Topics are also left
+out of document lists (the Topics pane and ``vancetope topics`` show them); folders are listed, as folders."""
+
+STRUCTURAL_VALUES = tuple(t.value for t in STRUCTURAL_TYPES)
+"""The values of :data:`STRUCTURAL_TYPES`, as the ``type`` column stores them."""
+
+SUPERSEDED_BY = "superseded_by"
+"""Metadata key of an archived memory holding the id of the document that updated it (the latest one;
+written by ``services.lifecycle``, read by the atom cards of ``services.records``)."""
+
 ANNOTATES = "annotates"
 """Metadata key of an annotation holding the id of the PDF document it is on (``services.annotations``)."""
 

@@ -16,20 +16,18 @@ Dates are read leniently (:func:`parse_moment`): ISO 8601 first, else a natural 
 
 from __future__ import annotations
 
-import json
 import locale
-import logging
 from collections.abc import Sequence
 from datetime import date, datetime, time, timedelta
 from typing import Any, Literal
 
 from pydantic import BaseModel
-from sqlalchemy import text as sql
 from sqlmodel import Session
 
 from ..core.atoms import (
     ATOM_KEY,
     EDITED_BY_PERSON,
+    SOURCE_KEY,
     Atom,
     AtomDraft,
     AtomType,
@@ -39,25 +37,23 @@ from ..core.atoms import (
     parse_atom_type,
     parse_plan_status,
 )
-from ..core.documents import DocumentInfo, DocumentStatus, DocumentType, Source
+from ..core.documents import DocumentStatus, DocumentType, Source
 from ..core.errors import DocumentNotFound, InvalidAtom
 from ..core.relations import RelationType
 from ..core.undo import UserAction
 from ..store import tables
-from ..store.db import read_session, write_session
+from ..store.db import write_session
 from . import audit, documents, lifecycle, records, relations
 from .library import Library
+from .records import atom_card as card
+from .records import atom_cards as cards
 from .scopes import resolve_scope
 from .sharing import check_read, readable_ids
-
-_log = logging.getLogger(__name__)
 
 ATOM_DOCUMENT_TYPES = tuple(DocumentType(t.value) for t in AtomType)
 """The document types that are atoms (fact, event, plan)."""
 LISTED_STATUSES = (DocumentStatus.ACTIVE, DocumentStatus.STALE)
 """What :func:`list_atoms` returns unless archived ones (plans that happened, superseded atoms) are asked for."""
-SOURCE_KEY = "source_id"
-"""Key of the atom metadata naming the source it was read from (kept after the source is purged)."""
 
 
 def parse_moment(value: str | datetime | date | None, what: str = "date",
@@ -341,55 +337,6 @@ def mark_missed(lib: Library, scope: str | None = None, now: datetime | None = N
             plan_update(lib, plan.id, PlanStatus.MISSED)
             marked.append(plan.id)
     return marked
-
-
-def card(lib: Library, doc: DocumentInfo) -> Atom:
-    """``doc``'s atom card (its source's title looked up). Raises InvalidAtom when it is not an atom."""
-    return cards(lib, [doc])[0]
-
-
-def cards(lib: Library, docs: Sequence[DocumentInfo]) -> list[Atom]:
-    """Cards of ``docs`` (all atoms), their sources' titles read in one query.
-
-    Raises:
-        InvalidAtom: a document of ``docs`` is not an atom.
-    """
-    fields = []
-    for doc in docs:
-        if doc.type not in ATOM_DOCUMENT_TYPES:
-            raise InvalidAtom(f"{doc.id} is a {doc.type.value}, not an atom (fact, event or plan)")
-        value = doc.metadata.get(ATOM_KEY)
-        fields.append(value if isinstance(value, dict) else {})  # a fact stored as plain text has none
-    wanted = [f[SOURCE_KEY] for f in fields if isinstance(f.get(SOURCE_KEY), str)]
-    titles: dict[str, str] = {}
-    if wanted:
-        with read_session(lib.engine) as session:
-            titles = dict(session.exec(sql("SELECT id, title FROM document WHERE id IN (SELECT value FROM "
-                                           "json_each(:ids))"), params={"ids": json.dumps(wanted)}).all())
-    return [_card(doc, f, titles) for doc, f in zip(docs, fields, strict=True)]
-
-
-def _card(doc: DocumentInfo, fields: dict[str, Any], titles: dict[str, str]) -> Atom:
-    source_id = fields.get(SOURCE_KEY) if isinstance(fields.get(SOURCE_KEY), str) else None
-    try:
-        span = SourceSpan(**fields["span"]) if isinstance(fields.get("span"), dict) else None
-        status = PlanStatus(fields["status"]) if fields.get("status") else None
-        when = datetime.fromisoformat(fields["when"]) if fields.get("when") else None
-        due = datetime.fromisoformat(fields["due"]) if fields.get("due") else None
-    except (ValueError, TypeError) as error:  # metadata edited by hand: the atom still shows, without them
-        span, status, when, due = None, None, None, None
-        _log.warning("%s: damaged atom fields (%s)", doc.id, error)
-    if doc.type is DocumentType.PLAN and status is None:
-        status = PlanStatus.PLANNED
-    superseded = doc.metadata.get(lifecycle.SUPERSEDED_BY)
-    return Atom(id=doc.id, type=AtomType(doc.type.value), text=doc.content or doc.title, title=doc.title,
-                scope=doc.scope, status=doc.status.value, when=when, due=due, plan_status=status, span=span,
-                source_id=source_id, source_title=titles.get(source_id or ""),
-                source_gone=source_id is not None and source_id not in titles,
-                happened_as=superseded if doc.type is DocumentType.PLAN and doc.status is DocumentStatus.ARCHIVED
-                and isinstance(superseded, str) else None,
-                edited_by_person=bool(fields.get(EDITED_BY_PERSON)), created_at=doc.created_at,
-                updated_at=doc.updated_at)
 
 
 def atom_metadata(doc_type: str | DocumentType, text: str, *, when: str | datetime | date | None = None,

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from sqlalchemy import text
 from sqlmodel import Session, select
 
-from ..core.documents import DocumentInfo, DocumentStatus
+from ..core.documents import SUPERSEDED_BY, DocumentInfo, DocumentStatus
 from ..core.errors import InvalidInput, UpdatesCycle
 from ..core.relations import RelationType
 from ..core.undo import UserAction
@@ -29,8 +29,6 @@ from .library import Library
 from .scopes import resolve_scope
 from .sharing import check_read, readable_ids
 
-SUPERSEDED_BY = "superseded_by"
-"""Metadata key of an archived memory holding the id of the document that updated it (the latest one)."""
 UPDATES = RelationType.UPDATES.value
 
 

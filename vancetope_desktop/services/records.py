@@ -7,13 +7,18 @@ its lexical index rows and its queued index job are committed together or not at
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+import logging
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Any
 
 from sqlalchemy import delete, insert, text
 from sqlmodel import Session, select
 
+from ..core.atoms import ATOM_KEY, EDITED_BY_PERSON, SOURCE_KEY, Atom, AtomType, PlanStatus, SourceSpan
 from ..core.documents import (
     ANNOTATES,
+    SUPERSEDED_BY,
     ChunkInfo,
     ChunkRole,
     DocumentInfo,
@@ -24,16 +29,19 @@ from ..core.documents import (
     SourceType,
     VersionInfo,
 )
-from ..core.errors import DocumentNotFound
+from ..core.errors import DocumentNotFound, InvalidAtom
 from ..core.memories import MemoryType
 from ..core.promotion import RequestStatus
 from ..ingest.base import ChunkDraft
 from ..store import fulltext, tables
-from ..store.db import get_meta, set_meta
+from ..store.db import get_meta, read_session, set_meta
 from ..store.json_columns import json_or_empty
 from ..store.tables import utcnow
 from . import audit
 from .library import Library
+
+_log = logging.getLogger(__name__)
+_ATOM_TYPES = frozenset(t.value for t in AtomType)
 
 
 def document_row(session: Session, document_id: str) -> tables.DocumentRow:
@@ -97,6 +105,57 @@ def to_info(lib: Library, row: tables.DocumentRow, tags: list[str]) -> DocumentI
         file_path=file_path, content_hash=row.content_hash, version=row.version,
         memory_type=MemoryType(row.memory_type) if row.memory_type else None,
     )
+
+
+def atom_card(lib: Library, doc: DocumentInfo) -> Atom:
+    """``doc``'s atom card (its source's title looked up). Raises InvalidAtom when it is not an atom."""
+    return atom_cards(lib, [doc])[0]
+
+
+def atom_cards(lib: Library, docs: Sequence[DocumentInfo]) -> list[Atom]:
+    """Cards of ``docs`` (all atoms), their sources' titles read in one query (``services.atoms`` hands them out
+    as ``atoms.card`` / ``atoms.cards``; they live here, with the other row → value helpers, so that the topic
+    services below ``atoms`` list a topic's atoms as cards too).
+
+    Raises:
+        InvalidAtom: a document of ``docs`` is not an atom.
+    """
+    fields = []
+    for doc in docs:
+        if doc.type.value not in _ATOM_TYPES:
+            raise InvalidAtom(f"{doc.id} is a {doc.type.value}, not an atom (fact, event or plan)")
+        value = doc.metadata.get(ATOM_KEY)
+        fields.append(value if isinstance(value, dict) else {})  # a fact stored as plain text has none
+    wanted = [f[SOURCE_KEY] for f in fields if isinstance(f.get(SOURCE_KEY), str)]
+    titles: dict[str, str] = {}
+    if wanted:
+        with read_session(lib.engine) as session:
+            titles = dict(session.exec(text("SELECT id, title FROM document WHERE id IN (SELECT value FROM "
+                                            "json_each(:ids))"), params={"ids": json.dumps(wanted)}).all())
+    return [_atom_card(doc, f, titles) for doc, f in zip(docs, fields, strict=True)]
+
+
+def _atom_card(doc: DocumentInfo, fields: dict[str, Any], titles: dict[str, str]) -> Atom:
+    source_id = fields.get(SOURCE_KEY) if isinstance(fields.get(SOURCE_KEY), str) else None
+    try:
+        span = SourceSpan(**fields["span"]) if isinstance(fields.get("span"), dict) else None
+        status = PlanStatus(fields["status"]) if fields.get("status") else None
+        when = datetime.fromisoformat(fields["when"]) if fields.get("when") else None
+        due = datetime.fromisoformat(fields["due"]) if fields.get("due") else None
+    except (ValueError, TypeError) as error:  # metadata edited by hand: the atom still shows, without them
+        span, status, when, due = None, None, None, None
+        _log.warning("%s: damaged atom fields (%s)", doc.id, error)
+    if doc.type is DocumentType.PLAN and status is None:
+        status = PlanStatus.PLANNED
+    superseded = doc.metadata.get(SUPERSEDED_BY)
+    return Atom(id=doc.id, type=AtomType(doc.type.value), text=doc.content or doc.title, title=doc.title,
+                scope=doc.scope, status=doc.status.value, when=when, due=due, plan_status=status, span=span,
+                source_id=source_id, source_title=titles.get(source_id or ""),
+                source_gone=source_id is not None and source_id not in titles,
+                happened_as=superseded if doc.type is DocumentType.PLAN and doc.status is DocumentStatus.ARCHIVED
+                and isinstance(superseded, str) else None,
+                edited_by_person=bool(fields.get(EDITED_BY_PERSON)), created_at=doc.created_at,
+                updated_at=doc.updated_at)
 
 
 def info(lib: Library, session: Session, document_id: str) -> DocumentInfo:
