@@ -676,6 +676,8 @@ class MemoryTools:
         doc, grant = self._readable(args.doc_id)
         if doc.type is DocumentType.FOLDER:
             raise InvalidInput(f"{doc.id} is a folder, not a document: find its documents with memory_list")
+        if doc.type is DocumentType.TOPIC:
+            raise InvalidInput(f"{doc.id} is a topic, not a document: see its atoms with topics_browse")
         text = doc.content or ""
         part = text[args.offset : args.offset + args.max_chars]
         end = args.offset + len(part)

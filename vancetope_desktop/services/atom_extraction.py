@@ -72,7 +72,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from ..core.atoms import ATOM_KEY, EDITED_BY_PERSON, AtomDraft, AtomType
-from ..core.documents import ChunkRole, DocumentInfo, DocumentStatus, DocumentType, IndexState
+from ..core.documents import STRUCTURAL_TYPES, ChunkRole, DocumentInfo, DocumentStatus, DocumentType, IndexState
 from ..core.errors import InvalidInput, VancetopeError
 from ..core.memories import MemoryType
 from ..generation.base import Generator
@@ -105,8 +105,9 @@ WHOLE_TYPES = (DocumentType.NOTE, DocumentType.RESULT)
 """Sources read at import or write by default (:func:`extracts_at_import`)."""
 FILE_TYPES = (DocumentType.FILE,)
 """Sources read at import only where the scope's :data:`FILES_KEY` setting is on."""
-NEVER_TYPES = (*atoms.ATOM_DOCUMENT_TYPES, DocumentType.FOLDER)
-"""Never sources: an atom is read from a source, not from another atom; a folder has no text."""
+NEVER_TYPES = (*atoms.ATOM_DOCUMENT_TYPES, *STRUCTURAL_TYPES)
+"""Never sources: an atom is read from a source, not from another atom; a folder has no text, a topic only groups
+atoms."""
 _WORD = re.compile(r"\w+")
 _DATE_KEYS = ("date", "created")  # a note's own date, in its front matter
 
@@ -234,7 +235,7 @@ def _own_value(row: tables.ScopeRow | None) -> bool | None:
 def source_problem(doc: DocumentInfo) -> str | None:
     """Why ``doc`` cannot be a source of atoms, or None when it can."""
     if doc.type in NEVER_TYPES:
-        return "a folder is never a source of atoms" if doc.type is DocumentType.FOLDER else \
+        return f"a {doc.type.value} is never a source of atoms" if doc.type in STRUCTURAL_TYPES else \
             f"it is an atom (a {doc.type.value}): atoms are read from sources, not from atoms"
     if isinstance(doc.metadata.get(DIGEST_KEY), dict):
         return "a digest writeup is made from atoms, not a source of them"

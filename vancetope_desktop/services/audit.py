@@ -54,7 +54,8 @@ def record_user_action(session: Session, row: tables.DocumentRow, kind: str, use
             ``rename``, ``edit`` (``{"version": [before, after]}``: the version kept before the change,
             which holds the old state, and the document's version after it), ``supersede`` (an ``updates``
             archived it: ``{"status": [before, "archived"], "by": newer id, "superseded_by": earlier value}``),
-            ``relate`` (an edge made: ``{"edge": [source, target, type]}``), ``undo`` / ``redo``
+            ``relate`` (an edge made: ``{"edge": [source, target, type]}``), ``unrelate`` (an edge removed, the
+            same payload), ``undo`` / ``redo``
             (``{"target": group, "version": after}``).
     """
     record(session, row, kind, actor=user_action.actor, from_scope=from_scope, to_scope=to_scope, reason=reason,

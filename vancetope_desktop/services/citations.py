@@ -66,7 +66,7 @@ from citeproc.source.json import CiteProcJSON
 from pydantic import BaseModel
 from pydantic import Field as ModelField
 
-from ..core.documents import DocumentInfo, DocumentStatus, DocumentType
+from ..core.documents import STRUCTURAL_TYPES, DocumentInfo, DocumentStatus, DocumentType
 from ..core.errors import InvalidInput
 from ..ingest.bibentry import BibEntry, kind_family, normalize_doi
 from ..ingest.bibliography import CSL_TYPES
@@ -187,8 +187,8 @@ class Work:
 
 
 def is_citable(doc: DocumentInfo) -> bool:
-    """False for folders and for bibliography files (their entries are exported as references)."""
-    return doc.type is not DocumentType.FOLDER and "entry_count" not in doc.metadata
+    """False for folders, topics and bibliography files (their entries are exported as references)."""
+    return doc.type not in STRUCTURAL_TYPES and "entry_count" not in doc.metadata
 
 
 def select_documents(lib: Library, *, ids: Sequence[str] = (), folder_id: str | None = None,

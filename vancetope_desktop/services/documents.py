@@ -13,6 +13,7 @@ from sqlmodel import Session, select
 
 from ..core.atoms import ATOM_KEY, EDITED_BY_PERSON
 from ..core.documents import (
+    STRUCTURAL_TYPES,
     TEXT_TYPES,
     ChunkInfo,
     DocumentInfo,
@@ -241,7 +242,8 @@ def list_documents(lib: Library, *, scope: str | None = None, tag_filter: TagFil
 
     Args:
         tag_filter: see ``core.tags`` (AND / OR / NOT, hierarchical).
-        types: restrict to these types (empty: all types, folders included).
+        types: restrict to these types (empty: all types, folders included, topics left out: they are
+            structural, ``core.documents.STRUCTURAL_TYPES``, and listed by ``services.topics``).
         statuses: which lifecycle states to include (default: active only).
         folder_id: only documents in this folder (``recursive``: and in its subfolders).
         unfiled: only documents in no folder (top-level folders count as unfiled too: exclude them by ``types``).
@@ -296,6 +298,8 @@ def _document_filter(lib: Library, session, *, scope: str | None, tag_filter: Ta
     where.and_in("status", [s.value for s in statuses])
     if types:
         where.and_in("type", [t.value for t in types])
+    else:  # topics are shown by the Topics pane and `vancetope topics`, never among documents
+        where.clauses.append(f"d.type != '{DocumentType.TOPIC.value}'")
     if index_states:
         where.and_in("index_state", [s.value for s in index_states])
     if memory_types:
@@ -321,8 +325,9 @@ LISTED_STATUSES = (DocumentStatus.ACTIVE, DocumentStatus.STALE)
 """What the workbench lists by default: live documents, stale ones included (marked)."""
 RECENT_DAYS = 7
 """The ``recent`` view shows documents added in the last this many days."""
-CONTENT_TYPES = tuple(t for t in DocumentType if t not in (DocumentType.FOLDER, DocumentType.ANNOTATION))
-"""Every document type but folders and annotations: the smart views list documents, not folders, and an
+CONTENT_TYPES = tuple(t for t in DocumentType if t not in (*STRUCTURAL_TYPES, DocumentType.ANNOTATION))
+"""Every document type but the structural ones (folders, topics) and annotations: the smart views list
+documents, not folders, and an
 annotation is listed with its PDF (``services.annotations.list_annotations``), not beside it; search
 finds both."""
 
@@ -810,8 +815,10 @@ def prepare_restore(lib: Library, document_id: str, number: int) -> RestorePlan:
     with read_session(lib.engine) as session:
         doc_type = DocumentType(records.document_row(session, document_id).type)
     content = version.content if doc_type in TEXT_TYPES and version.content and version.content.strip() else None
+    if doc_type is DocumentType.TOPIC:  # its summary, kept as it is (blank too) and never chunked
+        content = version.content or ""
     prepared = None
-    if content is not None:
+    if content is not None and doc_type is not DocumentType.TOPIC:
         prepared = fit_to_model(extract_text(content, doc_type, version.title).chunks, lib.embedder())
     return RestorePlan(version, content, prepared)
 
@@ -849,6 +856,9 @@ def apply_restore(session, plan: RestorePlan) -> bool:
         records.replace_chunks(session, row, *prepared)  # indexes the chunks under the restored title
         row.index_state, row.index_error = IndexState.PENDING.value, None
         records.enqueue(session, row.id, "embed")
+    elif row.type == DocumentType.TOPIC.value:  # structural: no chunks or vectors to follow the change
+        if changed_content:
+            row.content, row.content_hash = content, hash_text(content or "")
     elif changed_title or changed_tags:
         if changed_title:
             fulltext.retitle_document(session, row.id, row.title)

@@ -45,7 +45,7 @@ from pydantic import BaseModel, Field, computed_field
 from sqlalchemy import text
 from sqlmodel import Session, select
 
-from ..core.documents import ANNOTATES, DocumentStatus, DocumentType
+from ..core.documents import ANNOTATES, STRUCTURAL_VALUES, DocumentStatus, DocumentType
 from ..core.errors import InvalidInput, VancetopeError
 from ..core.reading import READING_ORDER
 from ..core.tags import normalize_tags
@@ -329,8 +329,8 @@ def merge(lib: Library, keep_id: str, other_ids: Sequence[str], *, actor: str | 
         keep = records.document_row(session, keep_id)
         rows = [records.document_row(session, i) for i in others]
         for row in [keep, *rows]:
-            if row.type == DocumentType.FOLDER.value:
-                raise InvalidInput(f"{row.id} is a folder; only documents are merged")
+            if row.type in STRUCTURAL_VALUES:
+                raise InvalidInput(f"{row.id} is a {row.type}; only documents are merged")
             if row.status == DocumentStatus.DELETED.value:
                 raise InvalidInput(f"{row.id} ({row.title}) is in the trash")
             if row.scope_path != keep.scope_path:

@@ -15,11 +15,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
+from sqlalchemy import text
 from sqlmodel import Session, select
 
 from ..core.documents import DocumentInfo, DocumentStatus, DocumentType, SourceType
 from ..core.errors import InvalidInput, ScopeError
 from ..core.promotion import VisibilityChange
+from ..core.relations import RelationType
+from ..core.topics import TOPIC_STAYS
 from ..core.undo import UserAction
 from ..store import tables
 from ..store.db import read_session, write_session
@@ -126,6 +129,8 @@ def move_in_session(session: Session, document_id: str, target_path: str, *, act
         return []
     if top.status == DocumentStatus.DELETED.value:
         raise InvalidInput(f"{document_id} is in the trash: restore it before moving it")
+    if top.type == DocumentType.TOPIC.value:
+        raise InvalidInput(TOPIC_STAYS.format(id=document_id))
     upward = target_path in session_ancestry(session, source)
     action = "promote" if upward else "demote"
     left_folder = top.folder_id
@@ -145,6 +150,7 @@ def move_in_session(session: Session, document_id: str, target_path: str, *, act
                                      to_scope=target_path, reason=reason)
         records.withdraw_requests(session, row, actor, keep=request_id, moved_to=target_path,
                                   why=f"{action}d by hand to {target_path}")
+        _leave_topics(session, row, previous, actor, user_action)
         session.add(row)
     session.flush()
     # Its folder stays behind in the source scope; a result goes to its think process's folder.
@@ -164,6 +170,26 @@ def move_in_session(session: Session, document_id: str, target_path: str, *, act
     # In its new scope a document answers other [[links]] and its own links resolve from there.
     notelinks.relink_documents(session, [r for i in ids if (r := session.get(tables.DocumentRow, i)) is not None])
     return ids
+
+
+def _leave_topics(session: Session, row: tables.DocumentRow, left: str, actor: str,
+                  user_action: UserAction | None) -> None:
+    """An atom that moves scope leaves the topic tree of the scope it left (``services.topics``' note): its
+    ``in_topic`` edges to that scope's topics go, recorded as ``unrelate`` of a move by hand (so that undoing the
+    move puts them back) or as plain audit entries otherwise. The new scope's digest places it."""
+    edges = session.exec(text(
+        "SELECT r.target_id FROM relation r JOIN document t ON t.id = r.target_id "
+        "WHERE r.source_id = :s AND r.type = :k AND t.scope_path = :left"),
+        params={"s": row.id, "k": RelationType.IN_TOPIC.value, "left": left}).all()  # type: ignore[call-overload]
+    for (topic_id,) in edges:
+        session.exec(text("DELETE FROM relation WHERE source_id = :s AND target_id = :t AND type = :k"),
+                     params={"s": row.id, "t": topic_id, "k": RelationType.IN_TOPIC.value})  # type: ignore[call-overload]
+        change = {"edge": [row.id, topic_id, RelationType.IN_TOPIC.value]}
+        why = f"left the topic tree of {left}"
+        if user_action is not None:
+            audit.record_user_action(session, row, "unrelate", user_action, change, reason=why)
+        else:
+            audit.record(session, row, "unrelate", actor=actor, reason=why, payload=change)
 
 
 def _file_results(session: Session, folder: tables.DocumentRow, target_path: str) -> None:

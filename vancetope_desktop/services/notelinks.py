@@ -42,7 +42,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy import text
 from sqlmodel import Session
 
-from ..core.documents import DocumentStatus, DocumentType
+from ..core.documents import STRUCTURAL_VALUES, DocumentStatus, DocumentType
 from ..core.errors import InvalidInput
 from ..core.wikilinks import WikiLink, find_links, linkable, retarget_links, title_key
 from ..store import tables
@@ -111,10 +111,11 @@ def _resolve(session: Session, scope_path: str, links: Iterable[WikiLink]) -> li
         return []
     scopes = session_ancestry(session, scope_path)
     params: dict[str, object] = {"scopes": json.dumps(scopes), "deleted": DocumentStatus.DELETED.value,
-                                 "folder": DocumentType.FOLDER.value}
+                                 "structural": json.dumps(STRUCTURAL_VALUES)}
     # +d.scope_path: the titles are compared on every visible row, and one pass over the table is faster than
     # the (scope, …) index followed by a row lookup each (56 against 240 ms at 20,000 documents).
-    live = "+d.scope_path IN (SELECT value FROM json_each(:scopes)) AND d.status != :deleted AND d.type != :folder"
+    live = ("+d.scope_path IN (SELECT value FROM json_each(:scopes)) AND d.status != :deleted "
+            "AND d.type NOT IN (SELECT value FROM json_each(:structural))")
     keys = {link.key for link in links if not _ID.fullmatch(link.target)}
     ids = {link.target for link in links if _ID.fullmatch(link.target)}
     # SQLite's lower() folds ASCII only: titles with other letters are compared in Python.
@@ -218,7 +219,7 @@ def relink_documents(session: Session, rows: Iterable[tables.DocumentRow]) -> li
     Returns:
         The ids of the notes re-resolved, sorted.
     """
-    rows = [r for r in rows if r.type != DocumentType.FOLDER.value]
+    rows = [r for r in rows if r.type not in STRUCTURAL_VALUES]
     if not rows:
         return []
     keys = {title_key(r.title) for r in rows if r.title and r.title.strip()}

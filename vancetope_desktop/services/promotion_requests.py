@@ -13,6 +13,7 @@ from ..core.documents import TEXT_TYPES, DocumentStatus, DocumentType, SourceTyp
 from ..core.errors import InvalidInput, ScopeError
 from ..core.ids import new_id
 from ..core.promotion import RequestStatus
+from ..core.topics import TOPIC_STAYS
 from ..store import tables
 from ..store.tables import utcnow
 from . import audit, records, relations
@@ -32,6 +33,8 @@ def create_request(session: Session, row: tables.DocumentRow, target_path: str, 
     """
     if row.type == DocumentType.FOLDER.value:
         raise InvalidInput(f"{row.id} is a folder: request the promotion of the documents inside it")
+    if row.type == DocumentType.TOPIC.value:
+        raise InvalidInput(TOPIC_STAYS.format(id=row.id))
     if row.status == DocumentStatus.DELETED.value:
         raise InvalidInput(f"{row.id} is in the trash: restore it before asking for its promotion")
     if target_path == row.scope_path or target_path not in session_ancestry(session, row.scope_path):

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 
 from sqlmodel import Session
 
-from ..core.documents import DocumentStatus, DocumentType
+from ..core.documents import STRUCTURAL_VALUES, DocumentStatus
 from ..core.errors import InvalidInput, ScopeError
 from ..core.promotion import PromotionRule
 from ..core.scopes import ScopeKind, parse_kind
@@ -163,7 +163,7 @@ def on_tags_added(session: Session, document_id: str, added: Iterable[str]) -> N
     tagging must never fail because of a rule.
     """
     row = records.document_row(session, document_id)
-    if row.type == DocumentType.FOLDER.value or row.status == DocumentStatus.DELETED.value:
+    if row.type in STRUCTURAL_VALUES or row.status == DocumentStatus.DELETED.value:
         return
     rules = rules_in_session(session, row.scope_path)
     chain = session_ancestry(session, row.scope_path)

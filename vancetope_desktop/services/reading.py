@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from ..core.documents import DocumentInfo, DocumentType
+from ..core.documents import STRUCTURAL_VALUES, DocumentInfo, DocumentType
 from ..core.errors import InvalidInput
 from ..core.reading import READABLE_TYPES, READING_STATUS_KEY, ReadingStatus, reading_status_of
 from ..store.db import write_session
@@ -33,8 +33,8 @@ def set_reading_status(lib: Library, document_ids: Iterable[str], status: Readin
     with write_session(lib.engine) as session:
         rows = [records.document_row(session, i) for i in dict.fromkeys(document_ids)]
         for row in rows:
-            if row.type == DocumentType.FOLDER.value:
-                raise InvalidInput(f"{row.id} is a folder: only documents have a reading status")
+            if row.type in STRUCTURAL_VALUES:
+                raise InvalidInput(f"{row.id} is a {row.type}: only documents have a reading status")
         for row in rows:
             if row.meta.get(READING_STATUS_KEY) != status.value:
                 row.meta = {**row.meta, READING_STATUS_KEY: status.value}

@@ -25,7 +25,15 @@ from pydantic import BaseModel, Field
 from sqlalchemy import text
 from sqlmodel import Session, select
 
-from ..core.documents import EMBEDDED_ROLES, ChunkInfo, ChunkRole, DocumentInfo, DocumentStatus, DocumentType
+from ..core.documents import (
+    EMBEDDED_ROLES,
+    STRUCTURAL_TYPES,
+    ChunkInfo,
+    ChunkRole,
+    DocumentInfo,
+    DocumentStatus,
+    DocumentType,
+)
 from ..core.errors import VancetopeError
 from ..core.memories import MemoryType, parse_memory_types
 from ..core.relations import RelationType
@@ -156,7 +164,8 @@ def search(lib: Library, query: str, *, scope: str | None = None, tag_filter: Ta
             must hold (``"skimmed milk powder"``); the rest is matched by meaning and by words.
         scope: the acting scope (default: the current one).
         tag_filter: documents must match it (e.g. ``all_of(["efficiency", "benchmark"])``: both tags).
-        types: restrict to these document types; folders are never returned.
+        types: restrict to these document types; folders and topics (``STRUCTURAL_TYPES``) are never
+            returned (topics are searched by ``services.topic_search``).
         statuses: by default only active documents (archived, stale and deleted are left out).
         scopes: restrict to these of the visible scopes (others are ignored, never added).
         limit: the most documents returned; fewer when fewer are relevant (see :func:`relevant`).
@@ -182,7 +191,7 @@ def search(lib: Library, query: str, *, scope: str | None = None, tag_filter: Ta
         where = SqlFilter().and_scopes([v.path for v in visible if not v.results_only],
                                        [v.path for v in visible if v.results_only])
         where.and_in("status", [s.value for s in statuses])
-        where.and_in("type", [t.value for t in (types or DocumentType) if t != DocumentType.FOLDER])
+        where.and_in("type", [t.value for t in (types or DocumentType) if t not in STRUCTURAL_TYPES])
         where.and_tags(tag_filter)
         if memory_types:
             where.and_in("memory_type", [t.value for t in parse_memory_types(memory_types)])

@@ -32,7 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import text
 from sqlmodel import Session, select
 
-from ..core.documents import DocumentInfo, DocumentStatus, DocumentType
+from ..core.documents import STRUCTURAL_VALUES, DocumentInfo, DocumentStatus, DocumentType
 from ..core.errors import AccessDenied, InvalidInput, ScopeNotVisible
 from ..core.scopes import ScopeKind, ScopePath
 from ..store import tables
@@ -67,8 +67,8 @@ def share_document(lib: Library, doc_id: str, with_scope: str) -> Sharing:
     chain = ancestry(lib, target)
     with write_session(lib.engine) as session:
         row = records.document_row(session, doc_id)
-        if row.type == DocumentType.FOLDER.value:
-            raise InvalidInput(f"{doc_id} is a folder: share the documents inside it one by one")
+        if row.type in STRUCTURAL_VALUES:
+            raise InvalidInput(f"{doc_id} is a {row.type}: share the documents inside it one by one")
         if row.status == DocumentStatus.DELETED.value:
             raise InvalidInput(f"{doc_id} is in the trash: restore it before sharing it")
         if row.scope_path in chain:

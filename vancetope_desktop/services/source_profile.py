@@ -32,7 +32,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy import text as sql
 from sqlmodel import Session, func, select
 
-from ..core.documents import ChunkRole, DocumentStatus, DocumentType
+from ..core.documents import STRUCTURAL_TYPES, ChunkRole, DocumentStatus, DocumentType
 from ..core.errors import NotFound
 from ..core.profiles import (
     PROFILE_KEY,
@@ -255,7 +255,7 @@ def visible_tags(lib: Library, scope: str) -> list[str]:
         rows = session.exec(
             select(tag.tag).join(doc, doc.id == tag.document_id)  # type: ignore[arg-type]
             .where(doc.scope_path.in_(seen), doc.status == DocumentStatus.ACTIVE.value,  # type: ignore[attr-defined]
-                   doc.type != DocumentType.FOLDER.value)
+                   doc.type.not_in([t.value for t in STRUCTURAL_TYPES]))  # type: ignore[attr-defined]
             .group_by(tag.tag).order_by(func.count().desc(), tag.tag)).all()
     return list(rows)
 

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict
 from sqlalchemy import text
 from sqlmodel import Session, select
 
-from ..core.documents import DocumentStatus, DocumentType
+from ..core.documents import STRUCTURAL_TYPES, DocumentStatus, DocumentType
 from ..core.errors import InvalidInput
 from ..core.tags import AnyOf, TagIs, normalize_tag, normalize_tags, tag_matches
 from ..core.undo import UserAction
@@ -33,7 +33,7 @@ COLORS_KEY = "tag_colors"
 """The ``meta`` key holding ``{tag: "#rrggbb"}`` as JSON."""
 
 _COLOR = re.compile(r"#[0-9a-fA-F]{6}")
-_CONTENT_TYPES = [t.value for t in DocumentType if t is not DocumentType.FOLDER]
+_CONTENT_TYPES = [t.value for t in DocumentType if t not in STRUCTURAL_TYPES]
 
 
 class TagCount(BaseModel):

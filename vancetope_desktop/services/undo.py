@@ -1,6 +1,7 @@
 """Undo and redo of a person's own actions: trash, folder moves, scope moves by hand, tags, renames, edits,
-memory types, and a daily digest's run (``services.digest``: its writeup, the atoms its ``updates`` archived,
-its edges).
+memory types, a daily digest's run (``services.digest``: its writeup, the atoms its ``updates`` archived,
+its edges), and the topic tree's changes (``services.topics``: topics made, revised, retired; atoms put in and
+taken out of topics, ``relate`` / ``unrelate``).
 
 The services record each such action in the audit trail, one entry per document it changed, all under
 the action's group id (``audit.record_user_action``, given a ``core.undo.UserAction`` by the app or the
@@ -182,6 +183,8 @@ def _invert(lib: Library, step: UndoStep, actor: str, direction: str) -> UndoSte
                 _invert_supersede(session, step, direction, row, entry, actor)
             elif entry.action == "relate":
                 _invert_relate(session, step, direction, entry, actor)
+            elif entry.action == "unrelate":
+                _invert_unrelate(session, step, direction, entry, actor)
             audit.record_user_action(session, row, direction, marker, change, reason=step.label)
         records.bump_change_counter(session)
     return step.model_copy(update={"document_ids": list(dict.fromkeys(e.document_id for e in entries))})
@@ -349,6 +352,12 @@ def _invert_relate(session: Session, step: UndoStep, direction: str, entry: tabl
         raise UndoRefused(f"cannot redo {step.label}: {target} was deleted for good since")
     else:
         relations.session_add_edge(session, source, target, kind, actor)
+
+
+def _invert_unrelate(session: Session, step: UndoStep, direction: str, entry: tables.AuditRow, actor: str) -> None:
+    """An edge the action removed (an atom taken out of a topic, ``services.topics``): undone it comes back,
+    redone it goes again. The inverse of :func:`_invert_relate`."""
+    _invert_relate(session, step, "redo" if direction == "undo" else "undo", entry, actor)
 
 
 def _row(session: Session, step: UndoStep, direction: str, entry: tables.AuditRow) -> tables.DocumentRow:

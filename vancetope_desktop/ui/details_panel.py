@@ -89,7 +89,7 @@ _TYPE_NAMES = {
     DocumentType.NOTE: "Note", DocumentType.FILE: "File", DocumentType.RESULT: "Result",
     DocumentType.FACT: "Fact", DocumentType.EVENT: "Event", DocumentType.PLAN: "Plan",
     DocumentType.REFERENCE: "Reference", DocumentType.STRUCTURED: "Structured data",
-    DocumentType.FOLDER: "Folder", DocumentType.ANNOTATION: "Annotation",
+    DocumentType.FOLDER: "Folder", DocumentType.ANNOTATION: "Annotation", DocumentType.TOPIC: "Topic",
 }
 _STATE_TEXT = {
     IndexState.PENDING: "Waiting to be indexed",

@@ -70,7 +70,7 @@ FADED = 0.35
 SHAPES = {DocumentType.NOTE: "circle", DocumentType.FILE: "square", DocumentType.REFERENCE: "triangle",
           DocumentType.RESULT: "diamond", DocumentType.FACT: "hexagon", DocumentType.EVENT: "octagon",
           DocumentType.PLAN: "heptagon", DocumentType.STRUCTURED: "pentagon",
-          DocumentType.ANNOTATION: "triangle_down", DocumentType.FOLDER: "square"}
+          DocumentType.ANNOTATION: "triangle_down", DocumentType.FOLDER: "square", DocumentType.TOPIC: "star"}
 """The marker of each document type."""
 MEMORY_COLOURS = {MemoryType.FEEDBACK: "#e07a2f", MemoryType.PROJECT: "#3a78d4", MemoryType.REFERENCE: "#239187",
                   MemoryType.USER: "#8a63c9", MemoryType.EPISODE: "#cf3f5a", None: "#8f969e"}

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.documents import DocumentType
+from ..core.documents import STRUCTURAL_TYPES, DocumentType
 from ..core.memories import MemoryType
 from ..core.scope_info import VisibleScope
 from ..core.tags import normalize_tag
@@ -94,7 +94,7 @@ class SearchPane(QWidget):
         self.type_combo = QComboBox()
         self.type_combo.addItem("All types", None)
         for doc_type in DocumentType:
-            if doc_type is not DocumentType.FOLDER:
+            if doc_type not in STRUCTURAL_TYPES:
                 self.type_combo.addItem(doc_type.value.capitalize(), doc_type)
         # What a memory is for (issue 12), beside the document type: the picker's items carry the seed's hints.
         self.memory_type_combo = MemoryTypePicker("All memory types", "Every document, memory or not", episodes=True)
