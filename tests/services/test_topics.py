@@ -303,3 +303,19 @@ def test_a_promoted_atom_leaves_its_tree_and_an_undone_move_puts_it_back(tree):
     with pytest.raises(InvalidInput, match="topic"):
         moves.move_documents(lib, [root.id], P, "up")
     assert stored_counts(lib.paths.root) == counts
+
+
+def test_split_without_groups_cuts_by_meaning_and_names_each_part(library):
+    texts = ("Grey herons nest in tall alder trees.", "Heron chicks leave the nest after seven weeks.",
+             "The quarterly budget report is due in March.", "Budget figures for the report come from finance.")
+    ids = [atoms.store_atom(library, atoms.draft_atom("fact", t), scope=P).id for t in texts]
+    with write_session(library.engine) as session:
+        root = topics.session_create_topic(session, None, scope_path=P, label="P", parent_id=None)
+        for atom_id in ids:
+            topics.session_add_member(session, atom_id, root.id, None)
+    made = topics.split_topic(library, root.id, user_action=_action("Split by meaning"))
+    assert {frozenset(a.id for a in topics.topic_atoms(library, t.id)) for t in made} == \
+        {frozenset(ids[:2]), frozenset(ids[2:])}
+    assert all(t.label and t.surface and t.pinned == ["label", "parent"] for t in made)
+    with pytest.raises(topics.InvalidTopic, match="too few to split"):
+        topics.split_topic(library, made[0].id, parts=3)

@@ -60,6 +60,9 @@ from ..core.ids import new_document_id
 from ..core.relations import RelationType
 from ..core.topics import PINNABLE, TOPIC_KEY, Topic, TopicTree, decode_vector, encode_vector, topic_fields
 from ..core.undo import UserAction
+from ..generation.keywords import keywords
+from ..generation.sentences import BlockKind, Sentence
+from ..index.topic_clusters import split_members
 from ..store import tables
 from ..store.blobs import hash_text
 from ..store.db import read_session, write_session
@@ -76,6 +79,9 @@ LIVE = (DocumentStatus.ACTIVE.value, DocumentStatus.STALE.value)
 ATOM_TYPES = tuple(t.value for t in AtomType)
 ORIGINS = ("cold", "attach", "split", "merge", "person")
 """How a topic was made (``core.topics``: ``origin``)."""
+SURFACE_WORDS = 5
+"""Keywords kept as the surface of a topic a split makes (the best first is its label): a handful routes a query
+without drowning the label's own words (the digest revises the surface later unless a person pinned it)."""
 MAX_LABEL = 80
 """The longest label kept, in characters: a document title's limit (``services.documents``)."""
 
@@ -693,23 +699,46 @@ def merge_topics(lib: Library, keep_id: str, other_ids: Sequence[str], *, acting
     return _shown(lib, keep.scope_path, keep.id)
 
 
-def split_topic(lib: Library, topic_id: str, groups: Sequence[Sequence[str]], *,
+def split_topic(lib: Library, topic_id: str, groups: Sequence[Sequence[str]] | None = None, *, parts: int = 2,
                 labels: Sequence[str] | None = None, acting_scope: str | None = None,
                 user_action: UserAction | None = None) -> list[Topic]:
     """Split a topic: each group of its atoms becomes a new child topic (label and parent pinned, the atoms
     pinned there), the atoms leaving the split topic. Atoms in no group stay where they are.
 
     Args:
-        groups: two or more disjoint lists of atom ids, each atom one of the topic's own.
-        labels: one label per group (default: the split topic's label and the group's number).
+        groups: two or more disjoint lists of atom ids, each atom one of the topic's own. None: all its own atoms
+            cut in ``parts`` groups of like meaning (``index.topic_clusters.split_members`` over their vectors,
+            embedded here by the library's model: a topic's atoms are short and a few hundred at most).
+        labels: one label per group (default: each group's best keyword, ``generation.keywords``, else the
+            split topic's label and the group's number); each group's surface is its :data:`SURFACE_WORDS` best
+            keywords.
 
     Returns:
         The new topics, in the groups' order.
 
     Raises:
         DocumentNotFound. InvalidTopic: fewer than two groups, an empty group, an atom in two groups or not in
-        the topic, as many labels as groups missing. AccessDenied / ScopeNotVisible.
+        the topic, as many labels as groups missing. InvalidInput: fewer atoms than ``parts``. AccessDenied /
+        ScopeNotVisible.
     """
+    with read_session(lib.engine) as session:
+        row = _topic_row(session, topic_id)
+        own_ids = members(session, [row.id]).get(row.id, [])
+        texts = {r.id: r.content or r.title for r in records.document_rows(session, own_ids)}
+    if groups is None:
+        if len(own_ids) < parts:
+            raise InvalidTopic(f"“{row.title}” holds {len(own_ids)} atom{'s' if len(own_ids) != 1 else ''} of its "
+                               f"own: too few to split in {parts}")
+        vectors = lib.embedder().encode_documents([texts[i] for i in own_ids])
+        groups = [[own_ids[int(i)] for i in part] for part in split_members(vectors, parts)]
+    if labels is None:
+        found = [keywords([Sentence(0, len(texts.get(a, "")), texts.get(a, ""), BlockKind.PROSE) for a in g],
+                          SURFACE_WORDS) for g in groups]
+        named = [words[0] if words else "" for words in found]
+        labels = [n if n and named.count(n) == 1 else f"{row.title} {k}" for k, n in enumerate(named, start=1)]
+        surfaces: list[list[str]] = found
+    else:
+        surfaces = [[] for _ in groups]
     with write_session(lib.engine) as session:
         row = _writable(lib, session, topic_id, acting_scope)
         own = set(members(session, [row.id]).get(row.id, []))
@@ -722,13 +751,13 @@ def split_topic(lib: Library, topic_id: str, groups: Sequence[Sequence[str]], *,
         stray = next((a for a in flat if a not in own), None)
         if stray is not None:
             raise InvalidTopic(f"{stray} is not an atom of “{row.title}”: a split divides the topic's own atoms")
-        names = list(labels) if labels is not None else [f"{row.title} {n}" for n in range(1, len(wanted) + 1)]
+        names = list(labels)
         if len(names) != len(wanted):
             raise InvalidTopic(f"{len(names)} labels for {len(wanted)} groups: give one label per group")
         made = []
-        for name, group in zip(names, wanted, strict=True):
+        for name, group, surface in zip(names, wanted, surfaces, strict=True):
             child = session_create_topic(session, user_action, scope_path=row.scope_path, label=name,
-                                         parent_id=row.id, surface=topic_fields(row.meta).get("surface") or [],
+                                         parent_id=row.id, surface=surface or [_label(name)],
                                          origin="person", pinned=("label", "parent"), pinned_atoms=group,
                                          reason=f"split from “{row.title}”")
             for atom_id in group:
