@@ -662,6 +662,7 @@ from . import (  # noqa: E402, F401
     relation_commands,
     search_commands,
     tag_commands,
+    topic_commands,
     undo_commands,
 )
 

@@ -170,6 +170,18 @@ def session_tree(session: Session, scope_path: str, *, counts: bool = True) -> T
                      built_at=_moment(fields.get("built_at")))
 
 
+def get_topic(lib: Library, topic_id: str, *, acting_scope: str | None = None) -> Topic:
+    """One live topic as its tree shows it (path, counts, children).
+
+    Raises:
+        DocumentNotFound: no such topic (not a topic, or deleted). ScopeNotVisible: ``acting_scope`` may not read it.
+    """
+    with read_session(lib.engine) as session:
+        row = _topic_row(session, topic_id)
+        _check_read(lib, session, row, acting_scope)
+    return _shown(lib, row.scope_path, row.id)
+
+
 def visible_trees(lib: Library, scope: str | None = None, *, counts: bool = False) -> list[VisibleTree]:
     """The trees ``scope`` searches: its own and its ancestors' (and the agent's that runs it), nearest first,
     each with its distance and search weight; scopes without a tree are left out. A sibling think process's
