@@ -3,33 +3,17 @@ undone by `vancetope undo`, and bad input one line with its exit code."""
 
 import json
 
-from vancetope_desktop.services import atoms, topics
-from vancetope_desktop.services.library import DEFAULT_PROJECT, Library
-from vancetope_desktop.store.db import write_session
+from tests.topic_trees import small_tree
+from vancetope_desktop.services.library import Library
 
 
 def _tree(root):
-    """A tree of the default project: Herons (two atoms) › Nesting (one), Alders (one); returns name → id."""
+    """:func:`tests.topic_trees.small_tree` in the CLI's library (its root folder)."""
     lib = Library.open(root)
     try:
-        ids = {f"a{n}": atoms.store_atom(lib, atoms.draft_atom("fact", text), scope=DEFAULT_PROJECT).id
-               for n, text in enumerate(("Grey herons nest in alder carr.", "Heron chicks fledge late.",
-                                         "Alder carr floods in winter.", "Heron nests are built of sticks."))}
-        with write_session(lib.engine) as session:
-            top = topics.session_create_topic(session, None, scope_path=DEFAULT_PROJECT, label="Default project",
-                                              parent_id=None)
-            herons = topics.session_create_topic(session, None, scope_path=DEFAULT_PROJECT, label="Herons",
-                                                 parent_id=top.id)
-            alders = topics.session_create_topic(session, None, scope_path=DEFAULT_PROJECT, label="Alders",
-                                                 parent_id=top.id)
-            nesting = topics.session_create_topic(session, None, scope_path=DEFAULT_PROJECT, label="Nesting",
-                                                  parent_id=herons.id)
-            for atom, topic in (("a0", herons), ("a1", herons), ("a2", alders), ("a3", nesting)):
-                topics.session_add_member(session, ids[atom], topic.id, None)
-            ids.update(root=top.id, herons=herons.id, alders=alders.id, nesting=nesting.id)
+        return small_tree(lib)
     finally:
         lib.close()
-    return ids
 
 
 def test_topics_show_edit_and_undo(cli, tmp_path):
@@ -37,7 +21,7 @@ def test_topics_show_edit_and_undo(cli, tmp_path):
     ids = _tree(tmp_path / "lib")
     shown = cli("topics", "show").stdout
     lines = [line for line in shown.splitlines() if line.strip()]
-    assert "4 atoms in topics, 0 not placed" in lines[0]
+    assert "4 atoms in topics, 1 not placed" in lines[0]
     assert [line[:len(line) - len(line.lstrip())] + line.split()[0] for line in lines[1:]] == [
         "Alders", "Herons", "  Nesting"]
     assert "2/3" in lines[2]
@@ -47,7 +31,7 @@ def test_topics_show_edit_and_undo(cli, tmp_path):
                                                                                           "Nesting"]
     listed = json.loads(cli("topics", "atoms", ids["herons"], "--recursive", "--json").stdout)
     assert [a["id"] for a in listed["atoms"]] == [ids["a0"], ids["a1"], ids["a3"]]
-    assert "Heron chicks fledge late." in cli("topics", "atoms", ids["herons"]).stdout
+    assert "[fact] Heron chicks fledge after seven weeks." in cli("topics", "atoms", ids["herons"]).stdout
 
     renamed = json.loads(cli("topics", "rename", ids["herons"], "Grey herons", "--json").stdout)
     assert renamed["label"] == "Grey herons" and renamed["pinned"] == ["label"]
@@ -65,7 +49,7 @@ def test_topics_show_edit_and_undo(cli, tmp_path):
         cli("undo")
     tree = json.loads(cli("topics", "show", "--json").stdout)
     assert [(t["label"], t["own_atoms"]) for t in tree["topics"]] == [
-        ("Default project", 0), ("Alders", 1), ("Herons", 2), ("Nesting", 1)]
+        ("Default project", 0), ("Alders", 2), ("Herons", 2), ("Nesting", 1)]
 
 
 def test_bad_topic_edits_are_one_line_with_their_exit_code(cli, tmp_path):

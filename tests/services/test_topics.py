@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from tests.conftest import stored_counts
+from tests.topic_trees import FACTS, small_tree
 from vancetope_desktop.core.documents import DocumentStatus, DocumentType, IndexState
 from vancetope_desktop.core.errors import AccessDenied, DocumentNotFound, InvalidInput
 from vancetope_desktop.core.topics import TOPIC_KEY, decode_vector
@@ -15,30 +16,14 @@ from vancetope_desktop.services.library import DEFAULT_PROJECT
 from vancetope_desktop.store.db import read_session, write_session
 
 P = DEFAULT_PROJECT
-FACTS = ("Grey herons nest in alder carr.", "Heron chicks fledge after seven weeks.",
-         "Alder carr floods every winter.", "Heron nests are built of sticks.", "The survey report is due soon.")
-
-
 def _action(label="Build the tree"):
     return UserAction(label=label, actor="user:tester")
 
 
 @pytest.fixture
 def tree(library):
-    """A small tree of :data:`P` made with the session helpers: root → Herons (a0, a1) → Nesting (a3); root →
-    Alders (a2); a4 in no topic. Returns (library, ids: name → id)."""
-    ids = {f"a{n}": atoms.store_atom(library, atoms.draft_atom("fact", text), scope=P).id
-           for n, text in enumerate(FACTS)}
-    with write_session(library.engine) as session:
-        root = topics.session_create_topic(session, None, scope_path=P, label="Default project", parent_id=None)
-        herons = topics.session_create_topic(session, None, scope_path=P, label="Herons", parent_id=root.id,
-                                             surface=["heron", "nest"], centroid=np.ones(4, dtype=np.float32) / 2)
-        alders = topics.session_create_topic(session, None, scope_path=P, label="Alders", parent_id=root.id)
-        nesting = topics.session_create_topic(session, None, scope_path=P, label="Nesting", parent_id=herons.id)
-        for atom, topic in (("a0", herons), ("a1", herons), ("a2", alders), ("a3", nesting), ("a0", alders)):
-            topics.session_add_member(session, ids[atom], topic.id, None)
-        ids.update(root=root.id, herons=herons.id, alders=alders.id, nesting=nesting.id)
-    return library, ids
+    """(library, ids) of :func:`tests.topic_trees.small_tree` in :data:`P`."""
+    return library, small_tree(library, P)
 
 
 def _pins(lib, topic_id):

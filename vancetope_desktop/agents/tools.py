@@ -73,6 +73,7 @@ from ..services import (
     review,
     sharing,
     source_profile,
+    topics,
 )
 from ..services import session_start as start
 from ..services.atom_extraction import ExtractionReport, FilesSetting, SourceOutcome
@@ -136,6 +137,7 @@ from .relation_models import (
     RestoreInput,
 )
 from .tool_input import ToolInput
+from .topic_models import TopicsBrowse, TopicsBrowseInput, TopicsEdit, TopicsEditInput
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -271,6 +273,14 @@ TOOLS: tuple[ToolSpec, ...] = (
              "material came. The person reviews and can undo the whole run.", DigestRunInput, DigestRun),
     ToolSpec("digest_show", "A day's digest of your scope (or one you can see): the writeup and its change set "
              "(kept, added, modified, deleted, each with why).", DigestShowInput, DigestRun),
+    ToolSpec("topics_browse", "Browse a topic tree: the map of a scope's atoms by topic (each topic with its label, "
+             "keywords, path, own and subtree atom counts, and what a person pinned), or with topic_id one topic's "
+             "atoms and the sources they were read from. Trees are kept by the daily digest; visible_trees names the "
+             "scopes you see that have one.", TopicsBrowseInput, TopicsBrowse),
+    ToolSpec("topics_edit", "Change the topic tree of your own scope by hand: rename, move (under another topic), "
+             "merge, split (explicit groups of atom ids, or by meaning), move_atom, create or delete a topic. Each "
+             "edit is pinned: the digest keeps it. The root (named after the scope) is never renamed, moved or "
+             "deleted; a topic moves within its own tree.", TopicsEditInput, TopicsEdit),
     ToolSpec("memory_profile", "Write the summary, keywords and suggested topics (the profile) of your own sources "
              "(files, notes, results, references with an abstract, data; not atoms, annotations or digests): those "
              "named by doc_ids, or with missing=true those without one or whose text changed since. Imports and "
@@ -601,6 +611,68 @@ class MemoryTools:
         """
         args = parse_arguments(DigestShowInput, day=day, scope=scope)
         return digest.show_digest(self.lib, self._read_scope(args.scope) if args.scope else self.scope, args.day)
+
+    def topics_browse(self, topic_id: str | None = None, scope: str | None = None, depth: int | None = None,
+                      recursive: bool = False) -> TopicsBrowse:
+        """A tree the acting scope sees (``scope``: its own by default), cut at ``depth``, or the topic ``topic_id``
+        with its atoms (``recursive``: its subtree's) and their sources (``services.topics``).
+
+        Raises:
+            DocumentNotFound: no such topic. ScopeNotVisible / ScopeNotFound: ``scope``, or a topic it cannot read.
+        """
+        args = parse_arguments(TopicsBrowseInput, topic_id=topic_id, scope=scope, depth=depth, recursive=recursive)
+        visible = [v.scope for v in topics.visible_trees(self.lib, self.scope)]
+        if args.topic_id:
+            found = topics.get_topic(self.lib, args.topic_id, acting_scope=self.scope)
+            return TopicsBrowse(scope=found.scope, visible_trees=visible, topic=found,
+                                atoms=topics.topic_atoms(self.lib, found.id, recursive=args.recursive,
+                                                         acting_scope=self.scope),
+                                sources=topics.topic_sources(self.lib, found.id, recursive=args.recursive,
+                                                             acting_scope=self.scope))
+        target = self._read_scope(args.scope) if args.scope else self.scope
+        tree = topics.get_tree(self.lib, target)
+        if args.depth is not None:
+            tree = tree.model_copy(update={"topics": [t for t in tree.topics if t.depth <= args.depth]})
+        return TopicsBrowse(scope=target, tree=tree, visible_trees=visible)
+
+    def topics_edit(self, action: str, topic_id: str | None = None, label: str | None = None,
+                    parent_id: str | None = None, other_ids: Sequence[str] = (),
+                    groups: Sequence[Sequence[str]] | None = None, labels: Sequence[str] | None = None, parts: int = 2,
+                    atom_id: str | None = None, from_topic_id: str | None = None) -> TopicsEdit:
+        """One hand edit of a tree the acting scope writes (``services.topics``: pinned, one transaction). Not
+        recorded for undo: a tool call never is (``services.undo``).
+
+        Raises:
+            InvalidInput: an argument the action needs is missing. DocumentNotFound, InvalidTopic: as the services
+            say. AccessDenied / ScopeNotVisible: a tree of a scope the acting scope does not write.
+        """
+        args = parse_arguments(TopicsEditInput, action=action, topic_id=topic_id, label=label, parent_id=parent_id,
+                               other_ids=list(other_ids), groups=groups, labels=labels, parts=parts, atom_id=atom_id,
+                               from_topic_id=from_topic_id)
+
+        def need(name: str) -> Any:
+            value = getattr(args, name)
+            if not value:
+                raise InvalidInput(f"topics_edit {args.action} needs {name}")
+            return value
+
+        acting = {"acting_scope": self.scope}
+        if args.action == "rename":
+            done = [topics.rename_topic(self.lib, need("topic_id"), need("label"), **acting)]
+        elif args.action == "move":
+            done = [topics.move_topic(self.lib, need("topic_id"), need("parent_id"), **acting)]
+        elif args.action == "merge":
+            done = [topics.merge_topics(self.lib, need("topic_id"), need("other_ids"), **acting)]
+        elif args.action == "split":
+            done = topics.split_topic(self.lib, need("topic_id"), args.groups, parts=args.parts, labels=args.labels,
+                                      **acting)
+        elif args.action == "move_atom":
+            done = [topics.move_atom(self.lib, need("atom_id"), need("topic_id"), args.from_topic_id, **acting)]
+        elif args.action == "create":
+            done = [topics.create_topic(self.lib, need("label"), need("parent_id"), **acting)]
+        else:
+            done = [topics.delete_topic(self.lib, need("topic_id"), **acting)]
+        return TopicsEdit(action=args.action, topics=done)
 
     def memory_profile(self, doc_ids: Sequence[str] = (), missing: bool = False, limit: int = 20) -> ProfileResult:
         """Make the profiles of the acting scope's sources ``doc_ids`` (again), or with ``missing`` of up to

@@ -186,4 +186,5 @@ def _done(verb: str, topic: Topic) -> None:
 
 def _atom(atom: Atom) -> None:
     source = f" · from {escape(atom.source_title)}" if atom.source_title else ""
-    out.print(f"  [{atom.type.value}] {escape(atom.text)}  [dim]{atom.id}{source}[/dim]")
+    kind = escape(f"[{atom.type.value}]")
+    out.print(f"  {kind} {escape(atom.text)}  [dim]{atom.id}{source}[/dim]")

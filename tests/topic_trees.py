@@ -1,0 +1,35 @@
+"""A small topic tree made by hand with ``services.topics``' session helpers (what the digest writes), for the tests
+of the topic services, the CLI, the agent tools and the app before any digest builds one."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vancetope_desktop.services import atoms, topics
+from vancetope_desktop.services.library import DEFAULT_PROJECT, Library
+from vancetope_desktop.store.db import write_session
+
+FACTS = ("Grey herons nest in alder carr.", "Heron chicks fledge after seven weeks.",
+         "Alder carr floods every winter.", "Heron nests are built of sticks.", "The survey report is due soon.")
+"""The atoms a0…a4 of :func:`small_tree`."""
+
+
+def small_tree(lib: Library, scope: str = DEFAULT_PROJECT) -> dict[str, str]:
+    """Store :data:`FACTS` as atoms a0…a4 of ``scope`` and a tree over them: root → Herons (a0, a1; surface heron,
+    nest; a centroid) → Nesting (a3); root → Alders (a2, a0). a4 is in no topic. Nothing is recorded for undo.
+
+    Returns:
+        name → id: ``a0``…``a4``, ``root``, ``herons``, ``alders``, ``nesting``.
+    """
+    ids = {f"a{n}": atoms.store_atom(lib, atoms.draft_atom("fact", text), scope=scope).id
+           for n, text in enumerate(FACTS)}
+    with write_session(lib.engine) as session:
+        root = topics.session_create_topic(session, None, scope_path=scope, label="Default project", parent_id=None)
+        herons = topics.session_create_topic(session, None, scope_path=scope, label="Herons", parent_id=root.id,
+                                             surface=["heron", "nest"], centroid=np.ones(4, dtype=np.float32) / 2)
+        alders = topics.session_create_topic(session, None, scope_path=scope, label="Alders", parent_id=root.id)
+        nesting = topics.session_create_topic(session, None, scope_path=scope, label="Nesting", parent_id=herons.id)
+        for atom, topic in (("a0", herons), ("a1", herons), ("a2", alders), ("a3", nesting), ("a0", alders)):
+            topics.session_add_member(session, ids[atom], topic.id, None)
+        ids.update(root=root.id, herons=herons.id, alders=alders.id, nesting=nesting.id)
+    return ids
