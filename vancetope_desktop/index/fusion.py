@@ -67,7 +67,9 @@ from __future__ import annotations
 import statistics
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, overload
+
+import numpy as np
 
 from ..core.documents import ChunkRole
 from ..core.settings import Settings
@@ -156,10 +158,22 @@ class FusedDocument:
     chunks: list[str] = field(default_factory=list)
 
 
-def meaning_score(cosine: float, floor: float = _DEFAULTS.meaning_floor,
-                  ceiling: float = _DEFAULTS.meaning_ceiling) -> float:
-    """A cosine similarity on the meaning scale: 0 at ``floor`` and below, 1 at ``ceiling`` and above."""
-    return min(max((cosine - floor) / (ceiling - floor), 0.0), 1.0)
+@overload
+def meaning_score(cosine: float, floor: float = ..., ceiling: float = ...) -> float: ...
+
+
+@overload
+def meaning_score(cosine: np.ndarray, floor: float = ..., ceiling: float = ...) -> np.ndarray: ...
+
+
+def meaning_score(cosine: float | np.ndarray, floor: float = _DEFAULTS.meaning_floor,
+                  ceiling: float = _DEFAULTS.meaning_ceiling) -> float | np.ndarray:
+    """A cosine similarity on the meaning scale: 0 at ``floor`` and below, 1 at ``ceiling`` and above; an array
+    of them gives an array (``index/topic_beam`` scores a batch of centroids at once)."""
+    scaled = (cosine - floor) / (ceiling - floor)
+    if isinstance(scaled, np.ndarray):
+        return np.clip(scaled, 0.0, 1.0)
+    return min(max(scaled, 0.0), 1.0)
 
 
 def fuse(dense: Iterable[RankedChunk], lexical: Iterable[RankedChunk], scope_weights: Mapping[str, float],

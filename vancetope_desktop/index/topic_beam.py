@@ -48,7 +48,7 @@ import bisect
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -188,15 +188,14 @@ class _Query:
     """A query read against one index: its units (query words/phrases), the tokens each matches, their idf."""
 
     labels: tuple[str, ...]  # each unit as the query wrote it
-    token_units: dict[str, tuple[int, ...]]  # indexed token → the single-token units it matches
+    tokens: tuple[tuple[dict[int, int], tuple[int, ...]], ...]  # per indexed token matched: its postings, its units
     phrases: tuple[tuple[int, tuple[str, ...]], ...]  # (unit, its folded tokens in order)
     idf: tuple[float, ...]
     ceiling: float  # Σ idf × (k1 + 1): the keyword score's 1
     active: bool  # some unit occurs in some surface: the keyword side can judge topics
 
 
-@dataclass(frozen=True)
-class _Path:
+class _Path(NamedTuple):
     nodes: tuple[int, ...]
     score: float
     words: int  # bit u set: unit u matched a surface on the path
@@ -285,25 +284,21 @@ class TopicIndex:
 
     def _read_surfaces(self, nodes: list[TopicNode]) -> None:
         """Tokens per topic (counts, and per surface term in order for phrases), postings, length norms."""
-        self._counts: list[dict[str, int]] = []
         self._sequences: list[tuple[tuple[str, ...], ...]] = []
-        postings: dict[str, list[int]] = {}
+        self._postings: dict[str, dict[int, int]] = {}  # token → {topic: occurrences in its surface}
+        lengths = np.zeros(len(nodes), dtype=np.float64)
         for i, node in enumerate(nodes):
             if isinstance(node.surface, str) or not all(isinstance(term, str) for term in node.surface):
                 raise InvalidInput(f"topic {node.id!r}: its surface must be a list of terms (strings)")
             # Each term apart, so a phrase does not run from one keyword into the next.
             sequences = tuple(tuple(token for token, _, _ in text_tokens(unicodedata.normalize("NFC", term)))
                               for term in node.surface)
-            counts: dict[str, int] = {}
             for token in (token for sequence in sequences for token in sequence):
-                counts[token] = counts.get(token, 0) + 1
-            for token in counts:
-                postings.setdefault(token, []).append(i)
-            self._counts.append(counts)
+                held = self._postings.setdefault(token, {})
+                held[i] = held.get(i, 0) + 1
+                lengths[i] += 1
             self._sequences.append(sequences)
-        self._postings = {token: frozenset(held) for token, held in postings.items()}
-        self._vocabulary = sorted(postings)
-        lengths = np.array([sum(counts.values()) for counts in self._counts], dtype=np.float64)
+        self._vocabulary = sorted(self._postings)
         average = max(float(lengths.mean()), 1.0) if len(lengths) else 1.0
         # BM25's denominator part that depends on the topic only: k1 · (1 - b + b · length / average).
         self._length_norm = (BM25_K1 * (1 - BM25_B + BM25_B * lengths / average)).tolist()
@@ -335,7 +330,7 @@ class TopicIndex:
     def _read_query(self, parsed: ParsedQuery, stemming: bool) -> _Query:
         """``parsed`` matched against this tree's vocabulary the way ``lexical.QueryMatcher`` matches a text."""
         labels: list[str] = []
-        token_units: dict[str, list[int]] = {}
+        token_units: dict[str, list[int]] = {}  # indexed token → the single-token units it matches
         phrases: list[tuple[int, tuple[str, ...]]] = []
         held: dict[int, int] = {}  # unit → topics holding it
         for word, free in [*((w, True) for w in parsed.words), *((w, False) for w in parsed.exact)]:
@@ -350,20 +345,19 @@ class TopicIndex:
             for token in tokens:
                 if token in self._postings:
                     token_units.setdefault(token, []).append(unit)
-                    topics |= self._postings[token]
+                    topics.update(self._postings[token])
             held[unit] = len(topics)
         for phrase in parsed.phrases:
             phrases.append((len(labels), tuple(fold(term) for term in phrase)))
             labels.append(" ".join(phrase))
         for unit, tokens in phrases:
-            candidates = frozenset.intersection(*(self._postings.get(t, frozenset()) for t in tokens)) if tokens \
-                else frozenset()
+            candidates = set.intersection(*(set(self._postings.get(t, ())) for t in tokens)) if tokens else set()
             held[unit] = sum(1 for node in candidates if self._phrase_count(node, tokens))
         total = len(self._ids)
         # A unit no surface holds counts as held by one topic, as lexical.keyword_ceiling counts it.
         idf = tuple(bm25_idf(total, max(held[u], 1)) for u in range(len(labels)))
-        return _Query(tuple(labels), {t: tuple(u) for t, u in token_units.items()}, tuple(phrases), idf,
-                      sum(idf) * (BM25_K1 + 1), any(held.values()))
+        tokens = tuple((self._postings[t], tuple(u)) for t, u in token_units.items())
+        return _Query(tuple(labels), tokens, tuple(phrases), idf, sum(idf) * (BM25_K1 + 1), any(held.values()))
 
     def _phrase_count(self, node: int, tokens: tuple[str, ...]) -> int:
         n = len(tokens)
@@ -373,12 +367,13 @@ class TopicIndex:
     def _keywords(self, node: int, query: _Query) -> tuple[float, int]:
         """The topic's keyword score in [0, 1] and the bit mask of the units its surface matched."""
         frequencies: dict[int, int] = {}
-        counts = self._counts[node]
-        for token, count in counts.items():
-            for unit in query.token_units.get(token, ()):
-                frequencies[unit] = frequencies.get(unit, 0) + count
+        for postings, units in query.tokens:  # a few tokens per query: fewer lookups than the topic's tokens
+            count = postings.get(node)
+            if count:
+                for unit in units:
+                    frequencies[unit] = frequencies.get(unit, 0) + count
         for unit, tokens in query.phrases:
-            if tokens and all(token in counts for token in tokens):
+            if tokens and all(node in self._postings.get(token, ()) for token in tokens):
                 found = self._phrase_count(node, tokens)
                 if found:
                     frequencies[unit] = found
@@ -389,21 +384,24 @@ class TopicIndex:
         return min(score / query.ceiling, 1.0), sum(1 << u for u in frequencies)
 
     def _score(self, nodes: list[int], query: _Query, vector: np.ndarray | None,
-               params: BeamParams) -> list[tuple[float, int]]:
+               params: BeamParams) -> tuple[list[float], list[int]]:
         """Each topic's relevance in [0, 1] and matched-unit mask (see the module's note), in ``nodes`` order."""
-        cosines = (self._centroids[nodes] @ vector).tolist() if vector is not None and self._dim else None
-        scored = []
-        for i, node in enumerate(nodes):
-            total = weight = 0.0
-            words = 0
-            if query.active:
-                keyword, words = self._keywords(node, query)
-                total, weight = params.lexical_weight * keyword, params.lexical_weight
-            if cosines is not None and self._has_centroid[node]:
-                meaning = meaning_score(cosines[i], params.meaning_floor, params.meaning_ceiling)
-                total, weight = total + params.dense_weight * meaning, weight + params.dense_weight
-            scored.append((total / weight if weight else 0.0, words))
-        return scored
+        total = np.zeros(len(nodes))
+        weight = np.zeros(len(nodes))
+        words = [0] * len(nodes)
+        if query.active:
+            found = [self._keywords(node, query) for node in nodes]
+            words = [matched for _, matched in found]
+            total += params.lexical_weight * np.array([keyword for keyword, _ in found])
+            weight += params.lexical_weight
+        if vector is not None and self._dim:
+            rows = np.array(nodes)
+            judged = self._has_centroid[rows]
+            meaning = meaning_score(self._centroids[rows] @ vector, params.meaning_floor, params.meaning_ceiling)
+            total += params.dense_weight * np.where(judged, meaning, 0.0)
+            weight += params.dense_weight * judged
+        relevance = np.divide(total, weight, out=np.zeros(len(nodes)), where=weight > 0)
+        return relevance.tolist(), words
 
     def _subtree_atoms(self, node: int) -> list[str]:
         found: list[str] = []
@@ -449,13 +447,13 @@ def beam_search(index: TopicIndex, query: str | ParsedQuery, query_vector: Any =
     def extend(parents: list[_Path | None], children: list[list[int]]) -> list[_Path]:
         nonlocal scored
         flat = [(parent, child) for parent, kids in zip(parents, children, strict=True) for child in kids]
-        relevances = index._score([child for _, child in flat], read, vector, params)
+        relevances, words = index._score([child for _, child in flat], read, vector, params)
         scored += len(flat)
         weight = params.depth_weight
         return [
-            _Path((child,), relevance, words) if parent is None else
-            _Path((*parent.nodes, child), weight * relevance + (1 - weight) * parent.score, parent.words | words)
-            for (parent, child), (relevance, words) in zip(flat, relevances, strict=True)
+            _Path((child,), relevance, matched) if parent is None else
+            _Path((*parent.nodes, child), weight * relevance + (1 - weight) * parent.score, parent.words | matched)
+            for (parent, child), relevance, matched in zip(flat, relevances, words, strict=True)
         ]
 
     roots = index._roots
@@ -465,7 +463,7 @@ def beam_search(index: TopicIndex, query: str | ParsedQuery, query_vector: Any =
     if len(roots) == 1:
         # A lone root: every path goes through it, so it is expanded without being scored.
         expansions = 1
-        pool = [replace(p, nodes=(roots[0], *p.nodes)) for p in extend([None], [index._children[roots[0]]])]
+        pool = [p._replace(nodes=(roots[0], *p.nodes)) for p in extend([None], [index._children[roots[0]]])]
     else:
         pool = extend([None], [roots])
     exhausted = False
@@ -482,8 +480,8 @@ def beam_search(index: TopicIndex, query: str | ParsedQuery, query_vector: Any =
             break
         inner = inner[:budget]
         expansions += len(inner)
-        expanded = {id(p) for p in inner}
-        pool = [p for p in pool if id(p) not in expanded]
+        expanded = {p.nodes[-1] for p in inner}  # a topic ends one path at most (the tree was checked)
+        pool = [p for p in pool if p.nodes[-1] not in expanded]
         pool += extend(list(inner), [index._children[p.nodes[-1]] for p in inner])
     return _result(index, read, pool[: params.width], scored, expansions, exhausted)
 
