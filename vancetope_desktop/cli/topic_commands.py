@@ -14,9 +14,7 @@ from rich.markup import escape
 
 from ..core.atoms import Atom
 from ..core.topics import Topic, TopicTree
-from ..core.undo import UserAction
-from ..services import audit, scopes, topics
-from ..services.library import Library
+from ..services import scopes, topics
 from .apps import app
 from .context import CommandGroup, JsonOption, LibraryOption, ScopeOption, emit, open_library, out
 
@@ -72,7 +70,7 @@ def topics_rename(topic_id: TopicArgument, label: Annotated[str, typer.Argument(
                   library: LibraryOption = None, as_json: JsonOption = False) -> None:
     """Rename a topic (pinned: the digest keeps the name). `undo` takes it back."""
     with open_library(library) as lib:
-        done = topics.rename_topic(lib, topic_id, label, user_action=_action(lib, "Rename topic", topic_id))
+        done = topics.rename_topic(lib, topic_id, label, user_action=topics.user_action(lib, "Rename topic", topic_id))
         emit(as_json, done, lambda: _done("Renamed", done))
 
 
@@ -82,7 +80,7 @@ def topics_move(topic_id: TopicArgument,
                 library: LibraryOption = None, as_json: JsonOption = False) -> None:
     """Hang a topic (with its subtree) under another topic of its tree (pinned there)."""
     with open_library(library) as lib:
-        done = topics.move_topic(lib, topic_id, parent_id, user_action=_action(lib, "Move topic", topic_id))
+        done = topics.move_topic(lib, topic_id, parent_id, user_action=topics.user_action(lib, "Move topic", topic_id))
         emit(as_json, done, lambda: _done("Moved", done))
 
 
@@ -92,7 +90,8 @@ def topics_merge(keep_id: Annotated[str, typer.Argument(help="The topic kept.")]
                  library: LibraryOption = None, as_json: JsonOption = False) -> None:
     """Merge topics into one: their atoms and children move to the kept one, they are retired."""
     with open_library(library) as lib:
-        done = topics.merge_topics(lib, keep_id, other_ids, user_action=_action(lib, "Merge topics into", keep_id))
+        done = topics.merge_topics(lib, keep_id, other_ids,
+                                   user_action=topics.user_action(lib, "Merge topics into", keep_id))
         emit(as_json, done, lambda: _done("Merged into", done))
 
 
@@ -111,7 +110,7 @@ def topics_split(
     with open_library(library) as lib:
         groups = [[i for i in g.split(",") if i.strip()] for g in group] if group else None
         made = topics.split_topic(lib, topic_id, groups, parts=parts, labels=label or None,
-                                  user_action=_action(lib, "Split topic", topic_id))
+                                  user_action=topics.user_action(lib, "Split topic", topic_id))
 
         def human() -> None:
             for topic in made:
@@ -131,7 +130,7 @@ def topics_move_atom(
     """Put an atom in another topic of its scope's tree (pinned there)."""
     with open_library(library) as lib:
         done = topics.move_atom(lib, atom_id, to_topic, from_topic,
-                                user_action=_action(lib, "Move atom to topic", to_topic))
+                                user_action=topics.user_action(lib, "Move atom to topic", to_topic))
         emit(as_json, done, lambda: _done("Moved the atom to", done))
 
 
@@ -145,8 +144,7 @@ def topics_create(
     """Make a topic under another one (label and place pinned)."""
     with open_library(library) as lib:
         done = topics.create_topic(lib, label, parent_id, summary=summary,
-                                   user_action=UserAction(label=f"Create topic “{label.strip()}”",
-                                                          actor=audit.current_user()))
+                                   user_action=topics.user_action(lib, "New topic under", parent_id))
         emit(as_json, done, lambda: _done("Made", done))
 
 
@@ -154,13 +152,8 @@ def topics_create(
 def topics_delete(topic_id: TopicArgument, library: LibraryOption = None, as_json: JsonOption = False) -> None:
     """Delete a topic: its atoms and children go to its parent (`undo` brings it back)."""
     with open_library(library) as lib:
-        parent = topics.delete_topic(lib, topic_id, user_action=_action(lib, "Delete topic", topic_id))
+        parent = topics.delete_topic(lib, topic_id, user_action=topics.user_action(lib, "Delete topic", topic_id))
         emit(as_json, parent, lambda: _done("Deleted; its atoms and children are now in", parent))
-
-
-def _action(lib: Library, verb: str, topic_id: str) -> UserAction:
-    """The undo step of an edit, named after the topic it acts on (``Rename topic “Herons”``)."""
-    return UserAction.named(verb, [topics.get_topic(lib, topic_id).label], audit.current_user())
 
 
 def _tree(tree: TopicTree) -> None:

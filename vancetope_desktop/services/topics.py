@@ -607,6 +607,18 @@ def _check_parent(session: Session, row: tables.DocumentRow, parent_id: Any) -> 
 
 # --- A person's hand edits: each one transaction, one undo step given ``user_action``.
 
+def user_action(lib: Library, verb: str, topic_id: str, *, actor: str | None = None) -> UserAction:
+    """The undo step of a hand edit, named after the topic it acts on (``Rename topic “Herons”``), by ``actor``
+    (default: the person at this computer): what the app and the CLI pass to the edits below.
+
+    Raises:
+        DocumentNotFound: no such topic (the edit would say the same).
+    """
+    with read_session(lib.engine) as session:
+        title = _topic_row(session, topic_id).title
+    return UserAction.named(verb, [title], actor or audit.current_user())
+
+
 def rename_topic(lib: Library, topic_id: str, label: str, *, acting_scope: str | None = None,
                  user_action: UserAction | None = None) -> Topic:
     """Give a topic a new label, pinned (the digest keeps it). The root is named after its scope: refused.
