@@ -27,6 +27,8 @@ def test_browse_and_edit_through_the_tools(tree):
     agent = MemoryTools(lib, TP)
     own = agent.topics_browse()
     assert own.tree.root_id is None and own.visible_trees == [P]
+    listed = {d.doc_id for d in agent.memory_list(limit=100).documents}  # topics are no documents to list
+    assert ids["a0"] in listed and not listed & {ids["root"], ids["herons"], ids["alders"], ids["nesting"]}
     shown = agent.topics_browse(scope=P, depth=1)
     assert [t.label for t in shown.tree.topics] == ["Default project", "Alders", "Herons"]
     herons = agent.topics_browse(topic_id=ids["herons"], recursive=True)

@@ -50,7 +50,7 @@ class UndoStep(BaseModel):
     Attributes:
         group: the action's group id. label: its name (``Move 3 documents``).
         kind: the audit action (``trash``, ``untrash``, ``file``, ``promote``, ``demote``, ``tag``,
-            ``rename``, ``edit``, ``supersede``, ``relate``, ``status``). documents: how many documents it
+            ``rename``, ``edit``, ``supersede``, ``relate``, ``unrelate``, ``status``). documents: how many documents it
             changed. at: when it was done (UTC).
         document_ids: the documents an undo or redo just changed (empty in a listing).
     """

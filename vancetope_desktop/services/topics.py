@@ -4,7 +4,8 @@
 chunks, no vectors); its title is the label, its content the summary, its metadata ``core.topics.TOPIC_KEY``
 the parent, surface, centroid, pins and origin. Membership is an ``in_topic`` edge atom → topic, read through
 the relation table's target index (:func:`members`). A retired topic is in the trash (status ``deleted``), so
-that an undo brings it back with its edges.
+that an undo brings it back with its edges; emptying the trash purges it for good (the trash view does not list
+topics: ``services.documents`` leaves them out of every list).
 
 **Reads** (:func:`get_tree`, :func:`visible_trees`, :func:`topic_atoms`, :func:`topic_sources`,
 :func:`atom_paths`, :func:`members`) count live atoms only (``active`` and ``stale``: what ``atoms.list_atoms``
@@ -144,14 +145,16 @@ def session_tree(session: Session, scope_path: str, *, counts: bool = True) -> T
         if row.id != root.id and isinstance(parent, str):
             children.setdefault(parent, []).append(row)
     ordered: list[tuple[tables.DocumentRow, int, list[str]]] = []
-
-    def walk(row: tables.DocumentRow, depth: int, path: list[str]) -> None:
+    seen: set[str] = set()
+    stack: list[tuple[tables.DocumentRow, int, list[str]]] = [(root, 0, [])]
+    while stack:  # depth first in label order, without recursion (a deep damaged chain must not overflow)
+        row, depth, path = stack.pop()
+        if row.id in seen:  # a damaged parent loop is walked once
+            continue
+        seen.add(row.id)
         ordered.append((row, depth, path))
-        for child in sorted(children.get(row.id, []), key=lambda r: (r.title.casefold(), r.id)):
-            if all(child is not seen for seen, _, _ in ordered):  # a damaged parent loop is walked once
-                walk(child, depth + 1, [*path, child.title])
-
-    walk(root, 0, [])
+        below = sorted(children.get(row.id, []), key=lambda r: (r.title.casefold(), r.id))
+        stack.extend((child, depth + 1, [*path, child.title]) for child in reversed(below))
     ids = [row.id for row, _, _ in ordered]
     own = members(session, ids) if counts else {}
     subtree: dict[str, set[str]] = {}
@@ -518,10 +521,11 @@ def _descendants(session: Session, row: tables.DocumentRow) -> list[tables.Docum
         parent = topic_fields(r.meta).get("parent")
         if isinstance(parent, str):
             below.setdefault(parent, []).append(r)
-    found, queue = [row], [row]
+    found, queue, seen = [row], [row], {row.id}
     while queue:
         for child in below.get(queue.pop().id, []):
-            if all(child is not f for f in found):
+            if child.id not in seen:
+                seen.add(child.id)
                 found.append(child)
                 queue.append(child)
     return found
