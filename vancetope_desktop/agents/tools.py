@@ -273,6 +273,11 @@ TOOLS: tuple[ToolSpec, ...] = (
              "material came. The person reviews and can undo the whole run.", DigestRunInput, DigestRun),
     ToolSpec("digest_show", "A day's digest of your scope (or one you can see): the writeup and its change set "
              "(kept, added, modified, deleted, each with why).", DigestShowInput, DigestRun),
+    ToolSpec("memory_profile", "Write the summary, keywords and suggested topics (the profile) of your own sources "
+             "(files, notes, results, references with an abstract, data; not atoms, annotations or digests): those "
+             "named by doc_ids, or with missing=true those without one or whose text changed since. Imports and "
+             "edits make profiles themselves; this is for older sources. memory_read shows a document's profile.",
+             ProfileInput, ProfileResult),
     ToolSpec("topics_browse", "Browse a topic tree: the map of a scope's atoms by topic (each topic with its label, "
              "keywords, path, own and subtree atom counts, and what a person pinned), or with topic_id one topic's "
              "atoms and the sources they were read from. Trees are kept by the daily digest; visible_trees names the "
@@ -281,11 +286,6 @@ TOOLS: tuple[ToolSpec, ...] = (
              "merge, split (explicit groups of atom ids, or by meaning), move_atom, create or delete a topic. Each "
              "edit is pinned: the digest keeps it. The root (named after the scope) is never renamed, moved or "
              "deleted; a topic moves within its own tree.", TopicsEditInput, TopicsEdit),
-    ToolSpec("memory_profile", "Write the summary, keywords and suggested topics (the profile) of your own sources "
-             "(files, notes, results, references with an abstract, data; not atoms, annotations or digests): those "
-             "named by doc_ids, or with missing=true those without one or whose text changed since. Imports and "
-             "edits make profiles themselves; this is for older sources. memory_read shows a document's profile.",
-             ProfileInput, ProfileResult),
 )
 TOOLS_BY_NAME = {spec.name: spec for spec in TOOLS}
 
