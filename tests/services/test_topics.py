@@ -11,7 +11,7 @@ from vancetope_desktop.core.documents import DocumentStatus, DocumentType, Index
 from vancetope_desktop.core.errors import AccessDenied, DocumentNotFound, InvalidInput
 from vancetope_desktop.core.topics import TOPIC_KEY, decode_vector
 from vancetope_desktop.core.undo import UserAction
-from vancetope_desktop.services import atoms, documents, memories, moves, scopes, search, topics, undo
+from vancetope_desktop.services import atoms, documents, memories, moves, review, scopes, search, topics, undo
 from vancetope_desktop.services.library import DEFAULT_PROJECT
 from vancetope_desktop.store.db import read_session, write_session
 
@@ -285,8 +285,10 @@ def test_a_promoted_atom_leaves_its_tree_and_an_undone_move_puts_it_back(tree):
     assert topics.get_tree(lib, "session/s4").atoms == 1
     # a topic is never promoted
     counts = stored_counts(lib.paths.root)
-    with pytest.raises(InvalidInput, match="topic"):
+    with pytest.raises(InvalidInput, match="never promoted"):
         moves.move_documents(lib, [root.id], P, "up")
+    with pytest.raises(InvalidInput, match="never promoted"):
+        review.request_promotion(lib, root.id, P)
     assert stored_counts(lib.paths.root) == counts
 
 
