@@ -91,28 +91,29 @@ def content_runs(text: str) -> Iterable[list[str]]:
             yield run
 
 
-def phrase_keys(text: str, max_words: int = MAX_PHRASE_WORDS) -> list[str]:
-    """The candidate phrases of ``text`` (runs of up to ``max_words`` content words) as stem keys (words
-    joined by spaces), with repeats."""
+def written_phrases(text: str, max_words: int = MAX_PHRASE_WORDS) -> list[tuple[str, str]]:
+    """The candidate phrases of ``text`` (runs of up to ``max_words`` content words), with repeats, each as its
+    stem key (stems joined by spaces) and as written."""
     stem = stemmer().stemWord
     out = []
     for run in content_runs(text):
         stems = [stem(word.casefold()) for word in run]
         for size in range(1, max_words + 1):
-            out.extend(" ".join(stems[i:i + size]) for i in range(len(stems) - size + 1))
+            out.extend((" ".join(stems[i:i + size]), " ".join(run[i:i + size])) for i in range(len(run) - size + 1))
     return out
 
 
+def phrase_keys(text: str, max_words: int = MAX_PHRASE_WORDS) -> list[str]:
+    """The stem keys of :func:`written_phrases`, with repeats."""
+    return [key for key, _ in written_phrases(text, max_words)]
+
+
 def surface_forms(texts: Iterable[str], max_words: int = MAX_PHRASE_WORDS) -> dict[str, str]:
-    """Each stem key of :func:`phrase_keys` over ``texts`` → its first written form, in order of appearance."""
-    stem = stemmer().stemWord
+    """Each stem key of :func:`written_phrases` over ``texts`` → its first written form, in order of appearance."""
     forms: dict[str, str] = {}
     for text in texts:
-        for run in content_runs(text):
-            for size in range(1, max_words + 1):
-                for i in range(len(run) - size + 1):
-                    words = run[i:i + size]
-                    forms.setdefault(" ".join(stem(w.casefold()) for w in words), " ".join(words))
+        for key, form in written_phrases(text, max_words):
+            forms.setdefault(key, form)
     return forms
 
 

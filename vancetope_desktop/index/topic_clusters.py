@@ -45,7 +45,7 @@ import numpy as np
 from sklearn.cluster import AgglomerativeClustering, KMeans
 
 from ..core.errors import InvalidInput
-from ..generation.keywords import overlaps, phrase_keys, stemmer, surface_forms
+from ..generation.keywords import overlaps, stemmer, written_phrases
 
 SPLIT_SEED = 0
 """k-means' random seed: a split must come out the same on every run (the digest is replayed in tests)."""
@@ -418,15 +418,18 @@ class _Words:
 
 def _class_words(texts_by_class: Sequence[Sequence[str]], terms: int) -> list[tuple[str, ...]]:
     """Each class's ``terms`` best c-TF-IDF keywords (written forms), best first (see the module doc)."""
-    counts = [Counter(key for text in texts for key in phrase_keys(text, PHRASE_WORDS)) for texts in texts_by_class]
+    phrases = [[pair for text in texts for pair in written_phrases(text, PHRASE_WORDS)] for texts in texts_by_class]
+    counts = [Counter(key for key, _ in pairs) for pairs in phrases]
     overall: Counter[str] = Counter()
     for counter in counts:
         overall.update(counter)
     mean_terms = sum(overall.values()) / max(1, len(counts))
     out = []
-    for texts, counter in zip(texts_by_class, counts, strict=True):
+    for pairs, counter in zip(phrases, counts, strict=True):
         total = sum(counter.values())
-        forms = surface_forms(texts, PHRASE_WORDS)
+        forms: dict[str, str] = {}
+        for key, form in pairs:
+            forms.setdefault(key, form)
         order = {key: i for i, key in enumerate(forms)}
         scored = sorted(
             (-(count / total) * math.log(1 + mean_terms / overall[key]), order.get(key, 0), key)
