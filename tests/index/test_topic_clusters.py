@@ -6,7 +6,26 @@ import numpy as np
 import pytest
 
 from vancetope_desktop.core.errors import InvalidInput
-from vancetope_desktop.index.topic_clusters import split_members
+from vancetope_desktop.index.topic_clusters import (
+    AtomTable,
+    CreateTopic,
+    MergeTopics,
+    MoveAtom,
+    SplitTopic,
+    TopicState,
+    TreeParams,
+    TreePlan,
+    TreeState,
+    UpdateTopic,
+    apply_plan,
+    atom_table,
+    attach,
+    build_tree,
+    merges,
+    relabel,
+    split_members,
+    splits,
+)
 
 
 def _blobs(sizes: list[int], dim: int = 16, spread: float = 0.05, seed: int = 1) -> np.ndarray:
@@ -53,3 +72,273 @@ def test_split_members_refuses_a_flat_or_broken_array() -> None:
         split_members(np.ones(4, dtype=np.float32))
     with pytest.raises(InvalidInput, match="NaN"):
         split_members(np.array([[1.0, 0.0], [np.nan, 1.0]]))
+
+
+# -- trees over synthetic topics ----------------------------------------------------------------------
+
+TOPIC_WORDS = [
+    ["insulin", "glucose", "pancreas", "diabetes", "islets"],
+    ["tumour", "chemotherapy", "metastasis", "oncology", "carcinoma"],
+    ["neuron", "synapse", "cortex", "dendrite", "hippocampus"],
+    ["rainfall", "drought", "monsoon", "irrigation", "aquifer"],
+]
+
+
+def _atoms(sizes: list[int], seed: int = 3) -> tuple[list[str], np.ndarray, list[str], list[int]]:
+    """Atoms in groups of ``sizes``: ids ``g<group>-<n>``, clustered vectors, statements in the group's words."""
+    rng = np.random.default_rng(seed)
+    vectors = _blobs(sizes, dim=24, spread=0.08, seed=seed)
+    ids, texts, groups = [], [], []
+    for group, size in enumerate(sizes):
+        for n in range(size):
+            words = rng.choice(TOPIC_WORDS[group % len(TOPIC_WORDS)], size=3, replace=False)
+            ids.append(f"g{group}-{n}")
+            texts.append(f"The {words[0]} measured with {words[1]} and {words[2]} in patients.")
+            groups.append(group)
+    return ids, vectors, texts, groups
+
+
+def _state(plan: TreePlan) -> TreeState:
+    """The tree a cold plan builds from nothing."""
+    root = plan.operations[0]
+    assert isinstance(root, CreateTopic) and root.parent is None
+    return apply_plan(TreeState((TopicState(root.key, None),)), TreePlan(plan.operations[1:]))
+
+
+def _leaf_of(state: TreeState) -> dict[str, str]:
+    return {atom: leaf.id for leaf in state.leaves() for atom in leaf.atoms}
+
+
+PARAMS = TreeParams(leaf_max=10)
+
+
+def test_build_tree_puts_every_atom_in_one_leaf_within_the_bound() -> None:
+    ids, vectors, texts, groups = _atoms([18, 14, 16, 12])
+    state = _state(build_tree(ids, vectors, texts, params=PARAMS))
+    placed = [atom for t in state.topics for atom in t.atoms]
+    assert sorted(placed) == sorted(ids)  # each atom once
+    assert all(not state.children[t.id] for t in state.topics if t.atoms)  # on leaves only
+    assert all(len(leaf.atoms) <= PARAMS.leaf_max for leaf in state.leaves())
+    assert state.root.size == len(ids)
+    # Leaves do not mix the four topics.
+    of = dict(zip(ids, groups, strict=True))
+    assert all(len({of[a] for a in leaf.atoms}) == 1 for leaf in state.leaves())
+
+
+def test_build_tree_is_deterministic() -> None:
+    ids, vectors, texts, _ = _atoms([15, 15, 15])
+    first, second = (build_tree(ids, vectors, texts, params=PARAMS) for _ in range(2))
+    assert [(type(op).__name__, getattr(op, "key", ""), getattr(op, "label", ""), getattr(op, "atom", ""),
+             getattr(op, "to", "")) for op in first.operations] == \
+        [(type(op).__name__, getattr(op, "key", ""), getattr(op, "label", ""), getattr(op, "atom", ""),
+          getattr(op, "to", "")) for op in second.operations]
+
+
+def test_build_tree_levels_keep_the_fan_out_bounded() -> None:
+    ids, vectors, texts, _ = _atoms([40, 40, 40, 40], seed=5)
+    params = TreeParams(leaf_max=4, branching=3, max_children=5)
+    state = _state(build_tree(ids, vectors, texts, params=params))
+    assert max(len(children) for children in state.children.values()) <= 5
+    assert max(len(state.ancestors(t.id)) for t in state.topics) >= 3  # levels between the root and the leaves
+    assert all(len(leaf.atoms) <= 4 for leaf in state.leaves())
+
+
+def test_labels_and_surfaces_are_words_of_the_members() -> None:
+    ids, vectors, texts, _groups = _atoms([12, 12, 12])
+    state = _state(build_tree(ids, vectors, texts, params=PARAMS))
+    of = dict(zip(ids, texts, strict=True))
+    for leaf in state.leaves():
+        members = " ".join(of[a] for a in leaf.atoms)
+        assert leaf.label and leaf.surface
+        assert leaf.label == ", ".join(leaf.surface[:3])
+        assert all(word in members for term in leaf.surface for word in term.split())
+        assert leaf.summary in {of[a] for a in leaf.atoms}
+    # A leaf's first keyword holds one of its topic's words, not only words every statement has ("measured").
+    for leaf in state.leaves():
+        group = int(leaf.atoms[0][1:].split("-")[0])
+        assert set(leaf.surface[0].split()) & set(TOPIC_WORDS[group])
+    # A parent's surface comes from its children's.
+    for topic in state.topics:
+        if state.children[topic.id] and topic.parent_id is not None:
+            below = {term for c in state.children[topic.id] for term in state.by_id[c].surface}
+            assert set(topic.surface) <= below
+
+
+@pytest.mark.parametrize("count", [0, 1, 2])
+def test_build_tree_of_tiny_inputs(count: int) -> None:
+    ids, vectors, texts, _ = _atoms([2])
+    state = _state(build_tree(ids[:count], vectors[:count], texts[:count], params=PARAMS))
+    assert sorted(a for t in state.topics for a in t.atoms) == sorted(ids[:count])
+    assert len(state.topics) == (1 if count == 0 else 2)  # the root, and one leaf under it once there is an atom
+    assert state.root.atoms == ()
+
+
+def test_build_tree_of_duplicate_vectors() -> None:
+    _ids, vectors, texts, _ = _atoms([1])
+    many = [f"a{i}" for i in range(25)]
+    state = _state(build_tree(many, np.repeat(vectors, 25, axis=0), texts * 25, params=PARAMS))
+    assert sorted(a for t in state.topics for a in t.atoms) == sorted(many)
+    assert all(len(leaf.atoms) <= PARAMS.leaf_max for leaf in state.leaves())
+
+
+def test_build_tree_refuses_mismatched_input() -> None:
+    ids, vectors, texts, _ = _atoms([3])
+    with pytest.raises(InvalidInput, match="must match"):
+        build_tree(ids, vectors[:2], texts)
+    with pytest.raises(InvalidInput, match="twice"):
+        build_tree([ids[0]] * 3, vectors, texts)
+
+
+# -- revisions --------------------------------------------------------------------------------------
+
+
+def test_attach_puts_an_atom_in_its_nearest_leaf_and_moves_the_centroids() -> None:
+    ids, vectors, texts, _groups = _atoms([12, 12, 12])
+    state = _state(build_tree(ids, vectors, texts, params=PARAMS))
+    leaf_of = _leaf_of(state)
+    new = vectors[[5, 20]] + 0.01  # beside an atom of group 0 and one of group 1
+    new /= np.linalg.norm(new, axis=1, keepdims=True)
+    plan = attach(["n0", "n1"], new, state)
+    moves = {m.atom: m.to for m in plan.of(MoveAtom)}
+    leaves = [t for t in state.leaves() if t.centroid is not None]
+    nearest = [leaves[int(np.argmax([float(t.centroid @ v) for t in leaves]))].id for v in new]
+    assert moves == {"n0": nearest[0], "n1": nearest[1]}
+    assert {moves["n0"], moves["n1"]} <= {leaf_of[a] for a in ids}
+    assert all(m.source is None for m in plan.of(MoveAtom))
+    updated = {u.topic: u.centroid for u in plan.of(UpdateTopic)}
+    assert set(updated) == {nearest[0], nearest[1], *state.ancestors(nearest[0]), *state.ancestors(nearest[1])}
+    after = apply_plan(state, plan)
+    assert after.by_id[nearest[0]].size == state.by_id[nearest[0]].size + (1 if nearest[0] != nearest[1] else 2)
+    # The running mean: the leaf's centroid moved towards the new atom.
+    before = state.by_id[nearest[0]].centroid
+    assert float(updated[nearest[0]] @ new[0]) > float(before @ new[0])
+
+
+def test_attach_to_a_tree_without_centroids_uses_the_root() -> None:
+    plan = attach(["n0"], _blobs([1]), TreeState((TopicState("root", None),)))
+    assert plan.of(MoveAtom) == [MoveAtom("n0", "root")]
+
+
+def _grown(sizes: list[int], extra: int) -> tuple[TreeState, AtomTable, str]:
+    """A tree whose first leaf received ``extra`` atoms of its own topic through attach."""
+    ids, vectors, texts, _ = _atoms(sizes)
+    state = _state(build_tree(ids, vectors, texts, params=PARAMS))
+    leaf = next(t for t in state.leaves() if t.atoms)
+    rows = [ids.index(a) for a in leaf.atoms]
+    rng = np.random.default_rng(7)
+    new = vectors[rng.choice(rows, size=extra)] + rng.normal(scale=0.01, size=(extra, vectors.shape[1]))
+    new = (new / np.linalg.norm(new, axis=1, keepdims=True)).astype(np.float32)
+    new_ids = [f"new-{i}" for i in range(extra)]
+    state = apply_plan(state, TreePlan([MoveAtom(a, leaf.id) for a in new_ids]))
+    table = atom_table(ids + new_ids, np.vstack([vectors, new]), texts + [texts[rows[0]]] * extra)
+    return state, table, leaf.id
+
+
+def test_splits_cuts_an_oversized_leaf_beside_itself() -> None:
+    state, table, leaf = _grown([10, 10, 10], extra=8)
+    assert len(state.by_id[leaf].atoms) > PARAMS.leaf_max
+    plan = splits(state, table, PARAMS)
+    split = plan.of(SplitTopic)
+    assert [s.topic for s in split] == [leaf] and leaf in split[0].parts
+    created = plan.of(CreateTopic)
+    assert created and all(c.parent == state.by_id[leaf].parent_id and c.origin == "split" for c in created)
+    assert all(m.source == leaf for m in plan.of(MoveAtom))
+    after = apply_plan(state, plan)
+    assert all(len(t.atoms) <= PARAMS.leaf_max for t in after.topics)
+    assert sorted(a for t in after.topics for a in t.atoms) == sorted(table.ids)
+    assert splits(after, table, PARAMS).operations == []
+
+
+def test_splits_pushes_down_when_the_parent_is_full() -> None:
+    state, table, leaf = _grown([10, 10, 10], extra=8)
+    full = TreeParams(leaf_max=10, branching=2, max_children=len(state.children[state.root.id]))
+    plan = splits(state, table, full)
+    assert all(c.parent == leaf or c.parent.startswith(leaf + "/") for c in plan.of(CreateTopic))
+    after = apply_plan(state, plan)
+    assert after.by_id[leaf].atoms == () and after.children[leaf]
+    assert all(len(t.atoms) <= 10 for t in after.topics)
+
+
+def test_merges_near_identical_siblings_not_different_ones() -> None:
+    ids, vectors, _texts, _groups = _atoms([8, 8])
+    half = [TopicState("root", None, centroid=_unit_mean(vectors), size=16)]
+    leaves = {"a": ids[:4], "b": ids[4:8], "c": ids[8:]}
+    for name, members in leaves.items():
+        rows = [ids.index(m) for m in members]
+        words = ("insulin", "glucose", "pancreas") if name != "c" else ("tumour", "oncology", "metastasis")
+        half.append(TopicState(name, "root", ", ".join(words), words, centroid=_unit_mean(vectors[rows]),
+                               atoms=tuple(members), size=len(members)))
+    state = TreeState(tuple(half))
+    plan = merges(state, threshold=0.9, params=TreeParams(leaf_max=10))
+    assert plan.of(MergeTopics) == [MergeTopics("b", "a")]  # equal sizes: the later one goes into the earlier
+    after = apply_plan(state, plan)
+    assert set(after.by_id["a"].atoms) == set(ids[:8]) and "b" not in after.by_id
+    # Too big once merged: left apart.
+    assert merges(state, threshold=0.9, params=TreeParams(leaf_max=7)).operations == []
+    # Same meaning, no shared word: left apart.
+    apart = TreeState(tuple(t if t.id != "b" else TopicState(**{**t.__dict__, "surface": ("rainfall",)})
+                            for t in state.topics))
+    assert merges(apart, threshold=0.9, params=TreeParams(leaf_max=10)).of(MergeTopics) == []
+
+
+def _unit_mean(vectors: np.ndarray) -> np.ndarray:
+    mean = vectors.mean(axis=0)
+    return (mean / np.linalg.norm(mean)).astype(np.float32)
+
+
+def test_relabel_renews_a_parent_from_its_children_unless_pinned() -> None:
+    parent = TopicState("p", "root", "old", ("old",))
+    children = [(("insulin", "glucose"), 10), (("insulin", "pancreas"), 5)]
+    update = relabel(parent, children)
+    assert update is not None and update.surface[0] == "insulin" and update.label.startswith("insulin")
+    pinned = TopicState("p", "root", "Diabetes", ("old",), pinned=frozenset({"label", "surface"}))
+    assert relabel(pinned, children) is None
+
+
+# -- pins ---------------------------------------------------------------------------------------------
+
+
+def test_a_rebuild_keeps_pinned_labels_surfaces_and_atoms() -> None:
+    ids, vectors, texts, _groups = _atoms([12, 12, 12])
+    state = _state(build_tree(ids, vectors, texts, params=PARAMS))
+    leaf_of = _leaf_of(state)
+    renamed = leaf_of[ids[0]]
+    elsewhere = leaf_of[ids[30]]  # a leaf of another topic
+    edited = []
+    for t in state.topics:
+        if t.id == renamed:
+            t = TopicState(**{**t.__dict__, "label": "My diabetes", "surface": ("mine",),
+                              "pinned": frozenset({"label", "surface"})})
+        if t.id == elsewhere:  # a person put an atom of group 0 here
+            t = TopicState(**{**t.__dict__, "atoms": (*t.atoms, ids[1]), "pinned_atoms": frozenset({ids[1]})})
+        if t.id == leaf_of[ids[1]] and t.id != elsewhere:
+            t = TopicState(**{**t.__dict__, "atoms": tuple(a for a in t.atoms if a != ids[1])})
+        edited.append(t)
+    previous = TreeState(tuple(edited))
+    plan = build_tree(ids, vectors, texts, previous=previous, params=PARAMS)
+    assert not plan.of(CreateTopic)  # the same atoms: every topic is the previous one, updated
+    after = apply_plan(previous, plan)
+    assert after.by_id[renamed].label == "My diabetes" and after.by_id[renamed].surface == ("mine",)
+    assert ids[1] in after.by_id[elsewhere].atoms
+    assert all(op.label is None and op.surface is None for op in plan.of(UpdateTopic) if op.topic == renamed)
+    assert sorted(a for t in after.topics for a in t.atoms) == sorted(ids)
+
+
+def test_splits_and_merges_leave_pinned_atoms_and_topics_alone() -> None:
+    state, table, leaf = _grown([10, 10, 10], extra=8)
+    kept = state.by_id[leaf].atoms[:3]
+    state = TreeState(tuple(TopicState(**{**t.__dict__, "pinned_atoms": frozenset(kept)}) if t.id == leaf else t
+                            for t in state.topics))
+    plan = splits(state, table, PARAMS)
+    assert not {m.atom for m in plan.of(MoveAtom)} & set(kept)
+    assert set(kept) <= set(apply_plan(state, plan).by_id[leaf].atoms)
+    # A pinned topic is never merged away, even into its twin.
+    ids, vectors, _texts, _ = _atoms([8])
+    centroid = _unit_mean(vectors)
+    twins = TreeState((TopicState("root", None, centroid=centroid, size=8),
+                       TopicState("a", "root", "x", ("insulin",), centroid=centroid, atoms=tuple(ids[:2]), size=2),
+                       TopicState("b", "root", "x", ("insulin",), centroid=centroid, atoms=tuple(ids[2:]), size=6,
+                                  pinned=frozenset({"label"}))))
+    assert merges(twins, 0.9, PARAMS).of(MergeTopics) == [MergeTopics("a", "b")]  # into the pinned one
+    both = TreeState(tuple(TopicState(**{**t.__dict__, "pinned": frozenset({"label"})}) for t in twins.topics))
+    assert merges(both, 0.9, PARAMS).operations == []

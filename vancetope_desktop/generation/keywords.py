@@ -91,28 +91,37 @@ def content_runs(text: str) -> Iterable[list[str]]:
             yield run
 
 
-def _phrases(text: str) -> list[str]:
-    """The candidate phrases of ``text`` as stem keys (words joined by spaces), with repeats."""
+def written_phrases(text: str, max_words: int = MAX_PHRASE_WORDS) -> list[tuple[str, str]]:
+    """The candidate phrases of ``text`` (runs of up to ``max_words`` content words), with repeats, each as its
+    stem key (stems joined by spaces) and as written."""
     stem = stemmer().stemWord
     out = []
     for run in content_runs(text):
         stems = [stem(word.casefold()) for word in run]
-        for size in range(1, MAX_PHRASE_WORDS + 1):
-            out.extend(" ".join(stems[i:i + size]) for i in range(len(stems) - size + 1))
+        for size in range(1, max_words + 1):
+            out.extend((" ".join(stems[i:i + size]), " ".join(run[i:i + size])) for i in range(len(run) - size + 1))
     return out
 
 
-def _surface_forms(sentences: Sequence[Sentence]) -> dict[str, str]:
-    """Each stem key's first written form."""
-    stem = stemmer().stemWord
+def phrase_keys(text: str, max_words: int = MAX_PHRASE_WORDS) -> list[str]:
+    """The stem keys of :func:`written_phrases`, with repeats."""
+    return [key for key, _ in written_phrases(text, max_words)]
+
+
+def surface_forms(texts: Iterable[str], max_words: int = MAX_PHRASE_WORDS) -> dict[str, str]:
+    """Each stem key of :func:`written_phrases` over ``texts`` → its first written form, in order of appearance."""
     forms: dict[str, str] = {}
-    for sentence in sentences:
-        for run in content_runs(sentence.text):
-            for size in range(1, MAX_PHRASE_WORDS + 1):
-                for i in range(len(run) - size + 1):
-                    words = run[i:i + size]
-                    forms.setdefault(" ".join(stem(w.casefold()) for w in words), " ".join(words))
+    for text in texts:
+        for key, form in written_phrases(text, max_words):
+            forms.setdefault(key, form)
     return forms
+
+
+def overlaps(key: str, taken: Iterable[set[str]]) -> bool:
+    """Whether the stem key ``key`` says what one of the ``taken`` keys' word sets already says: "flow" beside
+    "flow matching", "ipsum dolor sit" beside "lorem ipsum dolor" (one of them is enough in a keyword list)."""
+    words = set(key.split())
+    return any(words <= other or other <= words or len(words & other) >= 2 for other in taken)
 
 
 def keywords(sentences: Sequence[Sentence], k: int) -> list[str]:
@@ -122,7 +131,7 @@ def keywords(sentences: Sequence[Sentence], k: int) -> list[str]:
     """
     if not sentences:
         return []
-    vectorizer = CountVectorizer(analyzer=_phrases, lowercase=False)
+    vectorizer = CountVectorizer(analyzer=phrase_keys, lowercase=False)
     try:
         counts = vectorizer.fit_transform([s.text for s in sentences])
     except ValueError:  # no candidate phrase at all (symbols, numbers, stop words only)
@@ -130,9 +139,9 @@ def keywords(sentences: Sequence[Sentence], k: int) -> list[str]:
     vocabulary = vectorizer.get_feature_names_out()
     tf = counts.sum(axis=0).A1
     df = (counts > 0).sum(axis=0).A1
-    headings = {key for s in sentences if s.kind is BlockKind.HEADING for key in _phrases(s.text)}
+    headings = {key for s in sentences if s.kind is BlockKind.HEADING for key in phrase_keys(s.text)}
     n = len(sentences)
-    forms = _surface_forms(sentences)
+    forms = surface_forms(s.text for s in sentences)
     order = {key: i for i, key in enumerate(forms)}
     scored = []
     for index, key in enumerate(vocabulary):
@@ -145,11 +154,10 @@ def keywords(sentences: Sequence[Sentence], k: int) -> list[str]:
     chosen: list[str] = []
     chosen_words: list[set[str]] = []
     for _, _, key in scored:
-        words = set(key.split())
-        if any(words <= taken or taken <= words or len(words & taken) >= 2 for taken in chosen_words):
-            continue  # "flow" beside "flow matching", "ipsum dolor sit" beside "lorem ipsum dolor": one says it
+        if overlaps(key, chosen_words):
+            continue
         chosen.append(forms.get(key, key))
-        chosen_words.append(words)
+        chosen_words.append(set(key.split()))
         if len(chosen) == k:
             break
     return chosen
