@@ -5,7 +5,7 @@ import pytest
 
 from vancetope_desktop.core.documents import DocumentStatus, DocumentType
 from vancetope_desktop.core.errors import DocumentNotFound, RelationRefused, ScopeNotVisible, UnknownRelationType
-from vancetope_desktop.core.relations import RelationType
+from vancetope_desktop.core.relations import DERIVED_TYPES, RelationType
 from vancetope_desktop.services import audit, documents, graph, moves, relations, scopes
 from vancetope_desktop.services.library import DEFAULT_PROJECT
 
@@ -26,7 +26,7 @@ def _note(lib, text, scope=None):
 
 def test_every_type_groups_both_ways_and_is_audited(tree):
     hub = _note(tree, "Hub")
-    others = {t: _note(tree, f"Other {t.value}") for t in RelationType if t is not RelationType.LINKS_TO}
+    others = {t: _note(tree, f"Other {t.value}") for t in RelationType if t not in DERIVED_TYPES}
     for kind, other in others.items():
         if kind is not RelationType.UPDATES:  # updates archives its target: tested in test_lifecycle
             outcome = graph.relate(tree, hub.id, other.id, kind.value.replace("_", "-"), "agent/tau")
@@ -53,6 +53,8 @@ def test_typed_errors_write_nothing(tree):
         graph.relate(tree, a.id, a.id, "supports")
     with pytest.raises(RelationRefused, match="links"):
         graph.relate(tree, a.id, b.id, "links_to")
+    with pytest.raises(RelationRefused, match="move-atom"):
+        graph.relate(tree, a.id, b.id, "in-topic")
     documents.set_status(tree, b.id, DocumentStatus.DELETED)
     with pytest.raises(DocumentNotFound, match="trash"):
         graph.relate(tree, a.id, b.id, "supports")

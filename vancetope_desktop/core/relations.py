@@ -49,6 +49,10 @@ RELATION_GUIDE = ("updates: the source replaces the target, which is archived (o
 """How to choose a relation type: one text for the tool descriptions, the CLI help and the app."""
 
 DERIVED_TYPES = frozenset({RelationType.LINKS_TO, RelationType.IN_TOPIC})
+DERIVED_HOW = {RelationType.LINKS_TO: "links_to edges follow a note's [[links]]: edit the note's text instead",
+               RelationType.IN_TOPIC: "in_topic edges are a topic tree's membership: move the atom with `vancetope "
+                                      "topics move-atom` (or drag it in the Topics window) instead"}
+"""What to do instead of ``relate``/``unrelate`` for each of :data:`DERIVED_TYPES` (the refusal's message)."""
 """Types the product derives from a document's content (re-resolved on every edit): a person or agent
 does not write them with ``relate``, since the next edit of the text would silently undo the change."""
 

@@ -20,7 +20,7 @@ from sqlmodel import Session
 from ..core.documents import DocumentInfo, DocumentStatus
 from ..core.errors import DocumentNotFound, InvalidInput, RelationRefused
 from ..core.memories import MemoryType
-from ..core.relations import DERIVED_TYPES, INCOMING_LABELS, RelationType, parse_relation_type
+from ..core.relations import DERIVED_HOW, DERIVED_TYPES, INCOMING_LABELS, RelationType, parse_relation_type
 from ..store.db import read_session, write_session
 from . import audit, documents, lifecycle, records, relations
 from .library import Library
@@ -162,7 +162,7 @@ def unrelate(lib: Library, source_id: str, target_id: str, relation: RelationTyp
     """
     kind = parse_relation_type(relation) if not isinstance(relation, RelationType) else relation
     if kind in DERIVED_TYPES:
-        raise RelationRefused(f"{kind.value} edges follow a note's [[links]]: edit the note's text instead")
+        raise RelationRefused(DERIVED_HOW[kind])
     acting = resolve_scope(lib, scope)
     source_id, target_id = (check_read_doc(lib, acting, i).id for i in (source_id, target_id))
     with write_session(lib.engine) as session:
@@ -264,7 +264,7 @@ def check_relation(lib: Library, acting: str, relation: RelationType | str, doc_
     """
     kind = relation if isinstance(relation, RelationType) else parse_relation_type(relation)
     if kind in DERIVED_TYPES:
-        raise RelationRefused(f"{kind.value} edges follow a note's [[links]]: edit the note's text instead")
+        raise RelationRefused(DERIVED_HOW[kind])
     for doc_id in doc_ids:
         if check_read_doc(lib, acting, doc_id).status is DocumentStatus.DELETED:
             raise DocumentNotFound(f"{doc_id} is in the trash: restore it before relating it")
