@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from vancetope_desktop.core.errors import InvalidInput
+from vancetope_desktop.index import topic_clusters
 from vancetope_desktop.index.topic_clusters import (
     AtomTable,
     CreateTopic,
@@ -54,7 +55,9 @@ def test_split_members_into_three_covers_every_row_once() -> None:
 
 def test_split_members_of_duplicate_vectors_leaves_no_part_empty() -> None:
     vectors = np.tile(_blobs([1]), (5, 1))
-    assert [p.tolist() for p in split_members(vectors, 2)] == [[0, 1, 2], [3, 4]]
+    parts = split_members(vectors, 3)
+    assert len(parts) == 3 and all(len(p) for p in parts)
+    assert sorted(int(i) for p in parts for i in p) == list(range(5))
 
 
 @pytest.mark.parametrize(("rows", "parts", "message"), [
@@ -342,3 +345,17 @@ def test_splits_and_merges_leave_pinned_atoms_and_topics_alone() -> None:
     assert merges(twins, 0.9, PARAMS).of(MergeTopics) == [MergeTopics("a", "b")]  # into the pinned one
     both = TreeState(tuple(TopicState(**{**t.__dict__, "pinned": frozenset({"label"})}) for t in twins.topics))
     assert merges(both, 0.9, PARAMS).operations == []
+
+
+def test_past_ward_max_k_means_cuts_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(topic_clusters, "WARD_MAX", 20)
+    ids, vectors, texts, groups = _atoms([25, 25, 20])
+    state = _state(build_tree(ids, vectors, texts, params=PARAMS))
+    assert sorted(a for t in state.topics for a in t.atoms) == sorted(ids)
+    assert all(len(leaf.atoms) <= PARAMS.leaf_max for leaf in state.leaves())
+    of = dict(zip(ids, groups, strict=True))
+    assert all(len({of[a] for a in leaf.atoms}) == 1 for leaf in state.leaves())
+    parts = split_members(vectors, 3)  # k-means now
+    assert sorted(len(p) for p in parts) == [20, 25, 25]
+    duplicates = split_members(np.tile(vectors[:1], (30, 1)), 2)
+    assert [len(p) for p in duplicates] == [15, 15]

@@ -47,13 +47,13 @@ from sklearn.cluster import AgglomerativeClustering, KMeans
 from ..core.errors import InvalidInput
 from ..generation.keywords import overlaps, stemmer, written_phrases
 
-SPLIT_SEED = 0
-"""k-means' random seed: a split must come out the same on every run (the digest is replayed in tests)."""
-SPLIT_RESTARTS = 4
-"""k-means restarts per split (the best inertia wins): one restart sometimes cut a leaf 1 to 39."""
 WARD_MAX = 5_000
 """Most atoms one Ward clustering takes (its distance matrix is ``n² / 2`` float64: 100 MB here); more are
 first cut into chunks of at most this many by k-means."""
+SPLIT_SEED = 0
+"""k-means' random seed: a split must come out the same on every run (the digest is replayed in tests)."""
+SPLIT_RESTARTS = 4
+"""k-means restarts per cut of more than WARD_MAX atoms (the best inertia wins)."""
 PHRASE_WORDS = 2
 """Surface terms are single words or two-word phrases: three-word runs recur too rarely in a leaf to count."""
 LABEL_TERMS = 3
@@ -330,7 +330,10 @@ class _Keys:
 
 
 def split_members(vectors: np.ndarray, parts: int = 2) -> list[np.ndarray]:
-    """Cut a topic's atoms into ``parts`` groups of like meaning (k-means on their unit vectors).
+    """Cut a topic's atoms into ``parts`` groups of like meaning.
+
+    Ward agglomerative clustering of their unit vectors (the cold build's method; deterministic, and it always
+    gives ``parts`` groups, duplicate vectors or not); past :data:`WARD_MAX` atoms, k-means (seeded).
 
     Args:
         vectors: ``n × d`` float array, one row per atom (unit length as the embedder gives them).
@@ -338,8 +341,7 @@ def split_members(vectors: np.ndarray, parts: int = 2) -> list[np.ndarray]:
 
     Returns:
         ``parts`` sorted int arrays of row indices, each non-empty, together covering ``0..n-1`` once, ordered by
-        their first row. Deterministic (fixed seed). Rows that k-means cannot tell apart (duplicate vectors)
-        are dealt out in row order so that no group is left empty.
+        their first row. Deterministic.
 
     Raises:
         InvalidInput: ``parts`` under 2, ``vectors`` not a 2-d array, fewer rows than ``parts``, or a value
@@ -355,13 +357,20 @@ def split_members(vectors: np.ndarray, parts: int = 2) -> list[np.ndarray]:
         raise InvalidInput(f"cannot split {rows} atom{'s' if rows != 1 else ''} into {parts} parts")
     if not np.isfinite(matrix).all():
         raise InvalidInput("cannot split atoms whose vectors hold NaN or infinite values")
+    if rows <= WARD_MAX:
+        return _by_label(AgglomerativeClustering(n_clusters=parts, linkage="ward").fit_predict(matrix))
     if np.unique(matrix, axis=0).shape[0] >= parts:
         labels = KMeans(n_clusters=parts, n_init=SPLIT_RESTARTS, random_state=SPLIT_SEED).fit_predict(matrix)
-        groups = [np.flatnonzero(labels == label) for label in np.unique(labels)]
+        groups = _by_label(labels)
         if len(groups) == parts:
-            return sorted(groups, key=lambda group: int(group[0]))
+            return groups
     # Fewer distinct vectors than parts: k-means would leave a group empty, so the rows are dealt out in order.
     return list(np.array_split(np.arange(rows), parts))
+
+
+def _by_label(labels: np.ndarray) -> list[np.ndarray]:
+    """Row indices per label, ordered by their first row."""
+    return sorted((np.flatnonzero(labels == label) for label in np.unique(labels)), key=lambda g: int(g[0]))
 
 
 def _bounded(vectors: np.ndarray, rows: np.ndarray, most: int) -> list[np.ndarray]:
@@ -377,7 +386,7 @@ def _bounded(vectors: np.ndarray, rows: np.ndarray, most: int) -> list[np.ndarra
     return sorted(done, key=lambda group: int(group.min()))
 
 
-def _groups(vectors: np.ndarray, count: int, weights: np.ndarray | None = None) -> list[np.ndarray]:
+def _groups(vectors: np.ndarray, count: int) -> list[np.ndarray]:
     """Rows of ``vectors`` in ``count`` groups of like meaning (Ward; k-means chunks first past WARD_MAX)."""
     rows = len(vectors)
     if count <= 1 or rows <= 1:
@@ -390,11 +399,7 @@ def _groups(vectors: np.ndarray, count: int, weights: np.ndarray | None = None) 
             share = max(1, round(count * len(chunk) / rows))
             out.extend(chunk[group] for group in _groups(vectors[chunk], share))
         return sorted(out, key=lambda group: int(group.min()))
-    if np.unique(vectors, axis=0).shape[0] < count:
-        return [group for group in np.array_split(np.arange(rows), count)]
-    labels = AgglomerativeClustering(n_clusters=count, linkage="ward").fit_predict(vectors)
-    groups = [np.flatnonzero(labels == label) for label in np.unique(labels)]
-    return sorted(groups, key=lambda group: int(group[0]))
+    return split_members(vectors, count)
 
 
 def _unit(vector: np.ndarray) -> np.ndarray:
