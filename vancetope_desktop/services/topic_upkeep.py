@@ -242,6 +242,7 @@ def apply_upkeep(session: Session, plan: UpkeepPlan, action: UserAction) -> Topi
                                "edit): left as it is until the next run")
         return result
     writer = _Writer(session, plan, action)
+    writer.load_rows()
     writer.leave_dead()
     for operation in plan.operations:
         writer.apply(operation)
@@ -310,12 +311,27 @@ class _Writer:
         self.left: dict[str, list[str]] = {}
         self.splits: list[topic_clusters.SplitTopic] = []
         self.root: tables.DocumentRow | None = None
+        self.live: dict[str, bool] = {}
+        self.atoms: dict[str, tables.DocumentRow] = {}  # held here: the session keeps only weak references
 
     def resolve(self, ref: str) -> str:
         return self.ids.get(ref, ref)
 
     def row(self, ref: str) -> tables.DocumentRow:
         return records.document_row(self.session, self.resolve(ref))
+
+    def load_rows(self) -> None:
+        """The rows of the scope's topics and of every atom the plan moves, in a few queries: the writes below (the
+        audit entries name each atom) then find them in the session instead of loading each one (2 of the 6.6 s of
+        200 atoms attached, measured with cProfile on bench_topic_upkeep.py's library)."""
+        ids = list(dict.fromkeys(op.atom for op in self.plan.operations if isinstance(op, topic_clusters.MoveAtom)))
+        doc = tables.DocumentRow
+        self.atoms |= {row.id: row for row in self.session.exec(select(doc).where(
+            doc.scope_path == self.plan.scope, doc.type == DocumentType.TOPIC.value)).all()}  # and the topics
+        for start in range(0, len(ids), 500):
+            for row in self.session.exec(select(doc).where(doc.id.in_(ids[start:start + 500]))).all():  # type: ignore[attr-defined]
+                self.atoms[row.id] = row
+                self.live[row.id] = row.status in LIVE and row.scope_path == self.plan.scope
 
     def leave_dead(self) -> None:
         for atom_id, topic_id in _dead_members(self.session, self.plan.scope):
@@ -329,7 +345,10 @@ class _Writer:
         elif isinstance(op, topic_clusters.UpdateTopic):
             self.update(op)
         elif isinstance(op, topic_clusters.MoveAtom):
-            self.move(op)
+            # The edges and audit entries of a move need no flush between them: they go out together at the
+            # next query that does (an update's check of what this action touched).
+            with self.session.no_autoflush:
+                self.move(op)
         elif isinstance(op, topic_clusters.MergeTopics):
             self.merge(op)
         elif isinstance(op, topic_clusters.SplitTopic):
@@ -381,7 +400,7 @@ class _Writer:
 
     def move(self, op: topic_clusters.MoveAtom) -> None:
         target = self.resolve(op.to)
-        if _live_atom(self.session, op.atom, self.plan.scope) and \
+        if self.live.get(op.atom) and \
                 topics.session_add_member(self.session, op.atom, target, self.action):
             (self.moved_in if op.source else self.joined).setdefault(target, []).append(op.atom)
         if op.source is not None and topics.session_remove_member(self.session, op.atom, self.resolve(op.source),
@@ -553,11 +572,6 @@ def _dead_members(session: Session, scope: str) -> list[tuple[str, str]]:
         "AND t.type = :topic AND t.status = 'active' AND (a.status NOT IN (SELECT value FROM json_each(:live)) "
         "OR a.scope_path != :scope) ORDER BY 1, 2"), params=_params(scope=scope)).all()
     return [(a, t) for a, t in rows]
-
-
-def _live_atom(session: Session, atom_id: str, scope: str) -> bool:
-    row = session.get(tables.DocumentRow, atom_id)
-    return row is not None and row.status in LIVE and row.scope_path == scope
 
 
 def _root_row(session: Session, scope: str) -> tables.DocumentRow | None:
