@@ -31,6 +31,7 @@ import tempfile
 import time
 from datetime import datetime
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 from _common import scifact_corpus, table
@@ -50,7 +51,7 @@ FIELDS = 50
 class MapEmbedder(Embedder):
     """The library's embedder (its name, tokenizer and dimension) with the model replaced by ``vectors``."""
 
-    vectors: dict[str, np.ndarray] = {}
+    vectors: ClassVar[dict[str, np.ndarray]] = {}
 
     def encode_documents(self, texts):  # type: ignore[override]
         return np.vstack([self.vectors[t.strip()] for t in texts]).astype(np.float32)
@@ -93,7 +94,7 @@ def _open(root: Path) -> Library:
     real = lib.embedder(spec)
     key = (spec, lib.settings.embedding_batch_size)
     fake = MapEmbedder(real.spec, batch_size=lib.settings.embedding_batch_size)
-    library_module._EMBEDDERS[key] = fake  # noqa: SLF001
+    library_module._EMBEDDERS[key] = fake
     return lib
 
 

@@ -4,6 +4,7 @@ change set and undone with it; idempotent; atoms gone leave their topics; a pers
 overwritten. Real library, real model; the tree's shape is made small (``TREE``) so that a few dozen atoms give
 several levels."""
 
+import json
 from datetime import date, datetime, timedelta
 
 import pytest
@@ -87,6 +88,14 @@ def _stored(lib):
     return [tuple(d) for d in docs], [tuple(e) for e in edges]
 
 
+def _shape(lib):
+    """Each topic's label, parent, words, centroid and atoms: the tree as the digest writes it."""
+    with write_session(lib.engine) as session:
+        rows = session.exec(text("SELECT id, title, content, metadata FROM document WHERE type = 'topic' "
+                                 "AND status = 'active' ORDER BY id")).all()
+    return [(i, title, content, json.loads(meta)["topic"], _in(lib, i)) for i, title, content, meta in rows]
+
+
 def _person():
     return UserAction(label="Edit topics", actor=audit.current_user())
 
@@ -128,9 +137,12 @@ def test_cold_tree_is_rebuilt_until_the_threshold_then_consolidated_and_revised_
     grown = topic_upkeep.update_topics(library, P)
     tree = _tree(library)
     assert grown.mode == "cold" and tree.consolidated and tree.unplaced == 0
-    assert any(c.document_id == tree.root_id and "consolidated at 21 atoms" in c.what for c in grown.changes)
+    assert any(c.document_id == tree.root_id and c.what.startswith("consolidated at 21 atoms "
+                                                                   "(Settings.topic_consolidate_at 20)")
+               for c in grown.changes)
 
     kept = {t.id for t in tree.topics}
+    shape = _shape(library)
     new = _store(library, [GPUS[5]])
     revised = topic_upkeep.update_topics(library, P)
     after = _tree(library)
@@ -138,6 +150,10 @@ def test_cold_tree_is_rebuilt_until_the_threshold_then_consolidated_and_revised_
     assert {t.id for t in after.topics} == kept  # attached locally: nothing rebuilt, no topic made or retired
     line = next(c for c in revised.changes if "attached" in c.what)
     assert line.what == f"1 atom attached: “{GPUS[5]}”" and new[0] in _in(library, line.document_id)
+    assert any(c.what == "centroid and summary revised" or "keywords" in c.what for c in revised.changes)
+
+    undo.undo(library)  # the revision, as one step: the atom out again, the centroids back
+    assert _shape(library) == shape and _tree(library).unplaced == 1
 
 
 def test_a_new_atom_is_attached_to_its_nearest_leaf(library, small):

@@ -132,7 +132,8 @@ class UpkeepPlan:
         scope: the tree's scope. mode: as :class:`TopicUpkeep`.
         stamp: the tree as read (:func:`_stamp`): the write is skipped when it differs then.
         operations: ``index.topic_clusters``' plan, in the order to write.
-        atoms: the scope's live atoms as read. consolidate: mark the root consolidated.
+        atoms: the scope's live atoms as read. threshold: ``Settings.topic_consolidate_at`` then.
+        consolidated: the root's mark to write (None: left as it is).
         titles: atom and topic titles for the change lines. warnings: what could not be done and why.
     """
 
@@ -141,7 +142,8 @@ class UpkeepPlan:
     stamp: str = ""
     operations: list[topic_clusters.Operation] = field(default_factory=list)
     atoms: int = 0
-    consolidate: bool = False
+    threshold: int = 0
+    consolidated: bool | None = None
     titles: dict[str, str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
 
@@ -171,7 +173,7 @@ def plan_upkeep(lib: Library, scope: str, *, leaving: Iterable[str] = (), from_s
     unplaced = live - placed
     dead = any(atom not in live for atom, _ in edges)
     plan = UpkeepPlan(scope=scope, mode="unchanged", stamp=stamp, atoms=len(live),
-                      titles={r.id: r.label for r in rows})
+                      threshold=lib.settings.topic_consolidate_at, titles={r.id: r.label for r in rows})
     if (root is None and not live) or (root is not None and not unplaced and not dead and not from_scratch):
         return plan
     try:
@@ -182,8 +184,9 @@ def plan_upkeep(lib: Library, scope: str, *, leaving: Iterable[str] = (), from_s
             vectors = indexing.statement_vectors(lib, atoms) if atoms else np.zeros((0, 0), dtype=np.float32)
             plan.operations = topic_clusters.build_tree([a.id for a in atoms], vectors, [a.text for a in atoms],
                                                         previous=state, params=TREE).operations
-            plan.consolidate = len(live) >= lib.settings.topic_consolidate_at and \
-                (root is None or not root.consolidated)
+            reached = len(live) >= plan.threshold
+            if root is None or from_scratch or reached:  # else it stays cold
+                plan.consolidated = reached if root is None or root.consolidated != reached else None
         else:
             plan.mode = "consolidated"
             atoms = _atoms(lib, unplaced)
@@ -364,7 +367,8 @@ class _Writer:
                 parent_id=None, summary=op.summary, surface=op.surface, centroid=op.centroid, origin=op.origin,
                 root_fields=self._root_fields(), reason="the scope's topic tree")
             self.root = row
-            what = "the scope's topic tree, made"
+            what = "the scope's topic tree, made" + (f"; {self._consolidated_line()}" if self.plan.consolidated
+                                                     else "")
         else:
             row = topics.session_create_topic(
                 self.session, self.action, scope_path=self.plan.scope, label=op.label or "(no words)",
@@ -444,13 +448,21 @@ class _Writer:
             self.changes.append(TopicChange(kind="modified", document_id=topic_id, title=self.row(topic_id).title,
                                             what=_count_line(atoms, titles, "left (moved, archived, trashed or "
                                                                             "promoted)")))
-        if self.changes and self.root is None:
+        if (self.changes or self.plan.consolidated is not None) and self.root is None:
             self._revise_root()
         return self.changes
 
     def _root_fields(self) -> dict[str, Any]:
-        return {"built_at": datetime.now(UTC).isoformat(), "atoms": self.plan.atoms,
-                **({"consolidated": True} if self.plan.consolidate else {})}
+        mark = {} if self.plan.consolidated is None else {"consolidated": self.plan.consolidated}
+        return {"built_at": datetime.now(UTC).isoformat(), "atoms": self.plan.atoms, **mark}
+
+    def _consolidated_line(self) -> str:
+        plan = self.plan
+        if plan.consolidated:
+            return (f"consolidated at {plan.atoms} atoms (Settings.topic_consolidate_at {plan.threshold}): from now "
+                    "on revised locally, never rebuilt by the digest, and searched by topics")
+        return (f"no longer consolidated: {plan.atoms} atoms, under Settings.topic_consolidate_at "
+                f"{plan.threshold}: rebuilt by each digest until it has that many, and searched flat")
 
     def _revise_root(self) -> None:
         row = _root_row(self.session, self.plan.scope)
@@ -458,12 +470,9 @@ class _Writer:
             return
         topics.session_update_topic(self.session, row, self.action, fields=self._root_fields(),
                                     reason="the tree revised")
-        if self.plan.consolidate:
-            threshold = "Settings.topic_consolidate_at"
-            self.changes.append(TopicChange(
-                kind="modified", document_id=row.id, title=row.title,
-                what=f"consolidated at {self.plan.atoms} atoms ({threshold}): from now on revised locally, never "
-                     "rebuilt, and searched by topics"))
+        if self.plan.consolidated is not None:
+            self.changes.append(TopicChange(kind="modified", document_id=row.id, title=row.title,
+                                            what=self._consolidated_line()))
 
 
 # --- Reading.
