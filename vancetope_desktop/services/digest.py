@@ -12,12 +12,16 @@ writeups themselves left out. It
    plan is marked here rather than by ``atoms.mark_missed``, which writes each plan in a transaction of its own
    and unrecorded (and ``atoms.plan_update`` given an undo record marks the plan as a person's edit): the run
    must be one transaction and one undo step;
-3. writes all of it in **one transaction** and records it as **one undo step** of the person at this computer
+3. keeps the scope's **topic tree** (issue 14, ``services.topic_upkeep``: rebuilt while the scope is cold, revised
+   locally once consolidated), planned with the reconciliation and written after it, so that the atoms it
+   archives leave their topics; a tree a person changed meanwhile is left for the next run, with a warning;
+4. writes all of it in **one transaction** and records it as **one undo step** of the person at this computer
    (``undo.user_action`` entries under one group: the writeup appearing, plans marked missed as edits, atoms
-   archived as ``supersede``, edges as ``relate``), so that ``vancetope undo``, Edit ▸ Undo or
-   :func:`undo_digest` take the whole run back. The **change set** (kept / added / modified / deleted) is
-   stored in the writeup's metadata :data:`DIGEST_KEY`. The person is the actor even when an agent asked for the
-   run (``digest_run``): the digest is the library's housekeeping, reviewed and undone by the person.
+   archived as ``supersede``, edges as ``relate``, the tree's topics and memberships), so that ``vancetope
+   undo``, Edit ▸ Undo or :func:`undo_digest` take the whole run back. The **change set** (kept / added /
+   modified / deleted) is stored in the writeup's metadata :data:`DIGEST_KEY`. The person is the actor even when
+   an agent asked for the run (``digest_run``): the digest is the library's housekeeping, reviewed and undone by
+   the person.
 
 Idempotent: the writeup records the material it covered (id → version, as it was once the run was written). A
 run with nothing new says "already digested" and changes nothing; new material since (a note added later that
