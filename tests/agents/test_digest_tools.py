@@ -26,3 +26,14 @@ def test_digest_through_the_tools(library):
     assert shown.writeup_id == run.writeup_id and "Counted 14 herons" in shown.content
     with pytest.raises(InvalidInput, match="cannot read the day"):
         mcp.call("digest_run", {"day": "someday"})
+
+
+def test_topics_rebuild_through_the_tools(library):
+    """topics_rebuild keeps the acting scope's tree (issue 14) as the digest does, over the tools and MCP alike."""
+    scopes.create_scope(library, "session", "s1", parent="project/inbox")
+    scopes.create_scope(library, "think-process", "tp_1", parent="session/s1")
+    agent = MemoryTools(library, TP)
+    agent.memory_store("Counted 14 herons at the reserve.", type="fact", on_duplicate="store")
+    done = agent.topics_rebuild()
+    assert done.scope == TP and done.mode == "cold" and any("1 atom attached" in c.what for c in done.changes)
+    assert ScopedMemory(library, TP).call("topics_rebuild", {}).changes == []

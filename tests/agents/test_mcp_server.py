@@ -22,7 +22,8 @@ MEMORY_TOOLS = {"memory_store", "memory_store_episode", "memory_query", "memory_
                 "memory_promotion_requests", "memory_context", "memory_cite", "memory_annotations", "memory_links",
                 "memory_set_reading_status", "memory_relate", "memory_relations", "memory_neighbourhood",
                 "memory_restore", "atoms_list", "atoms_extract", "atoms_files_setting", "plan_update",
-                "plan_happened", "digest_run", "digest_show", "memory_profile", "topics_browse", "topics_edit"}
+                "plan_happened", "digest_run", "digest_show", "memory_profile", "topics_browse", "topics_edit",
+                "topics_rebuild"}
 TASK_TOOLS = {"memory_store_result", "mark_task_changed"}
 
 

@@ -455,7 +455,8 @@ def test_tool_specs_have_json_schemas_with_descriptions():
                                        "memory_relate", "memory_relations", "memory_neighbourhood", "memory_restore",
                                        "memory_set_reading_status", "atoms_list", "atoms_extract",
                                        "atoms_files_setting", "plan_update", "plan_happened", "digest_run",
-                                       "digest_show", "memory_profile", "topics_browse", "topics_edit"]
+                                       "digest_show", "memory_profile", "topics_browse", "topics_edit",
+                                       "topics_rebuild"]
     for spec in TOOLS:
         assert hasattr(MemoryTools, spec.name) and spec.description
         schema = spec.input_model.model_json_schema()

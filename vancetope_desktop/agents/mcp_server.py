@@ -63,7 +63,7 @@ RESOURCE_LIMIT = 200
 WRITING_TOOLS = frozenset({"memory_store", "memory_store_episode", "memory_tag", "memory_request_promotion",
                            "memory_store_result", "mark_task_changed", "memory_set_reading_status", "memory_relate",
                            "memory_restore", "plan_update", "plan_happened", "digest_run", "atoms_extract",
-                           "atoms_files_setting", "memory_profile", "topics_edit"})
+                           "atoms_files_setting", "memory_profile", "topics_edit", "topics_rebuild"})
 READ_ONLY_TOOLS = frozenset({"memory_query", "memory_recall", "memory_session_start", "memory_list",
                              "memory_duplicates", "memory_read",
                              "memory_context", "memory_promotion_requests", "memory_cite", "memory_annotations",

@@ -73,6 +73,7 @@ from ..services import (
     review,
     sharing,
     source_profile,
+    topic_upkeep,
     topics,
 )
 from ..services import session_start as start
@@ -84,6 +85,7 @@ from ..services.memories import Recall
 from ..services.scopes import ancestry, resolve_relative, resolve_scope, visible_scopes
 from ..services.search import search
 from ..services.session_start import SessionStart
+from ..services.topic_upkeep import TopicUpkeep
 from .atom_models import (
     AtomList,
     AtomsExtractInput,
@@ -92,7 +94,7 @@ from .atom_models import (
     PlanHappenedInput,
     PlanUpdateInput,
 )
-from .digest_models import DigestRunInput, DigestShowInput
+from .digest_models import DigestRunInput, DigestShowInput, TopicsRebuildInput
 from .models import (
     HIDDEN_METADATA,
     AnnotationsInput,
@@ -286,6 +288,10 @@ TOOLS: tuple[ToolSpec, ...] = (
              "merge, split (explicit groups of atom ids, or by meaning), move_atom, create or delete a topic. Each "
              "edit is pinned: the digest keeps it. The root (named after the scope) is never renamed, moved or "
              "deleted; a topic moves within its own tree.", TopicsEditInput, TopicsEdit),
+    ToolSpec("topics_rebuild", "Keep your scope's topic tree now, as the daily digest does: rebuilt from scratch "
+             "while your scope has few atoms, revised locally once consolidated (new atoms attached to their "
+             "topic, big topics split, near-identical ones merged); a person's pinned edits are kept. Returns each "
+             "change with why. The person reviews and can undo it.", TopicsRebuildInput, TopicUpkeep),
 )
 TOOLS_BY_NAME = {spec.name: spec for spec in TOOLS}
 
@@ -602,6 +608,16 @@ class MemoryTools:
         """
         args = parse_arguments(DigestRunInput, day=day)
         return digest.run_digest(self.lib, self.scope, args.day, generator=self.generator())
+
+    def topics_rebuild(self, from_scratch: bool = False) -> TopicUpkeep:
+        """Keep the acting scope's topic tree now (``topic_upkeep.update_topics``): recorded as the person's
+        undoable step, as a digest run is (``services.topic_upkeep``).
+
+        Raises:
+            LibraryBusy: another process kept the library locked.
+        """
+        args = parse_arguments(TopicsRebuildInput, from_scratch=from_scratch)
+        return topic_upkeep.update_topics(self.lib, self.scope, from_scratch=args.from_scratch)
 
     def digest_show(self, day: str | None = None, scope: str | None = None) -> DigestRun:
         """The writeup and change set of ``scope``'s (default: the acting scope's) ``day`` (``digest.show_digest``).

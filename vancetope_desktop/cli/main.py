@@ -663,6 +663,7 @@ from . import (  # noqa: E402, F401
     search_commands,
     tag_commands,
     topic_commands,
+    topic_upkeep_commands,
     undo_commands,
 )
 

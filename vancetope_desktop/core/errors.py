@@ -122,6 +122,13 @@ class NothingToUndo(UndoRefused):
     """No action left to undo (or redo): the CLI says so calmly and exits 0 (``cli.undo_commands``)."""
 
 
+class LibraryBusy(VancetopeError):
+    """Another process held the library's write lock for longer than the busy timeout (a digest, an import, a
+    topic tree being kept). Exit code 75 (sysexits' EX_TEMPFAIL: try again later)."""
+
+    exit_code = 75
+
+
 class ImportFailed(VancetopeError):
     """A file could not be imported; the subclass says why."""
 

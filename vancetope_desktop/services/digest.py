@@ -12,12 +12,16 @@ writeups themselves left out. It
    plan is marked here rather than by ``atoms.mark_missed``, which writes each plan in a transaction of its own
    and unrecorded (and ``atoms.plan_update`` given an undo record marks the plan as a person's edit): the run
    must be one transaction and one undo step;
-3. writes all of it in **one transaction** and records it as **one undo step** of the person at this computer
+3. keeps the scope's **topic tree** (issue 14, ``services.topic_upkeep``: rebuilt while the scope is cold, revised
+   locally once consolidated), planned with the reconciliation and written after it, so that the atoms it
+   archives leave their topics; a tree a person changed meanwhile is left for the next run, with a warning;
+4. writes all of it in **one transaction** and records it as **one undo step** of the person at this computer
    (``undo.user_action`` entries under one group: the writeup appearing, plans marked missed as edits, atoms
-   archived as ``supersede``, edges as ``relate``), so that ``vancetope undo``, Edit ▸ Undo or
-   :func:`undo_digest` take the whole run back. The **change set** (kept / added / modified / deleted) is
-   stored in the writeup's metadata :data:`DIGEST_KEY`. The person is the actor even when an agent asked for the
-   run (``digest_run``): the digest is the library's housekeeping, reviewed and undone by the person.
+   archived as ``supersede``, edges as ``relate``, the tree's topics and memberships), so that ``vancetope
+   undo``, Edit ▸ Undo or :func:`undo_digest` take the whole run back. The **change set** (kept / added /
+   modified / deleted) is stored in the writeup's metadata :data:`DIGEST_KEY`. The person is the actor even when
+   an agent asked for the run (``digest_run``): the digest is the library's housekeeping, reviewed and undone by
+   the person.
 
 Idempotent: the writeup records the material it covered (id → version, as it was once the run was written). A
 run with nothing new says "already digested" and changes nothing; new material since (a note added later that
@@ -45,7 +49,7 @@ from sqlmodel import Session, select
 
 from ..core.atoms import ATOM_KEY, EDITED_BY_PERSON, Atom, AtomType, PlanStatus, check_draft
 from ..core.documents import STRUCTURAL_TYPES, DocumentStatus, DocumentType
-from ..core.errors import InvalidAtom, InvalidInput, NotFound, NothingToUndo, VancetopeError
+from ..core.errors import InvalidAtom, InvalidInput, LibraryBusy, NotFound, NothingToUndo
 from ..core.profiles import profile_of
 from ..core.relations import RelationType
 from ..core.undo import UndoStep, UserAction
@@ -56,7 +60,7 @@ from ..generation.fallback import FallbackGenerator
 from ..store import tables
 from ..store.blobs import hash_text
 from ..store.db import BUSY_TIMEOUT_MS, read_session, write_session
-from . import atoms, audit, documents, generators, lifecycle, records, relations, undo
+from . import atoms, audit, documents, generators, lifecycle, records, relations, topic_upkeep, undo
 from .library import Library
 from .reconcile import Reconciliation, reconcile
 from .scopes import list_scopes, resolve_scope
@@ -73,11 +77,8 @@ app still gets each day written up; older days wait for ``digest run --day``."""
 ChangeKind = Literal["kept", "added", "modified", "deleted"]
 
 
-class DigestBusy(VancetopeError):
-    """Another process held the library's write lock for longer than the busy timeout (a digest or an import).
-    Exit code 75 (sysexits' EX_TEMPFAIL: try again later)."""
-
-    exit_code = 75
+class DigestBusy(LibraryBusy):
+    """Another process held the library's write lock for longer than the busy timeout (a digest or an import)."""
 
 
 class DigestChange(BaseModel):
@@ -104,7 +105,8 @@ class DigestRun(BaseModel):
 
     Attributes:
         outcome: ``digested`` (a new writeup), ``updated`` (new material since: the writeup rewritten),
-            ``already digested`` (nothing new: nothing changed), ``nothing to digest`` (no material that day).
+            ``already digested`` (nothing new: nothing changed), ``nothing to digest`` (no material that day),
+            ``topics updated`` (:func:`run_pending` kept a scope's topic tree alone: no writeup).
         writeup_id: the writeup (None when there is none). status: its document status (``deleted``: undone).
         changes: the change set (every run of the day, oldest first). message: one line for a person.
         generator: who wrote the writeup; fallback: the chosen generator failed and the built-in one wrote it.
@@ -113,7 +115,7 @@ class DigestRun(BaseModel):
 
     scope: str
     day: date
-    outcome: Literal["digested", "updated", "already digested", "nothing to digest"]
+    outcome: Literal["digested", "updated", "already digested", "nothing to digest", "topics updated"]
     writeup_id: str | None = None
     title: str = ""
     status: str | None = None
@@ -156,7 +158,7 @@ def parse_day(value: str | date | None, *, now: datetime | None = None) -> date:
 
 def run_digest(lib: Library, scope: str | None = None, day: str | date | None = None, *,
                generator: Generator | None = None, now: datetime | None = None,
-               before_write: Callable[[], None] | None = None) -> DigestRun:
+               before_write: Callable[[], None] | None = None, topics: bool = True) -> DigestRun:
     """Digest ``scope``'s ``day`` (see the module's note).
 
     Args:
@@ -167,6 +169,8 @@ def run_digest(lib: Library, scope: str | None = None, day: str | date | None = 
         now: the present moment (default: this computer's clock; naive is local time).
         before_write: called just before the one write transaction, after the slow part (reading, embedding,
             drafting): the app's gate that lets a person's own edits go first (it may raise to cancel).
+        topics: keep the scope's topic tree in the same run (``services.topic_upkeep``); :func:`run_pending` does
+            it once per scope, in the latest day it digests.
 
     Returns:
         The run: its outcome, writeup and change set.
@@ -210,6 +214,10 @@ def run_digest(lib: Library, scope: str | None = None, day: str | date | None = 
     fallback = bool(getattr(writer, "fallbacks", 0))
     content = f"# {digest_title(the_day)}\n\n{body.rstrip()}\n{_reconciled(found, {a.id: a for a in scope_atoms})}"
     prepared = documents.prepare_text(lib, content, DocumentType.NOTE, digest_title(the_day))
+    # The tree's slow part (its atoms' vectors, the clustering) before the transaction; the atoms this run
+    # archives are left out of it.
+    tree = topic_upkeep.plan_upkeep(lib, scope_path, leaving={m.gone for m in found.merges} | {
+        p.plan for p in found.plans if p.event}) if topics else None
     action = UserAction(label=f"Digest {the_day.isoformat()} of {scope_path}", actor=audit.current_user())
     if before_write is not None:
         before_write()
@@ -221,7 +229,7 @@ def run_digest(lib: Library, scope: str | None = None, day: str | date | None = 
                 done_id, outcome = row.id, "already digested"  # another process digested it while we drafted
             else:
                 done_id, outcome = _write(session, lib, scope_path, the_day, row, found, day_atoms, prepared,
-                                          action, start, end, chosen.name, fallback)
+                                          action, start, end, chosen.name, fallback, tree)
     except OperationalError as error:
         if "locked" not in str(error):
             raise
@@ -309,18 +317,38 @@ def run_pending(lib: Library, *, now: datetime | None = None,
     material". A scope that fails (a lock held too long) is left for the next opening, the others go on.
     ``before_write`` is given to each :func:`run_digest`.
 
+    Each scope's topic tree is kept once per call, not once per day (its clustering is the costly part): by the
+    scope's latest pending day, and, for a scope with no day pending whose atoms changed since its tree was
+    kept (atoms written today, atoms archived or trashed: ``topic_upkeep.stale_scopes``), by a run of its own
+    (outcome ``topics updated``, its own undo step).
+
     Returns:
-        The runs made (none when everything is digested).
+        The runs made (none when everything is digested and every tree is up to date).
     """
     today = _local_today(now or datetime.now())
+    queue = [(day, scope_path) for back in range(AUTO_DAYS, 0, -1)
+             for day in (today - timedelta(days=back),) for scope_path in pending_digests(lib, day)]
+    latest = {scope_path: day for day, scope_path in queue}
     done = []
-    for back in range(AUTO_DAYS, 0, -1):
-        day = today - timedelta(days=back)
-        for scope_path in pending_digests(lib, day):
-            try:
-                done.append(run_digest(lib, scope_path, day, now=now, before_write=before_write))
-            except DigestBusy:
-                continue
+    for day, scope_path in queue:
+        try:
+            done.append(run_digest(lib, scope_path, day, now=now, before_write=before_write,
+                                   topics=latest[scope_path] == day))
+        except DigestBusy:
+            continue
+    for scope_path in topic_upkeep.stale_scopes(lib):
+        if scope_path in latest:
+            continue
+        if before_write is not None:
+            before_write()
+        try:
+            kept = topic_upkeep.update_topics(lib, scope_path)
+        except LibraryBusy:
+            continue
+        if kept.changes:
+            done.append(DigestRun(scope=scope_path, day=today, outcome="topics updated", warnings=kept.warnings,
+                                  changes=[DigestChange(**c.model_dump()) for c in kept.changes],
+                                  message=kept.message))
     return done
 
 
@@ -328,7 +356,8 @@ def run_pending(lib: Library, *, now: datetime | None = None,
 
 def _write(session: Session, lib: Library, scope_path: str, day: date, row: tables.DocumentRow | None,
            found: Reconciliation, day_atoms: list[Atom], prepared: documents.PreparedText, action: UserAction,
-           start: datetime, end: datetime, generator: str, fallback: bool) -> tuple[str, str]:
+           start: datetime, end: datetime, generator: str, fallback: bool,
+           tree: topic_upkeep.UpkeepPlan | None) -> tuple[str, str]:
     who = action.actor
     previous = dict(row.meta[DIGEST_KEY]) if row is not None else {}
     # What it archives counts as covered too (else an undo, which brings it back, would look like new material).
@@ -386,6 +415,11 @@ def _write(session: Session, lib: Library, scope_path: str, day: date, row: tabl
                                      reason="digest: past due, no matching event")
             changes.append(DigestChange(kind="modified", document_id=plan.id, title=plan.title,
                                         what="planned → missed: past due and no event says it happened", run=run))
+    tree_warnings: list[str] = []
+    if tree is not None:  # after the merges: the atoms they archived leave their topics in this transaction
+        kept_tree = topic_upkeep.apply_upkeep(session, tree, action)
+        changes += [DigestChange(**c.model_dump(), run=run) for c in kept_tree.changes]
+        tree_warnings = kept_tree.warnings
     for atom in day_atoms:
         if atom.id not in touched:
             changes.append(DigestChange(kind="kept", document_id=atom.id, title=atom.title,
@@ -412,7 +446,7 @@ def _write(session: Session, lib: Library, scope_path: str, day: date, row: tabl
     session.flush()
     material = {**before, **{m.id: m.version for m in _material(session, scope_path, start, end)}}
     warnings = [f"{doc_id} changed while the digest was drafted (archived, trashed or edited by a person): left "
-                "as it is" for doc_id in dict.fromkeys(skipped)]
+                "as it is" for doc_id in dict.fromkeys(skipped)] + tree_warnings
     row.meta = {**row.meta, "title_from_content": False, DIGEST_KEY: {
         "day": day.isoformat(), "scope": scope_path, "material": material,
         "changes": [*(previous.get("changes") or []), *(c.model_dump() for c in changes)],

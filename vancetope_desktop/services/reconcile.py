@@ -152,7 +152,7 @@ def _merges(lib: Library, day_ids: set[str], atoms: list[Atom], flagged: set[fro
     if not day_ids or len(atoms) < 2:
         return []
     cut = lib.settings.memory_duplicate_threshold
-    vectors = _vectors(lib, atoms)
+    vectors = indexing.statement_vectors(lib, atoms)
     similarity = vectors @ vectors.T
     pairs = []
     for i, atom in enumerate(atoms):
@@ -175,24 +175,6 @@ def _merges(lib: Library, day_ids: set[str], atoms: list[Atom], flagged: set[fro
         survivors.add(keep)
         merges.append(Merge(atoms[keep].id, atoms[drop].id, round(score, 4)))
     return merges
-
-
-def _vectors(lib: Library, atoms: list[Atom]) -> np.ndarray:
-    """The atoms' statement vectors ``(len(atoms), dimension)``: read from the index for the atoms it holds (the
-    app's indexing process embeds an atom within seconds of its writing), encoded for the rest. Encoding every
-    atom again was most of a digest's time: 18.6 of 30.5 s for 500 atoms (``bench_throughput.py``)."""
-    stored: dict[str, np.ndarray] = {}
-    for scope in {a.scope for a in atoms}:
-        stored |= indexing.stored_vectors(lib, scope, [a.id for a in atoms if a.scope == scope])
-    embedder = lib.embedder()
-    out = np.empty((len(atoms), embedder.dimension), dtype=np.float32)
-    missing = [i for i, atom in enumerate(atoms) if atom.id not in stored]
-    if missing:
-        out[missing] = embedder.encode_queries([atoms[i].text for i in missing])
-    for i, atom in enumerate(atoms):
-        if atom.id in stored:
-            out[i] = stored[atom.id]
-    return out
 
 
 def _stems(text: str) -> set[str]:
