@@ -1,0 +1,234 @@
+"""The Topics window (issue 14): the tree models pass the model tester, a topic's atoms and sources are listed when it
+is selected, atoms dragged onto another topic move there (and Edit ▸ Undo takes them back), renaming and merging
+through the window reach the store, ancestors' trees are shown read-only, an empty scope says what builds its tree,
+and the topic map drills down by a click and back up by its breadcrumb."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QModelIndex, QPoint, Qt
+
+from vancetope_desktop.core.atoms import AtomDraft, SourceSpan
+from vancetope_desktop.core.documents import DocumentType
+from vancetope_desktop.services import atoms, documents, scopes, topics
+from vancetope_desktop.services.library import DEFAULT_PROJECT
+from vancetope_desktop.store.db import write_session
+from vancetope_desktop.ui.dnd import ATOM_MIME, FROM_TOPIC_MIME, decode_document_ids
+from vancetope_desktop.ui.topic_model import (
+    TOPIC_ROLE,
+    TopicAtomsModel,
+    TopicFilterProxy,
+    TopicSourcesModel,
+    TopicTreeModel,
+)
+
+WAIT_MS = 20_000
+P = DEFAULT_PROJECT
+NOTE = "Grey herons nest in alder carr. Heron chicks fledge after seven weeks. Alder carr floods every winter."
+FACTS = ("Grey herons nest in alder carr.", "Heron chicks fledge after seven weeks.",
+         "Alder carr floods every winter.", "Heron nests are built of sticks.")
+
+
+def _build(library, scope: str, labels: tuple[str, str, str] = ("Herons", "Alders", "Nesting")) -> dict[str, str]:
+    """A tree of ``scope`` made with the store's session writes (what the digest uses): root → Herons (a0, a1) →
+    Nesting (a3); root → Alders (a2). a0-a2 are read from a note (page-less spans), a3 written directly."""
+    source = documents.add_text(library, NOTE, doc_type=DocumentType.NOTE, title="Heron notes", scope=scope)
+    drafts = [AtomDraft(type="fact", text=t, span=SourceSpan(start=NOTE.index(t), end=NOTE.index(t) + len(t)))
+              for t in FACTS[:3]]
+    stored = atoms.store_atoms(library, drafts, source.id, scope=scope)
+    stored.append(atoms.store_atom(library, atoms.draft_atom("fact", FACTS[3]), scope=scope))
+    ids = {f"a{n}": a.id for n, a in enumerate(stored)}
+    herons, alders, nesting = labels
+    with write_session(library.engine) as session:
+        root = topics.session_create_topic(session, None, scope_path=scope, label=scope, parent_id=None)
+        made = {"root": root}
+        made["herons"] = topics.session_create_topic(session, None, scope_path=scope, label=herons, parent_id=root.id,
+                                                     surface=["heron", "nest"], centroid=np.ones(4, np.float32) / 2)
+        made["alders"] = topics.session_create_topic(session, None, scope_path=scope, label=alders, parent_id=root.id,
+                                                     surface=["alder", "carr"])
+        made["nesting"] = topics.session_create_topic(session, None, scope_path=scope, label=nesting,
+                                                      parent_id=made["herons"].id, surface=["stick"])
+        for atom, topic in (("a0", "herons"), ("a1", "herons"), ("a2", "alders"), ("a3", "nesting")):
+            topics.session_add_member(session, ids[atom], made[topic].id, None)
+        ids.update({name: row.id for name, row in made.items()}, source=source.id)
+    return ids
+
+
+@pytest.fixture
+def tree(library):
+    return library, _build(library, P)
+
+
+def _label_of(lib, topic_id):
+    return documents.get_document(lib, topic_id).title
+
+
+def test_the_topic_models_pass_the_model_tester(qtmodeltester, tree):
+    library, ids = tree
+    session = scopes.create_scope(library, "session", "s1", parent=P, name="Session one").path
+    child = _build(library, session, ("Waders", "Woods", "Egrets"))
+    model = TopicTreeModel()
+    qtmodeltester.check(model)
+    trees = [topics.get_tree(library, session), topics.get_tree(library, P)]
+    model.set_trees(trees, session, {session: "Session one", P: "Inbox"})
+    qtmodeltester.check(model)
+    roots = [model.index(r, 0) for r in range(model.rowCount())]
+    assert [r.data() for r in roots] == ["Session one", "Inbox"]  # the window's scope's tree first
+    herons = model.index_for(ids["herons"])
+    assert [model.index(herons.row(), c, herons.parent()).data() for c in range(3)] == ["Herons", "2", "3"]
+    assert model.topic(herons).path == ["Herons"] and model.is_inherited(ids["herons"])
+    assert not model.flags(herons) & Qt.ItemFlag.ItemIsEditable  # an ancestor's tree: read-only here
+    own = model.index_for(child["herons"])
+    assert model.flags(own) & Qt.ItemFlag.ItemIsEditable and model.flags(own) & Qt.ItemFlag.ItemIsDragEnabled
+    assert not model.flags(roots[0]) & Qt.ItemFlag.ItemIsEditable  # the root is named after its scope
+    assert "read-only" in model.data(herons, Qt.ItemDataRole.ToolTipRole)
+
+    proxy = TopicFilterProxy(model)
+    qtmodeltester.check(proxy)
+    proxy.setFilterFixedString("egret")  # Egrets, with Waders and the root to reach it
+    assert proxy.rowCount() == 1 and proxy.index(0, 0).data() == "Session one"
+    assert proxy.index(0, 0, proxy.index(0, 0)).data(TOPIC_ROLE) == child["herons"]
+    proxy.setFilterFixedString("STICK")  # a surface word, any case: Nesting and Egrets, in both trees
+    assert proxy.rowCount() == 2
+
+    listed = TopicAtomsModel()
+    qtmodeltester.check(listed)
+    listed.set_topic(ids["herons"], topics.topic_atoms(library, ids["herons"]), draggable=True)
+    qtmodeltester.check(listed)
+    assert [listed.index(0, c).data() for c in (0, 3, 4)] == ["Fact", FACTS[0], "Heron notes"]
+    sources = TopicSourcesModel()
+    sources.set_items(topics.topic_sources(library, ids["herons"]))
+    qtmodeltester.check(sources)
+    assert [sources.index(0, c).data() for c in range(2)] == ["Heron notes", "2"]  # a3 has no source
+
+
+def test_dragged_atoms_drop_on_another_topic_of_the_own_tree_only(tree):
+    library, ids = tree
+    session = scopes.create_scope(library, "session", "s1", parent=P, name="Session one").path
+    child = _build(library, session, ("Waders", "Woods", "Egrets"))
+    model = TopicTreeModel()
+    model.set_trees([topics.get_tree(library, session), topics.get_tree(library, P)], session)
+    listed = TopicAtomsModel()
+    listed.set_topic(child["herons"], topics.topic_atoms(library, child["herons"]), draggable=True)
+    mime = listed.mimeData([listed.index(1, 0)])
+    assert decode_document_ids(mime, ATOM_MIME) == [child["a1"]]
+    assert decode_document_ids(mime, FROM_TOPIC_MIME) == [child["herons"]]
+    move = Qt.DropAction.MoveAction
+    assert model.canDropMimeData(mime, move, -1, -1, model.index_for(child["alders"]))
+    assert not model.canDropMimeData(mime, move, -1, -1, model.index_for(child["herons"]))  # where they are
+    assert not model.canDropMimeData(mime, move, -1, -1, model.index_for(child["root"]))
+    assert not model.canDropMimeData(mime, move, -1, -1, model.index_for(ids["alders"]))  # the ancestor's tree
+    assert "ancestor scope" in model.drop_refusal(mime, model.index_for(ids["alders"]))
+    topic_mime = model.mimeData([model.index_for(child["herons"])])
+    assert not model.canDropMimeData(topic_mime, move, -1, -1, model.index_for(child["nesting"]))  # below itself
+    assert model.canDropMimeData(topic_mime, move, -1, -1, model.index_for(child["alders"]))
+    listed.set_topic(ids["herons"], [], draggable=False)
+    assert not listed.flags(listed.index(0, 0)) & Qt.ItemFlag.ItemIsDragEnabled
+
+
+def _open(qtbot, window, ids, topic="herons"):
+    dialog = window.show_topics()
+    qtbot.waitUntil(lambda: dialog.tree_model.rowCount() > 0, timeout=WAIT_MS)
+    with qtbot.waitSignal(dialog.topic_shown, timeout=WAIT_MS):
+        assert dialog.select_topic(ids[topic])
+    return dialog
+
+
+def test_selecting_a_topic_lists_its_atoms_and_sources_and_opens_a_source(qtbot, tree, make_window):
+    library, ids = tree
+    window = make_window(library, scope=P)
+    assert window.topics_action.text() == "Topics…"
+    dialog = _open(qtbot, window, ids)
+    assert [dialog.atoms_model.item_at(r).id for r in range(dialog.atoms_model.rowCount())] == [ids["a0"], ids["a1"]]
+    assert dialog.sources_model.rowCount() == 1 and "Herons" in dialog.heading.text()
+    assert "heron, nest" in dialog.heading.text()
+    with qtbot.waitSignal(dialog.open_requested, timeout=WAIT_MS) as opened:
+        dialog.open_atom(1)
+    assert opened.args == [ids["source"], -1, FACTS[1]]
+    qtbot.waitUntil(lambda: window.current_viewer() is not None
+                    and window.current_viewer().current_document_id() == ids["source"], timeout=WAIT_MS)
+
+
+def test_an_atom_dropped_on_another_topic_moves_there_and_undo_takes_it_back(qtbot, tree, make_window):
+    library, ids = tree
+    window = make_window(library, scope=P)
+    dialog = _open(qtbot, window, ids)
+    mime = dialog.atoms_model.mimeData([dialog.atoms_model.index(1, 0)])  # a1, what a drag of its row carries
+    target = dialog.proxy.mapFromSource(dialog.tree_model.index_for(ids["alders"]))
+    assert dialog.proxy.dropMimeData(mime, Qt.DropAction.MoveAction, -1, -1, target)  # what the view's drop does
+
+    def in_alders() -> bool:
+        return ids["a1"] in [a.id for a in topics.topic_atoms(library, ids["alders"])]
+
+    qtbot.waitUntil(in_alders, timeout=WAIT_MS)
+    assert ids["a1"] not in [a.id for a in topics.topic_atoms(library, ids["herons"])]
+    qtbot.waitUntil(lambda: dialog.atoms_model.rowCount() == 1, timeout=WAIT_MS)  # the list follows
+    qtbot.waitUntil(lambda: window.undo_actions.undo_action.text().startswith("Undo Move 1 atom to"),
+                    timeout=WAIT_MS)
+    window.undo_actions.undo_action.trigger()
+    qtbot.waitUntil(lambda: not in_alders(), timeout=WAIT_MS)
+    assert ids["a1"] in [a.id for a in topics.topic_atoms(library, ids["herons"])]
+    qtbot.waitUntil(lambda: dialog.atoms_model.rowCount() == 2, timeout=WAIT_MS)
+
+
+def test_rename_in_place_and_merge_through_the_window(qtbot, tree, make_window, monkeypatch):
+    library, ids = tree
+    window = make_window(library, scope=P)
+    dialog = _open(qtbot, window, ids)
+    index = dialog.view.currentIndex()
+    assert dialog.rename_action.isEnabled() and index.data(TOPIC_ROLE) == ids["herons"]
+    assert dialog.proxy.setData(index, "Wading birds")  # what the editor opened by F2 commits
+    qtbot.waitUntil(lambda: _label_of(library, ids["herons"]) == "Wading birds", timeout=WAIT_MS)
+    assert "label" in topics.get_tree(library, P).get(ids["herons"]).pinned
+    qtbot.waitUntil(lambda: dialog.tree_model.topic_by_id(ids["herons"]).label == "Wading birds", timeout=WAIT_MS)
+
+    selection = dialog.view.selectionModel()
+    for name in ("herons", "alders"):
+        shown = dialog.proxy.mapFromSource(dialog.tree_model.index_for(ids[name]))
+        selection.select(shown, selection.SelectionFlag.Select | selection.SelectionFlag.Rows)
+    assert dialog.merge_action.isEnabled()
+    monkeypatch.setattr("vancetope_desktop.ui.topics_view.QInputDialog.getItem",
+                        lambda *args, **kwargs: ("Wading birds", True))
+    dialog.merge_action.trigger()
+    qtbot.waitUntil(lambda: topics.get_tree(library, P).get(ids["alders"]) is None, timeout=WAIT_MS)
+    assert {a.id for a in topics.topic_atoms(library, ids["herons"])} == {ids["a0"], ids["a1"], ids["a2"]}
+    qtbot.waitUntil(lambda: not dialog.tree_model.index_for(ids["alders"]).isValid(), timeout=WAIT_MS)
+
+
+def test_a_scope_without_a_tree_says_what_builds_it(qtbot, library, make_window):
+    atoms.store_atom(library, atoms.draft_atom("fact", FACTS[0]), scope=P)
+    window = make_window(library, scope=P)
+    dialog = window.show_topics()
+    qtbot.waitUntil(lambda: dialog.pages.currentIndex() == 1, timeout=WAIT_MS)
+    assert "no topic tree yet" in dialog.empty.text() and "daily digest" in dialog.empty.text()
+    assert "1 atom wait" in dialog.empty.text()
+    assert not dialog.new_action.isEnabled()
+
+
+def test_the_topic_map_drills_down_by_a_click_and_goes_back_up(qtbot, tree, make_window):
+    library, ids = tree
+    window = make_window(library, scope=P)
+    dialog = window.show_topics(map_=True)
+    topic_map = dialog.map_pane.map
+    qtbot.waitUntil(lambda: topic_map.tree is not None and dialog.left.currentWidget() is dialog.map_pane,
+                    timeout=WAIT_MS)
+    tiles = {t.key: t for t in topic_map.tiles()}
+    assert set(tiles) == {ids["herons"], ids["alders"], ids["herons"] + "#own", ids["nesting"]}
+    assert tiles[ids["herons"]].rect.area == pytest.approx(3 * tiles[ids["alders"]].rect.area)  # 3 atoms vs 1
+    assert "Herons" not in dialog.map_pane.crumbs.text()
+    nesting = tiles[ids["nesting"]].rect
+    with qtbot.waitSignal(dialog.topic_shown, timeout=WAIT_MS):
+        qtbot.mouseClick(topic_map, Qt.MouseButton.LeftButton,
+                         pos=QPoint(int(nesting.x + nesting.w / 2), int(nesting.y + nesting.h / 2)))
+    assert topic_map.focus_id == ids["herons"]  # drilled into the outer tile's topic
+    assert dialog.current_topic().id == ids["nesting"]  # the clicked one is listed
+    assert [a.id for a in dialog.atoms_model._items] == [ids["a3"]]
+    assert {t.key for t in topic_map.tiles()} == {ids["nesting"], ids["herons"] + "#own"}
+    assert "Herons" in dialog.map_pane.crumbs.text()
+    dialog.map_pane.crumbs.linkActivated.emit(ids["root"])  # the breadcrumb's first link
+    assert topic_map.focus_id == ids["root"] and not dialog.map_pane.up_button.isEnabled()
+    topic_map.drill(ids["herons"])
+    qtbot.mouseClick(topic_map, Qt.MouseButton.RightButton, pos=QPoint(5, 5))
+    assert topic_map.focus_id == ids["root"]
+    assert dialog.view.currentIndex() != QModelIndex()
