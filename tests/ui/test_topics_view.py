@@ -94,9 +94,10 @@ def test_the_topic_models_pass_the_model_tester(qtmodeltester, tree):
 
     listed = TopicAtomsModel()
     qtmodeltester.check(listed)
-    listed.set_topic(ids["herons"], topics.topic_atoms(library, ids["herons"]), draggable=True)
+    listed.set_topic(ids["herons"], topics.topic_atoms(library, ids["herons"], recursive=True),
+                     {ids["a0"], ids["a1"]}, draggable=True)
     qtmodeltester.check(listed)
-    assert [listed.index(0, c).data() for c in (0, 3, 4)] == ["Fact", FACTS[0], "Heron notes"]
+    assert [listed.index(0, c).data() for c in range(4)] == ["Fact", FACTS[0], "Heron notes", ""]  # a note: no pages
     sources = TopicSourcesModel()
     sources.set_items(topics.topic_sources(library, ids["herons"]))
     qtmodeltester.check(sources)
@@ -110,10 +111,14 @@ def test_dragged_atoms_drop_on_another_topic_of_the_own_tree_only(tree):
     model = TopicTreeModel()
     model.set_trees([topics.get_tree(library, session), topics.get_tree(library, P)], session)
     listed = TopicAtomsModel()
-    listed.set_topic(child["herons"], topics.topic_atoms(library, child["herons"]), draggable=True)
+    listed.set_topic(child["herons"], topics.topic_atoms(library, child["herons"], recursive=True),
+                     {child["a0"], child["a1"]}, draggable=True)
     mime = listed.mimeData([listed.index(1, 0)])
     assert decode_document_ids(mime, ATOM_MIME) == [child["a1"]]
     assert decode_document_ids(mime, FROM_TOPIC_MIME) == [child["herons"]]
+    nested = listed.mimeData([listed.index(r, 0) for r in range(3)])  # a3 is in Egrets, below: out of every topic
+    assert decode_document_ids(nested, ATOM_MIME) == [child["a0"], child["a1"], child["a3"]]
+    assert decode_document_ids(nested, FROM_TOPIC_MIME) == []
     move = Qt.DropAction.MoveAction
     assert model.canDropMimeData(mime, move, -1, -1, model.index_for(child["alders"]))
     assert not model.canDropMimeData(mime, move, -1, -1, model.index_for(child["herons"]))  # where they are
@@ -123,7 +128,7 @@ def test_dragged_atoms_drop_on_another_topic_of_the_own_tree_only(tree):
     topic_mime = model.mimeData([model.index_for(child["herons"])])
     assert not model.canDropMimeData(topic_mime, move, -1, -1, model.index_for(child["nesting"]))  # below itself
     assert model.canDropMimeData(topic_mime, move, -1, -1, model.index_for(child["alders"]))
-    listed.set_topic(ids["herons"], [], draggable=False)
+    listed.set_topic(ids["herons"], [], set(), draggable=False)
     assert not listed.flags(listed.index(0, 0)) & Qt.ItemFlag.ItemIsDragEnabled
 
 
@@ -140,8 +145,11 @@ def test_selecting_a_topic_lists_its_atoms_and_sources_and_opens_a_source(qtbot,
     window = make_window(library, scope=P)
     assert window.topics_action.text() == "Topics…"
     dialog = _open(qtbot, window, ids)
-    assert [dialog.atoms_model.item_at(r).id for r in range(dialog.atoms_model.rowCount())] == [ids["a0"], ids["a1"]]
+    listed = [dialog.atoms_model.item_at(r).id for r in range(dialog.atoms_model.rowCount())]
+    assert listed == [ids["a0"], ids["a1"], ids["a3"]]  # with Nesting's, below it
+    assert dialog.atoms_model.own_ids == {ids["a0"], ids["a1"]}
     assert dialog.sources_model.rowCount() == 1 and "Herons" in dialog.heading.text()
+    assert "3 atoms in it and its 1 subtopic (2 in the topic itself)" in dialog.heading.text()
     assert "heron, nest" in dialog.heading.text()
     with qtbot.waitSignal(dialog.open_requested, timeout=WAIT_MS) as opened:
         dialog.open_atom(1)
@@ -163,13 +171,13 @@ def test_an_atom_dropped_on_another_topic_moves_there_and_undo_takes_it_back(qtb
 
     qtbot.waitUntil(in_alders, timeout=WAIT_MS)
     assert ids["a1"] not in [a.id for a in topics.topic_atoms(library, ids["herons"])]
-    qtbot.waitUntil(lambda: dialog.atoms_model.rowCount() == 1, timeout=WAIT_MS)  # the list follows
-    qtbot.waitUntil(lambda: window.undo_actions.undo_action.text().startswith("Undo Move 1 atom to"),
+    qtbot.waitUntil(lambda: dialog.atoms_model.rowCount() == 2, timeout=WAIT_MS)  # the list follows
+    qtbot.waitUntil(lambda: window.undo_actions.undo_action.text() == "Undo Move atom to topic “Alders”",
                     timeout=WAIT_MS)
     window.undo_actions.undo_action.trigger()
     qtbot.waitUntil(lambda: not in_alders(), timeout=WAIT_MS)
     assert ids["a1"] in [a.id for a in topics.topic_atoms(library, ids["herons"])]
-    qtbot.waitUntil(lambda: dialog.atoms_model.rowCount() == 2, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: dialog.atoms_model.rowCount() == 3, timeout=WAIT_MS)
 
 
 def test_rename_in_place_and_merge_through_the_window(qtbot, tree, make_window, monkeypatch):
@@ -223,7 +231,7 @@ def test_the_topic_map_drills_down_by_a_click_and_goes_back_up(qtbot, tree, make
                          pos=QPoint(int(nesting.x + nesting.w / 2), int(nesting.y + nesting.h / 2)))
     assert topic_map.focus_id == ids["herons"]  # drilled into the outer tile's topic
     assert dialog.current_topic().id == ids["nesting"]  # the clicked one is listed
-    assert [a.id for a in dialog.atoms_model._items] == [ids["a3"]]
+    assert [dialog.atoms_model.item_at(r).id for r in range(dialog.atoms_model.rowCount())] == [ids["a3"]]
     assert {t.key for t in topic_map.tiles()} == {ids["nesting"], ids["herons"] + "#own"}
     assert "Herons" in dialog.map_pane.crumbs.text()
     dialog.map_pane.crumbs.linkActivated.emit(ids["root"])  # the breadcrumb's first link
@@ -232,3 +240,20 @@ def test_the_topic_map_drills_down_by_a_click_and_goes_back_up(qtbot, tree, make
     qtbot.mouseClick(topic_map, Qt.MouseButton.RightButton, pos=QPoint(5, 5))
     assert topic_map.focus_id == ids["root"]
     assert dialog.view.currentIndex() != QModelIndex()
+
+
+@pytest.mark.slow
+def test_rebuild_now_builds_the_tree_of_an_empty_scope(qtbot, library, make_window):
+    """The empty state's button runs the upkeep's cold build (``topics rebuild``): the atoms are embedded and
+    clustered (the real model: seconds), and the window shows the tree it made."""
+    for text in (*FACTS, "Egrets wade in shallow water.", "Alder cones feed siskins in winter."):
+        atoms.store_atom(library, atoms.draft_atom("fact", text), scope=P)
+    window = make_window(library, scope=P)
+    dialog = window.show_topics()
+    qtbot.waitUntil(lambda: dialog.pages.currentIndex() == 1, timeout=WAIT_MS)
+    with qtbot.waitSignal(dialog.loaded, timeout=120_000, check_params_cb=lambda count: count > 1):
+        qtbot.mouseClick(dialog.rebuild_button, Qt.MouseButton.LeftButton)
+    tree = topics.get_tree(library, P)
+    assert tree.root_id is not None and tree.atoms == 6 and tree.unplaced == 0
+    assert dialog.pages.currentIndex() == 0 and dialog.tree_model.index_for(tree.root_id).isValid()
+    assert window.undo_actions.undo_action.isEnabled()

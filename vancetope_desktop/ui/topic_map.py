@@ -171,21 +171,43 @@ class TopicMap(QWidget):
         metrics = QFontMetrics(font)
         if rect.width() < 28 or rect.height() < metrics.height() + 2:
             return  # too small for a word: the tooltip tells
-        painter.setFont(font)
-        painter.setPen(QColor("#f2f2f2") if dark else QColor("#1d1d1d"))
+        text = QColor("#f2f2f2") if dark else QColor("#1d1d1d")
         label = f"in {topic.label} itself" if own else topic.label
-        count = str(topic.own_atoms if own else topic.atoms)
-        text_rect = rect.adjusted(5, 2, -5, -2)
-        if tile.inner is not None:  # the label in the band above the subtopics
-            text_rect.setHeight(tile.inner.y - tile.rect.y - 2)
-        line = metrics.elidedText(f"{label}  {count}", Qt.TextElideMode.ElideRight, int(text_rect.width()))
-        painter.drawText(text_rect, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop, line)
-        if tile.inner is None and not own and topic.surface and rect.height() >= 3 * metrics.height():
+        count = topic.own_atoms if own else topic.atoms
+        area = rect.adjusted(5, 2, -5, -2)
+        painter.save()
+        painter.setClipRect(rect)
+        painter.setFont(font)
+        painter.setPen(text)
+        if tile.inner is not None:  # the label and count in the band above the subtopics
+            area.setHeight(tile.inner.y - tile.rect.y - 2)
+            line = metrics.elidedText(f"{label}  {count}", Qt.TextElideMode.ElideRight, int(area.width()))
+            painter.drawText(area, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop, line)
+            painter.restore()
+            return
+        # A leaf: the label wrapped on as many lines as fit, then the count, then the words not in the label.
+        wrap = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop | Qt.TextFlag.TextWordWrap
+        lines = max(int(area.height() // metrics.lineSpacing()) - 1, 1)
+        wanted = metrics.boundingRect(area.toRect(), wrap, label).height()
+        if wanted <= lines * metrics.lineSpacing():
+            painter.drawText(area, wrap, label)
+            used = wanted
+        else:
+            painter.drawText(area, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop,
+                             metrics.elidedText(label, Qt.TextElideMode.ElideRight, int(area.width())))
+            used = metrics.lineSpacing()
+        small = QFont(self.font())
+        small.setPointSizeF(small.pointSizeF() * 0.9)
+        painter.setFont(small)
+        rest = area.adjusted(0, used, 0, 0)
+        painter.drawText(rest, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop,
+                         f"{count} atom{'s' if count != 1 else ''}")
+        named = set(label.casefold().replace(",", " ").split())
+        words = [w for w in topic.surface[:8] if w.casefold() not in named]
+        if not own and words:
             painter.setPen(self.palette().placeholderText().color() if dark else QColor("#4d4d4d"))
-            words = metrics.elidedText(", ".join(topic.surface[:6]), Qt.TextElideMode.ElideRight,
-                                       int(text_rect.width()))
-            painter.drawText(text_rect.adjusted(0, metrics.height(), 0, 0),
-                             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop, words)
+            painter.drawText(rest.adjusted(0, QFontMetrics(small).lineSpacing() + 2, 0, 0), wrap, ", ".join(words))
+        painter.restore()
 
     # -- input ---------------------------------------------------------------------------------------
     def mousePressEvent(self, event: QMouseEvent) -> None:

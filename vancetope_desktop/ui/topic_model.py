@@ -356,30 +356,40 @@ class TopicFilterProxy(QSortFilterProxyModel):
 
 
 class TopicAtomsModel(AtomsModel):
-    """A topic's atoms: kind, when or due, status, statement, source (the Atoms window's columns), then the page.
-    Rows drag as :data:`~.dnd.ATOM_MIME` ids with the topic they are listed under."""
+    """A topic's atoms (its subtopics' too): kind, statement, source (as the Atoms window shows them, its tooltips
+    too) and page. Rows drag as :data:`~.dnd.ATOM_MIME` ids, with the topic they are listed under when they are all
+    its own (an atom of a subtopic leaves every topic of the tree it is dropped in: ``topics.move_atom``)."""
 
-    HEADERS = (*AtomsModel.HEADERS, "Page")
-    PAGE_COLUMN = len(AtomsModel.HEADERS)
+    HEADERS = ("Kind", "Statement", "Source", "Page")
+    SHOWN = (0, 3, 4)
+    """The Atoms window's columns (:class:`~.atoms_view.AtomsModel`) shown here, in this order; then the page."""
+    PAGE_COLUMN = 3
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self.topic_id: str | None = None
+        self.own_ids: set[str] = set()
         self.draggable = False
 
-    def set_topic(self, topic_id: str | None, found: Sequence[Atom], *, draggable: bool) -> None:
-        """Show ``found``, the atoms of ``topic_id``; ``draggable``: they may be dragged to another topic (a
-        topic of the window's scope's tree)."""
-        self.topic_id, self.draggable = topic_id, draggable
+    def set_topic(self, topic_id: str | None, found: Sequence[Atom], own_ids: set[str], *, draggable: bool) -> None:
+        """Show ``found``, the atoms of ``topic_id``'s subtree, of which ``own_ids`` are attached to the topic itself;
+        ``draggable``: they may be dragged to another topic (a topic of the window's scope's tree)."""
+        self.topic_id, self.own_ids, self.draggable = topic_id, set(own_ids), draggable
         self.set_items(found)
 
     def data(self, index: _AnyIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if index.isValid() and index.column() == self.PAGE_COLUMN:
-            if role != Qt.ItemDataRole.DisplayRole:
-                return self._items[index.row()].id if role == Qt.ItemDataRole.UserRole else None
-            span = self._items[index.row()].span
-            return str(span.page) if span is not None and span.page else ""
-        return super().data(index, role)
+        if not index.isValid():
+            return None
+        if index.column() != self.PAGE_COLUMN:
+            return super().data(self.createIndex(index.row(), self.SHOWN[index.column()]), role)
+        found = self._items[index.row()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return str(found.span.page) if found.span is not None and found.span.page else ""
+        if role == Qt.ItemDataRole.UserRole:
+            return found.id
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
 
     def flags(self, index: _AnyIndex) -> Qt.ItemFlag:
         flags = super().flags(index)
@@ -392,9 +402,11 @@ class TopicAtomsModel(AtomsModel):
         return [ATOM_MIME]
 
     def mimeData(self, indexes: Sequence[QModelIndex]) -> QMimeData:
-        """The atoms of the rows among ``indexes`` (:data:`~.dnd.ATOM_MIME`) and the topic they leave."""
-        mime = encode_document_ids((self._items[i.row()].id for i in indexes if i.isValid()), ATOM_MIME)
-        if self.topic_id:
+        """The atoms of the rows among ``indexes`` (:data:`~.dnd.ATOM_MIME`) and the topic they leave, when it holds
+        them all itself."""
+        ids = [self._items[i.row()].id for i in indexes if i.isValid()]
+        mime = encode_document_ids(ids, ATOM_MIME)
+        if self.topic_id and set(ids) <= self.own_ids:
             mime.setData(FROM_TOPIC_MIME, self.topic_id.encode("utf-8"))
         return mime
 

@@ -181,14 +181,18 @@ class TopicsDialog(QDialog):
         self.heading.setWordWrap(True)
         self.heading.setTextFormat(Qt.TextFormat.RichText)
         self.atoms_model = TopicAtomsModel(self)
-        self.atoms_view = card_table_view(self, self.atoms_model, (70, 110, 80, 420, 160), view=AtomListView(self))
+        self.atoms_view = card_table_view(self, self.atoms_model, (64, 420, 220), view=AtomListView(self))
+        header = self.atoms_view.horizontalHeader()  # the statement takes the room, the page its digits
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(TopicAtomsModel.PAGE_COLUMN, QHeaderView.ResizeMode.ResizeToContents)
         self.atoms_view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.atoms_view.setDragEnabled(True)
         self.atoms_view.setDragDropMode(QAbstractItemView.DragDropMode.DragOnly)
         self.atoms_view.doubleClicked.connect(lambda index: self.open_atom(index.row()))
         self.atoms_view.selectionModel().selectionChanged.connect(lambda _s, _d: self._update_actions())
         self.sources_model = TopicSourcesModel(self)
-        self.sources_view = card_table_view(self, self.sources_model, (420,))
+        self.sources_view = card_table_view(self, self.sources_model, (520,))
         self.sources_view.doubleClicked.connect(self._open_source_row)
         right = QSplitter(Qt.Orientation.Vertical, self)
         right.addWidget(self.atoms_view)
@@ -317,7 +321,7 @@ class TopicsDialog(QDialog):
                            "keeps the tree up to date as atoms come.</p><p>Build it now from the atoms there are:</p>")
         self.empty.setTextFormat(Qt.TextFormat.RichText)
         self.pages.setCurrentIndex(1)
-        self.atoms_model.set_topic(None, [], draggable=False)
+        self.atoms_model.set_topic(None, [], set(), draggable=False)
         self.sources_model.set_items([])
         self.map_pane.map.set_tree(None)
         self._current = None
@@ -370,18 +374,27 @@ class TopicsDialog(QDialog):
         request, lib = self._topic_request, self.workbench.lib
         if topic is None:
             self.heading.setText("")
-            self.atoms_model.set_topic(None, [], draggable=False)
+            self.atoms_model.set_topic(None, [], set(), draggable=False)
             self.sources_model.set_items([])
             return
         self.heading.setText(topic_heading(topic, self.tree_model))
-        self.workbench.read(lambda _c: (topics.topic_atoms(lib, topic.id), topics.topic_sources(lib, topic.id)),
-                            lambda found: self._topic_loaded(request, topic, *found), title="Topic")
+        scope = self.workbench.state.scope
 
-    def _topic_loaded(self, request: int, topic: Topic, found: list[Atom], sources: list[Any]) -> None:
+        def load(_context: Any) -> tuple[list[Atom], set[str], list[topics.TopicSource]]:
+            # The whole subtree's atoms (a topic above others lists what is under it), and which are its own.
+            found = topics.topic_atoms(lib, topic.id, recursive=bool(topic.children), acting_scope=scope)
+            own = {a.id for a in topics.topic_atoms(lib, topic.id, acting_scope=scope)} if topic.children \
+                else {a.id for a in found}
+            return found, own, topics.topic_sources(lib, topic.id, acting_scope=scope)
+
+        self.workbench.read(load, lambda found: self._topic_loaded(request, topic, *found), title="Topic")
+
+    def _topic_loaded(self, request: int, topic: Topic, found: list[Atom], own: set[str],
+                      sources: list[topics.TopicSource]) -> None:
         if request != self._topic_request:
             return
         keep = {a.id for a in self.selected_atoms()}
-        self.atoms_model.set_topic(topic.id, found, draggable=not self.tree_model.is_inherited(topic.id))
+        self.atoms_model.set_topic(topic.id, found, own, draggable=not self.tree_model.is_inherited(topic.id))
         self.sources_model.set_items(sources)
         for row in range(self.atoms_model.rowCount()):
             if self.atoms_model.item_at(row).id in keep:
@@ -431,32 +444,34 @@ class TopicsDialog(QDialog):
         """Move atoms (dropped on ``to_topic``) out of ``from_topic`` into ``to_topic``."""
         target = self.tree_model.topic_by_id(to_topic)
         self.say("Moving…")
-        self.workbench.move_atoms(atom_ids, from_topic, to_topic, on_done=lambda _r: self.say(
+        self.workbench.move_atoms_to_topic(atom_ids, to_topic, from_topic, on_done=lambda _r: self.say(
             f"Moved {len(atom_ids)} atom{'s' if len(atom_ids) != 1 else ''} to “{target.label if target else ''}”"))
 
     def move_topics(self, topic_ids: list[str], parent_id: str) -> None:
-        """Put topics (dropped on ``parent_id``) under ``parent_id``."""
+        """Put topics (dropped on ``parent_id``) under ``parent_id``, each one undo step."""
         self.say("Moving…")
-        self.workbench.move_topics(topic_ids, parent_id, on_done=lambda _r: self.say("Moved"))
+        for topic_id in topic_ids:
+            self.workbench.move_topic(topic_id, parent_id, on_done=lambda moved: self.say(f"Moved “{moved.label}”"))
 
     def merge(self, topic_ids: Sequence[str], into: str) -> None:
         """Merge ``topic_ids`` into ``into`` (one of them): its label stays, the others' atoms and subtopics join it."""
         others = [t for t in topic_ids if t != into]
         if others:
             self.say("Merging…")
-            self.workbench.merge_topics(others, into, on_done=lambda _t: self.say(
+            self.workbench.merge_topics(into, others, on_done=lambda _t: self.say(
                 f"Merged {len(others)} topic{'s' if len(others) != 1 else ''}"))
 
     def split(self, topic_id: str, groups: Sequence[Sequence[str]], labels: Sequence[str]) -> None:
         """Split ``topic_id``: each group of its atoms becomes a new subtopic with the label of the same rank."""
         self.say("Splitting…")
-        self.workbench.split_topic(topic_id, groups, labels, on_done=lambda made: self.say(
+        self.workbench.split_topic(topic_id, groups, labels=labels, on_done=lambda made: self.say(
             f"Split into {', '.join(f'“{t.label}”' for t in made)}"))
 
     def create(self, parent_id: str, label: str) -> None:
         """A new topic ``label`` under ``parent_id``."""
         self.say("Creating…")
-        self.workbench.create_topic(parent_id, label, on_done=lambda made: self.select_topic(getattr(made, "id", "")))
+        # Listed once the tree is read again (after the write): the reload selects what is current.
+        self.workbench.create_topic(label, parent_id, on_done=lambda made: setattr(self, "_current", made.id))
 
     def delete(self, topic_id: str) -> None:
         """Delete ``topic_id`` (its atoms and subtopics go to its parent)."""
@@ -466,7 +481,7 @@ class TopicsDialog(QDialog):
     def rebuild(self) -> None:
         """Build the window's scope's tree now from its atoms (the upkeep's cold build)."""
         self.say("Building the topic tree…")
-        self.workbench.rebuild_topics(on_done=lambda _r: self.say("Topic tree built"))
+        self.workbench.rebuild_topics(on_done=lambda report: self.say(report.message))
 
     def say(self, text: str) -> None:
         """Show ``text`` in the window's status line."""
@@ -505,10 +520,12 @@ class TopicsDialog(QDialog):
 
     def _ask_split(self) -> None:
         topic, picked = self.current_topic(), {a.id for a in self.selected_atoms()}
+        own = self.atoms_model.own_ids
         rest = [self.atoms_model.item_at(r).id for r in range(self.atoms_model.rowCount())
-                if self.atoms_model.item_at(r).id not in picked]
-        if topic is None or not picked or not rest:
-            self.say("Select some of the topic's atoms, not all: they become one new subtopic, the others another")
+                if self.atoms_model.item_at(r).id in own - picked]
+        if topic is None or not picked or not rest or not picked <= own:
+            self.say("Select some of the topic's own atoms, not all (nor a subtopic's): they become one new "
+                     "subtopic, the others another")
             return
         dialog = SplitDialog(topic.label, len(picked), len(rest), self)
         if dialog.exec():
@@ -530,8 +547,9 @@ class TopicsDialog(QDialog):
         self.rename_action.setEnabled(editable)
         self.delete_action.setEnabled(editable)
         self.merge_action.setEnabled(sum(self.tree_model.editable(t.id) for t in self.selected_topics()) >= 2)
+        picked = {a.id for a in self.selected_atoms()}
         self.split_action.setEnabled(topic is not None and not self.tree_model.is_inherited(topic.id)
-                                     and bool(self.atoms_view.selectionModel().selectedRows()))
+                                     and bool(picked) and picked < self.atoms_model.own_ids)
 
     def contextMenuEvent(self, event: QContextMenuEvent) -> None:
         if not self.view.isAncestorOf(self.childAt(event.pos())):
@@ -603,8 +621,9 @@ def topic_heading(topic: Topic, model: TopicTreeModel) -> str:
     """The right side's heading: the topic's path, counts, surface words and summary (rich text)."""
     path = " › ".join(escape(p) for p in topic.path) or escape(topic.label)
     counts = f"{topic.atoms} atom{'s' if topic.atoms != 1 else ''}"
-    if topic.own_atoms != topic.atoms:
-        counts += f", {topic.own_atoms} in this topic itself"
+    if topic.children:
+        counts += f" in it and its {len(topic.children)} subtopic{'s' if len(topic.children) != 1 else ''}"
+        counts += f" ({topic.own_atoms} in the topic itself)" if topic.own_atoms else ""
     lines = [f"<b>{path}</b> · {counts}"]
     if topic.surface:
         lines.append("<i>" + escape(", ".join(topic.surface[:12])) + "</i>")

@@ -51,6 +51,7 @@ from ..services import (
     scopes,
     source_profile,
     tags,
+    topic_upkeep,
     topics,
     undo,
 )
@@ -906,75 +907,78 @@ class Workbench(QObject):
         lib, scope = self.lib, self.state.scope
         return self.run("Undo digest", lambda _c: digest.undo_digest(lib, scope, day), on_result=on_done)
 
-    # --- the topic tree (issue 14): a person's hand edits, each one undo step ------------------------------
-    def rename_topic(self, topic_id: str, label: str, on_done: Callable[[Any], None] | None = None) -> Task:
+    # --- the topic tree (issue 14): a person's hand edits (``services.topics``), each pinned and one undo step ------
+    def rename_topic(self, topic_id: str, label: str, *, on_done: Callable[[Any], None] | None = None) -> Task:
         """Give a topic a new label, pinned (``topics.rename_topic``, as ``topics rename``)."""
+        return self._topic_edit("Rename topic", topic_id, lambda lib, scope, action: topics.rename_topic(
+            lib, topic_id, label, acting_scope=scope, user_action=action), on_done)
+
+    def move_topic(self, topic_id: str, parent_id: str, *, on_done: Callable[[Any], None] | None = None) -> Task:
+        """Hang a topic (with its subtree) under ``parent_id`` of the same tree, pinned (``topics.move_topic``)."""
+        return self._topic_edit("Move topic", topic_id, lambda lib, scope, action: topics.move_topic(
+            lib, topic_id, parent_id, acting_scope=scope, user_action=action), on_done)
+
+    def merge_topics(self, keep_id: str, other_ids: Sequence[str], *,
+                     on_done: Callable[[Any], None] | None = None) -> Task:
+        """Merge ``other_ids`` into ``keep_id``: their atoms and subtopics join it, they are retired
+        (``topics.merge_topics``)."""
+        others = list(other_ids)
+        return self._topic_edit("Merge topics into", keep_id, lambda lib, scope, action: topics.merge_topics(
+            lib, keep_id, others, acting_scope=scope, user_action=action), on_done)
+
+    def split_topic(self, topic_id: str, groups: Sequence[Sequence[str]] | None = None, *,
+                    labels: Sequence[str] | None = None, on_done: Callable[[Any], None] | None = None) -> Task:
+        """Split a topic: each group of its own atoms becomes a new subtopic, labelled as given
+        (``topics.split_topic``)."""
+        wanted = [list(g) for g in groups] if groups is not None else None
+        names = list(labels) if labels is not None else None
+        return self._topic_edit("Split topic", topic_id, lambda lib, scope, action: topics.split_topic(
+            lib, topic_id, wanted, labels=names, acting_scope=scope, user_action=action), on_done)
+
+    def create_topic(self, label: str, parent_id: str, *, on_done: Callable[[Any], None] | None = None) -> Task:
+        """Make a topic ``label`` under ``parent_id``, label and place pinned (``topics.create_topic``)."""
+        return self._topic_edit("New topic under", parent_id, lambda lib, scope, action: topics.create_topic(
+            lib, label, parent_id, acting_scope=scope, user_action=action), on_done)
+
+    def delete_topic(self, topic_id: str, *, on_done: Callable[[Any], None] | None = None) -> Task:
+        """Retire a topic: its atoms and subtopics go to its parent (``topics.delete_topic``)."""
+        return self._topic_edit("Delete topic", topic_id, lambda lib, scope, action: topics.delete_topic(
+            lib, topic_id, acting_scope=scope, user_action=action), on_done)
+
+    def move_atoms_to_topic(self, atom_ids: Sequence[str], to_topic: str, from_topic: str | None = None, *,
+                            on_done: Callable[[Any], None] | None = None) -> Task:
+        """Put atoms in ``to_topic``, pinned there, out of ``from_topic`` (None: out of every other topic of the tree):
+        a drag from one topic to another (``topics.move_atom`` for each, one undo step)."""
+        ids = list(atom_ids)
+        verb = "Move atom to topic" if len(ids) == 1 else f"Move {len(ids)} atoms to topic"
+
+        def edit(lib: Library, scope: str, action: UserAction) -> Any:
+            return [topics.move_atom(lib, i, to_topic, from_topic, acting_scope=scope, user_action=action)
+                    for i in ids][-1]
+
+        return self._topic_edit(verb, to_topic, edit, on_done)
+
+    def _topic_edit(self, verb: str, topic_id: str, edit: Callable[[Library, str, UserAction], Any],
+                    on_done: Callable[[Any], None] | None) -> Task:
+        """Run one hand edit from the window's scope on the write lane as the undo step ``<verb> “<topic>”`` (named
+        on that thread: the name is read from the library). Topics are not indexed: nothing for the indexer."""
         lib, scope = self.lib, self.state.scope
-        return self.run("Rename topic", lambda _c: topics.rename_topic(
-            lib, topic_id, label, acting_scope=scope, user_action=undo.user_action(lib, "Rename topic", [topic_id],
-                                                                                   suffix=f"to “{label}”")),
-            on_result=on_done, index=False)
+        return self.run(verb, lambda _c: edit(lib, scope, undo.user_action(lib, verb, [topic_id])),
+                        on_result=on_done, index=False)
 
-    def move_topics(self, topic_ids: Sequence[str], parent_id: str, on_done: Callable[[Any], None] | None = None
-                    ) -> Task:
-        """Hang topics (with their subtrees) under ``parent_id`` of the same tree (``topics.move_topic``)."""
-        lib, scope, ids = self.lib, self.state.scope, list(topic_ids)
-
-        def work(_context: TaskContext) -> list:
-            action = undo.user_action(lib, f"Move {len(ids)} topic{'s' if len(ids) != 1 else ''} under", [parent_id])
-            return [topics.move_topic(lib, i, parent_id, acting_scope=scope, user_action=action) for i in ids]
-
-        return self.run("Move topic", work, on_result=on_done, index=False)
-
-    def merge_topics(self, other_ids: Sequence[str], keep_id: str, on_done: Callable[[Any], None] | None = None
-                     ) -> Task:
-        """Merge ``other_ids`` into ``keep_id``: their atoms and subtopics join it (``topics.merge_topics``)."""
-        lib, scope, others = self.lib, self.state.scope, list(other_ids)
-        return self.run("Merge topics", lambda _c: topics.merge_topics(
-            lib, keep_id, others, acting_scope=scope, user_action=undo.user_action(
-                lib, f"Merge {len(others)} topic{'s' if len(others) != 1 else ''} into", [keep_id])),
-            on_result=on_done, index=False)
-
-    def split_topic(self, topic_id: str, groups: Sequence[Sequence[str]], labels: Sequence[str],
-                    on_done: Callable[[Any], None] | None = None) -> Task:
-        """Split a topic: each group of its atoms becomes a new subtopic labelled as given (``topics.split_topic``)."""
-        lib, scope = self.lib, self.state.scope
-        wanted, names = [list(g) for g in groups], list(labels)
-        return self.run("Split topic", lambda _c: topics.split_topic(
-            lib, topic_id, wanted, labels=names, acting_scope=scope,
-            user_action=undo.user_action(lib, "Split topic", [topic_id])), on_result=on_done, index=False)
-
-    def create_topic(self, parent_id: str, label: str, on_done: Callable[[Any], None] | None = None) -> Task:
-        """Make a topic ``label`` under ``parent_id`` (``topics.create_topic``); undo takes it away."""
+    def rebuild_topics(self, on_done: Callable[[Any], None] | None = None) -> Task:
+        """Keep the current scope's topic tree now, as ``topics rebuild`` does (``topic_upkeep.update_topics``: a
+        cold build when it has none, one undo step); says what it did. On the write lane, shown in Tasks: a person
+        asked for it and waits for it (the clustering of a few hundred atoms takes seconds)."""
         lib, scope = self.lib, self.state.scope
 
-        def work(_context: TaskContext) -> Any:
-            action = UserAction(label=f"New topic “{label}”", actor=audit.current_user())
-            return topics.create_topic(lib, label, parent_id, acting_scope=scope, user_action=action)
+        def done(report: Any) -> None:
+            self.notice.emit(report.message[:1].upper() + report.message[1:])
+            if on_done is not None:
+                on_done(report)
 
-        return self.run("New topic", work, on_result=on_done, index=False)
-
-    def delete_topic(self, topic_id: str, on_done: Callable[[Any], None] | None = None) -> Task:
-        """Retire a topic: its atoms and subtopics go to its parent (``topics.delete_topic``); undo brings it back."""
-        lib, scope = self.lib, self.state.scope
-        return self.run("Delete topic", lambda _c: topics.delete_topic(
-            lib, topic_id, acting_scope=scope, user_action=undo.user_action(lib, "Delete topic", [topic_id])),
-            on_result=on_done, index=False)
-
-    def move_atoms(self, atom_ids: Sequence[str], from_topic: str | None, to_topic: str,
-                   on_done: Callable[[Any], None] | None = None) -> Task:
-        """Move atoms out of ``from_topic`` (None: out of every other topic of the tree) into ``to_topic``, pinned
-        there (``topics.move_atom`` for each, one undo step)."""
-        lib, scope, ids = self.lib, self.state.scope, list(atom_ids)
-
-        def work(_context: TaskContext) -> Any:
-            action = undo.user_action(lib, f"Move {len(ids)} atom{'s' if len(ids) != 1 else ''} to", [to_topic])
-            moved = None
-            for atom_id in ids:
-                moved = topics.move_atom(lib, atom_id, to_topic, from_topic, acting_scope=scope, user_action=action)
-            return moved
-
-        return self.run("Move to topic", work, on_result=on_done, index=False)
+        return self.run("Building the topic tree", lambda _c: topic_upkeep.update_topics(lib, scope),
+                        on_result=done, visible=True, index=False)
 
     def run_pending_digests(self) -> Task:
         """Digest, in the background, every scope with undigested material on the days before today
