@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QMainWindow,
+    QMenu,
     QMessageBox,
     QStackedWidget,
     QTabWidget,
@@ -350,6 +351,7 @@ class MainWindow(QMainWindow):
         tree.new_folder_requested.connect(self.new_folder)
         tree.delete_requested.connect(self.delete_folder)
         tree.empty_trash_requested.connect(self.empty_trash)
+        tree.menu_extension_requested.connect(self._extend_scope_menu)
         model = tree.folder_model
         model.rename_requested.connect(wb.rename_folder)
         model.files_dropped.connect(lambda paths, target: wb.import_paths(paths, target))
@@ -777,6 +779,12 @@ class MainWindow(QMainWindow):
         dialog = self._show_kept("topics_dialog", TopicsDialog)
         dialog.show_map(map_)
         return dialog
+
+    def _extend_scope_menu(self, menu: QMenu, target: FolderTarget | None) -> None:
+        """The window's scope's root in the folder tree offers its Topics window (another scope's: switch first)."""
+        if target is not None and target.kind == "scope" and target.key == self.current_scope:
+            menu.addSeparator()
+            menu.addAction("Topics of this Scope…", self.show_topics)
 
     def _show_kept(self, name: str, make: type[EpisodesDialog | ConflictsDialog | AtomsDialog | DigestsDialog
                                               | TopicsDialog]) -> Any:

@@ -154,7 +154,7 @@ class TopicMap(QWidget):
     def _paint_tile(self, painter: QPainter, tile: Tile, hue: float, dark: bool) -> None:
         own = tile.key.endswith(OWN)
         lightness = (0.30 if tile.depth == 1 else 0.22) if dark else (0.80 if tile.depth == 1 else 0.90)
-        fill = QColor.fromHslF(hue / 360, 0.05 if own else 0.45, lightness)
+        fill = QColor.fromHslF(hue / 360, 0.05 if own else 0.30 if dark else 0.45, lightness)
         rect = QRectF(tile.rect.x, tile.rect.y, tile.rect.w, tile.rect.h).adjusted(0.5, 0.5, -0.5, -0.5)
         selected = tile.key == self.selected_id
         painter.setPen(QPen(self.palette().highlight().color(), 2.5) if selected
@@ -189,7 +189,9 @@ class TopicMap(QWidget):
         wrap = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop | Qt.TextFlag.TextWordWrap
         lines = max(int(area.height() // metrics.lineSpacing()) - 1, 1)
         wanted = metrics.boundingRect(area.toRect(), wrap, label).height()
-        if wanted <= lines * metrics.lineSpacing():
+        # Wrapped only where every word fits the width (else Qt breaks inside words), on the lines there are.
+        widest = max((metrics.horizontalAdvance(w) for w in label.split()), default=0)
+        if widest <= area.width() and wanted <= lines * metrics.lineSpacing():
             painter.drawText(area, wrap, label)
             used = wanted
         else:
@@ -200,13 +202,20 @@ class TopicMap(QWidget):
         small.setPointSizeF(small.pointSizeF() * 0.9)
         painter.setFont(small)
         rest = area.adjusted(0, used, 0, 0)
-        painter.drawText(rest, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop,
-                         f"{count} atom{'s' if count != 1 else ''}")
+        spacing = QFontMetrics(small).lineSpacing()
+        if rest.height() < spacing:  # no whole line left for the count: the tooltip tells
+            painter.restore()
+            return
+        painter.drawText(rest, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop, QFontMetrics(small).elidedText(
+            f"{count} atom{'s' if count != 1 else ''}", Qt.TextElideMode.ElideRight, int(rest.width())))
         named = set(label.casefold().replace(",", " ").split())
         words = [w for w in topic.surface[:8] if w.casefold() not in named]
-        if not own and words:
+        below = rest.adjusted(0, spacing + 2, 0, 0)
+        below.setHeight(below.height() // spacing * spacing)  # whole lines only: no word cut in half at the edge
+        if not own and words and below.height() > 0:
+            painter.setClipRect(below, Qt.ClipOperation.IntersectClip)
             painter.setPen(self.palette().placeholderText().color() if dark else QColor("#4d4d4d"))
-            painter.drawText(rest.adjusted(0, QFontMetrics(small).lineSpacing() + 2, 0, 0), wrap, ", ".join(words))
+            painter.drawText(below, wrap, ", ".join(words))
         painter.restore()
 
     # -- input ---------------------------------------------------------------------------------------
