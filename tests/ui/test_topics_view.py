@@ -210,8 +210,19 @@ def test_a_scope_without_a_tree_says_what_builds_it(qtbot, library, make_window)
     dialog = window.show_topics()
     qtbot.waitUntil(lambda: dialog.pages.currentIndex() == 1, timeout=WAIT_MS)
     assert "no topic tree yet" in dialog.empty.text() and "daily digest" in dialog.empty.text()
-    assert "1 atom wait" in dialog.empty.text()
+    assert "1 atom wait" in dialog.empty.text() and dialog.rebuild_button.isEnabled()
     assert not dialog.new_action.isEnabled()
+
+
+def test_a_scope_seeing_an_ancestors_tree_offers_to_build_its_own(qtbot, tree, make_window):
+    library, ids = tree
+    session = scopes.create_scope(library, "session", "s1", parent=P, name="Session one").path
+    atoms.store_atom(library, atoms.draft_atom("fact", "Egrets wade in shallow water."), scope=session)
+    window = make_window(library, scope=session)
+    dialog = _open(qtbot, window, ids, "alders")  # the project's tree, shown read-only
+    assert dialog.tree_model.is_inherited(ids["alders"]) and not dialog.rename_action.isEnabled()
+    assert not dialog.atoms_model.draggable and "read-only" in dialog.heading.text()
+    assert dialog.update_action.isVisible() and dialog.update_action.text() == "Build This Scope's Tree"
 
 
 def test_the_topic_map_drills_down_by_a_click_and_goes_back_up(qtbot, tree, make_window):

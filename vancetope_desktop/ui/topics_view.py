@@ -16,14 +16,13 @@ from collections.abc import Sequence
 from html import escape
 from typing import Any
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, QPoint, Qt, Signal
-from PySide6.QtGui import QAction, QContextMenuEvent, QDragLeaveEvent, QDragMoveEvent, QDropEvent, QKeySequence
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
+from PySide6.QtGui import QAction, QContextMenuEvent, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QButtonGroup,
     QDialog,
     QDialogButtonBox,
-    QFormLayout,
     QHBoxLayout,
     QHeaderView,
     QInputDialog,
@@ -33,10 +32,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSplitter,
     QStackedWidget,
-    QTableView,
     QToolButton,
-    QToolTip,
-    QTreeView,
     QVBoxLayout,
     QWidget,
 )
@@ -45,82 +41,14 @@ from ..core.atoms import Atom
 from ..core.topics import Topic, TopicTree
 from ..services import topics
 from .atoms_view import open_source
-from .dnd import drag_move_refusal, start_id_drag
 from .item_models import card_table_view
 from .topic_map import TopicMapPane
 from .topic_model import TOPIC_ROLE, TopicAtomsModel, TopicFilterProxy, TopicSourcesModel, TopicTreeModel
+from .topic_parts import AtomListView, SplitDialog, TopicTreeView, topic_heading
 from .workbench import Workbench
 
 TREE, MAP = 0, 1
 """The left side's pages (the "Tree | Map" switch)."""
-
-
-class TopicTreeView(QTreeView):
-    """The tree of topics: several selected for Merge, F2 renames in place, topics and atoms dropped on a topic.
-
-    Signals:
-        move_refused(str): what is dragged cannot go where the cursor is; the text says why.
-    """
-
-    move_refused = Signal(str)
-
-    def __init__(self, model: TopicTreeModel, proxy: TopicFilterProxy, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.topic_model, self.proxy = model, proxy
-        self.setModel(proxy)
-        self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
-        self.setEditTriggers(QAbstractItemView.EditTrigger.EditKeyPressed)
-        self.setDragDropMode(QAbstractItemView.DragDropMode.DragDrop)
-        self.setDragDropOverwriteMode(True)  # a drop lands on a topic: there is no order among topics
-        self.setDefaultDropAction(Qt.DropAction.MoveAction)
-        self.setAutoExpandDelay(600)
-        self.setUniformRowHeights(True)
-        header = self.header()
-        header.setStretchLastSection(False)
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        for column in (1, 2):
-            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
-        self._refusal: str | None = None
-
-    def startDrag(self, supportedActions: Qt.DropAction) -> None:
-        indexes = [i for i in self.selectedIndexes() if i.column() == 0 and i.flags() & Qt.ItemFlag.ItemIsDragEnabled]
-        if indexes:
-            start_id_drag(self, self.proxy.mimeData(indexes), len(indexes), "topic")
-
-    def dragMoveEvent(self, event: QDragMoveEvent) -> None:
-        refusal = drag_move_refusal(self, event, super().dragMoveEvent, lambda mime, index: self.topic_model
-                                    .drop_refusal(mime, self.proxy.mapToSource(index)))
-        self._show_refusal(refusal, event.position().toPoint())
-
-    def dragLeaveEvent(self, event: QDragLeaveEvent) -> None:
-        self._show_refusal(None)
-        self.setDropIndicatorShown(True)
-        super().dragLeaveEvent(event)
-
-    def dropEvent(self, event: QDropEvent) -> None:
-        self._show_refusal(None)
-        self.setDropIndicatorShown(True)
-        super().dropEvent(event)
-
-    def _show_refusal(self, refusal: str | None, pos: QPoint | None = None) -> None:
-        if refusal == self._refusal:
-            return
-        self._refusal = refusal
-        if refusal is None:
-            QToolTip.hideText()
-            return
-        QToolTip.showText(self.viewport().mapToGlobal(pos or QPoint()), refusal, self)
-        self.move_refused.emit(refusal)
-
-
-class AtomListView(QTableView):
-    """A topic's atoms: several may be selected and dragged (with a "3 atoms" badge) onto a topic of the tree."""
-
-    def startDrag(self, supportedActions: Qt.DropAction) -> None:
-        rows = self.selectionModel().selectedRows()
-        model = self.model()
-        if rows and model.flags(rows[0]) & Qt.ItemFlag.ItemIsDragEnabled:
-            start_id_drag(self, model.mimeData(rows), len(rows), "atom")
 
 
 class TopicsDialog(QDialog):
@@ -231,8 +159,8 @@ class TopicsDialog(QDialog):
         top.addWidget(self.scope_label)
         top.addLayout(switch_row)
         top.addStretch(1)
-        for action in (self.new_action, self.rename_action, self.merge_action, self.split_action,
-                       self.delete_action):
+        for action in (self.update_action, self.new_action, self.rename_action, self.merge_action,
+                       self.split_action, self.delete_action):
             button = QToolButton(self)
             button.setDefaultAction(action)
             top.addWidget(button)
@@ -272,6 +200,8 @@ class TopicsDialog(QDialog):
         self.delete_action.setToolTip("Delete the topic: its atoms and subtopics go to its parent (Edit ▸ Undo "
                                       "brings it back)")
         self.delete_action.triggered.connect(self._delete_current)
+        self.update_action = QAction("Update Now", self)
+        self.update_action.triggered.connect(self.rebuild)
         self.view.addAction(self.rename_action)
 
     # --- reading --------------------------------------------------------------------------------------
@@ -280,7 +210,7 @@ class TopicsDialog(QDialog):
         self._request += 1
         request, lib, scope = self._request, self.workbench.lib, self.workbench.state.scope
         names = self.workbench.snapshot.scope_names if self.workbench.snapshot is not None else {}
-        self.scope_label.setText(f"Topics of <b>{names.get(scope, scope)}</b>")
+        self.scope_label.setText(f"Topics of <b>{escape(names.get(scope, scope))}</b>")
 
         def load(_context: Any) -> list[TopicTree]:
             # Its own tree even when empty (the empty state counts the atoms waiting), then those it searches.
@@ -303,6 +233,7 @@ class TopicsDialog(QDialog):
             self.loaded.emit(0)
             return
         self.pages.setCurrentIndex(0)
+        self._offer_update(own)
         self._restore_expanded(expanded)
         self._current = None
         if keep is None or not self.select_topic(keep):
@@ -311,15 +242,35 @@ class TopicsDialog(QDialog):
         self._update_map()
         self.loaded.emit(len(own.topics) if own is not None else 0)
 
+    def _offer_update(self, own: TopicTree | None) -> None:
+        """Above a tree: build the window's scope's own (only an ancestor's is shown), or place the atoms that came
+        since the digest last kept it; hidden when it is up to date."""
+        waiting = own.unplaced if own is not None else 0
+        if own is None or own.root_id is None:
+            self.update_action.setText("Build This Scope's Tree")
+            self.update_action.setToolTip(f"{waiting} atom{'s' if waiting != 1 else ''} of this scope wait for "
+                                          "its own tree (the daily digest builds it; as `vancetope topics rebuild`)")
+        else:
+            self.update_action.setText(f"Place {waiting} New Atom{'s' if waiting != 1 else ''}")
+            self.update_action.setToolTip("Put the atoms that came since the last digest in the tree now, as the "
+                                          "digest would (`vancetope topics rebuild`)")
+        self.update_action.setVisible(waiting > 0)
+
     def _show_empty(self, scope: str, own: TopicTree | None, names: dict[str, str]) -> None:
         """No tree in the scope nor its ancestors: say what builds one and offer to build it now."""
-        name = names.get(scope, scope)
-        waiting = f" ({own.unplaced} atom{'s' if own.unplaced != 1 else ''} wait for it)" if own and own.unplaced \
-            else ""
-        self.empty.setText(f"<p><b>{name} has no topic tree yet.</b></p><p>The daily digest builds it from the "
-                           f"scope's atoms{waiting}: it groups them into topics, names each with its keywords, and "
-                           "keeps the tree up to date as atoms come.</p><p>Build it now from the atoms there are:</p>")
+        name = escape(names.get(scope, scope))
+        waiting = own.unplaced if own is not None else 0
+        if waiting:
+            said = (f"The daily digest builds it from the scope's atoms ({waiting} atom{'s' if waiting != 1 else ''} "
+                    "wait for it): it groups them into topics, names each with its keywords, and keeps the tree up "
+                    "to date as atoms come.</p><p>Build it now from the atoms there are:")
+        else:
+            said = ("It has no atoms yet to build one from: they are read from notes and results as they are "
+                    "written, and from any source by Document ▸ Extract Atoms. The daily digest then builds the tree.")
+        self.empty.setText(f"<p><b>{name} has no topic tree yet.</b></p><p>{said}</p>")
         self.empty.setTextFormat(Qt.TextFormat.RichText)
+        self.rebuild_button.setEnabled(waiting > 0)
+        self.update_action.setVisible(False)
         self.pages.setCurrentIndex(1)
         self.atoms_model.set_topic(None, [], set(), draggable=False)
         self.sources_model.set_items([])
@@ -586,52 +537,6 @@ class TopicsDialog(QDialog):
             index = self.proxy.mapFromSource(self.tree_model.index_for(topic_id))
             if index.isValid():
                 self.view.expand(index)
-
-
-class SplitDialog(QDialog):
-    """Asks the labels of the two subtopics a split makes: one for the selected atoms, one for the others."""
-
-    def __init__(self, label: str, picked: int, rest: int, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setWindowTitle("Split topic")
-        self.first = QLineEdit(self)
-        self.first.setPlaceholderText("a label for them")
-        self.second = QLineEdit(f"{label} (other)", self)
-        form = QFormLayout()
-        form.addRow(f"The {picked} selected atom{'s' if picked != 1 else ''}:", self.first)
-        form.addRow(f"The other {rest}:", self.second)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self)
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
-        ok = buttons.button(QDialogButtonBox.StandardButton.Ok)
-        for edit in (self.first, self.second):
-            edit.textChanged.connect(lambda _t: ok.setEnabled(all(self.labels())))
-        ok.setEnabled(False)
-        layout = QVBoxLayout(self)
-        layout.addWidget(QLabel(f"Split “{label}” into two new subtopics of it:", self))
-        layout.addLayout(form)
-        layout.addWidget(buttons)
-
-    def labels(self) -> list[str]:
-        """The two labels typed (blanks stripped)."""
-        return [self.first.text().strip(), self.second.text().strip()]
-
-
-def topic_heading(topic: Topic, model: TopicTreeModel) -> str:
-    """The right side's heading: the topic's path, counts, surface words and summary (rich text)."""
-    path = " › ".join(escape(p) for p in topic.path) or escape(topic.label)
-    counts = f"{topic.atoms} atom{'s' if topic.atoms != 1 else ''}"
-    if topic.children:
-        counts += f" in it and its {len(topic.children)} subtopic{'s' if len(topic.children) != 1 else ''}"
-        counts += f" ({topic.own_atoms} in the topic itself)" if topic.own_atoms else ""
-    lines = [f"<b>{path}</b> · {counts}"]
-    if topic.surface:
-        lines.append("<i>" + escape(", ".join(topic.surface[:12])) + "</i>")
-    if topic.summary:
-        lines.append(escape(topic.summary))
-    if model.is_inherited(topic.id):
-        lines.append(f"<span style='color:gray'>From {escape(topic.scope)}, an ancestor scope: read-only here</span>")
-    return "<br>".join(lines)
 
 
 def _label(topic: Topic | None, dialog: TopicsDialog) -> str:
