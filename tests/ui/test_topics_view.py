@@ -5,15 +5,14 @@ and the topic map drills down by a click and back up by its breadcrumb."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 from PySide6.QtCore import QModelIndex, QPoint, Qt
 
+from tests.topic_trees import FACTS, small_tree
 from vancetope_desktop.core.atoms import AtomDraft, SourceSpan
 from vancetope_desktop.core.documents import DocumentType
 from vancetope_desktop.services import atoms, documents, scopes, topics
 from vancetope_desktop.services.library import DEFAULT_PROJECT
-from vancetope_desktop.store.db import write_session
 from vancetope_desktop.ui.dnd import ATOM_MIME, FROM_TOPIC_MIME, decode_document_ids
 from vancetope_desktop.ui.topic_model import (
     TOPIC_ROLE,
@@ -25,39 +24,29 @@ from vancetope_desktop.ui.topic_model import (
 
 WAIT_MS = 20_000
 P = DEFAULT_PROJECT
-NOTE = "Grey herons nest in alder carr. Heron chicks fledge after seven weeks. Alder carr floods every winter."
-FACTS = ("Grey herons nest in alder carr.", "Heron chicks fledge after seven weeks.",
-         "Alder carr floods every winter.", "Heron nests are built of sticks.")
+NOTE = "Egrets wade in shallow water. Herons stand still for minutes before they strike."
+READ = "Herons stand still for minutes before they strike."
 
 
-def _build(library, scope: str, labels: tuple[str, str, str] = ("Herons", "Alders", "Nesting")) -> dict[str, str]:
-    """A tree of ``scope`` made with the store's session writes (what the digest uses): root → Herons (a0, a1) →
-    Nesting (a3); root → Alders (a2). a0-a2 are read from a note (page-less spans), a3 written directly."""
+def _build(library, scope: str = P) -> dict[str, str]:
+    """:func:`tests.topic_trees.small_tree` (root → Herons (a0, a1) → Nesting (a3); root → Alders (a2, a0); a4 in no
+    topic), and an atom ``s0`` read from the note ``source`` (a span, no page) put in Herons: Herons holds 3 atoms
+    of its own and 4 with Nesting's."""
+    ids = small_tree(library, scope)
     source = documents.add_text(library, NOTE, doc_type=DocumentType.NOTE, title="Heron notes", scope=scope)
-    drafts = [AtomDraft(type="fact", text=t, span=SourceSpan(start=NOTE.index(t), end=NOTE.index(t) + len(t)))
-              for t in FACTS[:3]]
-    stored = atoms.store_atoms(library, drafts, source.id, scope=scope)
-    stored.append(atoms.store_atom(library, atoms.draft_atom("fact", FACTS[3]), scope=scope))
-    ids = {f"a{n}": a.id for n, a in enumerate(stored)}
-    herons, alders, nesting = labels
-    with write_session(library.engine) as session:
-        root = topics.session_create_topic(session, None, scope_path=scope, label=scope, parent_id=None)
-        made = {"root": root}
-        made["herons"] = topics.session_create_topic(session, None, scope_path=scope, label=herons, parent_id=root.id,
-                                                     surface=["heron", "nest"], centroid=np.ones(4, np.float32) / 2)
-        made["alders"] = topics.session_create_topic(session, None, scope_path=scope, label=alders, parent_id=root.id,
-                                                     surface=["alder", "carr"])
-        made["nesting"] = topics.session_create_topic(session, None, scope_path=scope, label=nesting,
-                                                      parent_id=made["herons"].id, surface=["stick"])
-        for atom, topic in (("a0", "herons"), ("a1", "herons"), ("a2", "alders"), ("a3", "nesting")):
-            topics.session_add_member(session, ids[atom], made[topic].id, None)
-        ids.update({name: row.id for name, row in made.items()}, source=source.id)
-    return ids
+    read = atoms.store_atoms(library, [AtomDraft(type="fact", text=READ, span=SourceSpan(
+        start=NOTE.index(READ), end=NOTE.index(READ) + len(READ)))], source.id, scope=scope)[0]
+    topics.move_atom(library, read.id, ids["herons"])
+    return {**ids, "s0": read.id, "source": source.id}
 
 
 @pytest.fixture
 def tree(library):
-    return library, _build(library, P)
+    return library, _build(library)
+
+
+def _listed(dialog) -> list[str]:
+    return [dialog.atoms_model.item_at(r).id for r in range(dialog.atoms_model.rowCount())]
 
 
 def _label_of(lib, topic_id):
@@ -67,7 +56,8 @@ def _label_of(lib, topic_id):
 def test_the_topic_models_pass_the_model_tester(qtmodeltester, tree):
     library, ids = tree
     session = scopes.create_scope(library, "session", "s1", parent=P, name="Session one").path
-    child = _build(library, session, ("Waders", "Woods", "Egrets"))
+    child = _build(library, session)
+    topics.rename_topic(library, child["nesting"], "Egrets")
     model = TopicTreeModel()
     qtmodeltester.check(model)
     trees = [topics.get_tree(library, session), topics.get_tree(library, P)]
@@ -76,7 +66,7 @@ def test_the_topic_models_pass_the_model_tester(qtmodeltester, tree):
     roots = [model.index(r, 0) for r in range(model.rowCount())]
     assert [r.data() for r in roots] == ["Session one", "Inbox"]  # the window's scope's tree first
     herons = model.index_for(ids["herons"])
-    assert [model.index(herons.row(), c, herons.parent()).data() for c in range(3)] == ["Herons", "2", "3"]
+    assert [model.index(herons.row(), c, herons.parent()).data() for c in range(3)] == ["Herons", "3", "4"]
     assert model.topic(herons).path == ["Herons"] and model.is_inherited(ids["herons"])
     assert not model.flags(herons) & Qt.ItemFlag.ItemIsEditable  # an ancestor's tree: read-only here
     own = model.index_for(child["herons"])
@@ -86,38 +76,40 @@ def test_the_topic_models_pass_the_model_tester(qtmodeltester, tree):
 
     proxy = TopicFilterProxy(model)
     qtmodeltester.check(proxy)
-    proxy.setFilterFixedString("egret")  # Egrets, with Waders and the root to reach it
+    proxy.setFilterFixedString("egret")  # Egrets, with Herons and the root to reach it
     assert proxy.rowCount() == 1 and proxy.index(0, 0).data() == "Session one"
     assert proxy.index(0, 0, proxy.index(0, 0)).data(TOPIC_ROLE) == child["herons"]
-    proxy.setFilterFixedString("STICK")  # a surface word, any case: Nesting and Egrets, in both trees
+    proxy.setFilterFixedString("NEST")  # a surface word of Herons, any case (and Nesting's label): both trees
     assert proxy.rowCount() == 2
 
     listed = TopicAtomsModel()
     qtmodeltester.check(listed)
     listed.set_topic(ids["herons"], topics.topic_atoms(library, ids["herons"], recursive=True),
-                     {ids["a0"], ids["a1"]}, draggable=True)
+                     {ids["a0"], ids["a1"], ids["s0"]}, draggable=True)
     qtmodeltester.check(listed)
-    assert [listed.index(0, c).data() for c in range(4)] == ["Fact", FACTS[0], "Heron notes", ""]  # a note: no pages
+    row = listed.row_of(ids["s0"])
+    assert [listed.index(row, c).data() for c in range(4)] == ["Fact", READ, "Heron notes", ""]  # a note: no pages
     sources = TopicSourcesModel()
     sources.set_items(topics.topic_sources(library, ids["herons"]))
     qtmodeltester.check(sources)
-    assert [sources.index(0, c).data() for c in range(2)] == ["Heron notes", "2"]  # a3 has no source
+    assert [sources.index(0, c).data() for c in range(2)] == ["Heron notes", "1"]  # the others have no source
 
 
 def test_dragged_atoms_drop_on_another_topic_of_the_own_tree_only(tree):
     library, ids = tree
     session = scopes.create_scope(library, "session", "s1", parent=P, name="Session one").path
-    child = _build(library, session, ("Waders", "Woods", "Egrets"))
+    child = _build(library, session)
     model = TopicTreeModel()
     model.set_trees([topics.get_tree(library, session), topics.get_tree(library, P)], session)
     listed = TopicAtomsModel()
     listed.set_topic(child["herons"], topics.topic_atoms(library, child["herons"], recursive=True),
-                     {child["a0"], child["a1"]}, draggable=True)
-    mime = listed.mimeData([listed.index(1, 0)])
+                     {child["a0"], child["a1"], child["s0"]}, draggable=True)
+    mime = listed.mimeData([listed.index(listed.row_of(child["a1"]), 0)])
     assert decode_document_ids(mime, ATOM_MIME) == [child["a1"]]
     assert decode_document_ids(mime, FROM_TOPIC_MIME) == [child["herons"]]
-    nested = listed.mimeData([listed.index(r, 0) for r in range(3)])  # a3 is in Egrets, below: out of every topic
-    assert decode_document_ids(nested, ATOM_MIME) == [child["a0"], child["a1"], child["a3"]]
+    both = [listed.index(listed.row_of(child[a]), 0) for a in ("a1", "a3")]  # a3 is Nesting's: out of every topic
+    nested = listed.mimeData(both)
+    assert decode_document_ids(nested, ATOM_MIME) == [child["a1"], child["a3"]]
     assert decode_document_ids(nested, FROM_TOPIC_MIME) == []
     move = Qt.DropAction.MoveAction
     assert model.canDropMimeData(mime, move, -1, -1, model.index_for(child["alders"]))
@@ -145,15 +137,14 @@ def test_selecting_a_topic_lists_its_atoms_and_sources_and_opens_a_source(qtbot,
     window = make_window(library, scope=P)
     assert window.topics_action.text() == "Topics…"
     dialog = _open(qtbot, window, ids)
-    listed = [dialog.atoms_model.item_at(r).id for r in range(dialog.atoms_model.rowCount())]
-    assert listed == [ids["a0"], ids["a1"], ids["a3"]]  # with Nesting's, below it
-    assert dialog.atoms_model.own_ids == {ids["a0"], ids["a1"]}
+    assert set(_listed(dialog)) == {ids["a0"], ids["a1"], ids["s0"], ids["a3"]}  # with Nesting's, below it
+    assert dialog.atoms_model.own_ids == {ids["a0"], ids["a1"], ids["s0"]}
     assert dialog.sources_model.rowCount() == 1 and "Herons" in dialog.heading.text()
-    assert "3 atoms in it and its 1 subtopic (2 in the topic itself)" in dialog.heading.text()
+    assert "4 atoms in it and its 1 subtopic (3 in the topic itself)" in dialog.heading.text()
     assert "heron, nest" in dialog.heading.text()
     with qtbot.waitSignal(dialog.open_requested, timeout=WAIT_MS) as opened:
-        dialog.open_atom(1)
-    assert opened.args == [ids["source"], -1, FACTS[1]]
+        dialog.open_atom(dialog.atoms_model.row_of(ids["s0"]))
+    assert opened.args == [ids["source"], -1, READ]
     qtbot.waitUntil(lambda: window.current_viewer() is not None
                     and window.current_viewer().current_document_id() == ids["source"], timeout=WAIT_MS)
 
@@ -162,7 +153,8 @@ def test_an_atom_dropped_on_another_topic_moves_there_and_undo_takes_it_back(qtb
     library, ids = tree
     window = make_window(library, scope=P)
     dialog = _open(qtbot, window, ids)
-    mime = dialog.atoms_model.mimeData([dialog.atoms_model.index(1, 0)])  # a1, what a drag of its row carries
+    row = dialog.atoms_model.row_of(ids["a1"])
+    mime = dialog.atoms_model.mimeData([dialog.atoms_model.index(row, 0)])  # what a drag of its row carries
     target = dialog.proxy.mapFromSource(dialog.tree_model.index_for(ids["alders"]))
     assert dialog.proxy.dropMimeData(mime, Qt.DropAction.MoveAction, -1, -1, target)  # what the view's drop does
 
@@ -171,13 +163,13 @@ def test_an_atom_dropped_on_another_topic_moves_there_and_undo_takes_it_back(qtb
 
     qtbot.waitUntil(in_alders, timeout=WAIT_MS)
     assert ids["a1"] not in [a.id for a in topics.topic_atoms(library, ids["herons"])]
-    qtbot.waitUntil(lambda: dialog.atoms_model.rowCount() == 2, timeout=WAIT_MS)  # the list follows
+    qtbot.waitUntil(lambda: dialog.atoms_model.rowCount() == 3, timeout=WAIT_MS)  # the list follows
     qtbot.waitUntil(lambda: window.undo_actions.undo_action.text() == "Undo Move atom to topic “Alders”",
                     timeout=WAIT_MS)
     window.undo_actions.undo_action.trigger()
     qtbot.waitUntil(lambda: not in_alders(), timeout=WAIT_MS)
     assert ids["a1"] in [a.id for a in topics.topic_atoms(library, ids["herons"])]
-    qtbot.waitUntil(lambda: dialog.atoms_model.rowCount() == 3, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: dialog.atoms_model.rowCount() == 4, timeout=WAIT_MS)
 
 
 def test_rename_in_place_and_merge_through_the_window(qtbot, tree, make_window, monkeypatch):
@@ -200,8 +192,40 @@ def test_rename_in_place_and_merge_through_the_window(qtbot, tree, make_window, 
                         lambda *args, **kwargs: ("Wading birds", True))
     dialog.merge_action.trigger()
     qtbot.waitUntil(lambda: topics.get_tree(library, P).get(ids["alders"]) is None, timeout=WAIT_MS)
-    assert {a.id for a in topics.topic_atoms(library, ids["herons"])} == {ids["a0"], ids["a1"], ids["a2"]}
+    assert {a.id for a in topics.topic_atoms(library, ids["herons"])} == {ids[a] for a in ("a0", "a1", "a2", "s0")}
     qtbot.waitUntil(lambda: not dialog.tree_model.index_for(ids["alders"]).isValid(), timeout=WAIT_MS)
+
+
+def test_split_the_selected_atoms_from_the_others(qtbot, tree, make_window, monkeypatch):
+    library, ids = tree
+    window = make_window(library, scope=P)
+    dialog = _open(qtbot, window, ids)
+    assert dialog.split_action.isEnabled()  # nothing selected: cut in two by meaning
+    dialog.atoms_view.selectRow(dialog.atoms_model.row_of(ids["a3"]))  # Nesting's: not Herons' own
+    assert not dialog.split_action.isEnabled()
+    dialog.atoms_view.selectRow(dialog.atoms_model.row_of(ids["a0"]))
+
+    class Labels:  # the split dialog, answered
+        def __init__(self, label, picked, rest, parent):
+            assert (label, picked, rest) == ("Herons", 1, 2)
+
+        def exec(self):
+            return True
+
+        def labels(self):
+            return ["Nests", "Chicks"]
+
+    monkeypatch.setattr("vancetope_desktop.ui.topics_view.SplitDialog", Labels)
+    dialog.split_action.trigger()
+
+    def made():
+        found = topics.get_tree(library, P)
+        return {t.label: t for t in found.topics if t.parent_id == ids["herons"]}
+
+    qtbot.waitUntil(lambda: {"Nests", "Chicks"} <= set(made()), timeout=WAIT_MS)
+    assert [a.id for a in topics.topic_atoms(library, made()["Nests"].id)] == [ids["a0"]]
+    assert {a.id for a in topics.topic_atoms(library, made()["Chicks"].id)} == {ids["a1"], ids["s0"]}
+    qtbot.waitUntil(lambda: window.undo_actions.undo_action.text() == "Undo Split topic “Herons”", timeout=WAIT_MS)
 
 
 def test_a_scope_without_a_tree_says_what_builds_it(qtbot, library, make_window):
@@ -234,7 +258,7 @@ def test_the_topic_map_drills_down_by_a_click_and_goes_back_up(qtbot, tree, make
                     timeout=WAIT_MS)
     tiles = {t.key: t for t in topic_map.tiles()}
     assert set(tiles) == {ids["herons"], ids["alders"], ids["herons"] + "#own", ids["nesting"]}
-    assert tiles[ids["herons"]].rect.area == pytest.approx(3 * tiles[ids["alders"]].rect.area)  # 3 atoms vs 1
+    assert tiles[ids["herons"]].rect.area == pytest.approx(2 * tiles[ids["alders"]].rect.area)  # 4 atoms vs 2
     assert "Herons" not in dialog.map_pane.crumbs.text()
     nesting = tiles[ids["nesting"]].rect
     with qtbot.waitSignal(dialog.topic_shown, timeout=WAIT_MS):
@@ -242,7 +266,7 @@ def test_the_topic_map_drills_down_by_a_click_and_goes_back_up(qtbot, tree, make
                          pos=QPoint(int(nesting.x + nesting.w / 2), int(nesting.y + nesting.h / 2)))
     assert topic_map.focus_id == ids["herons"]  # drilled into the outer tile's topic
     assert dialog.current_topic().id == ids["nesting"]  # the clicked one is listed
-    assert [dialog.atoms_model.item_at(r).id for r in range(dialog.atoms_model.rowCount())] == [ids["a3"]]
+    assert _listed(dialog) == [ids["a3"]]
     assert {t.key for t in topic_map.tiles()} == {ids["nesting"], ids["herons"] + "#own"}
     assert "Herons" in dialog.map_pane.crumbs.text()
     dialog.map_pane.crumbs.linkActivated.emit(ids["root"])  # the breadcrumb's first link
@@ -265,6 +289,6 @@ def test_rebuild_now_builds_the_tree_of_an_empty_scope(qtbot, library, make_wind
     with qtbot.waitSignal(dialog.loaded, timeout=120_000, check_params_cb=lambda count: count > 1):
         qtbot.mouseClick(dialog.rebuild_button, Qt.MouseButton.LeftButton)
     tree = topics.get_tree(library, P)
-    assert tree.root_id is not None and tree.atoms == 6 and tree.unplaced == 0
+    assert tree.root_id is not None and tree.atoms == 7 and tree.unplaced == 0
     assert dialog.pages.currentIndex() == 0 and dialog.tree_model.index_for(tree.root_id).isValid()
     assert window.undo_actions.undo_action.isEnabled()

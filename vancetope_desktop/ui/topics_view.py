@@ -193,8 +193,8 @@ class TopicsDialog(QDialog):
         self.merge_action.setToolTip("Merge the selected topics into one (their atoms and subtopics go with it)")
         self.merge_action.triggered.connect(self._ask_merge)
         self.split_action = QAction("Split…", self)
-        self.split_action.setToolTip("Split the topic in two subtopics: the atoms selected on the right, and the "
-                                     "others")
+        self.split_action.setToolTip("Split the topic in two subtopics: the atoms selected on the right and the "
+                                     "others, or (none selected) its atoms cut in two by meaning")
         self.split_action.triggered.connect(self._ask_split)
         self.delete_action = QAction("Delete", self)
         self.delete_action.setToolTip("Delete the topic: its atoms and subtopics go to its parent (Edit ▸ Undo "
@@ -412,8 +412,9 @@ class TopicsDialog(QDialog):
             self.workbench.merge_topics(into, others, on_done=lambda _t: self.say(
                 f"Merged {len(others)} topic{'s' if len(others) != 1 else ''}"))
 
-    def split(self, topic_id: str, groups: Sequence[Sequence[str]], labels: Sequence[str]) -> None:
-        """Split ``topic_id``: each group of its atoms becomes a new subtopic with the label of the same rank."""
+    def split(self, topic_id: str, groups: Sequence[Sequence[str]] | None, labels: Sequence[str] | None) -> None:
+        """Split ``topic_id``: each group of its own atoms becomes a new subtopic with the label of the same rank
+        (``groups`` None: its own atoms cut in two by meaning, each part named by its best keyword)."""
         self.say("Splitting…")
         self.workbench.split_topic(topic_id, groups, labels=labels, on_done=lambda made: self.say(
             f"Split into {', '.join(f'“{t.label}”' for t in made)}"))
@@ -472,6 +473,9 @@ class TopicsDialog(QDialog):
     def _ask_split(self) -> None:
         topic, picked = self.current_topic(), {a.id for a in self.selected_atoms()}
         own = self.atoms_model.own_ids
+        if topic is not None and not picked and len(own) >= 2:  # undoable: no question asked
+            self.split(topic.id, None, None)
+            return
         rest = [self.atoms_model.item_at(r).id for r in range(self.atoms_model.rowCount())
                 if self.atoms_model.item_at(r).id in own - picked]
         if topic is None or not picked or not rest or not picked <= own:
@@ -498,9 +502,8 @@ class TopicsDialog(QDialog):
         self.rename_action.setEnabled(editable)
         self.delete_action.setEnabled(editable)
         self.merge_action.setEnabled(sum(self.tree_model.editable(t.id) for t in self.selected_topics()) >= 2)
-        picked = {a.id for a in self.selected_atoms()}
-        self.split_action.setEnabled(topic is not None and not self.tree_model.is_inherited(topic.id)
-                                     and bool(picked) and picked < self.atoms_model.own_ids)
+        picked, own = {a.id for a in self.selected_atoms()}, self.atoms_model.own_ids
+        self.split_action.setEnabled(editable and (picked < own if picked else len(own) >= 2))
 
     def contextMenuEvent(self, event: QContextMenuEvent) -> None:
         if not self.view.isAncestorOf(self.childAt(event.pos())):

@@ -513,49 +513,6 @@ class Workbench(QObject):
 
         return self.run("Move", work, index=False)
 
-    # --- topic trees (issue 14: services.topics; each edit pinned and one undo step) ---------------
-    def rename_topic(self, topic_id: str, label: str) -> Task:
-        """Give a topic a new label (pinned)."""
-        return self._topic_edit("Rename topic", topic_id, lambda action: topics.rename_topic(
-            self.lib, topic_id, label, user_action=action))
-
-    def move_topic(self, topic_id: str, parent_id: str) -> Task:
-        """Hang a topic under another topic of its tree (pinned)."""
-        return self._topic_edit("Move topic", topic_id, lambda action: topics.move_topic(
-            self.lib, topic_id, parent_id, user_action=action))
-
-    def merge_topics(self, keep_id: str, other_ids: Sequence[str]) -> Task:
-        """Merge ``other_ids`` into ``keep_id`` (their atoms and children move to it, they are retired)."""
-        others = list(other_ids)
-        return self._topic_edit("Merge topics into", keep_id, lambda action: topics.merge_topics(
-            self.lib, keep_id, others, user_action=action))
-
-    def split_topic(self, topic_id: str, groups: Sequence[Sequence[str]] | None = None, *, parts: int = 2,
-                    labels: Sequence[str] | None = None) -> Task:
-        """Split a topic into new child topics: explicit groups of its atoms, or ``parts`` cut by meaning."""
-        return self._topic_edit("Split topic", topic_id, lambda action: topics.split_topic(
-            self.lib, topic_id, groups, parts=parts, labels=labels, user_action=action))
-
-    def move_atom_to_topic(self, atom_id: str, to_topic: str, from_topic: str | None = None) -> Task:
-        """Put an atom in another topic of its tree (a drag from one topic to another: ``from_topic``), pinned."""
-        return self._topic_edit("Move atom to topic", to_topic, lambda action: topics.move_atom(
-            self.lib, atom_id, to_topic, from_topic, user_action=action))
-
-    def create_topic(self, label: str, parent_id: str) -> Task:
-        """Make a topic under ``parent_id`` (label and place pinned)."""
-        return self._topic_edit("New topic under", parent_id, lambda action: topics.create_topic(
-            self.lib, label, parent_id, user_action=action))
-
-    def delete_topic(self, topic_id: str) -> Task:
-        """Delete a topic: its atoms and children go to its parent."""
-        return self._topic_edit("Delete topic", topic_id, lambda action: topics.delete_topic(
-            self.lib, topic_id, user_action=action))
-
-    def _topic_edit(self, verb: str, topic_id: str, edit: Callable[[UserAction], Any]) -> Task:
-        """Run one hand edit on the write lane as the undo step ``<verb> “<topic>”`` (named on that thread: the
-        name is read from the library). Topics are not indexed: nothing for the indexer."""
-        return self.run(verb, lambda _c: edit(topics.user_action(self.lib, verb, topic_id)), index=False)
-
     # --- tags ------------------------------------------------------------------------------------
     def rename_tag(self, old: str, new: str) -> Task:
         """Rename a tag across the library; the tags below it follow."""
@@ -926,14 +883,14 @@ class Workbench(QObject):
         return self._topic_edit("Merge topics into", keep_id, lambda lib, scope, action: topics.merge_topics(
             lib, keep_id, others, acting_scope=scope, user_action=action), on_done)
 
-    def split_topic(self, topic_id: str, groups: Sequence[Sequence[str]] | None = None, *,
+    def split_topic(self, topic_id: str, groups: Sequence[Sequence[str]] | None = None, *, parts: int = 2,
                     labels: Sequence[str] | None = None, on_done: Callable[[Any], None] | None = None) -> Task:
-        """Split a topic: each group of its own atoms becomes a new subtopic, labelled as given
-        (``topics.split_topic``)."""
+        """Split a topic: each group of its own atoms becomes a new subtopic, labelled as given; ``groups`` None: its
+        own atoms cut in ``parts`` by meaning (``topics.split_topic``)."""
         wanted = [list(g) for g in groups] if groups is not None else None
         names = list(labels) if labels is not None else None
         return self._topic_edit("Split topic", topic_id, lambda lib, scope, action: topics.split_topic(
-            lib, topic_id, wanted, labels=names, acting_scope=scope, user_action=action), on_done)
+            lib, topic_id, wanted, parts=parts, labels=names, acting_scope=scope, user_action=action), on_done)
 
     def create_topic(self, label: str, parent_id: str, *, on_done: Callable[[Any], None] | None = None) -> Task:
         """Make a topic ``label`` under ``parent_id``, label and place pinned (``topics.create_topic``)."""
@@ -960,10 +917,11 @@ class Workbench(QObject):
 
     def _topic_edit(self, verb: str, topic_id: str, edit: Callable[[Library, str, UserAction], Any],
                     on_done: Callable[[Any], None] | None) -> Task:
-        """Run one hand edit from the window's scope on the write lane as the undo step ``<verb> “<topic>”`` (named
-        on that thread: the name is read from the library). Topics are not indexed: nothing for the indexer."""
+        """Run one hand edit from the window's scope on the write lane as the undo step ``<verb> “<topic>”``
+        (``topics.user_action``, as the CLI names it; named on that thread: the name is read from the library).
+        Topics are not indexed: nothing for the indexer."""
         lib, scope = self.lib, self.state.scope
-        return self.run(verb, lambda _c: edit(lib, scope, undo.user_action(lib, verb, [topic_id])),
+        return self.run(verb, lambda _c: edit(lib, scope, topics.user_action(lib, verb, topic_id)),
                         on_result=on_done, index=False)
 
     def rebuild_topics(self, on_done: Callable[[Any], None] | None = None) -> Task:
