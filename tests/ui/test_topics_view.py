@@ -142,6 +142,7 @@ def test_selecting_a_topic_lists_its_atoms_and_sources_and_opens_a_source(qtbot,
     assert dialog.sources_model.rowCount() == 1 and "Herons" in dialog.heading.text()
     assert "4 atoms in it and its 1 subtopic (3 in the topic itself)" in dialog.heading.text()
     assert "heron, nest" in dialog.heading.text()
+    assert dialog.update_button.isVisibleTo(dialog) and dialog.update_button.text() == "Place 1 New Atom"  # a4
     with qtbot.waitSignal(dialog.open_requested, timeout=WAIT_MS) as opened:
         dialog.open_atom(dialog.atoms_model.row_of(ids["s0"]))
     assert opened.args == [ids["source"], -1, READ]
@@ -235,6 +236,7 @@ def test_a_scope_without_a_tree_says_what_builds_it(qtbot, library, make_window)
     qtbot.waitUntil(lambda: dialog.pages.currentIndex() == 1, timeout=WAIT_MS)
     assert "no topic tree yet" in dialog.empty.text() and "daily digest" in dialog.empty.text()
     assert "1 atom wait" in dialog.empty.text() and dialog.rebuild_button.isEnabled()
+    assert not dialog.update_button.isVisibleTo(dialog)
     assert not dialog.new_action.isEnabled()
 
 
@@ -246,7 +248,7 @@ def test_a_scope_seeing_an_ancestors_tree_offers_to_build_its_own(qtbot, tree, m
     dialog = _open(qtbot, window, ids, "alders")  # the project's tree, shown read-only
     assert dialog.tree_model.is_inherited(ids["alders"]) and not dialog.rename_action.isEnabled()
     assert not dialog.atoms_model.draggable and "read-only" in dialog.heading.text()
-    assert dialog.update_action.isVisible() and dialog.update_action.text() == "Build This Scope's Tree"
+    assert dialog.update_button.isVisibleTo(dialog) and dialog.update_button.text() == "Build This Scope's Tree"
 
 
 def test_the_topic_map_drills_down_by_a_click_and_goes_back_up(qtbot, tree, make_window):

@@ -164,6 +164,8 @@ class TopicsDialog(QDialog):
             button = QToolButton(self)
             button.setDefaultAction(action)
             top.addWidget(button)
+            if action is self.update_action:  # a button follows its action's text and state, not its visibility
+                self.update_button = button
         self.status = QLabel(self)
         self.status.setWordWrap(True)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
@@ -254,7 +256,7 @@ class TopicsDialog(QDialog):
             self.update_action.setText(f"Place {waiting} New Atom{'s' if waiting != 1 else ''}")
             self.update_action.setToolTip("Put the atoms that came since the last digest in the tree now, as the "
                                           "digest would (`vancetope topics rebuild`)")
-        self.update_action.setVisible(waiting > 0)
+        self.update_button.setVisible(waiting > 0)
 
     def _show_empty(self, scope: str, own: TopicTree | None, names: dict[str, str]) -> None:
         """No tree in the scope nor its ancestors: say what builds one and offer to build it now."""
@@ -270,7 +272,7 @@ class TopicsDialog(QDialog):
         self.empty.setText(f"<p><b>{name} has no topic tree yet.</b></p><p>{said}</p>")
         self.empty.setTextFormat(Qt.TextFormat.RichText)
         self.rebuild_button.setEnabled(waiting > 0)
-        self.update_action.setVisible(False)
+        self.update_button.setVisible(False)
         self.pages.setCurrentIndex(1)
         self.atoms_model.set_topic(None, [], set(), draggable=False)
         self.sources_model.set_items([])
