@@ -6,7 +6,9 @@ and the topic map drills down by a click and back up by its breadcrumb."""
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QModelIndex, QPoint, Qt
+from PySide6.QtCore import QEvent, QModelIndex, QPoint, Qt
+from PySide6.QtGui import QHelpEvent
+from PySide6.QtWidgets import QApplication, QToolTip
 
 from tests.topic_trees import FACTS, small_tree
 from vancetope_desktop.core.atoms import AtomDraft, SourceSpan
@@ -262,6 +264,9 @@ def test_the_topic_map_drills_down_by_a_click_and_goes_back_up(qtbot, tree, make
     assert set(tiles) == {ids["herons"], ids["alders"], ids["herons"] + "#own", ids["nesting"]}
     assert tiles[ids["herons"]].rect.area == pytest.approx(2 * tiles[ids["alders"]].rect.area)  # 4 atoms vs 2
     assert "Herons" not in dialog.map_pane.crumbs.text()
+    band = QPoint(int(tiles[ids["herons"]].rect.x) + 6, int(tiles[ids["herons"]].rect.y) + 6)  # Herons' label
+    QApplication.sendEvent(topic_map, QHelpEvent(QEvent.Type.ToolTip, band, topic_map.mapToGlobal(band)))
+    assert QToolTip.text() == "Herons\n4 atoms (3 in this topic itself)\nWords: heron, nest"
     nesting = tiles[ids["nesting"]].rect
     with qtbot.waitSignal(dialog.topic_shown, timeout=WAIT_MS):
         qtbot.mouseClick(topic_map, Qt.MouseButton.LeftButton,
