@@ -22,7 +22,7 @@ def test_topic_edits_from_the_window_are_undone_by_edit_undo(qtbot, library, mak
     window.workbench.rename_topic(ids["herons"], "Grey herons")
     qtbot.waitUntil(lambda: undo_action.text() == "Undo Rename topic “Herons”", timeout=WAIT)
     assert label(ids["herons"]) == "Grey herons"
-    window.workbench.move_atom_to_topic(ids["a2"], ids["nesting"], ids["alders"])
+    window.workbench.move_atoms_to_topic([ids["a2"]], ids["nesting"], ids["alders"])
     qtbot.waitUntil(lambda: undo_action.text() == "Undo Move atom to topic “Nesting”", timeout=WAIT)
     assert topics.atom_paths(library, [ids["a2"]])[ids["a2"]] == [["Grey herons", "Nesting"]]
     window.workbench.delete_topic(ids["alders"])

@@ -11,7 +11,7 @@ by the window to its ``open_document``. The model holds the immutable :class:`~.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -76,6 +76,21 @@ def sorted_for(kind: AtomType | None, found: Sequence[Atom]) -> list[Atom]:
 
 def _naive(moment: datetime | None) -> datetime:
     return datetime.max if moment is None else atoms.local_time(moment)
+
+
+def open_source(workbench: Workbench, found: Atom, open_at: Callable[[str, int, str], None],
+                on_error: Callable[[BaseException], None]) -> None:
+    """Ask to open the source of ``found`` at the passage it was read from (``atoms.source_passage``, read off the
+    UI thread): ``open_at(document id, page or -1, passage text or "")``, which the window wires to its
+    ``open_document`` as for a search hit. An atom written directly opens itself; a failure (the source is gone)
+    goes to ``on_error``."""
+    if found.source_id is None:
+        open_at(found.id, -1, "")
+        return
+    lib, scope = workbench.lib, workbench.state.scope
+    workbench.read(lambda _c: atoms.source_passage(lib, found.id, acting_scope=scope),
+                   lambda at: open_at(at.document_id, at.page or -1, at.text or ""), title="Open source",
+                   on_error=on_error)
 
 
 class AtomsModel(CardTableModel):
@@ -221,15 +236,8 @@ class AtomsDialog(QDialog):
     def open_selected(self) -> None:
         """Open the selected atom's source at its passage (an atom written directly: the atom itself)."""
         found = self.selected()
-        if found is None:
-            return
-        if found.source_id is None:
-            self.open_requested.emit(found.id, -1, "")
-            return
-        lib, scope = self.workbench.lib, self.workbench.state.scope
-        self.workbench.read(lambda _c: atoms.source_passage(lib, found.id, acting_scope=scope),
-                            lambda at: self.open_requested.emit(at.document_id, at.page or -1, at.text or ""),
-                            title="Open source", on_error=lambda error: self.status.setText(str(error)))
+        if found is not None:
+            open_source(self.workbench, found, self.open_requested.emit, lambda error: self.status.setText(str(error)))
 
     def set_status(self, status: str) -> None:
         """Set the selected plan's status (a write; the list is read again when it is done)."""

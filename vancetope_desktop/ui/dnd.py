@@ -20,33 +20,42 @@ from PySide6.QtWidgets import QAbstractItemView, QWidget
 
 DOCUMENT_MIME = "application/x-vancetope-document-ids"
 SOURCE_SCOPES_MIME = "application/x-vancetope-source-scopes"
+ATOM_MIME = "application/x-vancetope-atom-ids"
+"""Atoms dragged out of the Topics window's list (ids): dropped on a topic they move there. Not
+:data:`DOCUMENT_MIME`, which the folder tree and the scope switcher take as a move of documents."""
+TOPIC_MIME = "application/x-vancetope-topic-ids"
+"""Topics dragged in the Topics window's tree (ids): dropped on a topic they move under it."""
+FROM_TOPIC_MIME = "application/x-vancetope-from-topic"
+"""The topic dragged atoms come from (one id), so that a drop moves them out of it rather than adding them."""
 URI_LIST_MIME = "text/uri-list"
 _WEB_SCHEMES = frozenset({"http", "https", "ftp", "ftps"})
 
 
-def encode_document_ids(ids: Iterable[str]) -> QMimeData:
+def encode_document_ids(ids: Iterable[str], kind: str = DOCUMENT_MIME) -> QMimeData:
     """Pack document ids into a new QMimeData.
 
     Args:
         ids: document (or folder) ids; duplicates are dropped, order kept.
+        kind: the MIME type they travel as: :data:`DOCUMENT_MIME`, or :data:`ATOM_MIME` / :data:`TOPIC_MIME`
+            for the Topics window's drags (documents too, but not to be moved between folders).
 
     Returns:
-        QMimeData with :data:`DOCUMENT_MIME` (UTF-8, one id per line) and the same lines as plain
-        text, so dropping onto a text editor or an agent prompt pastes the ids.
+        QMimeData with ``kind`` (UTF-8, one id per line) and the same lines as plain text, so dropping onto a
+        text editor or an agent prompt pastes the ids.
     """
     unique = list(dict.fromkeys(i for i in ids if i))
     mime = QMimeData()
     payload = "\n".join(unique)
-    mime.setData(DOCUMENT_MIME, payload.encode("utf-8"))
+    mime.setData(kind, payload.encode("utf-8"))
     mime.setText(payload)
     return mime
 
 
-def decode_document_ids(mime: QMimeData) -> list[str]:
-    """The ids packed by :func:`encode_document_ids`, in order; [] when the data holds none."""
-    if not mime.hasFormat(DOCUMENT_MIME):
+def decode_document_ids(mime: QMimeData, kind: str = DOCUMENT_MIME) -> list[str]:
+    """The ids packed by :func:`encode_document_ids` as ``kind``, in order; [] when the data holds none."""
+    if not mime.hasFormat(kind):
         return []
-    text = bytes(mime.data(DOCUMENT_MIME).data()).decode("utf-8", errors="replace")
+    text = bytes(mime.data(kind).data()).decode("utf-8", errors="replace")
     return list(dict.fromkeys(line.strip() for line in text.splitlines() if line.strip()))
 
 

@@ -93,6 +93,7 @@ _TYPE_FALLBACKS = {
     "structured": QStyle.StandardPixmap.SP_FileDialogDetailedView,
     "folder": QStyle.StandardPixmap.SP_DirIcon,
     "annotation": QStyle.StandardPixmap.SP_FileDialogContentsView,
+    "topic": QStyle.StandardPixmap.SP_DirIcon,
 }
 MAX_AUTHORS_SHOWN = 3
 _NAME_PARTICLES = frozenset({"van", "von", "de", "der", "den", "del", "della", "di", "da", "du", "le", "la", "ter"})

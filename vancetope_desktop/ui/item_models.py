@@ -54,11 +54,13 @@ class CardTableModel(QAbstractTableModel):
         return column_title(self.HEADERS, section, orientation, role)
 
 
-def card_table_view(parent: QWidget, model: CardTableModel, widths: Sequence[int] | None = None) -> QTableView:
+def card_table_view(parent: QWidget, model: CardTableModel, widths: Sequence[int] | None = None, *,
+                    view: QTableView | None = None) -> QTableView:
     """The table the memory windows show a :class:`CardTableModel` in: one row selected at a time, no row
     numbers, no wrapping; the columns start at ``widths`` (pixels) and the last one stretches, or with
-    ``widths`` None all columns share the width."""
-    view = QTableView(parent)
+    ``widths`` None all columns share the width. ``view``: a table (a subclass) to set up so, instead of a
+    new ``QTableView``."""
+    view = view or QTableView(parent)
     view.setModel(model)
     view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
     view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QMainWindow,
+    QMenu,
     QMessageBox,
     QStackedWidget,
     QTabWidget,
@@ -90,6 +91,7 @@ from .tag_chips import TagChipsDelegate
 from .tag_pane import TagPane
 from .tasks import TaskContext, TaskManager
 from .tasks_panel import StatusIndicator, TasksPanel
+from .topics_view import TopicsDialog
 from .undo_actions import UndoActions
 from .viewer import DocumentViewer
 from .welcome import WelcomePage
@@ -292,6 +294,8 @@ class MainWindow(QMainWindow):
         self.conflicts_action = view_menu.addAction("Conflicts…", self.show_conflicts)
         self.atoms_action = view_menu.addAction("Atoms…", self.show_atoms)
         self.digests_action = view_menu.addAction("Digests…", self.show_digests)
+        self.topics_action = view_menu.addAction("Topics…", self.show_topics)
+        self.topic_map_action = view_menu.addAction("Topic Map…", lambda: self.show_topics(map_=True))
         view_menu.addSeparator()
         theme_menu = view_menu.addMenu("Theme")
         self.theme_actions: dict[str, QAction] = {}
@@ -307,6 +311,7 @@ class MainWindow(QMainWindow):
         scope_menu.addAction("New scope inside the current one…", lambda: self.create_scope(self.current_scope))
         scope_menu.addAction("Rename the current scope…", lambda: self.rename_scope(self.current_scope))
         scope_menu.addAction("Archive the current scope", lambda: self.archive_scope(self.current_scope))
+        scope_menu.addAction("Topics of the current scope…", self.show_topics)
         help_menu = menus.addMenu("&Help")
         self.guide_action = self.make_action("User Guide", lambda: open_user_guide(self), key.HelpContents)
         self.shortcuts_action = self.make_action("Keyboard Shortcuts", lambda: open_shortcut_sheet(
@@ -346,6 +351,7 @@ class MainWindow(QMainWindow):
         tree.new_folder_requested.connect(self.new_folder)
         tree.delete_requested.connect(self.delete_folder)
         tree.empty_trash_requested.connect(self.empty_trash)
+        tree.menu_extension_requested.connect(self._extend_scope_menu)
         model = tree.folder_model
         model.rename_requested.connect(wb.rename_folder)
         model.files_dropped.connect(lambda paths, target: wb.import_paths(paths, target))
@@ -766,15 +772,31 @@ class MainWindow(QMainWindow):
         """Open the Digests window over the current scope (View ▸ Digests…): a writeup per day, its change set."""
         return self._show_kept("digests_dialog", DigestsDialog)
 
-    def _show_kept(self, name: str, make: type[EpisodesDialog | ConflictsDialog | AtomsDialog | DigestsDialog]
-                   ) -> Any:
+    def show_topics(self, map_: bool = False) -> TopicsDialog:
+        """Open the Topics window over the current scope (View ▸ Topics…, Scope ▸ Topics of the current scope…): its
+        topic tree with the selected topic's atoms and sources; ``map_``: on the topic map (View ▸ Topic Map…). Edit
+        ▸ Undo and Redo work from it too."""
+        dialog = self._show_kept("topics_dialog", TopicsDialog)
+        dialog.show_map(map_)
+        return dialog
+
+    def _extend_scope_menu(self, menu: QMenu, target: FolderTarget | None) -> None:
+        """The window's scope's root in the folder tree offers its Topics window (another scope's: switch first)."""
+        if target is not None and target.kind == "scope" and target.key == self.current_scope:
+            menu.addSeparator()
+            menu.addAction("Topics of this Scope…", self.show_topics)
+
+    def _show_kept(self, name: str, make: type[EpisodesDialog | ConflictsDialog | AtomsDialog | DigestsDialog
+                                              | TopicsDialog]) -> Any:
         dialog = getattr(self, name, None)
         if dialog is None:
             dialog = make(self.workbench, self)
             setattr(self, name, dialog)
-            if isinstance(dialog, AtomsDialog):
+            if isinstance(dialog, AtomsDialog | TopicsDialog):
                 dialog.open_requested.connect(lambda doc_id, page, passage: self.open_document(
                     doc_id, page if page > 0 else None, passage or None))
+            if isinstance(dialog, TopicsDialog):  # its hand edits are undone from it as from the window
+                dialog.addActions([self.undo_actions.undo_action, self.undo_actions.redo_action])
             if isinstance(dialog, DigestsDialog):
                 dialog.open_requested.connect(lambda doc_id: self.open_document(doc_id))
         else:

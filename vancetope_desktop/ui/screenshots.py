@@ -6,8 +6,9 @@ library holding anything else is refused, so the tour never writes into someone'
 is indexed: the library with a paper open, search results, the tag pane filtering by a tag, the review
 queue with a think process's request selected, the Tasks panel, a paper with its annotations, a note
 with its backlinks, the Duplicates dialog, Copy Citation with a CSL style chosen, and an agent's Episodes,
-Conflicts and Atoms windows (:mod:`.tour_memories`, added last so the other pictures do not show them), and the
-Digests window over that agent's day (:mod:`.tour_digest`). Each step waits
+Conflicts and Atoms windows (:mod:`.tour_memories`, added last so the other pictures do not show them), the
+Digests window over that agent's day (:mod:`.tour_digest`), and the project's Topics window, tree and map, once
+the atoms of its papers are read and its topic tree built (the app's own Extract Atoms and Rebuild now). Each step waits
 on the window's own signals, never on fixed sleeps, except a short settle time for QPdfView to paint
 its pages.
 """
@@ -29,7 +30,8 @@ from .main_window import MainWindow, default_dock_widths
 from .viewer.pdf_viewer import PdfViewer
 
 SHOTS = ("library-pdf.png", "search.png", "tags.png", "review.png", "tasks.png", "annotations.png", "backlinks.png",
-         "duplicates.png", "export.png", "episodes.png", "conflicts.png", "atoms.png", "digests.png")
+         "duplicates.png", "export.png", "episodes.png", "conflicts.png", "atoms.png", "digests.png", "topics.png",
+         "topic-map.png")
 CITATION_STYLE = "nature"
 DEMO_QUERY = "What are the hardware requirements of Flash Attention?"
 SETTLE_MS = 800
@@ -306,6 +308,55 @@ class ScreenshotTour(QObject):
 
     def _shot_digests(self) -> None:
         self._save(SHOTS[12], self.dialog)
+        self.dialog.close()
+        workbench, project = self.window.workbench, self.project
+        workbench.set_scope(project)
+        self.tree_built = False
+
+        def read(_report: object) -> None:
+            workbench.rebuild_topics(on_done=lambda _r: setattr(self, "tree_built", True))
+
+        def scoped() -> bool:
+            if workbench.snapshot.state.scope != project:
+                return False
+            papers = [d.id for d in workbench.snapshot.documents if d.type == DocumentType.FILE and d.scope == project]
+            workbench.extract_atoms(papers, on_done=read)
+            return True
+
+        self._when(scoped, lambda: self._when(lambda: self.tree_built, self._open_topics))
+
+    def _open_topics(self) -> None:
+        self.window.tasks_dock.hide()
+        self.dialog = self.window.show_topics()
+        dialog = self.dialog
+
+        def listed() -> bool:
+            own = next((t for t in dialog.tree_model.trees() if t.scope == self.project), None)
+            if own is None:
+                return False
+            # The biggest topic's biggest subtopic: a path, words and atoms with their pages to show.
+            top = max((t for t in own.topics if t.depth == 1), key=lambda t: t.atoms, default=None)
+            below = [t for t in own.topics if top is not None and t.parent_id == top.id]
+            chosen = max(below, key=lambda t: t.atoms, default=top)
+            if chosen is None:
+                return False
+            for topic in own.topics:
+                if topic.depth == 1:
+                    dialog.view.expand(dialog.proxy.mapFromSource(dialog.tree_model.index_for(topic.id)))
+            self.chosen_topic = chosen.id
+            return dialog.select_topic(chosen.id)
+
+        self._when(listed, lambda: self._when(
+            lambda: dialog.atoms_model.topic_id == self.chosen_topic and dialog.atoms_model.rowCount() > 0,
+            self._shot_topics, settle=True))
+
+    def _shot_topics(self) -> None:
+        self._save(SHOTS[13], self.dialog)
+        self.dialog.show_map()
+        self._when(lambda: self.dialog.map_pane.map.tiles() != [], self._shot_topic_map, settle=True)
+
+    def _shot_topic_map(self) -> None:
+        self._save(SHOTS[14], self.dialog)
         self.dialog.close()
         self._finish()
 

@@ -51,6 +51,7 @@ from ..services import (
     scopes,
     source_profile,
     tags,
+    topic_upkeep,
     topics,
     undo,
 )
@@ -512,49 +513,6 @@ class Workbench(QObject):
 
         return self.run("Move", work, index=False)
 
-    # --- topic trees (issue 14: services.topics; each edit pinned and one undo step) ---------------
-    def rename_topic(self, topic_id: str, label: str) -> Task:
-        """Give a topic a new label (pinned)."""
-        return self._topic_edit("Rename topic", topic_id, lambda action: topics.rename_topic(
-            self.lib, topic_id, label, user_action=action))
-
-    def move_topic(self, topic_id: str, parent_id: str) -> Task:
-        """Hang a topic under another topic of its tree (pinned)."""
-        return self._topic_edit("Move topic", topic_id, lambda action: topics.move_topic(
-            self.lib, topic_id, parent_id, user_action=action))
-
-    def merge_topics(self, keep_id: str, other_ids: Sequence[str]) -> Task:
-        """Merge ``other_ids`` into ``keep_id`` (their atoms and children move to it, they are retired)."""
-        others = list(other_ids)
-        return self._topic_edit("Merge topics into", keep_id, lambda action: topics.merge_topics(
-            self.lib, keep_id, others, user_action=action))
-
-    def split_topic(self, topic_id: str, groups: Sequence[Sequence[str]] | None = None, *, parts: int = 2,
-                    labels: Sequence[str] | None = None) -> Task:
-        """Split a topic into new child topics: explicit groups of its atoms, or ``parts`` cut by meaning."""
-        return self._topic_edit("Split topic", topic_id, lambda action: topics.split_topic(
-            self.lib, topic_id, groups, parts=parts, labels=labels, user_action=action))
-
-    def move_atom_to_topic(self, atom_id: str, to_topic: str, from_topic: str | None = None) -> Task:
-        """Put an atom in another topic of its tree (a drag from one topic to another: ``from_topic``), pinned."""
-        return self._topic_edit("Move atom to topic", to_topic, lambda action: topics.move_atom(
-            self.lib, atom_id, to_topic, from_topic, user_action=action))
-
-    def create_topic(self, label: str, parent_id: str) -> Task:
-        """Make a topic under ``parent_id`` (label and place pinned)."""
-        return self._topic_edit("New topic under", parent_id, lambda action: topics.create_topic(
-            self.lib, label, parent_id, user_action=action))
-
-    def delete_topic(self, topic_id: str) -> Task:
-        """Delete a topic: its atoms and children go to its parent."""
-        return self._topic_edit("Delete topic", topic_id, lambda action: topics.delete_topic(
-            self.lib, topic_id, user_action=action))
-
-    def _topic_edit(self, verb: str, topic_id: str, edit: Callable[[UserAction], Any]) -> Task:
-        """Run one hand edit on the write lane as the undo step ``<verb> “<topic>”`` (named on that thread: the
-        name is read from the library). Topics are not indexed: nothing for the indexer."""
-        return self.run(verb, lambda _c: edit(topics.user_action(self.lib, verb, topic_id)), index=False)
-
     # --- tags ------------------------------------------------------------------------------------
     def rename_tag(self, old: str, new: str) -> Task:
         """Rename a tag across the library; the tags below it follow."""
@@ -905,6 +863,80 @@ class Workbench(QObject):
         """Take back the current scope's latest digest run of ``day`` in one step (``digest.undo_digest``)."""
         lib, scope = self.lib, self.state.scope
         return self.run("Undo digest", lambda _c: digest.undo_digest(lib, scope, day), on_result=on_done)
+
+    # --- the topic tree (issue 14): a person's hand edits (``services.topics``), each pinned and one undo step ------
+    def rename_topic(self, topic_id: str, label: str, *, on_done: Callable[[Any], None] | None = None) -> Task:
+        """Give a topic a new label, pinned (``topics.rename_topic``, as ``topics rename``)."""
+        return self._topic_edit("Rename topic", topic_id, lambda lib, scope, action: topics.rename_topic(
+            lib, topic_id, label, acting_scope=scope, user_action=action), on_done)
+
+    def move_topic(self, topic_id: str, parent_id: str, *, on_done: Callable[[Any], None] | None = None) -> Task:
+        """Hang a topic (with its subtree) under ``parent_id`` of the same tree, pinned (``topics.move_topic``)."""
+        return self._topic_edit("Move topic", topic_id, lambda lib, scope, action: topics.move_topic(
+            lib, topic_id, parent_id, acting_scope=scope, user_action=action), on_done)
+
+    def merge_topics(self, keep_id: str, other_ids: Sequence[str], *,
+                     on_done: Callable[[Any], None] | None = None) -> Task:
+        """Merge ``other_ids`` into ``keep_id``: their atoms and subtopics join it, they are retired
+        (``topics.merge_topics``)."""
+        others = list(other_ids)
+        return self._topic_edit("Merge topics into", keep_id, lambda lib, scope, action: topics.merge_topics(
+            lib, keep_id, others, acting_scope=scope, user_action=action), on_done)
+
+    def split_topic(self, topic_id: str, groups: Sequence[Sequence[str]] | None = None, *, parts: int = 2,
+                    labels: Sequence[str] | None = None, on_done: Callable[[Any], None] | None = None) -> Task:
+        """Split a topic: each group of its own atoms becomes a new subtopic, labelled as given; ``groups`` None: its
+        own atoms cut in ``parts`` by meaning (``topics.split_topic``)."""
+        wanted = [list(g) for g in groups] if groups is not None else None
+        names = list(labels) if labels is not None else None
+        return self._topic_edit("Split topic", topic_id, lambda lib, scope, action: topics.split_topic(
+            lib, topic_id, wanted, parts=parts, labels=names, acting_scope=scope, user_action=action), on_done)
+
+    def create_topic(self, label: str, parent_id: str, *, on_done: Callable[[Any], None] | None = None) -> Task:
+        """Make a topic ``label`` under ``parent_id``, label and place pinned (``topics.create_topic``)."""
+        return self._topic_edit("New topic under", parent_id, lambda lib, scope, action: topics.create_topic(
+            lib, label, parent_id, acting_scope=scope, user_action=action), on_done)
+
+    def delete_topic(self, topic_id: str, *, on_done: Callable[[Any], None] | None = None) -> Task:
+        """Retire a topic: its atoms and subtopics go to its parent (``topics.delete_topic``)."""
+        return self._topic_edit("Delete topic", topic_id, lambda lib, scope, action: topics.delete_topic(
+            lib, topic_id, acting_scope=scope, user_action=action), on_done)
+
+    def move_atoms_to_topic(self, atom_ids: Sequence[str], to_topic: str, from_topic: str | None = None, *,
+                            on_done: Callable[[Any], None] | None = None) -> Task:
+        """Put atoms in ``to_topic``, pinned there, out of ``from_topic`` (None: out of every other topic of the tree):
+        a drag from one topic to another (``topics.move_atom`` for each, one undo step)."""
+        ids = list(atom_ids)
+        verb = "Move atom to topic" if len(ids) == 1 else f"Move {len(ids)} atoms to topic"
+
+        def edit(lib: Library, scope: str, action: UserAction) -> Any:
+            return [topics.move_atom(lib, i, to_topic, from_topic, acting_scope=scope, user_action=action)
+                    for i in ids][-1]
+
+        return self._topic_edit(verb, to_topic, edit, on_done)
+
+    def _topic_edit(self, verb: str, topic_id: str, edit: Callable[[Library, str, UserAction], Any],
+                    on_done: Callable[[Any], None] | None) -> Task:
+        """Run one hand edit from the window's scope on the write lane as the undo step ``<verb> “<topic>”``
+        (``topics.user_action``, as the CLI names it; named on that thread: the name is read from the library).
+        Topics are not indexed: nothing for the indexer."""
+        lib, scope = self.lib, self.state.scope
+        return self.run(verb, lambda _c: edit(lib, scope, topics.user_action(lib, verb, topic_id)),
+                        on_result=on_done, index=False)
+
+    def rebuild_topics(self, on_done: Callable[[Any], None] | None = None) -> Task:
+        """Keep the current scope's topic tree now, as ``topics rebuild`` does (``topic_upkeep.update_topics``: a
+        cold build when it has none, one undo step); says what it did. On the write lane, shown in Tasks: a person
+        asked for it and waits for it (the clustering of a few hundred atoms takes seconds)."""
+        lib, scope = self.lib, self.state.scope
+
+        def done(report: Any) -> None:
+            self.notice.emit(report.message[:1].upper() + report.message[1:])
+            if on_done is not None:
+                on_done(report)
+
+        return self.run("Building the topic tree", lambda _c: topic_upkeep.update_topics(lib, scope),
+                        on_result=done, visible=True, index=False)
 
     def run_pending_digests(self) -> Task:
         """Digest, in the background, every scope with undigested material on the days before today

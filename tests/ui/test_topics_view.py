@@ -1,0 +1,301 @@
+"""The Topics window (issue 14): the tree models pass the model tester, a topic's atoms and sources are listed when it
+is selected, atoms dragged onto another topic move there (and Edit ▸ Undo takes them back), renaming and merging
+through the window reach the store, ancestors' trees are shown read-only, an empty scope says what builds its tree,
+and the topic map drills down by a click and back up by its breadcrumb."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QEvent, QModelIndex, QPoint, Qt
+from PySide6.QtGui import QHelpEvent
+from PySide6.QtWidgets import QApplication, QToolTip
+
+from tests.topic_trees import FACTS, small_tree
+from vancetope_desktop.core.atoms import AtomDraft, SourceSpan
+from vancetope_desktop.core.documents import DocumentType
+from vancetope_desktop.services import atoms, documents, scopes, topics
+from vancetope_desktop.services.library import DEFAULT_PROJECT
+from vancetope_desktop.ui.dnd import ATOM_MIME, FROM_TOPIC_MIME, decode_document_ids
+from vancetope_desktop.ui.topic_model import (
+    TOPIC_ROLE,
+    TopicAtomsModel,
+    TopicFilterProxy,
+    TopicSourcesModel,
+    TopicTreeModel,
+)
+
+WAIT_MS = 20_000
+P = DEFAULT_PROJECT
+NOTE = "Egrets wade in shallow water. Herons stand still for minutes before they strike."
+READ = "Herons stand still for minutes before they strike."
+
+
+def _build(library, scope: str = P) -> dict[str, str]:
+    """:func:`tests.topic_trees.small_tree` (root → Herons (a0, a1) → Nesting (a3); root → Alders (a2, a0); a4 in no
+    topic), and an atom ``s0`` read from the note ``source`` (a span, no page) put in Herons: Herons holds 3 atoms
+    of its own and 4 with Nesting's."""
+    ids = small_tree(library, scope)
+    source = documents.add_text(library, NOTE, doc_type=DocumentType.NOTE, title="Heron notes", scope=scope)
+    read = atoms.store_atoms(library, [AtomDraft(type="fact", text=READ, span=SourceSpan(
+        start=NOTE.index(READ), end=NOTE.index(READ) + len(READ)))], source.id, scope=scope)[0]
+    topics.move_atom(library, read.id, ids["herons"])
+    return {**ids, "s0": read.id, "source": source.id}
+
+
+@pytest.fixture
+def tree(library):
+    return library, _build(library)
+
+
+def _listed(dialog) -> list[str]:
+    return [dialog.atoms_model.item_at(r).id for r in range(dialog.atoms_model.rowCount())]
+
+
+def _label_of(lib, topic_id):
+    return documents.get_document(lib, topic_id).title
+
+
+def test_the_topic_models_pass_the_model_tester(qtmodeltester, tree):
+    library, ids = tree
+    session = scopes.create_scope(library, "session", "s1", parent=P, name="Session one").path
+    child = _build(library, session)
+    topics.rename_topic(library, child["nesting"], "Egrets")
+    model = TopicTreeModel()
+    qtmodeltester.check(model)
+    trees = [topics.get_tree(library, session), topics.get_tree(library, P)]
+    model.set_trees(trees, session, {session: "Session one", P: "Inbox"})
+    qtmodeltester.check(model)
+    roots = [model.index(r, 0) for r in range(model.rowCount())]
+    assert [r.data() for r in roots] == ["Session one", "Inbox"]  # the window's scope's tree first
+    herons = model.index_for(ids["herons"])
+    assert [model.index(herons.row(), c, herons.parent()).data() for c in range(3)] == ["Herons", "3", "4"]
+    assert model.topic(herons).path == ["Herons"] and model.is_inherited(ids["herons"])
+    assert not model.flags(herons) & Qt.ItemFlag.ItemIsEditable  # an ancestor's tree: read-only here
+    own = model.index_for(child["herons"])
+    assert model.flags(own) & Qt.ItemFlag.ItemIsEditable and model.flags(own) & Qt.ItemFlag.ItemIsDragEnabled
+    assert not model.flags(roots[0]) & Qt.ItemFlag.ItemIsEditable  # the root is named after its scope
+    assert "read-only" in model.data(herons, Qt.ItemDataRole.ToolTipRole)
+
+    proxy = TopicFilterProxy(model)
+    qtmodeltester.check(proxy)
+    proxy.setFilterFixedString("egret")  # Egrets, with Herons and the root to reach it
+    assert proxy.rowCount() == 1 and proxy.index(0, 0).data() == "Session one"
+    assert proxy.index(0, 0, proxy.index(0, 0)).data(TOPIC_ROLE) == child["herons"]
+    proxy.setFilterFixedString("NEST")  # a surface word of Herons, any case (and Nesting's label): both trees
+    assert proxy.rowCount() == 2
+
+    listed = TopicAtomsModel()
+    qtmodeltester.check(listed)
+    listed.set_topic(ids["herons"], topics.topic_atoms(library, ids["herons"], recursive=True),
+                     {ids["a0"], ids["a1"], ids["s0"]}, draggable=True)
+    qtmodeltester.check(listed)
+    row = listed.row_of(ids["s0"])
+    assert [listed.index(row, c).data() for c in range(4)] == ["Fact", READ, "Heron notes", ""]  # a note: no pages
+    sources = TopicSourcesModel()
+    sources.set_items(topics.topic_sources(library, ids["herons"]))
+    qtmodeltester.check(sources)
+    assert [sources.index(0, c).data() for c in range(2)] == ["Heron notes", "1"]  # the others have no source
+
+
+def test_dragged_atoms_drop_on_another_topic_of_the_own_tree_only(tree):
+    library, ids = tree
+    session = scopes.create_scope(library, "session", "s1", parent=P, name="Session one").path
+    child = _build(library, session)
+    model = TopicTreeModel()
+    model.set_trees([topics.get_tree(library, session), topics.get_tree(library, P)], session)
+    listed = TopicAtomsModel()
+    listed.set_topic(child["herons"], topics.topic_atoms(library, child["herons"], recursive=True),
+                     {child["a0"], child["a1"], child["s0"]}, draggable=True)
+    mime = listed.mimeData([listed.index(listed.row_of(child["a1"]), 0)])
+    assert decode_document_ids(mime, ATOM_MIME) == [child["a1"]]
+    assert decode_document_ids(mime, FROM_TOPIC_MIME) == [child["herons"]]
+    both = [listed.index(listed.row_of(child[a]), 0) for a in ("a1", "a3")]  # a3 is Nesting's: out of every topic
+    nested = listed.mimeData(both)
+    assert decode_document_ids(nested, ATOM_MIME) == [child["a1"], child["a3"]]
+    assert decode_document_ids(nested, FROM_TOPIC_MIME) == []
+    move = Qt.DropAction.MoveAction
+    assert model.canDropMimeData(mime, move, -1, -1, model.index_for(child["alders"]))
+    assert not model.canDropMimeData(mime, move, -1, -1, model.index_for(child["herons"]))  # where they are
+    assert not model.canDropMimeData(mime, move, -1, -1, model.index_for(child["root"]))
+    assert not model.canDropMimeData(mime, move, -1, -1, model.index_for(ids["alders"]))  # the ancestor's tree
+    assert "ancestor scope" in model.drop_refusal(mime, model.index_for(ids["alders"]))
+    topic_mime = model.mimeData([model.index_for(child["herons"])])
+    assert not model.canDropMimeData(topic_mime, move, -1, -1, model.index_for(child["nesting"]))  # below itself
+    assert model.canDropMimeData(topic_mime, move, -1, -1, model.index_for(child["alders"]))
+    listed.set_topic(ids["herons"], [], set(), draggable=False)
+    assert not listed.flags(listed.index(0, 0)) & Qt.ItemFlag.ItemIsDragEnabled
+
+
+def _open(qtbot, window, ids, topic="herons"):
+    dialog = window.show_topics()
+    qtbot.waitUntil(lambda: dialog.tree_model.rowCount() > 0, timeout=WAIT_MS)
+    with qtbot.waitSignal(dialog.topic_shown, timeout=WAIT_MS):
+        assert dialog.select_topic(ids[topic])
+    return dialog
+
+
+def test_selecting_a_topic_lists_its_atoms_and_sources_and_opens_a_source(qtbot, tree, make_window):
+    library, ids = tree
+    window = make_window(library, scope=P)
+    assert window.topics_action.text() == "Topics…"
+    dialog = _open(qtbot, window, ids)
+    assert set(_listed(dialog)) == {ids["a0"], ids["a1"], ids["s0"], ids["a3"]}  # with Nesting's, below it
+    assert dialog.atoms_model.own_ids == {ids["a0"], ids["a1"], ids["s0"]}
+    assert dialog.sources_model.rowCount() == 1 and "Herons" in dialog.heading.text()
+    assert "4 atoms in it and its 1 subtopic (3 in the topic itself)" in dialog.heading.text()
+    assert "heron, nest" in dialog.heading.text()
+    assert dialog.update_button.isVisibleTo(dialog) and dialog.update_button.text() == "Place 1 New Atom"  # a4
+    with qtbot.waitSignal(dialog.open_requested, timeout=WAIT_MS) as opened:
+        dialog.open_atom(dialog.atoms_model.row_of(ids["s0"]))
+    assert opened.args == [ids["source"], -1, READ]
+    qtbot.waitUntil(lambda: window.current_viewer() is not None
+                    and window.current_viewer().current_document_id() == ids["source"], timeout=WAIT_MS)
+
+
+def test_an_atom_dropped_on_another_topic_moves_there_and_undo_takes_it_back(qtbot, tree, make_window):
+    library, ids = tree
+    window = make_window(library, scope=P)
+    dialog = _open(qtbot, window, ids)
+    row = dialog.atoms_model.row_of(ids["a1"])
+    mime = dialog.atoms_model.mimeData([dialog.atoms_model.index(row, 0)])  # what a drag of its row carries
+    target = dialog.proxy.mapFromSource(dialog.tree_model.index_for(ids["alders"]))
+    assert dialog.proxy.dropMimeData(mime, Qt.DropAction.MoveAction, -1, -1, target)  # what the view's drop does
+
+    def in_alders() -> bool:
+        return ids["a1"] in [a.id for a in topics.topic_atoms(library, ids["alders"])]
+
+    qtbot.waitUntil(in_alders, timeout=WAIT_MS)
+    assert ids["a1"] not in [a.id for a in topics.topic_atoms(library, ids["herons"])]
+    qtbot.waitUntil(lambda: dialog.atoms_model.rowCount() == 3, timeout=WAIT_MS)  # the list follows
+    qtbot.waitUntil(lambda: window.undo_actions.undo_action.text() == "Undo Move atom to topic “Alders”",
+                    timeout=WAIT_MS)
+    window.undo_actions.undo_action.trigger()
+    qtbot.waitUntil(lambda: not in_alders(), timeout=WAIT_MS)
+    assert ids["a1"] in [a.id for a in topics.topic_atoms(library, ids["herons"])]
+    qtbot.waitUntil(lambda: dialog.atoms_model.rowCount() == 4, timeout=WAIT_MS)
+
+
+def test_rename_in_place_and_merge_through_the_window(qtbot, tree, make_window, monkeypatch):
+    library, ids = tree
+    window = make_window(library, scope=P)
+    dialog = _open(qtbot, window, ids)
+    index = dialog.view.currentIndex()
+    assert dialog.rename_action.isEnabled() and index.data(TOPIC_ROLE) == ids["herons"]
+    assert dialog.proxy.setData(index, "Wading birds")  # what the editor opened by F2 commits
+    qtbot.waitUntil(lambda: _label_of(library, ids["herons"]) == "Wading birds", timeout=WAIT_MS)
+    assert "label" in topics.get_tree(library, P).get(ids["herons"]).pinned
+    qtbot.waitUntil(lambda: dialog.tree_model.topic_by_id(ids["herons"]).label == "Wading birds", timeout=WAIT_MS)
+
+    selection = dialog.view.selectionModel()
+    for name in ("herons", "alders"):
+        shown = dialog.proxy.mapFromSource(dialog.tree_model.index_for(ids[name]))
+        selection.select(shown, selection.SelectionFlag.Select | selection.SelectionFlag.Rows)
+    assert dialog.merge_action.isEnabled()
+    monkeypatch.setattr("vancetope_desktop.ui.topics_view.QInputDialog.getItem",
+                        lambda *args, **kwargs: ("Wading birds", True))
+    dialog.merge_action.trigger()
+    qtbot.waitUntil(lambda: topics.get_tree(library, P).get(ids["alders"]) is None, timeout=WAIT_MS)
+    assert {a.id for a in topics.topic_atoms(library, ids["herons"])} == {ids[a] for a in ("a0", "a1", "a2", "s0")}
+    qtbot.waitUntil(lambda: not dialog.tree_model.index_for(ids["alders"]).isValid(), timeout=WAIT_MS)
+
+
+def test_split_the_selected_atoms_from_the_others(qtbot, tree, make_window, monkeypatch):
+    library, ids = tree
+    window = make_window(library, scope=P)
+    dialog = _open(qtbot, window, ids)
+    assert dialog.split_action.isEnabled()  # nothing selected: cut in two by meaning
+    dialog.atoms_view.selectRow(dialog.atoms_model.row_of(ids["a3"]))  # Nesting's: not Herons' own
+    assert not dialog.split_action.isEnabled()
+    dialog.atoms_view.selectRow(dialog.atoms_model.row_of(ids["a0"]))
+
+    class Labels:  # the split dialog, answered
+        def __init__(self, label, picked, rest, parent):
+            assert (label, picked, rest) == ("Herons", 1, 2)
+
+        def exec(self):
+            return True
+
+        def labels(self):
+            return ["Nests", "Chicks"]
+
+    monkeypatch.setattr("vancetope_desktop.ui.topics_view.SplitDialog", Labels)
+    dialog.split_action.trigger()
+
+    def made():
+        found = topics.get_tree(library, P)
+        return {t.label: t for t in found.topics if t.parent_id == ids["herons"]}
+
+    qtbot.waitUntil(lambda: {"Nests", "Chicks"} <= set(made()), timeout=WAIT_MS)
+    assert [a.id for a in topics.topic_atoms(library, made()["Nests"].id)] == [ids["a0"]]
+    assert {a.id for a in topics.topic_atoms(library, made()["Chicks"].id)} == {ids["a1"], ids["s0"]}
+    qtbot.waitUntil(lambda: window.undo_actions.undo_action.text() == "Undo Split topic “Herons”", timeout=WAIT_MS)
+
+
+def test_a_scope_without_a_tree_says_what_builds_it(qtbot, library, make_window):
+    atoms.store_atom(library, atoms.draft_atom("fact", FACTS[0]), scope=P)
+    window = make_window(library, scope=P)
+    dialog = window.show_topics()
+    qtbot.waitUntil(lambda: dialog.pages.currentIndex() == 1, timeout=WAIT_MS)
+    assert "no topic tree yet" in dialog.empty.text() and "daily digest" in dialog.empty.text()
+    assert "1 atom wait" in dialog.empty.text() and dialog.rebuild_button.isEnabled()
+    assert not dialog.update_button.isVisibleTo(dialog)
+    assert not dialog.new_action.isEnabled()
+
+
+def test_a_scope_seeing_an_ancestors_tree_offers_to_build_its_own(qtbot, tree, make_window):
+    library, ids = tree
+    session = scopes.create_scope(library, "session", "s1", parent=P, name="Session one").path
+    atoms.store_atom(library, atoms.draft_atom("fact", "Egrets wade in shallow water."), scope=session)
+    window = make_window(library, scope=session)
+    dialog = _open(qtbot, window, ids, "alders")  # the project's tree, shown read-only
+    assert dialog.tree_model.is_inherited(ids["alders"]) and not dialog.rename_action.isEnabled()
+    assert not dialog.atoms_model.draggable and "read-only" in dialog.heading.text()
+    assert dialog.update_button.isVisibleTo(dialog) and dialog.update_button.text() == "Build This Scope's Tree"
+
+
+def test_the_topic_map_drills_down_by_a_click_and_goes_back_up(qtbot, tree, make_window):
+    library, ids = tree
+    window = make_window(library, scope=P)
+    dialog = window.show_topics(map_=True)
+    topic_map = dialog.map_pane.map
+    qtbot.waitUntil(lambda: topic_map.tree is not None and dialog.left.currentWidget() is dialog.map_pane,
+                    timeout=WAIT_MS)
+    tiles = {t.key: t for t in topic_map.tiles()}
+    assert set(tiles) == {ids["herons"], ids["alders"], ids["herons"] + "#own", ids["nesting"]}
+    assert tiles[ids["herons"]].rect.area == pytest.approx(2 * tiles[ids["alders"]].rect.area)  # 4 atoms vs 2
+    assert "Herons" not in dialog.map_pane.crumbs.text()
+    band = QPoint(int(tiles[ids["herons"]].rect.x) + 6, int(tiles[ids["herons"]].rect.y) + 6)  # Herons' label
+    QApplication.sendEvent(topic_map, QHelpEvent(QEvent.Type.ToolTip, band, topic_map.mapToGlobal(band)))
+    assert QToolTip.text() == "Herons\n4 atoms (3 in this topic itself)\nWords: heron, nest"
+    nesting = tiles[ids["nesting"]].rect
+    with qtbot.waitSignal(dialog.topic_shown, timeout=WAIT_MS):
+        qtbot.mouseClick(topic_map, Qt.MouseButton.LeftButton,
+                         pos=QPoint(int(nesting.x + nesting.w / 2), int(nesting.y + nesting.h / 2)))
+    assert topic_map.focus_id == ids["herons"]  # drilled into the outer tile's topic
+    assert dialog.current_topic().id == ids["nesting"]  # the clicked one is listed
+    assert _listed(dialog) == [ids["a3"]]
+    assert {t.key for t in topic_map.tiles()} == {ids["nesting"], ids["herons"] + "#own"}
+    assert "Herons" in dialog.map_pane.crumbs.text()
+    dialog.map_pane.crumbs.linkActivated.emit(ids["root"])  # the breadcrumb's first link
+    assert topic_map.focus_id == ids["root"] and not dialog.map_pane.up_button.isEnabled()
+    topic_map.drill(ids["herons"])
+    qtbot.mouseClick(topic_map, Qt.MouseButton.RightButton, pos=QPoint(5, 5))
+    assert topic_map.focus_id == ids["root"]
+    assert dialog.view.currentIndex() != QModelIndex()
+
+
+@pytest.mark.slow
+def test_rebuild_now_builds_the_tree_of_an_empty_scope(qtbot, library, make_window):
+    """The empty state's button runs the upkeep's cold build (``topics rebuild``): the atoms are embedded and
+    clustered (the real model: seconds), and the window shows the tree it made."""
+    for text in (*FACTS, "Egrets wade in shallow water.", "Alder cones feed siskins in winter."):
+        atoms.store_atom(library, atoms.draft_atom("fact", text), scope=P)
+    window = make_window(library, scope=P)
+    dialog = window.show_topics()
+    qtbot.waitUntil(lambda: dialog.pages.currentIndex() == 1, timeout=WAIT_MS)
+    with qtbot.waitSignal(dialog.loaded, timeout=120_000, check_params_cb=lambda count: count > 1):
+        qtbot.mouseClick(dialog.rebuild_button, Qt.MouseButton.LeftButton)
+    tree = topics.get_tree(library, P)
+    assert tree.root_id is not None and tree.atoms == 7 and tree.unplaced == 0
+    assert dialog.pages.currentIndex() == 0 and dialog.tree_model.index_for(tree.root_id).isValid()
+    assert window.undo_actions.undo_action.isEnabled()
