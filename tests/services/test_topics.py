@@ -11,7 +11,18 @@ from vancetope_desktop.core.documents import DocumentStatus, DocumentType, Index
 from vancetope_desktop.core.errors import AccessDenied, DocumentNotFound, InvalidInput
 from vancetope_desktop.core.topics import TOPIC_KEY, decode_vector
 from vancetope_desktop.core.undo import UserAction
-from vancetope_desktop.services import atoms, documents, memories, moves, review, scopes, search, topics, undo
+from vancetope_desktop.services import (
+    atoms,
+    documents,
+    duplicates,
+    memories,
+    moves,
+    review,
+    scopes,
+    search,
+    topics,
+    undo,
+)
 from vancetope_desktop.services.library import DEFAULT_PROJECT
 from vancetope_desktop.store.db import read_session, write_session
 
@@ -72,10 +83,11 @@ def test_topics_stay_out_of_lists_search_and_recall(tree):
     lib, ids = tree
     doc = documents.get_document(lib, ids["herons"])
     assert doc.type is DocumentType.TOPIC and doc.index_state is IndexState.NOT_INDEXED
+    topic_ids = {ids["root"], ids["herons"], ids["alders"], ids["nesting"]}
     listed = {d.id for d in documents.list_documents(lib, scope=P, statuses=list(DocumentStatus))}
     assert not listed & {ids["root"], ids["herons"], ids["alders"], ids["nesting"]}
     assert documents.count_documents(lib, scope=P) == len(FACTS)
-    topic_ids = {ids["root"], ids["herons"], ids["alders"], ids["nesting"]}
+    assert not {d.id for g in duplicates.find_duplicates(lib, scope=P) for d in g.documents} & topic_ids
     hits = search.search(lib, "Herons Alders Nesting", scope=P, limit=50).hits
     assert hits and not {h.document.id for h in hits} & topic_ids
     assert not {m.id for m in memories.recall(lib, "Herons Alders", P).memories} & topic_ids

@@ -187,13 +187,14 @@ def find_duplicates(lib: Library, *, scope: str | None = None, include_ancestors
     with read_session(lib.engine) as session:
         where = visibility_filter(lib, scope_path, include_ancestors=include_ancestors)
         where.and_in("status", [DocumentStatus.ACTIVE.value, DocumentStatus.STALE.value])
+        where.and_in("type", [t.value for t in DocumentType if t.value not in STRUCTURAL_VALUES])
         meta = json_or_empty("d.metadata")
         rows = session.exec(text(
             f"SELECT d.id, d.title, d.type, d.scope_path, d.folder_id, d.created_at, d.blob_hash, d.content_hash, "
             f"json_extract({meta}, '$.doi'), json_extract({meta}, '$.year'), json_extract({meta}, '$.authors'), "
             f"json_extract({meta}, '$.entry_type'), "
             + ", ".join(f"json_extract({meta}, '$.{key}')" for key in LINK_KEYS)
-            + f" FROM document d WHERE {where.sql} AND d.type != 'folder' ORDER BY d.created_at, d.id"),
+            + f" FROM document d WHERE {where.sql} ORDER BY d.created_at, d.id"),
             params=where.params).all()
         edges = session_neighbours(session, [r[0] for r in rows])
     candidates = [_candidate(row, edges.get(row[0], set())) for row in rows]
