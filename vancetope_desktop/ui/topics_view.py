@@ -363,13 +363,13 @@ class TopicsDialog(QDialog):
                         lambda error: self.say(str(error)))
 
     def _follow(self, snapshot: Any) -> None:
-        # The library changed (a hand edit, an undo, a digest, an agent) or the window's scope did: read again.
+        # The library changed (a hand edit, an undo, a digest, an agent) or the window's scope did: read again (the
+        # reload selects the listed topic again, which lists its atoms again).
         seen = (snapshot.state.scope, snapshot.change_counter)
         if self.isVisible() and seen != self._seen:
             if self._seen is not None and seen[0] != self._seen[0]:
                 self._current = None
             self.reload()
-            self.load_topic()
         self._seen = seen
 
     # --- the map --------------------------------------------------------------------------------------
