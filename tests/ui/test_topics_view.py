@@ -199,6 +199,20 @@ def test_rename_in_place_and_merge_through_the_window(qtbot, tree, make_window, 
     qtbot.waitUntil(lambda: not dialog.tree_model.index_for(ids["alders"]).isValid(), timeout=WAIT_MS)
 
 
+def test_changes_coming_faster_than_the_tree_is_read_read_it_once_more_not_each_time(qtbot, tree, make_window,
+                                                                                      monkeypatch):
+    library, ids = tree
+    window = make_window(library, scope=P)
+    dialog = _open(qtbot, window, ids)
+    reads, read = [], topics.visible_trees
+    monkeypatch.setattr(topics, "visible_trees", lambda *args, **kwargs: reads.append(1) or read(*args, **kwargs))
+    for _ in range(4):  # an import's snapshots, every few seconds, while a big tree is counted
+        dialog.reload()
+    qtbot.waitUntil(lambda: not dialog._reading and len(reads) == 2, timeout=WAIT_MS)
+    qtbot.wait(200)
+    assert len(reads) == 2 and dialog.current_topic().id == ids["herons"]
+
+
 def test_split_the_selected_atoms_from_the_others(qtbot, tree, make_window, monkeypatch):
     library, ids = tree
     window = make_window(library, scope=P)

@@ -175,7 +175,8 @@ class TopicsDialog(QDialog):
         layout.addWidget(self.pages, 1)
         layout.addWidget(self.status)
         layout.addWidget(buttons)
-        self._request = self._topic_request = 0
+        self._reading = self._again = False
+        self._topic_request = 0
         self._seen: tuple[str, int] | None = None
         self._current: str | None = None  # the topic whose atoms are listed
         workbench.snapshot_ready.connect(self._follow)
@@ -208,21 +209,40 @@ class TopicsDialog(QDialog):
 
     # --- reading --------------------------------------------------------------------------------------
     def reload(self) -> None:
-        """Read the window's scope's tree and its ancestors' again (the latest request wins)."""
-        self._request += 1
-        request, lib, scope = self._request, self.workbench.lib, self.workbench.state.scope
+        """Read the window's scope's tree and its ancestors' again. One read at a time: asked again while one runs
+        (changes come every few seconds during an import, and counting a tree of 100,000 atoms takes seconds), it
+        reads once more when that one ends."""
+        if self._reading:
+            self._again = True
+            return
+        self._reading, self._again = True, False
+        lib, scope = self.workbench.lib, self.workbench.state.scope
         names = self.workbench.snapshot.scope_names if self.workbench.snapshot is not None else {}
         self.scope_label.setText(f"Topics of <b>{escape(names.get(scope, scope))}</b>")
 
         def load(_context: Any) -> list[TopicTree]:
-            # Its own tree even when empty (the empty state counts the atoms waiting), then those it searches.
-            own = topics.get_tree(lib, scope)
-            return [own, *(v.tree for v in topics.visible_trees(lib, scope, counts=True) if v.scope != scope)]
+            # The trees it searches (its own first when it has one), its own even when empty: the empty state
+            # counts the atoms waiting for it.
+            seen = topics.visible_trees(lib, scope, counts=True)
+            own = next((v.tree for v in seen if v.scope == scope), None) or topics.get_tree(lib, scope)
+            return [own, *(v.tree for v in seen if v.scope != scope)]
 
-        self.workbench.read(load, lambda trees: self._loaded(request, scope, trees), title="Topics")
+        def failed(error: BaseException) -> None:
+            self._read_ended()
+            self.say(f"Could not read the topics: {error}")
 
-    def _loaded(self, request: int, scope: str, trees: list[TopicTree]) -> None:
-        if request != self._request:  # an older scope's answer
+        self.workbench.read(load, lambda trees: self._loaded(scope, trees), title="Topics", on_error=failed)
+
+    def _read_ended(self) -> bool:
+        """The tree's read ended; read again if asked meanwhile (True: the answer is already old)."""
+        self._reading = False
+        if self._again:
+            self.reload()
+            return True
+        return False
+
+    def _loaded(self, scope: str, trees: list[TopicTree]) -> None:
+        if self._read_ended() and scope != self.workbench.state.scope:  # another scope's: the next read shows it
             return
         keep = self._current
         expanded = self._expanded_ids()
