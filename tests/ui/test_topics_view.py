@@ -198,6 +198,13 @@ def test_rename_in_place_and_merge_through_the_window(qtbot, tree, make_window, 
     assert {a.id for a in topics.topic_atoms(library, ids["herons"])} == {ids[a] for a in ("a0", "a1", "a2", "s0")}
     qtbot.waitUntil(lambda: not dialog.tree_model.index_for(ids["alders"]).isValid(), timeout=WAIT_MS)
 
+    with qtbot.waitSignal(dialog.topic_shown, timeout=WAIT_MS):
+        dialog.select_topic(ids["nesting"])
+    dialog.view.setFocus()
+    qtbot.keyClick(dialog.view, Qt.Key.Key_Delete)  # its atom goes to its parent
+    qtbot.waitUntil(lambda: topics.get_tree(library, P).get(ids["nesting"]) is None, timeout=WAIT_MS)
+    assert ids["a3"] in {a.id for a in topics.topic_atoms(library, ids["herons"])}
+
 
 def test_changes_coming_faster_than_the_tree_is_read_read_it_once_more_not_each_time(qtbot, tree, make_window,
                                                                                       monkeypatch):

@@ -202,10 +202,12 @@ class TopicsDialog(QDialog):
         self.delete_action = QAction("Delete", self)
         self.delete_action.setToolTip("Delete the topic: its atoms and subtopics go to its parent (Edit ▸ Undo "
                                       "brings it back)")
+        self.delete_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Delete))
+        self.delete_action.setShortcutContext(local)
         self.delete_action.triggered.connect(self._delete_current)
         self.update_action = QAction("Update Now", self)
         self.update_action.triggered.connect(self.rebuild)
-        self.view.addAction(self.rename_action)
+        self.view.addActions([self.rename_action, self.delete_action])
 
     # --- reading --------------------------------------------------------------------------------------
     def reload(self) -> None:
