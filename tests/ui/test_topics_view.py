@@ -6,8 +6,8 @@ and the topic map drills down by a click and back up by its breadcrumb."""
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QEvent, QModelIndex, QPoint, Qt
-from PySide6.QtGui import QHelpEvent
+from PySide6.QtCore import QEvent, QModelIndex, QPoint, QPointF, Qt
+from PySide6.QtGui import QDropEvent, QHelpEvent
 from PySide6.QtWidgets import QApplication, QToolTip
 
 from tests.topic_trees import FACTS, small_tree
@@ -15,7 +15,7 @@ from vancetope_desktop.core.atoms import AtomDraft, SourceSpan
 from vancetope_desktop.core.documents import DocumentType
 from vancetope_desktop.services import atoms, documents, scopes, topics
 from vancetope_desktop.services.library import DEFAULT_PROJECT
-from vancetope_desktop.ui.dnd import ATOM_MIME, FROM_TOPIC_MIME, decode_document_ids
+from vancetope_desktop.ui.dnd import ATOM_MIME, FROM_TOPIC_MIME, decode_document_ids, encode_document_ids
 from vancetope_desktop.ui.topic_model import (
     TOPIC_ROLE,
     TopicAtomsModel,
@@ -305,6 +305,17 @@ def test_the_topic_map_drills_down_by_a_click_and_goes_back_up(qtbot, tree, make
     qtbot.mouseClick(topic_map, Qt.MouseButton.RightButton, pos=QPoint(5, 5))
     assert topic_map.focus_id == ids["root"]
     assert dialog.view.currentIndex() != QModelIndex()
+
+    dragged = encode_document_ids([ids["a1"]], ATOM_MIME)  # a1 dragged from Herons' list onto Alders' tile
+    dragged.setData(FROM_TOPIC_MIME, ids["herons"].encode())
+    alders = {t.key: t for t in topic_map.tiles()}[ids["alders"]].rect
+    at = QPointF(alders.x + alders.w / 2, alders.y + alders.h / 2)
+    assert topic_map.droppable_at(dragged, at) == ids["alders"]
+    assert topic_map.droppable_at(dragged, QPointF(tiles[ids["herons"]].rect.x + 6, tiles[ids["herons"]].rect.y + 6)) \
+        is None  # where it is
+    topic_map.dropEvent(QDropEvent(at, Qt.DropAction.MoveAction, dragged, Qt.MouseButton.LeftButton,
+                                   Qt.KeyboardModifier.NoModifier))
+    qtbot.waitUntil(lambda: ids["a1"] in {a.id for a in topics.topic_atoms(library, ids["alders"])}, timeout=WAIT_MS)
 
 
 @pytest.mark.slow

@@ -4,20 +4,36 @@ A squarified treemap (:mod:`.treemap_layout`) of the topic in focus: its subtopi
 their atom counts, each showing its own subtopics inside (two levels), labels and counts where they fit, the
 atoms attached to a topic itself as a plain tile of their own. A click selects the topic under the cursor and
 drills into the outer tile when it has subtopics; the breadcrumb above goes back up (so do Backspace, a right
-click and the mouse's back button). Hovering says the topic's path, counts and surface words. The widget holds
+click and the mouse's back button). Atoms dragged from the window's list drop on a tile as on the tree's row.
+Hovering says the topic's path, counts and surface words. The widget holds
 the services' immutable :class:`~..core.topics.TopicTree` and never reads anything itself.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from html import escape
 
-from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QHelpEvent, QKeyEvent, QMouseEvent, QPainter, QPaintEvent, QPen
+from PySide6.QtCore import QEvent, QMimeData, QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import (
+    QColor,
+    QDragEnterEvent,
+    QDragMoveEvent,
+    QDropEvent,
+    QFont,
+    QFontMetrics,
+    QHelpEvent,
+    QKeyEvent,
+    QMouseEvent,
+    QPainter,
+    QPaintEvent,
+    QPen,
+)
 from PySide6.QtWidgets import QApplication, QHBoxLayout, QLabel, QToolButton, QToolTip, QVBoxLayout, QWidget
 
 from ..core.topics import Topic, TopicTree
 from . import themes
+from .dnd import ATOM_MIME
 from .topic_model import topic_tooltip
 from .treemap_layout import Rect, Tile, nested_tiles, tile_at
 
@@ -36,14 +52,22 @@ class TopicMap(QWidget):
     Signals:
         focus_changed(str): the topic in focus (the one whose subtopics fill the map) changed: its id.
         topic_selected(str): a tile was clicked: the topic under the cursor (the window lists its atoms).
+        drop_requested(QMimeData, str): something was dropped on a topic's tile (atoms dragged from the list): what,
+            and the topic; the window checks it as a drop on the tree would be.
+
+    Attributes:
+        drop_refusal: set by the window: why dragged data cannot go to a topic (None: it can); None refuses all.
     """
 
     focus_changed = Signal(str)
     topic_selected = Signal(str)
+    drop_requested = Signal(QMimeData, str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setMouseTracking(True)
+        self.setAcceptDrops(True)
+        self.drop_refusal: Callable[[QMimeData, str], str | None] | None = None
         self.setMinimumSize(240, 180)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.tree: TopicTree | None = None
@@ -246,6 +270,36 @@ class TopicMap(QWidget):
             self.up()
             return
         super().keyPressEvent(event)
+
+    # -- drops (atoms dragged from the window's list onto a tile) -------------------------------------------
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if event.mimeData().hasFormat(ATOM_MIME):
+            event.acceptProposedAction()
+
+    def dragMoveEvent(self, event: QDragMoveEvent) -> None:
+        topic = self.droppable_at(event.mimeData(), event.position())
+        if topic is None:
+            event.ignore()
+            return
+        event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        topic = self.droppable_at(event.mimeData(), event.position())
+        if topic is None:
+            event.ignore()
+            return
+        event.acceptProposedAction()
+        self.drop_requested.emit(event.mimeData(), topic)
+
+    def droppable_at(self, data: QMimeData, point: QPointF) -> str | None:
+        """The topic whose tile is under ``point`` when ``data`` may be dropped there (a topic's own atoms' tile:
+        the topic itself), else None."""
+        self._layout()
+        under = tile_at(self._tiles, point.x(), point.y())
+        topic = self.topic_of(under[-1]) if under else None
+        if topic is None or self.drop_refusal is None or self.drop_refusal(data, topic.id) is not None:
+            return None
+        return topic.id
 
     def event(self, event: QEvent) -> bool:
         if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):

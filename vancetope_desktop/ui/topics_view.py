@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from html import escape
 from typing import Any
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
+from PySide6.QtCore import QItemSelectionModel, QMimeData, QModelIndex, Qt, Signal
 from PySide6.QtGui import QAction, QContextMenuEvent, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -85,6 +85,10 @@ class TopicsDialog(QDialog):
         self.filter.textChanged.connect(self._filter)
         self.map_pane = TopicMapPane(self)
         self.map_pane.map.topic_selected.connect(self.select_topic)
+        # A drop on a tile goes as a drop on the topic's row: the tree model checks and reports it.
+        self.map_pane.map.drop_refusal = self._map_drop_refusal
+        self.map_pane.map.drop_requested.connect(lambda data, topic_id: self.tree_model.dropMimeData(
+            data, Qt.DropAction.MoveAction, -1, -1, self.tree_model.index_for(topic_id)))
         self.left = QStackedWidget(self)
         tree_page = QWidget(self)
         tree_layout = QVBoxLayout(tree_page)
@@ -404,6 +408,10 @@ class TopicsDialog(QDialog):
         if tree is not map_.tree:
             names = self.workbench.snapshot.scope_names if self.workbench.snapshot is not None else {}
             map_.set_tree(tree, names.get(tree.scope, tree.scope) if tree is not None else "")
+
+    def _map_drop_refusal(self, data: QMimeData, topic_id: str) -> str | None:
+        index = self.tree_model.index_for(topic_id)
+        return self.tree_model.drop_refusal(data, index) if index.isValid() else "Drop on a topic"
 
     def show_map(self, on: bool = True) -> None:
         """Switch the left side to the map (or back to the tree)."""
