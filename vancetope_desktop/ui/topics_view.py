@@ -1,13 +1,15 @@
-"""The Topics window (View ▸ Topics…, Scope ▸ Topics of this Scope…; issue 14): the window's scope's topic tree, its
-ancestors' trees below it (read-only here), and the selected topic's atoms and sources.
+"""The Topics window (View ▸ Topics… or Topic Map…, Scope ▸ Topics of the current scope…, the scope's menu in the
+folder tree; issue 14): the window's scope's topic tree, its ancestors' trees below it (read-only here), and the
+selected topic's atoms (its subtopics' too) and sources.
 
 "Tree | Map" switches the left side between the tree (with counts and a filter) and the topic map
 (:mod:`.topic_map`); either one picks the topic whose atoms and sources the right side lists. A double-click on an
-atom opens its source at the passage (as the Atoms window does); dragging atoms onto another topic moves them
-there. Rename (F2, or in place), New Topic, Merge (several selected), Split (the selected atoms into a new
-subtopic), Delete and moving a topic by dragging it are the store's hand edits, called through the
-:class:`~.workbench.Workbench` (each one undo step: Edit ▸ Undo works from here too). Reads go through
-:meth:`~.workbench.Workbench.read`; the models hold the services' immutable cards only.
+atom opens its source at the passage (as the Atoms window does); atoms dragged onto another topic (its row or its
+tile) move there. Rename (F2, or in place), New Topic, Merge (several selected), Split (the selected atoms and the
+others, or cut in two by meaning), Delete and moving a topic by dragging it are the store's hand edits, called
+through the :class:`~.workbench.Workbench` (each one undo step: Edit ▸ Undo works from here too); Rebuild now / Place
+N New Atoms run the upkeep (``topics rebuild``). Reads go through :meth:`~.workbench.Workbench.read`, one at a time;
+the models hold the services' immutable cards only.
 """
 
 from __future__ import annotations
