@@ -3,6 +3,7 @@
 Plain numbers, no stores.
 """
 
+import numpy as np
 import pytest
 
 from vancetope_desktop.core.documents import ChunkRole
@@ -14,6 +15,8 @@ SCALE = dict(meaning_floor=0.2, meaning_ceiling=0.7, dense_weight=0.5, lexical_w
 def test_meaning_is_the_cosine_on_a_cut_linear_scale():
     assert meaning_score(0.45, 0.2, 0.7) == pytest.approx(0.5)
     assert meaning_score(0.1, 0.2, 0.7) == 0.0 and meaning_score(0.9, 0.2, 0.7) == 1.0
+    # A batch of cosines (the topic beam's centroids) on the same scale.
+    assert meaning_score(np.array([0.1, 0.45, 0.9]), 0.2, 0.7) == pytest.approx([0.0, 0.5, 1.0])
 
 
 def test_relevance_is_the_weighted_sum_of_meaning_and_keywords():
