@@ -85,21 +85,26 @@ class TopicNode:
 class BeamParams:
     """How wide and how far the beam looks. Defaults: see each field; ``from_settings`` takes the ranking's.
 
+    The figures behind the defaults come from synthetic trees (clustered random vectors, random words): a model of
+    the product's trees, not its data; the tree search's LoCoMo and SciFact benches are where they are to be
+    confirmed. The fusion's weights are kept: on that bench 0.5 / 0.5 and 0.7 / 0.3 move recall@10 by 0.001.
+
     Attributes:
         width: paths in the beam (k). 12: on the synthetic 100,000-atom tree of
             ``tests/benchmarks/bench_topic_scale.py`` (leaves of 20-40 atoms, ~10 children per topic; prune
             ratio 0.3) recall@10 against the flat scan is 0.943 at 8, 0.953 at 12, 0.959 at 16, for 241, 355
             and 468 atoms passed on and 179, 252 and 307 topics scored: past 12 each point costs ~20 % more work.
         prune_ratio: paths scoring under this share of the best path's are dropped. 0.3: same bench, width 12,
-            recall@10 0.953 (355 atoms) against 0.929 at 0.5 (212 atoms); 0 keeps nothing more than 0.3 there.
+            recall@10 0.953 for 355 atoms, against 0.929 for 212 at 0.5 and 0.885 for 59 at 0.7; 0 keeps little
+            more than 0.3 (362 atoms, same recall).
         min_score: paths must score above this (0-1). 0: only paths matching neither a word nor a meaning
             above the floor are dropped; no absolute scale for topics has been measured.
         max_expansions: topics expanded per query at most, the cost bound (each costs one child batch). 64:
-            width × depth is 12 × 3-5 on trees of 10,000 to 1,000,000 atoms; the bench reports how often the
-            bound is reached (0 % at 100,000 atoms).
+            width × depth is 12 × 3-5 on trees of 10,000 to 1,000,000 atoms; the bound stops 0 % of the
+            queries at 100,000 atoms (2.5 % at 32) and 0.5 % at 1,000,000.
         depth_weight: the newest topic's weight in a path's score (see the module's note). 0.5: same bench,
-            0.3 scores as well (0.954, 6 % more atoms) and 0.7 / 1.0 worse (the last level alone decides too
-            much: 0.911 / 0.885 at width 8, prune 0.5, against 0.925).
+            recall@10 0.954 at 0.3 (8 % more atoms, the expansion bound reached in 1.5 % of queries), 0.953 at
+            0.5, 0.949 at 0.7 and 0.932 at 1.0 (the last topic alone decides: a path is judged by one level).
         dense_weight / lexical_weight / meaning_floor / meaning_ceiling: the product's fusion (``Settings``).
         stemming: free words match by stem prefix, as the keyword search (``Settings.lexical_stemming``).
 
