@@ -181,6 +181,9 @@ def test_bad_input_is_a_clear_error():
         TopicIndex([TopicNode("a", centroid=np.ones(4))], dim=384)
     with pytest.raises(InvalidInput, match="surface must be a list"):
         TopicIndex([TopicNode("a", surface="one string")])
+    with pytest.raises(InvalidInput, match="member atoms must be a list"):
+        TopicIndex([TopicNode("a", atoms=[1, 2])])
+    assert TopicIndex([TopicNode("a", surface=None, atoms=None)]).size == 1  # None: nothing
     with pytest.raises(InvalidInput, match="width must be at least 1"):
         BeamParams(width=0)
     with pytest.raises(InvalidInput, match="meaning_ceiling"):

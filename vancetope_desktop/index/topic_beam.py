@@ -207,6 +207,18 @@ class _Path(NamedTuple):
     words: int  # bit u set: unit u matched a surface on the path
 
 
+def _strings(values: Any, topic_id: str, what: str) -> tuple[str, ...]:
+    """``values`` (a list of strings, or None for none) as a tuple; InvalidInput for anything else."""
+    if values is None:
+        return ()
+    if isinstance(values, str | bytes) or not isinstance(values, Iterable):
+        raise InvalidInput(f"topic {topic_id!r}: its {what} must be a list of strings, not {type(values).__name__}")
+    found = tuple(values)
+    if not all(isinstance(value, str) for value in found):
+        raise InvalidInput(f"topic {topic_id!r}: its {what} must be a list of strings")
+    return found
+
+
 class TopicIndex:
     """A topic tree prepared for :func:`beam_search`: children lists, an inverted index of the surfaces, a
     centroid matrix. Built once per tree (O(topics + surface tokens + atoms)); read-only afterwards, so one
@@ -220,7 +232,8 @@ class TopicIndex:
 
     Raises:
         InvalidInput: a repeated topic id, a parent that is not among the nodes, a cycle, a centroid that is not
-            a 1-d finite vector of the tree's length, or a surface that is not a list of strings.
+            a 1-d finite vector of the tree's length, or a surface or member list that is not a list of strings
+            (None counts as empty).
     """
 
     def __init__(self, nodes: Iterable[TopicNode], dim: int | None = None) -> None:
@@ -242,7 +255,7 @@ class TopicIndex:
                 self._children[parent].append(i)
         self._roots = [i for i, parent in enumerate(self._parent) if parent < 0]
         self._check_acyclic()
-        self._atoms = [tuple(node.atoms) for node in nodes]
+        self._atoms = [_strings(node.atoms, node.id, "member atoms") for node in nodes]
         self._dim, self._centroids, self._has_centroid = self._read_centroids(nodes, dim)
         self._read_surfaces(nodes)
 
@@ -294,11 +307,9 @@ class TopicIndex:
         self._postings: dict[str, dict[int, int]] = {}  # token → {topic: occurrences in its surface}
         lengths = np.zeros(len(nodes), dtype=np.float64)
         for i, node in enumerate(nodes):
-            if isinstance(node.surface, str) or not all(isinstance(term, str) for term in node.surface):
-                raise InvalidInput(f"topic {node.id!r}: its surface must be a list of terms (strings)")
             # Each term apart, so a phrase does not run from one keyword into the next.
             sequences = tuple(tuple(token for token, _, _ in text_tokens(unicodedata.normalize("NFC", term)))
-                              for term in node.surface)
+                              for term in _strings(node.surface, node.id, "surface"))
             for token in (token for sequence in sequences for token in sequence):
                 held = self._postings.setdefault(token, {})
                 held[i] = held.get(i, 0) + 1
