@@ -43,6 +43,7 @@ from _common import percentile, table
 from threadpoolctl import threadpool_limits
 
 from vancetope_desktop.index.topic_beam import BeamParams, TopicIndex, TopicNode, beam_search
+from vancetope_desktop.store.fulltext import parse_query
 
 DIM = 384
 LEAF_SIZES = (20, 40)
@@ -209,12 +210,35 @@ def _spread(samples: list[tuple[float, float]]) -> str:
             f"({percentile(cpu, 50):.2f} / {percentile(cpu, 95):.2f})")
 
 
+def per_layer(index: TopicIndex, text: str, vector: np.ndarray, params: BeamParams) -> list[str]:
+    """The contrast the seed names: a top-k per level (k = ``params.width``) by the beam's own topic and path
+    scores and pruning, never returning to a topic passed over; the atoms of the leaves it ends on. It reads the
+    index's internals (the beam's scoring); the synthetic trees have one root and their leaves at one depth."""
+    query = index._read_query(parse_query(text), params.stemming)
+    unit = index._query_vector(vector)
+    frontier: list[tuple[float | None, int]] = [(None, index._roots[0])]
+    while True:
+        children = [(score, child) for score, node in frontier for child in index._children[node]]
+        if not children:
+            break
+        relevances, _ = index._score([child for _, child in children], query, unit, params)
+        w = params.depth_weight
+        ranked = sorted(((r if score is None else w * r + (1 - w) * score, child)
+                         for (score, child), r in zip(children, relevances, strict=True)), reverse=True)
+        best = ranked[0][0]
+        frontier = [(score, child) for score, child in ranked[: params.width]
+                    if score > params.min_score and score >= params.prune_ratio * best]
+    return list(dict.fromkeys(atom for _, node in frontier for atom in index._atoms[node]))
+
+
 def measure(tree: SyntheticTree, index: TopicIndex, row_of: dict[str, int],
-            asked: list[tuple[int, str, np.ndarray]], params: BeamParams, words: bool = True) -> dict[str, Any]:
+            asked: list[tuple[int, str, np.ndarray]], params: BeamParams, words: bool = True,
+            contrast: bool = False) -> dict[str, Any]:
     """Tree and flat search over ``asked`` (after 5 warm-up queries): times (wall, CPU) in ms, share, recall,
-    counters."""
+    counters; with ``contrast``, the per-layer top-k's recall@10 (atoms, target found) too."""
     times: dict[str, list[tuple[float, float]]] = {"beam": [], "tree": [], "flat": []}
     share, recall, scored, exhausted, targets, flat_targets = [], [], [], 0, 0, 0
+    layer_atoms, layer_recall, layer_targets = [], [], 0
     for i, (target, text, vector) in enumerate([*asked[:5], *asked]):
         start = _clocks()
         result = beam_search(index, text if words else "", vector, params)
@@ -234,11 +258,20 @@ def measure(tree: SyntheticTree, index: TopicIndex, row_of: dict[str, int],
         exhausted += result.exhausted
         targets += target in found
         flat_targets += target in truth
+        if contrast:
+            layered = per_layer(index, text if words else "", vector, params)
+            layer = np.array([row_of[a] for a in layered], dtype=np.int64)
+            layer_found = set(layer[top10(tree.vectors[layer] @ vector)].tolist()) if len(layer) else set()
+            layer_atoms.append(len(layer))
+            layer_recall.append(len(layer_found & truth) / 10)
+            layer_targets += target in layer_found
     return {"beam": _spread(times["beam"]), "tree": _spread(times["tree"]), "flat": _spread(times["flat"]),
             "tree95": percentile([w for w, _ in times["tree"]], 95),
             "share": float(np.mean(share)), "atoms": float(np.mean(share)) * len(tree.vectors),
             "recall": float(np.mean(recall)), "scored": float(np.mean(scored)), "exhausted": exhausted / len(asked),
-            "target": targets / len(asked), "flat_target": flat_targets / len(asked)}
+            "target": targets / len(asked), "flat_target": flat_targets / len(asked),
+            "layer": (f"{np.mean(layer_recall):.3f} ({np.mean(layer_atoms):.0f}, {layer_targets / len(asked):.0%})"
+                      if contrast else "")}
 
 
 def build(atoms: int, seed: int) -> tuple[SyntheticTree, TopicIndex, dict[str, int], dict[str, float]]:
@@ -259,8 +292,8 @@ def build(atoms: int, seed: int) -> tuple[SyntheticTree, TopicIndex, dict[str, i
 
 
 HEADER = ["atoms", "topics / depth", "beam p50/p95 ms (CPU)", "tree p50/p95 ms (CPU)", "flat p50/p95 ms (CPU)",
-          "atoms scored",
-          "recall@10", "target tree/flat", "topics scored", "bound hit", "RSS MB (data + index)", "grow / index s"]
+          "atoms scored", "recall@10", "per-layer recall@10 (atoms, target)", "target tree/flat", "topics scored",
+          "bound hit", "RSS MB (data + index)", "grow / index s"]
 
 
 def main() -> None:
@@ -276,10 +309,10 @@ def main() -> None:
         for atoms in args.sizes:
             tree, index, row_of, memory = build(atoms, args.seed)
             got = measure(tree, index, row_of, queries(tree, args.queries, np.random.default_rng(args.seed + 1)),
-                          params)
+                          params, contrast=True)
             rows.append([f"{atoms:,}", f"{index.size:,} / {tree.depth}",
                          got["beam"], got["tree"], got["flat"], f"{got['atoms']:.0f} ({got['share']:.2%})",
-                         f"{got['recall']:.3f}", f"{got['target']:.0%} / {got['flat_target']:.0%}",
+                         f"{got['recall']:.3f}", got["layer"], f"{got['target']:.0%} / {got['flat_target']:.0%}",
                          f"{got['scored']:.0f}", f"{got['exhausted']:.1%}",
                          f"{memory['rss']:.0f} ({memory['data']:.0f} + {memory['index']:.0f})",
                          f"{memory['grow_s']:.0f} / {memory['index_s']:.1f}"])
