@@ -798,6 +798,7 @@ def splits(state: TreeState, atoms: AtomTable, params: TreeParams | None = None)
     """
     params = params or TreeParams()
     plan = TreePlan()
+    children: dict[str, int] = {}  # parent → its children once this plan's splits beside a leaf are done
     for leaf in state.leaves():
         if len(leaf.atoms) <= params.leaf_max:
             continue
@@ -810,16 +811,26 @@ def splits(state: TreeState, atoms: AtomTable, params: TreeParams | None = None)
             continue  # all but one of its atoms are a person's: nothing may move
         groups = [movable[g] for part in split_members(atoms.vectors[movable], max(2, math.ceil(
             len(movable) / params.leaf_max))) for g in _bounded(atoms.vectors[movable], part, params.leaf_max)]
-        siblings = len(state.children[leaf.parent_id]) if leaf.parent_id else params.max_children
+        # Counted as this plan leaves them: two leaves of one parent may split in one call.
+        siblings = children.get(leaf.parent_id, len(state.children[leaf.parent_id])) if leaf.parent_id \
+            else params.max_children
         if siblings - 1 + len(groups) <= params.max_children:
-            plan.extend(_split_beside(state, leaf, groups, atoms, params))
+            plan.extend(_split_beside(leaf, groups, atoms, params))
+            children[leaf.parent_id] = siblings - 1 + len(groups)
         else:
             plan.extend(_split_below(leaf, movable, atoms, params))
+    if not children:
+        return plan
+    after = apply_plan(state, plan)
+    for parent in children:
+        update = relabel(after.by_id[parent], [(after.by_id[c].surface, after.by_id[c].size)
+                                               for c in after.children[parent]], params)
+        if update is not None:
+            plan.operations.append(update)
     return plan
 
 
-def _split_beside(state: TreeState, leaf: TopicState, groups: list[np.ndarray], atoms: AtomTable,
-                  params: TreeParams) -> TreePlan:
+def _split_beside(leaf: TopicState, groups: list[np.ndarray], atoms: AtomTable, params: TreeParams) -> TreePlan:
     """The leaf keeps its biggest group (and its pinned atoms); the other groups become its siblings."""
     keep = max(range(len(groups)), key=lambda i: (len(groups[i]), -i))
     pinned = [int(r) for r in atoms.rows(a for a in leaf.atoms if a in leaf.pinned_atoms)]
@@ -827,27 +838,19 @@ def _split_beside(state: TreeState, leaf: TopicState, groups: list[np.ndarray], 
     words = _class_words([[atoms.texts[r] for r in rows] for rows in classes], params.surface_terms)
     keys = [leaf.id if i == keep else f"{leaf.id}/{i}" for i in range(len(groups))]
     plan = TreePlan([SplitTopic(leaf.id, tuple(keys))])
-    surfaces = {}
     for i, rows in enumerate(classes):
         centroid = _centroid(atoms.vectors[rows])
         summary = _summary([atoms.texts[r] for r in rows], atoms.vectors[rows], centroid)
         if i == keep:
-            surfaces[leaf.id] = (leaf.surface if "surface" in leaf.pinned else words[i], len(rows))
             plan.operations.append(UpdateTopic(
                 leaf.id, label=None if "label" in leaf.pinned else _label(words[i]),
                 surface=None if "surface" in leaf.pinned else words[i], summary=summary, centroid=centroid))
         else:
-            surfaces[keys[i]] = (words[i], len(rows))
             plan.operations.append(CreateTopic(keys[i], leaf.parent_id, _label(words[i]), words[i], summary,
                                                centroid, "split"))
     for i, rows in enumerate(groups):
         if i != keep:
             plan.operations.extend(MoveAtom(atoms.ids[r], keys[i], leaf.id) for r in rows)
-    parent = state.by_id[leaf.parent_id]
-    others = [(state.by_id[c].surface, state.by_id[c].size) for c in state.children[parent.id] if c != leaf.id]
-    update = relabel(parent, [*others, *surfaces.values()], params)
-    if update is not None:
-        plan.operations.append(update)
     return plan
 
 
