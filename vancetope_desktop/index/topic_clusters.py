@@ -21,17 +21,20 @@ writes in the digest's transaction.
 Why Ward (tests/benchmarks/bench_topic_clusters.py, 2 December 2026, 2 cores at load 6-8; the tables are in
 tests/benchmarks/README.md): on 2,718 sentences of 300 SciFact abstracts, Ward's leaves kept 53% of the pairs of
 sentences of one abstract together (pair recall), top-down k-means 30%, HDBSCAN 50%; it took 9 s, k-means 24 s,
-HDBSCAN 37 s (c-TF-IDF words: 4 s of each). On LoCoMo turns, the leaves nearest a question by centroid, up to 5%
-/ 10% of the turns, held its evidence turns 39% / 52% of the time with Ward, 33% / 42% with k-means, 37% / 48%
-with HDBSCAN. (On SciFact k-means' smaller, split-up leaves routed a little better, 98% against 94% of the
-claims' abstracts reached at 5%: an abstract spread over more leaves is reached by more of them.) HDBSCAN
-leaves a fifth to a half of the atoms as noise, to be put somewhere anyway, and is the slowest.
+HDBSCAN 37 s (c-TF-IDF words: 4 s of each then, about half since). On LoCoMo turns, the leaves nearest a question by
+centroid, up to 5% / 10% of the turns, held its evidence turns 39% / 52% of the time with Ward, 33% / 42% with
+k-means, 37% / 48% with HDBSCAN. (On SciFact k-means' smaller, split-up leaves routed a little better, 98% against
+94% of the claims' abstracts reached at 5%: an abstract spread over more leaves is reached by more of them.) HDBSCAN
+(smallest cluster 5) called 56% of SciFact's sentences noise and 54-81% of LoCoMo's turns, which it cut into two
+clusters: its leaves are mostly the nearest-centroid placing of noise and the cutting of big clusters.
 
 Local revision against a rebuild (same benchmark, 5,245 SciFact sentences, a tree built cold on the first N₀
 then revised in days of 100 new atoms): the leaves nearest a claim, up to 5 / 10 / 25% of the atoms, reach its
 abstracts 96.2 / 98.8 / 99.7% of the time in a rebuilt tree, 95.3 / 97.6 / 99.7% revised from N₀ = 2,000,
-91.7 / 96.8 / 98.8% from 1,000, 89.1 / 93.5 / 96.2% from 300: a revised tree keeps its cold build's upper
-topics, so ``Settings.topic_consolidate_at`` is best near 2,000 (a cold build of 2,000 atoms: 1.7 s).
+91.7 / 96.8 / 98.8% from 1,000, 89.1 / 93.5 / 96.2% from 300. Revised leaves are only ever cut from the
+leaves of the cold build, never regrouped across them, so a small cold build's coarse leaves leave their mark
+(with leaves as full as the revised ones, a rebuild still routes best). Hence ``Settings.topic_consolidate_at``
+near 2,000 (a cold build of 2,000 atoms: 1.7 s).
 
 **Revisions** once consolidated: :func:`attach` (each new atom to its nearest leaf by centroid, running-mean
 centroids), :func:`splits` (leaves past ``leaf_max``), :func:`merges` (near-identical sibling leaves),
