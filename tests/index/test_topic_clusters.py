@@ -418,3 +418,13 @@ def test_splits_of_two_leaves_of_one_parent_keep_its_fan_out() -> None:
     assert all(len(t.atoms) <= 10 for t in after.topics)
     assert sorted(a for t in after.topics for a in t.atoms) == sorted(ids)
     assert after.by_id["root"].surface  # relabelled from its new children
+
+
+def test_new_keys_never_reuse_an_id_of_the_previous_tree() -> None:
+    ids, vectors, texts, _ = _atoms([12, 12, 12, 12])
+    previous = _state(build_tree(ids[:24], vectors[:24], texts[:24], params=PARAMS))  # its ids are plan keys
+    plan = build_tree(ids, vectors, texts, previous=previous, params=PARAMS)
+    created = {op.key for op in plan.of(CreateTopic)}
+    assert created and not created & set(previous.by_id)
+    after = apply_plan(previous, plan)
+    assert sorted(a for t in after.topics for a in t.atoms) == sorted(ids)

@@ -325,14 +325,21 @@ class TreePlan:
 
 
 class _Keys:
-    """Plan keys ``new:0``, ``new:1``… for topics a plan creates."""
+    """Plan keys ``<prefix>0``, ``<prefix>1``… for topics a plan creates, skipping ``taken`` ids (a tree made
+    by an earlier plan, not yet written, holds keys as ids)."""
 
-    def __init__(self) -> None:
+    def __init__(self, prefix: str = "new:", taken: Iterable[str] = ()) -> None:
+        self.prefix = prefix
+        self.taken = set(taken)
         self.count = 0
 
     def __call__(self) -> str:
+        key = f"{self.prefix}{self.count}"
+        while key in self.taken:
+            self.count += 1
+            key = f"{self.prefix}{self.count}"
         self.count += 1
-        return f"new:{self.count - 1}"
+        return key
 
 
 # -- splitting ------------------------------------------------------------------------------------
@@ -627,7 +634,7 @@ def build_tree(ids: Sequence[str], vectors: np.ndarray, texts: Sequence[str], *,
     free = np.array([row for row, atom in enumerate(table.ids) if atom not in held_atoms], dtype=np.int64)
     root = _fresh_tree(table.vectors, free, params)
     nodes = list(root.walk())
-    keys = _Keys()
+    keys = _Keys(taken=previous.by_id if previous else ())
     matched = _match(nodes, table.ids, previous) if previous else {}
     for index, node in enumerate(nodes):
         node.ident = matched.get(index) or keys()
@@ -792,7 +799,7 @@ def splits(state: TreeState, atoms: AtomTable, params: TreeParams | None = None)
     become its new siblings; otherwise the leaf becomes a topic over a subtree built as in a cold build (a
     big leaf gets levels of its own). New topics' surfaces are c-TF-IDF keywords against the other parts; the
     leaf's label and surface are renewed unless pinned, and its parent is relabelled (:func:`relabel`).
-    New topics are keyed ``<leaf id>/<n>``, unique across plans.
+    New topics are keyed ``<leaf id>/<n>``, skipping ids the tree holds already.
 
     Args:
         state: the tree. atoms: at least every atom of the oversized leaves (vectors and texts).
@@ -824,10 +831,10 @@ def splits(state: TreeState, atoms: AtomTable, params: TreeParams | None = None)
         siblings = children.get(leaf.parent_id, len(state.children[leaf.parent_id])) if leaf.parent_id \
             else params.max_children
         if siblings - 1 + len(groups) <= params.max_children:
-            plan.extend(_split_beside(leaf, groups, atoms, params))
+            plan.extend(_split_beside(leaf, groups, atoms, params, _Keys(f"{leaf.id}/", state.by_id)))
             children[leaf.parent_id] = siblings - 1 + len(groups)
         else:
-            plan.extend(_split_below(leaf, movable, atoms, params))
+            plan.extend(_split_below(leaf, movable, atoms, params, _Keys(f"{leaf.id}/", state.by_id)))
     if not children:
         return plan
     after = apply_plan(state, plan)
@@ -839,13 +846,14 @@ def splits(state: TreeState, atoms: AtomTable, params: TreeParams | None = None)
     return plan
 
 
-def _split_beside(leaf: TopicState, groups: list[np.ndarray], atoms: AtomTable, params: TreeParams) -> TreePlan:
+def _split_beside(leaf: TopicState, groups: list[np.ndarray], atoms: AtomTable, params: TreeParams,
+                  new_key: _Keys) -> TreePlan:
     """The leaf keeps its biggest group (and its pinned atoms); the other groups become its siblings."""
     keep = max(range(len(groups)), key=lambda i: (len(groups[i]), -i))
     pinned = [int(r) for r in atoms.rows(a for a in leaf.atoms if a in leaf.pinned_atoms)]
     classes = [[*groups[i], *(pinned if i == keep else [])] for i in range(len(groups))]
     words = _class_words([[atoms.texts[r] for r in rows] for rows in classes], params.surface_terms)
-    keys = [leaf.id if i == keep else f"{leaf.id}/{i}" for i in range(len(groups))]
+    keys = [leaf.id if i == keep else new_key() for i in range(len(groups))]
     plan = TreePlan([SplitTopic(leaf.id, tuple(keys))])
     for i, rows in enumerate(classes):
         centroid = _centroid(atoms.vectors[rows])
@@ -863,13 +871,14 @@ def _split_beside(leaf: TopicState, groups: list[np.ndarray], atoms: AtomTable, 
     return plan
 
 
-def _split_below(leaf: TopicState, movable: np.ndarray, atoms: AtomTable, params: TreeParams) -> TreePlan:
+def _split_below(leaf: TopicState, movable: np.ndarray, atoms: AtomTable, params: TreeParams,
+                 new_key: _Keys) -> TreePlan:
     """The leaf becomes the top of a subtree built over its movable atoms as in a cold build."""
     root = _fresh_tree(atoms.vectors, movable, params)
     root.ident = leaf.id
     root.rows = [int(r) for r in atoms.rows(a for a in leaf.atoms if a in leaf.pinned_atoms)]
-    for index, node in enumerate(list(root.walk())[1:], start=1):
-        node.ident = f"{leaf.id}/{index}"
+    for node in list(root.walk())[1:]:
+        node.ident = new_key()
     alone = TreeState((TopicState(leaf.id, None, leaf.label, leaf.surface, leaf.summary, leaf.centroid,
                                   leaf.atoms, leaf.size, leaf.pinned, leaf.pinned_atoms),))
     built = _cold_plan(root, atoms, alone, params, origin="split", name_root=leaf.parent_id is not None)
