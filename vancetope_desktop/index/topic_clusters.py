@@ -64,9 +64,11 @@ SPLIT_SEED = 0
 SPLIT_RESTARTS = 4
 """k-means restarts per cut of more than WARD_MAX atoms (the best inertia wins)."""
 PHRASE_WORDS = 2
-"""Surface terms are single words or two-word phrases: three-word runs recur too rarely in a leaf to count."""
+"""Surface terms are single words or two-word phrases ("stem cells", "signaling pathways" on SciFact); a
+phrase must occur twice in a leaf to count, which three-word runs of a leaf's few statements seldom do."""
 LABEL_TERMS = 3
-"""A label is the first three surface terms ("insulin, glucose, beta cells"): fewer named too little."""
+"""A label is the first three surface terms ("methylation, epigenetic, DNA" on SciFact, "camping, nature, kids"
+on LoCoMo): one line of the Topics pane, and enough words to tell sibling topics apart."""
 SUMMARY_CHARS = 140
 """A summary is cut at a word boundary before this many characters (one line of the Topics pane)."""
 MERGE_OVERLAP = 0.2
@@ -74,8 +76,9 @@ MERGE_OVERLAP = 0.2
 (see :func:`merges`): two leaves close in meaning without a word in common say different things.
 Measured: the two halves of one leaf share 27-33% (median), distinct sibling leaves 0-7%."""
 MATCH_OVERLAP = 0.5
-"""A rebuilt topic takes a previous topic's id when their atoms' Jaccard overlap is at least this: the same
-topic, updated rather than deleted and made anew (a pinned topic takes the best overlap above 0)."""
+"""A rebuilt topic takes a previous topic's id when their atoms' Jaccard overlap is at least this (a choice:
+then most of their atoms are the same): the same topic, updated rather than deleted and made anew, so its
+history and undo stay with it (a pinned topic takes its best overlap above 0, to keep the person's edit)."""
 
 
 # -- inputs ---------------------------------------------------------------------------------------
@@ -86,9 +89,11 @@ class TreeParams:
     """The shape of a tree.
 
     Attributes:
-        leaf_max: most atoms a leaf holds; a bigger one is split (:func:`splits`). 40: a leaf's atoms are
-            all scored once the beam reaches it, and a cold build's leaves (about half full) then hold 13-19
-            atoms of a few hundred, 1-5% of a tree's atoms each (bench_topic_clusters.py).
+        leaf_max: most atoms a leaf holds; a bigger one is split (:func:`splits`). 40, a choice: the beam
+            scores every atom of a leaf it reaches, and a cold build's leaves, aimed at half of it, held 19
+            atoms on average (bench_topic_clusters.py): 4-5% of a LoCoMo conversation's turns each, so a
+            query reaching a few leaves stays within the issue's budget of 25% of the atoms. Leaves aimed at 13
+            routed SciFact claims a little better (1-2 points at 5% of the atoms), LoCoMo questions alike.
         leaf_fill: the share of ``leaf_max`` a cold build aims at per leaf (room to grow before a split).
         branching: children a cold build aims at per inner topic; ``max_children`` the most it allows (the
             beam scores every child of a topic it extends: 5-20 keeps a step cheap).
