@@ -26,6 +26,7 @@ from vancetope_desktop.index.topic_clusters import (
     build_tree,
     merges,
     relabel,
+    split_atoms,
     split_members,
     splits,
 )
@@ -428,3 +429,32 @@ def test_new_keys_never_reuse_an_id_of_the_previous_tree() -> None:
     assert created and not created & set(previous.by_id)
     after = apply_plan(previous, plan)
     assert sorted(a for t in after.topics for a in t.atoms) == sorted(ids)
+
+
+def test_splits_with_regroup_rebuilds_the_parents_leaves_together() -> None:
+    ids, vectors, texts, groups = _atoms([12, 12, 12])
+    # Leaves made badly on purpose: "mixed" holds group 0 and most of group 1, "rest" the others.
+    mixed, rest = ids[:20], ids[20:]
+    topics = [TopicState("root", None, centroid=_unit_mean(vectors), size=36),
+              TopicState("mixed", "root", "m", ("m",), centroid=_unit_mean(vectors[:20]), atoms=tuple(mixed),
+                         size=20, pinned_atoms=frozenset({ids[0]})),
+              TopicState("rest", "root", "r", ("r",), centroid=_unit_mean(vectors[20:]), atoms=tuple(rest),
+                         size=16, pinned=frozenset({"label"}))]
+    state = TreeState(tuple(topics))
+    params = TreeParams(leaf_max=17)
+    table = atom_table(ids, vectors, texts)
+    assert split_atoms(state, params) == set(mixed)
+    assert split_atoms(state, params, regroup=True) == set(ids)
+    with pytest.raises(InvalidInput, match="not given"):
+        splits(state, atom_table(mixed, vectors[:20], texts[:20]), params, regroup=True)
+    plan = splits(state, table, params, regroup=True)
+    assert plan.of(SplitTopic)[0].topic == "root"
+    after = apply_plan(state, plan)
+    of = dict(zip(ids, groups, strict=True))
+    assert all(len({of[a] for a in leaf.atoms if a != ids[0]}) == 1 for leaf in after.leaves())  # topics apart
+    assert ids[0] in after.by_id["mixed"].atoms and after.by_id["rest"].label == "r"  # pins kept
+    assert sorted(a for t in after.topics for a in t.atoms) == sorted(ids)
+    assert all(len(leaf.atoms) <= 17 for leaf in after.leaves())
+    # Without regroup only the oversized leaf is cut, and "rest" keeps group 1's other half beside group 2.
+    alone = apply_plan(state, splits(state, table, params))
+    assert set(alone.by_id["rest"].atoms) == set(rest)
