@@ -339,17 +339,17 @@ def run_merge(datasets: list[Dataset], params: tc.TreeParams) -> None:
 
 
 def revise(state: tc.TreeState, data: Dataset, new: np.ndarray, known: np.ndarray, params: tc.TreeParams,
-           threshold: float) -> tc.TreeState:
+           threshold: float, regroup: bool) -> tc.TreeState:
     """One digest's local revision: attach ``new`` rows, split what grew, merge near-identical siblings."""
     state = tc.apply_plan(state, tc.attach([data.ids[i] for i in new], data.vectors[new], state))
     rows = np.concatenate([known, new])
     table_ = tc.atom_table([data.ids[i] for i in rows], data.vectors[rows], [data.texts[i] for i in rows])
-    state = tc.apply_plan(state, tc.splits(state, table_, params))
+    state = tc.apply_plan(state, tc.splits(state, table_, params, regroup=regroup))
     return tc.apply_plan(state, tc.merges(state, threshold, params))
 
 
 def run_consolidate(data: Dataset, params: tc.TreeParams, starts: Sequence[int], batch: int,
-                    threshold: float) -> None:
+                    threshold: float, regroup: bool) -> None:
     rng = np.random.default_rng(1)
     order = rng.permutation(len(data.ids))  # atoms arrive in random order (a library grows over all its topics)
     rows_of = {a: i for i, a in enumerate(data.ids)}
@@ -365,13 +365,14 @@ def run_consolidate(data: Dataset, params: tc.TreeParams, starts: Sequence[int],
         began = time.perf_counter()
         days = 0
         for at in range(start, len(order), batch):
-            state = revise(state, data, order[at:at + batch], order[:at], params, threshold)
+            state = revise(state, data, order[at:at + batch], order[:at], params, threshold, regroup)
             days += 1
         seconds = time.perf_counter() - began
         precision, recall = pair_scores(data, state, rows_of)
         routed = routing(data, state, rows_of)
         per_thousand = seconds / max(1, len(order) - start) * 1000
-        rows.append([data.name, f"cold on {start}, then {days} days", f"{precision:.3f}", f"{recall:.3f}",
+        label = f"cold on {start}, then {days} days" + (" (regroup)" if regroup else "")
+        rows.append([data.name, label, f"{precision:.3f}", f"{recall:.3f}",
                      *(f"{r:.3f}" for r in routed), f"{len(leaves_of(state))}",
                      f"{depth_of(state)}", f"{per_thousand:.2f}",
                      f"{max(len(c) for c in state.children.values())}"])
@@ -390,6 +391,8 @@ def main() -> None:
     parser.add_argument("--leaf-fill", type=float, default=tc.TreeParams().leaf_fill)
     parser.add_argument("--threshold", type=float, default=0.9)
     parser.add_argument("--starts", default="50,100,200,300,500,1000")
+    parser.add_argument("--regroup", choices=["no", "yes", "both"], default="both",
+                        help="splits(regroup=…) in the consolidation part")
     args = parser.parse_args()
     params = tc.TreeParams(leaf_max=args.leaf_max, leaf_fill=args.leaf_fill)
     parts = set(args.part.split(","))
@@ -404,7 +407,9 @@ def main() -> None:
     if "consolidate" in parts:
         starts = [int(s) for s in args.starts.split(",")]
         for data in datasets:
-            run_consolidate(data, params, [s for s in starts if s < len(data.ids)], 100, args.threshold)
+            for regroup in (False, True) if args.regroup == "both" else (args.regroup == "yes",):
+                run_consolidate(data, params, [s for s in starts if s < len(data.ids)], 100, args.threshold,
+                                regroup)
 
 
 if __name__ == "__main__":

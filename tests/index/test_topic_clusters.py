@@ -7,6 +7,8 @@ import pytest
 
 from vancetope_desktop.core.errors import InvalidInput
 from vancetope_desktop.index import topic_clusters
+from vancetope_desktop.index.embedder import Embedder
+from vancetope_desktop.index.models import ModelSpec
 from vancetope_desktop.index.topic_clusters import (
     AtomTable,
     CreateTopic,
@@ -24,6 +26,7 @@ from vancetope_desktop.index.topic_clusters import (
     build_tree,
     merges,
     relabel,
+    split_atoms,
     split_members,
     splits,
 )
@@ -359,3 +362,99 @@ def test_past_ward_max_k_means_cuts_first(monkeypatch: pytest.MonkeyPatch) -> No
     assert sorted(len(p) for p in parts) == [20, 25, 25]
     duplicates = split_members(np.tile(vectors[:1], (30, 1)), 2)
     assert [len(p) for p in duplicates] == [15, 15]
+
+
+REAL_STATEMENTS = {
+    "diabetes": [
+        "Insulin resistance in skeletal muscle precedes type 2 diabetes.",
+        "Pancreatic beta cells secrete insulin when blood glucose rises.",
+        "Metformin lowers hepatic glucose production in diabetic patients.",
+        "Glycated haemoglobin tracks average blood glucose over three months.",
+        "Obesity raises the risk of type 2 diabetes through insulin resistance.",
+    ],
+    "astronomy": [
+        "The telescope resolved two exoplanets orbiting the red dwarf star.",
+        "Supernova remnants scatter heavy elements across the galaxy.",
+        "Dark matter halos shape the rotation curves of spiral galaxies.",
+        "The star's light dimmed as the planet transited its disc.",
+        "Neutron stars form when massive stars collapse after a supernova.",
+    ],
+    "cooking": [
+        "Knead the bread dough for ten minutes until it turns elastic.",
+        "Sear the steak in a hot cast iron pan before roasting it.",
+        "Let the sourdough rise overnight in a cool kitchen.",
+        "Deglaze the pan with wine to make a sauce for the roast.",
+        "Bake the loaf at a high oven temperature for a crisp crust.",
+    ],
+}
+
+
+@pytest.mark.usefixtures("offline")
+def test_a_tree_over_the_bundled_models_vectors_keeps_topics_apart(spec: ModelSpec) -> None:
+    texts = [t for statements in REAL_STATEMENTS.values() for t in statements]
+    topics = [name for name, statements in REAL_STATEMENTS.items() for _ in statements]
+    ids = [f"atom-{i}" for i in range(len(texts))]
+    embedder = Embedder(spec)
+    vectors = embedder.encode_documents(texts)
+    state = _state(build_tree(ids, vectors, texts, params=TreeParams(leaf_max=6)))
+    of = dict(zip(ids, topics, strict=True))
+    assert all(len({of[a] for a in leaf.atoms}) == 1 for leaf in state.leaves())
+    # A new statement joins its own topic's leaf.
+    new = embedder.encode_documents(["Type 1 diabetes patients inject insulin before meals."])
+    target = attach(["new"], new, state).of(MoveAtom)[0].to
+    assert {of[a] for a in state.by_id[target].atoms} == {"diabetes"}
+
+
+def test_splits_of_two_leaves_of_one_parent_keep_its_fan_out() -> None:
+    ids, vectors, texts, _ = _atoms([12, 12, 12])
+    topics = [TopicState("root", None, centroid=_unit_mean(vectors), size=36)]
+    for group in range(3):
+        rows = list(range(group * 12, group * 12 + 12))
+        topics.append(TopicState(f"leaf{group}", "root", "x", ("x",), centroid=_unit_mean(vectors[rows]),
+                                 atoms=tuple(ids[r] for r in rows), size=12))
+    state = TreeState(tuple(topics))
+    params = TreeParams(leaf_max=10, branching=2, max_children=4)
+    after = apply_plan(state, splits(state, atom_table(ids, vectors, texts), params))
+    assert max(len(c) for c in after.children.values()) <= 4
+    assert all(len(t.atoms) <= 10 for t in after.topics)
+    assert sorted(a for t in after.topics for a in t.atoms) == sorted(ids)
+    assert after.by_id["root"].surface  # relabelled from its new children
+
+
+def test_new_keys_never_reuse_an_id_of_the_previous_tree() -> None:
+    ids, vectors, texts, _ = _atoms([12, 12, 12, 12])
+    previous = _state(build_tree(ids[:24], vectors[:24], texts[:24], params=PARAMS))  # its ids are plan keys
+    plan = build_tree(ids, vectors, texts, previous=previous, params=PARAMS)
+    created = {op.key for op in plan.of(CreateTopic)}
+    assert created and not created & set(previous.by_id)
+    after = apply_plan(previous, plan)
+    assert sorted(a for t in after.topics for a in t.atoms) == sorted(ids)
+
+
+def test_splits_with_regroup_rebuilds_the_parents_leaves_together() -> None:
+    ids, vectors, texts, groups = _atoms([12, 12, 12])
+    # Leaves made badly on purpose: "mixed" holds group 0 and most of group 1, "rest" the others.
+    mixed, rest = ids[:20], ids[20:]
+    topics = [TopicState("root", None, centroid=_unit_mean(vectors), size=36),
+              TopicState("mixed", "root", "m", ("m",), centroid=_unit_mean(vectors[:20]), atoms=tuple(mixed),
+                         size=20, pinned_atoms=frozenset({ids[0]})),
+              TopicState("rest", "root", "r", ("r",), centroid=_unit_mean(vectors[20:]), atoms=tuple(rest),
+                         size=16, pinned=frozenset({"label"}))]
+    state = TreeState(tuple(topics))
+    params = TreeParams(leaf_max=17)
+    table = atom_table(ids, vectors, texts)
+    assert split_atoms(state, params) == set(mixed)
+    assert split_atoms(state, params, regroup=True) == set(ids)
+    with pytest.raises(InvalidInput, match="not given"):
+        splits(state, atom_table(mixed, vectors[:20], texts[:20]), params, regroup=True)
+    plan = splits(state, table, params, regroup=True)
+    assert plan.of(SplitTopic)[0].topic == "root"
+    after = apply_plan(state, plan)
+    of = dict(zip(ids, groups, strict=True))
+    assert all(len({of[a] for a in leaf.atoms if a != ids[0]}) == 1 for leaf in after.leaves())  # topics apart
+    assert ids[0] in after.by_id["mixed"].atoms and after.by_id["rest"].label == "r"  # pins kept
+    assert sorted(a for t in after.topics for a in t.atoms) == sorted(ids)
+    assert all(len(leaf.atoms) <= 17 for leaf in after.leaves())
+    # Without regroup only the oversized leaf is cut, and "rest" keeps group 1's other half beside group 2.
+    alone = apply_plan(state, splits(state, table, params))
+    assert set(alone.by_id["rest"].atoms) == set(rest)

@@ -21,11 +21,20 @@ writes in the digest's transaction.
 Why Ward (tests/benchmarks/bench_topic_clusters.py, 2 December 2026, 2 cores at load 6-8; the tables are in
 tests/benchmarks/README.md): on 2,718 sentences of 300 SciFact abstracts, Ward's leaves kept 53% of the pairs of
 sentences of one abstract together (pair recall), top-down k-means 30%, HDBSCAN 50%; it took 9 s, k-means 24 s,
-HDBSCAN 37 s (c-TF-IDF words: 4 s of each). On LoCoMo turns, the leaves nearest a question by centroid, up to 5%
-/ 10% of the turns, held its evidence turns 39% / 52% of the time with Ward, 33% / 42% with k-means, 37% / 48%
-with HDBSCAN. (On SciFact k-means' smaller, split-up leaves routed a little better, 98% against 94% of the
-claims' abstracts reached at 5%: an abstract spread over more leaves is reached by more of them.) HDBSCAN
-leaves a fifth to a half of the atoms as noise, to be put somewhere anyway, and is the slowest.
+HDBSCAN 37 s (c-TF-IDF words: 4 s of each then, about half since). On LoCoMo turns, the leaves nearest a question by
+centroid, up to 5% / 10% of the turns, held its evidence turns 39% / 52% of the time with Ward, 33% / 42% with
+k-means, 37% / 48% with HDBSCAN. (On SciFact k-means' smaller, split-up leaves routed a little better, 98% against
+94% of the claims' abstracts reached at 5%: an abstract spread over more leaves is reached by more of them.) HDBSCAN
+(smallest cluster 5) called 56% of SciFact's sentences noise and 54-81% of LoCoMo's turns, which it cut into two
+clusters: its leaves are mostly the nearest-centroid placing of noise and the cutting of big clusters.
+
+Local revision against a rebuild (same benchmark, 5,245 SciFact sentences, a tree built cold on the first N₀
+then revised in days of 100 new atoms): the leaves nearest a claim, up to 5 / 10 / 25% of the atoms, reach its
+abstracts 96.2 / 98.8 / 99.7% of the time in a rebuilt tree, 95.3 / 97.6 / 99.7% revised from N₀ = 2,000,
+91.7 / 96.8 / 98.8% from 1,000, 89.1 / 93.5 / 96.2% from 300. Revised leaves are only ever cut from the
+leaves of the cold build, never regrouped across them, so a small cold build's coarse leaves leave their mark
+(with leaves as full as the revised ones, a rebuild still routes best). Hence ``Settings.topic_consolidate_at``
+near 2,000 (a cold build of 2,000 atoms: 1.7 s).
 
 **Revisions** once consolidated: :func:`attach` (each new atom to its nearest leaf by centroid, running-mean
 centroids), :func:`splits` (leaves past ``leaf_max``), :func:`merges` (near-identical sibling leaves),
@@ -55,9 +64,11 @@ SPLIT_SEED = 0
 SPLIT_RESTARTS = 4
 """k-means restarts per cut of more than WARD_MAX atoms (the best inertia wins)."""
 PHRASE_WORDS = 2
-"""Surface terms are single words or two-word phrases: three-word runs recur too rarely in a leaf to count."""
+"""Surface terms are single words or two-word phrases ("stem cells", "signaling pathways" on SciFact); a
+phrase must occur twice in a leaf to count, which three-word runs of a leaf's few statements seldom do."""
 LABEL_TERMS = 3
-"""A label is the first three surface terms ("insulin, glucose, beta cells"): fewer named too little."""
+"""A label is the first three surface terms ("methylation, epigenetic, DNA" on SciFact, "camping, nature, kids"
+on LoCoMo): one line of the Topics pane, and enough words to tell sibling topics apart."""
 SUMMARY_CHARS = 140
 """A summary is cut at a word boundary before this many characters (one line of the Topics pane)."""
 MERGE_OVERLAP = 0.2
@@ -65,8 +76,9 @@ MERGE_OVERLAP = 0.2
 (see :func:`merges`): two leaves close in meaning without a word in common say different things.
 Measured: the two halves of one leaf share 27-33% (median), distinct sibling leaves 0-7%."""
 MATCH_OVERLAP = 0.5
-"""A rebuilt topic takes a previous topic's id when their atoms' Jaccard overlap is at least this: the same
-topic, updated rather than deleted and made anew (a pinned topic takes the best overlap above 0)."""
+"""A rebuilt topic takes a previous topic's id when their atoms' Jaccard overlap is at least this (a choice:
+then most of their atoms are the same): the same topic, updated rather than deleted and made anew, so its
+history and undo stay with it (a pinned topic takes its best overlap above 0, to keep the person's edit)."""
 
 
 # -- inputs ---------------------------------------------------------------------------------------
@@ -77,9 +89,11 @@ class TreeParams:
     """The shape of a tree.
 
     Attributes:
-        leaf_max: most atoms a leaf holds; a bigger one is split (:func:`splits`). 40: a leaf's atoms are
-            all scored once the beam reaches it, and a cold build's leaves (about half full) then hold 13-19
-            atoms of a few hundred, 1-5% of a tree's atoms each (bench_topic_clusters.py).
+        leaf_max: most atoms a leaf holds; a bigger one is split (:func:`splits`). 40, a choice: the beam
+            scores every atom of a leaf it reaches, and a cold build's leaves, aimed at half of it, held 19
+            atoms on average (bench_topic_clusters.py): 4-5% of a LoCoMo conversation's turns each, so a
+            query reaching a few leaves stays within the issue's budget of 25% of the atoms. Leaves aimed at 13
+            routed SciFact claims a little better (1-2 points at 5% of the atoms), LoCoMo questions alike.
         leaf_fill: the share of ``leaf_max`` a cold build aims at per leaf (room to grow before a split).
         branching: children a cold build aims at per inner topic; ``max_children`` the most it allows (the
             beam scores every child of a topic it extends: 5-20 keeps a step cheap).
@@ -280,7 +294,9 @@ class MergeTopics:
 @dataclass(frozen=True)
 class SplitTopic:
     """For the change set: ``topic`` was cut into ``parts`` (plan keys, and ``topic`` itself when it keeps a
-    part). The CreateTopic, MoveAtom and UpdateTopic operations that follow carry it out."""
+    part), or, when :func:`splits` regroups a parent's leaves, ``topic`` is that parent and ``parts`` its
+    children now (the kept ones' ids and the new ones' keys). The CreateTopic, MoveAtom, UpdateTopic and
+    DeleteTopic operations that follow carry it out."""
 
     topic: str
     parts: tuple[str, ...]
@@ -316,14 +332,21 @@ class TreePlan:
 
 
 class _Keys:
-    """Plan keys ``new:0``, ``new:1``… for topics a plan creates."""
+    """Plan keys ``<prefix>0``, ``<prefix>1``… for topics a plan creates, skipping ``taken`` ids (a tree made
+    by an earlier plan, not yet written, holds keys as ids)."""
 
-    def __init__(self) -> None:
+    def __init__(self, prefix: str = "new:", taken: Iterable[str] = ()) -> None:
+        self.prefix = prefix
+        self.taken = set(taken)
         self.count = 0
 
     def __call__(self) -> str:
+        key = f"{self.prefix}{self.count}"
+        while key in self.taken:
+            self.count += 1
+            key = f"{self.prefix}{self.count}"
         self.count += 1
-        return f"new:{self.count - 1}"
+        return key
 
 
 # -- splitting ------------------------------------------------------------------------------------
@@ -609,6 +632,12 @@ def build_tree(ids: Sequence[str], vectors: np.ndarray, texts: Sequence[str], *,
     """
     params = params or TreeParams()
     table = atom_table(ids, vectors, texts)
+    return _rebuild(table, previous, params, _Keys(taken=previous.by_id if previous else ()))
+
+
+def _rebuild(table: AtomTable, previous: TreeState | None, params: TreeParams, keys: _Keys, *,
+             origin: str = "cold", name_root: bool = False) -> TreePlan:
+    """:func:`build_tree` over ``table`` (all of it) in place of ``previous``, new topics keyed by ``keys``."""
     live = set(table.ids)
     held: dict[str, list[str]] = defaultdict(list)  # topic id → its pinned atoms still alive
     for topic in previous.topics if previous else ():
@@ -618,14 +647,13 @@ def build_tree(ids: Sequence[str], vectors: np.ndarray, texts: Sequence[str], *,
     free = np.array([row for row, atom in enumerate(table.ids) if atom not in held_atoms], dtype=np.int64)
     root = _fresh_tree(table.vectors, free, params)
     nodes = list(root.walk())
-    keys = _Keys()
     matched = _match(nodes, table.ids, previous) if previous else {}
     for index, node in enumerate(nodes):
         node.ident = matched.get(index) or keys()
     by_ident = {node.ident: node for node in nodes}
     if previous:
         _place_pins(root, by_ident, held, previous, table)
-    return _cold_plan(root, table, previous, params)
+    return _cold_plan(root, table, previous, params, origin=origin, name_root=name_root)
 
 
 def _place_pins(root: _Node, by_ident: dict[str, _Node], held: Mapping[str, list[str]], previous: TreeState,
@@ -775,94 +803,152 @@ def attach(ids: Sequence[str], vectors: np.ndarray, state: TreeState) -> TreePla
     return plan
 
 
-def splits(state: TreeState, atoms: AtomTable, params: TreeParams | None = None) -> TreePlan:
+def splits(state: TreeState, atoms: AtomTable, params: TreeParams | None = None, *,
+           regroup: bool = False) -> TreePlan:
     """Split every leaf holding more than ``params.leaf_max`` atoms.
 
-    A leaf's atoms pinned to it stay; the others are cut by :func:`split_members` into parts of at most
-    ``leaf_max``. When its parent has room (``max_children``), the leaf keeps its biggest part and the others
-    become its new siblings; otherwise the leaf becomes a topic over a subtree built as in a cold build (a
-    big leaf gets levels of its own). New topics' surfaces are c-TF-IDF keywords against the other parts; the
-    leaf's label and surface are renewed unless pinned, and its parent is relabelled (:func:`relabel`).
-    New topics are keyed ``<leaf id>/<n>``, unique across plans.
+    With ``regroup``, a leaf whose parent holds only leaves is not cut alone: the parent's leaves are rebuilt
+    together as a cold build of that subtree (Ward over all their atoms, ids kept by overlap, pins kept,
+    :func:`build_tree`'s rules), so atoms that an early, coarse leaf drew to itself can join a sibling. Measured
+    (bench_topic_clusters.py, 5,245 SciFact sentences, a tree built cold on the first 300 or 1,000 and revised
+    in days of 100): the revised tree then routes claims as well as a rebuild on all (96.2 / 98.8 / 99.7% of
+    their abstracts reached at 5 / 10 / 25% of the atoms, against 89.1 / 93.5 / 96.2% cutting leaves alone
+    from 300), at 8-9 s instead of 3-4 s per 1,000 new atoms, and depth 6 instead of 3. The atoms needed:
+    :func:`split_atoms`.
+
+    Otherwise (no ``regroup``, or a parent with inner children) a leaf's atoms pinned to it stay; the others are
+    cut by :func:`split_members` into parts of at most ``leaf_max``. When its parent has room
+    (``max_children``), the leaf keeps its biggest part and the others become its new siblings; otherwise the
+    leaf becomes a topic over a subtree built as in a cold build (a big leaf gets levels of its own). New
+    topics' surfaces are c-TF-IDF keywords against the other parts; the leaf's label and surface are renewed
+    unless pinned, and its parent is relabelled (:func:`relabel`). New topics are keyed ``<topic id>/<n>``,
+    skipping ids the tree holds already.
 
     Args:
-        state: the tree. atoms: at least every atom of the oversized leaves (vectors and texts).
+        state: the tree. atoms: at least :func:`split_atoms` (vectors and texts).
         params: the tree's shape.
+        regroup: rebuild an oversized leaf's sibling leaves with it (see above).
 
     Returns:
-        Per split leaf: SplitTopic, CreateTopic (``origin`` "split"), MoveAtom (``source`` the leaf) and
-        UpdateTopic operations. Empty when no leaf is too big.
+        Per split leaf or regrouped parent: SplitTopic, CreateTopic (``origin`` "split"), UpdateTopic, MoveAtom
+        and (regroup) DeleteTopic operations. Empty when no leaf is too big.
 
     Raises:
-        InvalidInput: an oversized leaf's atom missing from ``atoms``.
+        InvalidInput: an atom :func:`split_atoms` names missing from ``atoms``.
     """
     params = params or TreeParams()
     plan = TreePlan()
+    children: dict[str, int] = {}  # parent → its children once this plan's splits beside a leaf are done
+    regrouped = _regrouped_parents(state, params) if regroup else {}
+    needed = split_atoms(state, params, regroup=regroup)
+    missing = sorted(a for a in needed if a not in atoms)
+    if missing:
+        raise InvalidInput(f"{len(missing)} atoms of the topics to split are not given, e.g. {missing[0]}")
+    for parent, kids in regrouped.items():
+        plan.extend(_regroup(state, parent, kids, atoms, params))
     for leaf in state.leaves():
-        if len(leaf.atoms) <= params.leaf_max:
+        if len(leaf.atoms) <= params.leaf_max or leaf.parent_id in regrouped:
             continue
-        missing = [a for a in leaf.atoms if a not in atoms]
-        if missing:
-            raise InvalidInput(f"topic {leaf.id} is split but {len(missing)} of its atoms are not given, e.g. "
-                               f"{missing[0]}")
         movable = atoms.rows(a for a in leaf.atoms if a not in leaf.pinned_atoms)
         if len(movable) < 2:
             continue  # all but one of its atoms are a person's: nothing may move
         groups = [movable[g] for part in split_members(atoms.vectors[movable], max(2, math.ceil(
             len(movable) / params.leaf_max))) for g in _bounded(atoms.vectors[movable], part, params.leaf_max)]
-        siblings = len(state.children[leaf.parent_id]) if leaf.parent_id else params.max_children
+        # Counted as this plan leaves them: two leaves of one parent may split in one call.
+        siblings = children.get(leaf.parent_id, len(state.children[leaf.parent_id])) if leaf.parent_id \
+            else params.max_children
         if siblings - 1 + len(groups) <= params.max_children:
-            plan.extend(_split_beside(state, leaf, groups, atoms, params))
+            plan.extend(_split_beside(leaf, groups, atoms, params, _Keys(f"{leaf.id}/", state.by_id)))
+            children[leaf.parent_id] = siblings - 1 + len(groups)
         else:
-            plan.extend(_split_below(leaf, movable, atoms, params))
+            plan.extend(_split_below(leaf, movable, atoms, params, _Keys(f"{leaf.id}/", state.by_id)))
+    if not children:
+        return plan
+    after = apply_plan(state, plan)
+    for parent in children:
+        update = relabel(after.by_id[parent], [(after.by_id[c].surface, after.by_id[c].size)
+                                               for c in after.children[parent]], params)
+        if update is not None:
+            plan.operations.append(update)
     return plan
 
 
-def _split_beside(state: TreeState, leaf: TopicState, groups: list[np.ndarray], atoms: AtomTable,
-                  params: TreeParams) -> TreePlan:
+def _split_beside(leaf: TopicState, groups: list[np.ndarray], atoms: AtomTable, params: TreeParams,
+                  new_key: _Keys) -> TreePlan:
     """The leaf keeps its biggest group (and its pinned atoms); the other groups become its siblings."""
     keep = max(range(len(groups)), key=lambda i: (len(groups[i]), -i))
     pinned = [int(r) for r in atoms.rows(a for a in leaf.atoms if a in leaf.pinned_atoms)]
     classes = [[*groups[i], *(pinned if i == keep else [])] for i in range(len(groups))]
     words = _class_words([[atoms.texts[r] for r in rows] for rows in classes], params.surface_terms)
-    keys = [leaf.id if i == keep else f"{leaf.id}/{i}" for i in range(len(groups))]
+    keys = [leaf.id if i == keep else new_key() for i in range(len(groups))]
     plan = TreePlan([SplitTopic(leaf.id, tuple(keys))])
-    surfaces = {}
     for i, rows in enumerate(classes):
         centroid = _centroid(atoms.vectors[rows])
         summary = _summary([atoms.texts[r] for r in rows], atoms.vectors[rows], centroid)
         if i == keep:
-            surfaces[leaf.id] = (leaf.surface if "surface" in leaf.pinned else words[i], len(rows))
             plan.operations.append(UpdateTopic(
                 leaf.id, label=None if "label" in leaf.pinned else _label(words[i]),
                 surface=None if "surface" in leaf.pinned else words[i], summary=summary, centroid=centroid))
         else:
-            surfaces[keys[i]] = (words[i], len(rows))
             plan.operations.append(CreateTopic(keys[i], leaf.parent_id, _label(words[i]), words[i], summary,
                                                centroid, "split"))
     for i, rows in enumerate(groups):
         if i != keep:
             plan.operations.extend(MoveAtom(atoms.ids[r], keys[i], leaf.id) for r in rows)
-    parent = state.by_id[leaf.parent_id]
-    others = [(state.by_id[c].surface, state.by_id[c].size) for c in state.children[parent.id] if c != leaf.id]
-    update = relabel(parent, [*others, *surfaces.values()], params)
-    if update is not None:
-        plan.operations.append(update)
     return plan
 
 
-def _split_below(leaf: TopicState, movable: np.ndarray, atoms: AtomTable, params: TreeParams) -> TreePlan:
+def _split_below(leaf: TopicState, movable: np.ndarray, atoms: AtomTable, params: TreeParams,
+                 new_key: _Keys) -> TreePlan:
     """The leaf becomes the top of a subtree built over its movable atoms as in a cold build."""
     root = _fresh_tree(atoms.vectors, movable, params)
     root.ident = leaf.id
     root.rows = [int(r) for r in atoms.rows(a for a in leaf.atoms if a in leaf.pinned_atoms)]
-    for index, node in enumerate(list(root.walk())[1:], start=1):
-        node.ident = f"{leaf.id}/{index}"
+    for node in list(root.walk())[1:]:
+        node.ident = new_key()
     alone = TreeState((TopicState(leaf.id, None, leaf.label, leaf.surface, leaf.summary, leaf.centroid,
                                   leaf.atoms, leaf.size, leaf.pinned, leaf.pinned_atoms),))
     built = _cold_plan(root, atoms, alone, params, origin="split", name_root=leaf.parent_id is not None)
     parts = tuple(op.key for op in built.of(CreateTopic) if op.parent == leaf.id)
     return TreePlan([SplitTopic(leaf.id, parts), *built.operations])
+
+
+def _regrouped_parents(state: TreeState, params: TreeParams) -> dict[str, list[TopicState]]:
+    """Parents of oversized leaves whose children are all leaves → those children (see :func:`splits`)."""
+    out: dict[str, list[TopicState]] = {}
+    for leaf in state.leaves():
+        parent = leaf.parent_id
+        if len(leaf.atoms) <= params.leaf_max or parent is None or parent in out:
+            continue
+        kids = [state.by_id[c] for c in state.children[parent]]
+        if not any(state.children[kid.id] for kid in kids):
+            out[parent] = kids
+    return out
+
+
+def split_atoms(state: TreeState, params: TreeParams | None = None, *, regroup: bool = False) -> set[str]:
+    """The atoms :func:`splits` needs in its table: those of every leaf over ``leaf_max`` and, with
+    ``regroup``, those of its sibling leaves too (empty when no leaf is too big)."""
+    params = params or TreeParams()
+    regrouped = _regrouped_parents(state, params) if regroup else {}
+    needed = {a for kids in regrouped.values() for kid in kids for a in kid.atoms}
+    needed.update(a for leaf in state.leaves() if len(leaf.atoms) > params.leaf_max for a in leaf.atoms)
+    return needed
+
+
+def _regroup(state: TreeState, parent: str, kids: list[TopicState], atoms: AtomTable,
+             params: TreeParams) -> TreePlan:
+    """The leaves ``kids`` of ``parent`` rebuilt together as a cold build of that subtree."""
+    ids = list(dict.fromkeys(a for kid in kids for a in kid.atoms))
+    rows = atoms.rows(ids)
+    table = AtomTable(tuple(ids), atoms.vectors[rows], tuple(atoms.texts[r] for r in rows))
+    top = state.by_id[parent]
+    subtree = TreeState((TopicState(**{**top.__dict__, "parent_id": None}), *kids))
+    built = _rebuild(table, subtree, params, _Keys(f"{parent}/", state.by_id), origin="split",
+                     name_root=top.parent_id is not None)
+    parts = tuple(op.key for op in built.of(CreateTopic) if op.parent == parent)
+    kept = tuple(op.topic for op in built.of(UpdateTopic) if op.topic != parent)
+    return TreePlan([SplitTopic(parent, kept + parts), *built.operations])
 
 
 def relabel(topic: TopicState, children: Sequence[tuple[Sequence[str], int]],
