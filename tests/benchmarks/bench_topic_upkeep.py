@@ -29,6 +29,7 @@ import argparse
 import re
 import tempfile
 import time
+import zlib
 from datetime import datetime
 from pathlib import Path
 from typing import ClassVar
@@ -52,9 +53,20 @@ class MapEmbedder(Embedder):
     """The library's embedder (its name, tokenizer and dimension) with the model replaced by ``vectors``."""
 
     vectors: ClassVar[dict[str, np.ndarray]] = {}
+    centres: ClassVar[np.ndarray] = np.zeros((FIELDS, 1))
 
     def encode_documents(self, texts):  # type: ignore[override]
-        return np.vstack([self.vectors[t.strip()] for t in texts]).astype(np.float32)
+        return np.vstack([self._vector(t) for t in texts]).astype(np.float32)
+
+    def _vector(self, text: str) -> np.ndarray:
+        """The map's vector; a text stored otherwise than it was given (Markdown read as a note reads it) gets one
+        near a field picked by its checksum."""
+        found = self.vectors.get(" ".join(text.split()))
+        if found is not None:
+            return found
+        rng = np.random.default_rng(zlib.crc32(text.encode()))
+        vector = self.centres[zlib.crc32(text.encode()) % FIELDS] + 0.8 * rng.normal(size=self.centres.shape[1])
+        return vector / np.linalg.norm(vector)
 
     def encode_queries(self, texts):  # type: ignore[override]
         return self.encode_documents(texts)
@@ -77,7 +89,7 @@ def _sentences(limit: int) -> list[tuple[str, int]]:
 
 def _vectors(sentences: list[tuple[str, int]], dimension: int) -> dict[str, np.ndarray]:
     rng = np.random.default_rng(14)
-    fields = rng.normal(size=(FIELDS, dimension))
+    fields = MapEmbedder.centres = rng.normal(size=(FIELDS, dimension))
     abstracts: dict[int, np.ndarray] = {}
     out = {}
     for sentence, number in sentences:
