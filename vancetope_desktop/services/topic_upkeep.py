@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -255,13 +255,16 @@ def apply_upkeep(session: Session, plan: UpkeepPlan, action: UserAction) -> Topi
     return result
 
 
-def update_topics(lib: Library, scope: str | None = None, *, from_scratch: bool = False) -> TopicUpkeep:
+def update_topics(lib: Library, scope: str | None = None, *, from_scratch: bool = False,
+                  before_write: Callable[[], None] | None = None) -> TopicUpkeep:
     """Keep ``scope``'s topic tree now, as a digest would (:func:`plan_upkeep` then :func:`apply_upkeep`), in one
     transaction recorded as one undo step of the person at this computer (``Topics of <scope>``).
 
     Args:
         scope: a scope path or name (default: the current scope).
         from_scratch: rebuild the whole tree though it is consolidated (pins kept).
+        before_write: called between the slow part and the write transaction (the app's gate that lets a
+            person's own edits go first; it may raise to cancel), as ``digest.run_digest``'s.
 
     Raises:
         ScopeNotFound. LibraryBusy: the library stayed locked by another process past the busy timeout.
@@ -269,6 +272,8 @@ def update_topics(lib: Library, scope: str | None = None, *, from_scratch: bool 
     scope_path = resolve_scope(lib, scope)
     plan = plan_upkeep(lib, scope_path, from_scratch=from_scratch)
     action = UserAction(label=f"Topics of {scope_path}", actor=audit.current_user())
+    if before_write is not None:
+        before_write()
     try:
         with write_session(lib.engine) as session:
             done = apply_upkeep(session, plan, action)
