@@ -193,7 +193,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--base", type=int, nargs="+", default=[2000, 10000])
     parser.add_argument("--new", type=int, default=1000)
-    parser.add_argument("--cold", type=int, nargs="+", default=[100, 300, 1000, 3000])
+    parser.add_argument("--cold", type=int, nargs="*", default=[100, 300, 1000, 3000])
     args = parser.parse_args()
     wanted = max([b + args.new for b in args.base] + [c + c // 20 for c in args.cold])
     sentences = _sentences(wanted)
@@ -206,8 +206,9 @@ def main() -> None:
     MapEmbedder.vectors = _vectors(sentences, dimension)
     pool = [s for s, _ in sentences]
     rows = [_cold(size, pool) for size in args.cold]
-    print(table("Cold rebuilds (update_topics from scratch), then a rebuild after 5 % more atoms",
-                ["atoms", "rebuild s", "topics", "+5%: made", "retired", "atoms moved", "moved share"], rows))
+    if rows:
+        print(table("Cold rebuilds (update_topics from scratch), then a rebuild after 5 % more atoms",
+                    ["atoms", "rebuild s", "topics", "+5%: made", "retired", "atoms moved", "moved share"], rows))
     rows = [_consolidated_digest(base, args.new, pool) for base in args.base]
     print(table(f"Digest of a day of {args.new} new atoms, tree consolidated (seconds; MB)",
                 ["base atoms", "new", "cold build s", "digest s", "tree plan s", "tree write s", "rest s",

@@ -5,16 +5,18 @@ modes, told by the tree's root:
 
 - **cold** (no tree yet, or a root not marked ``consolidated``): the whole tree is built again from the scope's
   live atoms (``index.topic_clusters.build_tree``). A new topic holding mostly the atoms of an existing one
-  (Jaccard ≥ :data:`MATCH`) takes over that topic's document instead of replacing it, so a rebuild over the same
-  atoms changes nothing and a tree grown by a few atoms changes by a few lines; the other machine-made topics are
-  retired and new ones created. When the scope's live atoms reach ``Settings.topic_consolidate_at`` the root is
-  marked ``consolidated``; the digest never unmarks it (a tree hovering at the threshold would otherwise be
-  rebuilt and revised in turn), a rebuild asked ``from_scratch`` sets it from the count again.
-- **consolidated**: never rebuilt by the digest. New atoms (live atoms in no topic) are attached to their best
-  leaf (``topic_clusters.attach``, by centroid), a topic grown past the split size is cut in two children
-  (``topic_clusters.splits``), near-identical sibling leaves are merged (``topic_clusters.merges``), and every
-  topic whose atoms changed gets its centroid, label, surface and summary revised, its ancestors too
-  (``topic_clusters.relabel``).
+  (Jaccard ≥ ``topic_clusters.MATCH_OVERLAP``) takes over that topic's document instead of replacing it, so a
+  rebuild over the same atoms changes nothing and a tree grown by a few atoms changes by a few lines; the other
+  machine-made topics are retired and new ones created. When the scope's live atoms reach
+  ``Settings.topic_consolidate_at`` the root is marked ``consolidated``; the digest never unmarks it (a tree
+  hovering at the threshold would otherwise be rebuilt and revised in turn), a rebuild asked ``from_scratch``
+  sets it from the count again.
+- **consolidated**: never rebuilt by the digest. New atoms (live atoms in no topic) are attached to their nearest
+  leaf (``topic_clusters.attach``, by centroid; the centroids of the leaf and its ancestors move by a running
+  mean), a leaf grown past the leaf size is split (``topic_clusters.splits``: its parts beside it, or a subtree
+  below it when its parent is full), near-identical sibling leaves are merged (``topic_clusters.merges``), and
+  where a split or a merge changed the tree the topics' words are renewed and their parents' follow
+  (``topic_clusters.relabel``). A leaf that only gains atoms keeps its words until then.
 
 In both modes atoms archived, trashed or moved to another scope leave their topics (their edges go, the counts
 fall), and a person's pins are kept: a pinned field (label, parent, surface) is never rewritten, a pinned atom
@@ -29,6 +31,13 @@ Before writing it re-reads the tree's stamp (its topics' versions and membership
 person's edit) is left as it is, with a warning, until the next run. :func:`update_topics` does both for one
 scope in a transaction and undo step of its own (``vancetope topics rebuild``, the ``topics_rebuild`` tool, the
 app's Topics pane, and the app's opening for a scope whose atoms changed with no day to digest).
+
+**The threshold** (``Settings.topic_consolidate_at``, 300 atoms): a cold tree is rebuilt by every digest, so the
+rebuild must stay cheap, and it may reshape freely only while a flat search over all the atoms costs little.
+Measured with ``tests/benchmarks/bench_topic_upkeep.py`` (synthetic vectors, this 2-core machine at load 5-8): a
+rebuild of 100 atoms 1.7 s, 300 atoms 3.8 s, 1,000 1.7 s (noisy), 3,000 23 s; past a few thousand a daily rebuild
+would cost tens of seconds a scope. Where between 300 and 1,000 retrieval is best is for the tree-versus-flat
+measure of search (LoCoMo) to say; 300 keeps the daily rebuild within seconds.
 
 **Vectors.** An atom's vector is read from the scope's Chroma collection (its one chunk's embedding, the
 vector ``encode_queries`` gives its statement: ``indexing.statement_vectors``); an atom not embedded yet (still
