@@ -177,9 +177,7 @@ def plan_upkeep(lib: Library, scope: str, *, leaving: Iterable[str] = (), from_s
         live = _live_ids(session, scope) - gone
         stamp = _stamp(session, scope)
     root = next((r for r in rows if r.root), None)
-    roots = {r.id for r in rows if r.root}
-    placed = {atom for atom, topic in edges if topic not in roots}
-    unplaced = live - placed
+    unplaced = live - {atom for atom, _ in edges}  # as ``stale_scopes`` and the tree's count say
     dead = any(atom not in live for atom, _ in edges)
     plan = UpkeepPlan(scope=scope, mode="unchanged", stamp=stamp, atoms=len(live),
                       threshold=lib.settings.topic_consolidate_at, titles={r.id: r.label for r in rows})
