@@ -42,7 +42,9 @@ def test_the_digests_window_runs_shows_and_undoes_a_day(qtbot, library, make_win
     qtbot.waitUntil(lambda: dialog.calendar.dateTextFormat(dialog.calendar.selectedDate()).fontWeight() > 400,
                     timeout=WAIT_MS)  # marked in bold (the days with a digest are a read of their own)
     kinds = [dialog.model.data(dialog.model.index(r, 0)) for r in range(dialog.model.rowCount())]
-    assert kinds == ["added", "modified"]  # the writeup, the plan past due marked missed
+    # The writeup, the plan past due marked missed, then the scope's topic tree (issue 14): its root, its one
+    # topic, the plan attached to it.
+    assert kinds == ["added", "modified", "added", "added", "added"]
     writeup = dialog.run.writeup_id
     assert f"(doc:{note.id})" in linked_markdown(dialog.run.content)  # its links open the documents
     with qtbot.waitSignal(dialog.open_requested, timeout=WAIT_MS, check_params_cb=lambda doc_id: doc_id == note.id):

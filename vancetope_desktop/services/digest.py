@@ -339,10 +339,8 @@ def run_pending(lib: Library, *, now: datetime | None = None,
     for scope_path in topic_upkeep.stale_scopes(lib):
         if scope_path in latest:
             continue
-        if before_write is not None:
-            before_write()
         try:
-            kept = topic_upkeep.update_topics(lib, scope_path)
+            kept = topic_upkeep.update_topics(lib, scope_path, before_write=before_write)
         except LibraryBusy:
             continue
         if kept.changes:

@@ -5,16 +5,18 @@ modes, told by the tree's root:
 
 - **cold** (no tree yet, or a root not marked ``consolidated``): the whole tree is built again from the scope's
   live atoms (``index.topic_clusters.build_tree``). A new topic holding mostly the atoms of an existing one
-  (Jaccard ≥ :data:`MATCH`) takes over that topic's document instead of replacing it, so a rebuild over the same
-  atoms changes nothing and a tree grown by a few atoms changes by a few lines; the other machine-made topics are
-  retired and new ones created. When the scope's live atoms reach ``Settings.topic_consolidate_at`` the root is
-  marked ``consolidated``; the digest never unmarks it (a tree hovering at the threshold would otherwise be
-  rebuilt and revised in turn), a rebuild asked ``from_scratch`` sets it from the count again.
-- **consolidated**: never rebuilt by the digest. New atoms (live atoms in no topic) are attached to their best
-  leaf (``topic_clusters.attach``, by centroid), a topic grown past the split size is cut in two children
-  (``topic_clusters.splits``), near-identical sibling leaves are merged (``topic_clusters.merges``), and every
-  topic whose atoms changed gets its centroid, label, surface and summary revised, its ancestors too
-  (``topic_clusters.relabel``).
+  (Jaccard ≥ ``topic_clusters.MATCH_OVERLAP``) takes over that topic's document instead of replacing it, so a
+  rebuild over the same atoms changes nothing and a tree grown by a few atoms changes by a few lines; the other
+  machine-made topics are retired and new ones created. When the scope's live atoms reach
+  ``Settings.topic_consolidate_at`` the root is marked ``consolidated``; the digest never unmarks it (a tree
+  hovering at the threshold would otherwise be rebuilt and revised in turn), a rebuild asked ``from_scratch``
+  sets it from the count again.
+- **consolidated**: never rebuilt by the digest. New atoms (live atoms in no topic) are attached to their nearest
+  leaf (``topic_clusters.attach``, by centroid; the centroids of the leaf and its ancestors move by a running
+  mean), a leaf grown past the leaf size is split (``topic_clusters.splits``: its parts beside it, or a subtree
+  below it when its parent is full), near-identical sibling leaves are merged (``topic_clusters.merges``), and
+  where a split or a merge changed the tree the topics' words are renewed and their parents' follow
+  (``topic_clusters.relabel``). A leaf that only gains atoms keeps its words until then.
 
 In both modes atoms archived, trashed or moved to another scope leave their topics (their edges go, the counts
 fall), and a person's pins are kept: a pinned field (label, parent, surface) is never rewritten, a pinned atom
@@ -30,6 +32,13 @@ person's edit) is left as it is, with a warning, until the next run. :func:`upda
 scope in a transaction and undo step of its own (``vancetope topics rebuild``, the ``topics_rebuild`` tool, the
 app's Topics pane, and the app's opening for a scope whose atoms changed with no day to digest).
 
+**The threshold** (``Settings.topic_consolidate_at``, 300 atoms): a cold tree is rebuilt by every digest, so the
+rebuild must stay cheap, and it may reshape freely only while a flat search over all the atoms costs little.
+Measured with ``tests/benchmarks/bench_topic_upkeep.py`` (synthetic vectors, this 2-core machine at load 5-8): a
+rebuild of 100 atoms 1.7 s, 300 atoms 3.8 s, 1,000 1.7 s (noisy), 3,000 23 s; past a few thousand a daily rebuild
+would cost tens of seconds a scope. Where between 300 and 1,000 retrieval is best is for the tree-versus-flat
+measure of search (LoCoMo) to say; 300 keeps the daily rebuild within seconds.
+
 **Vectors.** An atom's vector is read from the scope's Chroma collection (its one chunk's embedding, the
 vector ``encode_queries`` gives its statement: ``indexing.statement_vectors``); an atom not embedded yet (still
 queued) is encoded here with ``lib.embedder()`` rather than left unplaced, since an unplaced atom is out of reach
@@ -40,7 +49,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -168,9 +177,7 @@ def plan_upkeep(lib: Library, scope: str, *, leaving: Iterable[str] = (), from_s
         live = _live_ids(session, scope) - gone
         stamp = _stamp(session, scope)
     root = next((r for r in rows if r.root), None)
-    roots = {r.id for r in rows if r.root}
-    placed = {atom for atom, topic in edges if topic not in roots}
-    unplaced = live - placed
+    unplaced = live - {atom for atom, _ in edges}  # as ``stale_scopes`` and the tree's count say
     dead = any(atom not in live for atom, _ in edges)
     plan = UpkeepPlan(scope=scope, mode="unchanged", stamp=stamp, atoms=len(live),
                       threshold=lib.settings.topic_consolidate_at, titles={r.id: r.label for r in rows})
@@ -255,13 +262,16 @@ def apply_upkeep(session: Session, plan: UpkeepPlan, action: UserAction) -> Topi
     return result
 
 
-def update_topics(lib: Library, scope: str | None = None, *, from_scratch: bool = False) -> TopicUpkeep:
+def update_topics(lib: Library, scope: str | None = None, *, from_scratch: bool = False,
+                  before_write: Callable[[], None] | None = None) -> TopicUpkeep:
     """Keep ``scope``'s topic tree now, as a digest would (:func:`plan_upkeep` then :func:`apply_upkeep`), in one
     transaction recorded as one undo step of the person at this computer (``Topics of <scope>``).
 
     Args:
         scope: a scope path or name (default: the current scope).
         from_scratch: rebuild the whole tree though it is consolidated (pins kept).
+        before_write: called between the slow part and the write transaction (the app's gate that lets a
+            person's own edits go first; it may raise to cancel), as ``digest.run_digest``'s.
 
     Raises:
         ScopeNotFound. LibraryBusy: the library stayed locked by another process past the busy timeout.
@@ -269,6 +279,8 @@ def update_topics(lib: Library, scope: str | None = None, *, from_scratch: bool 
     scope_path = resolve_scope(lib, scope)
     plan = plan_upkeep(lib, scope_path, from_scratch=from_scratch)
     action = UserAction(label=f"Topics of {scope_path}", actor=audit.current_user())
+    if before_write is not None:
+        before_write()
     try:
         with write_session(lib.engine) as session:
             done = apply_upkeep(session, plan, action)
