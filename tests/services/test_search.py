@@ -102,6 +102,25 @@ def test_archived_and_deleted_are_left_out_unless_asked(seed_library):
     assert ids["flash_paper"] == found[0]
 
 
+def test_within_ranks_only_the_documents_given(seed_library):
+    library, ids = seed_library
+    query = "What are the hardware requirements of Flash Attention?"
+    unrestricted = [h.document.id for h in search(library, query, scope="think-process/tp_analysis").hits]
+    assert unrestricted[0] != ids["group_fact"]  # the relevance cut leaves it out: the papers match better
+    response = search(library, query, scope="think-process/tp_analysis", within={ids["group_fact"], ids["deadline"]})
+    found = [h.document.id for h in response.hits]
+    assert found[0] == ids["group_fact"] and set(found) <= {ids["group_fact"], ids["deadline"]}
+    hit = response.hits[0]
+    assert hit.vector is not None and hit.lexical is not None  # both sides ranked it: the vector query too
+    # A caller that encoded the query already (the tree search) hands the vector over: the same ranking.
+    again = search(library, query, scope="think-process/tp_analysis", within={ids["group_fact"], ids["deadline"]},
+                   query_vector=library.embedder().encode_query(query))
+    assert [(h.document.id, h.score) for h in again.hits] == [(h.document.id, h.score) for h in response.hits]
+    # An id the scope cannot see stays out: within restricts, it never widens.
+    assert search(library, query, scope="think-process/tp_analysis", within={ids["other_project"]}).hits == []
+    assert search(library, query, scope="think-process/tp_analysis", within=set()).hits == []
+
+
 @pytest.mark.parametrize("query", ["SARS-CoV-2", "state-of-the-art", "C++", '"unbalanced quote', "Smith's", "AND",
                                    "NOT", "*", "(", "", "   ", "a" * 5000, "日本語", "col:value", "^near"])
 def test_any_query_string_returns_a_list(seed_library, query):

@@ -6,7 +6,7 @@
    documents holding them are ranked.
 3. The documents the rankings returned are checked against the filter in one query (the vector side
    is not filtered by SQL) — the candidates are never listed, unless a narrow filter (tags, types,
-   quotes) must go into the vector query itself.
+   quotes, ``within``) must go into the vector query itself.
 4. Fusion of the two rankings per document (``index/fusion.py``), times the scope weight.
 5. The relevance cut-off (:func:`relevant`); a document derived from a source this search found (a
    conversation turn from its session) ranks up by a share of that source's relevance
@@ -21,6 +21,7 @@ import unicodedata
 from collections.abc import Collection, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
+import numpy as np
 from pydantic import BaseModel, Field
 from sqlalchemy import text
 from sqlmodel import Session, select
@@ -156,7 +157,8 @@ class SearchResponse(BaseModel):
 def search(lib: Library, query: str, *, scope: str | None = None, tag_filter: TagFilter | None = None,
            types: Sequence[DocumentType] = (), statuses: Sequence[DocumentStatus] = (DocumentStatus.ACTIVE,),
            scopes: Sequence[str] | None = None, limit: int = 10,
-           memory_types: Sequence[MemoryType] = ()) -> SearchResponse:
+           memory_types: Sequence[MemoryType] = (), within: Collection[str] | None = None,
+           query_vector: np.ndarray | None = None) -> SearchResponse:
     """Search what ``scope`` may see.
 
     Args:
@@ -170,6 +172,11 @@ def search(lib: Library, query: str, *, scope: str | None = None, tag_filter: Ta
         scopes: restrict to these of the visible scopes (others are ignored, never added).
         limit: the most documents returned; fewer when fewer are relevant (see :func:`relevant`).
         memory_types: restrict to agent memories of these types (``core.memories``; empty: no restriction).
+        within: rank only these documents (ids; None: no restriction, an empty set: nothing is ranked). The
+            topic tree's search (``services.topic_search``) passes the atoms under the paths its beam kept; the
+            ids go into the SQL filter and into the vector query like the other narrow filters.
+        query_vector: the query's embedding when the caller has it already (``lib.embedder().encode_query``;
+            the tree search encodes once for its beam and this search); None: encoded here.
 
     Raises:
         ScopeNotFound: unknown scope.
@@ -199,14 +206,16 @@ def search(lib: Library, query: str, *, scope: str | None = None, tag_filter: Ta
         quoted = documents_with_quoted(session, parsed)
         if quoted is not None:
             where.and_ids(quoted)
-        if tag_filter is not None or types or quoted is not None or memory_types:
+        if within is not None:
+            where.and_ids(within)
+        if tag_filter is not None or types or quoted is not None or memory_types or within is not None:
             narrow = _candidates_by_scope(session, where)
         moving = _vectors_in_transit(session)
         # The vector side (query encoding, Chroma) runs in a worker while this thread ranks by BM25:
         # both wait mostly in C code (numpy, Chroma, SQLite) that releases the GIL.
-        meaning = _DENSE.submit(_dense, lib, query, [v.path for v in visible], narrow, moving) \
+        meaning = _DENSE.submit(_dense, lib, query, [v.path for v in visible], narrow, moving, query_vector) \
             if query.strip() and visible and (narrow is None or narrow) else None
-        if parsed:
+        if parsed and (narrow is None or narrow):  # a narrow filter nothing passes: nothing to rank
             lexical = search_chunks(session, parsed, where, settings.candidates, title_weight=settings.title_weight,
                                     max_postings=settings.lexical_max_postings, stemming=settings.lexical_stemming)
         if meaning is not None:
@@ -362,13 +371,14 @@ def _vectors_in_transit(session) -> dict[str, str]:
 
 
 def _dense(lib: Library, query: str, scopes: list[str], narrow: dict[str, list[str]] | None,
-           moving: dict[str, str]) -> list[tuple[str, RankedChunk]]:
+           moving: dict[str, str], vector: np.ndarray | None = None) -> list[tuple[str, RankedChunk]]:
     """``(collection scope, chunk)`` of the nearest chunks in each scope's collection, not yet filtered.
 
     ``narrow``: scope → the only documents wanted (a narrow filter goes into the query so the nearest
-    *matching* chunks come back), or None for no such filter.
+    *matching* chunks come back), or None for no such filter. ``vector``: the query's embedding, or None to
+    encode it here.
     """
-    vector = lib.embedder().encode_query(query)
+    vector = lib.embedder().encode_query(query) if vector is None else vector
     requests: list[tuple[str, list[str] | None]] = []
     for scope in scopes:
         docs = None if narrow is None else narrow.get(scope)
