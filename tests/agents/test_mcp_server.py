@@ -23,7 +23,7 @@ MEMORY_TOOLS = {"memory_store", "memory_store_episode", "memory_query", "memory_
                 "memory_set_reading_status", "memory_relate", "memory_relations", "memory_neighbourhood",
                 "memory_restore", "atoms_list", "atoms_extract", "atoms_files_setting", "plan_update",
                 "plan_happened", "digest_run", "digest_show", "memory_profile", "topics_browse", "topics_edit",
-                "topics_rebuild"}
+                "topics_rebuild", "topics_search"}
 TASK_TOOLS = {"memory_store_result", "mark_task_changed"}
 
 
@@ -97,6 +97,13 @@ def test_round_trip_over_stdio(prepared, tmp_path):
 
             hits = (await session.call_tool("memory_query", {"question": "how fast does a lizard tail grow back"}))
             assert hits.structured_content["hits"][0]["doc_id"] == doc["doc_id"]
+            # The fact is an atom: topics_search finds it, flat while no tree exists (the cold start), and says so.
+            atoms = await session.call_tool("topics_search", {"query": "how fast does a lizard tail grow back"})
+            assert not atoms.is_error, _text(atoms)
+            assert atoms.structured_content["hits"][0]["doc_id"] == doc["doc_id"]
+            answer = atoms.structured_content
+            assert answer["mode"] == "flat" and "no topic tree" in answer["mode_reason"]
+            assert tools["topics_search"].annotations.read_only_hint
 
             read = await session.call_tool("memory_read", {"doc_id": doc["doc_id"]})
             assert read.structured_content["text"].startswith("The gecko regrows")

@@ -68,7 +68,7 @@ READ_ONLY_TOOLS = frozenset({"memory_query", "memory_recall", "memory_session_st
                              "memory_duplicates", "memory_read",
                              "memory_context", "memory_promotion_requests", "memory_cite", "memory_annotations",
                              "memory_links", "memory_relations", "memory_neighbourhood", "atoms_list",
-                             "digest_show", "topics_browse"})
+                             "digest_show", "topics_browse", "topics_search"})
 
 
 class StoreResultInput(ToolInput):

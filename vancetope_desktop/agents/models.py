@@ -57,6 +57,10 @@ _SCOPE_READ = ("A scope you can see: your own, an ancestor or the agent scope th
 _TAGS_FILTER = "Only documents carrying every one of these tags (a tag also matches the tags below it: 'topic' "\
                "matches 'topic/attention')."
 
+SearchModeName = Literal["auto", "tree", "flat"]
+MODE_HELP = ("How to search: 'tree' walks the topic trees down to the atoms under the best topics (cheap on a large "
+             "memory; results carry their topic path), 'flat' ranks everything, 'auto' (default) takes the tree "
+             "once a tree you see is consolidated (grown past the cold start) and flat before.")
 _MEMORY_TYPE_FILTER = ("Only agent memories of this type: feedback, project, reference, user or episode (see "
                        "memory_store).")
 
@@ -111,6 +115,7 @@ class QueryInput(ToolInput):
     memory_type: MemoryTypeName | None = Field(default=None, description=_MEMORY_TYPE_FILTER)
     limit: int = Field(default=10, ge=1, le=50, description="How many documents to return at most (fewer when fewer "
                        "are relevant).")
+    mode: SearchModeName = Field(default="auto", description=MODE_HELP)
 
 
 class RecallInput(ToolInput):
@@ -130,6 +135,7 @@ class RecallInput(ToolInput):
                                                "(feedback, project, reference, user, episode). Default: all.")
     include_archived: bool = Field(default=False, description="Also return archived memories (superseded by a "
                                    "newer one, kept for the record).")
+    mode: SearchModeName = Field(default="auto", description=MODE_HELP + " Only the namespace's own tree is walked.")
 
 
 class SessionStartInput(ToolInput):
@@ -402,6 +408,12 @@ class QueryHit(BaseModel):
     conflicts_with: list[str] = Field(default_factory=list, description="Active documents this one is in open "
                                       "conflict with (a contradicts relation either way): do not trust either "
                                       "alone; the user settles it.")
+    topics: list[str] = Field(default_factory=list, description="An atom's topic paths ('Travel › Hiking'), the "
+                              "path the tree search took first.")
+    source_id: str | None = Field(default=None, description="The source an atom was read from (memory_read it for "
+                                  "the context).")
+    source_title: str | None = None
+    source_page: int | None = Field(default=None, description="The source's page the atom was read on (PDFs).")
 
 
 class QueryResult(BaseModel):
@@ -412,6 +424,11 @@ class QueryResult(BaseModel):
     scopes: list[str] = Field(description="The scopes searched, nearest first.")
     hits: list[QueryHit] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list, description="E.g. search by meaning unavailable: words only.")
+    mode: str = Field(default="flat", description="How it searched: 'tree' or 'flat' (mode_reason says why).")
+    mode_reason: str = ""
+    atoms: int = Field(default=0, description="Live atoms in the scopes searched.")
+    atoms_scored: int = Field(default=0, description="Atoms the ranking scored (tree mode: those under the topics "
+                              "kept and those in no topic yet; flat: all).")
 
 
 class DocumentList(BaseModel):

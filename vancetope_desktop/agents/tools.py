@@ -5,7 +5,8 @@
 notes), ``memory_tag``, ``memory_request_promotion``, ``memory_promotion_requests`` (the user's decisions on
 them), ``memory_cite`` (citations for a report), ``memory_links`` (a document's [[links]] and backlinks) and
 ``memory_set_reading_status``; for agent memory ``memory_recall`` (one namespace only),
-``memory_store_episode`` and ``memory_session_start`` (the seed's three start-of-session recalls). Each takes
+``memory_store_episode`` and ``memory_session_start`` (the seed's three start-of-session recalls); ``topics_search``
+(the atoms down the topic trees; ``memory_query`` and ``memory_recall`` take the same ``mode``). Each takes
 the seed's argument names, validates them through its input model
 (:mod:`.models`) and returns a pydantic model; :data:`TOOLS` lists name, description and models for an
 MCP server, and :meth:`MemoryTools.call` runs a tool from a JSON argument object.
@@ -83,9 +84,9 @@ from ..services.graph import RelatedDocument
 from ..services.library import Library
 from ..services.memories import Recall
 from ..services.scopes import ancestry, resolve_relative, resolve_scope, visible_scopes
-from ..services.search import search
 from ..services.session_start import SessionStart
 from ..services.topic_upkeep import TopicUpkeep
+from ..services.topic_search import TopicHit, topic_search
 from .atom_models import (
     AtomList,
     AtomsExtractInput,
@@ -140,6 +141,7 @@ from .relation_models import (
 )
 from .tool_input import ToolInput
 from .topic_models import TopicsBrowse, TopicsBrowseInput, TopicsEdit, TopicsEditInput
+from .topic_search_models import TopicPathView, TopicsSearchInput, TopicsSearchResult
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -292,6 +294,12 @@ TOOLS: tuple[ToolSpec, ...] = (
              "while your scope has few atoms, revised locally once consolidated (new atoms attached to their "
              "topic, big topics split, near-identical ones merged); a person's pinned edits are kept. Returns each "
              "change with why. The person reviews and can undo it.", TopicsRebuildInput, TopicUpkeep),
+    ToolSpec("topics_search", "Find the atoms (facts, events, plans) that best answer a query by walking the topic "
+             "trees of your scope and its ancestors: the query is routed down the topics whose keywords and meaning "
+             "match, then the atoms under the best topics are ranked. Each atom comes with its topic path "
+             "('Travel › Hiking'), the source it was read from and the page, and why it matched. mode 'flat' ranks "
+             "every atom instead (the default 'auto' does so until a tree is consolidated). The result says how many "
+             "atoms were scored of how many.", TopicsSearchInput, TopicsSearchResult),
 )
 TOOLS_BY_NAME = {spec.name: spec for spec in TOOLS}
 
@@ -422,39 +430,57 @@ class MemoryTools:
                               known_requests=()).model_copy(update=outcome)
 
     def memory_query(self, question: str, tags: Sequence[str] = (), scope: str | None = None,
-                     type: str | None = None, limit: int = 10, memory_type: str | None = None) -> QueryResult:
-        """Hybrid search (seed §5.3) over the acting scope and its ancestors, or over one of them (``scope``).
+                     type: str | None = None, limit: int = 10, memory_type: str | None = None,
+                     mode: str = "auto") -> QueryResult:
+        """Hybrid search (seed §5.3) over the acting scope and its ancestors, or over one of them (``scope``); by
+        ``mode`` through their topic trees or flat (``services.topic_search``; auto: the tree once one is
+        consolidated).
 
         Active and stale documents are searched (a hit's ``status`` tells them apart); archived ones are not.
 
         Raises:
-            InvalidInput: a blank question, a bad tag, type or limit. ScopeNotVisible: ``scope`` is
+            InvalidInput: a blank question, a bad tag, type, limit or mode. ScopeNotVisible: ``scope`` is
             neither the acting scope nor an ancestor. ScopeNotFound / ScopeError: unknown scope.
         """
         args = parse_arguments(QueryInput, question=question, tags=tags, scope=scope, type=type, limit=limit,
-                               memory_type=memory_type)
+                               memory_type=memory_type, mode=mode)
         if not args.question.strip():
             raise EmptyQuery("the question is empty: say what you are looking for")
         tag_filter = all_of(args.tags) if args.tags else None
         only = None if args.scope is None else [self._read_scope(args.scope)]
-        response = search(self.lib, args.question, scope=self.scope, tag_filter=tag_filter,
-                          types=[DocumentType(args.type)] if args.type else (), statuses=LIVE_STATUSES, scopes=only,
-                          limit=args.limit, memory_types=[args.memory_type] if args.memory_type else ())
-        hits = [QueryHit(rank=h.rank, doc_id=h.document.id, title=h.document.title, type=h.document.type.value,
-                         memory_type=h.document.memory_type.value if h.document.memory_type else None,
-                         scope=h.document.scope, tags=list(h.document.tags), status=h.document.status.value,
-                         snippet=h.snippet, page=h.page,
-                         section=h.passages[0].section if h.passages else None,
-                         role=h.passages[0].role.value if h.passages else "body", score=h.score,
-                         relevance=h.relevance, meaning=None if h.meaning_basis == "estimate" else h.meaning,
-                         keywords=h.keyword, scope_weight=h.scope_weight, matched=h.matched, why=h.explanation,
-                         conflicts_with=h.conflicts_with)
-                for h in response.hits]
-        return QueryResult(question=args.question, scope=self.scope, scopes=response.scopes, hits=hits,
-                           warnings=response.warnings)
+        response = topic_search(self.lib, args.question, scope=self.scope, mode=args.mode, tag_filter=tag_filter,
+                                types=[DocumentType(args.type)] if args.type else None, statuses=LIVE_STATUSES,
+                                scopes=only, limit=args.limit,
+                                memory_types=[args.memory_type] if args.memory_type else ())
+        return QueryResult(question=args.question, scope=self.scope, scopes=response.scopes,
+                           hits=[_query_hit(h) for h in response.hits], warnings=response.warnings,
+                           mode=response.mode, mode_reason=response.mode_reason, atoms=response.atoms,
+                           atoms_scored=response.atoms_scored)
+
+    def topics_search(self, query: str, mode: str = "auto", scope: str | None = None,
+                      limit: int = 10) -> TopicsSearchResult:
+        """The atoms that best answer ``query``, down the topic trees of the acting scope and its ancestors (or of
+        one of them, ``scope``), each with its topic path, source and page (``services.topic_search``).
+
+        Raises:
+            InvalidInput / EmptyQuery: a blank query, a bad limit or mode. ScopeNotVisible / ScopeNotFound.
+        """
+        args = parse_arguments(TopicsSearchInput, query=query, mode=mode, scope=scope, limit=limit)
+        if not args.query.strip():
+            raise EmptyQuery("the query is empty: say what you are looking for")
+        only = None if args.scope is None else [self._read_scope(args.scope)]
+        response = topic_search(self.lib, args.query, scope=self.scope, mode=args.mode, statuses=LIVE_STATUSES,
+                                scopes=only, limit=args.limit)
+        return TopicsSearchResult(
+            query=args.query, scope=self.scope, mode=response.mode, mode_reason=response.mode_reason,
+            trees=response.trees, topics=response.topics, topics_scored=response.topics_scored,
+            atoms=response.atoms, atoms_scored=response.atoms_scored, warnings=response.warnings,
+            paths=[TopicPathView(breadcrumb=p.breadcrumb, scope=p.scope, topic_ids=p.topic_ids, score=p.score or 0.0,
+                                 words=p.words) for p in response.paths],
+            hits=[_query_hit(h) for h in response.hits])
 
     def memory_recall(self, query: str, namespace: str | None = None, limit: int = 10,
-                      memory_types: Sequence[str] = (), include_archived: bool = False) -> Recall:
+                      memory_types: Sequence[str] = (), include_archived: bool = False, mode: str = "auto") -> Recall:
         """The memories of one namespace the acting scope sees, best first (``services.memories.recall``).
 
         Raises:
@@ -462,10 +488,10 @@ class MemoryTools:
             namespace. ScopeNotVisible: the acting scope does not see it.
         """
         args = parse_arguments(RecallInput, query=query, namespace=namespace, limit=limit,
-                               memory_types=list(memory_types), include_archived=include_archived)
+                               memory_types=list(memory_types), include_archived=include_archived, mode=mode)
         target = self.scope if args.namespace is None else self._scope_argument(args.namespace)
         return memories.recall(self.lib, args.query, target, args.limit, args.memory_types, args.include_archived,
-                               acting=self.scope)
+                               acting=self.scope, mode=args.mode)
 
     def memory_session_start(self, agent: str | None = None, project: str | None = None,
                              token_budget: int = start.DEFAULT_BUDGET,
@@ -1108,3 +1134,16 @@ def parse_arguments(model: type[M], **values: Any) -> M:
                                                                                        strict=True))
         errors = [model.argument_error(where) if issubclass(model, ToolInput) else InvalidInput for where in wheres]
         raise (errors[0] if len(set(errors)) == 1 else InvalidInput)(f"bad arguments: {problems}") from None
+
+
+def _query_hit(hit: TopicHit) -> QueryHit:
+    """A search hit as ``memory_query`` and ``topics_search`` return it."""
+    return QueryHit(rank=hit.rank, doc_id=hit.document.id, title=hit.document.title, type=hit.document.type.value,
+                    memory_type=hit.document.memory_type.value if hit.document.memory_type else None,
+                    scope=hit.document.scope, tags=list(hit.document.tags), status=hit.document.status.value,
+                    snippet=hit.snippet, page=hit.page, section=hit.passages[0].section if hit.passages else None,
+                    role=hit.passages[0].role.value if hit.passages else "body", score=hit.score,
+                    relevance=hit.relevance, meaning=None if hit.meaning_basis == "estimate" else hit.meaning,
+                    keywords=hit.keyword, scope_weight=hit.scope_weight, matched=hit.matched, why=hit.explanation,
+                    conflicts_with=hit.conflicts_with, topics=hit.breadcrumbs, source_id=hit.source_id,
+                    source_title=hit.source_title, source_page=hit.source_page)

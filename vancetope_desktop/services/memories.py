@@ -24,8 +24,8 @@ from ..store.tables import utcnow
 from . import audit, records
 from .library import Library
 from .scopes import resolve_scope, visible_scopes
-from .search import search
 from .sharing import check_read, visibility_rule
+from .topic_search import topic_search
 
 MAX_RECALL = 100
 """The most memories one recall returns (the seed advises 3–5 for a question, 10–20 at the start of work)."""
@@ -58,6 +58,8 @@ class RecalledMemory(BaseModel):
     tags: list[str] = Field(default_factory=list)
     created_at: datetime
     snippet: str = ""
+    topics: list[str] = Field(default_factory=list, description="The topic paths of an atom recalled "
+                              "('Travel › Hiking'; the one the tree search took first).")
 
 
 class Recall(BaseModel):
@@ -67,6 +69,9 @@ class Recall(BaseModel):
     namespace: str
     memories: list[RecalledMemory] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
+    mode: str = Field(default="flat", description="How it searched: 'tree' (down the namespace's topic tree) or "
+                      "'flat'; mode_reason says why.")
+    mode_reason: str = ""
 
 
 CONTENT_LIMIT = 4000
@@ -74,7 +79,7 @@ CONTENT_LIMIT = 4000
 
 
 def recall(lib: Library, query: str, namespace: str, limit: int = 10, memory_types: Sequence[str] | None = None,
-           include_archived: bool = False, *, acting: str | None = None) -> Recall:
+           include_archived: bool = False, *, acting: str | None = None, mode: str | None = "auto") -> Recall:
     """The memories of ``namespace`` that best match ``query``, best first.
 
     Args:
@@ -86,9 +91,11 @@ def recall(lib: Library, query: str, namespace: str, limit: int = 10, memory_typ
         include_archived: also return archived memories (superseded ones, kept for the audit trail).
         acting: the scope that recalls (default: ``namespace`` itself); ``namespace`` must be it or one it
             sees (its ancestors, the agent scope that runs it).
+        mode: ``auto``, ``tree`` or ``flat`` (``services.topic_search``): only the namespace's own tree is walked;
+            ``auto`` walks it once it is consolidated and no memory type is asked for (atoms have none).
 
     Raises:
-        EmptyQuery: a blank query. InvalidInput: a malformed namespace or a limit out of range.
+        EmptyQuery: a blank query. InvalidInput: a malformed namespace, a limit out of range, an unknown mode.
         UnknownMemoryType. ScopeNotFound: no such namespace (or acting scope). ScopeNotVisible:
         ``acting`` does not see ``namespace``.
     """
@@ -104,13 +111,15 @@ def recall(lib: Library, query: str, namespace: str, limit: int = 10, memory_typ
     if target not in {v.path for v in visible_scopes(lib, acting_path)}:
         raise ScopeNotVisible(f"{acting_path} cannot recall {target}: {visibility_rule(lib, acting_path, target)}")
     statuses = (*RECALLED_STATUSES, DocumentStatus.ARCHIVED) if include_archived else RECALLED_STATUSES
-    response = search(lib, query, scope=acting_path, scopes=[target], statuses=statuses, memory_types=types,
-                      limit=limit)
-    return Recall(query=query, namespace=target, warnings=response.warnings, memories=[
+    response = topic_search(lib, query, scope=acting_path, scopes=[target], statuses=statuses, memory_types=types,
+                            limit=limit, mode=mode, types=None)
+    return Recall(query=query, namespace=target, warnings=response.warnings, mode=response.mode,
+                  mode_reason=response.mode_reason, memories=[
         RecalledMemory(id=h.document.id, memory_type=h.document.memory_type, type=h.document.type.value,
                        title=h.document.title, content=_cut(h.document.content or h.snippet),
                        namespace=h.document.scope, score=round(h.relevance, 4), status=h.document.status,
-                       tags=list(h.document.tags), created_at=h.document.created_at, snippet=h.snippet)
+                       tags=list(h.document.tags), created_at=h.document.created_at, snippet=h.snippet,
+                       topics=h.breadcrumbs)
         for h in response.hits])
 
 
