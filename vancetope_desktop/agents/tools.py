@@ -85,8 +85,8 @@ from ..services.library import Library
 from ..services.memories import Recall
 from ..services.scopes import ancestry, resolve_relative, resolve_scope, visible_scopes
 from ..services.session_start import SessionStart
-from ..services.topic_upkeep import TopicUpkeep
 from ..services.topic_search import TopicHit, topic_search
+from ..services.topic_upkeep import TopicUpkeep
 from .atom_models import (
     AtomList,
     AtomsExtractInput,
