@@ -38,6 +38,10 @@ lacks it)."""
 MemoryTypeOption = Annotated[list[MemoryType] | None, typer.Option(
     "--memory-type", case_sensitive=False, show_default=False,
     help="Only agent memories of this type (repeat for several). " + MEMORY_TYPE_GUIDANCE)]
+ModeOption = Annotated[str, typer.Option(
+    "--mode", help="auto (default): through the topic trees once one you see is consolidated, flat before (the cold "
+    "start); tree: down the topic trees to the atoms under the best topics; flat: rank everything.")]
+"""``memory search`` and ``topics search`` take it (``services.topic_search.parse_mode`` reads it)."""
 
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)

@@ -32,15 +32,16 @@ from ..services import (
     undo,
 )
 from ..services import documents as doc_service
-from ..services import search as search_service
 from ..services.library import Library
 from ..services.memory_guard import OnDuplicate
+from ..services.topic_search import topic_search
 from . import render
 from .apps import app, index_app, memory, scope_app
 from .context import (
     JsonOption,
     LibraryOption,
     MemoryTypeOption,
+    ModeOption,
     ScopeOption,
     WaitOption,
     emit,
@@ -248,6 +249,7 @@ def memory_search(
                                        help="At most this many results (fewer when fewer are relevant).")] = 10,
     explain: Annotated[bool, typer.Option("--explain", help="Say why each result was found: the words it "
                                           "matched, its meaning and keyword scores, the scope weight.")] = False,
+    mode: ModeOption = "auto",
     scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False,
 ) -> None:
     """Search by meaning and by words in the scope and its ancestors: `memory search "Sparse Attention"`.
@@ -258,17 +260,13 @@ def memory_search(
         with guarded():
             raise EmptyQuery("the query is empty: say what you are looking for")
     with open_library(library) as lib:
-        response = search_service.search(
-            lib, query, scope=scope, tag_filter=_filter(tags, any_tags, not_tags, where), types=doc_type or (),
-            statuses=status or (DocumentStatus.ACTIVE,), limit=limit, memory_types=memory_type or (),
+        response = topic_search(
+            lib, query, scope=scope, mode=mode, tag_filter=_filter(tags, any_tags, not_tags, where),
+            types=doc_type or None, statuses=status or (DocumentStatus.ACTIVE,), limit=limit,
+            memory_types=memory_type or (),
         )
         if as_json:
-            print_json({**response.model_dump(mode="json"),
-                        # Like `memory list --json`, without each document's full text: the passages carry
-                        # what matched (a paper's content made one search 165 KB).
-                        "hits": [{**h.model_dump(mode="json", exclude={"document": {"content"}}), "page": h.page,
-                                  "snippet": h.snippet}
-                                 for h in response.hits]})
+            print_json(render.search_json(response))
         else:
             render.search(response, explain=explain)
 
@@ -663,6 +661,7 @@ from . import (  # noqa: E402, F401
     search_commands,
     tag_commands,
     topic_commands,
+    topic_search_commands,
     topic_upkeep_commands,
     undo_commands,
 )

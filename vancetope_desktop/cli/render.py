@@ -20,6 +20,7 @@ from ..services.indexing import REBUILD_HINT, IndexStatus
 from ..services.memory_guard import Remembered
 from ..services.relations import DocumentLinks
 from ..services.search import SearchResponse
+from ..services.topic_search import TopicHit, TopicSearchResponse
 from .context import err, out
 
 _ICON = {"note": "📝", "file": "📄", "result": "🧪", "fact": "💡", "event": "📅", "plan": "🎯", "reference": "🔗",
@@ -104,8 +105,14 @@ def _links(links: DocumentLinks) -> None:
 
 
 def search(response: SearchResponse, *, explain: bool = False) -> None:
+    """Print a search's hits; a tree search's (``services.topic_search``) also say how it searched and, per atom,
+    its topic path, source and page."""
     for warning in response.warnings:
         err.print(f"[yellow]warning:[/yellow] {escape(warning)}")
+    if isinstance(response, TopicSearchResponse):
+        cost = f"{response.atoms_scored:,} of {response.atoms:,} atoms scored" + (
+            f", {response.topics_scored} of {response.topics} topics" if response.mode == "tree" else "")
+        out.print(f"[dim]{response.mode} search ({escape(response.mode_reason)}): {cost}[/dim]")
     if not response.hits:
         out.print("No results." + (f" ({response.cut} weak matches left out.)" if response.cut else ""))
         return
@@ -114,6 +121,12 @@ def search(response: SearchResponse, *, explain: bool = False) -> None:
         where = f" p.{hit.page}" if hit.page else ""
         scope = "" if hit.distance == 0 else f" [magenta]↑{doc.scope}[/magenta]"
         out.print(f"[bold]{hit.rank}. {escape(doc.title)}[/bold]{where}{scope}  [dim]{doc.id}[/dim]")
+        if isinstance(hit, TopicHit):
+            if hit.breadcrumbs:
+                out.print(f"   [cyan]{escape(' · '.join(hit.breadcrumbs))}[/cyan]")
+            if hit.source_id:
+                page = f" p.{hit.source_page}" if hit.source_page else ""
+                out.print(f"   [dim]from {escape(hit.source_title or hit.source_id)}{page} {hit.source_id}[/dim]")
         if explain:
             for line in hit.explanation.splitlines():
                 out.print(f"   [dim]{escape(line)}[/dim]")
@@ -126,6 +139,15 @@ def search(response: SearchResponse, *, explain: bool = False) -> None:
             out.print(f"   {escape(hit.snippet)}")
     if response.cut:
         out.print(f"[dim]{response.cut} weaker matches left out (below the relevance cut-off).[/dim]")
+
+
+def search_json(response: SearchResponse) -> dict:
+    """``response`` as ``--json`` prints it: like ``memory list --json``, without each document's full text (the
+    passages carry what matched: a paper's content made one search 165 KB), with each hit's page and snippet."""
+    return {**response.model_dump(mode="json"),
+            "hits": [{**h.model_dump(mode="json", exclude={"document": {"content"}}), "page": h.page,
+                      "snippet": h.snippet, **({"breadcrumbs": h.breadcrumbs} if isinstance(h, TopicHit) else {})}
+                     for h in response.hits]}
 
 
 def browse(scope: str, docs: list[DocumentInfo]) -> None:

@@ -183,11 +183,18 @@ def topic_search(lib: Library, query: str, *, scope: str | None = None, mode: st
         return _respond(lib, response, forest, None, "flat", requested, reason, warnings, atoms_total, atoms_total)
     vector, why_not = _encode(lib, query)
     warnings += [why_not] if why_not else []
+    routing = vector
+    if vector is not None and forest.index.dim not in (None, vector.size):
+        # Centroids of another model (the library's model changed since the tree was built): the words still route;
+        # the ranking below uses the vector as always.
+        routing = None
+        warnings.append(f"the topic centroids have {forest.index.dim} dimensions, the model's queries {vector.size}: "
+                        "the topics were routed by their words only until the digest rebuilds them")
     parsed = parse_query(query)
-    if not parsed and vector is None:
+    if not parsed and routing is None:
         result = BeamResult()
     else:
-        result = beam_search(forest.index, parsed, vector, beam or BeamParams.from_settings(lib.settings))
+        result = beam_search(forest.index, parsed, routing, beam or BeamParams.from_settings(lib.settings))
     within = set(result.atoms) | forest.unplaced
     scored = len(within)
     if not types or any(t not in ATOM_TYPES for t in types):
@@ -343,7 +350,10 @@ def _respond(lib: Library, response: SearchResponse, forest: _Forest, result: Be
         paths = [forest.path(t) for t in forest.member_of.get(doc.id, ())]
         reached = walked[result.atom_paths[doc.id]] if result is not None and doc.id in result.atom_paths else None
         if reached is not None:
-            paths = [reached, *(p for p in paths if p.topic_ids != reached.topic_ids)]
+            # The atom's own topics, those on the path that reached it (or under its end) first: an atom of an inner
+            # topic reached through its leaf shows where it is, the explanation the path that led there.
+            on_path = set(reached.topic_ids)
+            paths.sort(key=lambda p: not (p.topic_ids[-1] in on_path or reached.topic_ids[-1] in p.topic_ids))
         card = cards.get(doc.id)
         explanation = hit.explanation
         if mode == "tree":
