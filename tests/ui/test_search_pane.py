@@ -479,3 +479,29 @@ def test_tooltip_says_when_the_best_passage_is_a_reference_list():
     assert "best passage: in its references (matched by words only)" in model.index(0).data(
         Qt.ItemDataRole.ToolTipRole)
     assert "best passage" not in model.index(1).data(Qt.ItemDataRole.ToolTipRole)
+
+
+def test_the_mode_selector_goes_into_the_request_and_a_tree_answer_shows_topic_paths(qtbot, pane, requests):
+    from vancetope_desktop.services.topic_search import TopicHit, TopicPath, TopicSearchResponse
+
+    assert _search(pane, qtbot, "trail").mode == "auto"  # today's behaviour by default
+    pane.mode_combo.setCurrentIndex(pane.mode_combo.findData("tree"))
+    request = _search(pane, qtbot, "eagle ridge trail")
+    assert request.mode == "tree"
+    hit = TopicHit(**dict(_hit(1, "Maya hiked the Eagle Ridge trail", text="Maya hiked the Eagle Ridge trail")),
+                   paths=[TopicPath(scope=SESSION, topic_ids=["doc_a", "doc_b"], labels=["Outdoors", "Hiking"])],
+                   source_id="doc_src", source_title="Trip diary", source_page=3)
+    pane.show_response(request.request_id, TopicSearchResponse(
+        query="eagle ridge trail", scope=SESSION, hits=[hit], scopes=[SESSION], vector_search=True, mode="tree",
+        atoms=400, atoms_scored=37))
+    index = pane.model.index(0)
+    assert index.data(ResultRole.BREADCRUMBS) == ["Outdoors › Hiking"]
+    crumb = '<span class="crumb">Outdoors › Hiking · p. 3 of Trip diary</span><br>'
+    assert crumb in index.data(ResultRole.SNIPPET_HTML)
+    assert "topic: Outdoors › Hiking" in index.data(Qt.ItemDataRole.ToolTipRole)
+    assert pane.status_label.text().endswith("by topic tree: 37 of 400 atoms scored")
+    # An ordinary search's hits have no path and no extra line.
+    flat = _search(pane, qtbot, "trail")
+    pane.show_response(flat.request_id, _response("trail", _hit(1, "a note")))
+    assert pane.model.index(0).data(ResultRole.BREADCRUMBS) == []
+    assert "crumb" not in pane.model.index(0).data(ResultRole.SNIPPET_HTML)

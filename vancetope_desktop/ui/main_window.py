@@ -41,10 +41,11 @@ from PySide6.QtWidgets import (
 from ..core.documents import DocumentInfo, DocumentStatus
 from ..core.errors import DocumentNotFound, EditConflict
 from ..core.scopes import ScopeKind
-from ..services import documents, relations, search
+from ..services import documents, relations
 from ..services.demo import DEMO_PROJECT
 from ..services.library import Library
 from ..services.preferences import Preferences, load_preferences, preferences_path, save_preferences
+from ..services.topic_search import topic_search
 from . import dialogs, tab_memory, themes, window_parts
 from .about import show_about
 from .annotation_actions import AnnotationActions, annotation_target
@@ -696,9 +697,9 @@ class MainWindow(QMainWindow):
         lib, scope = self.library, request.scope or self.current_scope
 
         def work(_context: TaskContext):
-            return search.search(lib, request.query, scope=scope, tag_filter=request.tag_filter(),
-                                 types=request.types, scopes=request.scopes, limit=request.limit,
-                                 memory_types=request.memory_types)
+            return topic_search(lib, request.query, scope=scope, mode=request.mode, tag_filter=request.tag_filter(),
+                                types=request.types or None, scopes=request.scopes, limit=request.limit,
+                                memory_types=request.memory_types)
 
         pane = self.search_pane
         self.workbench.read(work, lambda response: pane.show_response(request.request_id, response), title="Search",

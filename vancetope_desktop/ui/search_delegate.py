@@ -13,7 +13,7 @@ from PySide6.QtGui import QAbstractTextDocumentLayout, QColor, QFont, QFontMetri
 from PySide6.QtWidgets import QAbstractScrollArea, QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from .scope_text import ScopeRelation, badge_text
-from .search_model import HIGHLIGHT_CLASS, ResultRole
+from .search_model import CRUMB_CLASS, HIGHLIGHT_CLASS, ResultRole
 
 MARGIN = 3
 """Space around each card (between neighbours)."""
@@ -30,7 +30,9 @@ def is_dark(palette: QPalette) -> bool:
 
 def _highlight_css(dark: bool) -> str:
     background, text = ("#7a5d00", "#fff3c4") if dark else ("#ffe27a", "#2b2200")
-    return f".{HIGHLIGHT_CLASS} {{ background-color: {background}; color: {text}; }}"
+    crumb = "#9fb7d9" if dark else "#3b5f8f"
+    return (f".{HIGHLIGHT_CLASS} {{ background-color: {background}; color: {text}; }} "
+            f".{CRUMB_CLASS} {{ color: {crumb}; }}")
 
 
 def _badge_colours(dark: bool, relation: ScopeRelation) -> tuple[QColor, QColor]:

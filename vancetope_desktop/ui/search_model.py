@@ -20,10 +20,13 @@ from ..core.memories import MemoryType
 from ..core.tags import TagFilter, all_of, any_of
 from ..index.lexical import find_matches
 from ..services.search import SearchHit, SearchResponse
+from ..services.topic_search import TopicHit
 from .scope_text import ScopeRelation
 
 HIGHLIGHT_CLASS = "hit"
 """CSS class of the highlighted query words; the delegate styles it for the current palette."""
+CRUMB_CLASS = "crumb"
+"""CSS class of an atom's topic path above its snippet (``Outdoors › Hiking``); the delegate styles it."""
 
 
 @dataclass(frozen=True)
@@ -40,6 +43,7 @@ class SearchRequest:
         limit: number of documents wanted.
         scope: the acting scope given to ``set_visible_scopes`` (None: the library's current scope).
         memory_types: agent memory types wanted (``core.memories``); empty means any document, memory or not.
+        mode: ``auto``, ``tree`` or ``flat`` (``services.topic_search``): through the topic trees or over everything.
     """
 
     request_id: int
@@ -51,6 +55,7 @@ class SearchRequest:
     limit: int = 30
     scope: str | None = None
     memory_types: tuple[MemoryType, ...] = ()
+    mode: str = "auto"
 
     def tag_filter(self) -> TagFilter | None:
         """The tags as a ``core.tags`` filter for ``search(tag_filter=…)``; None without tags."""
@@ -104,6 +109,9 @@ class ResultRole(IntEnum):
     RELATION = Qt.ItemDataRole.UserRole + 11
     """``ScopeRelation``: own, inherited, a sibling's result, or a memory of the agent that runs the acting scope
     (``AGENT``: neither inherited nor a sibling's)."""
+    BREADCRUMBS = Qt.ItemDataRole.UserRole + 12
+    """``list[str]``: an atom's topic paths (``Outdoors › Hiking``), the one the tree search took first; empty for
+    other documents (``services.topic_search.TopicHit``)."""
 
 
 def scope_label(path: str) -> str:
@@ -132,7 +140,7 @@ class SearchResultsModel(QAbstractListModel):
         self.beginResetModel()
         self._query = response.query
         self._hits = list(response.hits)
-        self._snippets = [highlight_html(h.snippet, response.query) for h in self._hits]
+        self._snippets = [_crumbs_html(h) + highlight_html(h.snippet, response.query) for h in self._hits]
         self.endResetModel()
 
     def clear(self) -> None:
@@ -212,6 +220,8 @@ class SearchResultsModel(QAbstractListModel):
                 return hit.document.id
             case ResultRole.HIT:
                 return hit
+            case ResultRole.BREADCRUMBS:
+                return _breadcrumbs(hit)
         return None
 
     def roleNames(self) -> dict[int, bytes]:
@@ -236,4 +246,20 @@ class SearchResultsModel(QAbstractListModel):
             words += f" — not found: {', '.join(hit.unmatched)}"
         if hit.passages and hit.passages[0].role is not ChunkRole.BODY:
             words += f"\nbest passage: in its {hit.passages[0].role.value} (matched by words only)"
-        return f"{hit.document.title}\n{hit.document.type.value} in {hit.document.scope}\n{words}\n{hit.explanation}"
+        topics = "".join(f"\ntopic: {crumb}" for crumb in _breadcrumbs(hit))
+        return (f"{hit.document.title}\n{hit.document.type.value} in {hit.document.scope}{topics}\n{words}\n"
+                f"{hit.explanation}")
+
+
+def _breadcrumbs(hit: SearchHit) -> list[str]:
+    """The hit's topic paths (a tree search's hit), else none."""
+    return hit.breadcrumbs if isinstance(hit, TopicHit) else []
+
+
+def _crumbs_html(hit: SearchHit) -> str:
+    """The hit's first topic path as a line above its snippet (HTML), with the source's page for an atom read from a
+    PDF; "" for a hit without either."""
+    parts = _breadcrumbs(hit)[:1]
+    if isinstance(hit, TopicHit) and hit.source_page:
+        parts.append(f"p. {hit.source_page} of {hit.source_title or 'its source'}")
+    return f'<span class="{CRUMB_CLASS}">{html.escape(" · ".join(parts), quote=False)}</span><br>' if parts else ""

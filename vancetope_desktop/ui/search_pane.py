@@ -32,6 +32,7 @@ from ..core.memories import MemoryType
 from ..core.scope_info import VisibleScope
 from ..core.tags import normalize_tag
 from ..services.search import SearchResponse, passage_highlight
+from ..services.topic_search import TopicSearchResponse
 from .memory_type_picker import MemoryTypePicker
 from .scope_text import ScopeRelation, badge_text
 from .search_delegate import SearchResultsDelegate
@@ -42,6 +43,10 @@ __all__ = ["DEBOUNCE_MS", "SearchPane", "SearchRequest"]
 DEBOUNCE_MS = 250
 """Quiet time after the last keystroke before a search is sent."""
 DEFAULT_LIMIT = 30
+MODES = (("Auto", "auto", "Through the topic trees once a tree you see is consolidated, over everything before"),
+         ("Tree", "tree", "Down the topic trees to the atoms under the best topics; results show their topic path"),
+         ("Flat", "flat", "Rank everything, without the topic trees"))
+"""The mode selector's items: label, ``services.topic_search`` mode, tooltip."""
 SCOPE_BUTTON_CHARS = 18
 _RELATION_NOTE = {ScopeRelation.OWN: "", ScopeRelation.INHERITED: " (inherited)",
                   ScopeRelation.SIBLING: " (a sibling think process: its results only)",
@@ -98,6 +103,12 @@ class SearchPane(QWidget):
                 self.type_combo.addItem(doc_type.value.capitalize(), doc_type)
         # What a memory is for (issue 12), beside the document type: the picker's items carry the seed's hints.
         self.memory_type_combo = MemoryTypePicker("All memory types", "Every document, memory or not", episodes=True)
+        # How to search (issue 14): down the topic trees to the atoms under the best topics, or over everything.
+        self.mode_combo = QComboBox()
+        for label, mode, tip in MODES:
+            self.mode_combo.addItem(label, mode)
+            self.mode_combo.setItemData(self.mode_combo.count() - 1, tip, Qt.ItemDataRole.ToolTipRole)
+        self.mode_combo.setToolTip("How to search: through the topic trees or over everything")
         self.match_button = QToolButton()
         self.match_button.setCheckable(True)
         self.match_button.setToolTip("Documents must carry every tag (all) or at least one (any)")
@@ -128,6 +139,7 @@ class SearchPane(QWidget):
         self.query_edit.installEventFilter(self)
         self.type_combo.currentIndexChanged.connect(self._filters_changed)
         self.memory_type_combo.currentIndexChanged.connect(self._filters_changed)
+        self.mode_combo.currentIndexChanged.connect(self._filters_changed)
         self.match_button.toggled.connect(self._match_toggled)
         self.results_view.activated.connect(self._activated)
         self.results_view.selectionModel().selectionChanged.connect(self._selection_changed)
@@ -140,6 +152,7 @@ class SearchPane(QWidget):
         filters = QHBoxLayout()
         filters.addWidget(self.type_combo)
         filters.addWidget(self.memory_type_combo)
+        filters.addWidget(self.mode_combo)
         filters.addStretch(1)
         self._scope_row = QHBoxLayout()
         self._scope_row.setContentsMargins(0, 0, 0, 0)
@@ -297,6 +310,7 @@ class SearchPane(QWidget):
             types=() if self.type_combo.currentData() is None else (self.type_combo.currentData(),),
             scopes=None if all_on else tuple(checked), limit=self.limit, scope=self._scope,
             memory_types=(MemoryType(memory_type),) if memory_type else (),
+            mode=str(self.mode_combo.currentData() or "auto"),
         )
         self._pending = request.request_id
         self._quiet = request.request_id if quiet else None
@@ -321,6 +335,8 @@ class SearchPane(QWidget):
         self._done_text = f"{count} result{'' if count == 1 else 's'} ({elapsed_ms:.0f} ms)" if count else "no results"
         if response.cut:  # the relevance cut-off (services.search.relevant): say that something was left out
             self._done_text += f", {response.cut} weaker match{'' if response.cut == 1 else 'es'} left out"
+        if isinstance(response, TopicSearchResponse) and response.mode == "tree":
+            self._done_text += f", by topic tree: {response.atoms_scored:,} of {response.atoms:,} atoms scored"
         self.status_label.setToolTip("\n".join(response.warnings))
         if response.warnings:
             self._done_text += " — " + response.warnings[0]
