@@ -11,6 +11,10 @@
 * **auto**: tree once a tree searched is consolidated (``Settings.topic_consolidate_at`` atoms, set by the digest,
   ``services.topic_upkeep``) and the filters admit atoms, else flat.
 
+The cost of a tree search is the beam's (topics, not atoms) plus the atoms it hands on: those under the paths kept
+and those in no topic. The latter are few between two digests of a consolidated tree; a scope searched that has no
+tree yet hands on all of its atoms (it is searched flat, as its cold start asks).
+
 Every hit carries the topic paths its atom is in as breadcrumbs (the beam's path first), its source and page, and
 in tree mode an explanation line naming the path and the surface words that routed the query to it. The response
 counts the topics scored, the atoms handed to the ranking and the atoms the scopes hold (their share is the
