@@ -16,8 +16,9 @@ For each base size: a scope of that many atoms, indexed, its tree built (``updat
 once by setting the threshold to the base), then ``--new`` atoms written and indexed, and ``digest.run_digest`` of
 the day timed whole and split into the tree's slow part (``plan_upkeep``: reads, vectors, attach / split / merge
 plans) and its writes (``apply_upkeep`` in the digest's transaction); the rest is issue 13's digest (the
-reconciliation over the newest 2,000 atoms, the writeup). Memory: the process's resident set before the run and
-its peak during it (``VmHWM``, reset through ``/proc/self/clear_refs`` just before).
+reconciliation over the newest 2,000 atoms, the writeup). Memory: the process's resident set before the run, when
+the tree's part starts, and its peak from there to the end of the tree's writes (``VmHWM``, reset through
+``/proc/self/clear_refs`` as the planning starts).
 
 Cold rebuilds: ``update_topics(from_scratch=True)`` of scopes of ``--cold`` atoms, and what a rebuild after 5 % more
 atoms changes (topics made / retired, atoms moved between topics): the cost that makes a scope stop rebuilding.
@@ -145,31 +146,36 @@ def _consolidated_digest(base: int, new: int, pool: list[str]) -> list[object]:
         phases: dict[str, float] = {}
         plan, apply = topic_upkeep.plan_upkeep, topic_upkeep.apply_upkeep
 
+        peaks: dict[str, float] = {}
+
         def timed(name, function):
             def call(*args, **kwargs):
+                if name == "plan":  # the tree's own peak: from its planning to the end of its writes
+                    peaks["rss"] = _rss_mb()
+                    Path("/proc/self/clear_refs").write_text("5")
                 begin = time.perf_counter()
                 try:
                     return function(*args, **kwargs)
                 finally:
                     phases[name] = phases.get(name, 0.0) + time.perf_counter() - begin
+                    if name == "apply":
+                        peaks["tree"] = _peak_mb()
             return call
 
         topic_upkeep.plan_upkeep, topic_upkeep.apply_upkeep = timed("plan", plan), timed("apply", apply)
         rss = _rss_mb()
-        Path("/proc/self/clear_refs").write_text("5")
         begin = time.perf_counter()
         try:
             run = digest.run_digest(lib, DEFAULT_PROJECT, datetime.now().date())
         finally:
             topic_upkeep.plan_upkeep, topic_upkeep.apply_upkeep = plan, apply
         total = time.perf_counter() - begin
-        peak = _peak_mb()
         tree_lines = [c for c in run.changes if c.kind != "kept" and "writeup" not in c.what
                       and "near-duplicate" not in c.what and "contradicts" not in c.what]
         lib.close()
     return [base, new, f"{cold_s:.1f}", f"{total:.1f}", f"{phases.get('plan', 0):.2f}",
             f"{phases.get('apply', 0):.2f}", f"{total - sum(phases.values()):.1f}", len(tree_lines),
-            f"{rss:.0f}", f"{peak:.0f}"]
+            f"{rss:.0f}", f"{peaks['rss']:.0f}", f"{peaks['tree']:.0f}"]
 
 
 def _cold(size: int, pool: list[str]) -> list[object]:
@@ -212,7 +218,7 @@ def main() -> None:
     rows = [_consolidated_digest(base, args.new, pool) for base in args.base]
     print(table(f"Digest of a day of {args.new} new atoms, tree consolidated (seconds; MB)",
                 ["base atoms", "new", "cold build s", "digest s", "tree plan s", "tree write s", "rest s",
-                 "tree lines", "RSS before", "peak RSS"], rows))
+                 "tree lines", "RSS before", "RSS at tree", "tree peak RSS"], rows))
 
 
 if __name__ == "__main__":
