@@ -99,7 +99,7 @@ class Settings(BaseModel):
     )
     # The topic tree (issue 14, core/topics.py): when it is rebuilt and how a query walks it.
     topic_consolidate_at: int = Field(
-        300, ge=2, description="Atoms in a scope's tree from which the digest stops rebuilding the tree from scratch "
+        2000, ge=2, description="Atoms in a scope's tree from which the digest stops rebuilding the tree from scratch "
         "and only revises it locally (attach, split, merge), and search mode 'auto' walks the tree; below it search "
         "is flat over all atoms (seed 002's cold start). Chosen in services/topic_upkeep.py.",
     )
