@@ -165,8 +165,15 @@ def hdbscan_leaves(vectors: np.ndarray, params: tc.TreeParams) -> list[np.ndarra
     return [g for c in clusters for g in tc._bounded(vectors, np.sort(c), params.leaf_max)]
 
 
+def ward_by_size(vectors: np.ndarray, params: tc.TreeParams) -> list[np.ndarray]:
+    """Ward leaves by size only, without the cut of clearly distinct halves (``tc.DISTINCT_COSINE``)."""
+    count = math.ceil(len(vectors) / params.leaf_target)
+    return [group for part in tc._groups(vectors, count) for group in tc._bounded(vectors, part, params.leaf_max)]
+
+
 LEAF_MAKERS: dict[str, Callable[[np.ndarray, tc.TreeParams], list[np.ndarray]]] = {
-    "ward (shipped)": tc._leaf_groups, "k-means top-down": kmeans_leaves, "hdbscan": hdbscan_leaves}
+    "ward (shipped)": tc._leaf_groups, "ward by size only": ward_by_size, "k-means top-down": kmeans_leaves,
+    "hdbscan": hdbscan_leaves}
 
 
 # -- trees as plain structures ----------------------------------------------------------------------

@@ -405,6 +405,39 @@ def test_a_tree_over_the_bundled_models_vectors_keeps_topics_apart(spec: ModelSp
     assert {of[a] for a in state.by_id[target].atoms} == {"diabetes"}
 
 
+THEMES = {
+    "sleep": [
+        "Sleep consolidates memory by replaying the day's experiences.",
+        "REM sleep supports the consolidation of emotional memories.",
+        "Sleep deprivation impairs the formation of new memories in the hippocampus.",
+        "Slow-wave sleep strengthens declarative memory traces.",
+    ],
+    "transformers": [
+        "FlashAttention makes transformer attention faster by tiling it in GPU memory.",
+        "Sparse attention reduces the quadratic cost of transformers on long sequences.",
+        "Quantizing transformer weights to 8 bits cuts inference cost with little accuracy loss.",
+        "Distillation trains a small transformer to mimic a large one efficiently.",
+    ],
+    "coffee": [
+        "Caffeine blocks adenosine receptors and keeps people awake.",
+        "Coffee contains about 95 mg of caffeine per cup.",
+        "Caffeine tolerance builds up with daily coffee drinking.",
+        "Drinking coffee late in the day delays falling asleep.",
+    ],
+}
+
+
+@pytest.mark.usefixtures("offline")
+def test_a_small_library_on_three_themes_gets_a_topic_per_theme(spec: ModelSpec) -> None:
+    # 12 atoms are under one leaf's target (20): by size alone they made one topic, "sleep, memory, Caffeine".
+    texts = [t for statements in THEMES.values() for t in statements]
+    ids = [f"atom-{i}" for i in range(len(texts))]
+    of = {atom: theme for atom, theme in zip(ids, (n for n, s in THEMES.items() for _ in s), strict=True)}
+    state = _state(build_tree(ids, Embedder(spec).encode_documents(texts), texts))
+    assert sorted(sorted(of[a] for a in leaf.atoms) for leaf in state.leaves()) == [[n] * 4 for n in sorted(THEMES)]
+    assert all(state.by_id[leaf.id].parent_id == state.root.id for leaf in state.leaves())
+
+
 def test_splits_of_two_leaves_of_one_parent_keep_its_fan_out() -> None:
     ids, vectors, texts, _ = _atoms([12, 12, 12])
     topics = [TopicState("root", None, centroid=_unit_mean(vectors), size=36)]
