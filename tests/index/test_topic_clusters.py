@@ -156,7 +156,7 @@ def test_labels_and_surfaces_are_words_of_the_members() -> None:
     for leaf in state.leaves():
         members = " ".join(of[a] for a in leaf.atoms)
         assert leaf.label and leaf.surface
-        assert leaf.label == ", ".join(leaf.surface[:3])
+        assert leaf.label.casefold() == " · ".join(leaf.surface[:3]).casefold()
         assert all(word in members for term in leaf.surface for word in term.split())
         assert leaf.summary in {of[a] for a in leaf.atoms}
     # A leaf's first keyword holds one of its topic's words, not only words every statement has ("measured").
@@ -296,7 +296,7 @@ def test_relabel_renews_a_parent_from_its_children_unless_pinned() -> None:
     parent = TopicState("p", "root", "old", ("old",))
     children = [(("insulin", "glucose"), 10), (("insulin", "pancreas"), 5)]
     update = relabel(parent, children)
-    assert update is not None and update.surface[0] == "insulin" and update.label.startswith("insulin")
+    assert update is not None and update.surface[0] == "insulin" and update.label == "Insulin · glucose · pancreas"
     pinned = TopicState("p", "root", "Diabetes", ("old",), pinned=frozenset({"label", "surface"}))
     assert relabel(pinned, children) is None
 
@@ -436,6 +436,20 @@ def test_a_small_library_on_three_themes_gets_a_topic_per_theme(spec: ModelSpec)
     state = _state(build_tree(ids, Embedder(spec).encode_documents(texts), texts))
     assert sorted(sorted(of[a] for a in leaf.atoms) for leaf in state.leaves()) == [[n] * 4 for n in sorted(THEMES)]
     assert all(state.by_id[leaf.id].parent_id == state.root.id for leaf in state.leaves())
+    # Labels are nouns first ("consolidates", "blocks" are the members' verbs), lower-case after the first letter.
+    assert sorted(leaf.label for leaf in state.leaves()) == [
+        "Caffeine · coffee · drinking", "Sleep · memory · experiences", "Transformer · attention · cost"]
+
+
+def test_labels_keep_acronyms_and_proper_nouns_and_put_verbs_last() -> None:
+    texts = ["FlashAttention improves GPU kernels.", "The GPU kernels of FlashAttention run on Nvidia cards.",
+             "Tiling improves the GPU kernels.", "Nvidia cards run FlashAttention kernels.",
+             "Kernels of Nvidia cards improve with tiling."]
+    plan = build_tree([f"a{i}" for i in range(5)], _blobs([5]), texts)
+    leaf = next(op for op in plan.of(CreateTopic) if op.parent is not None)
+    assert "GPU" in leaf.surface and "FlashAttention" in leaf.surface and "Nvidia" in leaf.surface
+    assert "kernels" in leaf.surface and "Kernels" not in leaf.surface  # capitalised only to start a sentence
+    assert "improves" not in leaf.label and leaf.label.count(" · ") == 2 and leaf.label[0].isupper()
 
 
 def test_splits_of_two_leaves_of_one_parent_keep_its_fan_out() -> None:

@@ -16,8 +16,10 @@ writes in the digest's transaction.
    Grootendorst 2022: ``tf(t, c) × log(1 + A / f(t))``, ``tf`` the term's share of the leaf's terms, ``A``
    the mean terms per leaf, ``f(t)`` the term's count in all leaves), over the product's stemmed phrase keys
    (``generation.keywords``: its stop words, Snowball stems, runs of up to two content words), shown as first
-   written. A parent's surface combines its children's (:func:`relabel`). The label is the first
-   :data:`LABEL_TERMS` surface terms; the summary the member statement nearest the centroid, shortened.
+   written but lower-cased unless an acronym, mixed case or a proper noun. A parent's surface combines its
+   children's (:func:`relabel`). The label (for people; the surface routes queries) is the first
+   :data:`LABEL_TERMS` surface terms, nouns before the members' verbs ("Sleep · memory · REM"); the summary the
+   member statement nearest the centroid, shortened.
 
 Why Ward (tests/benchmarks/bench_topic_clusters.py, 2 December 2026, 2 cores at load 6-8; the tables are in
 tests/benchmarks/README.md): on 2,718 sentences of 300 SciFact abstracts, Ward's leaves kept 53% of the pairs of
@@ -47,6 +49,7 @@ is never merged away.
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -55,7 +58,7 @@ import numpy as np
 from sklearn.cluster import AgglomerativeClustering, KMeans
 
 from ..core.errors import InvalidInput
-from ..generation.keywords import overlaps, stemmer, written_phrases
+from ..generation.keywords import STOP_WORDS, overlaps, stemmer, written_phrases
 
 WARD_MAX = 5_000
 """Most atoms one Ward clustering takes (its distance matrix is ``n² / 2`` float64: 100 MB here); more are
@@ -82,6 +85,9 @@ phrase must occur twice in a leaf to count, which three-word runs of a leaf's fe
 LABEL_TERMS = 3
 """A label is the first three surface terms ("methylation, epigenetic, DNA" on SciFact, "camping, nature, kids"
 on LoCoMo): one line of the Topics pane, and enough words to tell sibling topics apart."""
+LABEL_JOIN = " · "
+"""Between a label's terms ("Sleep · memory · REM"): a list of keywords, not a sentence, so no "and" (which
+would also need the library's language); a term never holds it, where a comma may be read into a phrase."""
 SUMMARY_CHARS = 140
 """A summary is cut at a word boundary before this many characters (one line of the Topics pane)."""
 MERGE_OVERLAP = 0.2
@@ -466,7 +472,7 @@ def _class_words(texts_by_class: Sequence[Sequence[str]], terms: int) -> list[tu
         overall.update(counter)
     mean_terms = sum(overall.values()) / max(1, len(counts))
     out = []
-    for pairs, counter in zip(phrases, counts, strict=True):
+    for texts, pairs, counter in zip(texts_by_class, phrases, counts, strict=True):
         total = sum(counter.values())
         forms: dict[str, str] = {}
         for key, form in pairs:
@@ -480,10 +486,11 @@ def _class_words(texts_by_class: Sequence[Sequence[str]], terms: int) -> list[tu
         )
         chosen: list[str] = []
         taken: list[set[str]] = []
+        seen = _casing(texts)
         for _, _, key in scored:
             if overlaps(key, taken):
                 continue
-            chosen.append(forms.get(key, key))
+            chosen.append(" ".join(_cased(word, seen) for word in forms.get(key, key).split()))
             taken.append(set(key.split()))
             if len(chosen) == terms:
                 break
@@ -491,8 +498,71 @@ def _class_words(texts_by_class: Sequence[Sequence[str]], terms: int) -> list[tu
     return out
 
 
-def _label(surface: Sequence[str]) -> str:
-    return ", ".join(surface[:LABEL_TERMS])
+_TOKEN = re.compile(r"[^\W_][\w'’-]*")
+_SENTENCE_END = re.compile(r"[.!?…:;]\s*$")
+_VERB_CUES = frozenset({"to", "can", "could", "may", "might", "will", "would", "should", "must", "it", "they", "we",
+                        "which", "that", "who", "also", "often", "not", "does", "do", "did"})
+"""Words after which a word is a verb ("to improve", "it improves")."""
+_OBJECT_WORDS = frozenset({"the", "a", "an", "this", "these", "those", "its", "their", "our", "his", "her"})
+"""Words that open an object: a word before one is a verb ("Knead the dough")."""
+
+
+def _cased(word: str, seen: Mapping[str, tuple[bool, bool]]) -> str:
+    """``word`` lower-cased unless written in capitals or mixed case ("GPU", "FlashAttention", "mRNA") or
+    capitalised everywhere the members write it, once at least not starting a sentence (a proper noun).
+    ``seen``: lower-cased word → (always capitalised, seen inside a sentence), from :func:`_casing`."""
+    if any(c.isupper() for c in word[1:]):
+        return word
+    always, inside = seen.get(word.casefold(), (False, False))
+    return word if always and inside else word.lower()
+
+
+def _casing(texts: Iterable[str]) -> dict[str, tuple[bool, bool]]:
+    """Lower-cased word → (every occurrence starts with a capital, one of them is not a sentence's first word)."""
+    seen: dict[str, tuple[bool, bool]] = {}
+    for text in texts:
+        for match in _TOKEN.finditer(text):
+            word = match.group()
+            first = not text[:match.start()].strip() or _SENTENCE_END.search(text[:match.start()]) is not None
+            always, inside = seen.get(word.casefold(), (True, False))
+            seen[word.casefold()] = (always and word[0].isupper(), inside or (not first and word[0].isupper()))
+    return seen
+
+
+def _verb_like(term: str, texts: Iterable[str]) -> bool:
+    """Whether the single word ``term`` is used as a verb in most of its occurrences in ``texts``: after "to", a
+    modal or a pronoun, before a determiner (an object: "Knead the dough", "by replaying the day"), or as
+    "-s"/"-ed" between two content words ("Sleep consolidates memory"); any other use counts as a noun's. A
+    heuristic (no tagger model ships), to put nouns first in a label."""
+    target = term.casefold()
+    votes = 0
+    for text in texts:
+        words = [w.casefold() for w in _TOKEN.findall(text)]
+        for i, word in enumerate(words):
+            if word != target:
+                continue
+            before = words[i - 1] if i else ""
+            after = words[i + 1] if i + 1 < len(words) else ""
+            inflected = (word.endswith("s") and not word.endswith(("ss", "us", "is"))) or word.endswith("ed")
+            if before in _VERB_CUES or after in _OBJECT_WORDS or (
+                    inflected and before and before not in STOP_WORDS and after and after not in STOP_WORDS):
+                votes += 1
+            else:
+                votes -= 1
+    return votes > 0
+
+
+def _label(surface: Sequence[str], texts: Sequence[str] = ()) -> str:
+    """A topic's name for people: its first :data:`LABEL_TERMS` surface terms, single words used as verbs in
+    ``texts`` (the members, when given) after the others, joined by :data:`LABEL_JOIN`, the first letter
+    capitalised (unless its word is written in mixed case, "mRNA")."""
+    terms = list(surface)
+    if texts:
+        verbs = {t for t in terms if " " not in t and _verb_like(t, texts)}
+        terms = [t for t in terms if t not in verbs] + [t for t in terms if t in verbs]
+    label = LABEL_JOIN.join(terms[:LABEL_TERMS])
+    first = label.split(" ", 1)[0]
+    return label[:1].upper() + label[1:] if first.islower() else label
 
 
 def _stem_key(term: str) -> str:
@@ -732,17 +802,18 @@ def _cold_plan(root: _Node, table: AtomTable, previous: TreeState | None, params
     for node in nodes:
         rows = node.subtree_rows()
         centroid = _centroid(table.vectors[rows]) if rows else None
-        summary = _summary([table.texts[r] for r in rows], table.vectors[rows], centroid) if rows else ""
+        texts = [table.texts[r] for r in rows]
+        summary = _summary(texts, table.vectors[rows], centroid) if rows else ""
         surface = surfaces[id(node)]
         before = old.get(node.ident)
         parent = node.parent.ident if node.parent else None
         if before is None:
-            plan.operations.append(CreateTopic(node.ident, parent, _label(surface) if node.parent or name_root
+            plan.operations.append(CreateTopic(node.ident, parent, _label(surface, texts) if node.parent or name_root
                                                else "", surface, summary, centroid, origin))
             continue
         plan.operations.append(UpdateTopic(
             node.ident,
-            label=None if (node is root and not name_root) or "label" in before.pinned else _label(surface),
+            label=None if (node is root and not name_root) or "label" in before.pinned else _label(surface, texts),
             surface=None if "surface" in before.pinned else surface,
             summary=summary, centroid=centroid,
             parent=parent if parent != before.parent_id else None))
@@ -911,13 +982,14 @@ def _split_beside(leaf: TopicState, groups: list[np.ndarray], atoms: AtomTable, 
     plan = TreePlan([SplitTopic(leaf.id, tuple(keys))])
     for i, rows in enumerate(classes):
         centroid = _centroid(atoms.vectors[rows])
-        summary = _summary([atoms.texts[r] for r in rows], atoms.vectors[rows], centroid)
+        texts = [atoms.texts[r] for r in rows]
+        summary = _summary(texts, atoms.vectors[rows], centroid)
         if i == keep:
             plan.operations.append(UpdateTopic(
-                leaf.id, label=None if "label" in leaf.pinned else _label(words[i]),
+                leaf.id, label=None if "label" in leaf.pinned else _label(words[i], texts),
                 surface=None if "surface" in leaf.pinned else words[i], summary=summary, centroid=centroid))
         else:
-            plan.operations.append(CreateTopic(keys[i], leaf.parent_id, _label(words[i]), words[i], summary,
+            plan.operations.append(CreateTopic(keys[i], leaf.parent_id, _label(words[i], texts), words[i], summary,
                                                centroid, "split"))
     for i, rows in enumerate(groups):
         if i != keep:
