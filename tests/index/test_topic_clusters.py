@@ -26,6 +26,8 @@ from vancetope_desktop.index.topic_clusters import (
     build_tree,
     merges,
     relabel,
+    reword_atoms,
+    rewords,
     split_atoms,
     split_members,
     splits,
@@ -238,6 +240,36 @@ def _grown(sizes: list[int], extra: int) -> tuple[TreeState, AtomTable, str]:
     state = apply_plan(state, TreePlan([MoveAtom(a, leaf.id) for a in new_ids]))
     table = atom_table(ids + new_ids, np.vstack([vectors, new]), texts + [texts[rows[0]]] * extra)
     return state, table, leaf.id
+
+
+def test_rewords_renews_a_leaf_grown_by_half_since_its_words_were_made() -> None:
+    ids, vectors, texts, _ = _atoms([8, 8, 8])
+    state = _state(build_tree(ids, vectors, texts, params=PARAMS))
+    leaf = next(t for t in state.leaves() if t.atoms)
+    assert leaf.worded == len(leaf.atoms) and "telescope" not in leaf.surface
+    of = dict(zip(ids, texts, strict=True))
+    telescope = "The telescope imaged the insulin crystals with a telescope."
+    new = {f"new-{i}": telescope for i in range(len(leaf.atoms) // 2)}
+    grown = apply_plan(state, TreePlan([MoveAtom(a, leaf.id) for a in new]))
+    assert not rewords(grown, of | new, PARAMS)  # half as many again: not yet
+    new["new-last"] = "A telescope again."
+    grown = apply_plan(state, TreePlan([MoveAtom(a, leaf.id) for a in new]))
+    assert reword_atoms(grown) >= set(grown.by_id[leaf.id].atoms)
+    plan = rewords(grown, of | new, PARAMS)
+    update = plan.of(UpdateTopic)[0]
+    assert update.topic == leaf.id and update.surface[0] == "telescope" and update.label.startswith("Telescope")
+    assert update.worded == len(grown.by_id[leaf.id].atoms)
+    after = apply_plan(grown, plan)
+    assert not rewords(after, of | new, PARAMS)  # renewed: fresh until it grows again
+    assert "telescope" in after.by_id[leaf.parent_id].surface  # the parent's words follow
+    # A pinned label stays; words not known (a tree stored before ``worded``) are left alone.
+    pinned = TreeState(tuple(TopicState(**{**t.__dict__, "pinned": frozenset({"label"})}) if t.id == leaf.id else t
+                             for t in grown.topics))
+    assert rewords(pinned, of | new, PARAMS).of(UpdateTopic)[0].label is None
+    unknown = TreeState(tuple(TopicState(**{**t.__dict__, "worded": None}) for t in grown.topics))
+    assert not rewords(unknown, of | new, PARAMS)
+    with pytest.raises(InvalidInput, match="not given"):
+        rewords(grown, new, PARAMS)
 
 
 def test_splits_cuts_an_oversized_leaf_beside_itself() -> None:

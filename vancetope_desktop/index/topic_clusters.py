@@ -90,6 +90,11 @@ LABEL_JOIN = " · "
 would also need the library's language); a term never holds it, where a comma may be read into a phrase."""
 SUMMARY_CHARS = 140
 """A summary is cut at a word boundary before this many characters (one line of the Topics pane)."""
+REWORD_SHARE = 0.5
+"""A leaf's words are renewed once it holds half as many atoms again as they were made from (:func:`rewords`).
+A choice: a cold build's leaf is made at about ``leaf_target`` (20) atoms and splits past ``leaf_max`` (40), so
+its words are renewed once in between (at 30), and a leaf grown from 2 to 4 atoms at once; each renewal costs
+one c-TF-IDF over the leaf and its sibling leaves."""
 MERGE_OVERLAP = 0.2
 """Sibling leaves merge only when the shorter surface shares at least this share of its terms with the other
 (see :func:`merges`): two leaves close in meaning without a word in common say different things.
@@ -193,6 +198,8 @@ class TopicState:
         atoms: the atoms attached to it itself (not to its children).
         size: atoms in its whole subtree (the weight of its centroid's running mean).
         pinned: the fields a person set (``core.topics.PINNABLE``); ``pinned_atoms`` the atoms a person put here.
+        worded: the atoms it held itself when its surface was last made (``core.topics``' ``worded``), None when
+            not known: :func:`rewords` renews the words of a leaf grown well past it.
     """
 
     id: str
@@ -205,6 +212,7 @@ class TopicState:
     size: int = 0
     pinned: frozenset[str] = frozenset()
     pinned_atoms: frozenset[str] = frozenset()
+    worded: int | None = None
 
     @property
     def has_pins(self) -> bool:
@@ -266,7 +274,8 @@ class TreeState:
 class CreateTopic:
     """Make a topic. ``key`` names it within the plan (``new:3``; the upkeep gives it a document id); ``parent``
     is an existing topic's id or an earlier CreateTopic's key, None for a new root. ``origin`` is
-    ``core.topics``' (``cold``, ``split``…)."""
+    ``core.topics``' (``cold``, ``split``…). ``worded``: the atoms its surface was made from (a leaf's; None for
+    an inner topic), to store with it (``core.topics``' ``worded``; see :func:`rewords`)."""
 
     key: str
     parent: str | None
@@ -275,12 +284,13 @@ class CreateTopic:
     summary: str
     centroid: np.ndarray | None
     origin: str
+    worded: int | None = None
 
 
 @dataclass(frozen=True)
 class UpdateTopic:
     """Set fields of an existing topic (or of one the plan created); None leaves a field as it is. ``parent``
-    moves it (with its subtree)."""
+    moves it (with its subtree); ``worded`` as in :class:`CreateTopic` (set with a leaf's new surface)."""
 
     topic: str
     label: str | None = None
@@ -288,6 +298,7 @@ class UpdateTopic:
     summary: str | None = None
     centroid: np.ndarray | None = None
     parent: str | None = None
+    worded: int | None = None
 
 
 @dataclass(frozen=True)
@@ -805,18 +816,19 @@ def _cold_plan(root: _Node, table: AtomTable, previous: TreeState | None, params
         texts = [table.texts[r] for r in rows]
         summary = _summary(texts, table.vectors[rows], centroid) if rows else ""
         surface = surfaces[id(node)]
+        worded = None if node.children else len(node.rows)
         before = old.get(node.ident)
         parent = node.parent.ident if node.parent else None
         if before is None:
             plan.operations.append(CreateTopic(node.ident, parent, _label(surface, texts) if node.parent or name_root
-                                               else "", surface, summary, centroid, origin))
+                                               else "", surface, summary, centroid, origin, worded))
             continue
         plan.operations.append(UpdateTopic(
             node.ident,
             label=None if (node is root and not name_root) or "label" in before.pinned else _label(surface, texts),
             surface=None if "surface" in before.pinned else surface,
             summary=summary, centroid=centroid,
-            parent=parent if parent != before.parent_id else None))
+            parent=parent if parent != before.parent_id else None, worded=worded))
     plan.operations.extend(_membership_moves(nodes, table, previous))
     used = {node.ident for node in nodes}
     for topic in reversed(previous.topics if previous else ()):
@@ -987,10 +999,11 @@ def _split_beside(leaf: TopicState, groups: list[np.ndarray], atoms: AtomTable, 
         if i == keep:
             plan.operations.append(UpdateTopic(
                 leaf.id, label=None if "label" in leaf.pinned else _label(words[i], texts),
-                surface=None if "surface" in leaf.pinned else words[i], summary=summary, centroid=centroid))
+                surface=None if "surface" in leaf.pinned else words[i], summary=summary, centroid=centroid,
+                worded=len(rows)))
         else:
             plan.operations.append(CreateTopic(keys[i], leaf.parent_id, _label(words[i], texts), words[i], summary,
-                                               centroid, "split"))
+                                               centroid, "split", len(rows)))
     for i, rows in enumerate(groups):
         if i != keep:
             plan.operations.extend(MoveAtom(atoms.ids[r], keys[i], leaf.id) for r in rows)
@@ -1048,6 +1061,67 @@ def _regroup(state: TreeState, parent: str, kids: list[TopicState], atoms: AtomT
     parts = tuple(op.key for op in built.of(CreateTopic) if op.parent == parent)
     kept = tuple(op.topic for op in built.of(UpdateTopic) if op.topic != parent)
     return TreePlan([SplitTopic(parent, kept + parts), *built.operations])
+
+
+def _stale_leaves(state: TreeState, share: float) -> list[TopicState]:
+    """Leaves (not the root: its label is the scope's) whose own atoms number more than ``(1 + share) ×`` those
+    their words were made from, with a word a person did not pin."""
+    return [leaf for leaf in state.leaves() if leaf.parent_id is not None and leaf.worded
+            and len(leaf.atoms) > leaf.worded * (1 + share) and not {"label", "surface"} <= leaf.pinned]
+
+
+def reword_atoms(state: TreeState, share: float = REWORD_SHARE) -> set[str]:
+    """The atoms whose texts :func:`rewords` needs: those of each stale leaf and of its sibling leaves (empty when
+    no leaf is stale)."""
+    needed: set[str] = set()
+    for leaf in _stale_leaves(state, share):
+        siblings = state.children[leaf.parent_id] if leaf.parent_id else [leaf.id]
+        needed.update(a for kid in siblings if not state.children[kid] for a in state.by_id[kid].atoms)
+    return needed
+
+
+def rewords(state: TreeState, texts: Mapping[str, str], params: TreeParams | None = None, *,
+            share: float = REWORD_SHARE) -> TreePlan:
+    """Renew the words of the leaves that grew since their words were made: attach moves a leaf's centroid but
+    not its surface, so without this a leaf is routed by the words of its first members until it splits.
+
+    A leaf is stale when it holds more than ``(1 + share) ×`` its ``worded`` atoms (None: not known, left
+    alone). Its surface becomes its c-TF-IDF keywords against its sibling leaves (the cold build's words,
+    :func:`_class_words`, over a smaller set of classes), its label follows, each unless pinned, and its parent is
+    relabelled (:func:`relabel`).
+
+    Args:
+        state: the tree (after this digest's attach and splits). texts: atom id → statement, for at least
+            :func:`reword_atoms`. params: for ``surface_terms``. share: see :data:`REWORD_SHARE`.
+
+    Returns:
+        An UpdateTopic per stale leaf (``worded`` its atoms now), then one per parent whose words change.
+
+    Raises:
+        InvalidInput: an atom :func:`reword_atoms` names missing from ``texts``.
+    """
+    params = params or TreeParams()
+    stale = _stale_leaves(state, share)
+    missing = sorted(a for a in reword_atoms(state, share) if a not in texts)
+    if missing:
+        raise InvalidInput(f"{len(missing)} atoms of the topics to reword are not given, e.g. {missing[0]}")
+    plan = TreePlan()
+    surfaces: dict[str, tuple[str, ...]] = {}
+    for leaf in stale:
+        siblings = [kid for kid in (state.children[leaf.parent_id] if leaf.parent_id else [leaf.id])
+                    if not state.children[kid] and state.by_id[kid].atoms]
+        classes = [[texts[a] for a in state.by_id[kid].atoms] for kid in siblings]
+        words = _class_words(classes, params.surface_terms)[siblings.index(leaf.id)]
+        surfaces[leaf.id] = leaf.surface if "surface" in leaf.pinned else words
+        plan.operations.append(UpdateTopic(
+            leaf.id, label=None if "label" in leaf.pinned else _label(words, classes[siblings.index(leaf.id)]),
+            surface=None if "surface" in leaf.pinned else words, worded=len(leaf.atoms)))
+    for parent in dict.fromkeys(leaf.parent_id for leaf in stale if leaf.parent_id is not None):
+        update = relabel(state.by_id[parent], [(surfaces.get(c, state.by_id[c].surface), state.by_id[c].size)
+                                               for c in state.children[parent]], params)
+        if update is not None:
+            plan.operations.append(update)
+    return plan
 
 
 def relabel(topic: TopicState, children: Sequence[tuple[Sequence[str], int]],
@@ -1120,7 +1194,8 @@ def merges(state: TreeState, threshold: float = 0.9, params: TreeParams | None =
         plan.operations.append(MergeTopics(source.id, target.id))
         plan.operations.append(UpdateTopic(
             target.id, label=None if "label" in target.pinned else _label(surface),
-            surface=None if "surface" in target.pinned else surface, centroid=centroid))
+            surface=None if "surface" in target.pinned else surface, centroid=centroid,
+            worded=len(target.atoms) + len(source.atoms)))
         kept = target.surface if "surface" in target.pinned else surface
         changed[parent][source.id] = None
         changed[parent][target.id] = (kept, target.size + source.size)
@@ -1159,10 +1234,10 @@ def apply_plan(state: TreeState, plan: TreePlan) -> TreeState:
         if isinstance(op, CreateTopic):
             topics[op.key] = {"id": op.key, "parent_id": op.parent, "label": op.label, "surface": op.surface,
                               "summary": op.summary, "centroid": op.centroid, "atoms": [], "size": 0,
-                              "pinned": frozenset(), "pinned_atoms": set()}
+                              "pinned": frozenset(), "pinned_atoms": set(), "worded": op.worded}
         elif isinstance(op, UpdateTopic):
             fields = get(op.topic)
-            for name in ("label", "surface", "summary", "centroid"):
+            for name in ("label", "surface", "summary", "centroid", "worded"):
                 if getattr(op, name) is not None:
                     fields[name] = getattr(op, name)
             if op.parent is not None:
