@@ -63,7 +63,7 @@ from ..core.topics import PINNABLE, TOPIC_KEY, Topic, TopicTree, decode_vector, 
 from ..core.undo import UserAction
 from ..generation.keywords import keywords
 from ..generation.sentences import BlockKind, Sentence
-from ..index.topic_clusters import split_members
+from ..index.topic_groups import split_members
 from ..store import tables
 from ..store.blobs import hash_text
 from ..store.db import read_session, write_session
@@ -776,7 +776,7 @@ def split_topic(lib: Library, topic_id: str, groups: Sequence[Sequence[str]] | N
 
     Args:
         groups: two or more disjoint lists of atom ids, each atom one of the topic's own. None: all its own atoms
-            cut in ``parts`` groups of like meaning (``index.topic_clusters.split_members`` over their vectors,
+            cut in ``parts`` groups of like meaning (``index.topic_groups.split_members`` over their vectors,
             embedded here by the library's model: a topic's atoms are short and a few hundred at most).
         labels: one label per group (default: each group's best keyword, ``generation.keywords``, else the
             split topic's label and the group's number); each group's surface is its :data:`SURFACE_WORDS` best

@@ -1,4 +1,5 @@
-"""The topic tree's pure algorithms (index/topic_clusters.py): split, cold build, attach, splits, merges, pins."""
+"""The topic tree's pure algorithms (index/topic_groups, topic_build, topic_revise, topic_labels, topic_plans):
+split, cold build, labels, attach, splits, rewords, merges, pins."""
 
 from __future__ import annotations
 
@@ -6,10 +7,12 @@ import numpy as np
 import pytest
 
 from vancetope_desktop.core.errors import InvalidInput
-from vancetope_desktop.index import topic_clusters
+from vancetope_desktop.index import topic_groups
 from vancetope_desktop.index.embedder import Embedder
 from vancetope_desktop.index.models import ModelSpec
-from vancetope_desktop.index.topic_clusters import (
+from vancetope_desktop.index.topic_build import build_tree
+from vancetope_desktop.index.topic_groups import split_members
+from vancetope_desktop.index.topic_plans import (
     AtomTable,
     CreateTopic,
     MergeTopics,
@@ -22,14 +25,14 @@ from vancetope_desktop.index.topic_clusters import (
     UpdateTopic,
     apply_plan,
     atom_table,
+)
+from vancetope_desktop.index.topic_revise import (
     attach,
-    build_tree,
     merges,
     relabel,
     reword_atoms,
     rewords,
     split_atoms,
-    split_members,
     splits,
 )
 
@@ -383,7 +386,7 @@ def test_splits_and_merges_leave_pinned_atoms_and_topics_alone() -> None:
 
 
 def test_past_ward_max_k_means_cuts_first(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(topic_clusters, "WARD_MAX", 20)
+    monkeypatch.setattr(topic_groups, "WARD_MAX", 20)
     ids, vectors, texts, groups = _atoms([25, 25, 20])
     state = _state(build_tree(ids, vectors, texts, params=PARAMS))
     assert sorted(a for t in state.topics for a in t.atoms) == sorted(ids)
