@@ -12,6 +12,7 @@ from vancetope_desktop.index.embedder import Embedder
 from vancetope_desktop.index.models import ModelSpec
 from vancetope_desktop.index.topic_build import build_tree
 from vancetope_desktop.index.topic_groups import split_members
+from vancetope_desktop.index.topic_labels import label_of
 from vancetope_desktop.index.topic_plans import (
     AtomTable,
     CreateTopic,
@@ -485,6 +486,9 @@ def test_labels_keep_acronyms_and_proper_nouns_and_put_verbs_last() -> None:
     assert "GPU" in leaf.surface and "FlashAttention" in leaf.surface and "Nvidia" in leaf.surface
     assert "kernels" in leaf.surface and "Kernels" not in leaf.surface  # capitalised only to start a sentence
     assert "improves" not in leaf.label and leaf.label.count(" · ") == 2 and leaf.label[0].isupper()
+    # An acronym's plural is said once in a label; an auxiliary verb comes last.
+    assert label_of(("HSCs", "HSC", "did", "BrdU", "division"), ["The HSCs did take up BrdU before division."]) \
+        == "HSCs · BrdU · division"
 
 
 def test_splits_of_two_leaves_of_one_parent_keep_its_fan_out() -> None:

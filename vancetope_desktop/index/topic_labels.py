@@ -44,13 +44,16 @@ SUMMARY_CHARS = 140
 def class_words(texts_by_class: Sequence[Sequence[str]], terms: int) -> list[tuple[str, ...]]:
     """Each class's ``terms`` best c-TF-IDF keywords (written forms), best first (see the module doc)."""
     phrases = [[pair for text in texts for pair in written_phrases(text, PHRASE_WORDS)] for texts in texts_by_class]
+    # A word's case is judged over every class: a name that only opens the statements of one leaf ("Caroline: …")
+    # is still a name.
+    seen = _casing(text for texts in texts_by_class for text in texts)
     counts = [Counter(key for key, _ in pairs) for pairs in phrases]
     overall: Counter[str] = Counter()
     for counter in counts:
         overall.update(counter)
     mean_terms = sum(overall.values()) / max(1, len(counts))
     out = []
-    for texts, pairs, counter in zip(texts_by_class, phrases, counts, strict=True):
+    for pairs, counter in zip(phrases, counts, strict=True):
         total = sum(counter.values())
         forms: dict[str, str] = {}
         for key, form in pairs:
@@ -64,7 +67,6 @@ def class_words(texts_by_class: Sequence[Sequence[str]], terms: int) -> list[tup
         )
         chosen: list[str] = []
         taken: list[set[str]] = []
-        seen = _casing(texts)
         for _, _, key in scored:
             if overlaps(key, taken):
                 continue
@@ -119,6 +121,8 @@ def _verb_like(term: str, texts: Iterable[str]) -> bool:
     "-s"/"-ed" between two content words ("Sleep consolidates memory"); any other use counts as a noun's. A
     heuristic (no tagger model ships), to put nouns first in a label."""
     target = term.casefold()
+    if target in _VERB_CUES:
+        return True  # "did", "does": an auxiliary the stop words let through
     votes = 0
     for text in texts:
         words = [w.casefold() for w in _TOKEN.findall(text)]
@@ -144,9 +148,19 @@ def label_of(surface: Sequence[str], texts: Sequence[str] = ()) -> str:
     if texts:
         verbs = {t for t in terms if " " not in t and _verb_like(t, texts)}
         terms = [t for t in terms if t not in verbs] + [t for t in terms if t in verbs]
-    label = LABEL_JOIN.join(terms[:LABEL_TERMS])
+    chosen: list[str] = []
+    for term in terms:
+        # "HSCs" beside "HSC": the stemmer keeps an acronym's plural apart, a label says it once.
+        if _singular(term) not in {_singular(c) for c in chosen}:
+            chosen.append(term)
+    label = LABEL_JOIN.join(chosen[:LABEL_TERMS])
     first = label.split(" ", 1)[0]
     return label[:1].upper() + label[1:] if first.islower() else label
+
+
+def _singular(term: str) -> str:
+    folded = term.casefold()
+    return folded[:-1] if folded.endswith("s") and not folded.endswith("ss") else folded
 
 
 def stem_key(term: str) -> str:
