@@ -320,7 +320,8 @@ def session_create_topic(session: Session, action: UserAction | None, *, scope_p
                          parent_id: str | None, summary: str = "", surface: Sequence[str] = (),
                          centroid: np.ndarray | str | None = None, origin: str = "cold",
                          pinned: Sequence[str] = (), pinned_atoms: Sequence[str] = (),
-                         root_fields: dict[str, Any] | None = None, reason: str = "") -> tables.DocumentRow:
+                         root_fields: dict[str, Any] | None = None, worded: int | None = None,
+                         reason: str = "") -> tables.DocumentRow:
     """Make one topic (``parent_id`` None: the tree's root) in ``scope_path``; recorded as ``status`` deleted →
     active under ``action`` (None: not recorded, an agent's tool call).
 
@@ -329,6 +330,7 @@ def session_create_topic(session: Session, action: UserAction | None, *, scope_p
         surface: its routing keywords, best first. centroid: a vector (stored with ``encode_vector``) or text
             already encoded. origin: one of :data:`ORIGINS`. pinned: fields of ``core.topics.PINNABLE``.
         root_fields: the root's own fields (``consolidated``, ``built_at``, ``atoms``); only with no parent.
+        worded: the atoms its surface was made from (``core.topics``' ``worded``; the digest's plans say it).
 
     Returns:
         The new row (flushed).
@@ -343,6 +345,8 @@ def session_create_topic(session: Session, action: UserAction | None, *, scope_p
     fields: dict[str, Any] = {"parent": parent_id, "surface": _words(surface), "centroid": _encoded(centroid),
                               "pinned": _pins(pinned), "pinned_atoms": list(dict.fromkeys(pinned_atoms)),
                               "origin": origin}
+    if worded is not None:
+        fields["worded"] = worded
     if parent_id is None:
         if _root_of(_tree_rows(session, scope_path)) is not None:
             raise InvalidTopic(f"{scope_path} has a topic tree already: a scope has one root")
@@ -371,9 +375,9 @@ def session_update_topic(session: Session, row: tables.DocumentRow, action: User
                          fields: dict[str, Any] | None = None, reason: str = "") -> bool:
     """Change a topic: its label, summary and any :data:`~core.topics.TOPIC_KEY` fields in ``fields``
     (``surface``, ``centroid`` as a vector or encoded text, ``parent``, ``pinned``, ``pinned_atoms``, ``origin``,
-    the root's ``consolidated`` / ``built_at`` / ``atoms``). The state before is kept as a version and the change
-    recorded as ``edit`` under ``action``, once per action (see the module's note). Nothing changes, nothing is
-    written.
+    ``worded``, the root's ``consolidated`` / ``built_at`` / ``atoms``). The state before is kept as a version and
+    the change recorded as ``edit`` under ``action``, once per action (see the module's note). Nothing changes,
+    nothing is written.
 
     Returns:
         Whether it changed.
