@@ -1,4 +1,4 @@
-"""The topic tree's cold build and revisions (issue 14, ``index/topic_clusters.py``) on real atoms.
+"""The topic tree's cold build and revisions (issue 14, ``index/topic_build.py``, ``topic_revise.py``) on real atoms.
 
 Run: ``.venv/bin/python tests/benchmarks/bench_topic_clusters.py [--docs 600] [--part build,attach,merge,consolidate]``
 
@@ -42,7 +42,8 @@ from _common import SCIFACT, SHARED, need, table
 
 from vancetope_desktop.core.settings import BUNDLED_MODEL
 from vancetope_desktop.generation.sentences import split_sentences
-from vancetope_desktop.index import topic_clusters as tc
+from vancetope_desktop.index import topic_build, topic_groups, topic_labels, topic_revise
+from vancetope_desktop.index import topic_plans as tp
 from vancetope_desktop.index.embedder import Embedder
 from vancetope_desktop.index.models import resolve_model
 
@@ -129,7 +130,7 @@ def locomo(conversation: int) -> Dataset:
 # -- leaf makers compared with the shipped Ward ------------------------------------------------------
 
 
-def kmeans_leaves(vectors: np.ndarray, params: tc.TreeParams) -> list[np.ndarray]:
+def kmeans_leaves(vectors: np.ndarray, params: tp.TreeParams) -> list[np.ndarray]:
     """Top-down: k-means into ``branching`` parts, recursively, until a part fits ``leaf_target``."""
     from sklearn.cluster import KMeans
 
@@ -149,7 +150,7 @@ def kmeans_leaves(vectors: np.ndarray, params: tc.TreeParams) -> list[np.ndarray
     return out
 
 
-def hdbscan_leaves(vectors: np.ndarray, params: tc.TreeParams) -> list[np.ndarray]:
+def hdbscan_leaves(vectors: np.ndarray, params: tp.TreeParams) -> list[np.ndarray]:
     """HDBSCAN clusters (min size 5), noise to the nearest cluster's centroid, oversized clusters cut."""
     from sklearn.cluster import HDBSCAN
 
@@ -159,30 +160,38 @@ def hdbscan_leaves(vectors: np.ndarray, params: tc.TreeParams) -> list[np.ndarra
         clusters = [np.arange(len(vectors))]
     noise = np.flatnonzero(labels < 0)
     if len(noise) and len(clusters) > 0 and labels.max() >= 0:
-        centroids = np.vstack([tc._centroid(vectors[c]) for c in clusters])
+        centroids = np.vstack([topic_groups.unit_centroid(vectors[c]) for c in clusters])
         nearest = np.argmax(vectors[noise] @ centroids.T, axis=1)
         clusters = [np.concatenate([c, noise[nearest == i]]) for i, c in enumerate(clusters)]
-    return [g for c in clusters for g in tc._bounded(vectors, np.sort(c), params.leaf_max)]
+    return [g for c in clusters for g in topic_groups.bounded_groups(vectors, np.sort(c), params.leaf_max)]
 
 
-LEAF_MAKERS: dict[str, Callable[[np.ndarray, tc.TreeParams], list[np.ndarray]]] = {
-    "ward (shipped)": tc._leaf_groups, "k-means top-down": kmeans_leaves, "hdbscan": hdbscan_leaves}
+def ward_by_size(vectors: np.ndarray, params: tp.TreeParams) -> list[np.ndarray]:
+    """Ward leaves by size only, without the cut of clearly distinct halves (``topic_groups.DISTINCT_COSINE``)."""
+    count = math.ceil(len(vectors) / params.leaf_target)
+    return [group for part in topic_groups.like_groups(vectors, count)
+            for group in topic_groups.bounded_groups(vectors, part, params.leaf_max)]
+
+
+LEAF_MAKERS: dict[str, Callable[[np.ndarray, tp.TreeParams], list[np.ndarray]]] = {
+    "ward (shipped)": topic_build.leaf_groups, "ward by size only": ward_by_size, "k-means top-down": kmeans_leaves,
+    "hdbscan": hdbscan_leaves}
 
 
 # -- trees as plain structures ----------------------------------------------------------------------
 
 
-def state_of(data: Dataset, ids: Sequence[str], plan: tc.TreePlan) -> tc.TreeState:
-    root = plan.of(tc.CreateTopic)[0]
-    state = tc.TreeState((tc.TopicState(root.key, None),))
-    return tc.apply_plan(state, tc.TreePlan(plan.operations[1:]))
+def state_of(data: Dataset, ids: Sequence[str], plan: tp.TreePlan) -> tp.TreeState:
+    root = plan.of(tp.CreateTopic)[0]
+    state = tp.TreeState((tp.TopicState(root.key, None),))
+    return tp.apply_plan(state, tp.TreePlan(plan.operations[1:]))
 
 
-def leaves_of(state: tc.TreeState) -> list[tc.TopicState]:
+def leaves_of(state: tp.TreeState) -> list[tp.TopicState]:
     return [t for t in state.leaves() if t.atoms]
 
 
-def pair_scores(data: Dataset, state: tc.TreeState, rows_of: dict[str, int]) -> tuple[float, float]:
+def pair_scores(data: Dataset, state: tp.TreeState, rows_of: dict[str, int]) -> tuple[float, float]:
     """Pair precision (same group | same leaf) and pair recall (same leaf | same group)."""
     same_leaf = same_both = 0
     for leaf in leaves_of(state):
@@ -199,7 +208,7 @@ BUDGETS = (0.05, 0.10, 0.25)
 """Shares of the atoms the routing may score: leaves are taken nearest first until they hold this many."""
 
 
-def routing(data: Dataset, state: tc.TreeState, rows_of: dict[str, int]) -> list[float]:
+def routing(data: Dataset, state: tp.TreeState, rows_of: dict[str, int]) -> list[float]:
     """Per budget of :data:`BUDGETS`: the share of query evidence with an atom in the leaves nearest the query
     (by centroid cosine) that together hold that share of the atoms."""
     leaves = leaves_of(state)
@@ -222,23 +231,23 @@ def routing(data: Dataset, state: tc.TreeState, rows_of: dict[str, int]) -> list
     return [f / max(1, wanted) for f in found]
 
 
-def depth_of(state: tc.TreeState) -> int:
+def depth_of(state: tp.TreeState) -> int:
     return max(len(state.ancestors(t.id)) for t in state.topics)
 
 
-def run_build(datasets: list[Dataset], params: tc.TreeParams) -> None:
+def run_build(datasets: list[Dataset], params: tp.TreeParams) -> None:
     rows = []
     for data in datasets:
         rows_of = {a: i for i, a in enumerate(data.ids)}
         for name, maker in LEAF_MAKERS.items():
-            original = tc._leaf_groups
-            tc._leaf_groups = maker
+            original = topic_build.leaf_groups
+            topic_build.leaf_groups = maker
             try:
                 start = time.perf_counter()
-                plan = tc.build_tree(data.ids, data.vectors, data.texts, params=params)
+                plan = topic_build.build_tree(data.ids, data.vectors, data.texts, params=params)
                 seconds = time.perf_counter() - start
             finally:
-                tc._leaf_groups = original
+                topic_build.leaf_groups = original
             state = state_of(data, data.ids, plan)
             sizes = np.array([len(leaf.atoms) for leaf in leaves_of(state)])
             precision, recall = pair_scores(data, state, rows_of)
@@ -254,7 +263,7 @@ def run_build(datasets: list[Dataset], params: tc.TreeParams) -> None:
         *(f"route@{b:.0%}" for b in BUDGETS)], rows))
 
 
-def descend(state: tc.TreeState, vector: np.ndarray, beam: int) -> str:
+def descend(state: tp.TreeState, vector: np.ndarray, beam: int) -> str:
     """The leaf a top-down beam (width ``beam``, by centroid cosine) ends on."""
     frontier = [state.root.id]
     best_leaf, best_score = None, -2.0
@@ -270,17 +279,18 @@ def descend(state: tc.TreeState, vector: np.ndarray, beam: int) -> str:
     return best_leaf
 
 
-def run_attach(data: Dataset, params: tc.TreeParams) -> None:
+def run_attach(data: Dataset, params: tp.TreeParams) -> None:
     rng = np.random.default_rng(0)
     held = np.sort(rng.choice(len(data.ids), size=len(data.ids) // 10, replace=False))
     kept = np.setdiff1d(np.arange(len(data.ids)), held)
     ids = [data.ids[i] for i in kept]
-    state = state_of(data, ids, tc.build_tree(ids, data.vectors[kept], [data.texts[i] for i in kept], params=params))
+    state = state_of(data, ids, topic_build.build_tree(ids, data.vectors[kept], [data.texts[i] for i in kept],
+                                                       params=params))
     rows_of = {a: i for i, a in enumerate(data.ids)}
     start = time.perf_counter()
-    plan = tc.attach([data.ids[i] for i in held], data.vectors[held], state)
+    plan = topic_revise.attach([data.ids[i] for i in held], data.vectors[held], state)
     flat_seconds = time.perf_counter() - start
-    flat = {m.atom: m.to for m in plan.of(tc.MoveAtom)}
+    flat = {m.atom: m.to for m in plan.of(tp.MoveAtom)}
     rows = []
     for name, chooser, seconds in [("nearest leaf (shipped)", lambda a, v: flat[a], flat_seconds),
                                    ("beam 3 descent", lambda a, v: descend(state, v, 3), None),
@@ -298,10 +308,10 @@ def run_attach(data: Dataset, params: tc.TreeParams) -> None:
         "atoms of", "attach by", "new atoms", "leaf holds its group", "= nearest leaf", "ms"], rows))
 
 
-def run_merge(datasets: list[Dataset], params: tc.TreeParams) -> None:
+def run_merge(datasets: list[Dataset], params: tp.TreeParams) -> None:
     rows = []
     for data in datasets:
-        state = state_of(data, data.ids, tc.build_tree(data.ids, data.vectors, data.texts, params=params))
+        state = state_of(data, data.ids, topic_build.build_tree(data.ids, data.vectors, data.texts, params=params))
         rows_of = {a: i for i, a in enumerate(data.ids)}
         siblings, overlaps_s = [], []
         for children in state.children.values():
@@ -309,7 +319,7 @@ def run_merge(datasets: list[Dataset], params: tc.TreeParams) -> None:
             for i, a in enumerate(leaves):
                 for b in leaves[i + 1:]:
                     siblings.append(float(a.centroid @ b.centroid))
-                    overlaps_s.append(tc._surface_overlap(a.surface, b.surface))
+                    overlaps_s.append(topic_labels.surface_overlap(a.surface, b.surface))
         halves, overlaps_h = [], []
         rng = np.random.default_rng(0)
         for leaf in leaves_of(state):
@@ -318,9 +328,10 @@ def run_merge(datasets: list[Dataset], params: tc.TreeParams) -> None:
             order = rng.permutation(len(leaf.atoms))
             parts = [[rows_of[leaf.atoms[j]] for j in order[: len(order) // 2]],
                      [rows_of[leaf.atoms[j]] for j in order[len(order) // 2:]]]
-            halves.append(float(tc._centroid(data.vectors[parts[0]]) @ tc._centroid(data.vectors[parts[1]])))
-            words = tc._class_words([[data.texts[r] for r in p] for p in parts], params.surface_terms)
-            overlaps_h.append(tc._surface_overlap(*words))
+            halves.append(float(topic_groups.unit_centroid(data.vectors[parts[0]])
+                                @ topic_groups.unit_centroid(data.vectors[parts[1]])))
+            words = topic_labels.class_words([[data.texts[r] for r in p] for p in parts], params.surface_terms)
+            overlaps_h.append(topic_labels.surface_overlap(*words))
         q = [5, 25, 50, 75, 95, 99]
         rows.append([data.name, "distinct siblings", f"{len(siblings)}",
                      " ".join(f"{np.percentile(siblings, p):.2f}" for p in q),
@@ -329,7 +340,7 @@ def run_merge(datasets: list[Dataset], params: tc.TreeParams) -> None:
                      " ".join(f"{np.percentile(halves, p):.2f}" for p in q),
                      " ".join(f"{np.percentile(overlaps_h, p):.2f}" for p in q)])
         for t in (0.8, 0.85, 0.9, 0.95):
-            for o in (0.0, tc.MERGE_OVERLAP):
+            for o in (0.0, topic_revise.MERGE_OVERLAP):
                 wrong = np.mean([(s >= t) and (w >= o) for s, w in zip(siblings, overlaps_s, strict=True)])
                 right = np.mean([(s >= t) and (w >= o) for s, w in zip(halves, overlaps_h, strict=True)])
                 rows.append([data.name, f"t={t} overlap≥{o}", "", f"halves caught {right:.1%}",
@@ -338,29 +349,29 @@ def run_merge(datasets: list[Dataset], params: tc.TreeParams) -> None:
         "atoms of", "pairs", "n", "cosine p5 p25 p50 p75 p95 p99", "surface overlap p5…p99"], rows))
 
 
-def revise(state: tc.TreeState, data: Dataset, new: np.ndarray, known: np.ndarray, params: tc.TreeParams,
-           threshold: float, regroup: bool) -> tc.TreeState:
+def revise(state: tp.TreeState, data: Dataset, new: np.ndarray, known: np.ndarray, params: tp.TreeParams,
+           threshold: float, regroup: bool) -> tp.TreeState:
     """One digest's local revision: attach ``new`` rows, split what grew, merge near-identical siblings."""
-    state = tc.apply_plan(state, tc.attach([data.ids[i] for i in new], data.vectors[new], state))
+    state = tp.apply_plan(state, topic_revise.attach([data.ids[i] for i in new], data.vectors[new], state))
     rows = np.concatenate([known, new])
-    table_ = tc.atom_table([data.ids[i] for i in rows], data.vectors[rows], [data.texts[i] for i in rows])
-    state = tc.apply_plan(state, tc.splits(state, table_, params, regroup=regroup))
-    return tc.apply_plan(state, tc.merges(state, threshold, params))
+    table_ = tp.atom_table([data.ids[i] for i in rows], data.vectors[rows], [data.texts[i] for i in rows])
+    state = tp.apply_plan(state, topic_revise.splits(state, table_, params, regroup=regroup))
+    return tp.apply_plan(state, topic_revise.merges(state, threshold, params))
 
 
-def run_consolidate(data: Dataset, params: tc.TreeParams, starts: Sequence[int], batch: int,
+def run_consolidate(data: Dataset, params: tp.TreeParams, starts: Sequence[int], batch: int,
                     threshold: float, regroup: bool) -> None:
     rng = np.random.default_rng(1)
     order = rng.permutation(len(data.ids))  # atoms arrive in random order (a library grows over all its topics)
     rows_of = {a: i for i, a in enumerate(data.ids)}
-    full = state_of(data, data.ids, tc.build_tree(data.ids, data.vectors, data.texts, params=params))
+    full = state_of(data, data.ids, topic_build.build_tree(data.ids, data.vectors, data.texts, params=params))
     precision, recall = pair_scores(data, full, rows_of)
     routed = routing(data, full, rows_of)
     rows = [[data.name, "rebuild on all", f"{precision:.3f}", f"{recall:.3f}", *(f"{r:.3f}" for r in routed),
              f"{len(leaves_of(full))}", f"{depth_of(full)}", "", ""]]
     for start in starts:
         first = order[:start]
-        state = state_of(data, [data.ids[i] for i in first], tc.build_tree(
+        state = state_of(data, [data.ids[i] for i in first], topic_build.build_tree(
             [data.ids[i] for i in first], data.vectors[first], [data.texts[i] for i in first], params=params))
         began = time.perf_counter()
         days = 0
@@ -387,14 +398,14 @@ def main() -> None:
     parser.add_argument("--docs", type=int, default=600)
     parser.add_argument("--conversations", type=int, default=2)
     parser.add_argument("--part", default="build,attach,merge,consolidate")
-    parser.add_argument("--leaf-max", type=int, default=tc.TreeParams().leaf_max)
-    parser.add_argument("--leaf-fill", type=float, default=tc.TreeParams().leaf_fill)
+    parser.add_argument("--leaf-max", type=int, default=tp.TreeParams().leaf_max)
+    parser.add_argument("--leaf-fill", type=float, default=tp.TreeParams().leaf_fill)
     parser.add_argument("--threshold", type=float, default=0.9)
     parser.add_argument("--starts", default="50,100,200,300,500,1000")
     parser.add_argument("--regroup", choices=["no", "yes", "both"], default="both",
                         help="splits(regroup=…) in the consolidation part")
     args = parser.parse_args()
-    params = tc.TreeParams(leaf_max=args.leaf_max, leaf_fill=args.leaf_fill)
+    params = tp.TreeParams(leaf_max=args.leaf_max, leaf_fill=args.leaf_fill)
     parts = set(args.part.split(","))
     datasets = [scifact(args.docs)] + [locomo(i) for i in range(args.conversations)]
     if "build" in parts:

@@ -4,7 +4,7 @@ Run: ``.venv/bin/python tests/benchmarks/bench_topic_scale.py [--sizes 10000 100
 [--sweep 100000] [--seed 14]``
 
 For each size a synthetic tree is grown the way the product's cold build shapes one
-(``index/topic_clusters.py``: leaves of 20-40 atoms, ``leaf_max`` 40; about 10 children per inner topic,
+(``index/topic_build.py``: leaves of 20-40 atoms, ``leaf_max`` 40; about 10 children per inner topic,
 at most 20 at the top), with clustered random unit vectors (384-d float32, the bundled model's size):
 
 * each topic's centre is its parent's plus Gaussian noise of the same length (cosine to the parent ~0.7),

@@ -9,7 +9,7 @@ from tests.conftest import stored_counts
 from tests.topic_trees import FACTS, small_tree
 from vancetope_desktop.core.documents import DocumentStatus, DocumentType, IndexState
 from vancetope_desktop.core.errors import AccessDenied, DocumentNotFound, InvalidInput
-from vancetope_desktop.core.topics import TOPIC_KEY, decode_vector
+from vancetope_desktop.core.topics import TOPIC_KEY, decode_vector, topic_fields
 from vancetope_desktop.core.undo import UserAction
 from vancetope_desktop.services import (
     atoms,
@@ -98,7 +98,9 @@ def test_the_digests_session_writes_are_one_undo_step(tree):
     action = _action("Digest of today")
     with write_session(lib.engine) as session:
         herons = session.get(documents.tables.DocumentRow, ids["herons"])
-        made = topics.session_create_topic(session, action, scope_path=P, label="Chicks", parent_id=ids["herons"])
+        made = topics.session_create_topic(session, action, scope_path=P, label="Chicks", parent_id=ids["herons"],
+                                           worded=3)
+        assert topic_fields(made.meta)["worded"] == 3  # what the digest's rewords counts from
         topics.session_update_topic(session, herons, action, label="Grey herons", fields={"surface": ["grey"]})
         topics.session_update_topic(session, herons, action, summary="Herons of the carr.")  # one version kept
         topics.session_remove_member(session, ids["a1"], ids["herons"], action)

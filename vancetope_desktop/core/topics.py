@@ -13,6 +13,7 @@ metadata :data:`TOPIC_KEY`::
      "pinned": ["label", "parent", "surface"]   what a person set by hand: the digest never changes it,
      "pinned_atoms": [atom id, …]   atoms a person put here: the digest never moves them out,
      "origin": "cold" | "attach" | "split" | "merge" | "person"   how it was made,
+     "worded": int   the atoms a leaf held when its surface was made (``index.topic_revise.rewords``),
      # on the root only:
      "root": True, "consolidated": bool, "built_at": ISO time, "atoms": int (atoms under the tree then)}
 

@@ -63,7 +63,7 @@ from ..core.topics import PINNABLE, TOPIC_KEY, Topic, TopicTree, decode_vector, 
 from ..core.undo import UserAction
 from ..generation.keywords import keywords
 from ..generation.sentences import BlockKind, Sentence
-from ..index.topic_clusters import split_members
+from ..index.topic_groups import split_members
 from ..store import tables
 from ..store.blobs import hash_text
 from ..store.db import read_session, write_session
@@ -320,7 +320,8 @@ def session_create_topic(session: Session, action: UserAction | None, *, scope_p
                          parent_id: str | None, summary: str = "", surface: Sequence[str] = (),
                          centroid: np.ndarray | str | None = None, origin: str = "cold",
                          pinned: Sequence[str] = (), pinned_atoms: Sequence[str] = (),
-                         root_fields: dict[str, Any] | None = None, reason: str = "") -> tables.DocumentRow:
+                         root_fields: dict[str, Any] | None = None, worded: int | None = None,
+                         reason: str = "") -> tables.DocumentRow:
     """Make one topic (``parent_id`` None: the tree's root) in ``scope_path``; recorded as ``status`` deleted →
     active under ``action`` (None: not recorded, an agent's tool call).
 
@@ -329,6 +330,7 @@ def session_create_topic(session: Session, action: UserAction | None, *, scope_p
         surface: its routing keywords, best first. centroid: a vector (stored with ``encode_vector``) or text
             already encoded. origin: one of :data:`ORIGINS`. pinned: fields of ``core.topics.PINNABLE``.
         root_fields: the root's own fields (``consolidated``, ``built_at``, ``atoms``); only with no parent.
+        worded: the atoms its surface was made from (``core.topics``' ``worded``; the digest's plans say it).
 
     Returns:
         The new row (flushed).
@@ -343,6 +345,8 @@ def session_create_topic(session: Session, action: UserAction | None, *, scope_p
     fields: dict[str, Any] = {"parent": parent_id, "surface": _words(surface), "centroid": _encoded(centroid),
                               "pinned": _pins(pinned), "pinned_atoms": list(dict.fromkeys(pinned_atoms)),
                               "origin": origin}
+    if worded is not None:
+        fields["worded"] = worded
     if parent_id is None:
         if _root_of(_tree_rows(session, scope_path)) is not None:
             raise InvalidTopic(f"{scope_path} has a topic tree already: a scope has one root")
@@ -371,9 +375,9 @@ def session_update_topic(session: Session, row: tables.DocumentRow, action: User
                          fields: dict[str, Any] | None = None, reason: str = "") -> bool:
     """Change a topic: its label, summary and any :data:`~core.topics.TOPIC_KEY` fields in ``fields``
     (``surface``, ``centroid`` as a vector or encoded text, ``parent``, ``pinned``, ``pinned_atoms``, ``origin``,
-    the root's ``consolidated`` / ``built_at`` / ``atoms``). The state before is kept as a version and the change
-    recorded as ``edit`` under ``action``, once per action (see the module's note). Nothing changes, nothing is
-    written.
+    ``worded``, the root's ``consolidated`` / ``built_at`` / ``atoms``). The state before is kept as a version and
+    the change recorded as ``edit`` under ``action``, once per action (see the module's note). Nothing changes,
+    nothing is written.
 
     Returns:
         Whether it changed.
@@ -776,7 +780,7 @@ def split_topic(lib: Library, topic_id: str, groups: Sequence[Sequence[str]] | N
 
     Args:
         groups: two or more disjoint lists of atom ids, each atom one of the topic's own. None: all its own atoms
-            cut in ``parts`` groups of like meaning (``index.topic_clusters.split_members`` over their vectors,
+            cut in ``parts`` groups of like meaning (``index.topic_groups.split_members`` over their vectors,
             embedded here by the library's model: a topic's atoms are short and a few hundred at most).
         labels: one label per group (default: each group's best keyword, ``generation.keywords``, else the
             split topic's label and the group's number); each group's surface is its :data:`SURFACE_WORDS` best

@@ -1,4 +1,5 @@
-"""The topic tree's pure algorithms (index/topic_clusters.py): split, cold build, attach, splits, merges, pins."""
+"""The topic tree's pure algorithms (index/topic_groups, topic_build, topic_revise, topic_labels, topic_plans):
+split, cold build, labels, attach, splits, rewords, merges, pins."""
 
 from __future__ import annotations
 
@@ -6,10 +7,13 @@ import numpy as np
 import pytest
 
 from vancetope_desktop.core.errors import InvalidInput
-from vancetope_desktop.index import topic_clusters
+from vancetope_desktop.index import topic_groups
 from vancetope_desktop.index.embedder import Embedder
 from vancetope_desktop.index.models import ModelSpec
-from vancetope_desktop.index.topic_clusters import (
+from vancetope_desktop.index.topic_build import build_tree
+from vancetope_desktop.index.topic_groups import split_members
+from vancetope_desktop.index.topic_labels import label_of
+from vancetope_desktop.index.topic_plans import (
     AtomTable,
     CreateTopic,
     MergeTopics,
@@ -22,12 +26,14 @@ from vancetope_desktop.index.topic_clusters import (
     UpdateTopic,
     apply_plan,
     atom_table,
+)
+from vancetope_desktop.index.topic_revise import (
     attach,
-    build_tree,
     merges,
     relabel,
+    reword_atoms,
+    rewords,
     split_atoms,
-    split_members,
     splits,
 )
 
@@ -156,7 +162,7 @@ def test_labels_and_surfaces_are_words_of_the_members() -> None:
     for leaf in state.leaves():
         members = " ".join(of[a] for a in leaf.atoms)
         assert leaf.label and leaf.surface
-        assert leaf.label == ", ".join(leaf.surface[:3])
+        assert leaf.label.casefold() == " · ".join(leaf.surface[:3]).casefold()
         assert all(word in members for term in leaf.surface for word in term.split())
         assert leaf.summary in {of[a] for a in leaf.atoms}
     # A leaf's first keyword holds one of its topic's words, not only words every statement has ("measured").
@@ -240,6 +246,36 @@ def _grown(sizes: list[int], extra: int) -> tuple[TreeState, AtomTable, str]:
     return state, table, leaf.id
 
 
+def test_rewords_renews_a_leaf_grown_by_half_since_its_words_were_made() -> None:
+    ids, vectors, texts, _ = _atoms([8, 8, 8])
+    state = _state(build_tree(ids, vectors, texts, params=PARAMS))
+    leaf = next(t for t in state.leaves() if t.atoms)
+    assert leaf.worded == len(leaf.atoms) and "telescope" not in leaf.surface
+    of = dict(zip(ids, texts, strict=True))
+    telescope = "The telescope imaged the insulin crystals with a telescope."
+    new = {f"new-{i}": telescope for i in range(len(leaf.atoms) // 2)}
+    grown = apply_plan(state, TreePlan([MoveAtom(a, leaf.id) for a in new]))
+    assert not rewords(grown, of | new, PARAMS)  # half as many again: not yet
+    new["new-last"] = "A telescope again."
+    grown = apply_plan(state, TreePlan([MoveAtom(a, leaf.id) for a in new]))
+    assert reword_atoms(grown) >= set(grown.by_id[leaf.id].atoms)
+    plan = rewords(grown, of | new, PARAMS)
+    update = plan.of(UpdateTopic)[0]
+    assert update.topic == leaf.id and update.surface[0] == "telescope" and update.label.startswith("Telescope")
+    assert update.worded == len(grown.by_id[leaf.id].atoms)
+    after = apply_plan(grown, plan)
+    assert not rewords(after, of | new, PARAMS)  # renewed: fresh until it grows again
+    assert "telescope" in after.by_id[leaf.parent_id].surface  # the parent's words follow
+    # A pinned label stays; words not known (a tree stored before ``worded``) are left alone.
+    pinned = TreeState(tuple(TopicState(**{**t.__dict__, "pinned": frozenset({"label"})}) if t.id == leaf.id else t
+                             for t in grown.topics))
+    assert rewords(pinned, of | new, PARAMS).of(UpdateTopic)[0].label is None
+    unknown = TreeState(tuple(TopicState(**{**t.__dict__, "worded": None}) for t in grown.topics))
+    assert not rewords(unknown, of | new, PARAMS)
+    with pytest.raises(InvalidInput, match="not given"):
+        rewords(grown, new, PARAMS)
+
+
 def test_splits_cuts_an_oversized_leaf_beside_itself() -> None:
     state, table, leaf = _grown([10, 10, 10], extra=8)
     assert len(state.by_id[leaf].atoms) > PARAMS.leaf_max
@@ -296,7 +332,7 @@ def test_relabel_renews_a_parent_from_its_children_unless_pinned() -> None:
     parent = TopicState("p", "root", "old", ("old",))
     children = [(("insulin", "glucose"), 10), (("insulin", "pancreas"), 5)]
     update = relabel(parent, children)
-    assert update is not None and update.surface[0] == "insulin" and update.label.startswith("insulin")
+    assert update is not None and update.surface[0] == "insulin" and update.label == "Insulin · glucose · pancreas"
     pinned = TopicState("p", "root", "Diabetes", ("old",), pinned=frozenset({"label", "surface"}))
     assert relabel(pinned, children) is None
 
@@ -351,7 +387,7 @@ def test_splits_and_merges_leave_pinned_atoms_and_topics_alone() -> None:
 
 
 def test_past_ward_max_k_means_cuts_first(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(topic_clusters, "WARD_MAX", 20)
+    monkeypatch.setattr(topic_groups, "WARD_MAX", 20)
     ids, vectors, texts, groups = _atoms([25, 25, 20])
     state = _state(build_tree(ids, vectors, texts, params=PARAMS))
     assert sorted(a for t in state.topics for a in t.atoms) == sorted(ids)
@@ -403,6 +439,56 @@ def test_a_tree_over_the_bundled_models_vectors_keeps_topics_apart(spec: ModelSp
     new = embedder.encode_documents(["Type 1 diabetes patients inject insulin before meals."])
     target = attach(["new"], new, state).of(MoveAtom)[0].to
     assert {of[a] for a in state.by_id[target].atoms} == {"diabetes"}
+
+
+THEMES = {
+    "sleep": [
+        "Sleep consolidates memory by replaying the day's experiences.",
+        "REM sleep supports the consolidation of emotional memories.",
+        "Sleep deprivation impairs the formation of new memories in the hippocampus.",
+        "Slow-wave sleep strengthens declarative memory traces.",
+    ],
+    "transformers": [
+        "FlashAttention makes transformer attention faster by tiling it in GPU memory.",
+        "Sparse attention reduces the quadratic cost of transformers on long sequences.",
+        "Quantizing transformer weights to 8 bits cuts inference cost with little accuracy loss.",
+        "Distillation trains a small transformer to mimic a large one efficiently.",
+    ],
+    "coffee": [
+        "Caffeine blocks adenosine receptors and keeps people awake.",
+        "Coffee contains about 95 mg of caffeine per cup.",
+        "Caffeine tolerance builds up with daily coffee drinking.",
+        "Drinking coffee late in the day delays falling asleep.",
+    ],
+}
+
+
+@pytest.mark.usefixtures("offline")
+def test_a_small_library_on_three_themes_gets_a_topic_per_theme(spec: ModelSpec) -> None:
+    # 12 atoms are under one leaf's target (20): by size alone they made one topic, "sleep, memory, Caffeine".
+    texts = [t for statements in THEMES.values() for t in statements]
+    ids = [f"atom-{i}" for i in range(len(texts))]
+    of = {atom: theme for atom, theme in zip(ids, (n for n, s in THEMES.items() for _ in s), strict=True)}
+    state = _state(build_tree(ids, Embedder(spec).encode_documents(texts), texts))
+    assert sorted(sorted(of[a] for a in leaf.atoms) for leaf in state.leaves()) == [[n] * 4 for n in sorted(THEMES)]
+    assert all(state.by_id[leaf.id].parent_id == state.root.id for leaf in state.leaves())
+    # Labels are nouns first ("consolidates", "blocks" are the members' verbs), lower-case after the first letter.
+    assert sorted(leaf.label for leaf in state.leaves()) == [
+        "Caffeine · coffee · drinking", "Sleep · memory · experiences", "Transformer · attention · cost"]
+
+
+def test_labels_keep_acronyms_and_proper_nouns_and_put_verbs_last() -> None:
+    texts = ["FlashAttention improves GPU kernels.", "The GPU kernels of FlashAttention run on Nvidia cards.",
+             "Tiling improves the GPU kernels.", "Nvidia cards run FlashAttention kernels.",
+             "Kernels of Nvidia cards improve with tiling."]
+    plan = build_tree([f"a{i}" for i in range(5)], _blobs([5]), texts)
+    leaf = next(op for op in plan.of(CreateTopic) if op.parent is not None)
+    assert "GPU" in leaf.surface and "FlashAttention" in leaf.surface and "Nvidia" in leaf.surface
+    assert "kernels" in leaf.surface and "Kernels" not in leaf.surface  # capitalised only to start a sentence
+    assert "improves" not in leaf.label and leaf.label.count(" · ") == 2 and leaf.label[0].isupper()
+    # An acronym's plural is said once in a label; an auxiliary verb comes last.
+    assert label_of(("HSCs", "HSC", "did", "BrdU", "division"), ["The HSCs did take up BrdU before division."]) \
+        == "HSCs · BrdU · division"
 
 
 def test_splits_of_two_leaves_of_one_parent_keep_its_fan_out() -> None:

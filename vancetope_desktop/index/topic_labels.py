@@ -1,0 +1,217 @@
+"""The topic tree's words (issue 14): lexical surfaces (the keywords that route a query) and labels (the names
+people read), both from the member atoms' statements. Pure text work over ``generation.keywords``.
+
+A leaf's surface is its c-TF-IDF keywords against the other leaves (:func:`class_words`: class-based TF-IDF,
+Grootendorst 2022: ``tf(t, c) × log(1 + A / f(t))``, ``tf`` the term's share of the leaf's terms, ``A`` the mean
+terms per leaf, ``f(t)`` the term's count in all leaves), over the product's stemmed phrase keys (its stop words,
+Snowball stems, runs of up to two content words), shown as first written but lower-cased unless an acronym,
+mixed case or a proper noun. A parent's surface combines its children's (:func:`combine_surfaces`). The label
+(:func:`label_of`; for people, kept apart from the surface) is the first :data:`LABEL_TERMS` surface terms, nouns
+before the members' verbs ("Sleep · memory · REM"); the summary (:func:`summary_of`) the member statement nearest
+the centroid, shortened.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+
+import numpy as np
+
+from ..generation.keywords import STOP_WORDS, overlaps, stemmer, written_phrases
+
+PHRASE_WORDS = 2
+"""Surface terms are single words or two-word phrases ("stem cells", "signaling pathways" on SciFact); a
+phrase must occur twice in a leaf to count, which three-word runs of a leaf's few statements seldom do."""
+
+
+LABEL_TERMS = 3
+"""A label is the first three surface terms ("methylation, epigenetic, DNA" on SciFact, "camping, nature, kids"
+on LoCoMo): one line of the Topics pane, and enough words to tell sibling topics apart."""
+
+
+LABEL_JOIN = " · "
+"""Between a label's terms ("Sleep · memory · REM"): a list of keywords, not a sentence, so no "and" (which
+would also need the library's language); a term never holds it, where a comma may be read into a phrase."""
+
+
+SUMMARY_CHARS = 140
+"""A summary is cut at a word boundary before this many characters (one line of the Topics pane)."""
+
+
+def class_words(texts_by_class: Sequence[Sequence[str]], terms: int) -> list[tuple[str, ...]]:
+    """Each class's ``terms`` best c-TF-IDF keywords (written forms), best first (see the module doc)."""
+    phrases = [[pair for text in texts for pair in written_phrases(text, PHRASE_WORDS)] for texts in texts_by_class]
+    # A word's case is judged over every class: a name that only opens the statements of one leaf ("Caroline: …")
+    # is still a name.
+    seen = _casing(text for texts in texts_by_class for text in texts)
+    counts = [Counter(key for key, _ in pairs) for pairs in phrases]
+    overall: Counter[str] = Counter()
+    for counter in counts:
+        overall.update(counter)
+    mean_terms = sum(overall.values()) / max(1, len(counts))
+    out = []
+    for pairs, counter in zip(phrases, counts, strict=True):
+        total = sum(counter.values())
+        forms: dict[str, str] = {}
+        for key, form in pairs:
+            forms.setdefault(key, form)
+        order = {key: i for i, key in enumerate(forms)}
+        scored = sorted(
+            (-(count / total) * math.log(1 + mean_terms / overall[key]), order.get(key, 0), key)
+            for key, count in counter.items()
+            # A phrase said once is a coincidence of words, not a key phrase (generation.keywords' rule).
+            if " " not in key or count >= 2
+        )
+        chosen: list[str] = []
+        taken: list[set[str]] = []
+        for _, _, key in scored:
+            if overlaps(key, taken):
+                continue
+            chosen.append(" ".join(_cased(word, seen) for word in forms.get(key, key).split()))
+            taken.append(set(key.split()))
+            if len(chosen) == terms:
+                break
+        out.append(tuple(chosen))
+    return out
+
+
+_TOKEN = re.compile(r"[^\W_][\w'’-]*")
+
+
+_SENTENCE_END = re.compile(r"[.!?…:;]\s*$")
+
+
+_VERB_CUES = frozenset({"to", "can", "could", "may", "might", "will", "would", "should", "must", "it", "they", "we",
+                        "which", "that", "who", "also", "often", "not", "does", "do", "did"})
+"""Words after which a word is a verb ("to improve", "it improves")."""
+
+
+_OBJECT_WORDS = frozenset({"the", "a", "an", "this", "these", "those", "its", "their", "our", "his", "her"})
+"""Words that open an object: a word before one is a verb ("Knead the dough")."""
+
+
+def _cased(word: str, seen: Mapping[str, tuple[bool, bool]]) -> str:
+    """``word`` lower-cased unless written in capitals or mixed case ("GPU", "FlashAttention", "mRNA") or
+    capitalised everywhere the members write it, once at least not starting a sentence (a proper noun).
+    ``seen``: lower-cased word → (always capitalised, seen inside a sentence), from :func:`_casing`."""
+    if any(c.isupper() for c in word[1:]):
+        return word
+    always, inside = seen.get(word.casefold(), (False, False))
+    return word if always and inside else word.lower()
+
+
+def _casing(texts: Iterable[str]) -> dict[str, tuple[bool, bool]]:
+    """Lower-cased word → (every occurrence starts with a capital, one of them is not a sentence's first word)."""
+    seen: dict[str, tuple[bool, bool]] = {}
+    for text in texts:
+        for match in _TOKEN.finditer(text):
+            word = match.group()
+            first = not text[:match.start()].strip() or _SENTENCE_END.search(text[:match.start()]) is not None
+            always, inside = seen.get(word.casefold(), (True, False))
+            seen[word.casefold()] = (always and word[0].isupper(), inside or (not first and word[0].isupper()))
+    return seen
+
+
+def _verb_like(term: str, texts: Iterable[str]) -> bool:
+    """Whether the single word ``term`` is used as a verb in most of its occurrences in ``texts``: after "to", a
+    modal or a pronoun, before a determiner (an object: "Knead the dough", "by replaying the day"), or as
+    "-s"/"-ed" between two content words ("Sleep consolidates memory"); any other use counts as a noun's. A
+    heuristic (no tagger model ships), to put nouns first in a label."""
+    target = term.casefold()
+    if target in _VERB_CUES:
+        return True  # "did", "does": an auxiliary the stop words let through
+    votes = 0
+    for text in texts:
+        words = [w.casefold() for w in _TOKEN.findall(text)]
+        for i, word in enumerate(words):
+            if word != target:
+                continue
+            before = words[i - 1] if i else ""
+            after = words[i + 1] if i + 1 < len(words) else ""
+            inflected = (word.endswith("s") and not word.endswith(("ss", "us", "is"))) or word.endswith("ed")
+            if before in _VERB_CUES or after in _OBJECT_WORDS or (
+                    inflected and before and before not in STOP_WORDS and after and after not in STOP_WORDS):
+                votes += 1
+            else:
+                votes -= 1
+    return votes > 0
+
+
+def label_of(surface: Sequence[str], texts: Sequence[str] = ()) -> str:
+    """A topic's name for people: its first :data:`LABEL_TERMS` surface terms, single words used as verbs in
+    ``texts`` (the members, when given) after the others, joined by :data:`LABEL_JOIN`, the first letter
+    capitalised (unless its word is written in mixed case, "mRNA")."""
+    terms = list(surface)
+    if texts:
+        verbs = {t for t in terms if " " not in t and _verb_like(t, texts)}
+        terms = [t for t in terms if t not in verbs] + [t for t in terms if t in verbs]
+    chosen: list[str] = []
+    for term in terms:
+        # "HSCs" beside "HSC": the stemmer keeps an acronym's plural apart, a label says it once.
+        if _singular(term) not in {_singular(c) for c in chosen}:
+            chosen.append(term)
+    label = LABEL_JOIN.join(chosen[:LABEL_TERMS])
+    first = label.split(" ", 1)[0]
+    return label[:1].upper() + label[1:] if first.islower() else label
+
+
+def _singular(term: str) -> str:
+    folded = term.casefold()
+    return folded[:-1] if folded.endswith("s") and not folded.endswith("ss") else folded
+
+
+def stem_key(term: str) -> str:
+    stem = stemmer().stemWord
+    return " ".join(stem(word.casefold()) for word in term.split())
+
+
+def combine_surfaces(children: Sequence[tuple[Sequence[str], int]], terms: int) -> tuple[str, ...]:
+    """A parent's surface from its children's: each child's term weighs its child's size times
+    ``1 - rank / len(surface)`` (its first term 1, its last near 0), weights summed per stem key; the best
+    ``terms``, shown as the heaviest child wrote them.
+
+    Args:
+        children: ``(surface, size)`` per child, ``size`` its atoms.
+        terms: how many to keep.
+    """
+    weight: dict[str, float] = defaultdict(float)
+    forms: dict[str, str] = {}
+    first: dict[str, int] = {}
+    for surface, size in sorted(children, key=lambda child: -child[1]):
+        for rank, term in enumerate(surface):
+            key = stem_key(term)
+            weight[key] += max(size, 1) * (1 - rank / len(surface))
+            forms.setdefault(key, term)
+            first.setdefault(key, len(first))
+    chosen: list[str] = []
+    taken: list[set[str]] = []
+    for key in sorted(weight, key=lambda k: (-weight[k], first[k])):
+        if overlaps(key, taken):
+            continue
+        chosen.append(forms[key])
+        taken.append(set(key.split()))
+        if len(chosen) == terms:
+            break
+    return tuple(chosen)
+
+
+def surface_overlap(a: Sequence[str], b: Sequence[str]) -> float:
+    """The share of the shorter surface's stem keys the other holds too (0 when either is empty)."""
+    keys_a, keys_b = {stem_key(t) for t in a}, {stem_key(t) for t in b}
+    if not keys_a or not keys_b:
+        return 0.0
+    return len(keys_a & keys_b) / min(len(keys_a), len(keys_b))
+
+
+def summary_of(texts: Sequence[str], vectors: np.ndarray, centroid: np.ndarray) -> str:
+    """The member statement nearest ``centroid``, cut at a word before :data:`SUMMARY_CHARS`."""
+    if not texts:
+        return ""
+    best = " ".join(texts[int(np.argmax(vectors @ centroid))].split())
+    if len(best) <= SUMMARY_CHARS:
+        return best
+    cut = best[:SUMMARY_CHARS - 1].rsplit(" ", 1)[0]
+    return cut.rstrip(",;:") + "…"
