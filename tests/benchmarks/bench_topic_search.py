@@ -8,7 +8,7 @@ Run: ``.venv/bin/python tests/benchmarks/bench_topic_search.py [--bench locomo,s
     dataset's authors, each naming its evidence turns; the stand-in for a strong extractor of issue 13) stored as
     fact atoms of their conversation's scope ``project/conv-N`` (``documents.session_add_text`` with
     ``atoms.atom_metadata``, 500 a transaction), embedded, then each scope's tree built by the product's upkeep
-    (``services.topic_upkeep.update_topics``: the cold build of ``index/topic_clusters.build_tree``). Only atoms: the
+    (``services.topic_upkeep.update_topics``: the cold build of ``index/topic_build.build_tree``). Only atoms: the
     turns are not stored, so both modes rank the same atoms.
   - ``scifact``: each abstract's sentences (``generation.sentences.split_sentences``; the title as one more) as fact
     atoms of one scope, embedded, the tree built the same way. ``--abstracts N`` keeps every abstract judged for a
