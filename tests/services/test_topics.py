@@ -298,11 +298,11 @@ def test_a_promoted_atom_leaves_its_tree_and_an_undone_move_puts_it_back(tree):
     assert topics.get_tree(lib, P).unplaced == 2  # the project's digest places it
     undo.undo(lib, "user:tester")
     assert topics.get_tree(lib, "session/s4").atoms == 1
-    # a topic is never promoted
+    # a tree's root stays with its scope (its subtrees move: tests/services/test_topic_promotion.py)
     counts = stored_counts(lib.paths.root)
-    with pytest.raises(InvalidInput, match="never promoted"):
+    with pytest.raises(InvalidInput, match="root of session/s4's topic tree"):
         moves.move_documents(lib, [root.id], P, "up")
-    with pytest.raises(InvalidInput, match="never promoted"):
+    with pytest.raises(InvalidInput, match="root of session/s4's topic tree"):
         review.request_promotion(lib, root.id, P)
     assert stored_counts(lib.paths.root) == counts
 

@@ -38,12 +38,6 @@ from pydantic import BaseModel, ConfigDict, Field
 TOPIC_KEY = "topic"
 """Metadata key of a topic document (see the module's note for its fields)."""
 
-TOPIC_STAYS = ("{id} is a topic: a topic belongs to its scope's tree and is never promoted or demoted (a subtree "
-               "moved up would hang on topics the target's tree lacks, over atoms it cannot see); promote its atoms "
-               "instead, and the target's digest places them")
-"""The refusal of a topic's promotion or demotion (``services.moves``, ``services.promotion_requests``), with the
-topic's ``id`` to fill in."""
-
 PINNABLE = ("label", "parent", "surface")
 """The fields a person's edit pins (``TOPIC_KEY["pinned"]``): the digest leaves a pinned field as it is."""
 

@@ -6,6 +6,9 @@ the job is queued and the audit entry is written in one transaction: a document 
 two scopes, and after a crash at any moment it is in exactly one scope, with its vectors following
 when the writer next drains (the job is idempotent).
 
+A topic moves with its subtree: its descendant topics and the atoms in them go along, and it hangs under the target
+tree's root (``services.topics``' note, "Promotion"); a tree's root stays with its scope.
+
 A think process's result promoted above its think process lands in ``Results/Think-Process: <name>/``
 of the target scope (seed §3.2); demoted back into its think process, in that scope's ``Results``.
 """
@@ -22,12 +25,12 @@ from ..core.documents import DocumentInfo, DocumentStatus, DocumentType, SourceT
 from ..core.errors import InvalidInput, ScopeError
 from ..core.promotion import VisibilityChange
 from ..core.relations import RelationType
-from ..core.topics import TOPIC_STAYS
+from ..core.topics import TOPIC_KEY, topic_fields
 from ..core.undo import UserAction
 from ..store import tables
 from ..store.db import read_session, write_session
 from ..store.tables import utcnow
-from . import audit, notelinks, records
+from . import audit, notelinks, records, topics
 from .folders import RESULTS_FOLDER, ensure_folder, with_contents
 from .library import Library
 from .scopes import ancestry, resolve_relative, session_ancestry, subtree
@@ -37,7 +40,7 @@ Direction = Literal["up", "down"]
 
 def move_to_scope(lib: Library, document_id: str, target: str, direction: Direction | None = None, *,
                   actor: str | None = None, reason: str = "") -> list[DocumentInfo]:
-    """Promote or demote a document (a folder: with everything inside it) to ``target``.
+    """Promote or demote a document (a folder: with everything inside it; a topic: with its subtree) to ``target``.
 
     Args:
         target: a full scope path, or a kind (``project``) meaning that ancestor of the document's scope.
@@ -107,21 +110,28 @@ def check_move(lib: Library, source: str, target: str, direction: Direction | No
 
 
 def move_in_session(session: Session, document_id: str, target_path: str, *, actor: str, reason: str = "",
-                    request_id: str | None = None, user_action: UserAction | None = None) -> list[str]:
-    """Move one document (with a folder's contents) to ``target_path`` inside the caller's transaction.
+                    request_id: str | None = None, user_action: UserAction | None = None,
+                    topic_place: TopicPlace | None = None) -> list[str]:
+    """Move one document (with a folder's contents, a topic's subtree) to ``target_path`` inside the caller's
+    transaction.
 
     The target must have been checked (:func:`check_move`). Pending promotion requests of the moved
     documents whose target is still above them stay pending; the others are withdrawn, except
     ``request_id`` (the request this move carries out). A think process's ``Results`` folder promoted
     files each result in its landing folder (:func:`_landing_folder`); a folder meeting a namesake merges.
     With ``user_action`` the audit entries also say what undo needs (the document's folder before and
-    after; ``audit.record_user_action``).
+    after, a topic's parent and pins before and after; ``audit.record_user_action``).
+
+    A topic moves with its subtree (:func:`_topic_subtree`, the module's note): by default it hangs under the
+    target tree's root (made when the target has no tree), its ``parent`` pinned; ``topic_place`` says where
+    instead (undo's way back: the parent and pins it had).
 
     Returns:
         The ids moved, the document first; empty when it is in ``target_path`` already.
 
     Raises:
-        DocumentNotFound. InvalidInput: the document is in the trash.
+        DocumentNotFound. InvalidInput: the document is in the trash; a tree's root (``topics.check_movable``);
+        ``topic_place``'s parent not a live topic of the target's tree (``topics.InvalidTopic``).
     """
     top = records.document_row(session, document_id)
     source = top.scope_path
@@ -129,18 +139,24 @@ def move_in_session(session: Session, document_id: str, target_path: str, *, act
         return []
     if top.status == DocumentStatus.DELETED.value:
         raise InvalidInput(f"{document_id} is in the trash: restore it before moving it")
-    if top.type == DocumentType.TOPIC.value:
-        raise InvalidInput(TOPIC_STAYS.format(id=document_id))
     upward = target_path in session_ancestry(session, source)
     action = "promote" if upward else "demote"
     left_folder = top.folder_id
-    ids = with_contents(session, document_id)
+    is_topic = top.type == DocumentType.TOPIC.value
+    if is_topic:
+        topics.check_movable(top)
+        ids = _topic_subtree(session, top)
+        # The target's root is made first, so that undo (last entry first) trashes it after the subtree left it.
+        place = topic_place or (topics.session_ensure_root(session, target_path, user_action).id,
+                                list(dict.fromkeys([*(topic_fields(top.meta).get("pinned") or []), "parent"])))
+    else:
+        ids = with_contents(session, document_id)
     for doc_id in ids:
         row = top if doc_id == document_id else records.document_row(session, doc_id)
         previous = row.scope_path
         row.scope_path = target_path
         row.updated_at = utcnow()
-        if row.type != DocumentType.FOLDER.value:
+        if row.type not in _NO_VECTORS:
             records.enqueue(session, doc_id, "move", **{"from": previous})
         if user_action is None:
             audit.record(session, row, action, actor=actor, from_scope=previous, to_scope=target_path,
@@ -155,10 +171,12 @@ def move_in_session(session: Session, document_id: str, target_path: str, *, act
     session.flush()
     # Its folder stays behind in the source scope; a result goes to its think process's folder.
     top.folder_id = _landing_folder(session, top, target_path)
+    change: dict[str, object] = {"top": True, "folder": [left_folder, top.folder_id]}
+    if is_topic:
+        change["topic"] = _hang(session, top, place)
     session.add(top)
     if user_action is not None:
-        audit.record_user_action(session, top, action, user_action,
-                                 {"top": True, "folder": [left_folder, top.folder_id]},
+        audit.record_user_action(session, top, action, user_action, change,
                                  from_scope=source, to_scope=target_path, reason=reason)
     session.flush()
     if top.type == DocumentType.FOLDER.value:
@@ -172,11 +190,42 @@ def move_in_session(session: Session, document_id: str, target_path: str, *, act
     return ids
 
 
+TopicPlace = tuple[str, list[str]]
+"""Where a moved topic hangs in its new scope's tree: its parent topic's id and its ``pinned`` fields."""
+
+_NO_VECTORS = (DocumentType.FOLDER.value, DocumentType.TOPIC.value)
+"""Structural documents: no chunks or vectors to carry to the target's collection."""
+
+
+def _topic_subtree(session: Session, top: tables.DocumentRow) -> list[str]:
+    """What a topic's move carries (``services.topics``' note, "Promotion"): the topic, its live descendant topics,
+    then the atoms of its scope in any of them, whatever their status (an archived or trashed atom keeps its edges,
+    so that a restore puts it back where it was: it goes along to stay in its topic). Topics come first: an atom's
+    edges to topics left behind are told from those to moving topics by their scope once the topics have moved."""
+    subtree = [t.id for t in topics.session_descendants(session, top)]
+    held = topics.members(session, subtree, statuses=tuple(s.value for s in DocumentStatus))
+    atoms = dict.fromkeys(a for t in subtree for a in held.get(t, []))
+    return [*subtree, *(r.id for r in records.document_rows(session, list(atoms)) if r.scope_path == top.scope_path)]
+
+
+def _hang(session: Session, top: tables.DocumentRow, place: TopicPlace) -> dict[str, list[object]]:
+    """Hang a moved topic (already in its new scope) from ``place``'s parent with ``place``'s pins; returns the
+    parent and pins before and after, for undo. Its place in the tree is like a document's folder: the move's audit
+    entry records it, no version is kept. Raises InvalidTopic: the parent is not a live topic of the new tree."""
+    fields = topic_fields(top.meta)
+    parent, pinned = place
+    topics.session_check_parent(session, top, parent)
+    top.meta = {**top.meta, TOPIC_KEY: {**fields, "parent": parent, "pinned": list(pinned)}}
+    return {"parent": [fields.get("parent"), parent], "pinned": [list(fields.get("pinned") or []), list(pinned)]}
+
+
 def _leave_topics(session: Session, row: tables.DocumentRow, left: str, actor: str,
                   user_action: UserAction | None) -> None:
-    """An atom that moves scope leaves the topic tree of the scope it left (``services.topics``' note): its
-    ``in_topic`` edges to that scope's topics go, recorded as ``unrelate`` of a move by hand (so that undoing the
-    move puts them back) or as plain audit entries otherwise. The new scope's digest places it."""
+    """A document that moves scope leaves the topic tree of the scope it left (``services.topics``' note): an
+    atom's ``in_topic`` edges to that scope's topics go (those to the topics moving with it have changed scope
+    already), recorded as ``unrelate`` of a move by hand (so that undoing the move puts them back) or as plain
+    audit entries otherwise. The new scope's digest places an atom moved alone."""
+    session.flush()  # the scopes of the topics moved so far
     edges = session.exec(text(
         "SELECT r.target_id FROM relation r JOIN document t ON t.id = r.target_id "
         "WHERE r.source_id = :s AND r.type = :k AND t.scope_path = :left"),

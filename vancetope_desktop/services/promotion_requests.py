@@ -13,10 +13,9 @@ from ..core.documents import TEXT_TYPES, DocumentStatus, DocumentType, SourceTyp
 from ..core.errors import InvalidInput, ScopeError
 from ..core.ids import new_id
 from ..core.promotion import RequestStatus
-from ..core.topics import TOPIC_STAYS
 from ..store import tables
 from ..store.tables import utcnow
-from . import audit, records, relations
+from . import audit, records, relations, topics
 from .moves import move_in_session
 from .scopes import session_ancestry
 
@@ -28,13 +27,12 @@ def create_request(session: Session, row: tables.DocumentRow, target_path: str, 
     ``target_path`` must be an ancestor of the document's scope (checked here against the tree).
 
     Raises:
-        ScopeError: the target is not above the document. InvalidInput: a folder or trashed document, or
-        a request pending to another target.
+        ScopeError: the target is not above the document. InvalidInput: a folder or trashed document, a tree's
+        root topic, or a request pending to another target.
     """
     if row.type == DocumentType.FOLDER.value:
         raise InvalidInput(f"{row.id} is a folder: request the promotion of the documents inside it")
-    if row.type == DocumentType.TOPIC.value:
-        raise InvalidInput(TOPIC_STAYS.format(id=row.id))
+    topics.check_movable(row)  # a topic goes with its subtree (``moves``); a tree's root stays
     if row.status == DocumentStatus.DELETED.value:
         raise InvalidInput(f"{row.id} is in the trash: restore it before asking for its promotion")
     if target_path == row.scope_path or target_path not in session_ancestry(session, row.scope_path):

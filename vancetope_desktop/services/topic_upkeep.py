@@ -378,7 +378,8 @@ class _Writer:
     def create(self, op: topic_clusters.CreateTopic) -> None:
         if op.parent is None:  # the tree's root, named after its scope
             row = topics.session_create_topic(
-                self.session, self.action, scope_path=self.plan.scope, label=_scope_name(self.session, self.plan.scope),
+                self.session, self.action, scope_path=self.plan.scope,
+                label=topics.session_scope_name(self.session, self.plan.scope),
                 parent_id=None, summary=op.summary, surface=op.surface, centroid=op.centroid, origin=op.origin,
                 root_fields=self._root_fields(), reason="the scope's topic tree")
             self.root = row
@@ -610,11 +611,6 @@ def _children(session: Session, topic_id: str) -> list[tables.DocumentRow]:
         "AND json_extract(metadata, '$.topic.parent') = :parent ORDER BY created_at, id"),
         params=_params(parent=topic_id)).all()
     return [records.document_row(session, r[0]) for r in found]
-
-
-def _scope_name(session: Session, scope: str) -> str:
-    row = session.get(tables.ScopeRow, scope)
-    return row.name if row is not None and row.name else scope
 
 
 def _same_vector(stored: np.ndarray | None, wanted: np.ndarray) -> bool:

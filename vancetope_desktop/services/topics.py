@@ -33,13 +33,23 @@ the caller's ``UserAction`` (``audit.record_user_action``), so a whole digest ru
 * delete: the children go to the parent with ``parent`` pinned; the atoms go to the parent unpinned (the person
   said where the topic should not be, not where each atom belongs: the digest may place them further down).
 
-**Promotion** (``services.moves``). An atom moved to another scope (promoted, demoted) leaves the tree of the
-scope it left in the same transaction: its ``in_topic`` edges to that scope's topics are removed (recorded as
-``unrelate`` entries of a move by hand, so that undoing the move puts them back). The new scope's digest places
-it in that scope's tree; until then it counts as unplaced there. A topic itself is **never** promoted or
-demoted (refused with the reason): a tree belongs to its scope, its topics group that scope's atoms, and a
-subtree moved up would hang on topics the target's tree does not have and point at atoms the target cannot
-see. Promote the atoms instead: the target's digest places them.
+**Promotion** (``services.moves``). A topic moves to another scope (promoted or demoted, by hand or by approving a
+promotion request in the review queue) as a folder does with its contents, in one transaction (and, by hand, one
+undo step): the topic, its live descendant topics and the atoms of its scope in any of them (archived and trashed
+ones too, whose edges are kept for a restore) change scope; the subtree keeps its labels, surfaces, centroids, pins
+and the atoms' edges inside it (same documents, new scope) and hangs under the target tree's root
+(:func:`session_ensure_root` makes one, as the digest's first build would, when the target has no tree), with its
+``parent`` pinned there so that the target's digest, cold or consolidated, keeps it where it was put. An atom of the
+subtree **also in a topic left behind moves** with the subtree (a document is in one scope; the scopes below the
+target still see it) and its edge to the topic left behind is removed (an ``unrelate`` that undo puts back; the
+topic left behind is revised by its scope's next digest). A tree's **root is refused** (:func:`check_movable`): it
+stands for its scope's tree, named after the scope and holding its ``consolidated`` mark, and a scope keeps its
+tree; moving every child of the root together moves the tree's whole content. Undo moves the subtree back under
+the parent it left with the pins it had, puts the removed edges back and trashes a root the move made.
+
+An atom moved alone leaves the tree of the scope it left in the same transaction: its ``in_topic`` edges to that
+scope's topics are removed (recorded as ``unrelate`` entries of a move by hand, so that undoing the move puts them
+back). The new scope's digest places it in that scope's tree; until then it counts as unplaced there.
 """
 
 from __future__ import annotations
@@ -228,12 +238,13 @@ def centroids(lib: Library, topic_ids: Iterable[str]) -> dict[str, np.ndarray]:
     return {k: v for k, v in found.items() if v is not None}
 
 
-def members(session: Session, topic_ids: Iterable[str]) -> dict[str, list[str]]:
+def members(session: Session, topic_ids: Iterable[str], statuses: Sequence[str] = LIVE) -> dict[str, list[str]]:
     """Topic id → the live atoms attached to it directly (not its subtree's; in no set order), for each of
     ``topic_ids`` that has any: one query per 500 topics through the relation table's target index (search
-    restricts its candidates to these). Runs in the caller's session. 100,000 memberships under 1,100 topics read
-    in 1.5 s (the shared 2-core machine at load 6; sorting them by the atoms' age doubled it: callers that show them
-    sort the few they show)."""
+    restricts its candidates to these). Runs in the caller's session. ``statuses``: the atom statuses counted
+    (default :data:`LIVE`; a topic's promotion takes its archived and trashed atoms along too). 100,000 memberships
+    under 1,100 topics read in 1.5 s (the shared 2-core machine at load 6; sorting them by the atoms' age doubled it:
+    callers that show them sort the few they show)."""
     ids = list(dict.fromkeys(topic_ids))
     found: dict[str, list[str]] = {}
     for start in range(0, len(ids), 500):
@@ -242,7 +253,7 @@ def members(session: Session, topic_ids: Iterable[str]) -> dict[str, list[str]]:
             "WHERE r.type = :t AND r.target_id IN (SELECT value FROM json_each(:ids)) "
             "AND d.status IN (SELECT value FROM json_each(:live))"),
             params={"t": IN_TOPIC, "ids": json.dumps(ids[start:start + 500]),
-                    "live": json.dumps(LIVE)}).all()  # type: ignore[call-overload]
+                    "live": json.dumps(list(statuses))}).all()  # type: ignore[call-overload]
         for topic_id, atom_id in rows:
             found.setdefault(topic_id, []).append(atom_id)
     return found
@@ -395,7 +406,7 @@ def session_update_topic(session: Session, row: tables.DocumentRow, action: User
     if "pinned" in (fields or {}):
         wanted["pinned"] = _pins(fields["pinned"])  # type: ignore[index]
     if wanted.get("parent") != current.get("parent"):
-        _check_parent(session, row, wanted.get("parent"))
+        session_check_parent(session, row, wanted.get("parent"))
     name = _label(label) if label is not None else row.title
     body = summary.strip() if summary is not None else (row.content or "")
     if wanted == current and name == row.title and body == (row.content or ""):
@@ -463,6 +474,36 @@ def session_topics_of(session: Session, atom_id: str, scope_path: str | None = N
         return found
     return [t for t in found
             if (row := session.get(tables.DocumentRow, t)) is not None and row.scope_path == scope_path]
+
+
+def session_ensure_root(session: Session, scope_path: str, action: UserAction | None, *,
+                        reason: str = "") -> tables.DocumentRow:
+    """``scope_path``'s tree root, made (named after the scope, cold, with no atoms yet: as the digest's first build
+    makes it) when the scope has no tree, recorded under ``action`` as :func:`session_create_topic` records it."""
+    root = _root_of(_tree_rows(session, scope_path))
+    if root is not None:
+        return root
+    return session_create_topic(session, action, scope_path=scope_path, label=session_scope_name(session, scope_path),
+                                parent_id=None, reason=reason or "the scope's topic tree")
+
+
+def session_scope_name(session: Session, scope_path: str) -> str:
+    """The label of ``scope_path``'s root: the scope's name (its path when it has none)."""
+    row = session.get(tables.ScopeRow, scope_path)
+    return row.name if row is not None and row.name else scope_path
+
+
+def check_movable(row: tables.DocumentRow) -> None:
+    """Refuse to move a tree's root to another scope (``services.moves``, a promotion request): the root stands
+    for its scope's tree (named after the scope, it holds the tree's ``consolidated`` mark), and a scope keeps its
+    tree. Moving every child of the root together moves the whole tree's content.
+
+    Raises:
+        InvalidTopic: ``row`` is a root.
+    """
+    if row.type == TOPIC and topic_fields(row.meta).get("root"):
+        raise InvalidTopic(f"“{row.title}” is the root of {row.scope_path}'s topic tree: the tree stays with its "
+                           "scope; promote its topics instead (select them all to move the whole tree)")
 
 
 # --- Reading helpers.
@@ -558,7 +599,7 @@ def _children(session: Session, row: tables.DocumentRow) -> list[tables.Document
     return [r for r in _tree_rows(session, row.scope_path) if topic_fields(r.meta).get("parent") == row.id]
 
 
-def _descendants(session: Session, row: tables.DocumentRow) -> list[tables.DocumentRow]:
+def session_descendants(session: Session, row: tables.DocumentRow) -> list[tables.DocumentRow]:
     """``row`` and every live topic below it (each once)."""
     rows = _tree_rows(session, row.scope_path)
     below: dict[str, list[tables.DocumentRow]] = {}
@@ -577,7 +618,7 @@ def _descendants(session: Session, row: tables.DocumentRow) -> list[tables.Docum
 
 
 def _subtree_atoms(session: Session, row: tables.DocumentRow, recursive: bool) -> list[str]:
-    topics = _descendants(session, row) if recursive else [row]
+    topics = session_descendants(session, row) if recursive else [row]
     found = members(session, [t.id for t in topics])
     return list(dict.fromkeys(a for t in topics for a in found.get(t.id, [])))
 
@@ -637,7 +678,7 @@ def _encoded(centroid: np.ndarray | str | None) -> str | None:
     return encode_vector(np.asarray(centroid, dtype=np.float32))
 
 
-def _check_parent(session: Session, row: tables.DocumentRow, parent_id: Any) -> tables.DocumentRow:
+def session_check_parent(session: Session, row: tables.DocumentRow, parent_id: Any) -> tables.DocumentRow:
     """The new parent of ``row``: a live topic of its tree, not itself nor below it. Raises InvalidTopic,
     DocumentNotFound."""
     if topic_fields(row.meta).get("root"):
@@ -648,7 +689,7 @@ def _check_parent(session: Session, row: tables.DocumentRow, parent_id: Any) -> 
     if parent.scope_path != row.scope_path:
         raise InvalidTopic(f"“{parent.title}” is in the tree of {parent.scope_path}, not of {row.scope_path}: a "
                            "topic moves within its own tree")
-    if any(d.id == parent.id for d in _descendants(session, row)):
+    if any(d.id == parent.id for d in session_descendants(session, row)):
         raise InvalidTopic(f"cannot move “{row.title}” into “{parent.title}”: that is {row.title!r} itself or "
                            "below it")
     return parent
@@ -696,7 +737,7 @@ def move_topic(lib: Library, topic_id: str, parent_id: str, *, acting_scope: str
     """
     with write_session(lib.engine) as session:
         row = _writable(lib, session, topic_id, acting_scope)
-        parent = _check_parent(session, row, (parent_id or "").strip())
+        parent = session_check_parent(session, row, (parent_id or "").strip())
         session_update_topic(session, row, user_action, fields={"parent": parent.id, "pinned": _pinned(row, "parent")},
                              reason="moved by hand")
         _done(session)

@@ -377,12 +377,16 @@ def _check_scope(step: UndoStep, direction: str, row: tables.DocumentRow, entry:
 
 def _invert_scope_move(session: Session, step: UndoStep, direction: str, row: tables.DocumentRow,
                        entry: tables.AuditRow, actor: str) -> None:
-    """Move a document of a scope move back (its folder's contents go along with it), into the folder it
-    left when that folder is still there."""
+    """Move a document of a scope move back (its folder's contents, a topic's subtree go along with it), into the
+    folder it left when that folder is still there; a topic under the parent it left, with its pins as they were."""
     if not entry.payload.get("top"):
         return  # it moved with its folder (checked before)
     wanted = _check_scope(step, direction, row, entry)
-    move_in_session(session, row.id, wanted, actor=actor, reason=f"{direction}: {step.label}")  # type: ignore[arg-type]
+    topic = entry.payload.get("topic")  # a topic's parent and pins before and after (``moves._hang``)
+    side = 0 if direction == "undo" else 1
+    place = (topic["parent"][side], topic["pinned"][side]) if topic else None
+    _refuse_on(step, direction, lambda: move_in_session(session, row.id, wanted, actor=actor,  # type: ignore[arg-type]
+                                                        reason=f"{direction}: {step.label}", topic_place=place))
     folder = entry.payload["folder"][0 if direction == "undo" else 1]
     target = session.get(tables.DocumentRow, folder) if folder else None
     if folder is None or (target is not None and target.scope_path == wanted
