@@ -125,3 +125,27 @@ def test_the_root_is_refused_and_nothing_is_written(tree):
         review.request_promotion(lib, ids["root"], P)
     assert stored_counts(lib.paths.root) == counts
     assert _scope(lib, ids["root"]) == S1 and topics.get_tree(lib, P).root_id is None
+
+
+def test_a_selection_moves_each_topic_with_the_topic_above_it_and_its_atoms(tree):
+    lib, ids = tree
+    # Nesting and a3 are under Herons: listed first, they still go along with it, not alone
+    moves.move_documents(lib, [ids["a3"], ids["nesting"], ids["herons"], ids["alders"]], P, "up")
+    target = topics.get_tree(lib, P)
+    assert target.get(target.root_id).children == [ids["alders"], ids["herons"]]
+    assert target.get(ids["nesting"]).parent_id == ids["herons"] and _members(lib, ids["nesting"]) == {ids["a3"]}
+    assert _members(lib, ids["alders"]) == {ids["a0"], ids["a2"]}  # both its topics moved: a0 keeps both edges
+    assert [t.id for t in topics.get_tree(lib, S1).topics] == [ids["root"]]
+
+
+def test_topics_moved_together_keep_a_shared_atom_in_both_and_come_back_together(tree):
+    lib, ids = tree
+    action = undo.user_action(lib, "Promote", [ids["herons"], ids["alders"]], actor=ME)
+    moves.move_documents(lib, [ids["herons"], ids["alders"]], P, "up", user_action=action)
+    assert topics.atom_paths(lib, [ids["a0"]]) == {ids["a0"]: [["Alders"], ["Herons"]]}
+    undo.undo(lib, ME)
+    assert {_scope(lib, ids[n]) for n in ("herons", "alders", "nesting", "a0", "a1", "a2", "a3")} == {S1}
+    assert topics.atom_paths(lib, [ids["a0"]]) == {ids["a0"]: [["Alders"], ["Herons"]]}
+    undo.redo(lib, ME)
+    assert topics.atom_paths(lib, [ids["a0"]]) == {ids["a0"]: [["Alders"], ["Herons"]]}
+    assert _scope(lib, ids["a0"]) == P

@@ -65,21 +65,27 @@ def move_documents(lib: Library, document_ids: Sequence[str], target: str, direc
     """Move several documents (a selection; folders with their contents) to ``target``, all or none.
 
     Every document is checked before anything moves; then all move in one transaction. A document
-    inside a folder that is moved too goes along with its folder. With ``user_action`` (a move by hand;
+    inside a folder that is moved too goes along with its folder, a topic or an atom under a topic moved too
+    with that topic. With ``user_action`` (a move by hand;
     its actor is the mover) the move is recorded for undo (``audit.record_user_action``).
 
     Returns / Raises: as :func:`move_to_scope`.
     """
     who = user_action.actor if user_action else actor or audit.current_user()
     with read_session(lib.engine) as session:
-        sources = {d: records.document_row(session, d).scope_path for d in dict.fromkeys(document_ids)}
+        rows = [records.document_row(session, d) for d in dict.fromkeys(document_ids)]
+        # Topics first, each before the topics below it: a topic carries its subtree and the atoms in it, so that
+        # a topic or an atom it carries that is selected too goes along with it (not alone, out of its topics).
+        rows.sort(key=lambda r: (0, len(topics.session_ancestors(session, r))) if r.type == DocumentType.TOPIC.value
+                  else (1, 0))
+        sources = {r.id: r.scope_path for r in rows}
     plan = {d: check_move(lib, source, target, direction) for d, source in sources.items()}
     with write_session(lib.engine) as session:
         moved: list[str] = []
         for doc_id, target_path in plan.items():
             if doc_id not in moved:
                 moved += move_in_session(session, doc_id, target_path, actor=who, reason=reason,
-                                         user_action=user_action)
+                                         user_action=user_action, along=list(plan))
         if moved:
             records.bump_change_counter(session)
         session.flush()
@@ -111,7 +117,7 @@ def check_move(lib: Library, source: str, target: str, direction: Direction | No
 
 def move_in_session(session: Session, document_id: str, target_path: str, *, actor: str, reason: str = "",
                     request_id: str | None = None, user_action: UserAction | None = None,
-                    topic_place: TopicPlace | None = None) -> list[str]:
+                    topic_place: TopicPlace | None = None, along: Sequence[str] = ()) -> list[str]:
     """Move one document (with a folder's contents, a topic's subtree) to ``target_path`` inside the caller's
     transaction.
 
@@ -124,7 +130,9 @@ def move_in_session(session: Session, document_id: str, target_path: str, *, act
 
     A topic moves with its subtree (:func:`_topic_subtree`, the module's note): by default it hangs under the
     target tree's root (made when the target has no tree), its ``parent`` pinned; ``topic_place`` says where
-    instead (undo's way back: the parent and pins it had).
+    instead (undo's way back: the parent and pins it had). ``along``: the other documents moving to the same target
+    in this transaction (a selection, an undo step): an atom's edges to the topics among them, and to the topics
+    below those, are kept, since those topics come along too.
 
     Returns:
         The ids moved, the document first; empty when it is in ``target_path`` already.
@@ -146,11 +154,15 @@ def move_in_session(session: Session, document_id: str, target_path: str, *, act
     if is_topic:
         topics.check_movable(top)
         ids = _topic_subtree(session, top)
+        coming = {t.id for r in records.document_rows(session, [a for a in along if a != top.id])
+                  if r.type == DocumentType.TOPIC.value and r.scope_path == source
+                  for t in topics.session_descendants(session, r)}
         # The target's root is made first, so that undo (last entry first) trashes it after the subtree left it.
         place = topic_place or (topics.session_ensure_root(session, target_path, user_action).id,
                                 list(dict.fromkeys([*(topic_fields(top.meta).get("pinned") or []), "parent"])))
     else:
         ids = with_contents(session, document_id)
+        coming = set()
     for doc_id in ids:
         row = top if doc_id == document_id else records.document_row(session, doc_id)
         previous = row.scope_path
@@ -166,7 +178,7 @@ def move_in_session(session: Session, document_id: str, target_path: str, *, act
                                      to_scope=target_path, reason=reason)
         records.withdraw_requests(session, row, actor, keep=request_id, moved_to=target_path,
                                   why=f"{action}d by hand to {target_path}")
-        _leave_topics(session, row, previous, actor, user_action)
+        _leave_topics(session, row, previous, actor, user_action, coming)
         session.add(row)
     session.flush()
     # Its folder stays behind in the source scope; a result goes to its think process's folder.
@@ -220,17 +232,20 @@ def _hang(session: Session, top: tables.DocumentRow, place: TopicPlace) -> dict[
 
 
 def _leave_topics(session: Session, row: tables.DocumentRow, left: str, actor: str,
-                  user_action: UserAction | None) -> None:
+                  user_action: UserAction | None, coming: set[str]) -> None:
     """A document that moves scope leaves the topic tree of the scope it left (``services.topics``' note): an
     atom's ``in_topic`` edges to that scope's topics go (those to the topics moving with it have changed scope
-    already), recorded as ``unrelate`` of a move by hand (so that undoing the move puts them back) or as plain
-    audit entries otherwise. The new scope's digest places an atom moved alone."""
+    already; those to the topics of ``coming`` stay, as those move next), recorded as ``unrelate`` of a move by
+    hand (so that undoing the move puts them back) or as plain audit entries otherwise. The new scope's digest
+    places an atom moved alone."""
     session.flush()  # the scopes of the topics moved so far
     edges = session.exec(text(
         "SELECT r.target_id FROM relation r JOIN document t ON t.id = r.target_id "
         "WHERE r.source_id = :s AND r.type = :k AND t.scope_path = :left"),
         params={"s": row.id, "k": RelationType.IN_TOPIC.value, "left": left}).all()  # type: ignore[call-overload]
     for (topic_id,) in edges:
+        if topic_id in coming:
+            continue
         session.exec(text("DELETE FROM relation WHERE source_id = :s AND target_id = :t AND type = :k"),
                      params={"s": row.id, "t": topic_id, "k": RelationType.IN_TOPIC.value})  # type: ignore[call-overload]
         change = {"edge": [row.id, topic_id, RelationType.IN_TOPIC.value]}

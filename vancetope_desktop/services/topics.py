@@ -42,10 +42,12 @@ and the atoms' edges inside it (same documents, new scope) and hangs under the t
 ``parent`` pinned there so that the target's digest, cold or consolidated, keeps it where it was put. An atom of the
 subtree **also in a topic left behind moves** with the subtree (a document is in one scope; the scopes below the
 target still see it) and its edge to the topic left behind is removed (an ``unrelate`` that undo puts back; the
-topic left behind is revised by its scope's next digest). A tree's **root is refused** (:func:`check_movable`): it
-stands for its scope's tree, named after the scope and holding its ``consolidated`` mark, and a scope keeps its
-tree; moving every child of the root together moves the tree's whole content. Undo moves the subtree back under
-the parent it left with the pins it had, puts the removed edges back and trashes a root the move made.
+topic left behind is revised by its scope's next digest); topics moved together (a selection, in one transaction)
+keep an atom they share, and a selected topic or atom below a selected topic goes along with it. A tree's **root
+is refused** (:func:`check_movable`): it stands for its scope's tree, named after the scope and holding its
+``consolidated`` mark, and a scope keeps its tree; moving every child of the root together moves the tree's whole
+content. Undo moves the subtree back under the parent it left with the pins it had, puts the removed edges back and
+trashes a root the move made.
 
 An atom moved alone leaves the tree of the scope it left in the same transaction: its ``in_topic`` edges to that
 scope's topics are removed (recorded as ``unrelate`` entries of a move by hand, so that undoing the move puts them
@@ -797,7 +799,7 @@ def merge_topics(lib: Library, keep_id: str, other_ids: Sequence[str], *, acting
         others = [_topic_row(session, i) for i in dict.fromkeys(o.strip() for o in other_ids)]
         if not others:
             raise InvalidTopic("name at least one topic to merge into the kept one")
-        above = {r.id for r in _ancestors(session, keep)}
+        above = {r.id for r in session_ancestors(session, keep)}
         for other in others:
             if other.id == keep.id:
                 raise InvalidTopic(f"“{keep.title}” cannot be merged into itself")
@@ -952,7 +954,8 @@ def _absorb(session: Session, into: tables.DocumentRow, gone: Sequence[tables.Do
         session_update_topic(session, into, action, fields={"pinned_atoms": pins}, reason=why)
 
 
-def _ancestors(session: Session, row: tables.DocumentRow) -> list[tables.DocumentRow]:
+def session_ancestors(session: Session, row: tables.DocumentRow) -> list[tables.DocumentRow]:
+    """The topics above ``row``, its parent first, up to the root (a damaged parent loop is walked once)."""
     found: list[tables.DocumentRow] = []
     parent = topic_fields(row.meta).get("parent")
     while isinstance(parent, str) and all(parent != f.id for f in found):

@@ -385,8 +385,11 @@ def _invert_scope_move(session: Session, step: UndoStep, direction: str, row: ta
     topic = entry.payload.get("topic")  # a topic's parent and pins before and after (``moves._hang``)
     side = 0 if direction == "undo" else 1
     place = (topic["parent"][side], topic["pinned"][side]) if topic else None
+    # The topics the step moved go back together: an atom in two of them keeps both edges.
+    along = [e.document_id for e in _entries(session, step.group) if e.payload.get("top") and e.payload.get("topic")]
     _refuse_on(step, direction, lambda: move_in_session(session, row.id, wanted, actor=actor,  # type: ignore[arg-type]
-                                                        reason=f"{direction}: {step.label}", topic_place=place))
+                                                        reason=f"{direction}: {step.label}", topic_place=place,
+                                                        along=along))
     folder = entry.payload["folder"][0 if direction == "undo" else 1]
     target = session.get(tables.DocumentRow, folder) if folder else None
     if folder is None or (target is not None and target.scope_path == wanted
