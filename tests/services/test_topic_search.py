@@ -9,7 +9,8 @@ import pytest
 from tests.library_copies import build_template, copied_library
 from vancetope_desktop.core.atoms import AtomType
 from vancetope_desktop.core.errors import InvalidInput
-from vancetope_desktop.services import atoms, indexing, records, scopes, topics
+from vancetope_desktop.core.documents import DocumentType
+from vancetope_desktop.services import atoms, documents, indexing, records, scopes, topics
 from vancetope_desktop.services.search import search
 from vancetope_desktop.services.topic_search import ATOM_TYPES, parse_mode, topic_search
 from vancetope_desktop.store.db import write_session
@@ -125,6 +126,22 @@ def forest(template, tmp_path):
     root, made = template
     with copied_library(root, tmp_path / "library") as lib:
         yield lib, made
+
+
+def test_a_tree_search_over_every_type_keeps_documents_with_no_atoms(forest):
+    """The tree routes atoms only: a note no atom was read from is ranked beside the paths' atoms, as memory_query
+    and the search pane ask (every type), never dropped (it was, before ``within_types``)."""
+    lib, _ = forest
+    note = documents.add_text(lib, "Packing list for the Eagle Ridge summit hike: boots, water, map.",
+                              doc_type=DocumentType.NOTE, title="Summit packing list", scope=ALPHA)
+    indexing.try_drain(lib)
+    found = topic_search(lib, "Eagle Ridge summit hike packing", scope=ALPHA, mode="tree", types=None)
+    assert found.mode == "tree"
+    hit = next(h for h in found.hits if h.document.id == note.id)
+    assert "not an atom" in hit.explanation.splitlines()[0]
+    assert any(h.document.type in ATOM_TYPES for h in found.hits)
+    # The atoms are still narrowed to the paths: a tree search scores fewer than all of them.
+    assert found.atoms_scored < found.atoms
 
 
 def test_parse_mode_accepts_the_three_modes_and_refuses_others():

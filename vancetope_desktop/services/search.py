@@ -158,6 +158,7 @@ def search(lib: Library, query: str, *, scope: str | None = None, tag_filter: Ta
            types: Sequence[DocumentType] = (), statuses: Sequence[DocumentStatus] = (DocumentStatus.ACTIVE,),
            scopes: Sequence[str] | None = None, limit: int = 10,
            memory_types: Sequence[MemoryType] = (), within: Collection[str] | None = None,
+           within_types: Sequence[DocumentType] | None = None,
            query_vector: np.ndarray | None = None) -> SearchResponse:
     """Search what ``scope`` may see.
 
@@ -175,6 +176,8 @@ def search(lib: Library, query: str, *, scope: str | None = None, tag_filter: Ta
         within: rank only these documents (ids; None: no restriction, an empty set: nothing is ranked). The
             topic tree's search (``services.topic_search``) passes the atoms under the paths its beam kept; the
             ids go into the SQL filter and into the vector query like the other narrow filters.
+        within_types: ``within`` restricts only the documents of these types (None: every type); the others
+            are ranked as without it (the tree search narrows the atoms, not the notes and papers).
         query_vector: the query's embedding when the caller has it already (``lib.embedder().encode_query``;
             the tree search encodes once for its beam and this search); None: encoded here.
 
@@ -207,7 +210,7 @@ def search(lib: Library, query: str, *, scope: str | None = None, tag_filter: Ta
         if quoted is not None:
             where.and_ids(quoted)
         if within is not None:
-            where.and_ids(within)
+            where.and_ids(within, of_types=None if within_types is None else [t.value for t in within_types])
         if tag_filter is not None or types or quoted is not None or memory_types or within is not None:
             narrow = _candidates_by_scope(session, where)
         moving = _vectors_in_transit(session)

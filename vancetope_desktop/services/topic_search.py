@@ -4,9 +4,10 @@
   cascade of seed 000) are read into one in-memory :class:`~..index.topic_beam.TopicIndex` (a forest whose roots
   are each tree's first-level topics; cached, rebuilt when the library changes), the query is encoded once and
   routed down it by the global beam (``index/topic_beam.beam_search``); the atoms under the surviving paths, the
-  atoms no topic holds yet (added since the last digest) and, when the type filter admits them, the sources those
-  atoms were read from are then ranked by the product's hybrid search restricted to them (``search(...,
-  within=ids)``), so its scoring, scope weights, relevance cut and explanations apply unchanged.
+  atoms no topic holds yet (added since the last digest) are then ranked by the product's hybrid search restricted
+  to them (``search(..., within=ids, within_types=atom types)``), so its scoring, scope weights, relevance cut and
+  explanations apply unchanged; when the type filter admits other documents (notes, papers, results: the tree
+  holds atoms only) they are ranked beside the atoms as in a flat search, never dropped.
 * **flat**: the ordinary search (seed 002's cold start: "search effectively degenerates to the full atom set").
 * **auto**: tree once a tree searched is consolidated (``Settings.topic_consolidate_at`` atoms, set by the digest,
   ``services.topic_upkeep``) and the filters admit atoms, else flat.
@@ -26,7 +27,7 @@ from __future__ import annotations
 import json
 import threading
 import weakref
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -154,8 +155,8 @@ def topic_search(lib: Library, query: str, *, scope: str | None = None, mode: st
             flat and says so in ``warnings``.
         limit: the most hits returned.
         types: the document types ranked; default the atom types (``vancetope topics search``); None or empty: every
-            type, as ``memory_query`` and the search pane ask (in tree mode: the atoms under the paths and their
-            sources).
+            type, as ``memory_query`` and the search pane ask (in tree mode: the atoms under the paths, and the
+            other documents as in a flat search).
         tag_filter / statuses / scopes / memory_types: as ``services.search.search`` (``scopes`` also limits the
             trees walked).
         beam: the beam's width and pruning (default ``BeamParams.from_settings(lib.settings)``).
@@ -200,10 +201,11 @@ def topic_search(lib: Library, query: str, *, scope: str | None = None, mode: st
     else:
         result = beam_search(forest.index, parsed, routing, beam or BeamParams.from_settings(lib.settings))
     within = set(result.atoms) | forest.unplaced
+    # The tree holds atoms only: it narrows them to the paths kept; notes, papers and results (when the types
+    # admit them, as memory_query and the search pane ask) are ranked beside them as in a flat search, so a
+    # document with no atoms is never lost to a tree search.
+    response = search(lib, query, within=within, within_types=ATOM_TYPES, query_vector=vector, **common)
     scored = len(within)
-    if not types or any(t not in ATOM_TYPES for t in types):
-        within |= _sources(lib, within)
-    response = search(lib, query, within=within, query_vector=vector, **common)
     return _respond(lib, response, forest, result, "tree", requested, reason, warnings, atoms_total, scored)
 
 
@@ -327,16 +329,6 @@ def _encode(lib: Library, query: str) -> tuple[np.ndarray | None, str | None]:
         return None, f"the topics were routed by their words only (no query vector: {error})"
 
 
-def _sources(lib: Library, atom_ids: Collection[str]) -> set[str]:
-    """The documents ``atom_ids`` are ``derived_from`` (the sources they were read from)."""
-    if not atom_ids:
-        return set()
-    with read_session(lib.engine) as session:
-        return {row[0] for row in session.exec(text(
-            "SELECT r.target_id FROM json_each(:ids) AS j CROSS JOIN relation r ON r.source_id = j.value "
-            "AND r.type = :t"), params={"ids": json.dumps(sorted(atom_ids)), "t": RelationType.DERIVED_FROM.value})}
-
-
 def _respond(lib: Library, response: SearchResponse, forest: _Forest, result: BeamResult | None,
              mode: Literal["tree", "flat"], requested: SearchMode, reason: str, warnings: list[str],
              atoms_total: int, atoms_scored: int) -> TopicSearchResponse:
@@ -380,4 +372,4 @@ def _route(path: TopicPath | None, doc: DocumentInfo, forest: _Forest) -> str:
         return f"topic path {path.breadcrumb} (path score {path.score:.2f}; {words})"
     if doc.id in forest.unplaced:
         return "in no topic yet (added since the last digest): ranked with the paths' atoms"
-    return "a source of atoms under the paths kept"
+    return "not an atom: ranked as in a flat search (the tree routes atoms only)"

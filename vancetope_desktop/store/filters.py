@@ -46,11 +46,20 @@ class SqlFilter:
         self.clauses.append(f"{expression} IN ({', '.join(names)})" if names else "0")
         return self
 
-    def and_ids(self, ids: Collection[str]) -> SqlFilter:
-        """Restrict to documents whose id is in ``ids`` (any number of them: one JSON parameter)."""
+    def and_ids(self, ids: Collection[str], *, of_types: Sequence[str] | None = None) -> SqlFilter:
+        """Restrict to documents whose id is in ``ids`` (any number of them: one JSON parameter).
+
+        ``of_types``: restrict only the documents of these types; those of other types pass (the topic tree's
+        search narrows the atoms to the paths it kept and leaves notes and papers to the ordinary ranking).
+        """
         name = self._name("ids")
         self.params[name] = json.dumps(sorted(ids))
-        self.clauses.append(f"d.id IN (SELECT value FROM json_each(:{name}))")
+        clause = f"d.id IN (SELECT value FROM json_each(:{name}))"
+        if of_types is not None:
+            kinds = self._name("kinds")
+            self.params[kinds] = json.dumps(list(of_types))
+            clause = f"(d.type NOT IN (SELECT value FROM json_each(:{kinds})) OR {clause})"
+        self.clauses.append(clause)
         return self
 
     def and_scopes(self, scopes: Sequence[str], results_only: Sequence[str] = ()) -> SqlFilter:
