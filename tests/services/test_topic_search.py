@@ -8,8 +8,8 @@ import pytest
 
 from tests.library_copies import build_template, copied_library
 from vancetope_desktop.core.atoms import AtomType
-from vancetope_desktop.core.errors import InvalidInput
 from vancetope_desktop.core.documents import DocumentType
+from vancetope_desktop.core.errors import InvalidInput
 from vancetope_desktop.services import atoms, documents, indexing, records, scopes, topics
 from vancetope_desktop.services.search import search
 from vancetope_desktop.services.topic_search import ATOM_TYPES, parse_mode, topic_search
