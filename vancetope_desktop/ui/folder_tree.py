@@ -11,21 +11,22 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from PySide6.QtCore import QMimeData, QModelIndex, QPoint, Qt, Signal
-from PySide6.QtGui import QAction, QContextMenuEvent, QDragLeaveEvent, QDragMoveEvent, QDropEvent, QKeyEvent
-from PySide6.QtWidgets import QAbstractItemView, QMenu, QToolTip, QTreeView, QWidget
+from PySide6.QtCore import QMimeData, QModelIndex, Qt, Signal
+from PySide6.QtGui import QAction, QContextMenuEvent, QKeyEvent
+from PySide6.QtWidgets import QAbstractItemView, QMenu, QWidget
 
 from ..core.scope_info import ScopeInfo, VisibleScope
 from ..core.scopes import ScopeKind
 from ..services.folders import FolderNode
-from .dnd import add_source_scopes, drag_move_refusal, start_id_drag
+from .dnd import add_source_scopes, start_id_drag
 from .folder_model import FolderTarget, FolderTreeModel
 from .move_dialog import fill_move_menu
+from .refusing_tree import DropRefusingTreeView
 
 _ALL = FolderTarget("smart", "all", "")
 
 
-class FolderTreeView(QTreeView):
+class FolderTreeView(DropRefusingTreeView):
     """A header-less tree over :class:`FolderTreeModel`.
 
     Signals:
@@ -51,7 +52,6 @@ class FolderTreeView(QTreeView):
     move_to_scope_requested = Signal(list, str)
     publish_requested = Signal(str)
     scope_settings_requested = Signal(str)
-    move_refused = Signal(str)
     menu_extension_requested = Signal(object, object)
     saved_search_forget_requested = Signal(str)
 
@@ -84,7 +84,6 @@ class FolderTreeView(QTreeView):
         self.empty_trash_action = QAction("Empty trash", self)
         self.empty_trash_action.triggered.connect(self.empty_trash_requested)
         self._scopes: list[ScopeInfo] = []
-        self._refusal: str | None = None
 
         self._last_target: FolderTarget | None = None
         self._remembered: FolderTarget | None = None
@@ -255,27 +254,6 @@ class FolderTreeView(QTreeView):
         mime = self.folder_model.mimeData(indexes)
         return add_source_scopes(mime, (t.scope for i in indexes if (t := self.folder_model.target(i)) is not None))
 
-    def dragMoveEvent(self, event: QDragMoveEvent) -> None:
-        refusal = drag_move_refusal(self, event, super().dragMoveEvent, self.folder_model.drop_refusal)
-        self._show_refusal(refusal, event.position().toPoint())
-
-    def dragLeaveEvent(self, event: QDragLeaveEvent) -> None:
-        self._show_refusal(None)
-        self.setDropIndicatorShown(True)
-        super().dragLeaveEvent(event)
-
-    def dropEvent(self, event: QDropEvent) -> None:
-        self._show_refusal(None)
-        self.setDropIndicatorShown(True)
-        super().dropEvent(event)
-
-    def _show_refusal(self, refusal: str | None, pos: QPoint | None = None) -> None:
-        """Say once, while the cursor stays over a refusing scope, why the drop cannot happen there."""
-        if refusal == self._refusal:
-            return
-        self._refusal = refusal
-        if refusal is None:
-            QToolTip.hideText()
-            return
-        QToolTip.showText(self.viewport().mapToGlobal(pos or QPoint()), refusal, self)
-        self.move_refused.emit(refusal)
+    def drop_refusal_at(self, mime: QMimeData, index: QModelIndex) -> str | None:
+        """The folder model's refusal (a sibling scope, a folder into itself)."""
+        return self.folder_model.drop_refusal(mime, index)

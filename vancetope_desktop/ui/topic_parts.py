@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from html import escape
 
-from PySide6.QtCore import QPoint, Qt, Signal
-from PySide6.QtGui import QDragLeaveEvent, QDragMoveEvent, QDropEvent
+from PySide6.QtCore import QMimeData, QModelIndex, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
@@ -16,25 +15,19 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QTableView,
-    QToolTip,
-    QTreeView,
     QVBoxLayout,
     QWidget,
 )
 
 from ..core.topics import Topic
-from .dnd import drag_move_refusal, start_id_drag
+from .dnd import start_id_drag
+from .refusing_tree import DropRefusingTreeView
 from .topic_model import TopicFilterProxy, TopicTreeModel
 
 
-class TopicTreeView(QTreeView):
-    """The tree of topics: several selected for Merge, F2 renames in place, topics and atoms dropped on a topic.
-
-    Signals:
-        move_refused(str): what is dragged cannot go where the cursor is; the text says why.
-    """
-
-    move_refused = Signal(str)
+class TopicTreeView(DropRefusingTreeView):
+    """The tree of topics: several selected for Merge, F2 renames in place, topics and atoms dropped on a topic
+    (a refused drop says why: ``move_refused``)."""
 
     def __init__(self, model: TopicTreeModel, proxy: TopicFilterProxy, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -52,37 +45,15 @@ class TopicTreeView(QTreeView):
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         for column in (1, 2):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
-        self._refusal: str | None = None
 
     def startDrag(self, supportedActions: Qt.DropAction) -> None:
         indexes = [i for i in self.selectedIndexes() if i.column() == 0 and i.flags() & Qt.ItemFlag.ItemIsDragEnabled]
         if indexes:
             start_id_drag(self, self.proxy.mimeData(indexes), len(indexes), "topic")
 
-    def dragMoveEvent(self, event: QDragMoveEvent) -> None:
-        refusal = drag_move_refusal(self, event, super().dragMoveEvent, lambda mime, index: self.topic_model
-                                    .drop_refusal(mime, self.proxy.mapToSource(index)))
-        self._show_refusal(refusal, event.position().toPoint())
-
-    def dragLeaveEvent(self, event: QDragLeaveEvent) -> None:
-        self._show_refusal(None)
-        self.setDropIndicatorShown(True)
-        super().dragLeaveEvent(event)
-
-    def dropEvent(self, event: QDropEvent) -> None:
-        self._show_refusal(None)
-        self.setDropIndicatorShown(True)
-        super().dropEvent(event)
-
-    def _show_refusal(self, refusal: str | None, pos: QPoint | None = None) -> None:
-        if refusal == self._refusal:
-            return
-        self._refusal = refusal
-        if refusal is None:
-            QToolTip.hideText()
-            return
-        QToolTip.showText(self.viewport().mapToGlobal(pos or QPoint()), refusal, self)
-        self.move_refused.emit(refusal)
+    def drop_refusal_at(self, mime: QMimeData, index: QModelIndex) -> str | None:
+        """The topic model's refusal (the root, the same topic, an ancestor's tree, a topic below itself)."""
+        return self.topic_model.drop_refusal(mime, self.proxy.mapToSource(index))
 
 
 class AtomListView(QTableView):
