@@ -13,7 +13,7 @@ from sqlalchemy import text
 from vancetope_desktop.core.documents import DocumentStatus
 from vancetope_desktop.core.topics import topic_fields
 from vancetope_desktop.core.undo import UserAction
-from vancetope_desktop.index.topic_clusters import TreeParams
+from vancetope_desktop.index.topic_plans import TreeParams
 from vancetope_desktop.services import atoms, audit, digest, documents, indexing, topic_upkeep, topics, undo
 from vancetope_desktop.services.library import DEFAULT_PROJECT
 from vancetope_desktop.store import tables

@@ -4,19 +4,19 @@ The tree's nodes are topic documents and its membership ``in_topic`` edges (``co
 modes, told by the tree's root:
 
 - **cold** (no tree yet, or a root not marked ``consolidated``): the whole tree is built again from the scope's
-  live atoms (``index.topic_clusters.build_tree``). A new topic holding mostly the atoms of an existing one
-  (Jaccard ≥ ``topic_clusters.MATCH_OVERLAP``) takes over that topic's document instead of replacing it, so a
+  live atoms (``index.topic_build.build_tree``). A new topic holding mostly the atoms of an existing one
+  (Jaccard ≥ ``topic_build.MATCH_OVERLAP``) takes over that topic's document instead of replacing it, so a
   rebuild over the same atoms changes nothing and a tree grown by a few atoms changes by a few lines; the other
   machine-made topics are retired and new ones created. When the scope's live atoms reach
   ``Settings.topic_consolidate_at`` the root is marked ``consolidated``; the digest never unmarks it (a tree
   hovering at the threshold would otherwise be rebuilt and revised in turn), a rebuild asked ``from_scratch``
   sets it from the count again.
 - **consolidated**: never rebuilt by the digest. New atoms (live atoms in no topic) are attached to their nearest
-  leaf (``topic_clusters.attach``, by centroid; the centroids of the leaf and its ancestors move by a running
-  mean), a leaf grown past the leaf size is split (``topic_clusters.splits``: its parts beside it, or a subtree
-  below it when its parent is full), near-identical sibling leaves are merged (``topic_clusters.merges``), and
+  leaf (``topic_revise.attach``, by centroid; the centroids of the leaf and its ancestors move by a running
+  mean), a leaf grown past the leaf size is split (``topic_revise.splits``: its parts beside it, or a subtree
+  below it when its parent is full), near-identical sibling leaves are merged (``topic_revise.merges``), and
   where a split or a merge changed the tree the topics' words are renewed and their parents' follow
-  (``topic_clusters.relabel``). A leaf that only gains atoms keeps its words until then.
+  (``topic_revise.relabel``). A leaf that only gains atoms keeps its words until then.
 
 In both modes atoms archived, trashed or moved to another scope leave their topics (their edges go, the counts
 fall), and a person's pins are kept: a pinned field (label, parent, surface) is never rewritten, a pinned atom
@@ -37,7 +37,7 @@ the rebuild must stay cheap; past it the tree is only revised locally, so what t
 enough to revise. Revised leaves are only ever cut from the cold build's, never regrouped: a tree revised from a
 cold build of 2,000 SciFact sentences routes within about a point of a rebuild (95.3 / 97.6 / 99.7 % of claims'
 abstracts reached at 5 / 10 / 25 % of the atoms, against 96.2 / 98.8 / 99.7), from 300 it is 3.5-7 points below
-(``bench_topic_clusters.py``, ``index.topic_clusters``' note). The rebuild stays affordable there: the
+(``bench_topic_clusters.py``, ``index.topic_build``' note). The rebuild stays affordable there: the
 clustering of 2,000 atoms takes 1.7 s, a whole first build with its writes 8.8 s and a day's rebuild writes only
 what moved (``bench_topic_upkeep.py``, load 3-6: 100 atoms 1.7 s, 1,000 1.7 s, 3,000 23 s); and a flat search
 over 2,000 atoms costs little. (300 was the first guess: its daily rebuild is cheaper, its revised tree worse.)
@@ -69,15 +69,15 @@ from ..core.errors import IndexUnavailable, InvalidInput, LibraryBusy
 from ..core.relations import RelationType
 from ..core.topics import decode_vector, topic_fields
 from ..core.undo import UserAction
-from ..index import topic_clusters
+from ..index import topic_build, topic_plans, topic_revise
 from ..store import tables
 from ..store.db import BUSY_TIMEOUT_MS, read_session, write_session
 from . import audit, indexing, records, topics
 from .library import Library
 from .scopes import list_scopes, resolve_scope
 
-TREE = topic_clusters.TreeParams()
-"""The trees' shape (leaf size, branching): ``index.topic_clusters.TreeParams``' defaults, measured there."""
+TREE = topic_plans.TreeParams()
+"""The trees' shape (leaf size, branching): ``index.topic_plans.TreeParams``' defaults, measured there."""
 ATTACHED_NAMED = 3
 """An attach line names the atoms attached to a topic when there are at most this many, else counts them."""
 
@@ -143,7 +143,7 @@ class UpkeepPlan:
     Attributes:
         scope: the tree's scope. mode: as :class:`TopicUpkeep`.
         stamp: the tree as read (:func:`_stamp`): the write is skipped when it differs then.
-        operations: ``index.topic_clusters``' plan, in the order to write.
+        operations: the ``index.topic_build`` / ``topic_revise`` plan, in the order to write.
         atoms: the scope's live atoms as read. threshold: ``Settings.topic_consolidate_at`` then.
         consolidated: the root's mark to write (None: left as it is).
         titles: atom and topic titles for the change lines. warnings: what could not be done and why.
@@ -152,7 +152,7 @@ class UpkeepPlan:
     scope: str
     mode: Mode
     stamp: str = ""
-    operations: list[topic_clusters.Operation] = field(default_factory=list)
+    operations: list[topic_plans.Operation] = field(default_factory=list)
     atoms: int = 0
     threshold: int = 0
     consolidated: bool | None = None
@@ -192,7 +192,7 @@ def plan_upkeep(lib: Library, scope: str, *, leaving: Iterable[str] = (), from_s
             plan.mode = "cold"
             atoms = _atoms(lib, live)
             vectors = indexing.statement_vectors(lib, atoms) if atoms else np.zeros((0, 0), dtype=np.float32)
-            plan.operations = topic_clusters.build_tree([a.id for a in atoms], vectors, [a.text for a in atoms],
+            plan.operations = topic_build.build_tree([a.id for a in atoms], vectors, [a.text for a in atoms],
                                                         previous=state, params=TREE).operations
             reached = len(live) >= plan.threshold
             if root is None or from_scratch or reached:  # else it stays cold
@@ -208,30 +208,30 @@ def plan_upkeep(lib: Library, scope: str, *, leaving: Iterable[str] = (), from_s
     return plan
 
 
-def _revisions(lib: Library, state: topic_clusters.TreeState, new: list[_Atom]) -> list[topic_clusters.Operation]:
+def _revisions(lib: Library, state: topic_plans.TreeState, new: list[_Atom]) -> list[topic_plans.Operation]:
     """A consolidated tree's local revision: the new atoms attached (an atom a person pinned to a topic, back
     there; the others to their nearest leaf), then the leaves that grew past the leaf size split, then
     near-identical sibling leaves merged, each step planned on the tree as the steps before leave it."""
     pinned_at = {atom: t.id for t in state.topics for atom in t.pinned_atoms}
-    plan = topic_clusters.TreePlan([topic_clusters.MoveAtom(a.id, pinned_at[a.id]) for a in new if a.id in pinned_at])
+    plan = topic_plans.TreePlan([topic_plans.MoveAtom(a.id, pinned_at[a.id]) for a in new if a.id in pinned_at])
     free = [a for a in new if a.id not in pinned_at]
     vectors = indexing.statement_vectors(lib, free) if free else None
     if free:
-        plan.extend(topic_clusters.attach([a.id for a in free], vectors, state))  # type: ignore[arg-type]
-    tree = topic_clusters.apply_plan(state, plan)
+        plan.extend(topic_revise.attach([a.id for a in free], vectors, state))  # type: ignore[arg-type]
+    tree = topic_plans.apply_plan(state, plan)
     big = [leaf for leaf in tree.leaves() if len(leaf.atoms) > TREE.leaf_max]
     if big:
         known = {a.id for a in free}
         members = _atoms(lib, {a for leaf in big for a in leaf.atoms} - known)
-        table = topic_clusters.atom_table(
+        table = topic_plans.atom_table(
             [a.id for a in free] + [a.id for a in members],
             np.vstack([v for v in (vectors, indexing.statement_vectors(lib, members) if members else None)
                        if v is not None]),
             [a.text for a in free] + [a.text for a in members])
-        split = topic_clusters.splits(tree, table, TREE)
+        split = topic_revise.splits(tree, table, TREE)
         plan.extend(split)
-        tree = topic_clusters.apply_plan(tree, split)
-    plan.extend(topic_clusters.merges(tree, params=TREE))
+        tree = topic_plans.apply_plan(tree, split)
+    plan.extend(topic_revise.merges(tree, params=TREE))
     return plan.operations
 
 
@@ -327,7 +327,7 @@ class _Writer:
         self.joined: dict[str, list[str]] = {}
         self.moved_in: dict[str, list[str]] = {}
         self.left: dict[str, list[str]] = {}
-        self.splits: list[topic_clusters.SplitTopic] = []
+        self.splits: list[topic_plans.SplitTopic] = []
         self.root: tables.DocumentRow | None = None
         self.live: dict[str, bool] = {}
         self.atoms: dict[str, tables.DocumentRow] = {}  # held here: the session keeps only weak references
@@ -342,7 +342,7 @@ class _Writer:
         """The rows of the scope's topics and of every atom the plan moves, in a few queries: the writes below (the
         audit entries name each atom) then find them in the session instead of loading each one (2 of the 6.6 s of
         200 atoms attached, measured with cProfile on bench_topic_upkeep.py's library)."""
-        ids = list(dict.fromkeys(op.atom for op in self.plan.operations if isinstance(op, topic_clusters.MoveAtom)))
+        ids = list(dict.fromkeys(op.atom for op in self.plan.operations if isinstance(op, topic_plans.MoveAtom)))
         doc = tables.DocumentRow
         self.atoms |= {row.id: row for row in self.session.exec(select(doc).where(
             doc.scope_path == self.plan.scope, doc.type == DocumentType.TOPIC.value)).all()}  # and the topics
@@ -357,25 +357,25 @@ class _Writer:
                                             reason="no longer a live atom of the scope"):
                 self.left.setdefault(topic_id, []).append(atom_id)
 
-    def apply(self, op: topic_clusters.Operation) -> None:
-        if isinstance(op, topic_clusters.CreateTopic):
+    def apply(self, op: topic_plans.Operation) -> None:
+        if isinstance(op, topic_plans.CreateTopic):
             self.create(op)
-        elif isinstance(op, topic_clusters.UpdateTopic):
+        elif isinstance(op, topic_plans.UpdateTopic):
             self.update(op)
-        elif isinstance(op, topic_clusters.MoveAtom):
+        elif isinstance(op, topic_plans.MoveAtom):
             # The edges and audit entries of a move need no flush between them: they go out together at the
             # next query that does (an update's check of what this action touched).
             with self.session.no_autoflush:
                 self.move(op)
-        elif isinstance(op, topic_clusters.MergeTopics):
+        elif isinstance(op, topic_plans.MergeTopics):
             self.merge(op)
-        elif isinstance(op, topic_clusters.SplitTopic):
+        elif isinstance(op, topic_plans.SplitTopic):
             self.splits.append(op)
-        elif isinstance(op, topic_clusters.DeleteTopic):
+        elif isinstance(op, topic_plans.DeleteTopic):
             row = self.row(op.topic)
             self.retire(row, "retired: the rebuild left it without atoms")
 
-    def create(self, op: topic_clusters.CreateTopic) -> None:
+    def create(self, op: topic_plans.CreateTopic) -> None:
         if op.parent is None:  # the tree's root, named after its scope
             row = topics.session_create_topic(
                 self.session, self.action, scope_path=self.plan.scope,
@@ -394,7 +394,7 @@ class _Writer:
         self.ids[op.key] = row.id
         self.changes.append(TopicChange(kind="added", document_id=row.id, title=row.title, what=what))
 
-    def update(self, op: topic_clusters.UpdateTopic) -> None:
+    def update(self, op: topic_plans.UpdateTopic) -> None:
         row = self.row(op.topic)
         before = topic_fields(row.meta)
         fields: dict[str, Any] = {}
@@ -418,7 +418,7 @@ class _Writer:
         self.changes.append(TopicChange(kind="modified", document_id=row.id, title=row.title,
                                         what="; ".join(said) or "centroid and summary revised"))
 
-    def move(self, op: topic_clusters.MoveAtom) -> None:
+    def move(self, op: topic_plans.MoveAtom) -> None:
         target = self.resolve(op.to)
         if self.live.get(op.atom) and \
                 topics.session_add_member(self.session, op.atom, target, self.action):
@@ -427,7 +427,7 @@ class _Writer:
                                                                   self.action):
             self.left.setdefault(self.resolve(op.source), []).append(op.atom)
 
-    def merge(self, op: topic_clusters.MergeTopics) -> None:
+    def merge(self, op: topic_plans.MergeTopics) -> None:
         source, target = self.row(op.source), self.row(op.target)
         fields = topic_fields(source.meta)
         for atom_id in topics.members(self.session, [source.id]).get(source.id, []):
@@ -530,8 +530,8 @@ def _read_tree(session: Session, scope: str) -> tuple[list[_Row], list[tuple[str
     return rows, [(a, t) for a, t in edges]
 
 
-def _state(rows: Sequence[_Row], edges: Sequence[tuple[str, str]], live: set[str]) -> topic_clusters.TreeState:
-    """The tree as ``index.topic_clusters`` reads it: each topic with its live atoms and its subtree's count.
+def _state(rows: Sequence[_Row], edges: Sequence[tuple[str, str]], live: set[str]) -> topic_plans.TreeState:
+    """The tree as ``index.topic_revise`` reads it: each topic with its live atoms and its subtree's count.
 
     Raises:
         InvalidInput: a damaged tree (no root or two, a parent that is not a live topic of it).
@@ -547,8 +547,8 @@ def _state(rows: Sequence[_Row], edges: Sequence[tuple[str, str]], live: set[str
         while parent in by_id and seen < len(rows):
             subtree[parent] |= set(own[r.id])
             parent, seen = by_id[parent].parent, seen + 1
-    return topic_clusters.TreeState(tuple(
-        topic_clusters.TopicState(id=r.id, parent_id=None if r.root else r.parent, label=r.label,
+    return topic_plans.TreeState(tuple(
+        topic_plans.TopicState(id=r.id, parent_id=None if r.root else r.parent, label=r.label,
                                   surface=r.surface, summary=r.summary, centroid=r.centroid,
                                   atoms=tuple(own[r.id]), size=len(subtree[r.id]), pinned=r.pinned,
                                   pinned_atoms=r.pinned_atoms)
