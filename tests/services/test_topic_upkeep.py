@@ -118,6 +118,8 @@ def test_cold_start_builds_the_whole_tree_and_a_rerun_changes_nothing(library, s
     assert all(t.own_atoms <= SMALL.leaf_max for t in leaves)
     placed = {a for t in leaves for a in _in(library, t.id)}
     assert placed == set(ids)
+    worded = {i: (fields.get("worded"), len(members)) for i, _, _, fields, members in _shape(library)}
+    assert all(worded[t.id] == (t.own_atoms, t.own_atoms) for t in leaves)  # stored for rewords to judge
     assert {c.kind for c in done.changes} == {"added"} and any("attached" in c.what for c in done.changes)
     assert undo.history(library)[0][0].label == f"Topics of {P}"
 

@@ -389,7 +389,7 @@ class _Writer:
             row = topics.session_create_topic(
                 self.session, self.action, scope_path=self.plan.scope, label=op.label or "(no words)",
                 parent_id=self.resolve(op.parent), summary=op.summary, surface=op.surface, centroid=op.centroid,
-                origin=op.origin)
+                origin=op.origin, worded=op.worded)
             what = f"new topic ({op.origin}): {', '.join(op.surface[:6]) or 'no keywords'}"
         self.ids[op.key] = row.id
         self.changes.append(TopicChange(kind="added", document_id=row.id, title=row.title, what=what))
@@ -404,6 +404,8 @@ class _Writer:
             fields["parent"] = self.resolve(op.parent)
         if op.centroid is not None and not _same_vector(decode_vector(before.get("centroid")), op.centroid):
             fields["centroid"] = op.centroid
+        if op.worded is not None:
+            fields["worded"] = op.worded
         old_label, old_parent = row.title, before.get("parent")
         if not topics.session_update_topic(self.session, row, self.action, label=op.label, summary=op.summary,
                                            fields=fields, reason="revised by the digest"):
@@ -507,6 +509,7 @@ class _Row:
     pinned_atoms: frozenset[str]
     root: bool
     consolidated: bool
+    worded: int | None
 
 
 def _read_tree(session: Session, scope: str) -> tuple[list[_Row], list[tuple[str, str]]]:
@@ -522,7 +525,7 @@ def _read_tree(session: Session, scope: str) -> tuple[list[_Row], list[tuple[str
                          surface=tuple(fields.get("surface") or ()), centroid=decode_vector(fields.get("centroid")),
                          pinned=frozenset(fields.get("pinned") or ()),
                          pinned_atoms=frozenset(fields.get("pinned_atoms") or ()), root=bool(fields.get("root")),
-                         consolidated=bool(fields.get("consolidated"))))
+                         consolidated=bool(fields.get("consolidated")), worded=fields.get("worded")))
     edges = session.exec(text(  # type: ignore[call-overload]
         "SELECT r.source_id, r.target_id FROM relation r JOIN document t ON t.id = r.target_id "
         "WHERE r.type = :in_topic AND t.scope_path = :scope AND t.type = :topic AND t.status = 'active' "
@@ -551,7 +554,7 @@ def _state(rows: Sequence[_Row], edges: Sequence[tuple[str, str]], live: set[str
         topic_plans.TopicState(id=r.id, parent_id=None if r.root else r.parent, label=r.label,
                                   surface=r.surface, summary=r.summary, centroid=r.centroid,
                                   atoms=tuple(own[r.id]), size=len(subtree[r.id]), pinned=r.pinned,
-                                  pinned_atoms=r.pinned_atoms)
+                                  pinned_atoms=r.pinned_atoms, worded=r.worded)
         for r in sorted(rows, key=lambda r: not r.root)))
 
 
