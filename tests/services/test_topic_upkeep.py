@@ -189,6 +189,33 @@ def test_a_leaf_grown_past_the_leaf_size_is_split(library, small):
     assert all(t.own_atoms <= SMALL.leaf_max for t in tree.topics if not t.children)
 
 
+def test_a_leaf_grown_by_half_gets_new_words_and_keeps_a_pinned_label(library, small):
+    library.settings = library.settings.model_copy(update={"topic_consolidate_at": 9})
+    herons = _store(library, HERONS[:3])
+    gpus = _store(library, GPUS[:3])
+    _store(library, INSULIN[:3])
+    topic_upkeep.update_topics(library, P)
+    heron_leaf, gpu_leaf = _leaf_of(library, herons[0]), _leaf_of(library, gpus[0])
+    assert _tree(library).consolidated and heron_leaf.own_atoms == gpu_leaf.own_atoms == 3
+    topics.rename_topic(library, heron_leaf.id, "Heron fieldwork", user_action=_person())
+    words = {i: fields["surface"] for i, _, _, fields, _ in _shape(library)}
+
+    # 3 → 5 atoms each (past half as many again, under the leaf size), with a word twice: a keyword of the five.
+    _store(library, ["Egrets share the herons' island roost.", "Egrets outnumbered the herons this year.",
+                     "CUDA drivers were updated on every GPU node.", "The CUDA toolkit matches the GPU drivers."])
+    done = topic_upkeep.update_topics(library, P)
+
+    assert done.mode == "consolidated"
+    after = {i: (title, fields) for i, title, _, fields, _ in _shape(library)}
+    for leaf, word in ((heron_leaf, "egrets"), (gpu_leaf, "CUDA")):
+        fields = after[leaf.id][1]
+        assert word not in words[leaf.id] and word in fields["surface"]  # words made from all five now
+        assert fields["worded"] == 5
+        assert any(c.document_id == leaf.id and c.what.startswith("words renewed: 5 atoms, made from 3; ")
+                   and "keywords: " in c.what for c in done.changes)  # listed in the change set
+    assert after[heron_leaf.id][0] == "Heron fieldwork"  # the person's label kept, its surface renewed
+
+
 def test_near_identical_sibling_leaves_are_merged(library, small):
     library.settings = library.settings.model_copy(update={"topic_consolidate_at": 10})
     _store(library, HERONS[:5] + GPUS[:5])

@@ -13,10 +13,12 @@ modes, told by the tree's root:
   sets it from the count again.
 - **consolidated**: never rebuilt by the digest. New atoms (live atoms in no topic) are attached to their nearest
   leaf (``topic_revise.attach``, by centroid; the centroids of the leaf and its ancestors move by a running
-  mean), a leaf grown past the leaf size is split (``topic_revise.splits``: its parts beside it, or a subtree
-  below it when its parent is full), near-identical sibling leaves are merged (``topic_revise.merges``), and
-  where a split or a merge changed the tree the topics' words are renewed and their parents' follow
-  (``topic_revise.relabel``). A leaf that only gains atoms keeps its words until then.
+  mean); a leaf grown past the leaf size is split (``topic_revise.splits``: its parts beside it, or a subtree
+  below it when its parent is full); a leaf holding half as many atoms again as its words were made from (its
+  stored ``worded``) gets new words, label and surface, unless pinned (``topic_revise.rewords``), so a leaf that
+  only gains atoms is not routed by its first members' words until it splits; then near-identical sibling leaves
+  are merged (``topic_revise.merges``). Where a step changed a leaf's words its parent's follow
+  (``topic_revise.relabel``).
 
 In both modes atoms archived, trashed or moved to another scope leave their topics (their edges go, the counts
 fall), and a person's pins are kept: a pinned field (label, parent, surface) is never rewritten, a pinned atom
@@ -209,9 +211,11 @@ def plan_upkeep(lib: Library, scope: str, *, leaving: Iterable[str] = (), from_s
 
 
 def _revisions(lib: Library, state: topic_plans.TreeState, new: list[_Atom]) -> list[topic_plans.Operation]:
-    """A consolidated tree's local revision: the new atoms attached (an atom a person pinned to a topic, back
-    there; the others to their nearest leaf), then the leaves that grew past the leaf size split, then
-    near-identical sibling leaves merged, each step planned on the tree as the steps before leave it."""
+    """A consolidated tree's local revision, each step planned on the tree as the steps before leave it: the new
+    atoms attached (an atom a person pinned to a topic, back there; the others to their nearest leaf), then the
+    leaves that grew past the leaf size split, then the words of the leaves that outgrew them renewed
+    (``topic_revise.rewords``), then near-identical sibling leaves merged. Only the atoms a step names are read
+    (their statements, and vectors for a split)."""
     pinned_at = {atom: t.id for t in state.topics for atom in t.pinned_atoms}
     plan = topic_plans.TreePlan([topic_plans.MoveAtom(a.id, pinned_at[a.id]) for a in new if a.id in pinned_at])
     free = [a for a in new if a.id not in pinned_at]
@@ -219,10 +223,12 @@ def _revisions(lib: Library, state: topic_plans.TreeState, new: list[_Atom]) -> 
     if free:
         plan.extend(topic_revise.attach([a.id for a in free], vectors, state))  # type: ignore[arg-type]
     tree = topic_plans.apply_plan(state, plan)
-    big = [leaf for leaf in tree.leaves() if len(leaf.atoms) > TREE.leaf_max]
-    if big:
+    texts = {a.id: a.text for a in new}
+    wanted = topic_revise.split_atoms(tree, TREE)
+    if wanted:
         known = {a.id for a in free}
-        members = _atoms(lib, {a for leaf in big for a in leaf.atoms} - known)
+        members = _atoms(lib, wanted - known)
+        texts |= {a.id: a.text for a in members}
         table = topic_plans.atom_table(
             [a.id for a in free] + [a.id for a in members],
             np.vstack([v for v in (vectors, indexing.statement_vectors(lib, members) if members else None)
@@ -231,6 +237,12 @@ def _revisions(lib: Library, state: topic_plans.TreeState, new: list[_Atom]) -> 
         split = topic_revise.splits(tree, table, TREE)
         plan.extend(split)
         tree = topic_plans.apply_plan(tree, split)
+    stale = topic_revise.reword_atoms(tree)
+    if stale:
+        texts |= {a.id: a.text for a in _atoms(lib, stale - texts.keys())}
+        reworded = topic_revise.rewords(tree, texts, TREE)
+        plan.extend(reworded)
+        tree = topic_plans.apply_plan(tree, reworded)
     plan.extend(topic_revise.merges(tree, params=TREE))
     return plan.operations
 
@@ -417,6 +429,9 @@ class _Writer:
             said.append(f"moved under “{self.row(fields['parent']).title}”")
         if "surface" in fields and list(before.get("surface") or []) != fields["surface"]:
             said.append(f"keywords: {', '.join(fields['surface'][:6])}")
+        made_from = before.get("worded")
+        if said and op.worded is not None and made_from is not None and op.worded > made_from:
+            said.insert(0, f"words renewed: {op.worded} atoms, made from {made_from}")
         self.changes.append(TopicChange(kind="modified", document_id=row.id, title=row.title,
                                         what="; ".join(said) or "centroid and summary revised"))
 
