@@ -184,7 +184,8 @@ def test_a_leaf_grown_past_the_leaf_size_is_split(library, small):
 
     tree = _tree(library)
     assert done.mode == "consolidated" and tree.unplaced == 0
-    assert any(c.kind == "modified" and c.what.startswith("split in") for c in done.changes)
+    split = next(c for c in done.changes if c.kind == "modified" and c.what.startswith("split in"))
+    assert split.document_id == tree.root_id  # the overflowing leaves' parent: its leaves regrouped together
     assert any(c.kind == "added" and "(split)" in c.what for c in done.changes)
     assert all(t.own_atoms <= SMALL.leaf_max for t in tree.topics if not t.children)
 

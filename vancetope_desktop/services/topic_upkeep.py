@@ -13,12 +13,13 @@ modes, told by the tree's root:
   sets it from the count again.
 - **consolidated**: never rebuilt by the digest. New atoms (live atoms in no topic) are attached to their nearest
   leaf (``topic_revise.attach``, by centroid; the centroids of the leaf and its ancestors move by a running
-  mean); a leaf grown past the leaf size is split (``topic_revise.splits``: its parts beside it, or a subtree
-  below it when its parent is full); a leaf holding half as many atoms again as its words were made from (its
-  stored ``worded``) gets new words, label and surface, unless pinned (``topic_revise.rewords``), so a leaf that
-  only gains atoms is not routed by its first members' words until it splits; then near-identical sibling leaves
-  are merged (``topic_revise.merges``). Where a step changed a leaf's words its parent's follow
-  (``topic_revise.relabel``).
+  mean); a leaf grown past the leaf size is split (``topic_revise.splits`` with ``regroup``: when its parent
+  holds only leaves, those sibling leaves are rebuilt with it as a cold build of that subtree; otherwise its parts
+  go beside it, or into a subtree below it when its parent is full); a leaf holding half as many atoms again as
+  its words were made from (its stored ``worded``) gets new words, label and surface, unless pinned
+  (``topic_revise.rewords``), so a leaf that only gains atoms is not routed by its first members' words until it
+  splits; then near-identical sibling leaves are merged (``topic_revise.merges``). Where a step changed a
+  leaf's words its parent's follow (``topic_revise.relabel``).
 
 In both modes atoms archived, trashed or moved to another scope leave their topics (their edges go, the counts
 fall), and a person's pins are kept: a pinned field (label, parent, surface) is never rewritten, a pinned atom
@@ -36,13 +37,22 @@ app's Topics pane, and the app's opening for a scope whose atoms changed with no
 
 **The threshold** (``Settings.topic_consolidate_at``, 2,000 atoms): below it every digest rebuilds the tree, so
 the rebuild must stay cheap; past it the tree is only revised locally, so what the cold build left must be good
-enough to revise. Revised leaves are only ever cut from the cold build's, never regrouped: a tree revised from a
-cold build of 2,000 SciFact sentences routes within about a point of a rebuild (95.3 / 97.6 / 99.7 % of claims'
-abstracts reached at 5 / 10 / 25 % of the atoms, against 96.2 / 98.8 / 99.7), from 300 it is 3.5-7 points below
-(``bench_topic_clusters.py``, ``index.topic_build``' note). The rebuild stays affordable there: the
-clustering of 2,000 atoms takes 1.7 s, a whole first build with its writes 8.8 s and a day's rebuild writes only
-what moved (``bench_topic_upkeep.py``, load 3-6: 100 atoms 1.7 s, 1,000 1.7 s, 3,000 23 s); and a flat search
-over 2,000 atoms costs little. (300 was the first guess: its daily rebuild is cheaper, its revised tree worse.)
+enough to revise. Splits regroup (``splits(regroup=True)``): a leaf that overflows under a parent holding only
+leaves is rebuilt with its sibling leaves, so atoms an early, coarse leaf drew to itself can join a sibling.
+Without it a revised tree kept the cold build's coarse leaves, and routed within about a point of a rebuild only
+from a cold build of 2,000 (from 300, 3.5-7 points below): that is why the threshold was raised from 300 to
+2,000. With it the start hardly matters for routing on SciFact (``bench_topic_clusters.py --part consolidate --regroup
+yes``, SciFact 600 abstracts, 5,245 sentences, revised in days of 100, 2 December 2026: claims' abstracts reached
+at 5 / 10 / 25 % of the atoms 97.1 / 99.4 / 99.7 % revised from 300, 96.5 / 98.8 / 99.4 from 1,000, 95.9 / 98.5 /
+99.7 from 2,000, against 96.2 / 98.8 / 99.7 for a rebuild; LoCoMo's conversations, revised for a day or two past
+300, from equal to their rebuild to 6-12 points below).
+The threshold stays at 2,000 all the same: a tree revised from a small start grows deep (depth 7 from 300, 6
+from 1,000, 4 from 2,000, 3 rebuilt: more beam steps per query), regrouping costs more per new atom (5.4-6.4 s
+per 1,000 new atoms against 3.7-4.0 without regroup, the cluster helper's run; 30-44 s in mine at load 4 beside
+the tests, not comparable), the rebuild under 2,000 stays affordable (clustering 2,000 atoms 1.7 s, a whole first
+build with its writes 8.8 s, a day's rebuild writes only what moved: ``bench_topic_upkeep.py``, load 3-6: 100
+atoms 1.7 s, 1,000 1.7 s, 3,000 23 s), and a flat search over fewer atoms is exact and cheap. A lower threshold
+is worth measuring again (LoCoMo too) if the daily rebuild ever costs too much.
 
 **Vectors.** An atom's vector is read from the scope's Chroma collection (its one chunk's embedding, the
 vector ``encode_queries`` gives its statement: ``indexing.statement_vectors``); an atom not embedded yet (still
@@ -213,9 +223,9 @@ def plan_upkeep(lib: Library, scope: str, *, leaving: Iterable[str] = (), from_s
 def _revisions(lib: Library, state: topic_plans.TreeState, new: list[_Atom]) -> list[topic_plans.Operation]:
     """A consolidated tree's local revision, each step planned on the tree as the steps before leave it: the new
     atoms attached (an atom a person pinned to a topic, back there; the others to their nearest leaf), then the
-    leaves that grew past the leaf size split, then the words of the leaves that outgrew them renewed
-    (``topic_revise.rewords``), then near-identical sibling leaves merged. Only the atoms a step names are read
-    (their statements, and vectors for a split)."""
+    leaves that grew past the leaf size split (their sibling leaves regrouped with them: see the module's
+    note), then the words of the leaves that outgrew them renewed (``topic_revise.rewords``), then near-identical
+    sibling leaves merged. Only the atoms a step names are read (their statements, and vectors for a split)."""
     pinned_at = {atom: t.id for t in state.topics for atom in t.pinned_atoms}
     plan = topic_plans.TreePlan([topic_plans.MoveAtom(a.id, pinned_at[a.id]) for a in new if a.id in pinned_at])
     free = [a for a in new if a.id not in pinned_at]
@@ -224,7 +234,7 @@ def _revisions(lib: Library, state: topic_plans.TreeState, new: list[_Atom]) -> 
         plan.extend(topic_revise.attach([a.id for a in free], vectors, state))  # type: ignore[arg-type]
     tree = topic_plans.apply_plan(state, plan)
     texts = {a.id: a.text for a in new}
-    wanted = topic_revise.split_atoms(tree, TREE)
+    wanted = topic_revise.split_atoms(tree, TREE, regroup=True)
     if wanted:
         known = {a.id for a in free}
         members = _atoms(lib, wanted - known)
@@ -234,7 +244,7 @@ def _revisions(lib: Library, state: topic_plans.TreeState, new: list[_Atom]) -> 
             np.vstack([v for v in (vectors, indexing.statement_vectors(lib, members) if members else None)
                        if v is not None]),
             [a.text for a in free] + [a.text for a in members])
-        split = topic_revise.splits(tree, table, TREE)
+        split = topic_revise.splits(tree, table, TREE, regroup=True)
         plan.extend(split)
         tree = topic_plans.apply_plan(tree, split)
     stale = topic_revise.reword_atoms(tree)
