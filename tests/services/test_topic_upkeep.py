@@ -186,7 +186,9 @@ def test_a_leaf_grown_past_the_leaf_size_is_split(library, small):
     assert done.mode == "consolidated" and tree.unplaced == 0
     split = next(c for c in done.changes if c.kind == "modified" and c.what.startswith("split in"))
     assert split.document_id == tree.root_id  # the overflowing leaves' parent: its leaves regrouped together
-    assert any(c.kind == "added" and "(split)" in c.what for c in done.changes)
+    made = [c for c in done.changes if c.kind == "added" and "(split)" in c.what]
+    assert made and all(c.what.startswith(f"new topic (split): “{c.title}”; keywords: ") for c in made)
+    assert not any("“doc_" in c.what for c in done.changes)  # topics and atoms named by their titles, not ids
     assert all(t.own_atoms <= SMALL.leaf_max for t in tree.topics if not t.children)
 
 

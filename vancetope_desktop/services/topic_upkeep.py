@@ -412,7 +412,8 @@ class _Writer:
                 self.session, self.action, scope_path=self.plan.scope, label=op.label or "(no words)",
                 parent_id=self.resolve(op.parent), summary=op.summary, surface=op.surface, centroid=op.centroid,
                 origin=op.origin, worded=op.worded)
-            what = f"new topic ({op.origin}): {', '.join(op.surface[:6]) or 'no keywords'}"
+            what = f"new topic ({op.origin}): “{row.title}”" + (f"; keywords: {', '.join(op.surface[:6])}"
+                                                                  if op.surface else "")
         self.ids[op.key] = row.id
         self.changes.append(TopicChange(kind="added", document_id=row.id, title=row.title, what=what))
 
@@ -475,7 +476,8 @@ class _Writer:
                                         what=what))
 
     def finish(self) -> list[TopicChange]:
-        titles = self.plan.titles
+        # The atoms a split or a regroup moves were not read by the plan: their rows here name them.
+        titles = {atom_id: row.title for atom_id, row in self.atoms.items()} | self.plan.titles
         for split in self.splits:
             parts = [self.row(p) for p in split.parts]
             self.changes.append(TopicChange(
