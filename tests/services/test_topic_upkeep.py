@@ -13,7 +13,7 @@ from sqlalchemy import text
 from vancetope_desktop.core.documents import DocumentStatus
 from vancetope_desktop.core.topics import topic_fields
 from vancetope_desktop.core.undo import UserAction
-from vancetope_desktop.index.topic_clusters import TreeParams
+from vancetope_desktop.index.topic_plans import TreeParams
 from vancetope_desktop.services import atoms, audit, digest, documents, indexing, topic_upkeep, topics, undo
 from vancetope_desktop.services.library import DEFAULT_PROJECT
 from vancetope_desktop.store import tables
@@ -118,6 +118,8 @@ def test_cold_start_builds_the_whole_tree_and_a_rerun_changes_nothing(library, s
     assert all(t.own_atoms <= SMALL.leaf_max for t in leaves)
     placed = {a for t in leaves for a in _in(library, t.id)}
     assert placed == set(ids)
+    worded = {i: (fields.get("worded"), len(members)) for i, _, _, fields, members in _shape(library)}
+    assert all(worded[t.id] == (t.own_atoms, t.own_atoms) for t in leaves)  # stored for rewords to judge
     assert {c.kind for c in done.changes} == {"added"} and any("attached" in c.what for c in done.changes)
     assert undo.history(library)[0][0].label == f"Topics of {P}"
 
@@ -182,9 +184,39 @@ def test_a_leaf_grown_past_the_leaf_size_is_split(library, small):
 
     tree = _tree(library)
     assert done.mode == "consolidated" and tree.unplaced == 0
-    assert any(c.kind == "modified" and c.what.startswith("split in") for c in done.changes)
-    assert any(c.kind == "added" and "(split)" in c.what for c in done.changes)
+    split = next(c for c in done.changes if c.kind == "modified" and c.what.startswith("split in"))
+    assert split.document_id == tree.root_id  # the overflowing leaves' parent: its leaves regrouped together
+    made = [c for c in done.changes if c.kind == "added" and "(split)" in c.what]
+    assert made and all(c.what.startswith(f"new topic (split): “{c.title}”; keywords: ") for c in made)
+    assert not any("“doc_" in c.what for c in done.changes)  # topics and atoms named by their titles, not ids
     assert all(t.own_atoms <= SMALL.leaf_max for t in tree.topics if not t.children)
+
+
+def test_a_leaf_grown_by_half_gets_new_words_and_keeps_a_pinned_label(library, small):
+    library.settings = library.settings.model_copy(update={"topic_consolidate_at": 9})
+    herons = _store(library, HERONS[:3])
+    gpus = _store(library, GPUS[:3])
+    _store(library, INSULIN[:3])
+    topic_upkeep.update_topics(library, P)
+    heron_leaf, gpu_leaf = _leaf_of(library, herons[0]), _leaf_of(library, gpus[0])
+    assert _tree(library).consolidated and heron_leaf.own_atoms == gpu_leaf.own_atoms == 3
+    topics.rename_topic(library, heron_leaf.id, "Heron fieldwork", user_action=_person())
+    words = {i: fields["surface"] for i, _, _, fields, _ in _shape(library)}
+
+    # 3 → 5 atoms each (past half as many again, under the leaf size), with a word twice: a keyword of the five.
+    _store(library, ["Egrets share the herons' island roost.", "Egrets outnumbered the herons this year.",
+                     "CUDA drivers were updated on every GPU node.", "The CUDA toolkit matches the GPU drivers."])
+    done = topic_upkeep.update_topics(library, P)
+
+    assert done.mode == "consolidated"
+    after = {i: (title, fields) for i, title, _, fields, _ in _shape(library)}
+    for leaf, word in ((heron_leaf, "egrets"), (gpu_leaf, "CUDA")):
+        fields = after[leaf.id][1]
+        assert word not in words[leaf.id] and word in fields["surface"]  # words made from all five now
+        assert fields["worded"] == 5
+        assert any(c.document_id == leaf.id and c.what.startswith("words renewed: 5 atoms, made from 3; ")
+                   and "keywords: " in c.what for c in done.changes)  # listed in the change set
+    assert after[heron_leaf.id][0] == "Heron fieldwork"  # the person's label kept, its surface renewed
 
 
 def test_near_identical_sibling_leaves_are_merged(library, small):

@@ -4,19 +4,22 @@ The tree's nodes are topic documents and its membership ``in_topic`` edges (``co
 modes, told by the tree's root:
 
 - **cold** (no tree yet, or a root not marked ``consolidated``): the whole tree is built again from the scope's
-  live atoms (``index.topic_clusters.build_tree``). A new topic holding mostly the atoms of an existing one
-  (Jaccard ≥ ``topic_clusters.MATCH_OVERLAP``) takes over that topic's document instead of replacing it, so a
+  live atoms (``index.topic_build.build_tree``). A new topic holding mostly the atoms of an existing one
+  (Jaccard ≥ ``topic_build.MATCH_OVERLAP``) takes over that topic's document instead of replacing it, so a
   rebuild over the same atoms changes nothing and a tree grown by a few atoms changes by a few lines; the other
   machine-made topics are retired and new ones created. When the scope's live atoms reach
   ``Settings.topic_consolidate_at`` the root is marked ``consolidated``; the digest never unmarks it (a tree
   hovering at the threshold would otherwise be rebuilt and revised in turn), a rebuild asked ``from_scratch``
   sets it from the count again.
 - **consolidated**: never rebuilt by the digest. New atoms (live atoms in no topic) are attached to their nearest
-  leaf (``topic_clusters.attach``, by centroid; the centroids of the leaf and its ancestors move by a running
-  mean), a leaf grown past the leaf size is split (``topic_clusters.splits``: its parts beside it, or a subtree
-  below it when its parent is full), near-identical sibling leaves are merged (``topic_clusters.merges``), and
-  where a split or a merge changed the tree the topics' words are renewed and their parents' follow
-  (``topic_clusters.relabel``). A leaf that only gains atoms keeps its words until then.
+  leaf (``topic_revise.attach``, by centroid; the centroids of the leaf and its ancestors move by a running
+  mean); a leaf grown past the leaf size is split (``topic_revise.splits`` with ``regroup``: when its parent
+  holds only leaves, those sibling leaves are rebuilt with it as a cold build of that subtree; otherwise its parts
+  go beside it, or into a subtree below it when its parent is full); a leaf holding half as many atoms again as
+  its words were made from (its stored ``worded``) gets new words, label and surface, unless pinned
+  (``topic_revise.rewords``), so a leaf that only gains atoms is not routed by its first members' words until it
+  splits; then near-identical sibling leaves are merged (``topic_revise.merges``). Where a step changed a
+  leaf's words its parent's follow (``topic_revise.relabel``).
 
 In both modes atoms archived, trashed or moved to another scope leave their topics (their edges go, the counts
 fall), and a person's pins are kept: a pinned field (label, parent, surface) is never rewritten, a pinned atom
@@ -34,13 +37,22 @@ app's Topics pane, and the app's opening for a scope whose atoms changed with no
 
 **The threshold** (``Settings.topic_consolidate_at``, 2,000 atoms): below it every digest rebuilds the tree, so
 the rebuild must stay cheap; past it the tree is only revised locally, so what the cold build left must be good
-enough to revise. Revised leaves are only ever cut from the cold build's, never regrouped: a tree revised from a
-cold build of 2,000 SciFact sentences routes within about a point of a rebuild (95.3 / 97.6 / 99.7 % of claims'
-abstracts reached at 5 / 10 / 25 % of the atoms, against 96.2 / 98.8 / 99.7), from 300 it is 3.5-7 points below
-(``bench_topic_clusters.py``, ``index.topic_clusters``' note). The rebuild stays affordable there: the
-clustering of 2,000 atoms takes 1.7 s, a whole first build with its writes 8.8 s and a day's rebuild writes only
-what moved (``bench_topic_upkeep.py``, load 3-6: 100 atoms 1.7 s, 1,000 1.7 s, 3,000 23 s); and a flat search
-over 2,000 atoms costs little. (300 was the first guess: its daily rebuild is cheaper, its revised tree worse.)
+enough to revise. Splits regroup (``splits(regroup=True)``): a leaf that overflows under a parent holding only
+leaves is rebuilt with its sibling leaves, so atoms an early, coarse leaf drew to itself can join a sibling.
+Without it a revised tree kept the cold build's coarse leaves, and routed within about a point of a rebuild only
+from a cold build of 2,000 (from 300, 3.5-7 points below): that is why the threshold was raised from 300 to
+2,000. With it the start hardly matters for routing on SciFact (``bench_topic_clusters.py --part consolidate --regroup
+yes``, SciFact 600 abstracts, 5,245 sentences, revised in days of 100, 2 December 2026: claims' abstracts reached
+at 5 / 10 / 25 % of the atoms 97.1 / 99.4 / 99.7 % revised from 300, 96.5 / 98.8 / 99.4 from 1,000, 95.9 / 98.5 /
+99.7 from 2,000, against 96.2 / 98.8 / 99.7 for a rebuild; LoCoMo's conversations, revised for a day or two past
+300, from equal to their rebuild to 6-12 points below).
+The threshold stays at 2,000 all the same: a tree revised from a small start grows deep (depth 7 from 300, 6
+from 1,000, 4 from 2,000, 3 rebuilt: more beam steps per query), regrouping costs more per new atom (5.4-6.4 s
+per 1,000 new atoms against 3.7-4.0 without regroup, the cluster helper's run; 30-44 s in mine at load 4 beside
+the tests, not comparable), the rebuild under 2,000 stays affordable (clustering 2,000 atoms 1.7 s, a whole first
+build with its writes 8.8 s, a day's rebuild writes only what moved: ``bench_topic_upkeep.py``, load 3-6: 100
+atoms 1.7 s, 1,000 1.7 s, 3,000 23 s), and a flat search over fewer atoms is exact and cheap. A lower threshold
+is worth measuring again (LoCoMo too) if the daily rebuild ever costs too much.
 
 **Vectors.** An atom's vector is read from the scope's Chroma collection (its one chunk's embedding, the
 vector ``encode_queries`` gives its statement: ``indexing.statement_vectors``); an atom not embedded yet (still
@@ -69,15 +81,15 @@ from ..core.errors import IndexUnavailable, InvalidInput, LibraryBusy
 from ..core.relations import RelationType
 from ..core.topics import decode_vector, topic_fields
 from ..core.undo import UserAction
-from ..index import topic_clusters
+from ..index import topic_build, topic_plans, topic_revise
 from ..store import tables
 from ..store.db import BUSY_TIMEOUT_MS, read_session, write_session
 from . import audit, indexing, records, topics
 from .library import Library
 from .scopes import list_scopes, resolve_scope
 
-TREE = topic_clusters.TreeParams()
-"""The trees' shape (leaf size, branching): ``index.topic_clusters.TreeParams``' defaults, measured there."""
+TREE = topic_plans.TreeParams()
+"""The trees' shape (leaf size, branching): ``index.topic_plans.TreeParams``' defaults, measured there."""
 ATTACHED_NAMED = 3
 """An attach line names the atoms attached to a topic when there are at most this many, else counts them."""
 
@@ -143,7 +155,7 @@ class UpkeepPlan:
     Attributes:
         scope: the tree's scope. mode: as :class:`TopicUpkeep`.
         stamp: the tree as read (:func:`_stamp`): the write is skipped when it differs then.
-        operations: ``index.topic_clusters``' plan, in the order to write.
+        operations: the ``index.topic_build`` / ``topic_revise`` plan, in the order to write.
         atoms: the scope's live atoms as read. threshold: ``Settings.topic_consolidate_at`` then.
         consolidated: the root's mark to write (None: left as it is).
         titles: atom and topic titles for the change lines. warnings: what could not be done and why.
@@ -152,7 +164,7 @@ class UpkeepPlan:
     scope: str
     mode: Mode
     stamp: str = ""
-    operations: list[topic_clusters.Operation] = field(default_factory=list)
+    operations: list[topic_plans.Operation] = field(default_factory=list)
     atoms: int = 0
     threshold: int = 0
     consolidated: bool | None = None
@@ -192,7 +204,7 @@ def plan_upkeep(lib: Library, scope: str, *, leaving: Iterable[str] = (), from_s
             plan.mode = "cold"
             atoms = _atoms(lib, live)
             vectors = indexing.statement_vectors(lib, atoms) if atoms else np.zeros((0, 0), dtype=np.float32)
-            plan.operations = topic_clusters.build_tree([a.id for a in atoms], vectors, [a.text for a in atoms],
+            plan.operations = topic_build.build_tree([a.id for a in atoms], vectors, [a.text for a in atoms],
                                                         previous=state, params=TREE).operations
             reached = len(live) >= plan.threshold
             if root is None or from_scratch or reached:  # else it stays cold
@@ -208,30 +220,40 @@ def plan_upkeep(lib: Library, scope: str, *, leaving: Iterable[str] = (), from_s
     return plan
 
 
-def _revisions(lib: Library, state: topic_clusters.TreeState, new: list[_Atom]) -> list[topic_clusters.Operation]:
-    """A consolidated tree's local revision: the new atoms attached (an atom a person pinned to a topic, back
-    there; the others to their nearest leaf), then the leaves that grew past the leaf size split, then
-    near-identical sibling leaves merged, each step planned on the tree as the steps before leave it."""
+def _revisions(lib: Library, state: topic_plans.TreeState, new: list[_Atom]) -> list[topic_plans.Operation]:
+    """A consolidated tree's local revision, each step planned on the tree as the steps before leave it: the new
+    atoms attached (an atom a person pinned to a topic, back there; the others to their nearest leaf), then the
+    leaves that grew past the leaf size split (their sibling leaves regrouped with them: see the module's
+    note), then the words of the leaves that outgrew them renewed (``topic_revise.rewords``), then near-identical
+    sibling leaves merged. Only the atoms a step names are read (their statements, and vectors for a split)."""
     pinned_at = {atom: t.id for t in state.topics for atom in t.pinned_atoms}
-    plan = topic_clusters.TreePlan([topic_clusters.MoveAtom(a.id, pinned_at[a.id]) for a in new if a.id in pinned_at])
+    plan = topic_plans.TreePlan([topic_plans.MoveAtom(a.id, pinned_at[a.id]) for a in new if a.id in pinned_at])
     free = [a for a in new if a.id not in pinned_at]
     vectors = indexing.statement_vectors(lib, free) if free else None
     if free:
-        plan.extend(topic_clusters.attach([a.id for a in free], vectors, state))  # type: ignore[arg-type]
-    tree = topic_clusters.apply_plan(state, plan)
-    big = [leaf for leaf in tree.leaves() if len(leaf.atoms) > TREE.leaf_max]
-    if big:
+        plan.extend(topic_revise.attach([a.id for a in free], vectors, state))  # type: ignore[arg-type]
+    tree = topic_plans.apply_plan(state, plan)
+    texts = {a.id: a.text for a in new}
+    wanted = topic_revise.split_atoms(tree, TREE, regroup=True)
+    if wanted:
         known = {a.id for a in free}
-        members = _atoms(lib, {a for leaf in big for a in leaf.atoms} - known)
-        table = topic_clusters.atom_table(
+        members = _atoms(lib, wanted - known)
+        texts |= {a.id: a.text for a in members}
+        table = topic_plans.atom_table(
             [a.id for a in free] + [a.id for a in members],
             np.vstack([v for v in (vectors, indexing.statement_vectors(lib, members) if members else None)
                        if v is not None]),
             [a.text for a in free] + [a.text for a in members])
-        split = topic_clusters.splits(tree, table, TREE)
+        split = topic_revise.splits(tree, table, TREE, regroup=True)
         plan.extend(split)
-        tree = topic_clusters.apply_plan(tree, split)
-    plan.extend(topic_clusters.merges(tree, params=TREE))
+        tree = topic_plans.apply_plan(tree, split)
+    stale = topic_revise.reword_atoms(tree)
+    if stale:
+        texts |= {a.id: a.text for a in _atoms(lib, stale - texts.keys())}
+        reworded = topic_revise.rewords(tree, texts, TREE)
+        plan.extend(reworded)
+        tree = topic_plans.apply_plan(tree, reworded)
+    plan.extend(topic_revise.merges(tree, params=TREE))
     return plan.operations
 
 
@@ -327,7 +349,7 @@ class _Writer:
         self.joined: dict[str, list[str]] = {}
         self.moved_in: dict[str, list[str]] = {}
         self.left: dict[str, list[str]] = {}
-        self.splits: list[topic_clusters.SplitTopic] = []
+        self.splits: list[topic_plans.SplitTopic] = []
         self.root: tables.DocumentRow | None = None
         self.live: dict[str, bool] = {}
         self.atoms: dict[str, tables.DocumentRow] = {}  # held here: the session keeps only weak references
@@ -342,7 +364,7 @@ class _Writer:
         """The rows of the scope's topics and of every atom the plan moves, in a few queries: the writes below (the
         audit entries name each atom) then find them in the session instead of loading each one (2 of the 6.6 s of
         200 atoms attached, measured with cProfile on bench_topic_upkeep.py's library)."""
-        ids = list(dict.fromkeys(op.atom for op in self.plan.operations if isinstance(op, topic_clusters.MoveAtom)))
+        ids = list(dict.fromkeys(op.atom for op in self.plan.operations if isinstance(op, topic_plans.MoveAtom)))
         doc = tables.DocumentRow
         self.atoms |= {row.id: row for row in self.session.exec(select(doc).where(
             doc.scope_path == self.plan.scope, doc.type == DocumentType.TOPIC.value)).all()}  # and the topics
@@ -357,25 +379,25 @@ class _Writer:
                                             reason="no longer a live atom of the scope"):
                 self.left.setdefault(topic_id, []).append(atom_id)
 
-    def apply(self, op: topic_clusters.Operation) -> None:
-        if isinstance(op, topic_clusters.CreateTopic):
+    def apply(self, op: topic_plans.Operation) -> None:
+        if isinstance(op, topic_plans.CreateTopic):
             self.create(op)
-        elif isinstance(op, topic_clusters.UpdateTopic):
+        elif isinstance(op, topic_plans.UpdateTopic):
             self.update(op)
-        elif isinstance(op, topic_clusters.MoveAtom):
+        elif isinstance(op, topic_plans.MoveAtom):
             # The edges and audit entries of a move need no flush between them: they go out together at the
             # next query that does (an update's check of what this action touched).
             with self.session.no_autoflush:
                 self.move(op)
-        elif isinstance(op, topic_clusters.MergeTopics):
+        elif isinstance(op, topic_plans.MergeTopics):
             self.merge(op)
-        elif isinstance(op, topic_clusters.SplitTopic):
+        elif isinstance(op, topic_plans.SplitTopic):
             self.splits.append(op)
-        elif isinstance(op, topic_clusters.DeleteTopic):
+        elif isinstance(op, topic_plans.DeleteTopic):
             row = self.row(op.topic)
             self.retire(row, "retired: the rebuild left it without atoms")
 
-    def create(self, op: topic_clusters.CreateTopic) -> None:
+    def create(self, op: topic_plans.CreateTopic) -> None:
         if op.parent is None:  # the tree's root, named after its scope
             row = topics.session_create_topic(
                 self.session, self.action, scope_path=self.plan.scope,
@@ -389,12 +411,13 @@ class _Writer:
             row = topics.session_create_topic(
                 self.session, self.action, scope_path=self.plan.scope, label=op.label or "(no words)",
                 parent_id=self.resolve(op.parent), summary=op.summary, surface=op.surface, centroid=op.centroid,
-                origin=op.origin)
-            what = f"new topic ({op.origin}): {', '.join(op.surface[:6]) or 'no keywords'}"
+                origin=op.origin, worded=op.worded)
+            what = f"new topic ({op.origin}): “{row.title}”" + (f"; keywords: {', '.join(op.surface[:6])}"
+                                                                  if op.surface else "")
         self.ids[op.key] = row.id
         self.changes.append(TopicChange(kind="added", document_id=row.id, title=row.title, what=what))
 
-    def update(self, op: topic_clusters.UpdateTopic) -> None:
+    def update(self, op: topic_plans.UpdateTopic) -> None:
         row = self.row(op.topic)
         before = topic_fields(row.meta)
         fields: dict[str, Any] = {}
@@ -404,6 +427,8 @@ class _Writer:
             fields["parent"] = self.resolve(op.parent)
         if op.centroid is not None and not _same_vector(decode_vector(before.get("centroid")), op.centroid):
             fields["centroid"] = op.centroid
+        if op.worded is not None:
+            fields["worded"] = op.worded
         old_label, old_parent = row.title, before.get("parent")
         if not topics.session_update_topic(self.session, row, self.action, label=op.label, summary=op.summary,
                                            fields=fields, reason="revised by the digest"):
@@ -415,10 +440,13 @@ class _Writer:
             said.append(f"moved under “{self.row(fields['parent']).title}”")
         if "surface" in fields and list(before.get("surface") or []) != fields["surface"]:
             said.append(f"keywords: {', '.join(fields['surface'][:6])}")
+        made_from = before.get("worded")
+        if said and op.worded is not None and made_from is not None and op.worded > made_from:
+            said.insert(0, f"words renewed: {op.worded} atoms, made from {made_from}")
         self.changes.append(TopicChange(kind="modified", document_id=row.id, title=row.title,
                                         what="; ".join(said) or "centroid and summary revised"))
 
-    def move(self, op: topic_clusters.MoveAtom) -> None:
+    def move(self, op: topic_plans.MoveAtom) -> None:
         target = self.resolve(op.to)
         if self.live.get(op.atom) and \
                 topics.session_add_member(self.session, op.atom, target, self.action):
@@ -427,7 +455,7 @@ class _Writer:
                                                                   self.action):
             self.left.setdefault(self.resolve(op.source), []).append(op.atom)
 
-    def merge(self, op: topic_clusters.MergeTopics) -> None:
+    def merge(self, op: topic_plans.MergeTopics) -> None:
         source, target = self.row(op.source), self.row(op.target)
         fields = topic_fields(source.meta)
         for atom_id in topics.members(self.session, [source.id]).get(source.id, []):
@@ -448,7 +476,8 @@ class _Writer:
                                         what=what))
 
     def finish(self) -> list[TopicChange]:
-        titles = self.plan.titles
+        # The atoms a split or a regroup moves were not read by the plan: their rows here name them.
+        titles = {atom_id: row.title for atom_id, row in self.atoms.items()} | self.plan.titles
         for split in self.splits:
             parts = [self.row(p) for p in split.parts]
             self.changes.append(TopicChange(
@@ -507,6 +536,7 @@ class _Row:
     pinned_atoms: frozenset[str]
     root: bool
     consolidated: bool
+    worded: int | None
 
 
 def _read_tree(session: Session, scope: str) -> tuple[list[_Row], list[tuple[str, str]]]:
@@ -522,7 +552,7 @@ def _read_tree(session: Session, scope: str) -> tuple[list[_Row], list[tuple[str
                          surface=tuple(fields.get("surface") or ()), centroid=decode_vector(fields.get("centroid")),
                          pinned=frozenset(fields.get("pinned") or ()),
                          pinned_atoms=frozenset(fields.get("pinned_atoms") or ()), root=bool(fields.get("root")),
-                         consolidated=bool(fields.get("consolidated"))))
+                         consolidated=bool(fields.get("consolidated")), worded=fields.get("worded")))
     edges = session.exec(text(  # type: ignore[call-overload]
         "SELECT r.source_id, r.target_id FROM relation r JOIN document t ON t.id = r.target_id "
         "WHERE r.type = :in_topic AND t.scope_path = :scope AND t.type = :topic AND t.status = 'active' "
@@ -530,8 +560,8 @@ def _read_tree(session: Session, scope: str) -> tuple[list[_Row], list[tuple[str
     return rows, [(a, t) for a, t in edges]
 
 
-def _state(rows: Sequence[_Row], edges: Sequence[tuple[str, str]], live: set[str]) -> topic_clusters.TreeState:
-    """The tree as ``index.topic_clusters`` reads it: each topic with its live atoms and its subtree's count.
+def _state(rows: Sequence[_Row], edges: Sequence[tuple[str, str]], live: set[str]) -> topic_plans.TreeState:
+    """The tree as ``index.topic_revise`` reads it: each topic with its live atoms and its subtree's count.
 
     Raises:
         InvalidInput: a damaged tree (no root or two, a parent that is not a live topic of it).
@@ -547,11 +577,11 @@ def _state(rows: Sequence[_Row], edges: Sequence[tuple[str, str]], live: set[str
         while parent in by_id and seen < len(rows):
             subtree[parent] |= set(own[r.id])
             parent, seen = by_id[parent].parent, seen + 1
-    return topic_clusters.TreeState(tuple(
-        topic_clusters.TopicState(id=r.id, parent_id=None if r.root else r.parent, label=r.label,
+    return topic_plans.TreeState(tuple(
+        topic_plans.TopicState(id=r.id, parent_id=None if r.root else r.parent, label=r.label,
                                   surface=r.surface, summary=r.summary, centroid=r.centroid,
                                   atoms=tuple(own[r.id]), size=len(subtree[r.id]), pinned=r.pinned,
-                                  pinned_atoms=r.pinned_atoms)
+                                  pinned_atoms=r.pinned_atoms, worded=r.worded)
         for r in sorted(rows, key=lambda r: not r.root)))
 
 
