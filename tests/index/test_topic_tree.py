@@ -12,7 +12,7 @@ from vancetope_desktop.index.embedder import Embedder
 from vancetope_desktop.index.models import ModelSpec
 from vancetope_desktop.index.topic_build import build_tree
 from vancetope_desktop.index.topic_groups import split_members
-from vancetope_desktop.index.topic_labels import label_of
+from vancetope_desktop.index.topic_labels import class_words, label_of
 from vancetope_desktop.index.topic_plans import (
     AtomTable,
     CreateTopic,
@@ -544,3 +544,30 @@ def test_splits_with_regroup_rebuilds_the_parents_leaves_together() -> None:
     # Without regroup only the oversized leaf is cut, and "rest" keeps group 1's other half beside group 2.
     alone = apply_plan(state, splits(state, table, params))
     assert set(alone.by_id["rest"].atoms) == set(rest)
+
+
+def test_labels_leave_out_filler_words_contractions_and_particles() -> None:
+    # Labels from a new user's trial on the corpus notes, each followed by the leaf's next surface words.
+    assert label_of(("Given", "forces", "exists", "gravity")) == "Forces · gravity"
+    assert label_of(("Sums", "partial", "true", "series")) == "Sums · partial · series"
+    assert label_of(("Origin", "functions", "doesn't", "domain")) == "Origin · functions · domain"
+    assert label_of(("や", "で囲み", "例えば", "括弧")) == "括弧"
+    assert label_of(("は", "リンク先に", "複数の", "ページ")) == "ページ"
+    assert label_of(("methylation", "epigenetic", "DNA")) == "Methylation · epigenetic · DNA"
+
+
+JAPANESE = ["東京の桜は三月の終わりに咲きます。", "桜の花見は東京の公園で人気があります。",
+            "京都の桜は東京より少し遅く咲きます。", "桜の季節には公園に多くの人が集まります。"]
+CHINESE = ["深度学习模型需要大量的训练数据。", "训练数据的质量决定模型的效果。",
+           "模型在训练数据上过拟合是常见问题。", "深度学习模型的训练需要图形处理器。"]
+
+
+def test_cjk_leaves_get_words_of_their_own_and_a_label_is_never_empty() -> None:
+    japanese, chinese = class_words([JAPANESE, CHINESE], 15)
+    assert label_of(japanese, JAPANESE) == "桜 · 東京 · 公園"  # no particle, no verb stem ("咲")
+    assert label_of(chinese, CHINESE) == "模型 · 深度 · 学习"  # bigrams of one word said once ("度学" left out)
+    plan = build_tree([f"a{i}" for i in range(8)], _blobs([4, 4]), JAPANESE + CHINESE)
+    assert all(op.label for op in plan.of(CreateTopic) if op.parent is not None)
+    # No words at all: the first words of a statement, else a plain name; never "".
+    assert label_of((), ["42 + 17 = 59 ..."]) == "42 + 17 = 59 ..."
+    assert label_of(()) == "Topic"

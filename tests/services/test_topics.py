@@ -321,3 +321,55 @@ def test_split_without_groups_cuts_by_meaning_and_names_each_part(library):
     assert all(t.label and t.surface and t.pinned == ["label", "parent"] for t in made)
     with pytest.raises(topics.InvalidTopic, match="too few to split"):
         topics.split_topic(library, made[0].id, parts=3)
+
+
+JAPANESE = ("東京の桜は三月の終わりに咲きます。", "桜の花見は東京の公園で人気があります。",
+            "京都の桜は東京より少し遅く咲きます。", "桜の季節には公園に多くの人が集まります。")
+CHINESE = ("深度学习模型需要大量的训练数据。", "训练数据的质量决定模型的效果。",
+           "模型在训练数据上过拟合是常见问题。", "深度学习模型的训练需要图形处理器。")
+
+
+def test_cjk_clusters_get_labels_and_an_empty_stored_label_never_blocks_a_rebuild(library, monkeypatch):
+    # A new user's trial: a cluster the keyword step could not name got an empty label, and every later rebuild
+    # failed with "a topic needs a label" until a person renamed it.
+    from vancetope_desktop.index.topic_plans import TreeParams
+    from vancetope_desktop.services import topic_upkeep
+
+    monkeypatch.setattr(topic_upkeep, "TREE", TreeParams(leaf_max=6, leaf_fill=0.5, branching=2, max_children=4))
+    for text_ in JAPANESE + CHINESE:
+        atoms.store_atom(library, atoms.draft_atom("fact", text_))
+    topic_upkeep.update_topics(library, DEFAULT_PROJECT)
+    topic_upkeep.update_topics(library, DEFAULT_PROJECT, from_scratch=True)
+    tree = topics.get_tree(library, DEFAULT_PROJECT)
+    assert len(tree.topics) > 1 and all(t.label.strip() and t.label != "(no words)" for t in tree.topics)
+    leaf = next(t for t in tree.topics if t.parent_id)
+    with write_session(library.engine) as session:  # what an undone digest or an old version can leave
+        row = session.get(documents.tables.DocumentRow, leaf.id)
+        row.title = ""
+        session.add(row)
+    topic_upkeep.update_topics(library, DEFAULT_PROJECT, from_scratch=True)
+    assert all(t.label.strip() for t in topics.get_tree(library, DEFAULT_PROJECT).topics)
+
+
+@pytest.mark.parametrize("label, refused", [
+    ("x" * 5000, "at most 80 characters; this one has 5000"),
+    ("Herons\a", "control character U\\+0007"),
+    ("Birds › Herons", "separates the topics of a path"),
+    ("   ", "needs a label"),
+])
+def test_a_label_a_person_types_is_checked_by_rename_create_and_split(tree, label, refused):
+    lib, ids = tree
+    with pytest.raises(topics.InvalidTopic, match=refused):
+        topics.rename_topic(lib, ids["herons"], label)
+    with pytest.raises(topics.InvalidTopic, match=refused):
+        topics.create_topic(lib, label, ids["alders"])
+    with pytest.raises(topics.InvalidTopic, match=refused):
+        topics.split_topic(lib, ids["herons"], [[ids["a0"]], [ids["a1"]]], labels=["Adults", label])
+    assert topics.get_tree(lib, P).get(ids["herons"]).label == "Herons"
+    assert [t.label for t in topics.get_tree(lib, P).topics if t.parent_id == ids["alders"]] == []
+
+
+def test_a_label_of_markup_is_kept_as_plain_text(tree):
+    lib, ids = tree
+    assert topics.rename_topic(lib, ids["herons"], "<b>Herons</b> & <i>egrets</i>").label \
+        == "<b>Herons</b> & <i>egrets</i>"

@@ -333,3 +333,24 @@ def test_rebuild_now_builds_the_tree_of_an_empty_scope(qtbot, library, make_wind
     assert tree.root_id is not None and tree.atoms == 7 and tree.unplaced == 0
     assert dialog.pages.currentIndex() == 0 and dialog.tree_model.index_for(tree.root_id).isValid()
     assert window.undo_actions.undo_action.isEnabled()
+
+
+def test_a_label_of_markup_reads_literally_in_the_tree_its_tooltip_and_the_split_dialog(qtbot, tree):
+    from PySide6.QtGui import QTextDocument
+
+    from vancetope_desktop.ui.topic_parts import SplitDialog
+
+    library, ids = tree
+    label = "<b>Herons</b> & <i>egrets</i>"
+    topics.rename_topic(library, ids["herons"], label)
+    model = TopicTreeModel()
+    model.set_trees([topics.get_tree(library, P)], P, {P: "Inbox"})
+    herons = model.index_for(ids["herons"])
+    assert herons.data() == label  # an item's text is plain
+    shown = QTextDocument()
+    shown.setHtml(model.data(herons, Qt.ItemDataRole.ToolTipRole))  # how Qt reads a tooltip that looks like markup
+    assert shown.toPlainText().splitlines()[0] == label
+    dialog = SplitDialog(label, 1, 1)
+    qtbot.addWidget(dialog)
+    said = dialog.findChildren(type(dialog.layout().itemAt(0).widget()))[0]
+    assert said.textFormat() == Qt.TextFormat.PlainText and label in said.text()

@@ -21,6 +21,8 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 
 from ..generation.keywords import STOP_WORDS, overlaps, stemmer, written_phrases
+from ..store.fulltext import CJK_RUN, text_tokens
+from ..store.fulltext import STOP_WORDS as QUERY_STOP_WORDS
 
 PHRASE_WORDS = 2
 """Surface terms are single words or two-word phrases ("stem cells", "signaling pathways" on SciFact); a
@@ -41,9 +43,85 @@ SUMMARY_CHARS = 140
 """A summary is cut at a word boundary before this many characters (one line of the Topics pane)."""
 
 
+FILLER_WORDS = frozenset({
+    "given", "exists", "exist", "existing", "true", "false", "doesn't", "don't", "isn't", "aren't",
+    "make", "makes", "making", "made", "get", "gets", "getting", "got", "take", "takes", "taking", "took", "need",
+    "needs", "want", "wants", "say", "says", "said", "know", "knows", "think", "thinks", "look", "looks", "come",
+    "comes", "goes", "going", "gone", "try", "tries", "tried", "seems", "seem", "means", "mean", "allows", "allow",
+    "lets", "gives", "give", "puts", "put", "keeps", "keep", "shows", "show", "works", "work", "happens", "holds",
+    "good", "bad", "new", "old", "great", "little", "big", "small", "large", "different", "same", "certain",
+    "possible", "able", "actually", "probably", "simply", "usually", "basically", "generally", "especially",
+    "instead", "maybe", "perhaps", "sure", "right", "real", "whole", "general", "particular", "specific",
+    "important", "main", "simple", "easy", "hard", "long", "short", "high", "low", "lot", "lots", "kind",
+    "sort", "example", "case", "cases", "way", "ways", "yes", "okay", "ok",
+})
+"""Words a label leaves out though they pass the stop words (``generation.keywords.STOP_WORDS``,
+``store.fulltext.STOP_WORDS``): very common verbs, adverbs and adjectives a cluster's statements share without
+naming what it is about ("Given · forces · exists", "Sums · partial · true" in a new user's trial on the
+corpus notes). Contractions ("doesn't") are left out by their apostrophe."""
+
+
+CJK_PARTICLES = frozenset("のはがをにへとでもやかなねよ")
+"""Japanese particles: a lone ideograph followed by one is a noun ("桜は"); followed by other hiragana it is a
+verb's or an adjective's stem ("咲き", "多く")."""
+
+
+_HIRAGANA = re.compile("[\u3040-\u309f]+")
+
+
+_KANA = re.compile("[\u3040-\u30ff]")
+
+
+_IDEOGRAPH = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+
+
+_CHINESE_FUNCTION = re.compile("[的是了在和与及或也就而之其这那个有不]+")
+"""Where a Chinese clause (no kana: no spaces, no particles to cut it at) is cut; in Japanese text these
+characters are parts of words (存在, 有名, 平和), so only text without kana is cut at them."""
+
+
+def cjk_terms(text: str) -> list[str]:
+    """The CJK terms of ``text`` for labels. Japanese (text holding kana): each run of CJK characters cut at
+    hiragana (particles and verb endings: "リンク先に複数の" → "リンク先", "複数"); a piece of 2 to 4 characters
+    is a term, and so is a lone ideograph followed by a particle or nothing ("桜は", not the verb stem "咲き").
+    Chinese: each run cut at :data:`_CHINESE_FUNCTION`; a piece of 2 to 4 characters is a term, a longer one
+    (a clause) gives the overlapping bigrams the product's index makes of it (``store.fulltext.text_tokens``)."""
+    japanese = _KANA.search(text) is not None
+    out: list[str] = []
+    for run in CJK_RUN.finditer(text):
+        chars = run.group()
+        if japanese:
+            at = 0
+            for gap in [*_HIRAGANA.finditer(chars), None]:
+                end = gap.start() if gap else len(chars)
+                word, after = chars[at:end], chars[end:end + 1]
+                if 2 <= len(word) <= 4 or (len(word) == 1 and _IDEOGRAPH.match(word)
+                                           and (not after or after in CJK_PARTICLES)):
+                    out.append(word)
+                at = gap.end() if gap else end
+            continue
+        for word in _CHINESE_FUNCTION.split(chars):
+            if 2 <= len(word) <= 4:
+                out.append(word)
+            elif len(word) > 4:
+                out.extend(token for token, _, _ in text_tokens(word))
+    return out
+
+
+def _cjk(text: str) -> bool:
+    return CJK_RUN.search(text) is not None
+
+
+def _label_phrases(text: str) -> list[tuple[str, str]]:
+    """``written_phrases`` of ``text`` for topic words, with CJK words replaced by :func:`cjk_terms` (a CJK run
+    the keyword step keeps is a particle or a whole clause: "や", "で囲み")."""
+    pairs = [(key, form) for key, form in written_phrases(text, PHRASE_WORDS) if not _cjk(form)]
+    return pairs + [(term, term) for term in cjk_terms(text)]
+
+
 def class_words(texts_by_class: Sequence[Sequence[str]], terms: int) -> list[tuple[str, ...]]:
     """Each class's ``terms`` best c-TF-IDF keywords (written forms), best first (see the module doc)."""
-    phrases = [[pair for text in texts for pair in written_phrases(text, PHRASE_WORDS)] for texts in texts_by_class]
+    phrases = [[pair for text in texts for pair in _label_phrases(text)] for texts in texts_by_class]
     # A word's case is judged over every class: a name that only opens the statements of one leaf ("Caroline: …")
     # is still a name.
     seen = _casing(text for texts in texts_by_class for text in texts)
@@ -140,18 +218,49 @@ def _verb_like(term: str, texts: Iterable[str]) -> bool:
     return votes > 0
 
 
+FALLBACK_WORDS = 6
+"""A label made from a statement's first words takes this many (about one line of the Topics pane)."""
+
+
+FALLBACK_LABEL = "Topic"
+"""The label of a topic with no words at all (no surface, no member text): never empty, since a person must be
+able to read, click and rename it."""
+
+
+def _filler(term: str) -> bool:
+    """Whether ``term`` says nothing as a label: a contraction, a word of :data:`FILLER_WORDS` or of the stop
+    lists, a lone kana, a CJK term holding hiragana (a particle or an ending: "や", "で囲み", "例えば")."""
+    words = term.casefold().split()
+    if any("'" in w or "’" in w for w in words):
+        return True
+    if all(w in FILLER_WORDS or w in STOP_WORDS or w in QUERY_STOP_WORDS for w in words):
+        return True
+    # :func:`cjk_terms` never makes a term holding hiragana; a stored surface written before it may hold one.
+    return _cjk(term) and ((len(term) == 1 and not _IDEOGRAPH.match(term)) or _HIRAGANA.search(term) is not None)
+
+
 def label_of(surface: Sequence[str], texts: Sequence[str] = ()) -> str:
-    """A topic's name for people: its first :data:`LABEL_TERMS` surface terms, single words used as verbs in
-    ``texts`` (the members, when given) after the others, joined by :data:`LABEL_JOIN`, the first letter
-    capitalised (unless its word is written in mixed case, "mRNA")."""
-    terms = list(surface)
+    """A topic's name for people, never empty: its first :data:`LABEL_TERMS` surface terms, filler left out
+    (:data:`FILLER_WORDS`, contractions, CJK particles), single words used as verbs in ``texts`` (the members,
+    when given) after the others, joined by :data:`LABEL_JOIN`, the first letter capitalised (unless its word is
+    written in mixed case, "mRNA"). With no such term: the members' CJK terms (:func:`cjk_terms`), else the first
+    :data:`FALLBACK_WORDS` words of the first member statement, else :data:`FALLBACK_LABEL`."""
+    terms = [t for t in surface if t.strip() and not _filler(t)]
+    if not terms and texts:
+        counts = Counter(t for text in texts for t in cjk_terms(text) if not _filler(t))
+        terms = [t for t, _ in counts.most_common(LABEL_TERMS)]
+    if not terms:
+        first = next((" ".join(t.split()[:FALLBACK_WORDS])[:SUMMARY_CHARS // 2] for t in texts if t.strip()), "")
+        return first[:1].upper() + first[1:] if first else FALLBACK_LABEL
     if texts:
         verbs = {t for t in terms if " " not in t and _verb_like(t, texts)}
         terms = [t for t in terms if t not in verbs] + [t for t in terms if t in verbs]
     chosen: list[str] = []
     for term in terms:
         # "HSCs" beside "HSC": the stemmer keeps an acronym's plural apart, a label says it once.
-        if _singular(term) not in {_singular(c) for c in chosen}:
+        # "深度 · 度学": overlapping bigrams of one Chinese word, said once.
+        if _singular(term) not in {_singular(c) for c in chosen} \
+                and not (_cjk(term) and any(set(term) & set(c) for c in chosen if _cjk(c))):
             chosen.append(term)
     label = LABEL_JOIN.join(chosen[:LABEL_TERMS])
     first = label.split(" ", 1)[0]

@@ -54,8 +54,9 @@ SEARCH_MODES: tuple[str, ...] = ("auto", "tree", "flat")
 """The search modes every face offers (``--mode``, the tools' ``mode``, the search pane's selector)."""
 ATOM_TYPES: tuple[DocumentType, ...] = tuple(DocumentType(t.value) for t in AtomType)
 """The document types that are atoms (``services.atoms.ATOM_DOCUMENT_TYPES``, which sits above this module)."""
-CRUMB = " › "
-"""Between the labels of a breadcrumb (``Travel › Hiking``), as the Topics pane writes a path."""
+CRUMB = f" {topics.PATH_MARK} "
+"""Between the labels of a breadcrumb (``Travel › Hiking``), as the Topics pane writes a path (a label never
+holds the mark: ``topics.hand_label``)."""
 
 
 def parse_mode(value: str | None) -> SearchMode:

@@ -57,6 +57,7 @@ back). The new scope's digest places it in that scope's tree; until then it coun
 from __future__ import annotations
 
 import json
+import unicodedata
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any, NamedTuple
@@ -96,7 +97,11 @@ SURFACE_WORDS = 5
 """Keywords kept as the surface of a topic a split makes (the best first is its label): a handful routes a query
 without drowning the label's own words (the digest revises the surface later unless a person pinned it)."""
 MAX_LABEL = 80
-"""The longest label kept, in characters: a document title's limit (``services.documents``)."""
+"""The longest label kept, in characters: a document title's limit (``services.documents``). A label a person
+types that is longer is refused (:func:`hand_label`); one the digest makes is cut."""
+PATH_MARK = "›"
+"""What separates the labels of a topic's path ("Birds › Herons", ``topic_search.CRUMB``): refused in a label,
+which would otherwise read as a deeper path."""
 
 
 class TopicRow(NamedTuple):
@@ -654,10 +659,32 @@ def _touched(session: Session, document_id: str, action: UserAction) -> bool:
 # --- Checking what a write is given.
 
 def _label(label: str) -> str:
-    name = " ".join((label or "").split())
+    # Control characters (a pasted BEL, a NUL) are dropped from any label; whitespace runs become one space.
+    name = " ".join("".join(c for c in (label or "") if c.isspace() or unicodedata.category(c) != "Cc").split())
     if not name:
         raise InvalidTopic("a topic needs a label")
     return name[:MAX_LABEL]
+
+
+def hand_label(label: str) -> str:
+    """A label a person typed (rename, create, split), checked: whitespace runs made one space.
+
+    Raises:
+        InvalidTopic: blank; a control character (other than whitespace: a pasted BEL); longer than
+        :data:`MAX_LABEL` characters; holding :data:`PATH_MARK`, which separates the labels of a path.
+    """
+    control = next((c for c in label or "" if not c.isspace() and unicodedata.category(c) == "Cc"), None)
+    if control is not None:
+        raise InvalidTopic(f"a label cannot hold the control character U+{ord(control):04X}: type plain text")
+    name = " ".join((label or "").split())
+    if not name:
+        raise InvalidTopic("a topic needs a label")
+    if len(name) > MAX_LABEL:
+        raise InvalidTopic(f"a label holds at most {MAX_LABEL} characters; this one has {len(name)}: shorten it")
+    if PATH_MARK in name:
+        raise InvalidTopic(f"a label cannot hold “{PATH_MARK}”: it separates the topics of a path "
+                           f"(“Birds {PATH_MARK} Herons”), so the label would read as a deeper topic")
+    return name
 
 
 def _words(surface: Any) -> list[str]:
@@ -716,14 +743,14 @@ def rename_topic(lib: Library, topic_id: str, label: str, *, acting_scope: str |
     """Give a topic a new label, pinned (the digest keeps it). The root is named after its scope: refused.
 
     Raises:
-        DocumentNotFound: no such topic. InvalidTopic: the root, a blank label. AccessDenied / ScopeNotVisible:
-        ``acting_scope`` may not write the topic's scope.
+        DocumentNotFound: no such topic. InvalidTopic: the root, a label :func:`hand_label` refuses.
+        AccessDenied / ScopeNotVisible: ``acting_scope`` may not write the topic's scope.
     """
     with write_session(lib.engine) as session:
         row = _writable(lib, session, topic_id, acting_scope)
         if topic_fields(row.meta).get("root"):
             raise InvalidTopic(f"“{row.title}” is the root of {row.scope_path}'s tree: it is named after its scope")
-        session_update_topic(session, row, user_action, label=label,
+        session_update_topic(session, row, user_action, label=hand_label(label),
                              fields={"pinned": _pinned(row, "label")}, reason="renamed by hand")
         _done(session)
     return _shown(lib, row.scope_path, row.id)
@@ -752,8 +779,10 @@ def create_topic(lib: Library, label: str, parent_id: str, *, summary: str = "",
     made by its digest, not by hand.
 
     Raises:
-        DocumentNotFound: no such parent. InvalidTopic: a blank label. AccessDenied / ScopeNotVisible.
+        DocumentNotFound: no such parent. InvalidTopic: a label :func:`hand_label` refuses.
+        AccessDenied / ScopeNotVisible.
     """
+    label = hand_label(label)
     with write_session(lib.engine) as session:
         parent = _writable(lib, session, parent_id, acting_scope)
         row = session_create_topic(session, user_action, scope_path=parent.scope_path, label=label,
@@ -834,8 +863,8 @@ def split_topic(lib: Library, topic_id: str, groups: Sequence[Sequence[str]] | N
 
     Raises:
         DocumentNotFound. InvalidTopic: fewer than two groups, an empty group, an atom in two groups or not in
-        the topic, as many labels as groups missing. InvalidInput: fewer atoms than ``parts``. AccessDenied /
-        ScopeNotVisible.
+        the topic, as many labels as groups missing, a label :func:`hand_label` refuses. InvalidInput: fewer
+        atoms than ``parts``. AccessDenied / ScopeNotVisible.
     """
     with read_session(lib.engine) as session:
         row = _topic_row(session, topic_id)
@@ -854,6 +883,7 @@ def split_topic(lib: Library, topic_id: str, groups: Sequence[Sequence[str]] | N
         labels = [n if n and named.count(n) == 1 else f"{row.title} {k}" for k, n in enumerate(named, start=1)]
         surfaces: list[list[str]] = found
     else:
+        labels = [hand_label(name) for name in labels]
         surfaces = [[] for _ in groups]
     with write_session(lib.engine) as session:
         row = _writable(lib, session, topic_id, acting_scope)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from html import escape
 from typing import Any
 
 from PySide6.QtCore import (
@@ -27,6 +28,7 @@ from PySide6.QtCore import (
     Signal,
 )
 from PySide6.QtGui import QBrush, QFont
+from PySide6.QtGui import Qt as QtGuiNamespace
 
 from ..core.atoms import Atom
 from ..core.topics import Topic, TopicTree
@@ -339,7 +341,11 @@ def topic_tooltip(topic: Topic, scope_name: str = "", *, inherited: bool = False
         lines.append("Set by hand (the digest keeps it): " + ", ".join(topic.pinned))
     if inherited:
         lines.append(f"From {scope_name}, an ancestor scope: read-only here")
-    return "\n".join(lines)
+    tip = "\n".join(lines)
+    # A label is plain text: one Qt would take for markup ("<b>Herons</b>") is shown escaped, as its letters.
+    if QtGuiNamespace.mightBeRichText(tip):
+        return "<qt>" + "<br>".join(escape(line) for line in lines) + "</qt>"
+    return tip
 
 
 class TopicFilterProxy(QSortFilterProxyModel):

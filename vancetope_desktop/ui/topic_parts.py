@@ -86,7 +86,9 @@ class SplitDialog(QDialog):
             edit.textChanged.connect(lambda _t: ok.setEnabled(all(self.labels())))
         ok.setEnabled(False)
         layout = QVBoxLayout(self)
-        layout.addWidget(QLabel(f"Split “{label}” into two new subtopics of it:", self))
+        said = QLabel(f"Split “{label}” into two new subtopics of it:", self)
+        said.setTextFormat(Qt.TextFormat.PlainText)  # a label is plain text, "<b>" and all
+        layout.addWidget(said)
         layout.addLayout(form)
         layout.addWidget(buttons)
 
