@@ -64,3 +64,14 @@ def test_bad_topic_edits_are_one_line_with_their_exit_code(cli, tmp_path):
     ]:
         result = cli(*args, ok=False)
         assert result.exit_code == code and message in result.output, (args, result.output)
+
+
+def test_move_atom_says_when_the_atom_is_already_there_and_a_wrong_from_is_a_refusal(cli, tmp_path):
+    cli("topics", "show")
+    ids = _tree(tmp_path / "lib")
+    assert "Moved the atom to" in cli("topics", "move-atom", ids["a2"], ids["nesting"]).stdout
+    again = cli("topics", "move-atom", ids["a2"], ids["nesting"]).stdout
+    assert "already in" in again and "Moved" not in again
+    # a1 is in Herons, not in Alders: a refused edit (2), not an unknown id (3).
+    result = cli("topics", "move-atom", ids["a1"], ids["nesting"], "--from", ids["alders"], ok=False)
+    assert result.exit_code == 2 and "is not in “Alders”" in result.output

@@ -41,3 +41,11 @@ def test_topics_search_and_memory_search_by_mode(cli, tmp_path):
     assert walked["mode"] == "tree" and walked["hits"][0]["breadcrumbs"] == ["Herons"]
     bad = cli("topics", "search", "heron", "--mode", "beam", ok=False)
     assert bad.exit_code == 2 and "auto, tree or flat" in bad.output
+
+
+def test_the_search_header_says_the_mode_once(cli, tmp_path):
+    cli("memory", "add", "Herons are wading birds of rivers and lakes.", "--type", "note")
+    _tree(tmp_path / "lib")
+    cli("index", "run")
+    shown = cli("topics", "search", "heron chicks fledge", "--mode", "tree").stdout
+    assert "tree search, as asked, through the tree of" in shown and shown.count("tree search") == 1

@@ -112,7 +112,8 @@ def search(response: SearchResponse, *, explain: bool = False) -> None:
     if isinstance(response, TopicSearchResponse):
         cost = f"{response.atoms_scored:,} of {response.atoms:,} atoms scored" + (
             f", {response.topics_scored} of {response.topics} topics" if response.mode == "tree" else "")
-        out.print(f"[dim]{response.mode} search ({escape(response.mode_reason)}): {cost}[/dim]")
+        # The reason names the mode ("tree search, as asked, through …"): said once, not "tree search (tree search…)".
+        out.print(f"[dim]{escape(response.mode_reason or response.mode + ' search')}: {cost}[/dim]")
     if not response.hits:
         out.print("No results." + (f" ({response.cut} weak matches left out.)" if response.cut else ""))
         return

@@ -129,9 +129,12 @@ def topics_move_atom(
 ) -> None:
     """Put an atom in another topic of its scope's tree (pinned there)."""
     with open_library(library) as lib:
+        before = topics.topics_of(lib, atom_id)
         done = topics.move_atom(lib, atom_id, to_topic, from_topic,
                                 user_action=topics.user_action(lib, "Move atom to topic", to_topic))
-        emit(as_json, done, lambda: _done("Moved the atom to", done))
+        # A repeated move changes nothing: say so rather than "Moved" again.
+        verb = "The atom is already in" if topics.topics_of(lib, atom_id) == before else "Moved the atom to"
+        emit(as_json, done, lambda: _done(verb, done))
 
 
 @topics_app.command("create")

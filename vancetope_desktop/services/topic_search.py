@@ -305,7 +305,8 @@ def _read_forest(lib: Library, acting: str, scopes: tuple[str, ...]) -> _Forest:
 
 
 def _choose(requested: SearchMode, forest: _Forest, admits_atoms: bool) -> tuple[Literal["tree", "flat"], str]:
-    """The mode that runs and why (a sentence for the response and the faces)."""
+    """The mode that runs and why (a sentence for the response and the faces, naming the mode: the CLI prints it
+    as the header alone)."""
     if requested == "flat":
         return "flat", "flat search, as asked"
     if not forest.trees or not forest.labels:

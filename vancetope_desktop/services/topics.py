@@ -474,6 +474,13 @@ def session_remove_member(session: Session, atom_id: str, topic_id: str, action:
     return True
 
 
+def topics_of(lib: Library, atom_id: str) -> list[str]:
+    """The ids of the topics (any status) an atom is in, oldest edge first (what a face compares around a
+    :func:`move_atom` to say the atom was already there)."""
+    with read_session(lib.engine) as session:
+        return session_topics_of(session, (atom_id or "").strip())
+
+
 def session_topics_of(session: Session, atom_id: str, scope_path: str | None = None) -> list[str]:
     """The topics (any status) an atom is in, oldest edge first; with ``scope_path``, only that scope's."""
     found = relations.session_targets(session, atom_id, IN_TOPIC)
@@ -927,8 +934,8 @@ def move_atom(lib: Library, atom_id: str, to_topic: str, from_topic: str | None 
         ``to_topic`` as it is afterwards.
 
     Raises:
-        DocumentNotFound: no such atom or topic, or ``from_topic`` does not hold the atom. InvalidTopic: not an
-        atom, an atom of another scope, ``from_topic`` of another tree. AccessDenied / ScopeNotVisible.
+        DocumentNotFound: no such atom or topic. InvalidTopic: not an atom, an atom of another scope,
+        ``from_topic`` of another tree or not holding the atom. AccessDenied / ScopeNotVisible.
     """
     with write_session(lib.engine) as session:
         target = _writable(lib, session, to_topic, acting_scope)
@@ -945,8 +952,8 @@ def move_atom(lib: Library, atom_id: str, to_topic: str, from_topic: str | None 
             if source.scope_path != target.scope_path:
                 raise InvalidTopic(f"“{source.title}” is in the tree of {source.scope_path}, not of "
                                    f"{target.scope_path}")
-            if source.id not in held:
-                raise DocumentNotFound(f"{atom.id} is not in “{source.title}”")
+            if source.id not in held:  # a refused edit (exit 2), not an unknown id
+                raise InvalidTopic(f"{atom.id} is not in “{source.title}”: nothing to take it out of")
             leaving = [source.id]
         else:
             leaving = [t for t in held if t != target.id]
