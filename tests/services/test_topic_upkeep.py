@@ -357,3 +357,81 @@ def test_the_apps_pending_run_keeps_each_tree_once(library, small):
     [alone] = digest.run_pending(library)
     assert alone.outcome == "topics updated" and alone.writeup_id is None
     assert any("left" in c.what for c in alone.changes) and digest.run_pending(library) == []
+
+
+def _rebuilt_keeps(library, check, *, consolidated=False):
+    """``check`` holds after a cold rebuild with new atoms, a rebuild from scratch and (``consolidated``) a
+    revision of the consolidated tree with new atoms."""
+    if consolidated:  # the next five atoms reach the threshold
+        library.settings = library.settings.model_copy(update={"topic_consolidate_at": _tree(library).atoms + 5})
+        _store(library, INSULIN[:5])
+        assert topic_upkeep.update_topics(library, P).mode == "cold"
+        assert _tree(library).consolidated
+        check()
+        _store(library, INSULIN[5:])
+        assert topic_upkeep.update_topics(library, P).mode == "consolidated"
+        check()
+        return
+    _store(library, INSULIN[:5])
+    assert topic_upkeep.update_topics(library, P).mode == "cold"
+    check()
+    assert topic_upkeep.update_topics(library, P, from_scratch=True).mode == "cold"
+    check()
+
+
+def _live_topics(library):
+    return {t.id: t for t in _tree(library).topics}
+
+
+@pytest.mark.parametrize("consolidated", [False, True])
+def test_a_hand_made_topic_and_its_pinned_atom_survive_a_rebuild(library, small, consolidated):
+    herons = _store(library, HERONS[:5])
+    _store(library, GPUS[:5])
+    topic_upkeep.update_topics(library, P)
+    parent = _leaf_of(library, herons[0]).parent_id
+    made = topics.create_topic(library, "My hand-made topic", parent, user_action=_person())
+    topics.move_atom(library, herons[0], made.id, user_action=_person())
+    empty = topics.create_topic(library, "Empty by hand", parent, user_action=_person())
+
+    def check() -> None:
+        live = _live_topics(library)
+        assert made.id in live and live[made.id].label == "My hand-made topic"
+        assert _in(library, made.id) == {herons[0]}
+        assert empty.id in live and _in(library, empty.id) == set()
+
+    _rebuilt_keeps(library, check, consolidated=consolidated)
+
+
+@pytest.mark.parametrize("consolidated", [False, True])
+def test_a_topic_moved_by_hand_keeps_its_parent_across_a_rebuild(library, small, consolidated):
+    herons = _store(library, HERONS[:5])
+    gpus = _store(library, GPUS[:5])
+    topic_upkeep.update_topics(library, P)
+    moved, target = _leaf_of(library, herons[0]), _leaf_of(library, gpus[0])
+    topics.move_topic(library, moved.id, target.id, user_action=_person())
+
+    def check() -> None:
+        live = _live_topics(library)
+        assert moved.id in live and target.id in live
+        assert live[moved.id].parent_id == target.id and "parent" in live[moved.id].pinned
+
+    _rebuilt_keeps(library, check, consolidated=consolidated)
+
+
+@pytest.mark.parametrize("consolidated", [False, True])
+def test_a_split_by_hand_keeps_its_parts_under_the_split_topic_across_a_rebuild(library, small, consolidated):
+    herons = _store(library, HERONS[:6])
+    _store(library, GPUS[:5])
+    topic_upkeep.update_topics(library, P)
+    split = _leaf_of(library, herons[0])
+    parts = topics.split_topic(library, split.id, parts=2, user_action=_person())
+    held = {p.id: _in(library, p.id) for p in parts}
+
+    def check() -> None:
+        live = _live_topics(library)
+        assert split.id in live
+        for part in parts:
+            assert part.id in live and live[part.id].parent_id == split.id
+            assert _in(library, part.id) == held[part.id]
+
+    _rebuilt_keeps(library, check, consolidated=consolidated)

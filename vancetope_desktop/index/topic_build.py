@@ -61,7 +61,6 @@ from .topic_plans import (
     TreeState,
     UpdateTopic,
     atom_table,
-    subtree_atoms,
 )
 
 MATCH_OVERLAP = 0.5
@@ -118,7 +117,7 @@ def fresh_tree(vectors: np.ndarray, rows: np.ndarray, params: TreeParams) -> Nod
 def _match(nodes: list[Node], ids: tuple[str, ...], previous: TreeState) -> dict[int, str]:
     """Fresh node index → the previous topic whose id it takes (one-to-one, the root to the root; see
     :data:`MATCH_OVERLAP`)."""
-    old = subtree_atoms(previous)
+    old = _likeness_atoms(previous)
     fresh = [{ids[row] for row in node.subtree_rows()} for node in nodes]
     candidates = []
     for topic in previous.topics:
@@ -140,6 +139,23 @@ def _match(nodes: list[Node], ids: tuple[str, ...], previous: TreeState) -> dict
     return matched
 
 
+def _likeness_atoms(previous: TreeState) -> dict[str, set[str]]:
+    """Each previous topic's atoms, its subtree's included but for the subtrees a person hung under it (a child
+    with a pinned parent, and what is below it): those sit there by hand, not by likeness, so they do not tell
+    which fresh node the topic is. (Counted in, a topic a person moved under an unrelated one lent its atoms to
+    it, which then matched a fresh node of the moved topic's theme, inside the moved topic's own: the pinned
+    parent could not be restored, and the parent took the moved topic's words.)"""
+    out: dict[str, set[str]] = {t.id: set(t.atoms) for t in previous.topics}
+    for topic in previous.topics:
+        below = topic
+        for ancestor in previous.ancestors(topic.id):
+            if "parent" in below.pinned:
+                break
+            out[ancestor].update(topic.atoms)
+            below = previous.by_id[ancestor]
+    return out
+
+
 def build_tree(ids: Sequence[str], vectors: np.ndarray, texts: Sequence[str], *, previous: TreeState | None = None,
                params: TreeParams | None = None) -> TreePlan:
     """A whole tree for a scope's atoms, from scratch (the cold start; see the module doc).
@@ -149,8 +165,10 @@ def build_tree(ids: Sequence[str], vectors: np.ndarray, texts: Sequence[str], *,
         previous: the tree stored now, if any. Its pins hold: atoms pinned to a topic stay there (and out of the
             clustering), a pinned label, surface or parent is kept. A rebuilt topic takes the id of the previous
             topic with the most overlapping atoms (:data:`MATCH_OVERLAP`; a pinned topic its best overlap), so
-            an unchanged topic is updated, not deleted and made anew; a pinned topic that keeps pinned atoms but
-            matches no new one stays as a leaf under its parent (or the root when the parent went).
+            an unchanged topic is updated, not deleted and made anew. No topic a person's edit holds is deleted: a
+            pinned topic that matches no new one stays under its previous parent (kept for it, as is each
+            ancestor it needs), empty if it holds no pinned atom, its words as they were; a pinned parent is
+            restored (:func:`_place_pins`).
         params: the tree's shape (:class:`TreeParams`).
 
     Returns:
@@ -190,14 +208,28 @@ def rebuild_over(table: AtomTable, previous: TreeState | None, params: TreeParam
 
 def _place_pins(root: Node, by_ident: dict[str, Node], held: Mapping[str, list[str]], previous: TreeState,
                 table: AtomTable) -> None:
-    """Put pinned atoms in their topics, keep pinned topics that matched nothing, honour pinned parents."""
+    """Put pinned atoms in their topics, keep every topic a person's edit holds, honour pinned parents.
+
+    A topic with a pin (:attr:`TopicState.has_pins`) that matched no fresh node is kept all the same, under its
+    previous parent, and so is every previous ancestor of it that matched nothing (so a split's parent stays above
+    its pinned parts, a topic moved by hand stays under the topic it was moved to); then a pinned parent is
+    restored where the clustering put the topic elsewhere. Nodes left with no atoms in their subtree are dropped,
+    unless a person's edit holds them (an empty topic made by hand stays, empty)."""
+    pinned = {topic.id for topic in previous.topics if topic.has_pins}
+    wanted: set[str] = set()
+    for topic_id in pinned:  # the pinned topics and their ancestors, as the person left them
+        while topic_id in previous.by_id and topic_id not in wanted:
+            wanted.add(topic_id)
+            topic_id = previous.by_id[topic_id].parent_id or ""
+    made = [topic for topic in previous.topics if topic.id in wanted and topic.id not in by_ident]
+    for topic in made:
+        by_ident[topic.id] = Node(ident=topic.id)
+    for topic in made:  # hung once all exist: a topic may be older than the parent a person gave it
+        node = by_ident[topic.id]
+        node.parent = by_ident.get(topic.parent_id or "", root)
+        node.parent.children.append(node)
     for topic_id, atoms in held.items():
-        node = by_ident.get(topic_id)
-        if node is None:
-            parent = by_ident.get(previous.by_id[topic_id].parent_id or "", root)
-            node = by_ident[topic_id] = Node(ident=topic_id, parent=parent)
-            parent.children.append(node)
-        node.rows.extend(int(row) for row in table.rows(atoms))
+        by_ident[topic_id].rows.extend(int(row) for row in table.rows(atoms))
     for topic in previous.topics:
         node = by_ident.get(topic.id)
         target = by_ident.get(topic.parent_id or "")
@@ -207,9 +239,9 @@ def _place_pins(root: Node, by_ident: dict[str, Node], held: Mapping[str, list[s
         node.parent.children.remove(node)
         target.children.append(node)
         node.parent = target
-    # A level whose every atom was pinned elsewhere is left empty: drop it.
+    # A node left with no atoms (every one pinned elsewhere) and no pinned topic below it goes (children first).
     for node in reversed(list(root.walk())):
-        if node is not root and not node.subtree_rows():
+        if node is not root and not node.rows and not node.children and node.ident not in pinned:
             node.parent.children.remove(node)
 
 
@@ -227,7 +259,7 @@ def cold_plan(root: Node, table: AtomTable, previous: TreeState | None, params: 
     plan = TreePlan()
     for node in reversed(nodes):  # children first: a parent's words come from its children's
         before = old.get(node.ident)
-        if before is not None and "surface" in before.pinned:
+        if before is not None and ("surface" in before.pinned or not node.subtree_rows()):
             surfaces[id(node)] = before.surface
         elif node.children:
             surfaces[id(node)] = combine_surfaces(
@@ -243,6 +275,10 @@ def cold_plan(root: Node, table: AtomTable, previous: TreeState | None, params: 
         worded = None if node.children else len(node.rows)
         before = old.get(node.ident)
         parent = node.parent.ident if node.parent else None
+        if before is not None and not rows and node is not root:  # kept for a person's edit, empty: as it is
+            if parent != before.parent_id:
+                plan.operations.append(UpdateTopic(node.ident, parent=parent))
+            continue
         if before is None:
             plan.operations.append(CreateTopic(node.ident, parent, label_of(surface, texts) if node.parent or name_root
                                                else "", surface, summary, centroid, origin, worded))
