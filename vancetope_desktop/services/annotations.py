@@ -39,6 +39,7 @@ from sqlmodel import select
 from ..core.documents import ANNOTATES, DocumentInfo, DocumentStatus, DocumentType
 from ..core.errors import DamagedFile, EncryptedPdf, InvalidInput
 from ..store import tables
+from ..store.atomic import write_text_atomic
 from ..store.db import read_session
 from . import annotation_pdf, records
 from .documents import add_text, get_document, set_status, update_document
@@ -268,8 +269,9 @@ def export_pdf(lib: Library, document_id: str, target: str | Path, *, acting_sco
 def export_to_file(lib: Library, document_id: str, target: str | Path, *, as_pdf: bool | None = None,
                    acting_scope: str | None = None) -> int:
     """Write a PDF's annotations to ``target``: an annotated copy of the PDF (:func:`export_pdf`) when
-    ``as_pdf``, else Markdown (:func:`export_markdown`, UTF-8). ``as_pdf`` None: by the file's suffix
-    (``.pdf``: a PDF copy), as ``vancetope export`` chooses. What the CLI and the window both call.
+    ``as_pdf``, else Markdown (:func:`export_markdown`, UTF-8, written whole or not at all). ``as_pdf``
+    None: by the file's suffix (``.pdf``: a PDF copy), as ``vancetope export`` chooses. What the CLI and
+    the window both call.
 
     Returns:
         How many annotations were written.
@@ -281,7 +283,7 @@ def export_to_file(lib: Library, document_id: str, target: str | Path, *, as_pdf
     if as_pdf if as_pdf is not None else target.suffix.lower() == ".pdf":
         return export_pdf(lib, document_id, target, acting_scope=acting_scope)
     markdown = export_markdown(lib, document_id, acting_scope=acting_scope)
-    target.write_text(markdown, encoding="utf-8")
+    write_text_atomic(target, markdown)
     return len(list_annotations(lib, document_id))
 
 

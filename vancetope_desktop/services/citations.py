@@ -44,7 +44,6 @@ from __future__ import annotations
 
 import html
 import json
-import os
 import re
 import warnings
 from collections.abc import Sequence
@@ -70,6 +69,7 @@ from ..core.documents import STRUCTURAL_TYPES, DocumentInfo, DocumentStatus, Doc
 from ..core.errors import InvalidInput
 from ..ingest.bibentry import BibEntry, kind_family, normalize_doi
 from ..ingest.bibliography import CSL_TYPES
+from ..store.atomic import write_text_atomic
 from ..store.db import read_session
 from . import citation_keys, records
 from . import documents as doc_service
@@ -502,12 +502,9 @@ def save_export(lib: Library, docs: Sequence[DocumentInfo], path: Path, fmt: str
         InvalidInput: an unknown format or suffix, or the file cannot be written (with the reason).
     """
     result = export_documents(lib, docs, fmt or format_for_path(path.name))
-    temporary = path.with_name(f".{path.name}.tmp")
     try:
-        temporary.write_text(result.text, encoding="utf-8")
-        os.replace(temporary, path)
+        write_text_atomic(path, result.text)
     except OSError as error:
-        temporary.unlink(missing_ok=True)
         raise InvalidInput(f"cannot write {path}: {error.strerror or error}") from None
     return result
 

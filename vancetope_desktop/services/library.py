@@ -27,6 +27,7 @@ from ..index.locks import WriterLock
 from ..index.models import resolve_model
 from ..index.vector_store import VectorStore, installed_chroma_version, may_migrate
 from ..store import tables
+from ..store.atomic import write_text_atomic
 from ..store.backups import timestamp, unique_path
 from ..store.blobs import BlobStore
 from ..store.db import create_database_engine, ensure_schema, get_meta, read_session, set_meta, write_session
@@ -259,6 +260,4 @@ def save_settings(path: Path, settings: Settings) -> None:
     Only values that differ from the defaults are written, so a library follows improved defaults
     (e.g. search tuning) of later versions unless the user chose otherwise.
     """
-    temporary = path.with_suffix(".json.tmp")
-    temporary.write_text(settings.model_dump_json(indent=2, exclude_defaults=True), encoding="utf-8")
-    os.replace(temporary, path)
+    write_text_atomic(path, settings.model_dump_json(indent=2, exclude_defaults=True))

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import tempfile
 from pathlib import Path
 from typing import Literal
 
@@ -19,6 +18,7 @@ from platformdirs import user_config_path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..core.errors import InvalidInput, VancetopeError
+from ..store.atomic import write_text_atomic
 
 CONFIG_DIR_ENV = "VANCETOPE_CONFIG_DIR"
 MAX_RECENT = 10
@@ -89,14 +89,7 @@ def save_preferences(prefs: Preferences, path: Path | None = None) -> None:
     path = path or preferences_path()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(prefix=".preferences-", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8") as file:
-                file.write(prefs.model_dump_json(indent=2))
-            os.replace(temporary, path)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
+        write_text_atomic(path, prefs.model_dump_json(indent=2))
     except OSError as error:
         raise VancetopeError(f"cannot save preferences to {path}: {error}") from error
 
