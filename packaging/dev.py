@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import venv
 from pathlib import Path
 
@@ -109,18 +111,27 @@ def run_tests(extra: list[str]) -> int:
     # every test module at collection (14.7 s of CPU, 7.5 s from the cache) and each process the tests start
     # (CLI, MCP server, indexing process) compiled the package again (3.7 s of CPU, 2.9 s from the cache).
     env.pop("PYTHONDONTWRITEBYTECODE", None)
+    # A folder of its own for the run's temporary files: pytest's default (/tmp/pytest-of-USER/pytest-N) keeps
+    # only the last three runs' folders, so a second pytest started meanwhile deleted this run's libraries
+    # under its tests (a full run next to a few single tests ended with 40 errors).
+    scratch = Path(tempfile.mkdtemp(prefix="vancetope-tests-"))
+    given = any(arg == "--basetemp" or arg.startswith("--basetemp=") for arg in extra)
+    own_temp = [] if given else [f"--basetemp={scratch / 'pytest'}"]
     steps = [
         [str(_bin("ruff")), "check", "vancetope_desktop", "tests", "packaging", "resources"],
         [str(_bin("lint-imports"))],
         # worksteal: the long end-to-end tests do not queue behind each other on one worker.
-        [str(_bin("python")), "-m", "pytest", "-n", str(TEST_WORKERS), "--dist", "worksteal", *extra],
+        [str(_bin("python")), "-m", "pytest", "-n", str(TEST_WORKERS), "--dist", "worksteal", *own_temp, *extra],
     ]
-    for step in steps:
-        print("$", " ".join(step[:1] + step[1:]), flush=True)
-        code = subprocess.call(step, cwd=ROOT, env=env)
-        if code != 0:
-            return code
-    return 0
+    try:
+        for step in steps:
+            print("$", " ".join(step), flush=True)
+            code = subprocess.call(step, cwd=ROOT, env=env)
+            if code != 0:
+                return code
+        return 0
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def main(argv: list[str]) -> int:
