@@ -12,12 +12,15 @@ at most 20 at the top), with clustered random unit vectors (384-d float32, the b
   belong to a sibling leaf (shared membership);
 * a topic's stored centroid is the normalised mean of its subtree's atoms, as the product stores it;
 * words: a vocabulary of random letter strings, 8 per topic; each topic owns 12 words drawn from it, its
-  surface is those 12 and 3 of its parent's (c-TF-IDF keeps a parent's distinctive words in its children).
+  surface is those 12, 3 of its parent's (c-TF-IDF keeps a parent's distinctive words in its children), then
+  shared words up to ``TreeParams.surface_terms`` (150: a leaf keeps nearly every content word of its atoms):
+  drawn by Zipf's law (exponent 1.1) from a common vocabulary of 50,000 words, so that the long tail of a
+  surface is words many topics hold, as in real text; a query word from there matches thousands of topics.
 
 A query targets a random atom: its vector is the atom's plus noise as long (cosine ~0.7), its text three
 words each drawn from the target's leaf (half the time), from one of its ancestors (a quarter) or from the
-whole vocabulary (a quarter), after "what about the". Both searches run with numpy's BLAS on one thread, as
-the product's query side does (``index/numpy_encoder``):
+whole vocabulary (a quarter), and a fourth from the leaf's shared words, after "what about the". Both
+searches run with numpy's BLAS on one thread, as the product's query side does (``index/numpy_encoder``):
 
 * **tree**: ``beam_search`` (words and vector), then a numpy dot over the vectors of the atoms under the
   surviving paths and their top 10 (the next stage, here without the product's hybrid ranking);
@@ -43,6 +46,7 @@ from _common import percentile, table
 from threadpoolctl import threadpool_limits
 
 from vancetope_desktop.index.topic_beam import BeamParams, TopicIndex, TopicNode, beam_search
+from vancetope_desktop.index.topic_plans import TreeParams
 from vancetope_desktop.store.fulltext import parse_query
 
 DIM = 384
@@ -58,6 +62,8 @@ QUERY_SPREAD = 1.0
 SHARED_ATOMS = 0.03
 MISPLACED = 0.05
 OWN_WORDS, PARENT_WORDS, WORDS_PER_TOPIC = 12, 3, 8
+COMMON_VOCABULARY, ZIPF = 50_000, 1.1
+SURFACE_TERMS = TreeParams().surface_terms
 
 
 @dataclass
@@ -153,9 +159,15 @@ def grow(atoms: int, rng: np.random.Generator) -> SyntheticTree:
     for row in rng.choice(atoms, int(atoms * SHARED_ATOMS), replace=False):
         siblings = children[parent[leaf_of[row]]]
         members[int(rng.choice(siblings))].append(f"a{row}")
-    nodes = [TopicNode(f"t{i}", None if i == 0 else f"t{parent[i]}",
-                       words[i] + ([] if parent[i] <= 0 else words[parent[i]][:PARENT_WORDS]),
-                       None if i == 0 else centroids[i], members[i]) for i in range(total)]
+    common = _vocabulary(COMMON_VOCABULARY, rng)
+    weights = 1.0 / np.arange(1, COMMON_VOCABULARY + 1) ** ZIPF
+    draws = rng.choice(COMMON_VOCABULARY, (total, SURFACE_TERMS), p=weights / weights.sum())
+    nodes = []
+    for i in range(total):
+        own = words[i] + ([] if parent[i] <= 0 else words[parent[i]][:PARENT_WORDS])
+        shared = [common[j] for j in dict.fromkeys(draws[i].tolist())][: SURFACE_TERMS - len(own)]
+        nodes.append(TopicNode(f"t{i}", None if i == 0 else f"t{parent[i]}", own + shared,
+                               None if i == 0 else centroids[i], members[i]))
     return SyntheticTree(nodes, vectors, leaf_of, parent, words, vocabulary, len(levels))
 
 
@@ -177,6 +189,9 @@ def queries(tree: SyntheticTree, count: int, rng: np.random.Generator) -> list[t
                 picked.append(str(rng.choice(tree.words[int(rng.choice(ancestors))])))
             else:
                 picked.append(tree.vocabulary[int(rng.integers(0, len(tree.vocabulary)))])
+        tail = list(tree.nodes[leaf].surface[OWN_WORDS + PARENT_WORDS:])
+        if tail:  # and one word the leaf shares with many topics, as real questions hold
+            picked.append(str(rng.choice(tail)))
         vector = _noisy(tree.vectors[row : row + 1], QUERY_SPREAD, rng)[0]
         out.append((int(row), "what about the " + " ".join(picked), vector))
     return out

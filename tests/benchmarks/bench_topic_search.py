@@ -39,18 +39,20 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from _common import need, scifact_corpus, scifact_qrels, scifact_queries, table
-from bench_locomo import LOCOMO, load, scope_of
+from bench_locomo import DEFAULT_RECIPE, LOCOMO, RECIPES, load, scope_of
 from bench_locomo_atoms import observations
 from bench_scifact import ndcg_at, recall_at
+from sqlalchemy import text
 
 from vancetope_desktop.core.documents import DocumentType
 from vancetope_desktop.core.settings import Settings
+from vancetope_desktop.generation.builtin import BuiltinGenerator
 from vancetope_desktop.generation.sentences import split_sentences
 from vancetope_desktop.index.topic_beam import BeamParams
 from vancetope_desktop.services import atoms, documents, indexing, scopes, topic_upkeep
 from vancetope_desktop.services.library import Library
-from vancetope_desktop.services.topic_search import TopicSearchResponse, topic_search
-from vancetope_desktop.store.db import write_session
+from vancetope_desktop.services.topic_search import ATOM_TYPES, TopicSearchResponse, topic_search
+from vancetope_desktop.store.db import read_session, write_session
 
 ROOT = Path(tempfile.gettempdir()) / "topic-search-bench"
 HITS = {"locomo": 40, "scifact": 100}
@@ -102,8 +104,8 @@ def build(folder: Path, facts: Sequence[tuple[str, str]], keys: Sequence[object]
             print(f"  {topic_upkeep.update_topics(lib, path).message}", file=sys.stderr)
         times["tree_s"] = time.perf_counter() - start
         (partial / "atoms.json").write_text(json.dumps(dict(zip(ids, keys, strict=True))), encoding="utf-8")
-        (partial / "build.json").write_text(json.dumps({**times, "atoms": len(ids), "load": os.getloadavg()[0]}),
-                                            encoding="utf-8")
+        (partial / "build.json").write_text(json.dumps({**times, "atoms": len(ids), "load": os.getloadavg()[0],
+                                                        "tree_params": repr(topic_upkeep.TREE)}), encoding="utf-8")
     finally:
         lib.close()
     shutil.rmtree(folder, ignore_errors=True)
@@ -118,9 +120,27 @@ def open_bench(name: str, make: Callable[[], tuple[list, list, list[str]]], rebu
     if rebuild or not (folder / "atoms.json").exists():
         print(f"building {folder} …", file=sys.stderr)
         build(folder, *make())
-    return (Library.open(folder / "library", settings=Settings()),
-            json.loads((folder / "atoms.json").read_text(encoding="utf-8")),
-            json.loads((folder / "build.json").read_text(encoding="utf-8")))
+    lib = Library.open(folder / "library", settings=Settings())
+    figures = json.loads((folder / "build.json").read_text(encoding="utf-8"))
+    shape = repr(topic_upkeep.TREE)
+    if figures.get("tree_params") != shape:
+        # Built with another tree shape (``index.topic_plans.TreeParams``): the trees again, from scratch, as a
+        # person's "rebuild now" does; the atoms and their vectors stay.
+        print(f"rebuilding the trees of {folder.name} for {shape} …", file=sys.stderr)
+        start = time.perf_counter()
+        for scope in sorted(tree_scopes(lib)):
+            print(f"  {topic_upkeep.update_topics(lib, scope, from_scratch=True).message}", file=sys.stderr)
+        figures |= {"tree_s": time.perf_counter() - start, "tree_params": shape, "load": os.getloadavg()[0]}
+        (folder / "build.json").write_text(json.dumps(figures), encoding="utf-8")
+    return lib, json.loads((folder / "atoms.json").read_text(encoding="utf-8")), figures
+
+
+def tree_scopes(lib: Library) -> list[str]:
+    """The scopes of ``lib`` that hold atoms (each has a tree once the upkeep ran)."""
+    with read_session(lib.engine) as session:
+        return [row[0] for row in session.exec(text(
+            "SELECT DISTINCT scope_path FROM document WHERE type IN (SELECT value FROM json_each(:types))"),
+            params={"types": json.dumps([t.value for t in ATOM_TYPES])}).all()]
 
 
 # -- measuring ------------------------------------------------------------------------------------
@@ -163,18 +183,31 @@ def modes(grid: str | None) -> list[tuple[str, str, BeamParams | None]]:
     return out
 
 
-def locomo(grid: str | None, rebuild: bool) -> str:
-    """LoCoMo: dialog recall of tree vs flat over the observation atoms."""
+def locomo_atoms(arm: str, turns: Sequence) -> list[tuple[str, str, list[str]]]:
+    """``(conversation, statement, evidence turn ids)`` for the LoCoMo arm ``observations`` (the dataset's facts)
+    or ``builtin`` (part 1's built-in generator over every turn, written as ``bench_locomo`` writes a turn, dated
+    by its session; every atom it reads, the restatements a one-chunk turn would drop included, so that each
+    conversation's tree holds ~500 atoms rather than ~120)."""
+    if arm == "observations":
+        return observations({t.conversation for t in turns})
+    generator = BuiltinGenerator()
+    return [(turn.conversation, " ".join(draft.text.split()), [turn.dia_id]) for turn in turns
+            for draft in generator.extract_atoms(RECIPES[DEFAULT_RECIPE](turn)[1], reference_time=turn.date)
+            if draft.text.strip()]
+
+
+def locomo(arm: str, grid: str | None, rebuild: bool) -> str:
+    """LoCoMo: dialog recall of tree vs flat over the atoms of ``arm`` (:func:`locomo_atoms`)."""
     turns, questions = load()
     conversations = list(dict.fromkeys(t.conversation for t in turns))
 
     def make() -> tuple[list, list, list[str]]:
-        found = observations(set(conversations))
+        found = locomo_atoms(arm, turns)
         return ([(scope_of(c), text) for c, text, _ in found], [[c, ids] for c, _, ids in found],
                 [scope_of(c) for c in conversations])
 
     need(LOCOMO, "the LoCoMo file")
-    lib, keys, built = open_bench("locomo-observations", make, rebuild)
+    lib, keys, built = open_bench(f"locomo-{arm}", make, rebuild)
     try:
         runs = []
         for label, mode, beam in modes(grid):
@@ -193,7 +226,7 @@ def locomo(grid: str | None, rebuild: bool) -> str:
             runs.append(run)
     finally:
         lib.close()
-    return table(f"LoCoMo: {len(questions)} questions, {built['atoms']} observation atoms in {len(conversations)} "
+    return table(f"LoCoMo: {len(questions)} questions, {built['atoms']} {arm} atoms in {len(conversations)} "
                  f"scopes (store {built['store_s']:.0f} s, embed {built['embed_s']:.0f} s, trees "
                  f"{built['tree_s']:.0f} s at load {built['load']:.1f}); load now {os.getloadavg()[0]:.1f}",
                  ["ranking", "dialog R@5", "R@10", "atoms scored", "p95", "topics scored", "p50 / p95 ms"],
@@ -244,15 +277,16 @@ def scifact(abstracts: int, grid: str | None, rebuild: bool) -> str:
 def main() -> None:
     """Build or open each bench's library, compare the modes, print the tables."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--bench", default="locomo,scifact", help="comma-separated: locomo, scifact")
+    parser.add_argument("--bench", default="locomo,locomo-builtin,scifact",
+                        help="comma-separated: locomo (the observation atoms), locomo-builtin, scifact")
     parser.add_argument("--abstracts", type=int, default=1000, help="SciFact abstracts kept (0: all)")
     parser.add_argument("--grid", nargs="?", const=GRID, default=None,
                         help=f"also other beam widths and prune ratios, width:prune,… (alone: {GRID})")
     parser.add_argument("--rebuild", action="store_true", help="build the libraries again")
     args = parser.parse_args()
     for bench in args.bench.split(","):
-        found = locomo(args.grid, args.rebuild) if bench == "locomo" else \
-            scifact(args.abstracts, args.grid, args.rebuild)
+        found = scifact(args.abstracts, args.grid, args.rebuild) if bench == "scifact" else \
+            locomo("builtin" if bench == "locomo-builtin" else "observations", args.grid, args.rebuild)
         print(found, flush=True)
 
 

@@ -7,12 +7,13 @@ import numpy as np
 import pytest
 
 from vancetope_desktop.core.errors import InvalidInput
+from vancetope_desktop.core.topics import KEYWORDS_SHOWN, Topic
 from vancetope_desktop.index import topic_groups
 from vancetope_desktop.index.embedder import Embedder
 from vancetope_desktop.index.models import ModelSpec
 from vancetope_desktop.index.topic_build import build_tree
 from vancetope_desktop.index.topic_groups import split_members
-from vancetope_desktop.index.topic_labels import class_words, label_of
+from vancetope_desktop.index.topic_labels import class_words, label_of, surface_overlap
 from vancetope_desktop.index.topic_plans import (
     AtomTable,
     CreateTopic,
@@ -571,3 +572,26 @@ def test_cjk_leaves_get_words_of_their_own_and_a_label_is_never_empty() -> None:
     # No words at all: the first words of a statement, else a plain name; never "".
     assert label_of((), ["42 + 17 = 59 ..."]) == "42 + 17 = 59 ..."
     assert label_of(()) == "Topic"
+
+
+def test_a_leaf_surface_keeps_every_content_word_its_json_shows_the_head() -> None:
+    # Twelve statements, each with three words of its own: 36 words beyond the group's, more than the head shows.
+    ids, vectors, texts, _ = _atoms([12])
+    texts = [f"{text[:-1]} near {a}ville, {b}ton and {c}field." for text, (a, b, c)
+             in zip(texts, [(f"north{n}", f"south{n}", f"east{n}") for n in range(12)], strict=True)]
+    state = _state(build_tree(ids, vectors, texts, params=TreeParams()))
+    words = {w.casefold() for leaf in state.leaves() for term in leaf.surface for w in term.split()}
+    assert {f"north{n}ville" for n in range(12)} <= words  # a word one atom holds still routes to its leaf
+    longest = max(state.leaves(), key=lambda leaf: len(leaf.surface))
+    assert len(longest.surface) > KEYWORDS_SHOWN
+    shown = Topic(id="t", scope="project/p", label=longest.label, surface=list(longest.surface))
+    dumped = shown.model_dump(mode="json")
+    assert "surface" not in dumped and dumped["keywords"] == list(longest.surface[:KEYWORDS_SHOWN])
+
+
+def test_surface_overlap_compares_the_heads_only() -> None:
+    head_a = [f"alpha{n}" for n in range(KEYWORDS_SHOWN)]
+    head_b = [f"beta{n}" for n in range(KEYWORDS_SHOWN)]
+    shared_tail = [f"common{n}" for n in range(100)]  # words two leaves share by chance past their heads
+    assert surface_overlap(head_a + shared_tail, head_b + shared_tail) == 0.0
+    assert surface_overlap(head_a + shared_tail, head_a[:5] + head_b) == pytest.approx(5 / KEYWORDS_SHOWN)

@@ -8,7 +8,8 @@ A topic's fields live in its document (the title is the label, the content the s
 metadata :data:`TOPIC_KEY`::
 
     {"parent": id of the parent topic, or None for the root,
-     "surface": ["keyword", …]   the lexical surface that routes a query (c-TF-IDF keywords, a person's words),
+     "surface": ["keyword", …]   the lexical surface that routes a query (c-TF-IDF keywords, best first, up to
+                                 ``TreeParams.surface_terms``; a person's words), its first KEYWORDS_SHOWN shown,
      "centroid": base64 of float32 little-endian, unit length (encode_vector) or None when it has no atom yet,
      "pinned": ["label", "parent", "surface"]   what a person set by hand: the digest never changes it,
      "pinned_atoms": [atom id, …]   atoms a person put here: the digest never moves them out,
@@ -33,13 +34,20 @@ from datetime import datetime
 from typing import Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 TOPIC_KEY = "topic"
 """Metadata key of a topic document (see the module's note for its fields)."""
 
 PINNABLE = ("label", "parent", "surface")
 """The fields a person's edit pins (``TOPIC_KEY["pinned"]``): the digest leaves a pinned field as it is."""
+
+KEYWORDS_SHOWN = 15
+"""The head of a surface: the keywords shown (the Topics pane, ``topics_browse``'s ``keywords``) and compared when
+the digest asks whether two topics say the same (``index.topic_labels.surface_overlap``). A leaf's surface holds
+many more terms (nearly every content word of its atoms, ``index.topic_plans.TreeParams.surface_terms``): they
+route queries, but a list of 150 words tells a reader nothing 15 do not. 15: the surface's length before the
+routing terms were added, what the merge threshold was measured on."""
 
 
 class Topic(BaseModel):
@@ -49,7 +57,8 @@ class Topic(BaseModel):
         id: the topic's document id; ``scope`` its scope (the tree's).
         label: its short name (the document's title); ``summary`` a sentence or two (its content).
         parent_id: the parent topic (None for the root).
-        surface: the keywords that route a query to it, best first.
+        surface: the keywords that route a query to it, best first (up to ``TreeParams.surface_terms``; left out of
+            the model's JSON, which shows ``keywords``, its first :data:`KEYWORDS_SHOWN`).
         path: the labels from the root's first child down to this topic (the breadcrumb; empty for the root).
         depth: 0 for the root, 1 for its children…
         own_atoms: live atoms attached to this topic itself; ``atoms``: live atoms in its whole subtree
@@ -67,7 +76,7 @@ class Topic(BaseModel):
     label: str
     summary: str = ""
     parent_id: str | None = None
-    surface: list[str] = Field(default_factory=list)
+    surface: list[str] = Field(default_factory=list, exclude=True)
     path: list[str] = Field(default_factory=list)
     depth: int = 0
     own_atoms: int = 0
@@ -78,6 +87,12 @@ class Topic(BaseModel):
     origin: str = "cold"
     is_root: bool = False
     updated_at: datetime | None = None
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def keywords(self) -> list[str]:
+        """The surface's first :data:`KEYWORDS_SHOWN` terms: what a person or an agent reads of it."""
+        return self.surface[:KEYWORDS_SHOWN]
 
 
 class TopicTree(BaseModel):

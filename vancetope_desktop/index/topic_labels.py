@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
+from ..core.topics import KEYWORDS_SHOWN
 from ..generation.keywords import STOP_WORDS, overlaps, stemmer, written_phrases
 from ..store.fulltext import CJK_RUN, text_tokens
 from ..store.fulltext import STOP_WORDS as QUERY_STOP_WORDS
@@ -308,8 +309,10 @@ def combine_surfaces(children: Sequence[tuple[Sequence[str], int]], terms: int) 
 
 
 def surface_overlap(a: Sequence[str], b: Sequence[str]) -> float:
-    """The share of the shorter surface's stem keys the other holds too (0 when either is empty)."""
-    keys_a, keys_b = {stem_key(t) for t in a}, {stem_key(t) for t in b}
+    """The share of the shorter surface head's stem keys the other head holds too (0 when either is empty); a head
+    is a surface's first ``core.topics.KEYWORDS_SHOWN`` terms, what ``topic_revise.MERGE_OVERLAP`` was measured on
+    (the routing terms past it are nearly every word of the atoms: two leaves share many of them by chance)."""
+    keys_a, keys_b = {stem_key(t) for t in a[:KEYWORDS_SHOWN]}, {stem_key(t) for t in b[:KEYWORDS_SHOWN]}
     if not keys_a or not keys_b:
         return 0.0
     return len(keys_a & keys_b) / min(len(keys_a), len(keys_b))

@@ -233,7 +233,7 @@ class TopicMap(QWidget):
         painter.drawText(rest, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop, QFontMetrics(small).elidedText(
             f"{count} atom{'s' if count != 1 else ''}", Qt.TextElideMode.ElideRight, int(rest.width())))
         named = set(label.casefold().replace(",", " ").split())
-        words = [w for w in topic.surface[:8] if w.casefold() not in named]
+        words = [w for w in topic.keywords[:8] if w.casefold() not in named]
         below = rest.adjusted(0, spacing + 2, 0, 0)
         below.setHeight(below.height() // spacing * spacing)  # whole lines only: no word cut in half at the edge
         if not own and words and below.height() > 0:

@@ -211,7 +211,7 @@ class TopicTreeModel(QAbstractItemModel):
         if role == TOPIC_ROLE:
             return topic.id
         if role == FILTER_ROLE:
-            return " ".join([topic.label, *topic.surface])
+            return " ".join([topic.label, *topic.keywords])
         if role == Qt.ItemDataRole.TextAlignmentRole and column:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.DecorationRole and column == 0:
@@ -333,8 +333,8 @@ def topic_tooltip(topic: Topic, scope_name: str = "", *, inherited: bool = False
     lines = [scope_name + "'s topic tree" if topic.is_root else " › ".join(topic.path) or topic.label]
     lines.append(f"{topic.atoms} atom{'s' if topic.atoms != 1 else ''}"
                  + (f" ({topic.own_atoms} in this topic itself)" if topic.own_atoms and topic.children else ""))
-    if topic.surface:
-        lines.append("Words: " + ", ".join(topic.surface[:12]))
+    if topic.keywords:
+        lines.append("Words: " + ", ".join(topic.keywords[:12]))
     if topic.summary:
         lines.append(topic.summary)
     if topic.pinned:

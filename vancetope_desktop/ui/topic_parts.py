@@ -105,8 +105,8 @@ def topic_heading(topic: Topic, model: TopicTreeModel) -> str:
         counts += f" in it and its {len(topic.children)} subtopic{'s' if len(topic.children) != 1 else ''}"
         counts += f" ({topic.own_atoms} in the topic itself)" if topic.own_atoms else ""
     lines = [f"<b>{path}</b> · {counts}"]
-    if topic.surface:
-        lines.append("<i>" + escape(", ".join(topic.surface[:12])) + "</i>")
+    if topic.keywords:
+        lines.append("<i>" + escape(", ".join(topic.keywords[:12])) + "</i>")
     if topic.summary:
         lines.append(escape(topic.summary))
     if model.is_inherited(topic.id):
