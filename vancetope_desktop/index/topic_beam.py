@@ -85,28 +85,29 @@ class TopicNode:
 class BeamParams:
     """How wide and how far the beam looks. Defaults: see each field; ``from_settings`` takes the ranking's.
 
-    The figures behind the defaults come from synthetic trees (clustered random vectors, random words): a model of
-    the product's trees, not its data; the tree search's LoCoMo and SciFact benches are where they are to be
-    confirmed. The fusion's weights are kept: on that bench 0.5 / 0.5 and 0.7 / 0.3 move recall@10 by 0.001.
+    Width, pruning and depth weight were chosen on the product's own trees (``tests/benchmarks/
+    bench_topic_search.py``: SciFact, 1,000 abstracts as 9,638 sentence atoms, one tree of ~570 topics, depth 3;
+    LoCoMo, part 1's built-in atoms of each conversation, ~560 atoms and ~28 leaves a tree), with 150-term surfaces
+    (``index.topic_plans.TreeParams.surface_terms``), against the flat search over every atom; the expansion bound
+    on synthetic trees of up to 1,000,000 atoms (``bench_topic_scale.py``). The fusion's weights are the product's:
+    0.7 / 0.3 for meaning / words routed SciFact 1.9 points worse (width 12, 15-term surfaces).
 
     Attributes:
-        width: paths in the beam (k). 12: on the synthetic 100,000-atom tree of
-            ``tests/benchmarks/bench_topic_scale.py`` (leaves of 20-40 atoms, ~10 children per topic; prune
-            ratio 0.3) recall@10 against the flat scan is 0.943 at 8, 0.953 at 12, 0.959 at 16, for 241, 355
-            and 468 atoms passed on and 179, 252 and 307 topics scored: past 12 each point costs ~20 % more work.
-        prune_ratio: paths scoring under this share of the best path's are dropped. 0.3: same bench, width 12,
-            recall@10 0.953 for 355 atoms, against 0.929 for 212 at 0.5 and 0.885 for 59 at 0.7; 0 keeps little
-            more than 0.3 (362 atoms, same recall).
+        width: paths in the beam (k). 12: SciFact nDCG@10 0.819 (flat 0.828) at 2.7 % of the atoms, LoCoMo dialog
+            R@10 0.666 (flat 0.676) at 22 %; 14 gives 0.825 / 0.671 but 26 % of LoCoMo's atoms, 16 0.825 / 0.671 at
+            29 %, 8 0.662 at 15 %. The issue's aim (at most 25 % of the atoms, at most 1 point below flat) holds on
+            both at 12. On larger trees the same width is a smaller share (0.04 % at 1,000,000 atoms).
+        prune_ratio: paths scoring under this share of the best path's are dropped. 0.3: at width 12, 0.45 costs
+            SciFact 0.1 and LoCoMo 0.7 points for 10-15 % fewer atoms, 0.6 costs 2 points.
         min_score: paths must score above this (0-1). 0: only paths matching neither a word nor a meaning
             above the floor are dropped; no absolute scale for topics has been measured.
         max_expansions: topics expanded per query at most, the cost bound (each costs one child batch). 128:
             width × depth is 12 × 3-5 on trees of 10,000 to 1,000,000 atoms, and a path stopped at an inner topic
             passes its whole subtree on; at 64, 0.5 % of the searches on 1,000,000 atoms stopped so (one
-            passing ~10,000 atoms), at 128 none (same recall, 336 topics scored instead of 334); 32 stops 2.5 %
-            at 100,000.
-        depth_weight: the newest topic's weight in a path's score (see the module's note). 0.5: same bench,
-            recall@10 0.954 at 0.3 (8 % more atoms, the expansion bound reached in 1.5 % of queries), 0.953 at
-            0.5, 0.949 at 0.7 and 0.932 at 1.0 (the last topic alone decides: a path is judged by one level).
+            passing ~10,000 atoms), at 128 none; 32 stops 2.5 % at 100,000.
+        depth_weight: the newest topic's weight in a path's score (see the module's note). 0.7: SciFact at width
+            16 0.825 against 0.817 at 0.5; LoCoMo at width 12 0.666 against 0.658; 1.0 (the last topic alone
+            decides) lost 1 point on SciFact at width 32.
         dense_weight / lexical_weight / meaning_floor / meaning_ceiling: the product's fusion (``Settings``).
         stemming: free words match by stem prefix, as the keyword search (``Settings.lexical_stemming``).
 
