@@ -317,6 +317,12 @@ def heading_text(preview: MovePreview, verb: str | None = None) -> str:
     return text
 
 
+def done_text(preview: MovePreview) -> str:
+    """What a window says once the move is made: "Promoted the topic “Herons” with 1 subtopic and 4 atoms to …"."""
+    verb = {"up": "Promoted", "down": "Demoted"}.get(preview.direction, "Moved")
+    return f"{verb} {_what(preview)} to {scope_label(preview.target)}"
+
+
 def _what(preview: MovePreview, *, count_one: bool = False) -> str:
     """ "“Title”", "3 documents", "the folder “Notes” with 4 items" for the dialog's heading.
 

@@ -13,7 +13,7 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QDialog, QMessageBox, QWidget
 
 from .folder_model import FolderTarget
-from .move_dialog import MoveDialog, MovePreview, already_there_text, load_move_preview
+from .move_dialog import MoveDialog, MovePreview, already_there_text, done_text, load_move_preview
 from .publish_dialog import PublishDialog, PublishPreview, load_publish_preview
 
 if TYPE_CHECKING:
@@ -66,9 +66,10 @@ class ScopeMoveFlow(QObject):
         # Into a folder, those already in the scope go into it too (what the drop asked); else they stay.
         ids = preview.ids + preview.already if folder_id is not None else preview.ids
         say = self.say
+        done = (lambda _said: say(done_text(preview))) if say is not None else None
         failed = (lambda error: say(f"Move to {target.name} failed: {error}")) if say is not None else None
         dialog.accepted.connect(lambda: self.workbench.move_to_scope(
-            ids, target.path, reason=dialog.reason(), folder_id=folder_id, target_name=target.name, on_done=say,
+            ids, target.path, reason=dialog.reason(), folder_id=folder_id, target_name=target.name, on_done=done,
             on_error=failed))
         self._show(dialog)
 

@@ -183,7 +183,7 @@ class TopicsDialog(QDialog):
                 self.update_button = button
             if action is self.split_action:
                 self.move_button = QToolButton(self)
-                self.move_button.setDefaultAction(self.move_action)
+                self.move_button.setDefaultAction(self.move_action)  # its menu too (setMenu would drop the action)
                 self.move_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
                 top.addWidget(self.move_button)
         self.status = QLabel(self)
