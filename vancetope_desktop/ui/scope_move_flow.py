@@ -68,9 +68,14 @@ class ScopeMoveFlow(QObject):
         say = self.say
         done = (lambda _said: say(done_text(preview))) if say is not None else None
         failed = (lambda error: say(f"Move to {target.name} failed: {error}")) if say is not None else None
-        dialog.accepted.connect(lambda: self.workbench.move_to_scope(
-            ids, target.path, reason=dialog.reason(), folder_id=folder_id, target_name=target.name, on_done=done,
-            on_error=failed))
+
+        def move() -> None:
+            if say is not None:
+                say(f"Moving to {target.name}…")
+            self.workbench.move_to_scope(ids, target.path, reason=dialog.reason(), folder_id=folder_id,
+                                         target_name=target.name, on_done=done, on_error=failed)
+
+        dialog.accepted.connect(move)
         self._show(dialog)
 
     def request_publish(self, think_process: str) -> None:

@@ -508,7 +508,6 @@ class TopicsDialog(QDialog):
     def move_to_scope(self, topic_id: str, target: str) -> None:
         """Promote or demote ``topic_id`` (with its subtree and its atoms) to scope ``target`` once the move's
         dialog is confirmed, as documents move (a tree's root: the service's refusal is shown)."""
-        self.say("Moving…")
         self.scope_moves.request_move([topic_id], target)
 
     def rebuild(self) -> None:
