@@ -354,3 +354,92 @@ def test_a_label_of_markup_reads_literally_in_the_tree_its_tooltip_and_the_split
     qtbot.addWidget(dialog)
     said = dialog.findChildren(type(dialog.layout().itemAt(0).widget()))[0]
     assert said.textFormat() == Qt.TextFormat.PlainText and label in said.text()
+
+
+# --- promotion and demotion from the window (issue 14: topics move with promotion like everything else) ----------
+
+
+def _move_menu(dialog) -> dict[str, object]:
+    """The Move to Scope menu as it opens: its entries by the scope path they move to."""
+    dialog.move_menu.aboutToShow.emit()
+    return {a.toolTip().rsplit("(", 1)[-1].rstrip(")"): a for a in dialog.move_menu.actions()
+            if not a.isSeparator() and a.isEnabled()}
+
+
+def test_a_topic_promoted_from_the_window_goes_to_the_project_with_its_subtree_and_atoms(qtbot, tree, make_window):
+    library, _ = tree
+    session = scopes.create_scope(library, "session", "s1", parent=P, name="Session one").path
+    child = _build(library, session)
+    window = make_window(library, scope=session)
+    dialog = _open(qtbot, window, child)
+    assert dialog.move_action.isEnabled() and dialog.move_button.defaultAction() is dialog.move_action  # toolbar
+    targets = _move_menu(dialog)
+    assert list(targets) == ["group/default", P] and targets[P].text().startswith("↑ ")  # up the branch only
+    targets[P].trigger()
+    qtbot.waitUntil(lambda: dialog.scope_moves.dialog is not None, timeout=WAIT_MS)
+    confirm = dialog.scope_moves.dialog
+    assert confirm.move_button.text() == "Promote"
+    assert "the topic “Herons” with 1 subtopic and 4 atoms" in confirm.heading.text()
+    assert documents.get_document(library, child["herons"]).scope == session  # nothing moves before the click
+    confirm.move_button.click()
+
+    def in_project() -> bool:
+        return topics.get_tree(library, P).get(child["herons"]) is not None
+
+    qtbot.waitUntil(in_project, timeout=WAIT_MS)
+    project = topics.get_tree(library, P)
+    assert project.get(child["herons"]).parent_id == project.root_id  # under the project tree's root
+    assert project.get(child["nesting"]).parent_id == child["herons"]  # its subtree came along
+    carried = {child[a] for a in ("a0", "a1", "s0", "a3")}
+    assert {a.id for a in topics.topic_atoms(library, child["herons"], recursive=True)} == carried
+    assert {documents.get_document(library, a).scope for a in carried} == {P}
+    left = topics.get_tree(library, session)
+    assert left.get(child["herons"]) is None and left.get(child["alders"]) is not None
+    # The window follows: Herons is now in the project's tree, shown read-only below the session's.
+    qtbot.waitUntil(lambda: dialog.tree_model.is_inherited(child["herons"]), timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: dialog.status.text() == "Promoted the topic “Herons” with 1 subtopic and 4 atoms to "
+                    "Project: Inbox", timeout=WAIT_MS)
+    assert dialog.select_topic(child["herons"]) and not dialog.move_action.isEnabled()
+
+    qtbot.waitUntil(lambda: window.undo_actions.undo_action.text().startswith("Undo Move"), timeout=WAIT_MS)
+    window.undo_actions.undo_action.trigger()  # Edit ▸ Undo, as the window's hand edits
+    qtbot.waitUntil(lambda: not in_project(), timeout=WAIT_MS)
+    back = topics.get_tree(library, session)
+    assert back.get(child["herons"]).parent_id == child["root"]
+    assert {documents.get_document(library, a).scope for a in carried} == {session}
+    qtbot.waitUntil(lambda: not dialog.tree_model.is_inherited(child["herons"]), timeout=WAIT_MS)
+
+
+def test_the_root_is_refused_with_the_services_reason_before_any_dialog(qtbot, tree, make_window):
+    library, ids = tree
+    session = scopes.create_scope(library, "session", "s1", parent=P, name="Session one").path
+    window = make_window(library, scope=P)
+    dialog = _open(qtbot, window, ids, "root")
+    assert dialog.move_action.isEnabled()  # offered: the refusal says why and what to move instead
+    targets = _move_menu(dialog)
+    assert session in targets and targets[session].text().startswith("↓ ")
+    targets[session].trigger()
+    qtbot.waitUntil(lambda: "is the root of" in dialog.status.text(), timeout=WAIT_MS)
+    assert "promote its topics instead" in dialog.status.text()
+    assert dialog.scope_moves.dialog is None  # nothing asked
+    assert documents.get_document(library, ids["root"]).scope == P
+    assert topics.get_tree(library, session).root_id is None
+
+
+def test_the_tree_or_map_choice_is_remembered_across_openings(qtbot, tree, make_window):
+    library, _ = tree
+    window = make_window(library, scope=P)
+    dialog = window.show_topics()
+    assert dialog.left.currentWidget() is not dialog.map_pane  # the tree, the first time
+    qtbot.mouseClick(dialog.switch.button(1), Qt.MouseButton.LeftButton)  # "Map"
+    assert dialog.left.currentWidget() is dialog.map_pane
+    dialog.close()
+    window.close()  # the app quits; the next start opens the window as it was left
+    again = make_window(library, scope=P)
+    reopened = again.show_topics()
+    assert reopened is not dialog and reopened.left.currentWidget() is reopened.map_pane
+    assert reopened.switch.button(1).isChecked()
+    assert again.show_topics(map_=False).left.currentWidget() is not reopened.map_pane  # View ▸ Topics… asked
+    reopened.close()
+    assert again.show_topics().left.currentWidget() is not reopened.map_pane  # …and remembered
+    assert again.show_topics(map_=True).left.currentWidget() is reopened.map_pane  # View ▸ Topic Map…

@@ -209,6 +209,16 @@ _NO_VECTORS = (DocumentType.FOLDER.value, DocumentType.TOPIC.value)
 """Structural documents: no chunks or vectors to carry to the target's collection."""
 
 
+def topic_carries(lib: Library, topic_id: str) -> tuple[int, int]:
+    """What a move of topic ``topic_id`` carries along (the confirmation says it): how many topics below it and how
+    many atoms in it and them (:func:`_topic_subtree`, whatever their status)."""
+    with read_session(lib.engine) as session:
+        top = records.document_row(session, topic_id)
+        carried = _topic_subtree(session, top)
+        below = len(topics.session_descendants(session, top)) - 1  # they come first, after the topic itself
+    return below, len(carried) - 1 - below
+
+
 def _topic_subtree(session: Session, top: tables.DocumentRow) -> list[str]:
     """What a topic's move carries (``services.topics``' note, "Promotion"): the topic, its live descendant topics,
     then the atoms of its scope in any of them, whatever their status (an archived or trashed atom keeps its edges,
@@ -345,10 +355,14 @@ def visibility_change(lib: Library, document_ids: Sequence[str], target: str) ->
     With documents from several scopes, the union over their sources.
 
     Raises:
-        DocumentNotFound. ScopeNotFound / ScopeError: as :func:`check_move`.
+        DocumentNotFound. ScopeNotFound / ScopeError: as :func:`check_move`. InvalidTopic: a tree's root (as the
+        move would: ``topics.check_movable``), so that a confirmation shows the refusal before asking.
     """
     with read_session(lib.engine) as session:
-        sources = sorted({records.document_row(session, d).scope_path for d in document_ids})
+        rows = [records.document_row(session, d) for d in document_ids]
+        for row in rows:
+            topics.check_movable(row)
+        sources = sorted({r.scope_path for r in rows})
     if not sources:
         raise InvalidInput("no documents to move")
     target_path = check_move(lib, sources[0], target)

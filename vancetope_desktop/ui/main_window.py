@@ -773,12 +773,14 @@ class MainWindow(QMainWindow):
         """Open the Digests window over the current scope (View ▸ Digests…): a writeup per day, its change set."""
         return self._show_kept("digests_dialog", DigestsDialog)
 
-    def show_topics(self, map_: bool = False) -> TopicsDialog:
+    def show_topics(self, map_: bool | None = None) -> TopicsDialog:
         """Open the Topics window over the current scope (View ▸ Topics…, Scope ▸ Topics of the current scope…): its
-        topic tree with the selected topic's atoms and sources; ``map_``: on the topic map (View ▸ Topic Map…). Edit
-        ▸ Undo and Redo work from it too."""
+        topic tree with the selected topic's atoms and sources, or its map, as it was last left (the window's
+        settings remember it); ``map_``: on the topic map (True, View ▸ Topic Map…) or the tree (False). Edit ▸ Undo
+        and Redo work from it too."""
         dialog = self._show_kept("topics_dialog", TopicsDialog)
-        dialog.show_map(map_)
+        if map_ is not None:
+            dialog.show_map(map_)
         return dialog
 
     def _extend_scope_menu(self, menu: QMenu, target: FolderTarget | None) -> None:
@@ -798,6 +800,7 @@ class MainWindow(QMainWindow):
                     doc_id, page if page > 0 else None, passage or None))
             if isinstance(dialog, TopicsDialog):  # its hand edits are undone from it as from the window
                 dialog.addActions([self.undo_actions.undo_action, self.undo_actions.redo_action])
+                dialog.remember_view(self.qsettings)
             if isinstance(dialog, DigestsDialog):
                 dialog.open_requested.connect(lambda doc_id: self.open_document(doc_id))
         else:

@@ -162,6 +162,8 @@ class MovePreview:
         gains / loses: scopes that will newly see them / will no longer see them (tree order).
         already: ids of the documents asked to move that are in ``target`` already (they stay).
         already_titles: their titles, in the same order.
+        topics / subtopics / atoms: how many of them are topics, and what those carry along (their topics below
+            and the atoms in them, ``moves.topic_carries``): a topic moves with its subtree.
     """
 
     ids: tuple[str, ...]
@@ -175,6 +177,9 @@ class MovePreview:
     loses: tuple[ScopeInfo, ...]
     already: tuple[str, ...] = ()
     already_titles: tuple[str, ...] = ()
+    topics: int = 0
+    subtopics: int = 0
+    atoms: int = 0
 
 
 def load_move_preview(lib: Library, ids: Sequence[str], target: str) -> MovePreview:
@@ -185,7 +190,8 @@ def load_move_preview(lib: Library, ids: Sequence[str], target: str) -> MovePrev
     as one promotion.
 
     Raises:
-        DocumentNotFound. ScopeNotFound. ScopeError: ``target`` is on another branch of the tree.
+        DocumentNotFound. ScopeNotFound. ScopeError: ``target`` is on another branch of the tree. InvalidTopic: a
+        topic tree's root (it stays with its scope; the service's message says what to move instead).
     """
     docs = [documents.get_document(lib, i) for i in dict.fromkeys(ids)]
     change = moves.visibility_change(lib, [d.id for d in docs], target)
@@ -196,6 +202,7 @@ def load_move_preview(lib: Library, ids: Sequence[str], target: str) -> MovePrev
     with read_session(lib.engine) as session:
         inside = sum(len(folders.with_contents(session, d.id)) - 1 for d in moving
                      if d.type == DocumentType.FOLDER)
+    carried = [moves.topic_carries(lib, d.id) for d in moving if d.type == DocumentType.TOPIC]
     source_paths = list(dict.fromkeys(d.scope for d in moving))
     ups = {there in scopes.ancestry(lib, s) for s in source_paths}
     direction = "none" if not ups else "mixed" if len(ups) == 2 else "up" if ups == {True} else "down"
@@ -206,6 +213,7 @@ def load_move_preview(lib: Library, ids: Sequence[str], target: str) -> MovePrev
         gains=tuple(by_path[s] for s in change.gains if s in by_path),
         loses=tuple(by_path[s] for s in change.loses if s in by_path),
         already=tuple(d.id for d in staying), already_titles=tuple(d.title for d in staying),
+        topics=len(carried), subtopics=sum(b for b, _ in carried), atoms=sum(a for _, a in carried),
     )
 
 
@@ -264,7 +272,7 @@ class MoveDialog(QDialog):
         self.from_label = QLabel(", ".join(scope_label(s) for s in preview.sources))
         to = scope_label(preview.target) + (f" › {folder_title}" if folder_title else "")
         self.to_label = QLabel(to)
-        count = len(preview.ids) + preview.inside
+        count = len(preview.ids) + preview.inside + preview.subtopics + preview.atoms
         gains, loses = visibility_texts(preview.gains, preview.loses, count)
         self.gains_label = QLabel(gains)
         self.loses_label = QLabel(loses)
@@ -309,6 +317,12 @@ def heading_text(preview: MovePreview, verb: str | None = None) -> str:
     return text
 
 
+def done_text(preview: MovePreview) -> str:
+    """What a window says once the move is made: "Promoted the topic “Herons” with 1 subtopic and 4 atoms to …"."""
+    verb = {"up": "Promoted", "down": "Demoted"}.get(preview.direction, "Moved")
+    return f"{verb} {_what(preview)} to {scope_label(preview.target)}"
+
+
 def _what(preview: MovePreview, *, count_one: bool = False) -> str:
     """ "“Title”", "3 documents", "the folder “Notes” with 4 items" for the dialog's heading.
 
@@ -319,9 +333,20 @@ def _what(preview: MovePreview, *, count_one: bool = False) -> str:
         title = f"“{preview.titles[0]}”"
         if preview.folders:
             return f"the folder {title} with {preview.inside} item{'s' if preview.inside != 1 else ''}"
+        if preview.topics:
+            return f"the topic {title}{_carried(preview)}"
         return title
+    if preview.topics == count:
+        return f"{count} topics{_carried(preview)}"
     noun = "item" if preview.folders else "document"
     text = f"{count} {noun}{'s' if count != 1 else ''}"
     if preview.inside:
         text += f" (and {preview.inside} inside {'its folder' if preview.folders == 1 else 'their folders'})"
     return text
+
+
+def _carried(preview: MovePreview) -> str:
+    """ " with 1 subtopic and 4 atoms": what moving topics carry along (empty when nothing)."""
+    parts = [f"{n} {noun}{'s' if n != 1 else ''}" for n, noun in ((preview.subtopics, "subtopic"),
+                                                                  (preview.atoms, "atom")) if n]
+    return f" with {' and '.join(parts)}" if parts else ""

@@ -6,14 +6,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QDialog, QMessageBox, QWidget
 
 from .folder_model import FolderTarget
-from .move_dialog import MoveDialog, MovePreview, already_there_text, load_move_preview
+from .move_dialog import MoveDialog, MovePreview, already_there_text, done_text, load_move_preview
 from .publish_dialog import PublishDialog, PublishPreview, load_publish_preview
 
 if TYPE_CHECKING:
@@ -25,13 +25,16 @@ class ScopeMoveFlow(QObject):
 
     ``request_move`` loads a :class:`MovePreview`, opens a :class:`MoveDialog` (window-modal, not blocking
     the event loop) and, when accepted, moves on the write lane. Failures reach the user as the
-    workbench's ``failed`` messages, like every other action. ``dialog`` is the last dialog opened.
+    workbench's ``failed`` messages, like every other action; with ``say`` (a window of its own, e.g. the Topics
+    window) a refusal of the preview (a tree's root, another branch) and the move's outcome are also told to it.
+    ``dialog`` is the last dialog opened.
     """
 
-    def __init__(self, workbench: Workbench, window: QWidget) -> None:
+    def __init__(self, workbench: Workbench, window: QWidget, say: Callable[[str], None] | None = None) -> None:
         super().__init__(window)
         self.workbench = workbench
         self.window = window
+        self.say = say
         self.dialog: QDialog | None = None
 
     def request_move(self, ids: Sequence[str], target: str, folder_id: str | None = None) -> None:
@@ -39,8 +42,9 @@ class ScopeMoveFlow(QObject):
         wanted, lib = list(ids), self.workbench.lib
         if not wanted:
             return
+        refused = (lambda error: self.say(str(error))) if self.say is not None else None
         self.workbench.read(lambda _c: load_move_preview(lib, wanted, target),
-                            lambda preview: self._confirm_move(preview, folder_id), title="Move")
+                            lambda preview: self._confirm_move(preview, folder_id), title="Move", on_error=refused)
 
     def request_drop(self, ids: Sequence[str], target: FolderTarget) -> None:
         """Documents dropped on a scope root or a folder of another scope than (some of) theirs."""
@@ -53,14 +57,25 @@ class ScopeMoveFlow(QObject):
                 self.workbench.move_documents(preview.already, FolderTarget("folder", folder_id, target.path))
             else:
                 self.workbench.notice.emit(already_there_text(preview))
+                if self.say is not None:
+                    self.say(already_there_text(preview))
             return
         snapshot = self.workbench.snapshot
         folder = next((f.title for f in snapshot.folders if f.id == folder_id), None) if snapshot else None
         dialog = MoveDialog(preview, self.window, folder_title=folder)
         # Into a folder, those already in the scope go into it too (what the drop asked); else they stay.
         ids = preview.ids + preview.already if folder_id is not None else preview.ids
-        dialog.accepted.connect(lambda: self.workbench.move_to_scope(
-            ids, target.path, reason=dialog.reason(), folder_id=folder_id, target_name=target.name))
+        say = self.say
+        done = (lambda _said: say(done_text(preview))) if say is not None else None
+        failed = (lambda error: say(f"Move to {target.name} failed: {error}")) if say is not None else None
+
+        def move() -> None:
+            if say is not None:
+                say(f"Moving to {target.name}…")
+            self.workbench.move_to_scope(ids, target.path, reason=dialog.reason(), folder_id=folder_id,
+                                         target_name=target.name, on_done=done, on_error=failed)
+
+        dialog.accepted.connect(move)
         self._show(dialog)
 
     def request_publish(self, think_process: str) -> None:

@@ -327,7 +327,7 @@ class ScreenshotTour(QObject):
 
     def _open_topics(self) -> None:
         self.window.tasks_dock.hide()
-        self.dialog = self.window.show_topics()
+        self.dialog = self.window.show_topics(map_=False)
         dialog = self.dialog
 
         def listed() -> bool:

@@ -7,9 +7,12 @@ selected topic's atoms (its subtopics' too) and sources.
 atom opens its source at the passage (as the Atoms window does); atoms dragged onto another topic (its row or its
 tile) move there. Rename (F2, or in place), New Topic, Merge (several selected), Split (the selected atoms and the
 others, or cut in two by meaning), Delete and moving a topic by dragging it are the store's hand edits, called
-through the :class:`~.workbench.Workbench` (each one undo step: Edit ▸ Undo works from here too); Rebuild now / Place
-N New Atoms run the upkeep (``topics rebuild``). Reads go through :meth:`~.workbench.Workbench.read`, one at a time;
-the models hold the services' immutable cards only.
+through the :class:`~.workbench.Workbench` (each one undo step: Edit ▸ Undo works from here too); Move to Scope
+promotes or demotes the selected topic with its subtree and atoms along the scope's branch, confirmed in the
+documents' dialog (:mod:`.move_dialog`, :class:`~.scope_move_flow.ScopeMoveFlow`; a tree's root is refused with the
+service's reason); Rebuild now / Place N New Atoms run the upkeep (``topics rebuild``). The Tree | Map choice is
+remembered across openings (:meth:`TopicsDialog.remember_view`). Reads go through
+:meth:`~.workbench.Workbench.read`, one at a time; the models hold the services' immutable cards only.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from collections.abc import Sequence
 from html import escape
 from typing import Any
 
-from PySide6.QtCore import QItemSelectionModel, QMimeData, QModelIndex, Qt, Signal
+from PySide6.QtCore import QItemSelectionModel, QMimeData, QModelIndex, QSettings, Qt, Signal
 from PySide6.QtGui import QAction, QContextMenuEvent, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -44,6 +47,8 @@ from ..core.topics import Topic, TopicTree
 from ..services import topics
 from .atoms_view import open_source
 from .item_models import card_table_view
+from .move_dialog import fill_move_menu
+from .scope_move_flow import ScopeMoveFlow
 from .topic_map import TopicMapPane
 from .topic_model import TOPIC_ROLE, TopicAtomsModel, TopicFilterProxy, TopicSourcesModel, TopicTreeModel
 from .topic_parts import AtomListView, SplitDialog, TopicTreeView, topic_heading
@@ -51,6 +56,8 @@ from .workbench import Workbench
 
 TREE, MAP = 0, 1
 """The left side's pages (the "Tree | Map" switch)."""
+VIEW_KEY = "topics/view"
+"""Where :meth:`TopicsDialog.remember_view` keeps the switch: ``tree`` or ``map``."""
 
 
 class TopicsDialog(QDialog):
@@ -72,6 +79,8 @@ class TopicsDialog(QDialog):
         self.setWindowTitle("Topics")
         self.resize(1180, 680)
         self.workbench = workbench
+        self.settings: QSettings | None = None
+        self.scope_moves = ScopeMoveFlow(workbench, self, say=self.say)
         self.tree_model = TopicTreeModel(self)
         self.proxy = TopicFilterProxy(self.tree_model, self)
         self.view = TopicTreeView(self.tree_model, self.proxy, self)
@@ -109,7 +118,7 @@ class TopicsDialog(QDialog):
             button.setChecked(page == TREE)
             self.switch.addButton(button, page)
             switch_row.addWidget(button)
-        self.switch.idToggled.connect(lambda page, on: on and self.left.setCurrentIndex(page))
+        self.switch.idToggled.connect(lambda page, on: on and self._switched(page))
 
         self.heading = QLabel(self)
         self.heading.setWordWrap(True)
@@ -172,6 +181,11 @@ class TopicsDialog(QDialog):
             top.addWidget(button)
             if action is self.update_action:  # a button follows its action's text and state, not its visibility
                 self.update_button = button
+            if action is self.split_action:
+                self.move_button = QToolButton(self)
+                self.move_button.setDefaultAction(self.move_action)  # its menu too (setMenu would drop the action)
+                self.move_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+                top.addWidget(self.move_button)
         self.status = QLabel(self)
         self.status.setWordWrap(True)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
@@ -211,6 +225,12 @@ class TopicsDialog(QDialog):
         self.delete_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Delete))
         self.delete_action.setShortcutContext(local)
         self.delete_action.triggered.connect(self._delete_current)
+        self.move_menu = QMenu("Move to Scope", self)
+        self.move_menu.aboutToShow.connect(self.fill_move_menu)
+        self.move_menu.setToolTipsVisible(True)
+        self.move_action = self.move_menu.menuAction()
+        self.move_action.setToolTip("Promote or demote the topic to another scope of this branch, with its subtopics "
+                                    "and their atoms (Edit ▸ Undo brings it back)")
         self.update_action = QAction("Update Now", self)
         self.update_action.triggered.connect(self.rebuild)
         self.view.addActions([self.rename_action, self.delete_action])
@@ -419,6 +439,16 @@ class TopicsDialog(QDialog):
         """Switch the left side to the map (or back to the tree)."""
         self.switch.button(MAP if on else TREE).setChecked(True)
 
+    def remember_view(self, settings: QSettings) -> None:
+        """Show the Tree or the Map as ``settings`` remember it (:data:`VIEW_KEY`), and remember each switch there."""
+        self.settings = settings
+        self.show_map(settings.value(VIEW_KEY) == "map")
+
+    def _switched(self, page: int) -> None:
+        self.left.setCurrentIndex(page)
+        if self.settings is not None:
+            self.settings.setValue(VIEW_KEY, "map" if page == MAP else "tree")
+
     # --- hand edits (through the workbench: each one undo step) ------------------------------------------
     def rename(self, topic_id: str, label: str) -> None:
         """Give ``topic_id`` the label ``label``."""
@@ -463,6 +493,22 @@ class TopicsDialog(QDialog):
         """Delete ``topic_id`` (its atoms and subtopics go to its parent)."""
         self.say("Deleting…")
         self.workbench.delete_topic(topic_id, on_done=lambda _r: self.say("Deleted (Edit ▸ Undo brings it back)"))
+
+    def fill_move_menu(self) -> bool:
+        """Fill the Move to Scope menu with the scopes the current topic may go to (promotions first, as the
+        documents' menu; :func:`.move_dialog.fill_move_menu`); returns whether there is one."""
+        topic, snapshot = self.current_topic(), self.workbench.snapshot
+        if topic is None or self.tree_model.is_inherited(topic.id) or snapshot is None:
+            self.move_menu.clear()
+            self.move_menu.addAction("Select a topic of this scope's tree").setEnabled(False)
+            return False
+        return fill_move_menu(self.move_menu, snapshot.scopes, [topic.scope],
+                              lambda path: self.move_to_scope(topic.id, path))
+
+    def move_to_scope(self, topic_id: str, target: str) -> None:
+        """Promote or demote ``topic_id`` (with its subtree and its atoms) to scope ``target`` once the move's
+        dialog is confirmed, as documents move (a tree's root: the service's refusal is shown)."""
+        self.scope_moves.request_move([topic_id], target)
 
     def rebuild(self) -> None:
         """Build the window's scope's tree now from its atoms (the upkeep's cold build)."""
@@ -535,6 +581,7 @@ class TopicsDialog(QDialog):
         self.new_action.setEnabled(own is not None)
         self.rename_action.setEnabled(editable)
         self.delete_action.setEnabled(editable)
+        self.move_action.setEnabled(topic is not None and not self.tree_model.is_inherited(topic.id))
         self.merge_action.setEnabled(sum(self.tree_model.editable(t.id) for t in self.selected_topics()) >= 2)
         picked, own = {a.id for a in self.selected_atoms()}, self.atoms_model.own_ids
         self.split_action.setEnabled(editable and (picked < own if picked else len(own) >= 2))
@@ -546,6 +593,8 @@ class TopicsDialog(QDialog):
         menu = QMenu(self)
         menu.addActions([self.new_action, self.rename_action, self.merge_action, self.split_action,
                          self.delete_action])
+        menu.addSeparator()
+        menu.addMenu(self.move_menu)
         menu.exec(event.globalPos())
 
     def _filter(self, text: str) -> None:

@@ -663,12 +663,14 @@ class Workbench(QObject):
 
     # --- moving between scopes, publishing, scope settings (issue 4) ------------------------------
     def move_to_scope(self, doc_ids: Sequence[str], target: str, *, reason: str = "", folder_id: str | None = None,
-                      target_name: str | None = None) -> Task:
+                      target_name: str | None = None, on_done: Callable[[str], None] | None = None,
+                      on_error: Callable[[BaseException], None] | None = None) -> Task:
         """Promote or demote documents (folders with their contents) to scope ``target``, all or none.
 
         With ``folder_id`` (a folder of ``target``) the moved documents then go into that folder (a second
         step: if it fails, they stay at the target's top level). Their vectors follow without re-embedding
-        when the indexer runs the queued move jobs.
+        when the indexer runs the queued move jobs. ``on_done`` gets what the status bar says, ``on_error`` the
+        failure (see :meth:`run`).
         """
         known = self.snapshot.scope_names if self.snapshot is not None else {}
         ids, lib, name = list(doc_ids), self.lib, target_name or known.get(target) or target
@@ -684,10 +686,12 @@ class Workbench(QObject):
             return len(moved)
 
         def done(count: int) -> None:
-            self.notice.emit(f"Moved {count} item{'s' if count != 1 else ''} to {name}" if count
-                             else f"Already in {name}")
+            said = f"Moved {count} item{'s' if count != 1 else ''} to {name}" if count else f"Already in {name}"
+            self.notice.emit(said)
+            if on_done is not None:
+                on_done(said)
 
-        return self.run(f"Move to {name}", work, on_result=done)
+        return self.run(f"Move to {name}", work, on_result=done, on_error=on_error)
 
     def publish_think_process(self, path: str, *, name: str | None = None, target_name: str | None = None,
                               reason: str = "") -> Task:
