@@ -1,7 +1,7 @@
 """Tree search against flat search on LoCoMo and SciFact (issue 14, "Figures"): recall and the share of atoms scored.
 
-Run: ``.venv/bin/python tests/benchmarks/bench_topic_search.py [--bench locomo,scifact] [--abstracts N] [--grid]
-[--rebuild]``
+Run: ``.venv/bin/python tests/benchmarks/bench_topic_search.py [--bench locomo,locomo-builtin,scifact] [--abstracts N]
+[--grid] [--rebuild]``
 
 * Libraries (cached in ``$TMPDIR/topic-search-bench``, built through the product's own writes):
   - ``locomo``: the dataset's ``observation`` facts (``bench_locomo_atoms.observations``: written per session by the
@@ -10,6 +10,10 @@ Run: ``.venv/bin/python tests/benchmarks/bench_topic_search.py [--bench locomo,s
     ``atoms.atom_metadata``, 500 a transaction), embedded, then each scope's tree built by the product's upkeep
     (``services.topic_upkeep.update_topics``: the cold build of ``index/topic_build.build_tree``). Only atoms: the
     turns are not stored, so both modes rank the same atoms.
+  - ``locomo-builtin``: part 1's atoms instead: what the built-in generator (``generation.builtin``) reads from every
+    turn written as ``bench_locomo`` writes it, dated by its session (~1,130 atoms a conversation, the restatements a
+    one-chunk turn would drop included), each keyed to its turn.
+  - A cached library whose trees were built with another ``TreeParams`` gets them rebuilt from scratch first.
   - ``scifact``: each abstract's sentences (``generation.sentences.split_sentences``; the title as one more) as fact
     atoms of one scope, embedded, the tree built the same way. ``--abstracts N`` keeps every abstract judged for a
     test claim and fills up to N with others in corpus order (0: the whole corpus, ~45k sentences: hours of
