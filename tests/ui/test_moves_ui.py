@@ -25,6 +25,7 @@ from vancetope_desktop.ui.move_dialog import (
     visibility_texts,
 )
 from vancetope_desktop.ui.publish_dialog import PublishDialog
+from vancetope_desktop.ui.request_dialog import RequestPromotionDialog
 from vancetope_desktop.ui.scope_settings_dialog import ScopeSettingsDialog
 
 GROUP, PROJECT = "group/ml-research", "project/transformer-efficiency"
@@ -503,3 +504,74 @@ def test_scope_settings_of_a_project_from_the_switcher(qtbot, demo_library, make
     assert offered == {"project": True, "session": False, "group": True}
     dialog.reject()
 
+
+
+# -- requesting a promotion (the review queue) ------------------------------------------------------------
+
+
+def _request_dialog(qtbot, window) -> RequestPromotionDialog:
+    qtbot.waitUntil(lambda: isinstance(window.scope_moves.dialog, RequestPromotionDialog)
+                    and window.scope_moves.dialog.isVisible(), timeout=WAIT)
+    return window.scope_moves.dialog
+
+
+def _unrequested_result(lib):
+    return next(d for d in _results(lib) if not review.list_requests(lib, document_id=d.id))
+
+
+def test_request_promotion_from_the_document_menu_files_a_request_in_the_review_queue(qtbot, demo_library,
+                                                                                      make_window):
+    window = make_window(demo_library, TP)
+    doc = _unrequested_result(demo_library)
+    before = review.pending_count(demo_library)
+    _select(qtbot, window, [doc.id])
+    assert window.table.request_promotion_action in window.table.context_menu().actions()  # the list's menu
+    assert window.request_promotion_action in window.document_menu.actions()  # beside Move to Scope
+    assert window.request_promotion_action.isEnabled()
+    window.request_promotion_action.trigger()
+
+    dialog = _request_dialog(qtbot, window)
+    assert dialog.heading.text() == f"<b>Request the promotion of “{doc.title}”?</b>"
+    assert dialog.from_label.text() == "Think Process: Paper Analysis"
+    offered = [dialog.target_box.itemData(i) for i in range(dialog.target_box.count())]
+    assert offered == [GROUP, PROJECT, SESSION]  # the scopes above it, as the move menu's promotions
+    assert dialog.target() == PROJECT  # the service's default: its project
+    assert dialog.gains_label.text() == ("Project: Transformer Efficiency Review, Session: Literature review, "
+                                         "Think Process: Hypothesis Check")
+    dialog.target_box.setCurrentIndex(offered.index(SESSION))
+    assert dialog.gains_label.text() == "Session: Literature review, Think Process: Hypothesis Check"
+    dialog.target_box.setCurrentIndex(offered.index(PROJECT))
+    dialog.reason_edit.setText("  the meeting needs it  ")
+    assert not review.list_requests(demo_library, document_id=doc.id)  # nothing asked before the click
+    dialog.request_button.click()
+
+    qtbot.waitUntil(lambda: bool(review.list_requests(demo_library, document_id=doc.id)), timeout=WAIT)
+    [request] = review.list_requests(demo_library, document_id=doc.id)
+    assert (request.status, request.target_scope, request.source_scope) == (RequestStatus.PENDING, PROJECT, TP)
+    assert request.reason == "the meeting needs it" and request.requested_by.startswith("user:")
+    assert _scope_of(demo_library, doc.id) == TP  # a request only: nothing moved
+    qtbot.waitUntil(lambda: "requested: it waits in the review queue" in window.statusBar().currentMessage(),
+                    timeout=WAIT)
+    # The Review dock follows: the request is listed and the badge counts it.
+    qtbot.waitUntil(lambda: window.review.pane.queue_model.request(request.id) is not None, timeout=WAIT)
+    assert window.review.badge.text() == f"Review  {before + 1}"
+
+
+def test_request_promotion_of_a_document_already_waiting_says_so_and_changes_nothing(qtbot, demo_library,
+                                                                                   make_window):
+    window = make_window(demo_library, TP)
+    waiting = next(d for d in _results(demo_library) if review.list_requests(demo_library, document_id=d.id))
+    [pending] = review.list_requests(demo_library, document_id=waiting.id)
+    _select(qtbot, window, [waiting.id])
+    window.request_promotion_action.trigger()
+    qtbot.waitUntil(lambda: "already waits for review" in window.statusBar().currentMessage(), timeout=WAIT)
+    said = window.statusBar().currentMessage()
+    assert f"“{waiting.title}” already waits for review to Project: Transformer Efficiency Review ({pending.id})" \
+        in said
+    assert window.error_box is not None and pending.id in window.error_box.text()  # told in words
+    assert window.scope_moves.dialog is None  # nothing asked
+    assert review.list_requests(demo_library, document_id=waiting.id) == [pending]
+    # Several documents, or the trash: one document is asked for at a time.
+    _select(qtbot, window, [d.id for d in _results(demo_library)[:2]])
+    assert not window.request_promotion_action.isEnabled()
+    assert window.table.request_promotion_action not in window.table.context_menu().actions()

@@ -13,9 +13,10 @@ from PySide6.QtWidgets import QApplication, QToolTip
 from tests.topic_trees import FACTS, small_tree
 from vancetope_desktop.core.atoms import AtomDraft, SourceSpan
 from vancetope_desktop.core.documents import DocumentType
-from vancetope_desktop.services import atoms, documents, scopes, topics
+from vancetope_desktop.services import atoms, documents, review, scopes, topics
 from vancetope_desktop.services.library import DEFAULT_PROJECT
 from vancetope_desktop.ui.dnd import ATOM_MIME, FROM_TOPIC_MIME, decode_document_ids, encode_document_ids
+from vancetope_desktop.ui.request_dialog import RequestPromotionDialog
 from vancetope_desktop.ui.topic_model import (
     TOPIC_ROLE,
     TopicAtomsModel,
@@ -443,3 +444,46 @@ def test_the_tree_or_map_choice_is_remembered_across_openings(qtbot, tree, make_
     reopened.close()
     assert again.show_topics().left.currentWidget() is not reopened.map_pane  # …and remembered
     assert again.show_topics(map_=True).left.currentWidget() is reopened.map_pane  # View ▸ Topic Map…
+
+
+# --- requesting a topic's promotion (the review queue): beside Move to Scope ----------------------------------------
+
+
+def test_a_topic_promotion_requested_from_the_window_waits_in_the_review_queue(qtbot, tree, make_window):
+    library, _ = tree
+    session = scopes.create_scope(library, "session", "s1", parent=P, name="Session one").path
+    child = _build(library, session)
+    window = make_window(library, scope=session)
+    dialog = _open(qtbot, window, child)
+    assert dialog.request_action.isEnabled() and dialog.request_button.defaultAction() is dialog.request_action
+    dialog.request_action.trigger()
+    qtbot.waitUntil(lambda: isinstance(dialog.scope_moves.dialog, RequestPromotionDialog), timeout=WAIT_MS)
+    ask = dialog.scope_moves.dialog
+    assert "the topic “Herons” with 1 subtopic and 4 atoms" in ask.heading.text()
+    assert [ask.target_box.itemData(i) for i in range(ask.target_box.count())] == ["group/default", P]
+    assert ask.target() == P
+    ask.reason_edit.setText("the project reads about herons too")
+    ask.request_button.click()
+
+    qtbot.waitUntil(lambda: bool(review.list_requests(library, document_id=child["herons"])), timeout=WAIT_MS)
+    [request] = review.list_requests(library, document_id=child["herons"])
+    assert (request.target_scope, request.source_scope) == (P, session)
+    assert request.reason == "the project reads about herons too"
+    qtbot.waitUntil(lambda: dialog.status.text() == "Requested the promotion of the topic “Herons” with 1 subtopic "
+                    "and 4 atoms to Project: Inbox: it waits in the review queue", timeout=WAIT_MS)
+    assert topics.get_tree(library, session).get(child["herons"]) is not None  # nothing moved before review
+    assert topics.get_tree(library, P).get(child["herons"]) is None
+    qtbot.waitUntil(lambda: window.review.pane.queue_model.request(request.id) is not None, timeout=WAIT_MS)
+
+
+def test_the_root_s_promotion_request_is_refused_with_the_services_reason(qtbot, tree, make_window):
+    library, ids = tree
+    scopes.create_scope(library, "session", "s1", parent=P, name="Session one")
+    window = make_window(library, scope=P)
+    dialog = _open(qtbot, window, ids, "root")
+    assert dialog.request_action.isEnabled()  # offered: the refusal says why and what to ask for instead
+    dialog.request_action.trigger()
+    qtbot.waitUntil(lambda: "is the root of" in dialog.status.text(), timeout=WAIT_MS)
+    assert "promote its topics instead" in dialog.status.text()
+    assert dialog.scope_moves.dialog is None  # nothing asked
+    assert review.list_requests(library, document_id=ids["root"]) == []

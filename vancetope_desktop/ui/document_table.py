@@ -83,6 +83,7 @@ class DocumentTableView(QTableView):
         restore_requested(list[str]): "Restore from Trash" (trash mode), "Restore" (the Archived view).
         purge_requested(list[str]): "Delete permanently" (Shift+Delete; trash mode only; confirm first).
         move_to_scope_requested(list[str], str): "Move to Scope" of the selection to that scope path.
+        promotion_request_requested(str): "Request Promotion…" of the one selected document (the review queue).
         menu_extension_requested(QMenu): the row menu is about to show: add entries for the selection to it.
         reading_status_requested(list[str], str): "Reading Status" of the selection: unread, reading or read.
 
@@ -100,6 +101,7 @@ class DocumentTableView(QTableView):
     restore_requested = Signal(list)
     purge_requested = Signal(list)
     move_to_scope_requested = Signal(list, str)
+    promotion_request_requested = Signal(str)
     menu_extension_requested = Signal(object)
     reading_status_requested = Signal(list, str)
     file_problem = Signal(str)
@@ -139,6 +141,9 @@ class DocumentTableView(QTableView):
             file_actions.open_in_system_viewer))
         self.reveal_action = self._action("Show in File Manager", lambda: self._with_file(
             file_actions.show_in_file_manager))
+        self.request_promotion_action = self._action("Request Promotion…", self._request_promotion)
+        self.request_promotion_action.setToolTip("Ask for the document to go to a scope above it once reviewed "
+                                                 "(the review queue)")
         self._trash_mode = self._archived_mode = False
         self.set_trash_mode(False)
         self._scopes: list[ScopeInfo] = []
@@ -182,6 +187,7 @@ class DocumentTableView(QTableView):
         self.restore_action.setText("Restore" if self._archived_mode else "Restore from Trash")
         self.restore_action.setEnabled(on or self._archived_mode)
         self.restore_action.setVisible(on or self._archived_mode)
+        self._update_request_action()
 
     def trash_mode(self) -> bool:
         """Whether the view shows the trash."""
@@ -411,7 +417,17 @@ class DocumentTableView(QTableView):
     def _selection_changed(self, _selected: QItemSelection, _deselected: QItemSelection) -> None:
         self._announce_selection()
 
+    def _request_promotion(self) -> None:
+        ids = self.selected_ids()
+        if len(ids) == 1 and not self._trash_mode:
+            self.promotion_request_requested.emit(ids[0])
+
+    def _update_request_action(self) -> None:
+        """Request Promotion… asks for one document, not in the trash."""
+        self.request_promotion_action.setEnabled(not self._trash_mode and len(self.selected_ids()) == 1)
+
     def _announce_selection(self) -> None:
+        self._update_request_action()
         ids = self.selected_ids()
         if ids != self._last_ids:
             self._last_ids = ids
@@ -464,6 +480,8 @@ class DocumentTableView(QTableView):
                 menu.addAction(self.restore_action)
             menu.addAction(self.trash_action)
             self.fill_move_menu(menu.addMenu("Move to Scope"))
+            if count == 1:
+                menu.addAction(self.request_promotion_action)
             self._fill_reading_menu(menu.addMenu("Reading Status"))
         menu.addSeparator()
         menu.addAction(self.copy_id_action)

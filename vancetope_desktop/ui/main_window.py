@@ -988,6 +988,8 @@ class MainWindow(QMainWindow):
             menus.insertAction(view_menu, self.document_menu.menuAction())
         self.move_to_scope_menu = self.document_menu.addMenu("Move to Scope")
         self.move_to_scope_menu.aboutToShow.connect(lambda: self.table.fill_move_menu(self.move_to_scope_menu))
+        self.request_promotion_action = self.table.request_promotion_action  # one document, after review
+        self.document_menu.addAction(self.request_promotion_action)
         self.document_menu.addSeparator()
         for action in (self.rename_action, self.trash_action):
             self.document_menu.addAction(action)
@@ -1003,6 +1005,7 @@ class MainWindow(QMainWindow):
 
         moves, settings, say = self.scope_moves, self.scope_settings, self._say_move_refused
         self.table.move_to_scope_requested.connect(moves.request_move)
+        self.table.promotion_request_requested.connect(moves.request_promotion)
         tree = self.folder_tree
         tree.folder_model.scope_move_requested.connect(moves.request_drop)
         tree.move_to_scope_requested.connect(moves.request_move)

@@ -1,7 +1,8 @@
-"""The sequence behind a move between scopes or a publish: preview on the read lane, confirmation, write.
+"""The sequence behind a move between scopes, a publish or a promotion request: preview on the read lane,
+confirmation, write.
 
-:class:`ScopeMoveFlow` is the main window's helper for both; the dialogs themselves live in
-:mod:`.move_dialog` and :mod:`.publish_dialog`.
+:class:`ScopeMoveFlow` is the main window's helper for all three (and the Topics window's); the dialogs themselves
+live in :mod:`.move_dialog`, :mod:`.publish_dialog` and :mod:`.request_dialog`.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from PySide6.QtWidgets import QDialog, QMessageBox, QWidget
 from .folder_model import FolderTarget
 from .move_dialog import MoveDialog, MovePreview, already_there_text, done_text, load_move_preview
 from .publish_dialog import PublishDialog, PublishPreview, load_publish_preview
+from .request_dialog import RequestPreview, RequestPromotionDialog, load_request_preview, requested_text
 
 if TYPE_CHECKING:
     from .workbench import Workbench
@@ -95,6 +97,31 @@ class ScopeMoveFlow(QObject):
         dialog.accepted.connect(lambda: self.workbench.publish_think_process(
             preview.think_process.path, name=preview.think_process.name, target_name=preview.target.name,
             reason=dialog.reason()))
+        self._show(dialog)
+
+    def request_promotion(self, doc_id: str) -> None:
+        """Ask for ``doc_id`` (a document, or a topic with its subtree and atoms) to be promoted: the dialog picks
+        the scope above it and takes a reason, then the request goes to the review queue. A refusal (a tree's
+        root, a request already waiting, no scope above) is told before any dialog, as the move's is."""
+        lib = self.workbench.lib
+        refused = (lambda error: self.say(str(error))) if self.say is not None else None
+        self.workbench.read(lambda _c: load_request_preview(lib, doc_id), self._confirm_request,
+                            title="Request promotion", on_error=refused)
+
+    def _confirm_request(self, preview: RequestPreview) -> None:
+        dialog = RequestPromotionDialog(preview, self.window)
+        say = self.say
+
+        def request() -> None:
+            target = dialog.target_scope()
+            if say is not None:
+                say(f"Requesting the promotion to {target.name}…")
+            done = (lambda made, new: say(requested_text(preview, made, target, new=new))) if say else None
+            failed = (lambda error: say(f"Request promotion failed: {error}")) if say is not None else None
+            self.workbench.request_promotion(preview.document_id, target.path, reason=dialog.reason(),
+                                             on_done=done, on_error=failed)
+
+        dialog.accepted.connect(request)
         self._show(dialog)
 
     def _show(self, dialog: QDialog) -> None:

@@ -10,9 +10,11 @@ others, or cut in two by meaning), Delete and moving a topic by dragging it are 
 through the :class:`~.workbench.Workbench` (each one undo step: Edit ▸ Undo works from here too); Move to Scope
 promotes or demotes the selected topic with its subtree and atoms along the scope's branch, confirmed in the
 documents' dialog (:mod:`.move_dialog`, :class:`~.scope_move_flow.ScopeMoveFlow`; a tree's root is refused with the
-service's reason); Rebuild now / Place N New Atoms run the upkeep (``topics rebuild``). The Tree | Map choice is
-remembered across openings (:meth:`TopicsDialog.remember_view`). Reads go through
-:meth:`~.workbench.Workbench.read`, one at a time; the models hold the services' immutable cards only.
+service's reason); Request Promotion… beside it asks for the topic (with its subtree and atoms) to go to a scope
+above once reviewed: a request in the review queue (:mod:`.request_dialog`); Rebuild now / Place N New Atoms run
+the upkeep (``topics rebuild``). The Tree | Map choice is remembered across openings
+(:meth:`TopicsDialog.remember_view`). Reads go through :meth:`~.workbench.Workbench.read`, one at a time; the models
+hold the services' immutable cards only.
 """
 
 from __future__ import annotations
@@ -186,6 +188,9 @@ class TopicsDialog(QDialog):
                 self.move_button.setDefaultAction(self.move_action)  # its menu too (setMenu would drop the action)
                 self.move_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
                 top.addWidget(self.move_button)
+                self.request_button = QToolButton(self)
+                self.request_button.setDefaultAction(self.request_action)
+                top.addWidget(self.request_button)
         self.status = QLabel(self)
         self.status.setWordWrap(True)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
@@ -231,6 +236,10 @@ class TopicsDialog(QDialog):
         self.move_action = self.move_menu.menuAction()
         self.move_action.setToolTip("Promote or demote the topic to another scope of this branch, with its subtopics "
                                     "and their atoms (Edit ▸ Undo brings it back)")
+        self.request_action = QAction("Request Promotion…", self)
+        self.request_action.setToolTip("Ask for the topic, with its subtopics and their atoms, to go to a scope above "
+                                       "once reviewed (the review queue): nothing moves until it is approved")
+        self.request_action.triggered.connect(self.request_promotion)
         self.update_action = QAction("Update Now", self)
         self.update_action.triggered.connect(self.rebuild)
         self.view.addActions([self.rename_action, self.delete_action])
@@ -510,6 +519,14 @@ class TopicsDialog(QDialog):
         dialog is confirmed, as documents move (a tree's root: the service's refusal is shown)."""
         self.scope_moves.request_move([topic_id], target)
 
+    def request_promotion(self) -> None:
+        """Ask for the current topic (with its subtree and its atoms) to be promoted once reviewed: the dialog picks
+        a scope above and takes a reason, the request goes to the review queue (a tree's root, or a topic already
+        waiting: the refusal is shown in the status line)."""
+        topic = self.current_topic()
+        if topic is not None and not self.tree_model.is_inherited(topic.id):
+            self.scope_moves.request_promotion(topic.id)
+
     def rebuild(self) -> None:
         """Build the window's scope's tree now from its atoms (the upkeep's cold build)."""
         self.say("Building the topic tree…")
@@ -582,6 +599,7 @@ class TopicsDialog(QDialog):
         self.rename_action.setEnabled(editable)
         self.delete_action.setEnabled(editable)
         self.move_action.setEnabled(topic is not None and not self.tree_model.is_inherited(topic.id))
+        self.request_action.setEnabled(self.move_action.isEnabled())
         self.merge_action.setEnabled(sum(self.tree_model.editable(t.id) for t in self.selected_topics()) >= 2)
         picked, own = {a.id for a in self.selected_atoms()}, self.atoms_model.own_ids
         self.split_action.setEnabled(editable and (picked < own if picked else len(own) >= 2))
@@ -595,6 +613,7 @@ class TopicsDialog(QDialog):
                          self.delete_action])
         menu.addSeparator()
         menu.addMenu(self.move_menu)
+        menu.addAction(self.request_action)
         menu.exec(event.globalPos())
 
     def _filter(self, text: str) -> None:

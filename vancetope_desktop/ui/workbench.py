@@ -707,6 +707,31 @@ class Workbench(QObject):
         return self.run("Publish to project", lambda _c: review.publish_think_process(lib, path, reason=reason),
                         on_result=done, index=False)
 
+    def request_promotion(self, doc_id: str, target: str, *, reason: str = "",
+                          on_done: Callable[[Any, bool], None] | None = None,
+                          on_error: Callable[[BaseException], None] | None = None) -> Task:
+        """Ask for document ``doc_id`` (a topic: with its subtree and atoms) to be promoted to scope ``target``:
+        a request in the review queue (``review.request_promotion``), nothing moves. ``on_done`` gets the
+        ``PromotionRequest`` and whether it is new (False: one was waiting already, the service kept it);
+        ``on_error`` the failure (see :meth:`run`)."""
+        lib = self.lib
+
+        def work(_context: TaskContext) -> tuple[Any, bool]:
+            before = {r.id for r in review.list_requests(lib, document_id=doc_id)}
+            request = review.request_promotion(lib, doc_id, target, reason=reason)
+            return request, request.id not in before
+
+        def done(result: tuple[Any, bool]) -> None:
+            request, new = result
+            names = self.snapshot.scope_names if self.snapshot is not None else {}
+            where = names.get(request.target_scope, request.target_scope)
+            self.notice.emit(f"Promotion of “{request.title}” to {where} requested: it waits in the review queue"
+                             if new else f"“{request.title}” already waited for review to {where}")
+            if on_done is not None:
+                on_done(request, new)
+
+        return self.run("Request promotion", work, on_result=done, on_error=on_error, index=False)
+
     def set_sibling_results_visible(self, path: str, visible: bool,
                                     on_done: Callable[[Any], None] | None = None) -> Task:
         """Let think process ``path`` see the results of its sibling think processes (or stop)."""
