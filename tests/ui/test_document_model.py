@@ -387,8 +387,10 @@ def test_trash_mode_swaps_the_actions(view, qtbot):
         return [a.text() for a in view.context_menu().actions() if not a.isSeparator()]
 
     _select_rows_of(view, ["doc_7"])
-    assert texts() == ["Open", "Rename…", "Move to Trash", "Move to Scope", "Reading Status", "Copy id"]
+    assert texts() == ["Open", "Rename…", "Move to Trash", "Move to Scope", "Request Promotion…", "Reading Status",
+                       "Copy id"]
     view.set_trash_mode(True)
+    assert not view.request_promotion_action.isEnabled()
     assert texts() == ["Open", "Rename…", "Restore from Trash", "Delete permanently…", "Copy id"]
     with qtbot.waitSignal(view.restore_requested) as blocker:
         view.restore_action.trigger()
