@@ -575,3 +575,17 @@ def test_request_promotion_of_a_document_already_waiting_says_so_and_changes_not
     _select(qtbot, window, [d.id for d in _results(demo_library)[:2]])
     assert not window.request_promotion_action.isEnabled()
     assert window.table.request_promotion_action not in window.table.context_menu().actions()
+
+
+def test_a_sibling_think_process_result_is_not_requested_from_here(qtbot, demo_library, make_window):
+    scopes.set_sibling_results_visible(demo_library, TP, True)
+    window = make_window(demo_library, TP)
+    sibling = _results(demo_library, SIBLING)[0]
+    asked = review.list_requests(demo_library, status=None, document_id=sibling.id)
+    _select(qtbot, window, [sibling.id])
+    window.request_promotion_action.trigger()
+    assert window.statusBar().currentMessage() == (
+        f"“{sibling.title}” belongs to sibling think process Hypothesis Check: it is read-only here; switch to "
+        "Hypothesis Check to request its promotion")
+    assert window.scope_moves.dialog is None
+    assert review.list_requests(demo_library, status=None, document_id=sibling.id) == asked  # nothing asked

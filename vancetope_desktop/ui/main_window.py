@@ -1005,7 +1005,7 @@ class MainWindow(QMainWindow):
 
         moves, settings, say = self.scope_moves, self.scope_settings, self._say_move_refused
         self.table.move_to_scope_requested.connect(moves.request_move)
-        self.table.promotion_request_requested.connect(moves.request_promotion)
+        self.table.promotion_request_requested.connect(self.request_promotion)
         tree = self.folder_tree
         tree.folder_model.scope_move_requested.connect(moves.request_drop)
         tree.move_to_scope_requested.connect(moves.request_move)
@@ -1024,6 +1024,19 @@ class MainWindow(QMainWindow):
         self.table.set_scope_tree(snapshot.scopes)
         self.folder_tree.set_scope_tree(snapshot.scopes)
         self.publish_action.setEnabled(snapshot.state.scope.startswith(f"{ScopeKind.THINK_PROCESS.value}/"))
+
+    def request_promotion(self, doc_id: str) -> None:
+        """Request Promotion… of ``doc_id`` (the review queue): a document of this scope's branch (its own, an
+        ancestor's, one below it), as ``memory request`` reaches; a sibling think process's result or another
+        branch's is refused with where to go."""
+        doc = self._document(doc_id)
+        relation = self.relation(doc) if doc is not None else ScopeRelation.OWN
+        if doc is not None and relation in (ScopeRelation.SIBLING, ScopeRelation.AGENT, ScopeRelation.OTHER):
+            names = self.workbench.snapshot.scope_names if self.workbench.snapshot else {}
+            self.statusBar().showMessage(refusal_text(doc.title, names.get(doc.scope, doc.scope), relation,
+                                                      "request its promotion"), 10_000)
+            return
+        self.scope_moves.request_promotion(doc_id)
 
     def _say_move_refused(self, text: str) -> None:
         # A refusal while dragging is a hint, not an error: the status bar, no dialog.
