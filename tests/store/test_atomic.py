@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from vancetope_desktop.store.atomic import write_text_atomic
+from vancetope_desktop.store.atomic import replace_atomically, write_text_atomic
 
 
 def test_write_replaces_the_file_whole(tmp_path):
@@ -15,13 +15,21 @@ def test_write_replaces_the_file_whole(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["notes.md"]
 
 
-def test_a_failed_write_keeps_the_old_file_and_leaves_no_temporary(tmp_path):
+def test_a_write_failing_half_way_keeps_the_old_file_and_leaves_no_temporary(tmp_path):
     target = tmp_path / "notes.md"
     target.write_text("old", encoding="utf-8")
-    with pytest.raises(UnicodeEncodeError):
-        write_text_atomic(target, "naïve", encoding="ascii")  # fails after the temporary file was opened
+
+    def half(file) -> None:
+        file.write(b"half of the new")
+        raise OSError(28, "No space left on device")
+
+    with pytest.raises(OSError, match="No space"):
+        replace_atomically(target, half)
     assert target.read_text(encoding="utf-8") == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["notes.md"]
+    with pytest.raises(UnicodeEncodeError):
+        write_text_atomic(target, "naïve", encoding="ascii")
+    assert target.read_text(encoding="utf-8") == "old"
 
 
 def test_a_missing_folder_is_an_os_error(tmp_path):

@@ -8,10 +8,10 @@ leaves a half-written file under a real name.
 from __future__ import annotations
 
 import hashlib
-import os
 import shutil
-import tempfile
 from pathlib import Path
+
+from .atomic import replace_atomically
 
 _READ_BLOCK = 1 << 20
 
@@ -54,14 +54,6 @@ class BlobStore:
         if target.exists():
             return digest, target
         target.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".incoming-")
-        try:
-            with os.fdopen(handle, "wb") as out, source.open("rb") as src:
-                shutil.copyfileobj(src, out, _READ_BLOCK)
-                out.flush()
-                os.fsync(out.fileno())
-            os.replace(temporary, target)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
+        with source.open("rb") as src:
+            replace_atomically(target, lambda out: shutil.copyfileobj(src, out, _READ_BLOCK), prefix=".incoming-")
         return digest, target
