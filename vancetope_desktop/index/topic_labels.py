@@ -241,12 +241,14 @@ def _filler(term: str) -> bool:
 
 
 def label_of(surface: Sequence[str], texts: Sequence[str] = ()) -> str:
-    """A topic's name for people, never empty: its first :data:`LABEL_TERMS` surface terms, filler left out
-    (:data:`FILLER_WORDS`, contractions, CJK particles), single words used as verbs in ``texts`` (the members,
+    """A topic's name for people, never empty: its first :data:`LABEL_TERMS` surface terms (of the head), filler
+    left out (:data:`FILLER_WORDS`, contractions, CJK particles), single words used as verbs in ``texts`` (the members,
     when given) after the others, joined by :data:`LABEL_JOIN`, the first letter capitalised (unless its word is
     written in mixed case, "mRNA"). With no such term: the members' CJK terms (:func:`cjk_terms`), else the first
     :data:`FALLBACK_WORDS` words of the first member statement, else :data:`FALLBACK_LABEL`."""
-    terms = [t for t in surface if t.strip() and not _filler(t)]
+    # The head only (``core.topics.KEYWORDS_SHOWN``): a routing surface of 150 terms holds nothing a three-term
+    # label takes from past it, and judging each word a verb or not over every member cost a cold build 3x its time.
+    terms = [t for t in surface[:KEYWORDS_SHOWN] if t.strip() and not _filler(t)]
     if not terms and texts:
         counts = Counter(t for text in texts for t in cjk_terms(text) if not _filler(t))
         terms = [t for t, _ in counts.most_common(LABEL_TERMS)]
