@@ -79,7 +79,7 @@ from ..core.atoms import AtomType
 from ..core.documents import DocumentStatus, DocumentType
 from ..core.errors import IndexUnavailable, InvalidInput, LibraryBusy
 from ..core.relations import RelationType
-from ..core.topics import decode_vector, topic_fields
+from ..core.topics import KEYWORDS_SHOWN, decode_vector, topic_fields
 from ..core.undo import UserAction
 from ..index import topic_build, topic_plans, topic_revise
 from ..store import tables
@@ -439,7 +439,10 @@ class _Writer:
         if fields.get("parent") not in (None, old_parent):
             said.append(f"moved under “{self.row(fields['parent']).title}”")
         if "surface" in fields and list(before.get("surface") or []) != fields["surface"]:
-            said.append(f"keywords: {', '.join(fields['surface'][:6])}")
+            # The head is what a person reads (core.topics.KEYWORDS_SHOWN); past it, words that only route.
+            head = list(before.get("surface") or [])[:KEYWORDS_SHOWN] != fields["surface"][:KEYWORDS_SHOWN]
+            said.append(f"keywords: {', '.join(fields['surface'][:6])}" if head else
+                        f"routing words renewed ({len(fields['surface'])} terms)")
         made_from = before.get("worded")
         if said and op.worded is not None and made_from is not None and op.worded > made_from:
             said.insert(0, f"words renewed: {op.worded} atoms, made from {made_from}")
