@@ -1,11 +1,11 @@
 """English stop words: scikit-learn's ``ENGLISH_STOP_WORDS`` (BSD-3-Clause; Glasgow Information Retrieval
 Group's list), the same 318 words as a constant of our own.
 
-Importing them from ``sklearn.feature_extraction.text`` imported scikit-learn as a whole, and SciPy with it: 1.0 s
-of CPU on a quiet core (2.0-2.4 s wall at load ~4), paid before its first line by every CLI command (a usage
-error included), the MCP server and the extraction tests' processes, though only keyword extraction and
-summaries fit a vectorizer (they import it when they do). ``tests/generation/test_stop_words.py`` checks that
-this list is still the installed scikit-learn's.
+Importing them from ``sklearn.feature_extraction.text`` imported scikit-learn as a whole, and SciPy with it, in
+every process that imports the services: the CLI's import took 4.6 s of CPU at load ~4, 2.1 s without them (a
+usage error 6.6-7.7 s wall, now 3.1-3.4 s), paid by every command and the MCP server, though only keyword
+extraction, summaries and topic splits fit scikit-learn's estimators (they import them when they do).
+``tests/generation/test_stop_words.py`` checks that this list is still the installed scikit-learn's.
 """
 
 ENGLISH_STOP_WORDS = frozenset({
