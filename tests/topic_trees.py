@@ -3,8 +3,12 @@ of the topic services, the CLI, the agent tools and the app before any digest bu
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
+
 import numpy as np
 
+from tests.library_copies import copied_library
 from vancetope_desktop.services import atoms, topics
 from vancetope_desktop.services.library import DEFAULT_PROJECT, Library
 from vancetope_desktop.store.db import write_session
@@ -12,6 +16,15 @@ from vancetope_desktop.store.db import write_session
 FACTS = ("Grey herons nest in alder carr.", "Heron chicks fledge after seven weeks.",
          "Alder carr floods every winter.", "Heron nests are built of sticks.", "The survey report is due soon.")
 """The atoms a0…a4 of :func:`small_tree`."""
+
+
+def tree_copy(template: tuple[Path, dict[str, str]], tmp_path: Path) -> Iterator[tuple[Library, dict[str, str]]]:
+    """A test's own copy of ``template`` (a module's :func:`tests.library_copies.build_template` around
+    :func:`small_tree`), opened: yields (library, ids); closed afterwards. Building the tree stores five atoms and
+    four topics, 0.2-0.7 s a test at load ~4; a copy costs about what a new library's does."""
+    root, ids = template
+    with copied_library(root, tmp_path / "library") as lib:
+        yield lib, dict(ids)
 
 
 def small_tree(lib: Library, scope: str = DEFAULT_PROJECT) -> dict[str, str]:

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from tests.conftest import stored_counts
-from tests.topic_trees import small_tree
+from tests.library_copies import build_template
+from tests.topic_trees import small_tree, tree_copy
 from vancetope_desktop.core.documents import DocumentStatus
 from vancetope_desktop.core.errors import InvalidInput
 from vancetope_desktop.core.topics import TOPIC_KEY
@@ -20,13 +21,22 @@ S1 = "session/s1"
 ME = "user:tester"
 
 
-@pytest.fixture
-def tree(library):
-    """(library, ids): :func:`tests.topic_trees.small_tree` in the session ``S1`` below ``P`` (which has no tree),
-    and a sibling session ``session/s2``."""
+def _sessions_and_tree(library):
     scopes.create_scope(library, "session", "s1", parent=P)
     scopes.create_scope(library, "session", "s2", parent=P)
-    return library, small_tree(library, S1)
+    return small_tree(library, S1)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    return build_template(tmp_path_factory, _sessions_and_tree)
+
+
+@pytest.fixture
+def tree(built, tmp_path):
+    """(library, ids): :func:`tests.topic_trees.small_tree` in the session ``S1`` below ``P`` (which has no tree),
+    and a sibling session ``session/s2``; a copy of the module's :func:`built`."""
+    yield from tree_copy(built, tmp_path)
 
 
 def _scope(lib, document_id):

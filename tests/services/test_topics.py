@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from tests.conftest import stored_counts
-from tests.topic_trees import FACTS, small_tree
+from tests.library_copies import build_template
+from tests.topic_trees import FACTS, small_tree, tree_copy
 from vancetope_desktop.core.documents import DocumentStatus, DocumentType, IndexState
 from vancetope_desktop.core.errors import AccessDenied, DocumentNotFound, InvalidInput
 from vancetope_desktop.core.topics import TOPIC_KEY, decode_vector, topic_fields
@@ -31,10 +32,15 @@ def _action(label="Build the tree"):
     return UserAction(label=label, actor="user:tester")
 
 
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    return build_template(tmp_path_factory, lambda lib: small_tree(lib, P))
+
+
 @pytest.fixture
-def tree(library):
-    """(library, ids) of :func:`tests.topic_trees.small_tree` in :data:`P`."""
-    return library, small_tree(library, P)
+def tree(built, tmp_path):
+    """(library, ids) of :func:`tests.topic_trees.small_tree` in :data:`P`: a copy of the module's :func:`built`."""
+    yield from tree_copy(built, tmp_path)
 
 
 def _pins(lib, topic_id):

@@ -10,7 +10,8 @@ from PySide6.QtCore import QEvent, QModelIndex, QPoint, QPointF, Qt
 from PySide6.QtGui import QDropEvent, QHelpEvent
 from PySide6.QtWidgets import QApplication, QToolTip
 
-from tests.topic_trees import FACTS, small_tree
+from tests.library_copies import build_template
+from tests.topic_trees import FACTS, small_tree, tree_copy
 from vancetope_desktop.core.atoms import AtomDraft, SourceSpan
 from vancetope_desktop.core.documents import DocumentType
 from vancetope_desktop.services import atoms, documents, review, scopes, topics
@@ -43,9 +44,15 @@ def _build(library, scope: str = P) -> dict[str, str]:
     return {**ids, "s0": read.id, "source": source.id}
 
 
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    return build_template(tmp_path_factory, _build)
+
+
 @pytest.fixture
-def tree(library):
-    return library, _build(library)
+def tree(built, tmp_path):
+    """(library, ids) of :func:`_build` in :data:`P`: a copy of the module's :func:`built`."""
+    yield from tree_copy(built, tmp_path)
 
 
 def _listed(dialog) -> list[str]:

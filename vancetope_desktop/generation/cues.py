@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import re
 
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
-
 from .sentences import BlockKind, Sentence
+from .stop_words import ENGLISH_STOP_WORDS
 
 MIN_WORDS = 4
 """A prose sentence of fewer words is a fragment ("See below.", "Examples 1.")."""

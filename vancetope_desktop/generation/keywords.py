@@ -24,10 +24,10 @@ import threading
 from collections.abc import Iterable, Sequence
 
 import Stemmer
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, CountVectorizer
 
 from .cues import CODE_OR_MATH, clean
 from .sentences import BlockKind, Sentence
+from .stop_words import ENGLISH_STOP_WORDS
 
 MAX_PHRASE_WORDS = 3
 MAX_CJK_RUN = 6
@@ -131,6 +131,8 @@ def keywords(sentences: Sequence[Sentence], k: int) -> list[str]:
     """
     if not sentences:
         return []
+    from sklearn.feature_extraction.text import CountVectorizer  # here: scikit-learn costs ~1 s to import
+
     vectorizer = CountVectorizer(analyzer=phrase_keys, lowercase=False)
     try:
         counts = vectorizer.fit_transform([s.text for s in sentences])

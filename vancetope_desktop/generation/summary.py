@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from sklearn.feature_extraction.text import TfidfVectorizer
 
 from .cues import clean, worth_keeping
 from .keywords import STOP_WORDS, content_runs, stemmer
@@ -43,6 +42,8 @@ def _centrality(texts: Sequence[str]) -> np.ndarray:
     n = len(texts)
     if n <= 2:  # one sentence, or two that can only link to each other: uniform, without fitting a vectorizer
         return np.full(n, 1.0 / n)
+    from sklearn.feature_extraction.text import TfidfVectorizer  # here: scikit-learn costs ~1 s to import
+
     try:
         vectors = TfidfVectorizer(analyzer=_stems).fit_transform(texts)
     except ValueError:  # no content word anywhere

@@ -9,7 +9,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from sklearn.cluster import AgglomerativeClustering, KMeans
 
 from ..core.errors import InvalidInput
 
@@ -73,6 +72,10 @@ def split_members(vectors: np.ndarray, parts: int = 2) -> list[np.ndarray]:
         raise InvalidInput(f"cannot split {rows} atom{'s' if rows != 1 else ''} into {parts} parts")
     if not np.isfinite(matrix).all():
         raise InvalidInput("cannot split atoms whose vectors hold NaN or infinite values")
+    # Imported here: every process that reads topics (the CLI, the MCP server) imports this module, and
+    # scikit-learn costs ~1 s of CPU to import; only splitting needs it.
+    from sklearn.cluster import AgglomerativeClustering, KMeans
+
     if rows <= WARD_MAX:
         return _by_label(AgglomerativeClustering(n_clusters=parts, linkage="ward").fit_predict(matrix))
     if np.unique(matrix, axis=0).shape[0] >= parts:
