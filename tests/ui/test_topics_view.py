@@ -44,6 +44,12 @@ def _build(library, scope: str = P) -> dict[str, str]:
     return {**ids, "s0": read.id, "source": source.id}
 
 
+def _session_tree(library) -> tuple[str, dict[str, str]]:
+    """A session "s1" under the project with its own small tree (:func:`_build`): its path and the tree's ids."""
+    session = scopes.create_scope(library, "session", "s1", parent=P, name="Session one").path
+    return session, _build(library, session)
+
+
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     return build_template(tmp_path_factory, _build)
@@ -65,8 +71,7 @@ def _label_of(lib, topic_id):
 
 def test_the_topic_models_pass_the_model_tester(qtmodeltester, tree):
     library, ids = tree
-    session = scopes.create_scope(library, "session", "s1", parent=P, name="Session one").path
-    child = _build(library, session)
+    session, child = _session_tree(library)
     topics.rename_topic(library, child["nesting"], "Egrets")
     model = TopicTreeModel()
     qtmodeltester.check(model)
@@ -107,8 +112,7 @@ def test_the_topic_models_pass_the_model_tester(qtmodeltester, tree):
 
 def test_dragged_atoms_drop_on_another_topic_of_the_own_tree_only(tree):
     library, ids = tree
-    session = scopes.create_scope(library, "session", "s1", parent=P, name="Session one").path
-    child = _build(library, session)
+    session, child = _session_tree(library)
     model = TopicTreeModel()
     model.set_trees([topics.get_tree(library, session), topics.get_tree(library, P)], session)
     listed = TopicAtomsModel()
@@ -376,8 +380,7 @@ def _move_menu(dialog) -> dict[str, object]:
 
 def test_a_topic_promoted_from_the_window_goes_to_the_project_with_its_subtree_and_atoms(qtbot, tree, make_window):
     library, _ = tree
-    session = scopes.create_scope(library, "session", "s1", parent=P, name="Session one").path
-    child = _build(library, session)
+    session, child = _session_tree(library)
     window = make_window(library, scope=session)
     dialog = _open(qtbot, window, child)
     assert dialog.move_action.isEnabled() and dialog.move_button.defaultAction() is dialog.move_action  # toolbar
@@ -458,8 +461,7 @@ def test_the_tree_or_map_choice_is_remembered_across_openings(qtbot, tree, make_
 
 def test_a_topic_promotion_requested_from_the_window_waits_in_the_review_queue(qtbot, tree, make_window):
     library, _ = tree
-    session = scopes.create_scope(library, "session", "s1", parent=P, name="Session one").path
-    child = _build(library, session)
+    session, child = _session_tree(library)
     window = make_window(library, scope=session)
     dialog = _open(qtbot, window, child)
     assert dialog.request_action.isEnabled() and dialog.request_button.defaultAction() is dialog.request_action
