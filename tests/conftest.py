@@ -71,7 +71,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
-WRITTEN_TABLES = ("document", "document_version", "relation", "promotion_request", "audit_entry", "index_job")
+WRITTEN_TABLES = ("document", "document_version", "relation", "promotion_request", "audit_entry", "index_job",
+                  "chat_message")
 """What a write leaves behind: a refused call must change none of them (``stored_counts``)."""
 
 

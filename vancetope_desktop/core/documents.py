@@ -19,7 +19,8 @@ class DocumentType(StrEnum):
     """What a document is (seed §2 table, plus ``folder`` from §3.2, ``annotation``: a highlight or a page
     note on a PDF, kept as a document of its own so that search finds it (``services.annotations``), the
     atoms of issue 13: ``fact``, ``event`` and ``plan`` are the values of ``core.atoms.AtomType``, and
-    ``topic``: a node of a scope's topic tree, structural like a folder (issue 14, ``core.topics``))."""
+    ``topic``: a node of a scope's topic tree, structural like a folder (issue 14, ``core.topics``), and
+    ``message``: one message of a process's conversation (issue 15, ``core.conversations``))."""
 
     NOTE = "note"
     FILE = "file"
@@ -32,6 +33,7 @@ class DocumentType(StrEnum):
     FOLDER = "folder"
     ANNOTATION = "annotation"
     TOPIC = "topic"
+    MESSAGE = "message"
 
 
 TEXT_TYPES = (DocumentType.NOTE, DocumentType.FACT, DocumentType.EVENT, DocumentType.PLAN, DocumentType.RESULT,
@@ -45,6 +47,11 @@ STRUCTURAL_TYPES = (DocumentType.FOLDER, DocumentType.TOPIC)
 documents, a topic (issue 14, ``core.topics``) groups atoms. Neither is chunked or embedded (``not_indexed``),
 searched, a source of atoms or profiles, digest material, nor a duplicate of anything. Topics are also left
 out of document lists (the Topics pane and ``vancetope topics`` show them); folders are listed, as folders."""
+
+UNLISTED_TYPES = (DocumentType.TOPIC, DocumentType.MESSAGE)
+"""Types left out of document lists and smart views (each has its own view: the Topics pane, a process's
+Conversation) and out of the duplicate finder and the digest's material (a conversation is read through its
+compaction summaries); search finds messages (the scope rule keeps them to their process and below)."""
 
 STRUCTURAL_VALUES = tuple(t.value for t in STRUCTURAL_TYPES)
 """The values of :data:`STRUCTURAL_TYPES`, as the ``type`` column stores them."""

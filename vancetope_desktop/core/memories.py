@@ -16,13 +16,15 @@ from .errors import UnknownMemoryType
 
 
 class MemoryType(StrEnum):
-    """What a memory is for (seed 001 "Types de mémoire"); ``episode`` is written by ``store_episode`` only."""
+    """What a memory is for (seed 001 "Types de mémoire"); ``episode`` is written by ``store_episode`` only,
+    ``archived_chat`` by a conversation's compaction only (seed 000 §10, ``services.conversations``)."""
 
     FEEDBACK = "feedback"
     PROJECT = "project"
     REFERENCE = "reference"
     USER = "user"
     EPISODE = "episode"
+    ARCHIVED_CHAT = "archived_chat"
 
 
 MEMORY_TYPE_HINTS = {
@@ -32,13 +34,19 @@ MEMORY_TYPE_HINTS = {
     MemoryType.USER: "a profile of the person you work with",
     MemoryType.EPISODE: "a structured record of something that happened (context, goal, action, outcome, insight, "
                         "severity)",
+    MemoryType.ARCHIVED_CHAT: "the summary of a conversation's folded messages, replayed in every later prompt "
+                              "(written by compaction)",
 }
 """What each memory type is for, one line each (seed 001 "Types de mémoire", translated): the app's picker shows
 them beside its items; :data:`MEMORY_TYPE_GUIDANCE` joins them."""
 
+WRITTEN_BY_LIBRARY = (MemoryType.EPISODE, MemoryType.ARCHIVED_CHAT)
+"""Memory types nobody gives a note by hand: an episode is recorded with its fields, an archived chat by a
+compaction; a note cannot be retyped to or from them."""
+
 MEMORY_TYPE_GUIDANCE = (
     "Choose the memory type: "
-    + "; ".join(f"{t.value} for {h}" for t, h in MEMORY_TYPE_HINTS.items() if t is not MemoryType.EPISODE)
+    + "; ".join(f"{t.value} for {h}" for t, h in MEMORY_TYPE_HINTS.items() if t not in WRITTEN_BY_LIBRARY)
     + f". episode is different: {MEMORY_TYPE_HINTS[MemoryType.EPISODE]}, stored with memory_store_episode."
 )
 """The seed's "choose the right type" guidance (seed 001, translated), the one text reused by the tool

@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from .conversations import stage_rules
+from .errors import InvalidInput
 from .scopes import DEFAULT_PROXIMITY_WEIGHTS
 
 BUNDLED_MODEL = "bundled:all-MiniLM-L6-v2"
@@ -103,6 +105,19 @@ class Settings(BaseModel):
         "and only revises it locally (attach, split, merge), and search mode 'auto' walks the tree; below it search "
         "is flat over all atoms (seed 002's cold start). Chosen in services/topic_upkeep.py.",
     )
+    # Conversation memory (issue 15, core/conversations.py).
+    chat_thresholds: tuple[float, float, float] = Field(
+        (0.70, 0.85, 0.95), description="Shares of the model's context window (tokens in / window) from which the "
+        "sliding window's soft, hard and emergency stages fold older messages (core.conversations.STAGE_TABLE).",
+    )
+    chat_summary_tokens: int = Field(
+        400, ge=20, le=8000, description="The longest a conversation's summary may be, in tokens (and at most 15 % "
+        "of the context window given to a compaction).",
+    )
+    chat_tokenizer: str = Field(
+        "", description="How conversation tokens are counted: empty for the embedding model's tokenizer, else a "
+        "local tokenizer.json file (or a folder holding one) of the chat model (nothing is downloaded).",
+    )
 
     @field_validator("scope_weights")
     @classmethod
@@ -110,6 +125,15 @@ class Settings(BaseModel):
         if not value or any(w < 0 for w in value):
             raise ValueError("scope_weights needs at least one non-negative weight")
         return tuple(value)
+
+    @field_validator("chat_thresholds")
+    @classmethod
+    def _thresholds_sane(cls, value: tuple[float, float, float]) -> tuple[float, float, float]:
+        try:
+            stage_rules(value)
+        except InvalidInput as error:
+            raise ValueError(str(error)) from None
+        return value
 
     @model_validator(mode="after")
     def _meaning_scale_sane(self) -> Settings:

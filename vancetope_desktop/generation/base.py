@@ -101,6 +101,31 @@ class DigestRequest(BaseModel):
     atoms: tuple[DigestAtom, ...] = ()
 
 
+class ChatTurn(BaseModel):
+    """One message of a range to fold (issue 15): its number in the conversation, who wrote it (``user``,
+    ``assistant``, ``tool``, ``system``, or ``stitch`` for a topic stitch) and its text."""
+
+    seq: int
+    role: str
+    text: str
+
+
+class ChatSummaryRequest(BaseModel):
+    """What a conversation summary is written from (``services.conversations``).
+
+    Attributes:
+        turns: the folded range, in order.
+        previous: the active summary rolled up into the new one ("" the first time).
+        topic: a range recompaction's topic (None for the sliding window).
+        max_words: the summary's bound, in whitespace-separated words.
+    """
+
+    turns: list[ChatTurn]
+    previous: str = ""
+    topic: str | None = None
+    max_words: int
+
+
 def digest_title(day: date) -> str:
     """The title of a day's writeup: ``"Digest — 2026-12-01"`` (issue 13; one per scope and day)."""
     return f"Digest — {day.isoformat()}"

@@ -217,6 +217,9 @@ def extract_text(text: str, doc_type: DocumentType, title: str | None = None) ->
         clean = normalize_text(text)
         mime = "text/markdown" if doc_type is DocumentType.RESULT else "text/plain"
         extraction = Extraction(doc_type=doc_type, mime_type=mime, text=clean, chunks=[ChunkDraft(clean)])
+    elif doc_type is DocumentType.MESSAGE:  # kept as written (the audit reads it); one chunk, cut if too long
+        extraction = Extraction(doc_type=doc_type, mime_type="text/plain", text=text,
+                                chunks=[ChunkDraft(normalize_text(text))])
     elif doc_type is DocumentType.FILE:
         extraction = extract_plain_text(text, title=fallback_title)
     elif doc_type is DocumentType.STRUCTURED:

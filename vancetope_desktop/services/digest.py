@@ -48,7 +48,7 @@ from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, select
 
 from ..core.atoms import ATOM_KEY, EDITED_BY_PERSON, Atom, AtomType, PlanStatus, check_draft
-from ..core.documents import STRUCTURAL_TYPES, DocumentStatus, DocumentType
+from ..core.documents import STRUCTURAL_TYPES, UNLISTED_TYPES, DocumentStatus, DocumentType
 from ..core.errors import InvalidAtom, InvalidInput, LibraryBusy, NotFound, NothingToUndo
 from ..core.profiles import profile_of
 from ..core.relations import RelationType
@@ -500,7 +500,7 @@ def _material(session: Session, scope_path: str, start: datetime, end: datetime)
     doc = tables.DocumentRow
     rows = session.exec(select(doc).where(
         doc.scope_path == scope_path, doc.status.in_(LIVE),  # type: ignore[attr-defined]
-        doc.type.not_in([t.value for t in STRUCTURAL_TYPES]),  # type: ignore[attr-defined]
+        doc.type.not_in([t.value for t in (*STRUCTURAL_TYPES, *UNLISTED_TYPES)]),  # type: ignore[attr-defined]
         or_(doc.created_at.between(start, end), doc.updated_at.between(start, end)))  # type: ignore[attr-defined]
         .order_by(doc.created_at)).all()  # type: ignore[arg-type]
     return [r for r in rows if not _is_writeup(r)]

@@ -15,6 +15,7 @@ from ..core.atoms import ATOM_KEY, EDITED_BY_PERSON
 from ..core.documents import (
     STRUCTURAL_TYPES,
     TEXT_TYPES,
+    UNLISTED_TYPES,
     ChunkInfo,
     DocumentInfo,
     DocumentStatus,
@@ -98,6 +99,8 @@ def add_text(lib: Library, content: str, *, doc_type: DocumentType = DocumentTyp
     if not content.strip():
         raise InvalidInput("the content is empty")
     kind = None if memory_type is None else parse_memory_type(memory_type)
+    if kind is MemoryType.ARCHIVED_CHAT:
+        raise InvalidInput("an archived chat is written by a conversation's compaction (`chat compact`)")
     if kind is not None and doc_type != DocumentType.NOTE:
         raise InvalidInput(f"a memory is a note: a {DocumentType(doc_type).value} cannot have the memory type "
                            f"{kind.value}")
@@ -298,8 +301,8 @@ def _document_filter(lib: Library, session, *, scope: str | None, tag_filter: Ta
     where.and_in("status", [s.value for s in statuses])
     if types:
         where.and_in("type", [t.value for t in types])
-    else:  # topics are shown by the Topics pane and `vancetope topics`, never among documents
-        where.clauses.append(f"d.type != '{DocumentType.TOPIC.value}'")
+    else:  # topics and messages have their own views (Topics, Conversation), never among documents
+        where.clauses.append(f"d.type NOT IN ({', '.join(repr(t.value) for t in UNLISTED_TYPES)})")
     if index_states:
         where.and_in("index_state", [s.value for s in index_states])
     if memory_types:
@@ -325,7 +328,7 @@ LISTED_STATUSES = (DocumentStatus.ACTIVE, DocumentStatus.STALE)
 """What the workbench lists by default: live documents, stale ones included (marked)."""
 RECENT_DAYS = 7
 """The ``recent`` view shows documents added in the last this many days."""
-CONTENT_TYPES = tuple(t for t in DocumentType if t not in (*STRUCTURAL_TYPES, DocumentType.ANNOTATION))
+CONTENT_TYPES = tuple(t for t in DocumentType if t not in (*STRUCTURAL_TYPES, *UNLISTED_TYPES, DocumentType.ANNOTATION))
 """Every document type but the structural ones (folders, topics) and annotations: the smart views list
 documents, not folders, and an
 annotation is listed with its PDF (``services.annotations.list_annotations``), not beside it; search

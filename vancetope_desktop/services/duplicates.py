@@ -187,7 +187,8 @@ def find_duplicates(lib: Library, *, scope: str | None = None, include_ancestors
     with read_session(lib.engine) as session:
         where = visibility_filter(lib, scope_path, include_ancestors=include_ancestors)
         where.and_in("status", [DocumentStatus.ACTIVE.value, DocumentStatus.STALE.value])
-        where.and_in("type", [t.value for t in DocumentType if t.value not in STRUCTURAL_VALUES])
+        where.and_in("type", [t.value for t in DocumentType
+                              if t.value not in STRUCTURAL_VALUES and t is not DocumentType.MESSAGE])
         meta = json_or_empty("d.metadata")
         rows = session.exec(text(
             f"SELECT d.id, d.title, d.type, d.scope_path, d.folder_id, d.created_at, d.blob_hash, d.content_hash, "

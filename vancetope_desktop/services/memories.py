@@ -154,6 +154,9 @@ def set_memory_type(lib: Library, document_id: str, memory_type: str | MemoryTyp
         else parse_memory_type(memory_type)
     if wanted is MemoryType.EPISODE:
         raise InvalidInput("an episode is recorded with its fields (`memory episode add`), not by retyping a note")
+    if wanted is MemoryType.ARCHIVED_CHAT:
+        raise InvalidInput("an archived chat is written by a conversation's compaction (`chat compact`), not by "
+                           "retyping a note")
     acting = resolve_scope(lib, acting_scope)
     with read_session(lib.engine) as session:
         check_read(lib, acting, records.info(lib, session, document_id))
@@ -163,6 +166,8 @@ def set_memory_type(lib: Library, document_id: str, memory_type: str | MemoryTyp
             raise InvalidInput(f"{document_id} is a {row.type}: only notes are agent memories")
         if row.memory_type == MemoryType.EPISODE.value:
             raise InvalidInput(f"{document_id} is an episode: it stays one (edit it with `memory episode edit`)")
+        if row.memory_type == MemoryType.ARCHIVED_CHAT.value:
+            raise InvalidInput(f"{document_id} is an archived chat: it stays one (its messages point at it)")
         before = row.memory_type
         if before != (wanted.value if wanted else None):
             row.memory_type, row.updated_at = (wanted.value if wanted else None), utcnow()

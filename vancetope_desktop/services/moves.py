@@ -147,6 +147,9 @@ def move_in_session(session: Session, document_id: str, target_path: str, *, act
         return []
     if top.status == DocumentStatus.DELETED.value:
         raise InvalidInput(f"{document_id} is in the trash: restore it before moving it")
+    if top.type == DocumentType.MESSAGE.value:
+        raise InvalidInput(f"{document_id} is a message of {source}'s conversation: it stays there (promote its "
+                           "compaction summary, or store what matters as a memory)")
     upward = target_path in session_ancestry(session, source)
     action = "promote" if upward else "demote"
     left_folder = top.folder_id

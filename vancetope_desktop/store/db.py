@@ -209,6 +209,7 @@ _MIGRATIONS = {
     4: (_add_audit_payload,),
     5: (_add_memory_type,),
     6: (_move_links_to_relations,),
+    # 7: chat_message, a new table that create_all makes.
 }
 """Schema version → the steps that bring the previous version to it (inside one write transaction)."""
 
@@ -216,7 +217,7 @@ _MIGRATIONS = {
 _TABLES = (
     tables.MetaRow, tables.ScopeRow, tables.DocumentRow, tables.TagRow,
     tables.VersionRow, tables.ChunkRow, tables.JobRow, tables.PromotionRequestRow, tables.AuditRow,
-    tables.RelationRow,
+    tables.RelationRow, tables.ChatMessageRow,
 )
 
 

@@ -4,7 +4,8 @@ Schema version 6 (version 2 added ``promotion_request`` and ``audit_entry``; ver
 ``role``, indexes on ``index_job.kind`` and ``chunk(document_id, role)``; version 4 the audit entry's
 ``payload``, what a user action changed, in a form that undo can invert; version 5 the document's
 ``memory_type``, what an agent's memory is for: ``core.memories.MemoryType``; version 6 the ``relation``
-table, into which the ``derived_from`` and ``links_to`` metadata lists moved). A change that only adds tables bumps
+table, into which the ``derived_from`` and ``links_to`` metadata lists moved; version 7 the ``chat_message`` table, a
+message's place in its process's conversation). A change that only adds tables bumps
 :data:`SCHEMA_VERSION` (``ensure_schema`` creates missing tables); a change to an existing table also
 needs a migration step in ``store/db.py``.
 """
@@ -17,7 +18,7 @@ from typing import Any
 from sqlalchemy import JSON, Column, ForeignKey, Index, String, UniqueConstraint, text
 from sqlmodel import Field, SQLModel
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 
 def utcnow() -> datetime:
@@ -228,3 +229,30 @@ class RelationRow(SQLModel, table=True):
     type: str = Field(sa_column=Column(String, primary_key=True))
     created_at: datetime = Field(default_factory=utcnow)
     created_by: str = ""
+
+
+class ChatMessageRow(SQLModel, table=True):
+    """A message's place in its process's conversation (issue 15, ``core.conversations``); its text is the
+    ``message`` document ``document_id``.
+
+    ``archived_in`` is the ``archived_chat`` memory it was folded into (purging that memory returns the message to
+    the live conversation rather than losing it: ON DELETE SET NULL); ``after_seq`` places a topic stitch after the
+    last message of the range it stands for.
+    """
+
+    __tablename__ = "chat_message"
+    # (process, seq) orders a conversation and numbers its messages; the archive index finds a summary's originals.
+    __table_args__ = (UniqueConstraint("process_path", "seq"), Index("ix_chat_message_archived_in", "archived_in"))
+    document_id: str = Field(
+        sa_column=Column(String, ForeignKey("document.id", ondelete="CASCADE"), primary_key=True))
+    process_path: str = Field(
+        sa_column=Column(String, ForeignKey("scope.path", ondelete="RESTRICT"), nullable=False))
+    seq: int
+    role: str
+    kind: str = "message"
+    strength: str = "normal"
+    tokens: int = 0
+    tool_call_id: str | None = None
+    after_seq: int | None = None
+    archived_in: str | None = Field(
+        default=None, sa_column=Column(String, ForeignKey("document.id", ondelete="SET NULL"), nullable=True))

@@ -1,0 +1,233 @@
+"""Conversation memory through the service: messages, pins, both compaction paths, the prompt block, bad input."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from vancetope_desktop.core.conversations import ChatRole, MessageKind, Stage, Strength
+from vancetope_desktop.core.documents import DocumentStatus, DocumentType
+from vancetope_desktop.core.errors import BudgetTooSmall, InvalidInput, NotFound, ScopeError, ScopeNotFound
+from vancetope_desktop.core.memories import MemoryType
+from vancetope_desktop.services import conversations as chat
+from vancetope_desktop.services import documents, indexing, scopes
+from vancetope_desktop.services.conversations import NewMessage
+from vancetope_desktop.services.library import Library
+from vancetope_desktop.services.search import search
+
+from ..conftest import stored_counts
+
+TASK = "Compare the LoRA and full fine-tuning runs on the Vienna cluster and report which one to keep."
+
+
+def turn(n: int) -> list[NewMessage]:
+    """One user/assistant exchange with names and numbers a summary should keep."""
+    return [NewMessage(f"Run {n}: did Maria's job on node gpu-{n:02d} finish? It used batch size {16 * n}."),
+            NewMessage(f"Yes. Run {n} on gpu-{n:02d} finished in {3 + n} hours with loss {1.0 / n:.3f}; Maria "
+                       f"decided to keep checkpoint {n * 100}.", ChatRole.ASSISTANT)]
+
+
+@pytest.fixture
+def lib(library: Library) -> Library:
+    scopes.create_scope(library, "session", "s1", parent="project/inbox", name="Fine-tuning review")
+    scopes.create_scope(library, "think-process", "tp1", parent="session/s1")
+    return library
+
+
+def long_conversation(lib: Library, turns: int = 20, process: str = "session/s1") -> list:
+    messages = [NewMessage(TASK)]
+    for n in range(1, turns + 1):
+        messages += turn(n)
+    return chat.append_many(lib, process, messages)
+
+
+def test_messages_are_numbered_counted_and_the_task_is_pinned(lib):
+    first = chat.append(lib, "session/s1", TASK)
+    second = chat.append(lib, "session/s1", "Which runs?", role="assistant")
+    third = chat.append(lib, "session/s1", "All of them.")
+    assert (first.seq, second.seq, third.seq) == (1, 2, 3)
+    assert first.strength is Strength.PINNED and third.strength is Strength.NORMAL  # only the first user message
+    assert first.tokens == lib.embedder().count_tokens(TASK) > 10
+    doc = documents.get_document(lib, first.id)
+    assert doc.type is DocumentType.MESSAGE and doc.scope == "session/s1" and doc.content == TASK
+    # messages have their own view: never among the documents
+    assert first.id not in [d.id for d in documents.list_documents(lib, scope="session/s1")]
+
+
+def test_messages_are_searchable_from_their_process_only(lib):
+    long_conversation(lib, 3)
+    indexing.try_drain(lib)
+    hits = search(lib, "Vienna cluster fine-tuning", scope="session/s1").hits
+    assert hits and hits[0].document.type is DocumentType.MESSAGE
+    assert not [h for h in search(lib, "Vienna cluster fine-tuning", scope="project/inbox").hits
+                if h.document.type is DocumentType.MESSAGE]  # a project does not see its sessions' messages
+
+
+def test_bad_messages_are_refused_whole(lib):
+    before = stored_counts(lib.paths.root)
+    with pytest.raises(ScopeNotFound, match="no process"):
+        chat.append(lib, "session/nope", "hello")
+    with pytest.raises(ScopeError, match="conversations belong to sessions and think processes"):
+        chat.append(lib, "project/inbox", "hello")
+    with pytest.raises(InvalidInput, match="message 2 is empty"):
+        chat.append_many(lib, "session/s1", [NewMessage("fine"), NewMessage("  \n ")])
+    with pytest.raises(InvalidInput, match="unknown role 'robot'"):
+        chat.append_many(lib, "session/s1", [NewMessage("fine"), NewMessage("beep", "robot")])
+    with pytest.raises(InvalidInput, match="no visible text"):
+        chat.append(lib, "session/s1", "\u200b\u200b")
+    assert stored_counts(lib.paths.root) == before
+
+
+def test_pin_and_unpin(lib):
+    first, reply = chat.append_many(lib, "session/s1", [NewMessage(TASK), NewMessage("ok", "assistant")])
+    assert chat.set_pinned(lib, reply.id, True).pinned
+    assert chat.set_pinned(lib, reply.id, True).pinned  # idempotent
+    assert not chat.set_pinned(lib, first.id, False).pinned  # people may unpin even the task
+    with pytest.raises(NotFound):
+        chat.set_pinned(lib, "doc_000000000000", True)
+
+
+def test_below_the_soft_threshold_nothing_is_folded(lib):
+    long_conversation(lib, 2)
+    result = chat.compact(lib, "session/s1", context_window=100_000)
+    assert result.archive is None and result.folded == 0 and "below the soft threshold" in result.reason
+
+
+def test_sliding_window_folds_old_turns_and_keeps_pins_and_recent_turns(lib):
+    messages = long_conversation(lib, 20)
+    tokens = chat.prompt_tokens(lib, "session/s1")
+    window = int(tokens / 0.9)  # past the hard threshold (85 %)
+    result = chat.compact(lib, "session/s1", context_window=window)
+    assert result.stage is Stage.HARD and result.folded > 0 and result.archive is not None
+    assert result.tokens_after < tokens
+    archive = result.archive
+    assert archive.stage is Stage.HARD and archive.summary and archive.tokens <= chat.summary_bound(lib, window)
+    live = chat.live_messages(lib, "session/s1")
+    assert live[0].id == messages[0].id and live[0].pinned  # the task survives
+    assert [m.id for m in live[-6:]] == [m.id for m in messages[-6:]]  # the last three turns are kept
+    originals = chat.archived_messages(lib, archive.id)
+    assert [m.id for m in originals] == archive.message_ids and all(m.archived_in == archive.id for m in originals)
+    doc = documents.get_document(lib, archive.id)
+    assert doc.memory_type is MemoryType.ARCHIVED_CHAT and doc.scope == "session/s1"
+    # the same compaction again changes nothing: the prompt is under the threshold now
+    again = chat.compact(lib, "session/s1", context_window=window)
+    assert again.folded == 0 and len(chat.archives(lib, "session/s1")) == 1
+
+
+def test_a_second_compaction_rolls_the_summary_up(lib):
+    long_conversation(lib, 12)
+    window = int(chat.prompt_tokens(lib, "session/s1") / 0.75)
+    first = chat.compact(lib, "session/s1", context_window=window).archive
+    chat.append_many(lib, "session/s1", [m for n in range(13, 30) for m in turn(n)])
+    window = int(chat.prompt_tokens(lib, "session/s1") / 0.75)
+    second = chat.compact(lib, "session/s1", context_window=window).archive
+    assert second.previous == first.id
+    assert documents.get_document(lib, first.id).status is DocumentStatus.ARCHIVED  # `updates` archives it
+    assert chat.active_summary(lib, "session/s1").id == second.id
+    every = chat.archived_messages(lib, second.id, rolled_up=True)
+    assert set(first.message_ids) | set(second.message_ids) == {m.id for m in every}
+
+
+def test_range_recompaction_writes_a_stitch_and_keeps_pins(lib):
+    messages = long_conversation(lib, 6)
+    chat.set_pinned(lib, messages[4].id, True)
+    result = chat.compact_range(lib, "session/s1", 2, 7, topic="Runs 1 to 3")
+    archive = result.archive
+    assert archive.topic == "Runs 1 to 3" and archive.stage is None
+    assert messages[4].id not in archive.message_ids  # the pinned one stays verbatim
+    assert [m.seq for m in chat.archived_messages(lib, archive.id)] == [2, 3, 4, 6, 7]
+    page = chat.history(lib, "session/s1")
+    stitch = next(m for m in page.messages if m.kind is MessageKind.STITCH)
+    assert stitch.after_seq == 7 and "Runs 1 to 3" in stitch.content
+    order = [m.seq for m in page.messages]
+    assert order.index(stitch.seq) == order.index(7) + 1  # shown where the range was
+    # the same range again: already done, nothing new
+    again = chat.compact_range(lib, "session/s1", 2, 7, topic="Runs 1 to 3")
+    assert again.already_done and again.archive.id == archive.id and again.folded == 0
+    with pytest.raises(InvalidInput, match="overlaps messages already folded"):
+        chat.compact_range(lib, "session/s1", 6, 9, topic="Overlap")
+
+
+def test_a_range_never_splits_a_tool_call_from_its_result(lib):
+    chat.append_many(lib, "session/s1", [
+        NewMessage(TASK), NewMessage("Checking the queue.", "assistant", tool_call_id="call_1"),
+        NewMessage('{"jobs": 3}', "tool", tool_call_id="call_1"), NewMessage("Three jobs are queued.", "assistant")])
+    result = chat.compact_range(lib, "session/s1", 3, 4, topic="Queue check")
+    assert [m.seq for m in chat.archived_messages(lib, result.archive.id)] == [2, 3, 4]
+    assert "widened from 3–4 to 2–4" in result.reason
+
+
+def test_a_compaction_that_fails_half_way_leaves_nothing(lib, monkeypatch):
+    long_conversation(lib, 10)
+    before = stored_counts(lib.paths.root)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("disk unplugged")
+
+    monkeypatch.setattr(chat, "mark_archived", broken)
+    with pytest.raises(RuntimeError):
+        chat.compact_range(lib, "session/s1", 2, 9, topic="Half")
+    assert stored_counts(lib.paths.root) == before
+    assert all(m.archived_in is None for m in chat.live_messages(lib, "session/s1"))
+
+
+def test_two_writers_compacting_at_once_fold_once(lib):
+    long_conversation(lib, 16)
+    window = int(chat.prompt_tokens(lib, "session/s1") / 0.9)
+    other = Library.open(lib.paths.root)
+    results = []
+    start = threading.Barrier(2)
+
+    def run(library: Library) -> None:
+        start.wait()
+        results.append(chat.compact(library, "session/s1", context_window=window))
+
+    try:
+        threads = [threading.Thread(target=run, args=(x,)) for x in (lib, other)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        other.close()
+    assert len(chat.archives(lib, "session/s1")) == 1
+    assert sorted(r.folded > 0 for r in results) == [False, True]
+    late = next(r for r in results if not r.folded)
+    assert late.already_done or "below the soft threshold" in late.reason
+
+
+def test_the_block_replays_summary_and_pins_within_budget(lib):
+    messages = long_conversation(lib, 20)
+    chat.compact(lib, "session/s1", context_window=int(chat.prompt_tokens(lib, "session/s1") / 0.9))
+    block = chat.compose_block(lib, "session/s1", 600)
+    assert block.tokens <= 600 == block.budget
+    assert chat.token_counter(lib)(block.markdown) == block.tokens
+    assert block.markdown.startswith(chat.EARLIER) and TASK in block.markdown and chat.RECENT in block.markdown
+    assert block.summary_id == chat.active_summary(lib, "session/s1").id
+    assert block.pinned == [messages[0].id]
+    assert block.recent[-1] == messages[-1].id  # the newest message is in; older ones went first
+    small = chat.compose_block(lib, "session/s1", 120)
+    assert small.tokens <= 120 and small.left_out > block.left_out
+    with pytest.raises(BudgetTooSmall, match="cannot hold the pinned messages"):
+        chat.compose_block(lib, "session/s1", 20)
+
+
+def test_parent_context_crosses_projects_only_as_identity(lib):
+    scopes.create_scope(lib, "project", "secret", parent="group/default", name="Secret project")
+    scopes.create_scope(lib, "session", "s9", parent="project/secret", name="Other lab")
+    long_conversation(lib, 20)
+    chat.compact(lib, "session/s1", context_window=int(chat.prompt_tokens(lib, "session/s1") / 0.9))
+    summary = chat.active_summary(lib, "session/s1").summary
+    chat.append(lib, "think-process/tp1", "Check run 3's loss curve.")
+    assert chat.set_parent(lib, "think-process/tp1", "session/s1") == "session/s1"
+    same = chat.compose_block(lib, "think-process/tp1", 2000)
+    assert same.markdown.startswith(chat.PARENT) and same.parent_shared
+    assert summary.split("\n")[0][:40] in same.markdown
+    chat.set_parent(lib, "think-process/tp1", "session/s9")
+    chat.append(lib, "session/s9", "Confidential: the Zurich budget is 1.2 M.")
+    other = chat.compose_block(lib, "think-process/tp1", 2000)
+    assert "Other lab (session/s9)" in other.markdown and "another project" in other.markdown
+    assert not other.parent_shared and "Zurich" not in other.markdown
+    with pytest.raises(InvalidInput, match="cannot be the parent"):
+        chat.set_parent(lib, "session/s9", "think-process/tp1")

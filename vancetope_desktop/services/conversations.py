@@ -1,0 +1,796 @@
+"""Conversation memory (seed 000 §10, issue 15): append, pin, fold older messages into a summary, compose the block.
+
+A process (a session or think-process scope) keeps its conversation: each message a ``message`` document in the
+process's scope (search finds it; the scope rule keeps it to the process and what sees it) with its place in the
+``chat_message`` table. Two paths fold older messages into an ``archived_chat`` memory:
+
+- the **sliding window** (:func:`compact`), at the start of a turn, when the prompt's tokens pass a stage's share of
+  the model's context window (``core.conversations.STAGE_TABLE``): the new summary rolls the active one up (it
+  ``updates`` it, which archives it) and adds the folded messages;
+- **range recompaction** (:func:`compact_range`), for a range a person confirmed (a finished sub-topic): its own
+  summary, and a visible topic stitch in the conversation where the range was.
+
+Both write the memory and mark its messages in one transaction (a failure leaves nothing half-archived); marking is
+idempotent and a second writer that finds the messages already folded reports the first one's memory. Originals keep
+their text and stay searchable. :func:`compose_block` plays the summary back into every prompt.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+from sqlalchemy import func, text
+from sqlmodel import Session, select
+
+from ..core.conversations import (
+    ChatArchive,
+    ChatMessage,
+    ChatRole,
+    CompactionResult,
+    ComposedBlock,
+    MessageKind,
+    Stage,
+    Strength,
+    check_range,
+    fold_units,
+    select_fold,
+    stage_for,
+    stage_rules,
+)
+from ..core.documents import DocumentStatus, DocumentType
+from ..core.errors import BudgetTooSmall, EmptyFile, InvalidInput, NotFound, ScopeError, ScopeNotFound
+from ..core.memories import MemoryType
+from ..core.relations import RelationType
+from ..core.scopes import ScopeKind
+from ..generation.base import ChatSummaryRequest, ChatTurn, Generator
+from ..store import tables
+from ..store.db import read_session, write_session
+from . import audit, documents, lifecycle, records, relations
+from .generators import library_generator
+from .library import Library
+from .scopes import session_ancestry
+from .token_fit import ELLIPSIS
+
+PROCESS_KINDS = (ScopeKind.SESSION, ScopeKind.THINK_PROCESS)
+"""The scopes that hold a conversation (seed 000 §10: a process is a session or a think process)."""
+ARCHIVE_KEY = "archived_chat"
+"""Metadata key of an ``archived_chat`` memory holding its range: message ids, bounds, stage or topic, previous."""
+PARENT_KEY = "chat_parent"
+"""Scope setting of a process naming its parent process (seed 000 §10 ``parentProcessId``)."""
+SUMMARY_WINDOW_SHARE = 0.15
+"""A summary takes at most this share of the context window given to a compaction (and at most the library's
+``chat_summary_tokens``): at 15 % the soft stage's target (50 %) still leaves a third of the window to messages."""
+WORDS_PER_TOKEN = 0.75
+"""Words asked of a summariser per token of bound (English prose runs ~0.75 words per word-piece token); the
+summary is then cut to the bound by counting, whatever the ratio turns out to be."""
+EARLIER = "## Earlier Conversation (compacted)"
+PARENT = "## Parent Context"
+RECENT = "## Recent Messages"
+"""The block's headings (seed 000 §10 names the first two)."""
+
+
+@dataclass(frozen=True)
+class NewMessage:
+    """One message to append (:func:`append_many`).
+
+    Attributes:
+        content: its text (not blank). role: who wrote it. tool_call_id: pairs a tool call with its result.
+        pinned: pin it (the first user message of a process is pinned whatever this says).
+    """
+
+    content: str
+    role: ChatRole | str = ChatRole.USER
+    tool_call_id: str | None = None
+    pinned: bool = False
+
+
+class HistoryPage(BaseModel):
+    """A page of a conversation's messages, in conversation order (:func:`history`).
+
+    Attributes:
+        process: the process. messages: the page. total: messages in the conversation (with the filter).
+        offset: where the page starts. live: live (unfolded) messages. archived: folded ones.
+    """
+
+    process: str
+    messages: list[ChatMessage]
+    total: int
+    offset: int
+    live: int = 0
+    archived: int = 0
+    archives: list[ChatArchive] = Field(default_factory=list)
+
+
+# -- tokens ---------------------------------------------------------------------------------------
+
+def token_counter(lib: Library) -> Callable[[str], int]:
+    """How ``lib``'s conversations count tokens: the named tokenizer (``chat_tokenizer``) or the embedding model's.
+
+    Raises:
+        InvalidInput: ``chat_tokenizer`` names no readable ``tokenizer.json``.
+    """
+    name = lib.settings.chat_tokenizer.strip()
+    if not name:
+        return lib.embedder().count_tokens
+    return _file_counter(name)
+
+
+@lru_cache(maxsize=4)
+def _file_counter(name: str) -> Callable[[str], int]:
+    from tokenizers import Tokenizer  # a Rust extension: only when a chat model's tokenizer is named
+
+    path = Path(name).expanduser()
+    if path.is_dir():
+        path = path / "tokenizer.json"
+    try:
+        tokenizer = Tokenizer.from_file(str(path))
+    except Exception as error:  # a missing file or one tokenizers cannot read: the setting is wrong
+        raise InvalidInput(f"chat_tokenizer {name!r}: cannot read a tokenizer from {path} ({error}); give a local "
+                           "tokenizer.json or a folder holding one, or leave it empty for the embedding "
+                           "model's") from None
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
+    return lambda text: len(tokenizer.encode(text, add_special_tokens=False).ids)
+
+
+# -- reading --------------------------------------------------------------------------------------
+
+def _process_row(session: Session, process: str) -> tables.ScopeRow:
+    row = session.get(tables.ScopeRow, process.strip().strip("/"))
+    if row is None:
+        raise ScopeNotFound(f"no process {process!r}: a conversation belongs to a session or think process "
+                            "(`vancetope scope list`)")
+    if ScopeKind(row.kind) not in PROCESS_KINDS:
+        raise ScopeError(f"{row.path} is a {ScopeKind(row.kind).label.lower()}: conversations belong to sessions "
+                         "and think processes")
+    return row
+
+
+def check_process(lib: Library, process: str) -> str:
+    """``process``'s scope path after checking it holds conversations.
+
+    Raises:
+        ScopeNotFound: no such scope. ScopeError: a group, project or agent scope.
+    """
+    with read_session(lib.engine) as session:
+        return _process_row(session, process).path
+
+
+_ORDER = "coalesce(c.after_seq, c.seq), c.after_seq IS NOT NULL, c.seq"
+_COLUMNS = ("c.document_id, c.process_path, c.seq, c.role, c.kind, d.content, c.tokens, c.strength, c.archived_in, "
+            "c.tool_call_id, c.after_seq, d.created_at")
+
+
+def _message(row: Sequence[Any]) -> ChatMessage:
+    return ChatMessage(id=row[0], process=row[1], seq=row[2], role=ChatRole(row[3]), kind=MessageKind(row[4]),
+                       content=row[5] or "", tokens=row[6], strength=Strength(row[7]), archived_in=row[8],
+                       tool_call_id=row[9], after_seq=row[10], created_at=row[11])
+
+
+def _messages(session: Session, where: str, params: dict[str, Any], *, limit: int | None = None,
+              offset: int = 0) -> list[ChatMessage]:
+    page = "" if limit is None else f" LIMIT {int(limit)} OFFSET {int(offset)}"
+    rows = session.exec(text(
+        f"SELECT {_COLUMNS} FROM chat_message c JOIN document d ON d.id = c.document_id "
+        f"WHERE d.status != 'deleted' AND {where} ORDER BY {_ORDER}{page}"), params=params).all()
+    return [_message(r) for r in rows]
+
+
+def _live(session: Session, process: str) -> list[ChatMessage]:
+    return _messages(session, "c.process_path = :p AND c.archived_in IS NULL", {"p": process})
+
+
+def live_messages(lib: Library, process: str) -> list[ChatMessage]:
+    """The process's live (unfolded) messages, in conversation order (pinned ones included).
+
+    Raises:
+        ScopeNotFound. ScopeError: not a process.
+    """
+    with read_session(lib.engine) as session:
+        return _live(session, _process_row(session, process).path)
+
+
+def history(lib: Library, process: str, *, offset: int = 0, limit: int = 100,
+            archived: bool | None = None) -> HistoryPage:
+    """A page of the process's original messages, folded ones included (the audit view), in conversation order.
+
+    Args:
+        offset / limit: the page (limit 1–1,000).
+        archived: True: folded messages only; False: live ones only; None: all.
+
+    Raises:
+        ScopeNotFound. ScopeError. InvalidInput: a negative offset or a limit outside 1–1,000.
+    """
+    if offset < 0 or not 1 <= limit <= 1000:
+        raise InvalidInput(f"a page starts at 0 or later and holds 1–1,000 messages (offset {offset}, limit {limit})")
+    where = "c.process_path = :p" + ("" if archived is None else
+                                     " AND c.archived_in IS NOT NULL" if archived else " AND c.archived_in IS NULL")
+    with read_session(lib.engine) as session:
+        path = _process_row(session, process).path
+        params = {"p": path}
+        total = session.exec(text(f"SELECT count(*) FROM chat_message c JOIN document d ON d.id = c.document_id "
+                                  f"WHERE d.status != 'deleted' AND {where}"), params=params).one()[0]
+        counts = session.exec(text(
+            "SELECT sum(c.archived_in IS NULL), sum(c.archived_in IS NOT NULL) FROM chat_message c "
+            "JOIN document d ON d.id = c.document_id WHERE d.status != 'deleted' AND c.process_path = :p"),
+            params=params).one()
+        return HistoryPage(process=path, messages=_messages(session, where, params, limit=limit, offset=offset),
+                           total=total, offset=offset, live=counts[0] or 0, archived=counts[1] or 0,
+                           archives=_archives(session, path))
+
+
+def get_message(lib: Library, message_id: str) -> ChatMessage:
+    """One message by its document id.
+
+    Raises:
+        NotFound: no message with that id.
+    """
+    with read_session(lib.engine) as session:
+        found = _messages(session, "c.document_id = :i", {"i": message_id.strip()})
+    if not found:
+        raise NotFound(f"no message {message_id!r} (message ids are the documents' doc_… ids: `vancetope chat "
+                       "history`)")
+    return found[0]
+
+
+def _archive(row: tables.DocumentRow) -> ChatArchive:
+    fields = row.meta.get(ARCHIVE_KEY) or {}
+    return ChatArchive(id=row.id, process=row.scope_path, summary=row.content or "", tokens=fields.get("tokens", 0),
+                       message_ids=list(fields.get("message_ids") or []), first_seq=fields.get("first_seq", 0),
+                       last_seq=fields.get("last_seq", 0),
+                       stage=Stage(fields["stage"]) if fields.get("stage") else None, topic=fields.get("topic"),
+                       previous=fields.get("previous"), status=row.status, created_at=row.created_at)
+
+
+def _archive_rows(session: Session, process: str) -> list[tables.DocumentRow]:
+    doc = tables.DocumentRow
+    return list(session.exec(select(doc).where(
+        doc.scope_path == process, doc.memory_type == MemoryType.ARCHIVED_CHAT.value,
+        doc.status != DocumentStatus.DELETED.value).order_by(doc.created_at, doc.id)).all())  # type: ignore[arg-type]
+
+
+def _archives(session: Session, process: str) -> list[ChatArchive]:
+    return [_archive(r) for r in _archive_rows(session, process)]
+
+
+def archives(lib: Library, process: str) -> list[ChatArchive]:
+    """Every ``archived_chat`` memory of the process (rolled-up and topic ones included), oldest first.
+
+    Raises:
+        ScopeNotFound. ScopeError.
+    """
+    with read_session(lib.engine) as session:
+        return _archives(session, _process_row(session, process).path)
+
+
+def _active_row(session: Session, process: str) -> tables.DocumentRow | None:
+    live = [r for r in _archive_rows(session, process)
+            if r.status == DocumentStatus.ACTIVE.value and (r.meta.get(ARCHIVE_KEY) or {}).get("stage")]
+    return live[-1] if live else None
+
+
+def active_summary(lib: Library, process: str) -> ChatArchive | None:
+    """The sliding window's current summary of the process (the one prompts replay), or None before any.
+
+    Raises:
+        ScopeNotFound. ScopeError.
+    """
+    with read_session(lib.engine) as session:
+        row = _active_row(session, _process_row(session, process).path)
+        return None if row is None else _archive(row)
+
+
+def archived_messages(lib: Library, archive_id: str, *, rolled_up: bool = False) -> list[ChatMessage]:
+    """The originals an ``archived_chat`` memory holds, in conversation order.
+
+    Args:
+        rolled_up: also those of the earlier summaries it rolled up (following ``previous``), i.e. every message
+            its summary stands for.
+
+    Raises:
+        NotFound: ``archive_id`` is no archived chat.
+    """
+    with read_session(lib.engine) as session:
+        ids = []
+        current: str | None = archive_id.strip()
+        while current is not None:
+            row = session.get(tables.DocumentRow, current)
+            if row is None or row.memory_type != MemoryType.ARCHIVED_CHAT.value:
+                raise NotFound(f"{current} is no archived chat (`vancetope chat archives PROCESS`)")
+            ids.append(current)
+            current = (row.meta.get(ARCHIVE_KEY) or {}).get("previous") if rolled_up else None
+        marks = ", ".join(f":a{i}" for i in range(len(ids)))
+        return _messages(session, f"c.archived_in IN ({marks})", {f"a{i}": v for i, v in enumerate(ids)})
+
+
+# -- writing messages -----------------------------------------------------------------------------
+
+def append(lib: Library, process: str, content: str, *, role: ChatRole | str = ChatRole.USER,
+           tool_call_id: str | None = None, pinned: bool = False, actor: str | None = None) -> ChatMessage:
+    """Append one message to the process's conversation (:func:`append_many` with one message)."""
+    return append_many(lib, process, [NewMessage(content, role, tool_call_id, pinned)], actor=actor)[0]
+
+
+def append_many(lib: Library, process: str, messages: Sequence[NewMessage], *,
+                actor: str | None = None) -> list[ChatMessage]:
+    """Append messages, in order, in one transaction: each a ``message`` document plus its place in the conversation.
+
+    The first user message of a process is pinned (the original task: it survives every compaction). Token counts
+    use :func:`token_counter`. All or nothing: one bad message refuses the whole call, naming it.
+
+    Args:
+        actor: who appends (recorded as the documents' source; default: the person at this computer).
+
+    Returns:
+        The new messages.
+
+    Raises:
+        ScopeNotFound / ScopeError: the process. InvalidInput: an empty list, an unknown role, blank content.
+    """
+    if not messages:
+        raise InvalidInput("no messages to append")
+    roles = []
+    for number, message in enumerate(messages, 1):
+        try:
+            roles.append(ChatRole(str(message.role).strip().lower()))
+        except ValueError:
+            raise InvalidInput(f"message {number}: unknown role {message.role!r} (use one of "
+                               f"{', '.join(r.value for r in ChatRole)})") from None
+        if not isinstance(message.content, str) or not message.content.strip():
+            raise InvalidInput(f"message {number} is empty")
+    path = check_process(lib, process)
+    count = token_counter(lib)
+    prepared = []
+    for number, message in enumerate(messages, 1):
+        try:
+            prepared.append(documents.prepare_text(lib, message.content, DocumentType.MESSAGE))
+        except EmptyFile:
+            raise InvalidInput(f"message {number} has no visible text") from None
+    tokens = [count(m.content) for m in messages]
+    who = actor or audit.current_user()
+    with write_session(lib.engine) as session:
+        _process_row(session, path)
+        last = session.exec(select(func.max(tables.ChatMessageRow.seq))
+                            .where(tables.ChatMessageRow.process_path == path)).one() or 0
+        has_user = session.exec(select(tables.ChatMessageRow.document_id).where(
+            tables.ChatMessageRow.process_path == path, tables.ChatMessageRow.role == ChatRole.USER.value,
+            tables.ChatMessageRow.kind == MessageKind.MESSAGE.value).limit(1)).first() is not None
+        ids = []
+        for message, role, ready, size in zip(messages, roles, prepared, tokens, strict=True):
+            last += 1
+            pin = message.pinned or (role is ChatRole.USER and not has_user)
+            has_user = has_user or role is ChatRole.USER
+            row = documents.session_add_text(session, ready, scope_path=path,
+                                             metadata={"role": role.value, "seq": last, "by": who})
+            row.title = _message_title(role, last, message.content)
+            session.add(row)
+            session.add(tables.ChatMessageRow(
+                document_id=row.id, process_path=path, seq=last, role=role.value,
+                strength=(Strength.PINNED if pin else Strength.NORMAL).value, tokens=size,
+                tool_call_id=(message.tool_call_id or "").strip() or None))
+            ids.append(row.id)
+        session.flush()
+        marks = ", ".join(f":m{i}" for i in range(len(ids)))
+        return _messages(session, f"c.document_id IN ({marks})", {f"m{i}": v for i, v in enumerate(ids)})
+
+
+def _message_title(role: ChatRole | str, seq: int, content: str) -> str:
+    words = " ".join(content.split())
+    head = words if len(words) <= 60 else words[:59].rstrip() + ELLIPSIS
+    return f"{str(role).title()} #{seq}: {head}"
+
+
+def set_pinned(lib: Library, message_id: str, pinned: bool, *, actor: str | None = None) -> ChatMessage:
+    """Pin a message (it survives every compaction verbatim and is replayed in every prompt) or unpin it.
+
+    A folded message can be pinned: it is then replayed verbatim beside the summary. Idempotent.
+
+    Raises:
+        NotFound: no such message. InvalidInput: a topic stitch (it stands for a range; pin its messages instead).
+    """
+    with write_session(lib.engine) as session:
+        row = session.get(tables.ChatMessageRow, message_id.strip())
+        if row is None:
+            raise NotFound(f"no message {message_id!r} (`vancetope chat history PROCESS` lists them)")
+        if row.kind == MessageKind.STITCH.value:
+            raise InvalidInput(f"{message_id} is a topic stitch: pin the messages of its range instead")
+        wanted = (Strength.PINNED if pinned else Strength.NORMAL).value
+        if row.strength != wanted:
+            row.strength = wanted
+            session.add(row)
+            audit.record(session, records.document_row(session, row.document_id), "pin" if pinned else "unpin",
+                         actor=actor or audit.current_user(), reason=f"message {row.seq} of {row.process_path}")
+            records.bump_change_counter(session)
+        session.flush()
+        return _messages(session, "c.document_id = :i", {"i": row.document_id})[0]
+
+
+def set_parent(lib: Library, process: str, parent: str | None) -> str | None:
+    """Say which process ``process`` works for (seed 000 §10 ``parentProcessId``); None: no parent.
+
+    Returns:
+        The parent's path, or None.
+
+    Raises:
+        ScopeNotFound / ScopeError: either process. InvalidInput: a process as its own parent, or a cycle.
+    """
+    with write_session(lib.engine) as session:
+        row = _process_row(session, process)
+        settings = dict(row.settings or {})
+        if parent is None:
+            settings.pop(PARENT_KEY, None)
+        else:
+            target = _process_row(session, parent).path
+            seen = {row.path}
+            step: str | None = target
+            while step is not None:
+                if step in seen:
+                    raise InvalidInput(f"{target} cannot be the parent of {row.path}: it works for {row.path}, "
+                                       "directly or through other processes")
+                seen.add(step)
+                above = session.get(tables.ScopeRow, step)
+                step = None if above is None else (above.settings or {}).get(PARENT_KEY)
+            settings[PARENT_KEY] = target
+        row.settings = settings  # a new dict: SQLAlchemy notices a JSON column change only on assignment
+        session.add(row)
+        records.bump_change_counter(session)
+        return settings.get(PARENT_KEY)
+
+
+# -- compaction -----------------------------------------------------------------------------------
+
+def summary_bound(lib: Library, context_window: int | None) -> int:
+    """The longest a summary may be, in tokens: ``chat_summary_tokens``, and at most
+    :data:`SUMMARY_WINDOW_SHARE` of ``context_window`` when one is given (a range recompaction gives none)."""
+    bound = lib.settings.chat_summary_tokens
+    if context_window:
+        bound = min(bound, max(20, int(context_window * SUMMARY_WINDOW_SHARE)))
+    return bound
+
+
+def prompt_tokens(lib: Library, process: str) -> int:
+    """The tokens the process's conversation puts in a prompt now: the active summary, the pinned messages and
+    every live message (what :func:`compose_block` writes with no budget, headings left out)."""
+    with read_session(lib.engine) as session:
+        path = _process_row(session, process).path
+        active = _active_row(session, path)
+        live = _live(session, path)
+        pinned_folded = _messages(session, "c.process_path = :p AND c.archived_in IS NOT NULL AND c.strength = :s",
+                                  {"p": path, "s": Strength.PINNED.value})
+    summary = 0 if active is None else (active.meta.get(ARCHIVE_KEY) or {}).get("tokens", 0)
+    return summary + sum(m.tokens for m in live) + sum(m.tokens for m in pinned_folded)
+
+
+def compact(lib: Library, process: str, *, context_window: int, tokens_in: int | None = None,
+            generator: Generator | None = None, actor: str | None = None) -> CompactionResult:
+    """The sliding window, at the start of a turn: fold older messages when the prompt passes a stage's threshold.
+
+    The stage is the strongest whose trigger ``tokens_in / context_window`` reaches (``core.conversations``'
+    :data:`~vancetope_desktop.core.conversations.STAGE_TABLE`, triggers from the ``chat_thresholds`` setting); its
+    units are folded oldest first until the projected prompt is under the stage's target. The new summary rolls the
+    active one up: it ``updates`` it (the earlier memory is archived; its messages still point at it).
+
+    Args:
+        context_window: the model's context window, in tokens.
+        tokens_in: the prompt's tokens now, as the caller's model counts them; None: :func:`prompt_tokens`.
+        generator: what writes the summary; None: the library's (the built-in behind any model).
+        actor: who compacts (the audit trail).
+
+    Returns:
+        A :class:`CompactionResult`: no stage reached, nothing foldable, done, or already done by another writer.
+
+    Raises:
+        ScopeNotFound / ScopeError: the process. InvalidInput: a context window below 1, negative tokens.
+    """
+    path = check_process(lib, process)
+    rules = stage_rules(lib.settings.chat_thresholds)
+    if tokens_in is None:
+        tokens_in = prompt_tokens(lib, path)
+    rule = stage_for(tokens_in, context_window, rules)
+    share = tokens_in / context_window
+    if rule is None:
+        return CompactionResult(tokens_in=tokens_in, tokens_after=tokens_in,
+                                reason=f"{share:.0%} of the context window: below the soft threshold "
+                                       f"({rules[0].trigger:.0%}), nothing to fold")
+    with read_session(lib.engine) as session:
+        active_row = _active_row(session, path)
+        live = _live(session, path)
+    active = None if active_row is None else _archive(active_row)
+    bound = summary_bound(lib, context_window)
+    chosen = select_fold(live, rule, tokens_in, context_window, max(0, bound - (active.tokens if active else 0)))
+    if not chosen:
+        kept = sum(m.pinned for m in live)
+        return CompactionResult(stage=rule.stage, tokens_in=tokens_in, tokens_after=tokens_in,
+                                reason=f"{share:.0%} of the context window ({rule.stage.value} stage) but nothing may "
+                                       f"be folded: {kept} pinned message{'s' if kept != 1 else ''} and the last "
+                                       f"{rule.keep_turns} turn{'s' if rule.keep_turns != 1 else ''} stay verbatim")
+    summary = _summarize(lib, generator, chosen, previous=active.summary if active else "", topic=None, bound=bound)
+    result = _write_archive(lib, path, chosen, summary, stage=rule.stage, topic=None, previous=active,
+                            actor=actor or audit.current_user())
+    if result.already_done:
+        return result.model_copy(update={"tokens_in": tokens_in, "tokens_after": tokens_in, "stage": rule.stage})
+    after = tokens_in - sum(m.tokens for m in chosen) - (active.tokens if active else 0) + summary[1]
+    return result.model_copy(update={
+        "stage": rule.stage, "tokens_in": tokens_in, "tokens_after": after,
+        "reason": f"{rule.stage.value} stage at {share:.0%} of the context window: folded {len(chosen)} message"
+                  f"{'s' if len(chosen) != 1 else ''} ({chosen[0].seq}–{chosen[-1].seq}); the prompt goes from "
+                  f"{tokens_in:,} to about {after:,} tokens"})
+
+
+def compact_range(lib: Library, process: str, first_seq: int, last_seq: int, *, topic: str,
+                  generator: Generator | None = None, actor: str | None = None) -> CompactionResult:
+    """Range recompaction: fold a range a person confirmed (a finished sub-topic) into its own summary, and write a
+    visible topic stitch where the range was.
+
+    Pinned messages in the range stay live and verbatim; a range whose edge would split a tool call from its result
+    is widened to keep the pair whole (the reason says so). Folding the same range again changes nothing.
+
+    Args:
+        first_seq / last_seq: the range's message numbers (both included).
+        topic: what the range was about (the stitch and the summary's title show it).
+
+    Returns:
+        A :class:`CompactionResult` (``stage`` None).
+
+    Raises:
+        ScopeNotFound / ScopeError. InvalidInput: a blank topic, bounds that are no messages, a range that overlaps
+        messages already folded elsewhere (the message names them and the live part), or only pinned messages.
+    """
+    topic = " ".join((topic or "").split())
+    if not topic:
+        raise InvalidInput("say what the range was about (its topic): the stitch shows it in the conversation")
+    path = check_process(lib, process)
+    with read_session(lib.engine) as session:
+        every = _messages(session, "c.process_path = :p", {"p": path})
+    check_range(every, first_seq, last_seq)
+    ordered = [m for m in every if m.kind is MessageKind.MESSAGE]
+    low, high = _whole_pairs(ordered, first_seq, last_seq)
+    in_range = [m for m in every if low <= (m.after_seq or m.seq) <= high]
+    folded = [m for m in in_range if m.archived_in is not None]
+    todo = [m for m in in_range if m.archived_in is None and not m.pinned]
+    homes = sorted({m.archived_in for m in folded if m.archived_in})
+    if folded and not todo:
+        if len(homes) == 1:
+            with read_session(lib.engine) as session:
+                home = _archive(records.document_row(session, homes[0]))
+            return CompactionResult(archive=home, already_done=True,
+                                    reason=f"messages {low}–{high} are already folded into {home.id}")
+        raise InvalidInput(f"messages {low}–{high} are already folded, into {', '.join(homes)}: nothing left to fold")
+    if folded:
+        seqs = sorted(m.seq for m in folded)
+        raise InvalidInput(f"the range {low}–{high} overlaps messages already folded ({_seq_list(seqs)}, into "
+                           f"{', '.join(homes)}): choose a range of live messages (live here: "
+                           f"{_seq_list(sorted(m.seq for m in todo))})")
+    if not todo:
+        raise InvalidInput(f"messages {low}–{high} are all pinned: pinned messages are never folded")
+    summary = _summarize(lib, generator, todo, previous="", topic=topic, bound=summary_bound(lib, None))
+    result = _write_archive(lib, path, todo, summary, stage=None, topic=topic, previous=None,
+                            actor=actor or audit.current_user(), stitch_after=high)
+    if result.already_done:
+        return result
+    widened = "" if (low, high) == (first_seq, last_seq) else \
+        f" (widened from {first_seq}–{last_seq} to keep tool calls with their results)"
+    kept = sum(m.pinned for m in in_range)
+    return result.model_copy(update={"reason": f"folded {len(todo)} message{'s' if len(todo) != 1 else ''} of "
+                                               f"{low}–{high} into {topic!r}{widened}"
+                                               + (f"; {kept} pinned kept verbatim" if kept else "")})
+
+
+def _whole_pairs(messages: Sequence[ChatMessage], first: int, last: int) -> tuple[int, int]:
+    """``(first, last)`` widened so that no tool call / result unit is cut by the range's edges."""
+    for unit in fold_units(messages):
+        seqs = [m.seq for m in unit]
+        if min(seqs) < first <= max(seqs):
+            first = min(seqs)
+        if min(seqs) <= last < max(seqs):
+            last = max(seqs)
+    return first, last
+
+
+def _seq_list(seqs: Sequence[int]) -> str:
+    shown = ", ".join(str(s) for s in seqs[:8])
+    return shown + (f" and {len(seqs) - 8} more" if len(seqs) > 8 else "") if seqs else "none"
+
+
+def _summarize(lib: Library, generator: Generator | None, messages: Sequence[ChatMessage], *, previous: str,
+               topic: str | None, bound: int) -> tuple[str, int]:
+    """The summary of ``messages`` (rolling ``previous`` up) within ``bound`` tokens, and its tokens."""
+    writer = generator or library_generator(lib).generator
+    request = ChatSummaryRequest(turns=[ChatTurn(seq=m.seq, role=m.role.value if m.kind is MessageKind.MESSAGE
+                                                 else MessageKind.STITCH.value, text=m.content) for m in messages],
+                                 previous=previous, topic=topic, max_words=max(1, int(bound * WORDS_PER_TOKEN)))
+    summary = writer.summarize_chat(request).strip()
+    count = token_counter(lib)
+    summary = _cut(summary, bound, count)
+    return summary, count(summary)
+
+
+def _cut(summary: str, bound: int, count: Callable[[str], int]) -> str:
+    """``summary`` cut at a word so that it fits ``bound`` tokens (``…`` marks a cut); whole when it fits."""
+    if count(summary) <= bound:
+        return summary
+    words = summary.split(" ")
+    low, high = 0, len(words)
+    while low < high:  # the longest word prefix that fits, with the ellipsis
+        middle = (low + high + 1) // 2
+        if count(" ".join(words[:middle]) + ELLIPSIS) <= bound:
+            low = middle
+        else:
+            high = middle - 1
+    return " ".join(words[:low]) + ELLIPSIS
+
+
+def _write_archive(lib: Library, process: str, messages: Sequence[ChatMessage], summary: tuple[str, int], *,
+                   stage: Stage | None, topic: str | None, previous: ChatArchive | None, actor: str,
+                   stitch_after: int | None = None) -> CompactionResult:
+    """Write the ``archived_chat`` memory, mark its messages and (for a range) the stitch, in one transaction.
+
+    Another writer may have folded some of these messages (or rolled the active summary up) since they were chosen:
+    then nothing is written and its memory is reported (``already_done``).
+    """
+    text_, tokens = summary
+    ids = [m.id for m in messages]
+    span = f"messages {messages[0].seq}–{messages[-1].seq}"
+    title = f"Topic: {topic} ({span})" if topic else f"Earlier conversation ({span})"
+    body = text_ or f"({len(messages)} messages with nothing to summarise)"
+    prepared = documents.prepare_text(lib, body, DocumentType.NOTE, title)
+    stitch_text = None if topic is None else f"Topic-Stitch: {topic} — messages {messages[0].seq}–" \
+                                             f"{messages[-1].seq} folded into a summary.\n\n{body}"
+    stitch = None if stitch_text is None else documents.prepare_text(lib, stitch_text, DocumentType.MESSAGE)
+    stitch_tokens = 0 if stitch_text is None else token_counter(lib)(stitch_text)
+    with write_session(lib.engine) as session:
+        rows = {r.document_id: r for r in session.exec(select(tables.ChatMessageRow).where(
+            tables.ChatMessageRow.document_id.in_(ids))).all()}  # type: ignore[attr-defined]
+        done = sorted({r.archived_in for r in rows.values() if r.archived_in})
+        current = _active_row(session, process) if stage is not None else None
+        if done or (stage is not None and (current.id if current else None) != (previous.id if previous else None)):
+            home = records.document_row(session, done[0]) if done else current
+            return CompactionResult(archive=None if home is None else _archive(home), already_done=True,
+                                    reason="another compaction folded these messages first")
+        fields = {"message_ids": ids, "first_seq": messages[0].seq, "last_seq": messages[-1].seq,
+                  "stage": stage.value if stage else None, "topic": topic,
+                  "previous": previous.id if previous else None, "tokens": tokens}
+        row = documents.session_add_text(session, prepared, scope_path=process, metadata={ARCHIVE_KEY: fields},
+                                         memory_type=MemoryType.ARCHIVED_CHAT)
+        mark_archived(session, ids, row.id)
+        if previous is not None:
+            old = records.document_row(session, previous.id)
+            relations.session_add_edge(session, row.id, old.id, RelationType.UPDATES.value, actor)
+            lifecycle.session_supersede(session, old, row, actor)
+        if stitch is not None:
+            last = session.exec(select(func.max(tables.ChatMessageRow.seq))
+                                .where(tables.ChatMessageRow.process_path == process)).one() or 0
+            mark = documents.session_add_text(session, stitch, scope_path=process,
+                                              metadata={"role": MessageKind.STITCH.value, "seq": last + 1})
+            mark.title = f"Topic-Stitch #{last + 1}: {topic}"
+            session.add(mark)
+            session.add(tables.ChatMessageRow(document_id=mark.id, process_path=process, seq=last + 1,
+                                              role=ChatRole.SYSTEM.value, kind=MessageKind.STITCH.value,
+                                              tokens=stitch_tokens, after_seq=stitch_after))
+        audit.record(session, row, "compact", actor=actor,
+                     reason=f"{len(ids)} messages of {process} ({stage.value + ' stage' if stage else topic})")
+        session.flush()
+        return CompactionResult(archive=_archive(row), folded=len(ids))
+
+
+def mark_archived(session: Session, message_ids: Sequence[str], archive_id: str) -> int:
+    """Point the live ones of ``message_ids`` at ``archive_id`` (inside the caller's write transaction).
+
+    Idempotent: a message already folded (into this archive or another) is left as it is, so running the same
+    marking twice changes nothing.
+
+    Returns:
+        How many messages were marked now.
+    """
+    marked = 0
+    for row in session.exec(select(tables.ChatMessageRow).where(
+            tables.ChatMessageRow.document_id.in_(list(message_ids)),  # type: ignore[attr-defined]
+            tables.ChatMessageRow.archived_in.is_(None))).all():  # type: ignore[union-attr]
+        row.archived_in = archive_id
+        session.add(row)
+        marked += 1
+    return marked
+
+
+# -- the prompt block -----------------------------------------------------------------------------
+
+def compose_block(lib: Library, process: str, budget: int) -> ComposedBlock:
+    """The conversation part of the process's next prompt, within ``budget`` tokens (seed 000 §10 composeBlock).
+
+    ``## Parent Context`` first for a process with a parent: from the same project the parent's summary, from
+    another project only its identity (the confidentiality boundary). Then ``## Earlier Conversation (compacted)``:
+    the active summary and every pinned message verbatim. Then ``## Recent Messages``: the live messages, the
+    newest kept when they do not all fit (``left_out`` counts the rest). The parent's summary and the process's
+    own are cut at a word before any pinned message would be.
+
+    Raises:
+        ScopeNotFound / ScopeError. BudgetTooSmall: the budget cannot hold the headings and the pinned messages
+            (the message says how many tokens they need).
+    """
+    count = token_counter(lib)
+    with read_session(lib.engine) as session:
+        row = _process_row(session, process)
+        path = row.path
+        active = _active_row(session, path)
+        live = _live(session, path)
+        pinned = _messages(session, "c.process_path = :p AND c.strength = :s", {"p": path, "s": Strength.PINNED.value})
+        parent_path = (row.settings or {}).get(PARENT_KEY)
+        parent = None if parent_path is None else session.get(tables.ScopeRow, parent_path)
+        shared = parent is not None and _project(session, parent.path) == _project(session, path)
+        parent_summary = _active_row(session, parent.path) if shared and parent is not None else None
+    recent = [m for m in live if not m.pinned]
+    parent_lines = [] if parent is None else [
+        PARENT, f"Parent process: {parent.name} ({parent.path})"
+        + ("" if shared else " — in another project: its conversation is not shared with this one")]
+    pinned_lines = [f"- **{m.role.value}** (#{m.seq}, pinned): {m.content}" for m in pinned]
+    fixed = "\n\n".join(["\n".join(parent_lines), EARLIER, *(["Pinned messages:\n" + "\n".join(pinned_lines)]
+                                                             if pinned_lines else []), RECENT])
+    need = count(fixed)
+    if need > budget:
+        raise BudgetTooSmall(f"a budget of {budget:,} tokens cannot hold the pinned messages of {path} and the block's "
+                             f"headings ({need:,} tokens): give at least {need:,}, or unpin messages")
+
+    def assemble(parent_text: str, summary_text: str, shown: Sequence[ChatMessage]) -> str:
+        parts = []
+        if parent_lines:
+            parts.append("\n".join(parent_lines) + (f"\n\n{parent_text}" if parent_text else ""))
+        earlier = [EARLIER]
+        if summary_text:
+            earlier.append(summary_text)
+        if pinned_lines:
+            earlier.append("Pinned messages:\n" + "\n".join(pinned_lines))
+        if not summary_text and not pinned_lines:
+            earlier.append("(nothing folded yet)")
+        parts.append("\n\n".join(earlier))
+        parts.append("\n\n".join([RECENT, *(_recent_line(m) for m in shown)]))
+        return "\n\n".join(parts)
+
+    base = assemble("", "", [])
+    room = budget - count(base)
+    parent_text = "" if parent_summary is None else _cut(parent_summary.content or "", max(0, room // 3), count)
+    parent_text = parent_text if parent_text != ELLIPSIS else ""
+    room -= count(parent_text) + 2 if parent_text else 0
+    summary_text = "" if active is None else _cut(active.content or "", max(0, room), count)
+    summary_text = summary_text if summary_text != ELLIPSIS else ""
+    markdown = assemble(parent_text, summary_text, [])
+    if count(markdown) > budget:  # joins can add a token or two: drop the parts that may go
+        parent_text, summary_text = "", ""
+        markdown = assemble("", "", [])
+    spent = count(markdown)
+    shown: list[ChatMessage] = []
+    for message in reversed(recent):  # newest first: the latest turns matter most
+        size = count(_recent_line(message)) + 1  # +1: the blank line between messages
+        if spent + size > budget:
+            break
+        shown.insert(0, message)
+        spent += size
+    markdown = assemble(parent_text, summary_text, shown)
+    while shown and count(markdown) > budget:  # tokens at the joins may differ from the lines' sum: drop the oldest
+        shown.pop(0)
+        markdown = assemble(parent_text, summary_text, shown)
+    spent = count(markdown)
+    return ComposedBlock(markdown=markdown, tokens=spent, budget=budget,
+                         summary_id=None if active is None or not summary_text else active.id,
+                         pinned=[m.id for m in pinned], recent=[m.id for m in shown],
+                         left_out=len(recent) - len(shown), parent=None if parent is None else parent.path,
+                         parent_shared=shared)
+
+
+def _recent_line(message: ChatMessage) -> str:
+    if message.kind is MessageKind.STITCH:
+        return f"_{message.content}_"
+    return f"**{message.role.value}** (#{message.seq}): {message.content}"
+
+
+def _project(session: Session, path: str) -> str | None:
+    """The project ``path`` is in (the nearest project scope at or above it), or None."""
+    for step in session_ancestry(session, path):
+        row = session.get(tables.ScopeRow, step)
+        if row is not None and row.kind == ScopeKind.PROJECT.value:
+            return row.path
+    return None
