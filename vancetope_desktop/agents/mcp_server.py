@@ -5,8 +5,9 @@ have pydantic input and output models and validate their own arguments, so the s
 their JSON schemas out and maps calls, results and errors. One server acts for one scope, fixed at
 start:
 
-* tools: every tool of :data:`.tools.TOOLS`; from a think process also ``memory_store_result`` and
-  ``mark_task_changed`` (:mod:`.task_tree`); from any scope ``memory_context`` (:mod:`.context`).
+* tools: every tool of :data:`.tools.TOOLS` (the conversation tools ``chat_*`` among them); from a think
+  process also ``memory_store_result`` and ``mark_task_changed`` (:mod:`.task_tree`); from any scope
+  ``memory_context`` (:mod:`.context`).
   A result is structured content (the output model as JSON, checked by clients against the tool's
   output schema) plus the same JSON, compact, as one text block: the specification asks for it ("a tool
   that returns structured content SHOULD also return the serialized JSON in a TextContent block",
@@ -51,8 +52,8 @@ from . import mcp_prompts, task_tree
 from .context import ContextBlock, context_block
 from .mcp_sampling import sampling_chat
 from .models import DocumentSummary, StoredDocument
-from .tool_input import ToolInput
-from .tools import TOOLS, TOOLS_BY_NAME, MemoryTools, ToolSpec, parse_arguments
+from .tool_input import ToolInput, ToolSpec, parse_arguments
+from .tools import TOOLS, TOOLS_BY_NAME, MemoryTools
 
 logger = logging.getLogger(__name__)
 
@@ -63,12 +64,13 @@ RESOURCE_LIMIT = 200
 WRITING_TOOLS = frozenset({"memory_store", "memory_store_episode", "memory_tag", "memory_request_promotion",
                            "memory_store_result", "mark_task_changed", "memory_set_reading_status", "memory_relate",
                            "memory_restore", "plan_update", "plan_happened", "digest_run", "atoms_extract",
-                           "atoms_files_setting", "memory_profile", "topics_edit", "topics_rebuild"})
+                           "atoms_files_setting", "memory_profile", "topics_edit", "topics_rebuild", "chat_append",
+                           "chat_pin", "chat_compact", "chat_compact_range"})
 READ_ONLY_TOOLS = frozenset({"memory_query", "memory_recall", "memory_session_start", "memory_list",
                              "memory_duplicates", "memory_read",
                              "memory_context", "memory_promotion_requests", "memory_cite", "memory_annotations",
                              "memory_links", "memory_relations", "memory_neighbourhood", "atoms_list",
-                             "digest_show", "topics_browse", "topics_search"})
+                             "digest_show", "topics_browse", "topics_search", "chat_compose", "chat_history"})
 
 
 class StoreResultInput(ToolInput):
@@ -280,7 +282,9 @@ def build_server(memory: ScopedMemory) -> Server[Any]:
                      "memory_query to find (memory_recall: in one namespace only), memory_store to remember. "
                      "Every document has a doc_… id. To share a document with an ancestor scope (e.g. "
                      "the project), ask with memory_request_promotion: the user reviews the request; "
-                     "memory_promotion_requests tells you later whether it was approved or rejected, and why.",
+                     "memory_promotion_requests tells you later whether it was approved or rejected, and why. "
+                     "The library keeps your conversation too: chat_append each message, chat_compact at the start "
+                     "of every turn, chat_compose for the conversation part of your prompt.",
         on_list_tools=list_tools, on_call_tool=call_tool, on_list_resources=list_resources,
         on_list_resource_templates=list_templates, on_read_resource=read_resource,
         on_list_prompts=list_prompts, on_get_prompt=get_prompt,

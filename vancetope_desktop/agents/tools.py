@@ -6,7 +6,8 @@ notes), ``memory_tag``, ``memory_request_promotion``, ``memory_promotion_request
 them), ``memory_cite`` (citations for a report), ``memory_links`` (a document's [[links]] and backlinks) and
 ``memory_set_reading_status``; for agent memory ``memory_recall`` (one namespace only),
 ``memory_store_episode`` and ``memory_session_start`` (the seed's three start-of-session recalls); ``topics_search``
-(the atoms down the topic trees; ``memory_query`` and ``memory_recall`` take the same ``mode``). Each takes
+(the atoms down the topic trees; ``memory_query`` and ``memory_recall`` take the same ``mode``); and the
+process's conversation, ``chat_append`` … ``chat_history`` (:mod:`.chat_tools`, mixed in). Each takes
 the seed's argument names, validates them through its input model
 (:mod:`.models`) and returns a pydantic model; :data:`TOOLS` lists name, description and models for an
 MCP server, and :meth:`MemoryTools.call` runs a tool from a JSON argument object.
@@ -36,10 +37,9 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from ..core.atoms import Atom
 from ..core.documents import DocumentInfo, DocumentStatus, DocumentType, Source, SourceType
@@ -50,7 +50,6 @@ from ..core.reading import ReadingStatus
 from ..core.relations import RELATION_GUIDE, RelationType
 from ..core.scopes import ScopeKind, ScopePath
 from ..core.tags import all_of, normalize_tag, normalize_tags
-from ..core.text import undecodable_message, undecodable_values
 from ..generation.base import Generator
 from ..generation.model import ChatModel
 from ..services import (
@@ -95,6 +94,7 @@ from .atom_models import (
     PlanHappenedInput,
     PlanUpdateInput,
 )
+from .chat_tools import CHAT_TOOLS, ChatTools
 from .digest_models import DigestRunInput, DigestShowInput, TopicsRebuildInput
 from .models import (
     HIDDEN_METADATA,
@@ -139,25 +139,12 @@ from .relation_models import (
     RelationsResult,
     RestoreInput,
 )
-from .tool_input import ToolInput
+from .tool_input import ToolSpec, parse_arguments
 from .topic_models import TopicsBrowse, TopicsBrowseInput, TopicsEdit, TopicsEditInput
 from .topic_search_models import TopicPathView, TopicsSearchInput, TopicsSearchResult
 
-M = TypeVar("M", bound=BaseModel)
-
 LIVE_STATUSES = (DocumentStatus.ACTIVE, DocumentStatus.STALE)
 """What queries and listings return: stale results stay (their ``status`` says so) until their task re-runs."""
-
-
-@dataclass(frozen=True)
-class ToolSpec:
-    """One tool as an MCP server exposes it: name, description for the model, argument and result models."""
-
-    name: str
-    description: str
-    input_model: type[BaseModel]
-    output_model: type[BaseModel]
-
 
 TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec("memory_store", "Store text (a note, fact, result or reference) in your own memory scope and get its "
@@ -300,11 +287,12 @@ TOOLS: tuple[ToolSpec, ...] = (
              "('Travel › Hiking'), the source it was read from and the page, and why it matched. mode 'flat' ranks "
              "every atom instead (the default 'auto' does so until a tree is consolidated). The result says how many "
              "atoms were scored of how many.", TopicsSearchInput, TopicsSearchResult),
+    *CHAT_TOOLS,
 )
 TOOLS_BY_NAME = {spec.name: spec for spec in TOOLS}
 
 
-class MemoryTools:
+class MemoryTools(ChatTools):
     """The memory tools of one acting scope (usually a think process, but any scope kind works).
 
     Args:
@@ -1112,28 +1100,6 @@ def _provenance_tag(key: str) -> list[str]:
         return [normalize_tag(f"thinkProcess:{key}")]
     except InvalidInput:
         return []
-
-
-def parse_arguments(model: type[M], **values: Any) -> M:
-    """Validate tool arguments, turning pydantic's errors into one InvalidInput naming each bad argument: the
-    typed one the model names when every bad argument names the same (``ToolInput.argument_error``, e.g.
-    UnknownMemoryType, InvalidEpisode), else InvalidInput itself.
-
-    Text that is not valid Unicode (JSON may carry ``"\\udce9"``) is refused here, the one door of every
-    tool and of the MCP server, before it reaches the tokenizer or SQLite (see ``core.text``).
-    """
-    bad = undecodable_values(values)
-    if bad:
-        problems = "; ".join(f"{where}: {undecodable_message(text)}" for where, text in bad)
-        raise InvalidInput(f"bad arguments: {problems}")
-    try:
-        return model.model_validate(values)
-    except ValidationError as error:
-        wheres = [".".join(map(str, e["loc"])) for e in error.errors()]
-        problems = "; ".join(f"{where or 'arguments'}: {e['msg']}" for where, e in zip(wheres, error.errors(),
-                                                                                       strict=True))
-        errors = [model.argument_error(where) if issubclass(model, ToolInput) else InvalidInput for where in wheres]
-        raise (errors[0] if len(set(errors)) == 1 else InvalidInput)(f"bad arguments: {problems}") from None
 
 
 def _query_hit(hit: TopicHit) -> QueryHit:

@@ -211,6 +211,8 @@ class CompactionResult(BaseModel):
         already_done: True when the messages had been folded already (by an earlier call or another writer).
         tokens_in / tokens_after: the prompt's tokens before and (estimated, the new summary counted) after.
         reason: one line for people: what was done, or why nothing was.
+        stitch_id: the topic stitch a range recompaction wrote (a message document, to be indexed like the
+            archive), None otherwise.
     """
 
     archive: ChatArchive | None = None
@@ -220,6 +222,7 @@ class CompactionResult(BaseModel):
     tokens_in: int = 0
     tokens_after: int = 0
     reason: str = ""
+    stitch_id: str | None = None
 
 
 class ComposedBlock(BaseModel):

@@ -410,6 +410,16 @@ def set_pinned(lib: Library, message_id: str, pinned: bool, *, actor: str | None
         return _messages(session, "c.document_id = :i", {"i": row.document_id})[0]
 
 
+def parent_process(lib: Library, process: str) -> str | None:
+    """The process ``process`` works for (:func:`set_parent`), or None.
+
+    Raises:
+        ScopeNotFound / ScopeError: not a process.
+    """
+    with read_session(lib.engine) as session:
+        return (_process_row(session, process).settings or {}).get(PARENT_KEY)
+
+
 def set_parent(lib: Library, process: str, parent: str | None) -> str | None:
     """Say which process ``process`` works for (seed 000 §10 ``parentProcessId``); None: no parent.
 
@@ -675,7 +685,7 @@ def _write_archive(lib: Library, process: str, messages: Sequence[ChatMessage], 
         audit.record(session, row, "compact", actor=actor,
                      reason=f"{len(ids)} messages of {process} ({stage.value + ' stage' if stage else topic})")
         session.flush()
-        return CompactionResult(archive=_archive(row), folded=len(ids))
+        return CompactionResult(archive=_archive(row), folded=len(ids), stitch_id=None if stitch is None else mark.id)
 
 
 def mark_archived(session: Session, message_ids: Sequence[str], archive_id: str) -> int:
