@@ -583,7 +583,9 @@ def compact_range(lib: Library, process: str, first_seq: int, last_seq: int, *, 
     check_range(every, first_seq, last_seq)
     ordered = [m for m in every if m.kind is MessageKind.MESSAGE]
     low, high = _whole_pairs(ordered, first_seq, last_seq)
-    in_range = [m for m in every if low <= (m.after_seq or m.seq) <= high]
+    # a stitch is in the range when it sits between two of its messages: one right after the range's last message
+    # marks an earlier fold of the range itself (folding it again must change nothing)
+    in_range = [m for m in every if (low <= m.after_seq < high if m.after_seq is not None else low <= m.seq <= high)]
     folded = [m for m in in_range if m.archived_in is not None]
     todo = [m for m in in_range if m.archived_in is None and not m.pinned]
     homes = sorted({m.archived_in for m in folded if m.archived_in})
@@ -607,7 +609,7 @@ def compact_range(lib: Library, process: str, first_seq: int, last_seq: int, *, 
     if result.already_done:
         return result
     widened = "" if (low, high) == (first_seq, last_seq) else \
-        f" (widened from {first_seq}–{last_seq} to keep tool calls with their results)"
+        f" (widened from {first_seq}–{last_seq} to {low}–{high} to keep tool calls with their results)"
     kept = sum(m.pinned for m in in_range)
     return result.model_copy(update={"reason": f"folded {len(todo)} message{'s' if len(todo) != 1 else ''} of "
                                                f"{low}–{high} into {topic!r}{widened}"
