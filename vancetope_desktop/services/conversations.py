@@ -707,17 +707,18 @@ def _write_archive(lib: Library, process: str, messages: Sequence[ChatMessage], 
             old = records.document_row(session, previous.id)
             relations.session_add_edge(session, row.id, old.id, RelationType.UPDATES.value, actor)
             lifecycle.session_supersede(session, old, row, actor)
+        stitch_id = None
         if stitch is not None:
             last = session.exec(select(func.max(tables.ChatMessageRow.seq))
                                 .where(tables.ChatMessageRow.process_path == process)).one() or 0
-            _add_messages(session, [(_message_document(process, stitch, "stitch", last + 1, actor),
-                                     tables.ChatMessageRow(process_path=process, seq=last + 1,
-                                                           role=ChatRole.SYSTEM.value, kind=MessageKind.STITCH.value,
-                                                           tokens=stitch_tokens, after_seq=stitch_after))], [stitch])
+            place = tables.ChatMessageRow(process_path=process, seq=last + 1, role=ChatRole.SYSTEM.value,
+                                          kind=MessageKind.STITCH.value, tokens=stitch_tokens, after_seq=stitch_after)
+            [stitch_id] = _add_messages(session, [(_message_document(process, stitch, "stitch", last + 1, actor),
+                                                   place)], [stitch])
         audit.record(session, row, "compact", actor=actor,
                      reason=f"{len(ids)} messages of {process} ({stage.value + ' stage' if stage else topic})")
         session.flush()
-        return CompactionResult(archive=_archive(row), folded=len(ids), stitch_id=None if stitch is None else mark.id)
+        return CompactionResult(archive=_archive(row), folded=len(ids), stitch_id=stitch_id)
 
 
 def mark_archived(session: Session, message_ids: Sequence[str], archive_id: str) -> int:
