@@ -282,3 +282,52 @@ def test_unknown_scope_fails_before_serving(prepared):
     assert done.returncode == 3
     assert done.stdout == ""  # stdout belongs to the protocol: errors go to stderr
     assert "think-process/tp_99" in done.stderr
+
+
+@pytest.mark.slow
+def test_a_conversation_over_stdio(prepared, tmp_path):
+    """The chat tools over the real protocol: three messages, the block, a compaction with a tiny window, and the
+    history that still holds the folded original."""
+    root, _, _ = prepared
+    log = tmp_path / "server.log"
+
+    async def scenario() -> dict:
+        async with _connect(root, TP12, log) as session:
+            tools = {t.name: t for t in (await session.list_tools()).tools}
+            assert "start of every turn" in tools["chat_compact"].description
+            assert tools["chat_history"].annotations.read_only_hint
+            assert not tools["chat_append"].annotations.read_only_hint
+            sent = []
+            for args in ({"content": "Count the herons at the north lake and report the total."},
+                         {"content": "I counted 14 herons at the north lake on Monday.", "role": "assistant"},
+                         {"content": "Now the south lake, please."}):
+                result = await session.call_tool("chat_append", args)
+                assert not result.is_error, _text(result)
+                sent.append(result.structured_content)
+            assert [m["seq"] for m in sent] == [1, 2, 3] and sent[0]["strength"] == "pinned"
+
+            block = (await session.call_tool("chat_compose", {"budget": 300})).structured_content
+            assert block["markdown"].startswith("## Earlier Conversation (compacted)")
+            assert "Count the herons" in block["markdown"] and block["recent"] == [sent[1]["id"], sent[2]["id"]]
+
+            folded = await session.call_tool("chat_compact", {"context_window": 20})
+            assert not folded.is_error, _text(folded)
+            done = folded.structured_content
+            assert done["stage"] == "emergency" and done["archive"]["message_ids"] == [sent[1]["id"]]
+
+            history = (await session.call_tool("chat_history", {"archived": True})).structured_content
+            assert [m["id"] for m in history["messages"]] == [sent[1]["id"]]
+            assert history["messages"][0]["archived_in"] == done["archive"]["id"] == history["archives"][0]["id"]
+            assert (history["live"], history["archived"]) == (2, 1)
+
+            small = await session.call_tool("chat_compose", {"budget": 5})
+            assert small.is_error and "BudgetTooSmall" in _text(small) and "give at least" in _text(small)
+            hidden = await session.call_tool("chat_history", {"process": TP13})
+            assert hidden.is_error and "ScopeNotVisible" in _text(hidden)
+            return done["archive"]
+
+    archive = anyio.run(scenario)
+    with Library.open(root) as lib:  # the summary is a memory of the think process, embedded by the server
+        doc = documents.get_document(lib, archive["id"])
+        assert (doc.scope, doc.memory_type.value, doc.index_state.value) == (TP12, "archived_chat", "indexed")
+    assert "Traceback" not in log.read_text()

@@ -107,3 +107,34 @@ def test_the_tools_that_write_profiles_and_atoms_ask_the_clients_model_too(libra
     assert stored["atoms"], stored  # the built-in answered the garbage: nothing lost
     read = ScopedMemory(library, "project/inbox").memory.memory_read(stored["doc_id"])
     assert read.profile is not None and read.profile.summary
+
+
+def test_chat_compaction_asks_the_clients_model_for_its_summary(library):
+    # chat_compact and chat_compact_range hand MemoryTools.generator() to the service: with the library's generator
+    # `mcp`, the summary that every later prompt replays is the client's model's.
+    generators.choose_generator(library, generator="mcp")
+    scopes.create_scope(library, "session", "s1", parent="project/inbox")
+    seen: list[str] = []
+
+    async def summarise(context: Any, params: types.CreateMessageRequestParams) -> types.CreateMessageResult:
+        seen.append(params.messages[0].content.text)
+        return types.CreateMessageResult(role="assistant", model="client-llm", content=types.TextContent(
+            type="text", text=json.dumps({"summary": f"{MARK} Maria counted 14 herons at the north lake."})))
+
+    async def scenario() -> tuple[dict, dict]:
+        async with Client(build_server(ScopedMemory(library, "session/s1")), sampling_callback=summarise,
+                          mode="legacy") as client:
+            for text, role in (("Count the herons at the north lake.", "user"),
+                               ("Maria counted 14 herons at the north lake on Monday.", "assistant"),
+                               ("And the south lake?", "user"), ("Nine herons there, on Tuesday.", "assistant"),
+                               ("Thanks. Now the ducks.", "user")):
+                assert not (await client.call_tool("chat_append", {"content": text, "role": role})).is_error
+            topic = await client.call_tool("chat_compact_range", {"first_seq": 2, "last_seq": 2,
+                                                                  "topic": "North lake"})
+            window = await client.call_tool("chat_compact", {"context_window": 40})
+            assert not window.is_error and not topic.is_error, (window.content, topic.content)
+            return window.structured_content, topic.structured_content
+
+    window, topic = anyio.run(scenario)
+    assert len(seen) == 2 and "North lake" in seen[0] and "Nine herons there" in seen[1]
+    assert window["archive"]["summary"].startswith(MARK) and topic["archive"]["summary"].startswith(MARK)
