@@ -8,12 +8,13 @@ from vancetope_desktop.cli.main import app
 
 @pytest.fixture
 def cli(tmp_path):
-    """``cli(*args, ok=True)`` runs ``vancetope *args --library <tmp>/lib``; with ``ok`` it asserts exit 0."""
+    """``cli(*args, ok=True, stdin=None)`` runs ``vancetope *args --library <tmp>/lib`` (``stdin``: its standard
+    input); with ``ok`` it asserts exit 0."""
     runner = CliRunner()
     library = str(tmp_path / "lib")
 
-    def invoke(*args, ok=True):
-        result = runner.invoke(app, [*args, "--library", library])
+    def invoke(*args, ok=True, stdin=None):
+        result = runner.invoke(app, [*args, "--library", library], input=stdin)
         if ok:
             assert result.exit_code == 0, result.output + str(result.exception)
         return result

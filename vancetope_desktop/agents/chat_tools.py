@@ -134,7 +134,7 @@ class ChatTools:
         result = conversations.compact(self.lib, self._chat_process(args.process, write=True),
                                        context_window=args.context_window, tokens_in=args.tokens_in,
                                        generator=self.generator(), actor=self._actor())
-        self._chat_index(_written(result))
+        self._chat_index(result.written)
         return result
 
     def chat_compact_range(self, first_seq: int, last_seq: int, topic: str,
@@ -151,7 +151,7 @@ class ChatTools:
         result = conversations.compact_range(self.lib, self._chat_process(args.process, write=True), args.first_seq,
                                              args.last_seq, topic=args.topic, generator=self.generator(),
                                              actor=self._actor())
-        self._chat_index(_written(result))
+        self._chat_index(result.written)
         return result
 
     def chat_history(self, offset: int = 0, limit: int = 50, archived: bool | None = None,
@@ -182,10 +182,3 @@ class ChatTools:
         writer); otherwise the app's indexing process does, and words find it at once."""
         if self.index_now and document_ids:
             indexing.try_drain(self.lib, documents=list(document_ids))
-
-
-def _written(result: CompactionResult) -> list[str]:
-    """The documents a compaction wrote: its summary and its stitch (none when it folded nothing)."""
-    if not result.folded or result.archive is None:
-        return []
-    return [result.archive.id, *([result.stitch_id] if result.stitch_id else [])]

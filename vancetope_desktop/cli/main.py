@@ -648,6 +648,7 @@ def mcp_serve(
 from . import (  # noqa: E402, F401
     annotation_commands,
     atom_commands,
+    chat_commands,
     citation_commands,
     digest_commands,
     duplicate_commands,

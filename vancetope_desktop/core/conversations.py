@@ -224,6 +224,13 @@ class CompactionResult(BaseModel):
     reason: str = ""
     stitch_id: str | None = None
 
+    @property
+    def written(self) -> list[str]:
+        """The documents this compaction wrote (to index): its summary and its stitch; none when it folded nothing."""
+        if not self.folded or self.archive is None:
+            return []
+        return [self.archive.id, *([self.stitch_id] if self.stitch_id else [])]
+
 
 class ComposedBlock(BaseModel):
     """The conversation part of a prompt (``services.conversations.compose_block``).

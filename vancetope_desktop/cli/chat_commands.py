@@ -1,0 +1,278 @@
+"""A process's conversation from the terminal (issue 15): ``chat append|pin|history|compose|compact|compact-range|
+archives|parent|import``, over ``services.conversations`` as the agent tools (``chat_*``) and the app are.
+
+The person at this computer acts: any session or think process is theirs to read and write (the visibility rule binds
+the agents acting in a scope, ``agents.chat_tools``). The commands that write a document (a message, a summary, a
+stitch) embed it before returning unless ``--no-wait``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from ..core.conversations import ChatArchive, ChatMessage, ChatRole, CompactionResult, MessageKind
+from ..core.errors import InvalidInput
+from ..ingest.encoding import decode_text_bytes
+from ..services import conversations, indexing
+from ..services.conversations import HistoryPage, NewMessage
+from ..services.library import Library
+from .apps import app
+from .context import CommandGroup, JsonOption, LibraryOption, WaitOption, emit, err, open_library, out, read_stdin
+
+chat_app = CommandGroup(help="A session's or think process's conversation: messages, pins, compaction into summaries "
+                        "and the prompt block.", no_args_is_help=True)
+app.add_typer(chat_app, name="chat")
+ProcessArgument = Annotated[str, typer.Argument(help="The process: a session or think process path, e.g. session/s1 "
+                                                "(`scope list`).")]
+
+
+@chat_app.command("append")
+def chat_append(
+    process: ProcessArgument,
+    text: Annotated[str, typer.Argument(help="The message. '-' reads standard input.")],
+    role: Annotated[ChatRole, typer.Option("--role", "-r", case_sensitive=False, help="Who wrote it.")
+                    ] = ChatRole.USER,
+    pin: Annotated[bool, typer.Option("--pin", help="Pin it: kept verbatim through every compaction (the first user "
+                                      "message is pinned anyway).")] = False,
+    tool_call_id: Annotated[str | None, typer.Option("--tool-call-id", help="Pairs a tool call (assistant) with its "
+                                                     "result (tool): compaction keeps them together.")] = None,
+    wait: WaitOption = True, library: LibraryOption = None, as_json: JsonOption = False,
+) -> None:
+    """Add a message to a conversation: `chat append session/s1 "Compare the two runs." --role user`."""
+    if text == "-":
+        text = read_stdin().rstrip("\n")  # `echo … |` ends it with a newline that is no part of the message
+    with open_library(library) as lib:
+        message = conversations.append(lib, process, text, role=role, tool_call_id=tool_call_id, pinned=pin)
+        _index(lib, [message.id], wait)
+        emit(as_json, message, lambda: out.print(f"Appended {_label(message)} to {escape(message.process)}"))
+
+
+@chat_app.command("import")
+def chat_import(
+    process: ProcessArgument,
+    file: Annotated[Path, typer.Argument(help="A JSON list of messages ({role, content, tool_call_id?}, as chat "
+                                         "APIs export them; or an object with such a \"messages\" list).",
+                                         exists=True, dir_okay=False, readable=True)],
+    wait: WaitOption = True, library: LibraryOption = None, as_json: JsonOption = False,
+) -> None:
+    """Append a whole exported conversation, in order, all or nothing: a bad entry is named by its number."""
+    with open_library(library) as lib:
+        messages = conversations.append_many(lib, process, _exported(file))
+        _index(lib, [m.id for m in messages], wait)
+        emit(as_json, messages, lambda: out.print(
+            f"Imported {len(messages)} message{'s' if len(messages) != 1 else ''} into {escape(messages[0].process)} "
+            f"(#{messages[0].seq}–#{messages[-1].seq}; pinned: {_seqs([m for m in messages if m.pinned])})"))
+
+
+@chat_app.command("pin")
+def chat_pin(
+    message_id: Annotated[str, typer.Argument(help="The message's id (doc_…; `chat history` lists them).")],
+    off: Annotated[bool, typer.Option("--off", help="Unpin it instead.")] = False,
+    library: LibraryOption = None, as_json: JsonOption = False,
+) -> None:
+    """Pin a message (kept verbatim in every prompt, through every compaction), or unpin it with --off."""
+    with open_library(library) as lib:
+        message = conversations.set_pinned(lib, message_id, not off)
+        emit(as_json, message, lambda: out.print(f"{'Unpinned' if off else 'Pinned'} {_label(message)}"))
+
+
+@chat_app.command("history")
+def chat_history(
+    process: ProcessArgument,
+    offset: Annotated[int, typer.Option("--offset", min=0, help="Start at this message (0: the first).")] = 0,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=1000, help="Messages to show.")] = 50,
+    archived: Annotated[bool | None, typer.Option("--archived/--live", help="Only messages folded into a summary, "
+                                                  "or only live ones (default: all).", show_default=False)] = None,
+    library: LibraryOption = None, as_json: JsonOption = False,
+) -> None:
+    """The original messages in conversation order, folded ones included (with the summary that holds them)."""
+    with open_library(library) as lib:
+        page = conversations.history(lib, process, offset=offset, limit=limit, archived=archived)
+        emit(as_json, page, lambda: _history(page))
+
+
+@chat_app.command("compose")
+def chat_compose(
+    process: ProcessArgument,
+    budget: Annotated[int, typer.Option("--budget", "-b", min=1, help="The block's length at most, in tokens.")],
+    library: LibraryOption = None, as_json: JsonOption = False,
+) -> None:
+    """Print the conversation part of the process's next prompt (Markdown on stdout; its size on stderr)."""
+    with open_library(library) as lib:
+        block = conversations.compose_block(lib, process, budget)
+
+        def human() -> None:
+            out.print(block.markdown, markup=False)
+            err.print(f"{block.tokens:,} of {block.budget:,} tokens; {len(block.pinned)} pinned, "
+                      f"{len(block.recent)} recent, {block.left_out} left out", markup=False)
+
+        emit(as_json, block, human)
+
+
+@chat_app.command("compact")
+def chat_compact(
+    process: ProcessArgument,
+    window: Annotated[int, typer.Option("--window", "-w", min=1, help="The model's context window, in tokens.")],
+    tokens_in: Annotated[int | None, typer.Option("--tokens-in", min=0, help="The prompt's tokens now, as the "
+                                                  "model counts them (default: the conversation's).",
+                                                  show_default=False)] = None,
+    wait: WaitOption = True, library: LibraryOption = None, as_json: JsonOption = False,
+) -> None:
+    """The sliding window: fold older messages into the summary when the prompt passes a threshold of the window."""
+    with open_library(library) as lib:
+        result = conversations.compact(lib, process, context_window=window, tokens_in=tokens_in)
+        _index(lib, result.written, wait)
+        emit(as_json, result, lambda: _compaction(result))
+
+
+@chat_app.command("compact-range")
+def chat_compact_range(
+    process: ProcessArgument,
+    first: Annotated[int, typer.Argument(help="The range's first message number (#, `chat history`).")],
+    last: Annotated[int, typer.Argument(help="Its last message number (included).")],
+    topic: Annotated[str, typer.Option("--topic", "-t", help="What the range was about (the stitch shows it).")],
+    wait: WaitOption = True, library: LibraryOption = None, as_json: JsonOption = False,
+) -> None:
+    """Fold a finished sub-topic into its own summary, leaving a Topic-Stitch where it was (pinned ones stay)."""
+    with open_library(library) as lib:
+        result = conversations.compact_range(lib, process, first, last, topic=topic)
+        _index(lib, result.written, wait)
+        emit(as_json, result, lambda: _compaction(result))
+
+
+@chat_app.command("archives")
+def chat_archives(process: ProcessArgument, library: LibraryOption = None, as_json: JsonOption = False) -> None:
+    """The process's summaries (archived_chat memories), oldest first: range, stage or topic, and status."""
+    with open_library(library) as lib:
+        found = conversations.archives(lib, process)
+        emit(as_json, found, lambda: _archives(found))
+
+
+@chat_app.command("parent")
+def chat_parent(
+    process: ProcessArgument,
+    parent: Annotated[str | None, typer.Argument(help="The process it works for (default: show it).")] = None,
+    none: Annotated[bool, typer.Option("--none", help="It works for no process.")] = False,
+    library: LibraryOption = None, as_json: JsonOption = False,
+) -> None:
+    """Show or set the process a worker reports to: its summary (same project) or only its name (another project)
+    heads the worker's prompt block."""
+    with open_library(library) as lib:
+        if none and parent is not None:
+            raise InvalidInput("give a parent process or --none, not both")
+        path = conversations.check_process(lib, process)
+        found = conversations.set_parent(lib, path, parent) if parent is not None or none \
+            else conversations.parent_process(lib, path)
+        emit(as_json, {"process": path, "parent": found},
+             lambda: out.print(f"{escape(path)} works for {escape(found)}" if found
+                               else f"{escape(path)} works for no other process"))
+
+
+def _exported(file: Path) -> list[NewMessage]:
+    """The messages of an exported conversation: a JSON list of ``{role, content, tool_call_id?}`` (OpenAI's and
+    Anthropic's text parts joined; an assistant turn holding only ``tool_calls`` written out as those calls).
+
+    Raises:
+        InvalidInput: not JSON, not a list, or entries that are not messages (every one named, numbered from 1).
+    """
+    try:
+        data = json.loads(decode_text_bytes(file.read_bytes())[0])
+    except json.JSONDecodeError as error:
+        raise InvalidInput(f"{file} is not JSON: {error}") from None
+    if isinstance(data, dict) and isinstance(data.get("messages"), list):
+        data = data["messages"]
+    if not isinstance(data, list):
+        raise InvalidInput(f"{file} holds a JSON {type(data).__name__}: give a list of messages "
+                           "([{\"role\": \"user\", \"content\": \"…\"}, …])")
+    messages, problems = [], []
+    for number, entry in enumerate(data, 1):
+        try:
+            messages.append(_entry(entry))
+        except ValueError as error:
+            problems.append(f"message {number}: {error}")
+    if problems:
+        shown = "; ".join(problems[:10]) + (f"; and {len(problems) - 10} more" if len(problems) > 10 else "")
+        raise InvalidInput(f"{file}: nothing imported: {shown}")
+    return messages
+
+
+def _entry(entry: Any) -> NewMessage:
+    """One exported message (ValueError says what is wrong with it; the service checks role and text)."""
+    if not isinstance(entry, dict):
+        raise ValueError(f"not an object but {json.dumps(entry, ensure_ascii=False)[:40]}")
+    role, content, call_id = entry.get("role", "user"), entry.get("content"), entry.get("tool_call_id")
+    if isinstance(content, list):  # content parts: the text ones make the message
+        content = "\n\n".join(p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
+    calls = entry.get("tool_calls") or []
+    if not content and isinstance(calls, list) and calls:  # a call only: the calls are what the model said
+        functions = [c.get("function") or {} for c in calls if isinstance(c, dict)]
+        content = "\n".join(f"Tool call: {f.get('name', '?')}({f.get('arguments', '')})" for f in functions)
+        call_id = call_id or next((c.get("id") for c in calls if isinstance(c, dict) and c.get("id")), None)
+    if not isinstance(content, str):
+        raise ValueError("no text content (\"content\" must be text or a list of text parts)")
+    if not isinstance(role, str) or (call_id is not None and not isinstance(call_id, str)):
+        raise ValueError("\"role\" and \"tool_call_id\" must be text")
+    return NewMessage(content, role, call_id, bool(entry.get("pinned", False)))
+
+
+def _index(lib: Library, document_ids: list[str], wait: bool) -> None:
+    """Embed what the command wrote now (if no other process is the writer), unless ``--no-wait``."""
+    if wait and document_ids:
+        indexing.try_drain(lib, documents=document_ids)
+
+
+def _label(message: ChatMessage) -> str:
+    """``#3 user, pinned (doc_…, 12 tokens)``."""
+    state = ", pinned" if message.pinned else ""
+    tokens = f"{message.tokens:,} token{'s' if message.tokens != 1 else ''}"
+    return f"#{message.seq} {message.role.value}{state} [dim]({message.id}, {tokens})[/dim]"
+
+
+def _seqs(messages: list[ChatMessage]) -> str:
+    return ", ".join(f"#{m.seq}" for m in messages) or "none"
+
+
+def _history(page: HistoryPage) -> None:
+    if not page.messages:
+        out.print(f"No messages here ({page.live} live, {page.archived} archived in {escape(page.process)}).")
+        return
+    table = Table(show_edge=False, pad_edge=False)
+    for column in ("#", "role", "state", "message", "id"):
+        table.add_column(column, overflow="fold")
+    for message in page.messages:
+        state = [*(["pinned"] if message.pinned else []),
+                 *([f"in {message.archived_in}"] if message.archived_in else [])]
+        role = "stitch" if message.kind is MessageKind.STITCH else message.role.value
+        table.add_row(str(message.seq), role, " ".join(state) or "live", escape(message.content), message.id)
+    out.print(table)
+    end = page.offset + len(page.messages)
+    more = f"; --offset {end} for more" if end < page.total else ""
+    out.print(f"[dim]{page.offset + 1}–{end} of {page.total} · {page.live} live, {page.archived} archived, "
+              f"{len(page.archives)} summar{'ies' if len(page.archives) != 1 else 'y'}{more}[/dim]")
+
+
+def _compaction(result: CompactionResult) -> None:
+    out.print(escape(result.reason))
+    if result.archive is not None:
+        out.print(f"  summary {result.archive.id} ({result.archive.tokens:,} tokens, messages "
+                  f"#{result.archive.first_seq}–#{result.archive.last_seq})"
+                  + (f", stitch {result.stitch_id}" if result.stitch_id else ""))
+
+
+def _archives(found: list[ChatArchive]) -> None:
+    """One line per summary (id, what folded it, its range and size), then the summary, indented."""
+    if not found:
+        out.print("No summaries yet: nothing has been folded.")
+        return
+    for archive in found:
+        how = f"{archive.stage.value} stage" if archive.stage else f"topic: {archive.topic}"
+        out.print(f"{archive.id}  [bold]{escape(how)}[/bold]  messages #{archive.first_seq}–#{archive.last_seq} "
+                  f"({len(archive.message_ids)} folded, {archive.tokens:,} tokens, {archive.status})")
+        for line in archive.summary.strip().splitlines():  # bounded by chat_summary_tokens: shown whole
+            out.print(f"  {line}", markup=False)
