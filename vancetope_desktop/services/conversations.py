@@ -71,6 +71,10 @@ SUMMARY_WINDOW_SHARE = 0.15
 WORDS_PER_TOKEN = 0.75
 """Words asked of a summariser per token of bound (English prose runs ~0.75 words per word-piece token); the
 summary is then cut to the bound by counting, whatever the ratio turns out to be."""
+SUMMARY_RETRIES = 2
+"""Times a summary over its token bound is asked for again with proportionally fewer words before it is cut: a
+summariser orders its material (decisions, open questions, then points and names), so its own shorter answer keeps
+more of what matters than a cut tail does."""
 EARLIER = "## Earlier Conversation (compacted)"
 PARENT = "## Parent Context"
 RECENT = "## Recent Messages"
@@ -639,9 +643,15 @@ def _summarize(lib: Library, generator: Generator | None, messages: Sequence[Cha
     request = ChatSummaryRequest(turns=[ChatTurn(seq=m.seq, role=m.role.value if m.kind is MessageKind.MESSAGE
                                                  else MessageKind.STITCH.value, text=m.content) for m in messages],
                                  previous=previous, topic=topic, max_words=max(1, int(bound * WORDS_PER_TOKEN)))
-    summary = writer.summarize_chat(request).strip()
     count = token_counter(lib)
-    summary = _cut(summary, bound, count)
+    summary = writer.summarize_chat(request).strip()
+    for _ in range(SUMMARY_RETRIES):  # names and numbers run several tokens a word: ask again for fewer words
+        size = count(summary)
+        if size <= bound:
+            break
+        request = request.model_copy(update={"max_words": max(1, int(request.max_words * bound / size * 0.95))})
+        summary = writer.summarize_chat(request).strip()
+    summary = _cut(summary, bound, count)  # a summariser that still overshoots is cut at a word
     return summary, count(summary)
 
 
