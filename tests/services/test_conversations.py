@@ -231,3 +231,15 @@ def test_parent_context_crosses_projects_only_as_identity(lib):
     assert not other.parent_shared and "Zurich" not in other.markdown
     with pytest.raises(InvalidInput, match="cannot be the parent"):
         chat.set_parent(lib, "session/s9", "think-process/tp1")
+
+
+def test_a_named_tokenizer_counts_the_tokens(lib, tmp_path):
+    own = lib.embedder().spec.transformer_path / "tokenizer.json"  # a real tokenizer.json, as a chat model's would be
+    lib.settings.chat_tokenizer = str(own.parent)  # a folder holding one
+    message = chat.append(lib, "session/s1", TASK)
+    assert message.tokens == lib.embedder().count_tokens(TASK)
+    lib.settings.chat_tokenizer = str(tmp_path / "missing.json")
+    with pytest.raises(InvalidInput, match="cannot read a tokenizer"):
+        chat.append(lib, "session/s1", "Another message.")
+    with pytest.raises(ValueError, match="increasing"):
+        lib.settings.chat_thresholds = (0.9, 0.8, 0.95)
