@@ -76,7 +76,17 @@ def test_bad_messages_are_refused_whole(lib):
         chat.append_many(lib, "session/s1", [NewMessage("fine"), NewMessage("beep", "robot")])
     with pytest.raises(InvalidInput, match="no visible text"):
         chat.append(lib, "session/s1", "\u200b\u200b")
+    with pytest.raises(InvalidInput, match="more than the 1,000,000 a message may"):
+        chat.append(lib, "session/s1", "x" * 1_000_001)
     assert stored_counts(lib.paths.root) == before
+
+
+def test_hostile_text_is_kept_as_written(lib):
+    odd = "NUL\x00 bell\x07 RTL \u202eevil\u202c 中文 emoji 🧪 <script>alert(1)</script> '; DROP TABLE chat_message; --"
+    message = chat.append(lib, "session/s1", odd)
+    assert chat.get_message(lib, message.id).content == odd
+    block = chat.compose_block(lib, "session/s1", 500)
+    assert "DROP TABLE" in block.markdown and block.tokens <= 500
 
 
 def test_pin_and_unpin(lib):

@@ -71,6 +71,9 @@ SUMMARY_WINDOW_SHARE = 0.15
 WORDS_PER_TOKEN = 0.75
 """Words asked of a summariser per token of bound (English prose runs ~0.75 words per word-piece token); the
 summary is then cut to the bound by counting, whatever the ratio turns out to be."""
+MAX_MESSAGE_CHARS = 1_000_000
+"""The longest message, in characters (~250,000 tokens: more than any chat model's window holds, so a longer one is a
+pasted file, not a turn; counting and chunking it would hold the write lock for seconds)."""
 SUMMARY_RETRIES = 2
 """Times a summary over its token bound is asked for again with proportionally fewer words before it is cut: a
 summariser orders its material (decisions, open questions, then points and names), so its own shorter answer keeps
@@ -337,7 +340,8 @@ def append_many(lib: Library, process: str, messages: Sequence[NewMessage], *,
         The new messages.
 
     Raises:
-        ScopeNotFound / ScopeError: the process. InvalidInput: an empty list, an unknown role, blank content.
+        ScopeNotFound / ScopeError: the process. InvalidInput: an empty list, an unknown role, blank content, a
+            message over :data:`MAX_MESSAGE_CHARS`.
     """
     if not messages:
         raise InvalidInput("no messages to append")
@@ -350,6 +354,10 @@ def append_many(lib: Library, process: str, messages: Sequence[NewMessage], *,
                                f"{', '.join(r.value for r in ChatRole)})") from None
         if not isinstance(message.content, str) or not message.content.strip():
             raise InvalidInput(f"message {number} is empty")
+        if len(message.content) > MAX_MESSAGE_CHARS:
+            raise InvalidInput(f"message {number} holds {len(message.content):,} characters, more than the "
+                               f"{MAX_MESSAGE_CHARS:,} a message may: store a long text as a note or a file and "
+                               "refer to its id")
     path = check_process(lib, process)
     count = token_counter(lib)
     prepared = []
