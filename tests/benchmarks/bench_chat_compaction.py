@@ -14,7 +14,8 @@ Run: ``.venv/bin/python tests/benchmarks/bench_chat_compaction.py [--window 2048
 * Rankings, each ``services.search.search`` restricted to the process's scope, 10 hits:
   - **uncompacted**: the messages only (``types=[message]``) — the same library as an uncompacted one but for the
     summaries' words in the BM25 statistics;
-  - **summaries + originals**: messages and ``archived_chat`` summaries together; a summary hit takes a place among
+  - **summaries + originals**: messages and ``archived_chat`` summaries together (rolled-up summaries too: they
+    are archived, but each is still the record of its own range); a summary hit takes a place among
     the 10 and is credited with nothing (conservative: it must not push the originals out); the range-credited
     variant credits a summary hit with the evidence turns of the range it folded (its own messages only);
   - **summaries alone**: the ``archived_chat`` summaries; a question's evidence turn counts as found when the summary
@@ -45,7 +46,7 @@ from _common import table
 from bench_locomo import LOCOMO, Question, _said, load
 
 from vancetope_desktop.core.conversations import ChatRole
-from vancetope_desktop.core.documents import DocumentType
+from vancetope_desktop.core.documents import DocumentStatus, DocumentType
 from vancetope_desktop.core.memories import MemoryType
 from vancetope_desktop.core.settings import Settings
 from vancetope_desktop.generation.chat_summary import entities
@@ -58,6 +59,9 @@ from vancetope_desktop.services.library import DEFAULT_PROJECT, Library
 SURVIVAL_AFTER = (1, 5, 20)
 """Compactions after which the first range's entities are looked for (issue 15)."""
 K = 10
+EVERY_SUMMARY = (DocumentStatus.ACTIVE, DocumentStatus.ARCHIVED)
+"""Statuses searched when summaries are: a rolled-up summary is archived (the newer one ``updates`` it) but is still
+the record of its own range."""
 
 
 def process_of(conversation: str) -> str:
@@ -184,9 +188,10 @@ def main() -> None:
             alone: dict[int, list[str]] = {}
             for number, question in enumerate(asked):
                 originals[number] = ask(lib, process, question, types=[DocumentType.MESSAGE])
-                both[number] = ask(lib, process, question, types=[DocumentType.MESSAGE, DocumentType.NOTE])
+                both[number] = ask(lib, process, question, types=[DocumentType.MESSAGE, DocumentType.NOTE],
+                                   statuses=EVERY_SUMMARY)
                 alone[number] = ask(lib, process, question, types=[DocumentType.NOTE],
-                                    memory_types=[MemoryType.ARCHIVED_CHAT])
+                                    memory_types=[MemoryType.ARCHIVED_CHAT], statuses=EVERY_SUMMARY)
             weight = len(asked)
             sums["uncompacted"] += weight * recall(asked, originals, {}, mapping, K)
             sums["both"] += weight * recall(asked, both, {}, mapping, K)
