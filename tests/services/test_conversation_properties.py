@@ -12,9 +12,9 @@ way, topic folds of random ranges. It is driven through the soft, hard and emerg
 - the block is within its budget, or the budget is refused with ``BudgetTooSmall`` because the pinned messages do
   not fit.
 
-The suite plays :data:`CONVERSATIONS` of them in one library with the built-in summariser (about 1.2 s of CPU each on this
-machine); the issue's 1,000 run with ``VANCETOPE_PROPERTY_CONVERSATIONS=1000`` (about 14 minutes: too long for the
-suite's budget; the last such run is in the README's figures).
+The suite plays :data:`CONVERSATIONS` of them in one library with the built-in summariser (about 1.2 s of CPU each
+on this machine); the issue's 1,000 run with ``VANCETOPE_PROPERTY_CONVERSATIONS=1000`` (too long for the suite's
+budget; the last such run is in the README's figures).
 """
 
 from __future__ import annotations

@@ -168,6 +168,17 @@ def test_a_range_never_splits_a_tool_call_from_its_result(lib):
     assert "widened from 3–4 to 2–4" in result.reason
 
 
+def test_a_pinned_tool_result_keeps_its_call_out_of_a_range(lib):
+    # found by the property test (conversation 53): the call was folded and its pinned result kept
+    messages = chat.append_many(lib, "session/s1", [
+        NewMessage(TASK), NewMessage("Checking the queue.", "assistant", tool_call_id="call_1"),
+        NewMessage('{"jobs": 3}', "tool", tool_call_id="call_1", pinned=True),
+        NewMessage("Three are queued.", "assistant"), NewMessage("Thanks.")])
+    result = chat.compact_range(lib, "session/s1", 2, 5, topic="Queue check")
+    assert [m.seq for m in chat.archived_messages(lib, result.archive.id)] == [4, 5]
+    assert {m.id for m in chat.live_messages(lib, "session/s1")} >= {messages[1].id, messages[2].id}
+
+
 def test_a_compaction_that_fails_half_way_leaves_nothing(lib, monkeypatch):
     long_conversation(lib, 10)
     before = stored_counts(lib.paths.root)

@@ -572,7 +572,8 @@ def compact_range(lib: Library, process: str, first_seq: int, last_seq: int, *, 
     """Range recompaction: fold a range a person confirmed (a finished sub-topic) into its own summary, and write a
     visible topic stitch where the range was.
 
-    Pinned messages in the range stay live and verbatim; a range whose edge would split a tool call from its result
+    Pinned messages in the range stay live and verbatim (with the tool call or results paired with them); a range
+    whose edge would split a tool call from its result
     is widened to keep the pair whole (the reason says so). Folding the same range again changes nothing.
 
     Args:
@@ -599,7 +600,9 @@ def compact_range(lib: Library, process: str, first_seq: int, last_seq: int, *, 
     # marks an earlier fold of the range itself (folding it again must change nothing)
     in_range = [m for m in every if (low <= m.after_seq < high if m.after_seq is not None else low <= m.seq <= high)]
     folded = [m for m in in_range if m.archived_in is not None]
-    todo = [m for m in in_range if m.archived_in is None and not m.pinned]
+    # a pinned message stays verbatim, and so does the rest of its unit: its tool call or results go with it
+    held = {m.id for unit in fold_units(ordered) if any(m.pinned for m in unit) for m in unit}
+    todo = [m for m in in_range if m.archived_in is None and m.id not in held]
     homes = sorted({m.archived_in for m in folded if m.archived_in})
     if folded and not todo:
         if len(homes) == 1:
@@ -614,7 +617,8 @@ def compact_range(lib: Library, process: str, first_seq: int, last_seq: int, *, 
                            f"{', '.join(homes)}): choose a range of live messages (live here: "
                            f"{_seq_list(sorted(m.seq for m in todo))})")
     if not todo:
-        raise InvalidInput(f"messages {low}–{high} are all pinned: pinned messages are never folded")
+        raise InvalidInput(f"messages {low}–{high} are all pinned (or paired with a pinned tool call or result): "
+                           "pinned messages are never folded")
     summary = _summarize(lib, generator, todo, previous="", topic=topic, bound=summary_bound(lib, None))
     result = _write_archive(lib, path, todo, summary, stage=None, topic=topic, previous=None,
                             actor=actor or audit.current_user(), stitch_after=high)
