@@ -237,3 +237,12 @@ def test_a_range_too_long_for_the_model_is_folded_by_the_builtin():
     wrapped = FallbackGenerator(ModelGenerator(chat, max_input_chars=200), BuiltinGenerator())
     summary = wrapped.summarize_chat(ChatSummaryRequest(turns=_turns(PLANNING), max_words=120))
     assert wrapped.fallbacks == 1 and chat.asked == [] and "SQLite" in summary
+
+
+def test_when_names_outgrow_the_bound_the_most_mentioned_then_the_newest_stay(builtin):
+    ids = [f"doc_{i:04d}" for i in range(60)]
+    turns = _turns([("tool", f"Stored {name} in the SQLite index.") for name in ids])
+    summary = builtin.summarize_chat(ChatSummaryRequest(turns=turns, max_words=20))
+    _, names = split_names(summary)
+    assert len(summary.split()) <= 20 and names[0] == "SQLite"
+    assert names[1:] == ids[-len(names) + 1:]  # the newest ids, listed in order of appearance
