@@ -19,8 +19,9 @@ summary held. Decisions and open questions carried from the previous summary kee
 own; a carried open question that the range answers is dropped.
 
 **The entity guard** is :func:`keep_entities`, one rule with one home here: the names and numbers of the input
-(:func:`entities` of the turns and the previous summary) that the summary's body does not mention are listed
-on its last line, ``Names and numbers: …``, within the bound. ``FallbackGenerator.summarize_chat`` applies it
+(:func:`entities` of the turns and the previous summary, and the names its last line listed) that the
+summary's body does not name are listed on its last line, ``Names and numbers: …``, within the bound; when
+they do not all fit, the most mentioned, then the most recent, win. ``FallbackGenerator.summarize_chat`` applies it
 to every generator's answer (a model's or the built-in's), and the built-in's own last line is made by it, so
 the built-in is guarded when used bare too. A bare ``ModelGenerator`` is not guarded: callers hold a
 ``FallbackGenerator`` (``generation.base``).
@@ -207,11 +208,12 @@ def entities(text: str) -> list[str]:
 
     Found: capitalised words and runs ("Caroline", "New York", "Bank of America", "Dr. Smith"; a sentence's
     first word only when it is capitalised elsewhere too, an acronym, a speaker label "Caroline:", or opens a
-    run of capitalised words); acronyms ("LGBTQ"); dates ("7 May 2023", "May 7", "2023-05-07"); money ("$1,200");
-    numbers with their unit or noun ("42 km", "3 kids", "10%"; a bare number of two digits or more); versions
-    ("v2.1"); ids and file names ("doc_ab12", "config.yaml"); URLs; backticked and double-quoted terms of at
-    most :data:`MAX_QUOTED_WORDS` words. Deterministic; never raises on a string (scripts without case, CJK or
-    Arabic, give only their numbers and ids).
+    run of capitalised words and ends in no "-ing", "-ed" or "-ly"; initials join: "J.K. Rowling"); acronyms
+    ("LGBTQ"); dates ("7 May 2023", "May 7", "2023-05-07"); money ("$1,200"); numbers with their unit or noun
+    ("42 km", "3 kids", "10%"; a bare number of two digits or more; a number after a name joins it: "Building
+    7"); versions ("v2.1"); ids and file names ("doc_ab12", "config.yaml"); URLs; backticked and double-quoted
+    terms of at most :data:`MAX_QUOTED_WORDS` words. Deterministic; never raises on a string (scripts without
+    case, CJK or Arabic, give only their numbers and ids).
     """
     seen: dict[tuple[str, ...], str] = {}
     for _, entity in _mentions(text):
