@@ -123,7 +123,7 @@ def test_a_process_reads_its_ancestors_conversation_and_writes_only_its_own(lib)
     sibling = chat.append(lib, TP2, "Sibling's private task: the heron counts.")
     tools = MemoryTools(lib, TP1)
     assert tools.call("chat_history", {"process": "session"}).messages[0].id == session.id  # an ancestor: readable
-    assert TP1 not in tools.call("chat_compose", {"budget": 300, "process": "session/s1"}).markdown
+    assert session.content in tools.call("chat_compose", {"budget": 300, "process": "session/s1"}).markdown
     before = stored_counts(lib.paths.root)
     with pytest.raises(AccessDenied, match="cannot write to session/s1"):
         tools.call("chat_append", {"content": "Sneaking a message in.", "process": "session/s1"})

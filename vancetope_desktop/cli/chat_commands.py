@@ -211,7 +211,7 @@ def _entry(entry: Any) -> NewMessage:
         content = "\n\n".join(p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
     calls = entry.get("tool_calls") or []
     if not content and isinstance(calls, list) and calls:  # a call only: the calls are what the model said
-        functions = [c.get("function") or {} for c in calls if isinstance(c, dict)]
+        functions = [c["function"] for c in calls if isinstance(c, dict) and isinstance(c.get("function"), dict)]
         content = "\n".join(f"Tool call: {f.get('name', '?')}({f.get('arguments', '')})" for f in functions)
         call_id = call_id or next((c.get("id") for c in calls if isinstance(c, dict) and c.get("id")), None)
     if not isinstance(content, str):
