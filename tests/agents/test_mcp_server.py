@@ -331,3 +331,12 @@ def test_a_conversation_over_stdio(prepared, tmp_path):
         doc = documents.get_document(lib, archive["id"])
         assert (doc.scope, doc.memory_type.value, doc.index_state.value) == (TP12, "archived_chat", "indexed")
     assert "Traceback" not in log.read_text()
+
+
+def test_every_tool_is_either_writing_or_read_only():
+    # A writing tool must give the writer lock back (ScopedMemory.call); a read-only one is hinted as such to clients.
+    from vancetope_desktop.agents.mcp_server import CONTEXT_TOOL, READ_ONLY_TOOLS, TASK_TOOLS, WRITING_TOOLS
+    from vancetope_desktop.agents.tools import TOOLS
+
+    names = {spec.name for spec in (*TOOLS, *TASK_TOOLS, CONTEXT_TOOL)}
+    assert names == WRITING_TOOLS | READ_ONLY_TOOLS and not WRITING_TOOLS & READ_ONLY_TOOLS
