@@ -12,6 +12,8 @@ from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
 
+from vancetope_desktop.agents import mcp_server
+from vancetope_desktop.agents.tools import TOOLS
 from vancetope_desktop.services import documents, indexing, promotion_rules, review, scopes
 from vancetope_desktop.services.library import Library
 
@@ -335,8 +337,6 @@ def test_a_conversation_over_stdio(prepared, tmp_path):
 
 def test_every_tool_is_either_writing_or_read_only():
     # A writing tool must give the writer lock back (ScopedMemory.call); a read-only one is hinted as such to clients.
-    from vancetope_desktop.agents.mcp_server import CONTEXT_TOOL, READ_ONLY_TOOLS, TASK_TOOLS, WRITING_TOOLS
-    from vancetope_desktop.agents.tools import TOOLS
-
-    names = {spec.name for spec in (*TOOLS, *TASK_TOOLS, CONTEXT_TOOL)}
-    assert names == WRITING_TOOLS | READ_ONLY_TOOLS and not WRITING_TOOLS & READ_ONLY_TOOLS
+    names = {spec.name for spec in (*TOOLS, *mcp_server.TASK_TOOLS, mcp_server.CONTEXT_TOOL)}
+    assert names == mcp_server.WRITING_TOOLS | mcp_server.READ_ONLY_TOOLS
+    assert not mcp_server.WRITING_TOOLS & mcp_server.READ_ONLY_TOOLS
