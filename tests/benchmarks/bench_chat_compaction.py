@@ -25,8 +25,9 @@ Run: ``.venv/bin/python tests/benchmarks/bench_chat_compaction.py [--window 2048
   end (``prompt_tokens``: summary + pinned + live messages) against every message's tokens, and the mean over the
   session starts.
 * Entity survival: the names and numbers (``generation.chat_summary.entities``) of the first compaction's folded
-  messages, the share still in the active summary after 1, 5 and 20 compactions, averaged over the conversations
-  that reached that many (LoCoMo has 19-32 sessions each; with a 2,048-token window most sessions start with one).
+  messages, the share the active summary still mentions (``chat_summary.mentions``) after 1, 5 and 20
+  compactions, averaged over the conversations that reached that many (LoCoMo has 19-32 sessions each; with a
+  2,048-token window most sessions start with one).
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ from vancetope_desktop.core.conversations import ChatRole
 from vancetope_desktop.core.documents import DocumentStatus, DocumentType
 from vancetope_desktop.core.memories import MemoryType
 from vancetope_desktop.core.settings import Settings
-from vancetope_desktop.generation.chat_summary import entities
+from vancetope_desktop.generation.chat_summary import entities, mentions
 from vancetope_desktop.services import conversations as chat
 from vancetope_desktop.services import indexing, scopes
 from vancetope_desktop.services import search as search_service
@@ -104,10 +105,8 @@ def build(folder: Path, window: int) -> None:
                         folded = chat.archived_messages(lib, result.archive.id)
                         first_entities = entities("\n".join(m.content for m in folded))
                         steps["first_entities"] = first_entities
-                    if steps["compactions"] in SURVIVAL_AFTER and first_entities:
-                        summary = chat.active_summary(lib, process).summary
-                        kept = [e for e in first_entities if e.casefold() in summary.casefold()]
-                        steps["survival"][steps["compactions"]] = len(kept) / len(first_entities)
+                    if steps["compactions"] in SURVIVAL_AFTER:
+                        steps["survival"][steps["compactions"]] = chat.active_summary(lib, process).summary
                 steps["starts"].append(chat.prompt_tokens(lib, process))
                 said = [t for t in mine if t.session == session]
                 batch = [NewMessage(f"Session {session} — {said[0].date:%-I:%M %p on %-d %B, %Y}", ChatRole.SYSTEM)]
@@ -137,6 +136,13 @@ def build(folder: Path, window: int) -> None:
 def ranges(lib: Library, conversation: str) -> dict[str, set[str]]:
     """Each summary's id → the message ids it folded itself."""
     return {a.id: set(a.message_ids) for a in chat.archives(lib, process_of(conversation))}
+
+
+def survival(steps: dict, after: int) -> float:
+    """The share of the first folded range's entities the active summary mentions after ``after`` compactions."""
+    wanted = steps.get("first_entities") or []
+    summary = steps["survival"][str(after)]
+    return sum(mentions(summary, e) for e in wanted) / max(len(wanted), 1)
 
 
 def ask(lib: Library, process: str, question: Question, **filters) -> list[str]:
@@ -206,7 +212,7 @@ def main() -> None:
                          f"{sum(starts) / max(len(starts), 1):,.0f}",
                          f"{1 - steps['end_tokens'] / max(steps['total_tokens'], 1):.1%}"])
             survival_rows.append([conversation, len(steps.get("first_entities", []))]
-                                 + [f"{steps['survival'][str(n)]:.0%}" if str(n) in steps["survival"] else "-"
+                                 + [f"{survival(steps, n):.0%}" if str(n) in steps["survival"] else "-"
                                     for n in SURVIVAL_AFTER])
         n = len(questions)
         print(table(f"Tokens (window {args.window:,}; play {built['play_seconds']:.0f} s, drain "
@@ -223,7 +229,7 @@ def main() -> None:
         ]))
         means = []
         for after in SURVIVAL_AFTER:
-            values = [s["survival"][str(after)] for s in built["record"].values() if str(after) in s["survival"]]
+            values = [survival(s, after) for s in built["record"].values() if str(after) in s["survival"]]
             means.append(f"{sum(values) / len(values):.0%} ({len(values)})" if values else "-")
         print(table("Entities of the first folded range still in the active summary (conversations that got there)",
                     ["conversation", "entities", *(f"after {n}" for n in SURVIVAL_AFTER)],

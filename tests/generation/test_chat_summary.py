@@ -246,3 +246,9 @@ def test_when_names_outgrow_the_bound_the_most_mentioned_then_the_newest_stay(bu
     _, names = split_names(summary)
     assert len(summary.split()) <= 20 and names[0] == "SQLite"
     assert names[1:] == ids[-len(names) + 1:]  # the newest ids, listed in order of appearance
+
+
+def test_the_person_addressed_is_a_name_a_sentence_opener_is_not():
+    assert entities("Kenji, please compare run 7 on the Osaka cluster.") == ["Kenji", "Osaka"]
+    for opener in ("Instead", "Overall", "Wait", "Yes", "Thanks", "However", "Running"):
+        assert entities(f"{opener}, the loss fell.") == []

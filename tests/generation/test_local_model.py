@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 import pytest
 
 from vancetope_desktop.core.settings import Settings
-from vancetope_desktop.generation.base import GeneratorTimeout, GeneratorUnavailable
+from vancetope_desktop.generation.base import ChatSummaryRequest, ChatTurn, GeneratorTimeout, GeneratorUnavailable
 from vancetope_desktop.generation.builtin import BuiltinGenerator
 from vancetope_desktop.generation.choice import build_generator
 from vancetope_desktop.generation.fallback import FallbackGenerator
@@ -50,6 +50,15 @@ def test_smollm2_replies_in_the_schema_and_a_late_reply_falls_back(corpus, caplo
     # The grammar holds the reply to the schema: it parses into keywords, whatever their worth.
     keywords = model.keywords(note, 5)
     assert 0 < len(keywords) <= 5 and all(k.strip() for k in keywords)
+
+    # A conversation's summary (issue 15) from the same loaded model, guarded: the names it drops come back.
+    turns = (ChatTurn(seq=1, role="user", text="Kenji, please compare run 7 on the Osaka cluster with Ana's baseline."),
+             ChatTurn(seq=2, role="assistant", text="Run 7 reached loss 0.412; Ana's baseline 0.398. We decided to "
+                                                    "keep checkpoint 7000."))
+    guarded = FallbackGenerator(model, BuiltinGenerator())
+    summary = guarded.summarize_chat(ChatSummaryRequest(turns=turns, max_words=60))
+    assert 0 < len(summary.split()) <= 60 and guarded.fallbacks == 0
+    assert all(name in summary for name in ("Kenji", "Osaka", "Ana", "0.412"))
 
     # A time limit too short for any reply: the built-in answers that item, logged; the note is not lost.
     hurried = FallbackGenerator(ModelGenerator(LlamaCppChat(), timeout_s=0.001), BuiltinGenerator())

@@ -96,7 +96,11 @@ _COMMON = ENGLISH_STOP_WORDS | frozenset({
     "today", "yesterday", "tomorrow", "tonight", "last", "next", "let's", "it's", "that's", "there's", "what's",
     "don't", "can't", "didn't", "got", "love", "absolutely", "definitely", "totally", "exactly", "maybe", "btw",
     "note", "update", "edit", "answer", "question", "user", "assistant", "system", "tool", "stitch",
-    "decisions", "points", "names", "topic", "earlier"})
+    "decisions", "points", "names", "topic", "earlier",
+    # sentence openers that a comma follows ("Instead, …"): not the person addressed
+    "instead", "overall", "plus", "right", "alright", "nonetheless", "second", "third", "oops", "ugh", "ha", "wait",
+    "look", "listen", "guys", "anyways", "besides", "meanwhile", "still", "again", "sadly", "indeed", "hence",
+    "first", "finally", "lastly", "fyi"})
 """Capitalised words that are no name (stop words, interjections, time words, a sentence's usual openers) and
 the labels of this module's own layout and of the chat roles."""
 _SENTENCE_END = ".!?…。！？\n"
@@ -155,10 +159,13 @@ def _mentions(text: str) -> list[tuple[int, str]]:
             return
         first = run[0][2]
         opening = _sentence_start(text, run[0][0]) and run[0][0] not in labels and first.casefold() not in _TITLES
-        if opening and not _name_like(first) and first.casefold() not in known and (
+        vocative = len(run) == 1 and text[run[0][1]:run[0][1] + 1] == "," and first.casefold() not in _COMMON \
+            and not first.casefold().endswith(("ing", "ed", "ly"))
+        if opening and not vocative and not _name_like(first) and first.casefold() not in known and (
                 len(run) == 1 or first.casefold().endswith(("ing", "ed", "ly"))):
             # Capitalised only because it opens the sentence ("Adding NYC", "Learning German" keep the name
-            # after it); a run otherwise stays whole: "New York is big." (interjections are in _COMMON).
+            # after it); a run otherwise stays whole: "New York is big." (interjections are in _COMMON). A lone
+            # word that is no interjection and is followed by a comma is the person addressed: "Kenji, please…".
             del run[0]
         if run and len(run) <= MAX_ENTITY_TOKENS and len(text[run[0][0]:run[-1][1]]) > 1:
             # (a longer run is a Title Case heading, not a name; a lone capital letter says nothing)
