@@ -174,3 +174,24 @@ def test_messages_appended_by_a_tool_are_found_by_search_from_the_process(lib):
     assert documents.get_document(lib, message.id).index_state.value == "indexed"
     hits = search(lib, "which fine-tuning run to keep on the Vienna cluster", scope=TP1).hits
     assert hits[0].document.id == message.id
+
+
+def test_import_and_parent_through_json_calls(lib):
+    tools = MemoryTools(lib, TP1)
+    before = stored_counts(lib.paths.root)
+    with pytest.raises(InvalidInput, match="message 2: not an object"):
+        tools.call("chat_import", {"messages": [{"role": "user", "content": "ok"}, "oops"]})
+    assert stored_counts(lib.paths.root) == before  # all or nothing
+    imported = tools.call("chat_import", {"messages": [
+        {"role": "user", "content": [{"type": "text", "text": TASK}]},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "call_9", "type": "function", "function": {"name": "queue", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "call_9", "content": '{"jobs": 2}'}]}).messages
+    assert [m.seq for m in imported] == [1, 2, 3] and imported[0].pinned and imported[0].content == TASK
+    assert imported[1].tool_call_id == "call_9" and "Tool call: queue({})" in imported[1].content
+    assert tools.call("chat_parent", {}).parent is None
+    assert tools.call("chat_parent", {"parent": "session/s1"}).parent == "session/s1"
+    assert tools.call("chat_compose", {"budget": 800}).markdown.startswith(chat.PARENT)
+    assert tools.call("chat_parent", {"clear": True}).parent is None
+    with pytest.raises((ScopeNotVisible, AccessDenied)):
+        tools.call("chat_parent", {"parent": "session/s1", "process": TP2})  # a sibling's conversation

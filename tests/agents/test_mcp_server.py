@@ -26,7 +26,7 @@ MEMORY_TOOLS = {"memory_store", "memory_store_episode", "memory_query", "memory_
                 "memory_restore", "atoms_list", "atoms_extract", "atoms_files_setting", "plan_update",
                 "plan_happened", "digest_run", "digest_show", "memory_profile", "topics_browse", "topics_edit",
                 "topics_rebuild", "topics_search", "chat_append", "chat_pin", "chat_compose", "chat_compact",
-                "chat_compact_range", "chat_history"}
+                "chat_compact_range", "chat_history", "chat_import", "chat_parent"}
 TASK_TOOLS = {"memory_store_result", "mark_task_changed"}
 
 

@@ -457,7 +457,8 @@ def test_tool_specs_have_json_schemas_with_descriptions():
                                        "atoms_files_setting", "plan_update", "plan_happened", "digest_run",
                                        "digest_show", "memory_profile", "topics_browse", "topics_edit",
                                        "topics_rebuild", "topics_search", "chat_append", "chat_pin", "chat_compose",
-                                       "chat_compact", "chat_compact_range", "chat_history"]
+                                       "chat_compact", "chat_compact_range", "chat_history", "chat_import",
+                                       "chat_parent"]
     for spec in TOOLS:
         assert hasattr(MemoryTools, spec.name) and spec.description
         schema = spec.input_model.model_json_schema()

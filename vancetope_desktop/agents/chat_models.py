@@ -6,10 +6,11 @@ Their results are the service's own models (``core.conversations.ChatMessage``, 
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import BaseModel, Field
 
+from ..core.conversations import ChatMessage
 from .tool_input import ToolInput
 
 ChatRoleName = Literal["user", "assistant", "tool", "system"]
@@ -78,3 +79,35 @@ class ChatHistoryInput(ToolInput):
     archived: bool | None = Field(default=None, description="True: only messages folded into a summary; false: "
                                   "only live ones; leave out for all.")
     process: str | None = Field(default=None, description=_PROCESS_READ)
+
+
+class ChatImportInput(ToolInput):
+    """``chat_import``: append a whole exported conversation."""
+
+    messages: list[Any] = Field(min_length=1, description="The messages in order, as chat APIs export "
+                                           "them: {role, content (text or a list of text parts), tool_call_id?, "
+                                           "pinned?}; an assistant turn with only tool_calls is written out as the "
+                                           "calls. All or nothing: every bad entry is named by its number.")
+    process: str | None = Field(default=None, description=_PROCESS_WRITE)
+
+
+class ChatParentInput(ToolInput):
+    """``chat_parent``: the process a worker reports to (read, set or clear)."""
+
+    parent: str | None = Field(default=None, description="The parent process (a session or think process path) to "
+                               "set; leave out to read the current one.")
+    clear: bool = Field(default=False, description="True: the process works for no other process.")
+    process: str | None = Field(default=None, description=_PROCESS_WRITE)
+
+
+class ChatParent(BaseModel):
+    """``chat_parent``'s result: the process and its parent (None: none)."""
+
+    process: str
+    parent: str | None = None
+
+
+class ChatImport(BaseModel):
+    """``chat_import``'s result: the messages appended, in order."""
+
+    messages: list[ChatMessage]

@@ -24,6 +24,10 @@ from .chat_models import (
     ChatCompactRangeInput,
     ChatComposeInput,
     ChatHistoryInput,
+    ChatImport,
+    ChatImportInput,
+    ChatParent,
+    ChatParentInput,
     ChatPinInput,
 )
 from .tool_input import ToolSpec, parse_arguments
@@ -60,6 +64,12 @@ CHAT_TOOLS: tuple[ToolSpec, ...] = (
              "the summary a message was folded into), a page at a time (offset, limit; archived=true or false "
              "filters), with how many are live and archived and the conversation's summaries (archives, each with "
              "its range and stage or topic).", ChatHistoryInput, HistoryPage),
+    ToolSpec("chat_import", "Append a whole conversation at once (e.g. the history you had before you used this "
+             "library), in order, as chat APIs export it: a list of {role, content, tool_call_id?, pinned?}. All or "
+             "nothing: a bad entry is named by its number and nothing is written.", ChatImportInput, ChatImport),
+    ToolSpec("chat_parent", "Read or set the process you work for (an orchestrator's session, say): chat_compose "
+             "then opens with its summary when it is in your project, or only its name when it is in another "
+             "(the confidentiality boundary). clear=true: you work for no other process.", ChatParentInput, ChatParent),
 )
 """The conversation tools, in the order ``tools.TOOLS`` lists them."""
 
@@ -165,6 +175,36 @@ class ChatTools:
         args = parse_arguments(ChatHistoryInput, offset=offset, limit=limit, archived=archived, process=process)
         return conversations.history(self.lib, self._chat_process(args.process, write=False), offset=args.offset,
                                      limit=args.limit, archived=args.archived)
+
+    def chat_import(self, messages: Sequence[object], process: str | None = None) -> ChatImport:
+        """Append an exported conversation to one the acting scope writes (``conversations.messages_from_export``,
+        then ``append_many``: all or nothing), indexed now when asked to.
+
+        Raises:
+            InvalidInput: not a list of messages (every bad entry named), a bad role, blank text.
+            ScopeNotFound / ScopeError / ScopeNotVisible / AccessDenied: the process.
+        """
+        args = parse_arguments(ChatImportInput, messages=list(messages), process=process)
+        found = conversations.messages_from_export(args.messages, "messages")
+        appended = conversations.append_many(self.lib, self._chat_process(args.process, write=True), found,
+                                             actor=self._actor())
+        self._chat_index([m.id for m in appended])
+        return ChatImport(messages=appended)
+
+    def chat_parent(self, parent: str | None = None, clear: bool = False, process: str | None = None) -> ChatParent:
+        """Read, set or clear the parent of a process the acting scope writes (``conversations.set_parent``).
+
+        Raises:
+            InvalidInput: a parent and clear together, a cycle. ScopeNotFound / ScopeError: either process.
+            ScopeNotVisible / AccessDenied: a process the acting scope may not write.
+        """
+        args = parse_arguments(ChatParentInput, parent=parent, clear=clear, process=process)
+        if args.clear and args.parent is not None:
+            raise InvalidInput("give a parent or clear=true, not both")
+        path = self._chat_process(args.process, write=True)
+        if args.parent is None and not args.clear:
+            return ChatParent(process=path, parent=conversations.parent_process(self.lib, path))
+        return ChatParent(process=path, parent=conversations.set_parent(self.lib, path, args.parent))
 
     def _chat_process(self, process: str | None, *, write: bool) -> str:
         """The process a chat tool acts on: the acting scope, or ``process`` when the acting scope may write it

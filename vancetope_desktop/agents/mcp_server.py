@@ -65,7 +65,7 @@ WRITING_TOOLS = frozenset({"memory_store", "memory_store_episode", "memory_tag",
                            "memory_store_result", "mark_task_changed", "memory_set_reading_status", "memory_relate",
                            "memory_restore", "plan_update", "plan_happened", "digest_run", "atoms_extract",
                            "atoms_files_setting", "memory_profile", "topics_edit", "topics_rebuild", "chat_append",
-                           "chat_pin", "chat_compact", "chat_compact_range"})
+                           "chat_pin", "chat_compact", "chat_compact_range", "chat_import", "chat_parent"})
 READ_ONLY_TOOLS = frozenset({"memory_query", "memory_recall", "memory_session_start", "memory_list",
                              "memory_duplicates", "memory_read",
                              "memory_context", "memory_promotion_requests", "memory_cite", "memory_annotations",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.markup import escape
@@ -175,50 +175,16 @@ def chat_parent(
 
 
 def _exported(file: Path) -> list[NewMessage]:
-    """The messages of an exported conversation: a JSON list of ``{role, content, tool_call_id?}`` (OpenAI's and
-    Anthropic's text parts joined; an assistant turn holding only ``tool_calls`` written out as those calls).
+    """The messages of an exported conversation file (``conversations.messages_from_export``).
 
     Raises:
-        InvalidInput: not JSON, not a list, or entries that are not messages (every one named, numbered from 1).
+        InvalidInput: not JSON, or not a conversation (every bad entry named, numbered from 1).
     """
     try:
         data = json.loads(decode_text_bytes(file.read_bytes())[0])
     except json.JSONDecodeError as error:
         raise InvalidInput(f"{file} is not JSON: {error}") from None
-    if isinstance(data, dict) and isinstance(data.get("messages"), list):
-        data = data["messages"]
-    if not isinstance(data, list):
-        raise InvalidInput(f"{file} holds a JSON {type(data).__name__}: give a list of messages "
-                           "([{\"role\": \"user\", \"content\": \"…\"}, …])")
-    messages, problems = [], []
-    for number, entry in enumerate(data, 1):
-        try:
-            messages.append(_entry(entry))
-        except ValueError as error:
-            problems.append(f"message {number}: {error}")
-    if problems:
-        shown = "; ".join(problems[:10]) + (f"; and {len(problems) - 10} more" if len(problems) > 10 else "")
-        raise InvalidInput(f"{file}: nothing imported: {shown}")
-    return messages
-
-
-def _entry(entry: Any) -> NewMessage:
-    """One exported message (ValueError says what is wrong with it; the service checks role and text)."""
-    if not isinstance(entry, dict):
-        raise ValueError(f"not an object but {json.dumps(entry, ensure_ascii=False)[:40]}")
-    role, content, call_id = entry.get("role", "user"), entry.get("content"), entry.get("tool_call_id")
-    if isinstance(content, list):  # content parts: the text ones make the message
-        content = "\n\n".join(p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
-    calls = entry.get("tool_calls") or []
-    if not content and isinstance(calls, list) and calls:  # a call only: the calls are what the model said
-        functions = [c["function"] for c in calls if isinstance(c, dict) and isinstance(c.get("function"), dict)]
-        content = "\n".join(f"Tool call: {f.get('name', '?')}({f.get('arguments', '')})" for f in functions)
-        call_id = call_id or next((c.get("id") for c in calls if isinstance(c, dict) and c.get("id")), None)
-    if not isinstance(content, str):
-        raise ValueError("no text content (\"content\" must be text or a list of text parts)")
-    if not isinstance(role, str) or (call_id is not None and not isinstance(call_id, str)):
-        raise ValueError("\"role\" and \"tool_call_id\" must be text")
-    return NewMessage(content, role, call_id, bool(entry.get("pinned", False)))
+    return conversations.messages_from_export(data, str(file))
 
 
 def _index(lib: Library, document_ids: list[str], wait: bool) -> None:

@@ -17,6 +17,7 @@ their text and stay searchable. :func:`compose_block` plays the summary back int
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -495,6 +496,54 @@ def set_parent(lib: Library, process: str, parent: str | None) -> str | None:
         session.add(row)
         records.bump_change_counter(session)
         return settings.get(PARENT_KEY)
+
+
+def messages_from_export(data: object, source: str = "the conversation") -> list[NewMessage]:
+    """The messages of an exported conversation, as chat APIs export them: a list of ``{role, content,
+    tool_call_id?, pinned?}`` (or an object with such a ``messages`` list); content parts' text joined (OpenAI's and
+    Anthropic's shapes), an assistant turn holding only ``tool_calls`` written out as those calls.
+
+    Args:
+        data: the decoded JSON. source: what it came from, for messages ("chats/run.json").
+
+    Raises:
+        InvalidInput: not a list of messages: every bad entry named, numbered from 1 (roles and blank text are
+            checked by :func:`append_many`).
+    """
+    if isinstance(data, dict) and isinstance(data.get("messages"), list):
+        data = data["messages"]
+    if not isinstance(data, list):
+        raise InvalidInput(f"{source} holds a JSON {type(data).__name__}: give a list of messages "
+                           "([{\"role\": \"user\", \"content\": \"…\"}, …])")
+    messages, problems = [], []
+    for number, entry in enumerate(data, 1):
+        try:
+            messages.append(_export_entry(entry))
+        except ValueError as error:
+            problems.append(f"message {number}: {error}")
+    if problems:
+        shown = "; ".join(problems[:10]) + (f"; and {len(problems) - 10} more" if len(problems) > 10 else "")
+        raise InvalidInput(f"{source}: nothing imported: {shown}")
+    return messages
+
+
+def _export_entry(entry: Any) -> NewMessage:
+    """One exported message (ValueError says what is wrong with it; the service checks role and text)."""
+    if not isinstance(entry, dict):
+        raise ValueError(f"not an object but {json.dumps(entry, ensure_ascii=False)[:40]}")
+    role, content, call_id = entry.get("role", "user"), entry.get("content"), entry.get("tool_call_id")
+    if isinstance(content, list):  # content parts: the text ones make the message
+        content = "\n\n".join(p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
+    calls = entry.get("tool_calls") or []
+    if not content and isinstance(calls, list) and calls:  # a call only: the calls are what the model said
+        functions = [c["function"] for c in calls if isinstance(c, dict) and isinstance(c.get("function"), dict)]
+        content = "\n".join(f"Tool call: {f.get('name', '?')}({f.get('arguments', '')})" for f in functions)
+        call_id = call_id or next((c.get("id") for c in calls if isinstance(c, dict) and c.get("id")), None)
+    if not isinstance(content, str):
+        raise ValueError("no text content (\"content\" must be text or a list of text parts)")
+    if not isinstance(role, str) or (call_id is not None and not isinstance(call_id, str)):
+        raise ValueError("\"role\" and \"tool_call_id\" must be text")
+    return NewMessage(content, role, call_id, bool(entry.get("pinned", False)))
 
 
 # -- compaction -----------------------------------------------------------------------------------
