@@ -101,9 +101,19 @@ class DigestRequest(BaseModel):
     atoms: tuple[DigestAtom, ...] = ()
 
 
+# --- A conversation's summary (issue 15): a range of chat turns folded into the rolling ARCHIVED_CHAT summary.
+
 class ChatTurn(BaseModel):
-    """One message of a range to fold (issue 15): its number in the conversation, who wrote it (``user``,
-    ``assistant``, ``tool``, ``system``, or ``stitch`` for a topic stitch) and its text."""
+    """One chat message to fold into a summary.
+
+    Attributes:
+        seq: its position in the conversation (the store's sequence number; only the order matters here).
+        role: "user", "assistant", "tool", "system", or "stitch" (a topic stitch written by a range compaction).
+        text: the message. A speaker's name may open it as a label (``"Caroline: I went…"``); the summary then
+            attributes the turn's sentences to that name rather than to the role.
+    """
+
+    model_config = ConfigDict(frozen=True)
 
     seq: int
     role: str
@@ -111,16 +121,18 @@ class ChatTurn(BaseModel):
 
 
 class ChatSummaryRequest(BaseModel):
-    """What a conversation summary is written from (``services.conversations``).
+    """What a conversation summary is made of: the folded range and the summary it rolls up.
 
     Attributes:
-        turns: the folded range, in order.
-        previous: the active summary rolled up into the new one ("" the first time).
-        topic: a range recompaction's topic (None for the sliding window).
-        max_words: the summary's bound, in whitespace-separated words.
+        turns: the folded range, in conversation order.
+        previous: the active summary the new one replaces and must carry forward ("" the first time).
+        topic: a range recompaction's topic label; None for the sliding window.
+        max_words: the summary's bound in words (whitespace-separated tokens), at least 1.
     """
 
-    turns: list[ChatTurn]
+    model_config = ConfigDict(frozen=True)
+
+    turns: tuple[ChatTurn, ...] = ()
     previous: str = ""
     topic: str | None = None
     max_words: int
@@ -171,11 +183,18 @@ class Generator(Protocol):
         sources and atoms by ``[[id|shown text]]``."""
         ...
 
+    def summarize_chat(self, request: ChatSummaryRequest) -> str:
+        """The Markdown summary of ``request.turns`` rolled up with ``request.previous``, at most
+        ``request.max_words`` words: the range's decisions, open questions and main points, and a last
+        ``Names and numbers:`` line (see ``generation.chat_summary``). Empty turns give ``previous`` back.
+        """
+        ...
+
 
 # --- What a model is asked to reply (JSON schema: ``Model.model_json_schema()``), validated by parse_reply.
 
 class SummaryReply(BaseModel):
-    """A model's summary: ``{"summary": "…"}``."""
+    """A model's summary, of a text or of a conversation: ``{"summary": "…"}``."""
 
     model_config = ConfigDict(extra="ignore")
 

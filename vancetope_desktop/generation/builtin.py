@@ -2,8 +2,9 @@
 
 Sentences by segtok (``sentences``), dates by dateparser (``dates``), plan and event cues by rule
 (``cues``, ``extract``), keywords by sentence TF-IDF over candidate phrases (``keywords``), summaries by
-TextRank (``summary``), digests laid out from the atoms (``digest``). Each call is bounded: atoms read the
-first ``extract.MAX_EXTRACT_CHARS`` characters, summaries and keywords the first :data:`MAX_TEXT_CHARS`.
+TextRank (``summary``), digests laid out from the atoms (``digest``), conversation summaries by
+``chat_summary``. Each call is bounded: atoms read the
+first ``extract.MAX_EXTRACT_CHARS`` characters, summaries and keywords the first ``summary.MAX_TEXT_CHARS``.
 """
 
 from __future__ import annotations
@@ -12,14 +13,11 @@ from datetime import UTC, datetime, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from ..core.atoms import AtomDraft
-from . import digest, extract, keywords, summary
-from .base import BadGeneratorInput, DigestRequest
-from .fallback import check_count, check_text
+from . import chat_summary, digest, extract, keywords, summary
+from .base import BadGeneratorInput, ChatSummaryRequest, DigestRequest
+from .fallback import check_chat_request, check_count, check_text
 from .sentences import split_sentences
-
-MAX_TEXT_CHARS = 200_000
-"""Summaries and keywords read the first 200,000 characters (about 35,000 words): the opening of a longer
-text says what it is about, and the bound keeps one call near a second on this machine."""
+from .summary import MAX_TEXT_CHARS
 
 
 def resolve_zone(reference_time: datetime, timezone: str | None) -> tzinfo:
@@ -76,3 +74,12 @@ class BuiltinGenerator:
         if not isinstance(request, DigestRequest):
             raise BadGeneratorInput(f"a digest is written from a DigestRequest, not {type(request).__name__}")
         return digest.write(request)
+
+    def summarize_chat(self, request: ChatSummaryRequest) -> str:
+        """See ``Generator.summarize_chat``: ``chat_summary.summarize`` (extractive; its names line is the
+        entity guard's).
+
+        Raises:
+            BadGeneratorInput: ``request`` is not a ChatSummaryRequest, or its ``max_words`` is not positive.
+        """
+        return chat_summary.summarize(check_chat_request(request))

@@ -16,7 +16,16 @@ from typing import TypeVar
 from pydantic import ValidationError
 
 from ..core.atoms import AtomDraft, SourceSpan
-from .base import AtomsReply, BadGeneratorInput, DigestRequest, Generator, GeneratorError, MalformedReply
+from .base import (
+    AtomsReply,
+    BadGeneratorInput,
+    ChatSummaryRequest,
+    DigestRequest,
+    Generator,
+    GeneratorError,
+    MalformedReply,
+)
+from .chat_summary import keep_entities
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +52,20 @@ def check_count(value: object, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise BadGeneratorInput(f"{what} must be a positive whole number, not {value!r}")
     return value
+
+
+def check_chat_request(request: object) -> ChatSummaryRequest:
+    """``request`` when it is a :class:`ChatSummaryRequest` with a positive ``max_words``.
+
+    Raises:
+        BadGeneratorInput: anything else (the model's own validation allows any int, so that the refusal is
+            this error rather than a pydantic one at the caller).
+    """
+    if not isinstance(request, ChatSummaryRequest):
+        raise BadGeneratorInput(f"a conversation summary is made from a ChatSummaryRequest, not "
+                                f"{type(request).__name__}")
+    check_count(request.max_words, "max_words")
+    return request
 
 
 def check_drafts(drafts: object, text: str) -> list[AtomDraft]:
@@ -162,6 +185,22 @@ class FallbackGenerator:
             return answer
 
         return self._ask("write_digest", lambda g: checked(g.write_digest(request)))
+
+    def summarize_chat(self, request: ChatSummaryRequest) -> str:
+        """See :meth:`Generator.summarize_chat`. Whichever generator answers, its answer goes through the entity
+        guard (``chat_summary.keep_entities``: the input's names and numbers it lacks are listed on its last
+        line, and the whole is held to ``max_words``); an answer that is not a string counts as a failure. Empty
+        turns give ``request.previous`` back without asking either generator."""
+        request = check_chat_request(request)
+        if not request.turns:
+            return request.previous
+
+        def checked(answer: object) -> str:
+            if not isinstance(answer, str):
+                raise MalformedReply("the generator returned something else than a conversation summary")
+            return keep_entities(answer, request)
+
+        return self._ask("summarize_chat", lambda g: checked(g.summarize_chat(request)))
 
     def _ask(self, task: str, call: Callable[[Generator], T]) -> T:
         try:

@@ -3,7 +3,7 @@
 The three model-backed generators of issue 13 — a local GGUF model (``generation.local_model``), an
 OpenAI-compatible endpoint (``generation.endpoint``) and the MCP client's own model (``agents.mcp_sampling``)
 — differ only in how one chat turn is sent. Each is a :class:`ChatModel`; :class:`ModelGenerator` turns
-the four generator tasks into one turn each, asks for JSON matching a ``*Reply`` schema of ``generation.base``
+the generator tasks into one turn each, asks for JSON matching a ``*Reply`` schema of ``generation.base``
 (the runtime constrains the output to it where it can), and validates the reply with ``parse_reply``.
 
 Anything short of a valid answer raises a :class:`~vancetope_desktop.generation.base.GeneratorError`
@@ -22,6 +22,7 @@ from ..core.atoms import AtomDraft
 from .base import (
     AtomsReply,
     BadGeneratorInput,
+    ChatSummaryRequest,
     DigestReply,
     DigestRequest,
     GeneratorError,
@@ -31,7 +32,8 @@ from .base import (
     parse_reply,
 )
 from .builtin import resolve_zone
-from .fallback import check_count, check_text, drafts_from_reply
+from .chat_summary import cut, transcript_line
+from .fallback import check_chat_request, check_count, check_text, drafts_from_reply
 
 MAX_INPUT_CHARS = 6_000
 """The longest text a model is given in one turn (about 1,500 tokens of English): SmolLM2-135M runs with a
@@ -84,6 +86,13 @@ ATOMS_SYSTEM = (
     "Resolve relative dates against the reference time. Leave out greetings, questions and headings.\n"
     'Reply with a JSON object whose "atoms" is the list of atoms, each with "type", "text", "quote", and "when" '
     'or "due" when it has one.'
+)
+CHAT_SUMMARY_SYSTEM = (
+    "You update the running summary of a conversation with the messages being folded into it. Keep every "
+    "decision, every question still open, and the names, numbers and dates later messages may need; say who "
+    "said what; leave out greetings and small talk; add nothing that was not said. Write Markdown with the "
+    "sections Decisions:, Open questions: and Points:, each a list. "
+    'Reply with a JSON object whose "summary" is the new summary.'
 )
 DIGEST_SYSTEM = (
     "You write a short Markdown digest of one day's research material. Keep every link exactly as given, "
@@ -171,6 +180,27 @@ class ModelGenerator:
             raise MalformedReply(f"{self.name}'s digest leaves out {len(missing)} of the day's items "
                                  f"(first: {missing[0]})")
         return reply.markdown
+
+    def summarize_chat(self, request: ChatSummaryRequest) -> str:
+        """See ``Generator.summarize_chat``: the previous summary, the topic and the turns (one line each,
+        ``chat_summary.transcript_line``) in one turn; the reply is cut at ``max_words`` words. Not
+        entity-guarded here: ``FallbackGenerator.summarize_chat`` guards every generator's answer.
+
+        Raises:
+            BadGeneratorInput: not a ChatSummaryRequest, or a non-positive ``max_words``.
+            GeneratorError: the prompt is longer than ``max_input_chars`` (the built-in then folds the range).
+        """
+        request = check_chat_request(request)
+        if not request.turns:
+            return request.previous
+        lines = [transcript_line(turn) for turn in request.turns]
+        user = (f"Previous summary:\n{request.previous.strip() or '(none)'}\n\n"
+                + (f"Topic of the folded messages: {request.topic}\n\n" if request.topic else "")
+                + "Messages to fold in:\n" + "\n".join(lines)
+                + f"\n\nWrite the new summary in at most {request.max_words} words.")
+        reply = self._ask(CHAT_SUMMARY_SYSTEM, self._bounded(user), _bounded_summary(request.max_words),
+                          max_tokens=min(3 * request.max_words + 40, 2048))
+        return cut(reply.summary.strip(), request.max_words)
 
     def _bounded(self, text: str) -> str:
         if len(text) > self.max_input_chars:

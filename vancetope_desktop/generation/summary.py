@@ -16,6 +16,10 @@ from .cues import clean, worth_keeping
 from .keywords import STOP_WORDS, content_runs, stemmer
 from .sentences import BlockKind, Sentence
 
+MAX_TEXT_CHARS = 200_000
+"""Summaries and keywords (``builtin``) and conversation summaries (``chat_summary``: turns and previous
+summary together) read the first 200,000 characters (about 35,000 words): the opening of a longer
+text says what it is about, and the bound keeps one call near a second on this machine."""
 MAX_SUMMARY_SENTENCES = 400
 """Only the first 400 statements are ranked (the similarity matrix grows with their square; the corpus
 notes' longest has 330)."""
@@ -37,8 +41,10 @@ def _stems(text: str) -> list[str]:
     return [stem(word.casefold()) for run in content_runs(text) for word in run if word.casefold() not in STOP_WORDS]
 
 
-def _centrality(texts: Sequence[str]) -> np.ndarray:
-    """PageRank over the sentences' TF-IDF cosine graph (uniform when no two sentences share a word)."""
+def centrality(texts: Sequence[str]) -> np.ndarray:
+    """Each of ``texts``' centrality: PageRank over their TF-IDF cosine graph (stemmed content words), an array
+    of ``len(texts)`` scores summing to 1 (uniform when no two texts share a word). Also ranks a chat
+    range's sentences (``chat_summary``)."""
     n = len(texts)
     if n <= 2:  # one sentence, or two that can only link to each other: uniform, without fitting a vectorizer
         return np.full(n, 1.0 / n)
@@ -70,7 +76,7 @@ def summarize(sentences: Sequence[Sentence], max_words: int) -> str:
     if not statements:
         return ""
     texts = [clean(s.text) for s in statements]
-    rank = _centrality(texts)
+    rank = centrality(texts)
     items = np.array([s.kind is BlockKind.ITEM for s in statements])
     weights = rank * (1 + 1 / (2 + np.arange(len(texts)))) * np.where(items, ITEM_WEIGHT, 1.0)
     order = sorted(range(len(texts)), key=lambda i: (-weights[i], i))
