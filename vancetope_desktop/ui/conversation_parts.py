@@ -12,10 +12,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QPoint, QRect, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QMouseEvent, QPainter, QPaintEvent, QPen, QResizeEvent
-from PySide6.QtWidgets import (
+from PySide6.QtCore import (
     QAbstractItemModel,
+    QEvent,
+    QModelIndex,
+    QPersistentModelIndex,
+    QPoint,
+    QRect,
+    QSize,
+    Qt,
+    Signal,
+)
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QMouseEvent, QPainter, QPaintEvent, QPalette, QPen, QResizeEvent
+from PySide6.QtWidgets import (
     QAbstractItemView,
     QStyle,
     QStyledItemDelegate,
@@ -24,7 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.conversations import STAGE_TABLE, ChatMessage, ChatRole, Stage, StageRule, stage_for
+from ..core.conversations import STAGE_TABLE, ChatMessage, ChatRole, MessageKind, Stage, StageRule, stage_for
 from . import themes
 from .conversation_model import CUT_ROLE, ENTRY_ROLE, WHOLE_ROLE, Entry, EntryKind
 
@@ -117,7 +126,7 @@ class MessageDelegate(QStyledItemDelegate):
         found = entry.message if isinstance(entry, Entry) else entry
         if not isinstance(found, ChatMessage):
             return ""
-        return f"{found.role.value.title()}  {header_text(found)}"
+        return f"{'Stitch' if found.kind is MessageKind.STITCH else found.role.value.title()}  {header_text(found)}"
 
     def sizeHint(self, option: QStyleOptionViewItem, index: _Index) -> QSize:
         layout = self._layout(option.font, QRect(0, 0, self._row_width(index), 0), index)
@@ -138,7 +147,7 @@ class MessageDelegate(QStyledItemDelegate):
         card = isinstance(entry, Entry) and entry.card is not None
         found = entry if isinstance(entry, ChatMessage) else entry.message if isinstance(entry, Entry) else None
         folded = isinstance(entry, ChatMessage)  # a card's child: an original, read for audit
-        fill, edge = palette.color(palette.ColorRole.AlternateBase), palette.color(palette.ColorRole.Mid)
+        fill, edge = palette.color(palette.ColorRole.AlternateBase), _edge(palette)
         if card:
             fill = _blend(palette.color(palette.ColorRole.Base), QColor(CARD_COLOUR), 0.08)
             edge = QColor(CARD_COLOUR)
@@ -181,7 +190,7 @@ class MessageDelegate(QStyledItemDelegate):
             return
         if found is None:
             return
-        label = found.role.value.title()
+        label = "Stitch" if found.kind is MessageKind.STITCH else found.role.value.title()
         painter.setFont(bold)
         painter.setPen(QColor(ROLE_COLOURS[found.role]))
         painter.drawText(rect, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), label)
@@ -312,7 +321,7 @@ class TokenGauge(QWidget):
         small = _small(self.font())
         label_height = QFontMetrics(small).height()
         bar = QRect(1, 2, self.width() - 2, max(self.height() - label_height - 6, 8))
-        painter.setPen(palette.color(palette.ColorRole.Mid))
+        painter.setPen(_edge(palette))
         painter.setBrush(palette.color(palette.ColorRole.Base))
         painter.drawRoundedRect(bar, 4, 4)
         filled = bar.adjusted(0, 0, -round(bar.width() * (1 - min(self.tokens / self.window, 1.0))), 0)
@@ -337,6 +346,11 @@ def _small(font: QFont) -> QFont:
     if font.pointSizeF() > 0:
         smaller.setPointSizeF(font.pointSizeF() * 0.88)
     return smaller
+
+
+def _edge(palette: QPalette) -> QColor:
+    """A bubble's outline: the text colour faint over the base (the palettes' ``Mid`` vanishes on the dark one)."""
+    return _blend(palette.color(QPalette.ColorRole.Base), palette.color(QPalette.ColorRole.Text), 0.25)
 
 
 def _blend(base: QColor, tint: QColor, share: float) -> QColor:

@@ -162,6 +162,7 @@ class ConversationDialog(QDialog):
         self.pages = QStackedWidget(self)
         self.pages.addWidget(self.view)
         self.pages.addWidget(self.empty)
+        self.counts = QLabel(self)
         self.status = QLabel(self)
         self.status.setWordWrap(True)
         self._build_layout()
@@ -189,6 +190,7 @@ class ConversationDialog(QDialog):
         gauge.addWidget(self.gauge_label)
         actions = QHBoxLayout()
         actions.addWidget(self.earlier_button)
+        actions.addWidget(self.counts)
         actions.addStretch(1)
         for button in (self.compact_button, self.fold_button, self.copy_button):
             actions.addWidget(button)
@@ -243,7 +245,7 @@ class ConversationDialog(QDialog):
         self._loading = False
         self.empty.setText(f"<p><b>Cannot read this conversation.</b></p><p>{escape(str(error))}</p>")
         self.pages.setCurrentWidget(self.empty)
-        self.say(str(error))
+        self.counts.setText("")
 
     def _loaded(self, request: int, found: ThreadLoad) -> None:
         if request != self._request:  # an older read's answer
@@ -271,7 +273,7 @@ class ConversationDialog(QDialog):
             self.empty.setText(EMPTY_TEXT)
         self.heading.setText(f"Conversation of <b>{escape(self._name())}</b> <span>({escape(found.process)})</span>")
         self._show_gauge()
-        self._say_counts(found)
+        self._show_counts(found)
         self._loading = False
         self._update_actions()
         self.loaded.emit(self.model.rowCount())
@@ -330,7 +332,7 @@ class ConversationDialog(QDialog):
         return (min(seqs), max(seqs)) if seqs else None
 
     def say(self, text: str) -> None:
-        """Show ``text`` in the window's status line."""
+        """Show ``text`` in the window's status line (what an action did; the counts have their own line)."""
         self.status.setText(text)
 
     def _compacted(self, result: CompactionResult) -> None:
@@ -397,11 +399,12 @@ class ConversationDialog(QDialog):
         self.gauge_label.setText(f"{tokens:,} / {window:,} tokens ({tokens / window:.0%}): {where}")
         self.gauge_label.setToolTip(self.gauge.toolTip())
 
-    def _say_counts(self, found: ThreadLoad) -> None:
+    def _show_counts(self, found: ThreadLoad) -> None:
         cards = len(summary_cards(found.archives))
+        folded = f"{found.archived:,} folded into {cards} summar{'ies' if cards != 1 else 'y'}" if found.archived \
+            else "none folded"
         shown = f"; showing the latest {len(found.messages):,}" if found.offset else ""
-        self.say(f"{found.live:,} live message{'s' if found.live != 1 else ''}, {found.archived:,} folded into "
-                 f"{cards} summar{'ies' if cards != 1 else 'y'}{shown}")
+        self.counts.setText(f"{found.live:,} live message{'s' if found.live != 1 else ''}, {folded}{shown}")
 
     def _update_actions(self) -> None:
         has = self._shown is not None and bool(self._shown.live or self._shown.archived)
