@@ -6,6 +6,7 @@ View menu's entry, disabled where there is no conversation."""
 from __future__ import annotations
 
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from vancetope_desktop.core.conversations import ChatRole, MessageKind
@@ -16,6 +17,7 @@ from vancetope_desktop.services.preferences import DEFAULT_CONTEXT_WINDOW, load_
 from vancetope_desktop.ui.conversation_model import (
     CUT_ROLE,
     PREVIEW_CHARS,
+    WHOLE_ROLE,
     EntryKind,
     ThreadModel,
     preview,
@@ -196,8 +198,12 @@ def test_the_latest_page_comes_first_and_earlier_pages_on_request(qtbot, lib, ma
     assert dialog.counts.text() == f"152 live messages, none folded; showing the latest {PAGE}"
     last = dialog.model.index(PAGE - 1, 0)
     assert last.data().endswith("…") and last.data(CUT_ROLE) > 0
-    dialog.model.toggle_whole(last)
-    assert dialog.model.index(PAGE - 1, 0).data() == long_text.strip()
+    dialog.view.scrollTo(last)
+    short_height = dialog.view.visualRect(last).height()
+    footer = dialog.view.itemDelegate()._layout(dialog.view.font(), dialog.view.visualRect(last), last).footer
+    qtbot.mouseClick(dialog.view.viewport(), Qt.MouseButton.LeftButton, pos=footer.center())  # "Show all (…)"
+    assert last.data() == long_text.strip() and last.data(WHOLE_ROLE)
+    qtbot.waitUntil(lambda: dialog.view.visualRect(last).height() > short_height, timeout=WAIT_MS)
     dialog.load_earlier()
     qtbot.waitUntil(lambda: dialog.model.rowCount() == 152, timeout=WAIT_MS)
     assert [e.message.seq for e in dialog.model.entries()] == list(range(1, 153))

@@ -79,9 +79,14 @@ class MessageDelegate(QStyledItemDelegate):
     text (``ThreadModel.toggle_whole``). Heights follow the view's width: the view lays its rows out again when it
     is resized (:class:`ThreadView`)."""
 
+    SIZES_KEPT = 20_000
+    """Row sizes remembered: a reload (each change of the library) lays out the same rows again, and measuring a
+    wrapped text takes about a millisecond."""
+
     def __init__(self, view: QTreeView) -> None:
         super().__init__(view)
         self._view = view
+        self._sizes: dict[tuple[object, ...], QSize] = {}
 
     # --- geometry ------------------------------------------------------------------------------------
     def _row_width(self, index: _Index) -> int:
@@ -129,8 +134,22 @@ class MessageDelegate(QStyledItemDelegate):
         return f"{'Stitch' if found.kind is MessageKind.STITCH else found.role.value.title()}  {header_text(found)}"
 
     def sizeHint(self, option: QStyleOptionViewItem, index: _Index) -> QSize:
-        layout = self._layout(option.font, QRect(0, 0, self._row_width(index), 0), index)
-        return QSize(self._row_width(index), layout.bubble.bottom() + 1 + GAP)
+        width = self._row_width(index)
+        entry = index.data(ENTRY_ROLE)
+        found = entry.message if isinstance(entry, Entry) else entry
+        # What the size depends on: the text (fixed for an id; a card's grows with what it rolls up), the pin
+        # badge, how much is shown, the width and the font.
+        key = (entry.card.id, entry.card.count) if isinstance(entry, Entry) and entry.card is not None else \
+            (found.id, found.pinned) if isinstance(found, ChatMessage) else (index.row(),)
+        key += (isinstance(entry, Entry), index.data(CUT_ROLE), bool(index.data(WHOLE_ROLE)), width,
+                option.font.key())
+        size = self._sizes.get(key)
+        if size is None:
+            if len(self._sizes) >= self.SIZES_KEPT:
+                self._sizes.clear()
+            layout = self._layout(option.font, QRect(0, 0, width, 0), index)
+            size = self._sizes[key] = QSize(width, layout.bubble.bottom() + 1 + GAP)
+        return size
 
     # --- painting ------------------------------------------------------------------------------------
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: _Index) -> None:
@@ -332,6 +351,9 @@ class TokenGauge(QWidget):
         painter.setFont(small)
         for rule in self.rules:
             x = bar.left() + round(bar.width() * rule.trigger)
+            # the stage's colour with a base-coloured halo: readable over the fill of that same colour
+            painter.setPen(QPen(palette.color(palette.ColorRole.Base), 4))
+            painter.drawLine(QPoint(x, bar.top() + 1), QPoint(x, bar.bottom() - 1))
             painter.setPen(QPen(QColor(STAGE_COLOURS[rule.stage]), 2))
             painter.drawLine(QPoint(x, bar.top() - 1), QPoint(x, bar.bottom() + 2))
             painter.setPen(palette.color(palette.ColorRole.PlaceholderText))
