@@ -40,6 +40,7 @@ from PySide6.QtWidgets import (
 from ..core.conversations import ChatArchive, ChatMessage, CompactionResult, ComposedBlock, MessageKind, StageRule
 from ..core.conversations import stage_rules as conversation_stage_rules
 from ..services import conversations
+from ..services.library import Library
 from ..services.preferences import DEFAULT_CONTEXT_WINDOW
 from .conversation_model import CUT_ROLE, EntryKind, ThreadModel, summary_cards, thread_entries
 from .conversation_parts import ThreadView, TokenGauge
@@ -79,7 +80,7 @@ class ThreadLoad:
     rules: tuple[StageRule, ...]
 
 
-def load_thread(lib: Any, process: str, wanted: int) -> ThreadLoad:
+def load_thread(lib: Library, process: str, wanted: int) -> ThreadLoad:
     """The latest ``wanted`` live messages of ``process`` and what the window shows around them (pages of at most
     1,000, the service's limit).
 
@@ -379,9 +380,11 @@ class ConversationDialog(QDialog):
                            lambda: self.model.toggle_whole(index))
         if self.selected_range() is not None:
             menu.addAction("Fold Range…", self._ask_fold)
-        if index.isValid():
-            text = self.model.data(index, Qt.ItemDataRole.ToolTipRole) if found is None else found.content
-            menu.addAction("Copy Text", lambda: QApplication.clipboard().setText(text or ""))
+        entry = self.model.entry(index)
+        text = entry.card.archive.summary if entry is not None and entry.card is not None else \
+            found.content if found is not None else None
+        if text is not None:
+            menu.addAction("Copy Text", lambda: QApplication.clipboard().setText(text))
         return menu
 
     # --- showing ---------------------------------------------------------------------------------------
