@@ -6,8 +6,8 @@ View menu's entry, disabled where there is no conversation."""
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtWidgets import QAbstractSlider, QApplication
 
 from vancetope_desktop.core.conversations import ChatRole, MessageKind
 from vancetope_desktop.services import conversations as chat
@@ -204,9 +204,11 @@ def test_the_latest_page_comes_first_and_earlier_pages_on_request(qtbot, lib, ma
     qtbot.mouseClick(dialog.view.viewport(), Qt.MouseButton.LeftButton, pos=footer.center())  # "Show all (…)"
     assert last.data() == long_text.strip() and last.data(WHOLE_ROLE)
     qtbot.waitUntil(lambda: dialog.view.visualRect(last).height() > short_height, timeout=WAIT_MS)
-    dialog.load_earlier()
+    dialog.view.verticalScrollBar().triggerAction(QAbstractSlider.SliderAction.SliderToMinimum)  # scrolled to the top
     qtbot.waitUntil(lambda: dialog.model.rowCount() == 152, timeout=WAIT_MS)
     assert [e.message.seq for e in dialog.model.entries()] == list(range(1, 153))
+    # the person still looks at the message that was at the top, the older ones above it
+    assert dialog.model.entry(dialog.view.indexAt(QPoint(4, 4))).message.seq == 53
     assert not dialog.earlier_button.isEnabled()
 
 
