@@ -11,7 +11,8 @@ Run: ``.venv/bin/python tests/benchmarks/bench_chat_summary.py [--max-words 300]
   stays whole, as it is the range followed.
 * Figures after 1, 5 and 20 compactions, averaged over the conversations: the share of session 1's entities
   (``chat_summary.entities`` of its turns) that the rolling summary still mentions (``chat_summary.mentions``),
-  and the share of all the entities of the ranges folded so far; also the summary's words and the seconds per
+  and the share of all the entities of the ranges folded so far; the same shares in the summary's body alone
+  (without its ``Names and numbers:`` line: what the entity guard adds); the summary's words and the seconds per
   compaction. Prints figures only (no assertions).
 """
 
@@ -26,7 +27,7 @@ from _common import SHARED, need, table
 
 from vancetope_desktop.generation.base import ChatSummaryRequest, ChatTurn
 from vancetope_desktop.generation.builtin import BuiltinGenerator
-from vancetope_desktop.generation.chat_summary import entities, mentions
+from vancetope_desktop.generation.chat_summary import entities, mentions, split_names
 
 LOCOMO = SHARED / "eval" / "locomo" / "locomo-dev.json"
 POINTS = (1, 5, 20)
@@ -72,6 +73,8 @@ def main() -> None:
     first_share: dict[int, list[float]] = {k: [] for k in POINTS}
     all_share: dict[int, list[float]] = {k: [] for k in POINTS}
     words: dict[int, list[int]] = {k: [] for k in POINTS}
+    body_first: dict[int, list[float]] = {k: [] for k in POINTS}
+    body_all: dict[int, list[float]] = {k: [] for k in POINTS}
     rows, seconds = [], []
     for sample in data:
         conversation = sample["conversation"]
@@ -90,6 +93,9 @@ def main() -> None:
                 first_share[k].append(share(summary, session_1))
                 all_share[k].append(share(summary, seen))
                 words[k].append(len(summary.split()))
+                body = split_names(summary)[0]
+                body_first[k].append(share(body, session_1))
+                body_all[k].append(share(body, seen))
                 row += [f"{first_share[k][-1]:.0%}", f"{all_share[k][-1]:.0%} of {len(seen)}"]
         rows.append(row)
         if split:
@@ -100,8 +106,10 @@ def main() -> None:
     print(table("Per conversation: entities the rolling summary still mentions", heads, rows))
     print()
     print(table(f"max_words {args.max_words}; mean over {len(data)} conversations",
-                ["compactions", "session-1 entities kept", "all earlier entities kept", "summary words"],
+                ["compactions", "session-1 entities kept", "all earlier entities kept", "in the body alone (s1 / all)",
+                 "summary words"],
                 [[str(k), f"{statistics.mean(first_share[k]):.1%}", f"{statistics.mean(all_share[k]):.1%}",
+                  f"{statistics.mean(body_first[k]):.1%} / {statistics.mean(body_all[k]):.1%}",
                   f"{statistics.mean(words[k]):.0f}"] for k in POINTS]))
     print(f"\nseconds per compaction: median {statistics.median(seconds):.2f}, max {max(seconds):.2f} "
           f"({len(seconds)} compactions)")

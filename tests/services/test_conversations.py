@@ -76,7 +76,17 @@ def test_bad_messages_are_refused_whole(lib):
         chat.append_many(lib, "session/s1", [NewMessage("fine"), NewMessage("beep", "robot")])
     with pytest.raises(InvalidInput, match="no visible text"):
         chat.append(lib, "session/s1", "\u200b\u200b")
+    with pytest.raises(InvalidInput, match="more than the 1,000,000 a message may"):
+        chat.append(lib, "session/s1", "x" * 1_000_001)
     assert stored_counts(lib.paths.root) == before
+
+
+def test_hostile_text_is_kept_as_written(lib):
+    odd = "NUL\x00 bell\x07 RTL \u202eevil\u202c 中文 emoji 🧪 <script>alert(1)</script> '; DROP TABLE chat_message; --"
+    message = chat.append(lib, "session/s1", odd)
+    assert chat.get_message(lib, message.id).content == odd
+    block = chat.compose_block(lib, "session/s1", 500)
+    assert "DROP TABLE" in block.markdown and block.tokens <= 500
 
 
 def test_pin_and_unpin(lib):
@@ -158,6 +168,17 @@ def test_a_range_never_splits_a_tool_call_from_its_result(lib):
     assert "widened from 3–4 to 2–4" in result.reason
 
 
+def test_a_pinned_tool_result_keeps_its_call_out_of_a_range(lib):
+    # found by the property test (conversation 53): the call was folded and its pinned result kept
+    messages = chat.append_many(lib, "session/s1", [
+        NewMessage(TASK), NewMessage("Checking the queue.", "assistant", tool_call_id="call_1"),
+        NewMessage('{"jobs": 3}', "tool", tool_call_id="call_1", pinned=True),
+        NewMessage("Three are queued.", "assistant"), NewMessage("Thanks.")])
+    result = chat.compact_range(lib, "session/s1", 2, 5, topic="Queue check")
+    assert [m.seq for m in chat.archived_messages(lib, result.archive.id)] == [4, 5]
+    assert {m.id for m in chat.live_messages(lib, "session/s1")} >= {messages[1].id, messages[2].id}
+
+
 def test_a_compaction_that_fails_half_way_leaves_nothing(lib, monkeypatch):
     long_conversation(lib, 10)
     before = stored_counts(lib.paths.root)
@@ -231,3 +252,15 @@ def test_parent_context_crosses_projects_only_as_identity(lib):
     assert not other.parent_shared and "Zurich" not in other.markdown
     with pytest.raises(InvalidInput, match="cannot be the parent"):
         chat.set_parent(lib, "session/s9", "think-process/tp1")
+
+
+def test_a_named_tokenizer_counts_the_tokens(lib, tmp_path):
+    own = lib.embedder().spec.transformer_path / "tokenizer.json"  # a real tokenizer.json, as a chat model's would be
+    lib.settings.chat_tokenizer = str(own.parent)  # a folder holding one
+    message = chat.append(lib, "session/s1", TASK)
+    assert message.tokens == lib.embedder().count_tokens(TASK)
+    lib.settings.chat_tokenizer = str(tmp_path / "missing.json")
+    with pytest.raises(InvalidInput, match="cannot read a tokenizer"):
+        chat.append(lib, "session/s1", "Another message.")
+    with pytest.raises(ValueError, match="increasing"):
+        lib.settings.chat_thresholds = (0.9, 0.8, 0.95)

@@ -1,4 +1,5 @@
-"""Generators (issue 13): text in, summaries, keywords, atom drafts and digest writeups out.
+"""Generators (issue 13): text in, summaries, keywords, atom drafts, digest writeups and conversation summaries
+(issue 15: ``chat_summary``, the built-in one and the entity guard every answer goes through) out.
 
 ``base`` holds the interface every implementation follows and the reply schemas a model is held to;
 ``fallback`` the rule that a failing model item is answered by the built-in generator; ``builtin`` the

@@ -71,6 +71,13 @@ SUMMARY_WINDOW_SHARE = 0.15
 WORDS_PER_TOKEN = 0.75
 """Words asked of a summariser per token of bound (English prose runs ~0.75 words per word-piece token); the
 summary is then cut to the bound by counting, whatever the ratio turns out to be."""
+MAX_MESSAGE_CHARS = 1_000_000
+"""The longest message, in characters (~250,000 tokens: more than any chat model's window holds, so a longer one is a
+pasted file, not a turn; counting and chunking it would hold the write lock for seconds)."""
+SUMMARY_RETRIES = 2
+"""Times a summary over its token bound is asked for again with proportionally fewer words before it is cut: a
+summariser orders its material (decisions, open questions, then points and names), so its own shorter answer keeps
+more of what matters than a cut tail does."""
 EARLIER = "## Earlier Conversation (compacted)"
 PARENT = "## Parent Context"
 RECENT = "## Recent Messages"
@@ -333,7 +340,8 @@ def append_many(lib: Library, process: str, messages: Sequence[NewMessage], *,
         The new messages.
 
     Raises:
-        ScopeNotFound / ScopeError: the process. InvalidInput: an empty list, an unknown role, blank content.
+        ScopeNotFound / ScopeError: the process. InvalidInput: an empty list, an unknown role, blank content, a
+            message over :data:`MAX_MESSAGE_CHARS`.
     """
     if not messages:
         raise InvalidInput("no messages to append")
@@ -346,6 +354,10 @@ def append_many(lib: Library, process: str, messages: Sequence[NewMessage], *,
                                f"{', '.join(r.value for r in ChatRole)})") from None
         if not isinstance(message.content, str) or not message.content.strip():
             raise InvalidInput(f"message {number} is empty")
+        if len(message.content) > MAX_MESSAGE_CHARS:
+            raise InvalidInput(f"message {number} holds {len(message.content):,} characters, more than the "
+                               f"{MAX_MESSAGE_CHARS:,} a message may: store a long text as a note or a file and "
+                               "refer to its id")
     path = check_process(lib, process)
     count = token_counter(lib)
     prepared = []
@@ -560,7 +572,8 @@ def compact_range(lib: Library, process: str, first_seq: int, last_seq: int, *, 
     """Range recompaction: fold a range a person confirmed (a finished sub-topic) into its own summary, and write a
     visible topic stitch where the range was.
 
-    Pinned messages in the range stay live and verbatim; a range whose edge would split a tool call from its result
+    Pinned messages in the range stay live and verbatim (with the tool call or results paired with them); a range
+    whose edge would split a tool call from its result
     is widened to keep the pair whole (the reason says so). Folding the same range again changes nothing.
 
     Args:
@@ -587,7 +600,9 @@ def compact_range(lib: Library, process: str, first_seq: int, last_seq: int, *, 
     # marks an earlier fold of the range itself (folding it again must change nothing)
     in_range = [m for m in every if (low <= m.after_seq < high if m.after_seq is not None else low <= m.seq <= high)]
     folded = [m for m in in_range if m.archived_in is not None]
-    todo = [m for m in in_range if m.archived_in is None and not m.pinned]
+    # a pinned message stays verbatim, and so does the rest of its unit: its tool call or results go with it
+    held = {m.id for unit in fold_units(ordered) if any(m.pinned for m in unit) for m in unit}
+    todo = [m for m in in_range if m.archived_in is None and m.id not in held]
     homes = sorted({m.archived_in for m in folded if m.archived_in})
     if folded and not todo:
         if len(homes) == 1:
@@ -602,7 +617,8 @@ def compact_range(lib: Library, process: str, first_seq: int, last_seq: int, *, 
                            f"{', '.join(homes)}): choose a range of live messages (live here: "
                            f"{_seq_list(sorted(m.seq for m in todo))})")
     if not todo:
-        raise InvalidInput(f"messages {low}–{high} are all pinned: pinned messages are never folded")
+        raise InvalidInput(f"messages {low}–{high} are all pinned (or paired with a pinned tool call or result): "
+                           "pinned messages are never folded")
     summary = _summarize(lib, generator, todo, previous="", topic=topic, bound=summary_bound(lib, None))
     result = _write_archive(lib, path, todo, summary, stage=None, topic=topic, previous=None,
                             actor=actor or audit.current_user(), stitch_after=high)
@@ -639,9 +655,15 @@ def _summarize(lib: Library, generator: Generator | None, messages: Sequence[Cha
     request = ChatSummaryRequest(turns=[ChatTurn(seq=m.seq, role=m.role.value if m.kind is MessageKind.MESSAGE
                                                  else MessageKind.STITCH.value, text=m.content) for m in messages],
                                  previous=previous, topic=topic, max_words=max(1, int(bound * WORDS_PER_TOKEN)))
-    summary = writer.summarize_chat(request).strip()
     count = token_counter(lib)
-    summary = _cut(summary, bound, count)
+    summary = writer.summarize_chat(request).strip()
+    for _ in range(SUMMARY_RETRIES):  # names and numbers run several tokens a word: ask again for fewer words
+        size = count(summary)
+        if size <= bound:
+            break
+        request = request.model_copy(update={"max_words": max(1, int(request.max_words * bound / size * 0.95))})
+        summary = writer.summarize_chat(request).strip()
+    summary = _cut(summary, bound, count)  # a summariser that still overshoots is cut at a word
     return summary, count(summary)
 
 
