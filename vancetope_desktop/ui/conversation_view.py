@@ -1,5 +1,5 @@
-"""The Conversation window (View ▸ Conversation…, or "Conversation…" in a process's menu in the scope switcher and
-the folder tree; issue 15): a session's or think process's conversation as a thread, with what the prompt replays.
+"""The Conversation window (issue 15; opened by :mod:`.conversation_flow`): a session's or think process's
+conversation as a thread, with what the prompt replays.
 
 The thread (:mod:`.conversation_model`, drawn by :mod:`.conversation_parts`) shows the live messages — the latest
 :data:`PAGE` first, older pages on "Load Earlier" or scrolling to the top — with each folded range as a summary card
@@ -18,8 +18,7 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, QObject, QPoint, Qt, Signal
-from PySide6.QtGui import QAction
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, QPoint, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
@@ -28,7 +27,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QInputDialog,
     QLabel,
-    QMainWindow,
     QMenu,
     QPushButton,
     QSpinBox,
@@ -44,10 +42,6 @@ from ..services.library import Library
 from ..services.preferences import DEFAULT_CONTEXT_WINDOW
 from .conversation_model import CUT_ROLE, EntryKind, ThreadModel, summary_cards, thread_entries
 from .conversation_parts import ThreadView, TokenGauge
-from .folder_model import FolderTarget
-from .folder_tree import FolderTreeView
-from .scope_switcher import ScopeSwitcher
-from .window_parts import menu_named
 from .workbench import Workbench
 
 PAGE = 100
@@ -430,77 +424,3 @@ class ConversationDialog(QDialog):
     def _top_row_id(self) -> str | None:
         index = self.view.indexAt(QPoint(4, 4))
         return (self._id_at(index) or None) if index.isValid() else None
-
-
-class ConversationFlow(QObject):
-    """The Conversation windows of one main window: View ▸ Conversation… for the window's scope (disabled, with
-    the reason, when it is no session or think process), "Conversation…" in a process's menu in the scope switcher
-    and the folder tree, one window per process (kept: reopening reads again), and the context window they share.
-
-    Signals:
-        context_window_changed(int): the person chose another context window: the window remembers it for this
-            library (``Preferences.with_context_window``).
-    """
-
-    context_window_changed = Signal(int)
-
-    def __init__(self, window: QMainWindow, workbench: Workbench, *, folder_tree: FolderTreeView,
-                 scope_switcher: ScopeSwitcher, context_window: int) -> None:
-        super().__init__(window)
-        self.window, self.workbench, self.context_window = window, workbench, context_window
-        self.dialogs: dict[str, ConversationDialog] = {}
-        self.view_action = QAction("Conversation…", window)
-        self.view_action.triggered.connect(lambda: self.open(workbench.state.scope))
-        view_menu = menu_named(window, "&View")
-        if view_menu is not None:  # beside the other memory windows, before the Theme submenu's separator
-            view_menu.setToolTipsVisible(True)
-            after = next((a for a in view_menu.actions() if a.text() == "Topic Map…"), None)
-            following = view_menu.actions()[view_menu.actions().index(after) + 1] if after is not None else None
-            view_menu.insertAction(following, self.view_action)
-        folder_tree.menu_extension_requested.connect(self._extend_tree_menu)
-        scope_switcher.conversation_requested.connect(self.open)
-        workbench.snapshot_ready.connect(lambda _s: self._update_action())
-        self._update_action()
-
-    def is_process(self, path: str) -> bool:
-        """Whether ``path`` is a session or think process (as the latest snapshot lists the scopes)."""
-        snapshot = self.workbench.snapshot
-        kind = next((s.kind for s in snapshot.scopes if s.path == path), None) if snapshot is not None else None
-        return kind in conversations.PROCESS_KINDS
-
-    def open(self, process: str) -> ConversationDialog | None:
-        """Show ``process``'s Conversation window (None: it is no session or think process)."""
-        if not self.is_process(process):
-            return None
-        dialog = self.dialogs.get(process)
-        if dialog is None:
-            dialog = self.dialogs[process] = ConversationDialog(self.workbench, process, self.context_window,
-                                                                self.window)
-            dialog.context_window_changed.connect(self._window_changed)
-        else:
-            dialog.set_context_window(self.context_window)
-            dialog.reload()
-        dialog.show()
-        dialog.raise_()
-        return dialog
-
-    def _window_changed(self, tokens: int) -> None:
-        self.context_window = tokens
-        for dialog in self.dialogs.values():
-            if dialog.context_window != tokens:
-                dialog.set_context_window(tokens)
-        self.context_window_changed.emit(tokens)
-
-    def _update_action(self) -> None:
-        scope = self.workbench.state.scope
-        process = self.is_process(scope)
-        self.view_action.setEnabled(process)
-        self.view_action.setToolTip(
-            "The conversation of the current session or think process: its messages, summaries and pinned ones"
-            if process else "Conversations belong to sessions and think processes: switch to one (the scope "
-                            "switcher) or right-click one in the Scopes tree")
-
-    def _extend_tree_menu(self, menu: QMenu, target: FolderTarget | None) -> None:
-        if target is not None and target.kind == "scope" and self.is_process(target.key):
-            menu.addSeparator()
-            menu.addAction("Conversation…", lambda path=target.key: self.open(path))

@@ -54,7 +54,7 @@ from .atom_extraction_actions import AtomExtractionActions
 from .atoms_view import AtomsDialog
 from .citation_actions import CitationActions
 from .conflicts_view import ConflictsDialog
-from .conversation_view import ConversationFlow
+from .conversation_flow import ConversationFlow
 from .details_panel import DetailsPanel
 from .digests_view import DigestsDialog
 from .dnd import decode_document_ids, local_paths_from_mime
