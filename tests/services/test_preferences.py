@@ -11,6 +11,7 @@ import pytest
 from vancetope_desktop.core.errors import InvalidInput
 from vancetope_desktop.services.preferences import (
     CONFIG_DIR_ENV,
+    DEFAULT_CONTEXT_WINDOW,
     MAX_RECENT,
     Preferences,
     check_library_location,
@@ -85,6 +86,15 @@ def test_recent_libraries_move_to_front_without_duplicates(tmp_path):
     assert len(prefs.recent_libraries) == MAX_RECENT
     assert prefs.recent_libraries[0] == tmp_path / f"lib{MAX_RECENT + 4}"
 
+
+def test_the_context_window_is_remembered_per_library(config_dir, tmp_path):
+    """The Conversation window's context window: the default until chosen, then that library's own."""
+    prefs = Preferences()
+    assert prefs.context_window(tmp_path / "a") == DEFAULT_CONTEXT_WINDOW == 8192
+    save_preferences(prefs.with_context_window(tmp_path / "a", 32_768))
+    loaded = load_preferences()
+    assert loaded.context_window(tmp_path / "a") == 32_768
+    assert loaded.context_window(tmp_path / "b") == DEFAULT_CONTEXT_WINDOW
 
 def test_library_location_accepts_existing_and_creatable_folders(tmp_path):
     assert check_library_location(str(tmp_path)) == tmp_path

@@ -123,7 +123,7 @@ def test_publish_and_settings_from_the_tree(qtbot, library):
         return [a.text() for a in switcher.tree_context_menu().actions() if not a.isSeparator()]
 
     switcher.tree.setCurrentIndex(switcher.model.index_for("think-process/tp_2"))
-    assert texts()[-2:] == ["Publish to Project…", "Scope Settings…"]
+    assert texts()[-3:] == ["Publish to Project…", "Conversation…", "Scope Settings…"]
     with qtbot.waitSignal(switcher.publish_requested) as blocker:
         switcher.publish_action.trigger()
     assert blocker.args == ["think-process/tp_2"]

@@ -22,6 +22,9 @@ from ..store.atomic import write_text_atomic
 
 CONFIG_DIR_ENV = "VANCETOPE_CONFIG_DIR"
 MAX_RECENT = 10
+DEFAULT_CONTEXT_WINDOW = 8192
+"""The context window the Conversation view measures a conversation against until one is chosen for a library
+(tokens): a small local chat model's, so that the gauge warns early rather than late."""
 
 Theme = Literal["system", "light", "dark"]
 
@@ -37,6 +40,8 @@ class Preferences(BaseModel):
         theme: ``"system"`` follows the desktop's light/dark setting; ``"light"``/``"dark"`` force one.
         recent_libraries: Library folders opened before, most recent first (at most :data:`MAX_RECENT`).
         citation_style: The style "Copy citation" formats in (a key of ``services.citations.STYLES``).
+        context_windows: The Conversation view's context window (tokens) per library folder (its path as text):
+            the model a library's agents talk to is the library's, not the user's.
     """
 
     model_config = ConfigDict(extra="ignore", validate_assignment=True)
@@ -45,12 +50,21 @@ class Preferences(BaseModel):
     theme: Theme = "system"
     recent_libraries: list[Path] = Field(default_factory=list)
     citation_style: str = "apa"
+    context_windows: dict[str, int] = Field(default_factory=dict)
 
     def with_recent(self, path: Path) -> Preferences:
         """A copy with ``path`` moved to the front of :attr:`recent_libraries` (duplicates dropped, list capped)."""
         path = Path(path)
         recent = [path, *(p for p in self.recent_libraries if p != path)][:MAX_RECENT]
         return self.model_copy(update={"recent_libraries": recent})
+
+    def context_window(self, library: Path) -> int:
+        """The context window chosen for ``library`` (tokens), :data:`DEFAULT_CONTEXT_WINDOW` until one is."""
+        return self.context_windows.get(str(Path(library)), DEFAULT_CONTEXT_WINDOW)
+
+    def with_context_window(self, library: Path, tokens: int) -> Preferences:
+        """A copy remembering ``tokens`` as ``library``'s context window."""
+        return self.model_copy(update={"context_windows": {**self.context_windows, str(Path(library)): int(tokens)}})
 
 
 def preferences_path() -> Path:

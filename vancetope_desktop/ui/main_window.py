@@ -54,6 +54,7 @@ from .atom_extraction_actions import AtomExtractionActions
 from .atoms_view import AtomsDialog
 from .citation_actions import CitationActions
 from .conflicts_view import ConflictsDialog
+from .conversation_flow import ConversationFlow
 from .details_panel import DetailsPanel
 from .digests_view import DigestsDialog
 from .dnd import decode_document_ids, local_paths_from_mime
@@ -149,6 +150,10 @@ class MainWindow(QMainWindow):
                                          search_pane=self.search_pane, details=self.details,
                                          current_viewer=self.current_viewer, style=self.preferences.citation_style)
         self.citations.style_chosen.connect(self._remember_citation_style)
+        self.conversations = ConversationFlow(self, self.workbench, folder_tree=self.folder_tree,
+                                              scope_switcher=self.scope_switcher,
+                                              context_window=self.preferences.context_window(library.paths.root))
+        self.conversations.context_window_changed.connect(self._remember_context_window)
         self.atom_extraction = AtomExtractionActions(self, self.workbench, table=self.table,
                                                      folder_tree=self.folder_tree)
         self.organise = OrganiseActions(self, self.workbench, self.table)
@@ -944,6 +949,10 @@ class MainWindow(QMainWindow):
 
     def _remember_citation_style(self, name: str) -> None:
         self.preferences = self.preferences.model_copy(update={"citation_style": name})
+        save_preferences(self.preferences)
+
+    def _remember_context_window(self, tokens: int) -> None:
+        self.preferences = self.preferences.with_context_window(self.library.paths.root, tokens)
         save_preferences(self.preferences)
 
     def show_tasks(self) -> None:

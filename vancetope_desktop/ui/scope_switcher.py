@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 
 from ..core.scope_info import ScopeInfo
 from ..core.scopes import ScopeKind
+from ..services.conversations import PROCESS_KINDS
 from . import themes
 from .dnd import DOCUMENT_MIME, branch_refusal, decode_document_ids, decode_source_scopes, drag_move_refusal
 
@@ -312,6 +313,7 @@ class ScopeSwitcher(QWidget):
         rename_requested(str), archive_requested(str).
         publish_requested(str): request promotion of every result of this think process to its project.
         settings_requested(str): open this scope's settings.
+        conversation_requested(str): open this session's or think process's Conversation window.
         documents_dropped(list[str], str): document ids dropped on a scope of the tree or on a crumb.
         move_refused(str): dragged documents cannot go to the scope under the cursor; the text says why.
     """
@@ -322,6 +324,7 @@ class ScopeSwitcher(QWidget):
     archive_requested = Signal(str)
     publish_requested = Signal(str)
     settings_requested = Signal(str)
+    conversation_requested = Signal(str)
     documents_dropped = Signal(list, str)
     move_refused = Signal(str)
 
@@ -429,10 +432,14 @@ class ScopeSwitcher(QWidget):
         self.publish_action.triggered.connect(lambda: self._emit_for_selected(self.publish_requested))
         self.settings_action = QAction("Scope Settings…", menu)
         self.settings_action.triggered.connect(lambda: self._emit_for_selected(self.settings_requested))
+        self.conversation_action = QAction("Conversation…", menu)
+        self.conversation_action.setToolTip("The conversation of this session or think process")
+        self.conversation_action.triggered.connect(lambda: self._emit_for_selected(self.conversation_requested))
         for action in (self.new_child_action, self.new_group_action, self.rename_action, self.archive_action):
             menu.addAction(action)
         menu.addSeparator()
         menu.addAction(self.publish_action)
+        menu.addAction(self.conversation_action)
         menu.addAction(self.settings_action)
         self.tree.selectionModel().currentChanged.connect(lambda current, _previous: self._update_scope_actions())
         self._tree_menu = menu
@@ -468,12 +475,15 @@ class ScopeSwitcher(QWidget):
         menu.addSeparator()
         if self.publish_action.isEnabled():
             menu.addAction(self.publish_action)
+        if self.conversation_action.isEnabled():
+            menu.addAction(self.conversation_action)
         menu.addAction(self.settings_action)
         return menu
 
     def _update_scope_actions(self) -> None:
         scope = self.model.scope(self.tree.currentIndex())
         self.publish_action.setEnabled(scope is not None and scope.kind == ScopeKind.THINK_PROCESS)
+        self.conversation_action.setEnabled(scope is not None and scope.kind in PROCESS_KINDS)
 
     def _dropped_on_tree(self, ids: list[str], path: str) -> None:
         self._tree_menu.close()

@@ -7,8 +7,10 @@ is indexed: the library with a paper open, search results, the tag pane filterin
 queue with a think process's request selected, the Tasks panel, a paper with its annotations, a note
 with its backlinks, the Duplicates dialog, Copy Citation with a CSL style chosen, and an agent's Episodes,
 Conflicts and Atoms windows (:mod:`.tour_memories`, added last so the other pictures do not show them), the
-Digests window over that agent's day (:mod:`.tour_digest`), and the project's Topics window, tree and map, once
-the atoms of its papers are read and its topic tree built (the app's own Extract Atoms and Rebuild now). Each step waits
+Digests window over that agent's day (:mod:`.tour_digest`), the project's Topics window, tree and map, once
+the atoms of its papers are read and its topic tree built (the app's own Extract Atoms and Rebuild now), and a
+session's Conversation window (:mod:`.tour_conversation`: a summary card, a topic folded by hand with its card open,
+its stitch, pinned messages, the latest turns). Each step waits
 on the window's own signals, never on fixed sleeps, except a short settle time for QPdfView to paint
 its pages.
 """
@@ -25,13 +27,13 @@ from PySide6.QtWidgets import QApplication, QMenu, QWidget
 
 from ..core.documents import DocumentType, IndexState
 from ..services import demo
-from . import tour_digest, tour_library, tour_memories
+from . import tour_conversation, tour_digest, tour_library, tour_memories
 from .main_window import MainWindow, default_dock_widths
 from .viewer.pdf_viewer import PdfViewer
 
 SHOTS = ("library-pdf.png", "search.png", "tags.png", "review.png", "tasks.png", "annotations.png", "backlinks.png",
          "duplicates.png", "export.png", "episodes.png", "conflicts.png", "atoms.png", "digests.png", "topics.png",
-         "topic-map.png")
+         "topic-map.png", "conversation.png")
 CITATION_STYLE = "nature"
 DEMO_QUERY = "What are the hardware requirements of Flash Attention?"
 SETTLE_MS = 800
@@ -357,6 +359,42 @@ class ScreenshotTour(QObject):
 
     def _shot_topic_map(self) -> None:
         self._save(SHOTS[14], self.dialog)
+        self.dialog.close()
+        workbench, flow = self.window.workbench, self.window.conversations
+        self.session: tuple[str, int] | None = None
+
+        def added(made: tuple[str, int]) -> None:
+            self.session = made
+
+        workbench.run("Preparing the conversation",
+                      lambda _c: tour_conversation.add_tour_conversation(workbench.lib, self.project), on_result=added,
+                      on_error=lambda error: self._give_up(f"preparing the conversation: {error}"))
+        self._when(lambda: self.session is not None and flow.is_process(self.session[0]), self._open_conversation)
+
+    def _open_conversation(self) -> None:
+        path, context_window = self.session
+        self.dialog = self.window.conversations.open(path)
+        self.dialog.resize(1040, 860)
+        self.dialog.window_spin.setValue(context_window)
+        dialog, model = self.dialog, self.dialog.model
+
+        def topic_open() -> bool:
+            # The hand-folded topic's card open on its originals; the thread read from its start.
+            card = next((e for e in model.entries() if e.card is not None and e.card.archive.topic), None)
+            if card is None:
+                return False
+            index = model.index_of(card.id)
+            dialog.view.expand(index)
+            if model.rowCount(index) == 0:
+                return False
+            dialog.view.scrollToTop()
+            return True
+
+        self._when(topic_open, self._shot_conversation, settle=True)
+
+    def _shot_conversation(self) -> None:
+        self.dialog.view.scrollToTop()
+        self._save(SHOTS[15], self.dialog)
         self.dialog.close()
         self._finish()
 

@@ -151,9 +151,9 @@ def is_dark(app: QApplication) -> bool:
 @cache
 def icon(name: str) -> QIcon:
     """The icon ``resources/icons/<name>.svg``: ``"app"`` or a document/file kind (``pdf``, ``note``,
-    ``fact``, ``result``, ``reference``, ``structured``, ``folder``, ``file``, ``image``), ``scope`` or a
-    folder-tree entry (``smart-all``, ``smart-unfiled``, ``smart-recent``, ``smart-problems``, ``smart-archived``,
-    ``smart-trash``).
+    ``fact``, ``result``, ``reference``, ``structured``, ``folder``, ``file``, ``image``), ``scope``, ``pin`` (a
+    conversation's pinned message) or a folder-tree entry (``smart-all``, ``smart-unfiled``, ``smart-recent``,
+    ``smart-problems``, ``smart-archived``, ``smart-trash``).
 
     Raises:
         FileNotFoundError: no such icon.

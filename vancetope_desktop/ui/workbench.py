@@ -32,6 +32,7 @@ from ..services import (
     citation_keys,
     citations,
     conflicts,
+    conversations,
     demo,
     digest,
     documents,
@@ -1045,6 +1046,34 @@ class Workbench(QObject):
             return [d for i in ids for d in lifecycle.bring_back(lib, i, scope=scope, user_action=action)]
 
         return self.run("Restore", work)
+
+    # --- conversations (issue 15): the same ``services.conversations`` calls as ``vancetope chat …`` -------------
+    def set_message_pinned(self, message_id: str, pinned: bool,
+                           on_done: Callable[[Any], None] | None = None) -> Task:
+        """Pin a conversation's message (kept verbatim through every compaction) or unpin it, as ``chat pin``
+        does (``conversations.set_pinned``). Nothing to index: the text is unchanged."""
+        lib = self.lib
+        return self.run("Pin message" if pinned else "Unpin message",
+                        lambda _c: conversations.set_pinned(lib, message_id, pinned), on_result=on_done, index=False)
+
+    def compact_conversation(self, process: str, context_window: int, on_done: Callable[[Any], None] | None = None,
+                             on_error: Callable[[BaseException], None] | None = None) -> Task:
+        """Run the sliding window over ``process``'s conversation against ``context_window`` tokens, as ``chat
+        compact`` does (``conversations.compact``). Shown in Tasks: the summary may come from a model and take a
+        while; the summary note it writes is indexed."""
+        lib = self.lib
+        return self.run("Compacting the conversation", lambda _c: conversations.compact(
+            lib, process, context_window=context_window), on_result=on_done, on_error=on_error, visible=True)
+
+    def fold_conversation_range(self, process: str, first_seq: int, last_seq: int, topic: str,
+                                on_done: Callable[[Any], None] | None = None,
+                                on_error: Callable[[BaseException], None] | None = None) -> Task:
+        """Fold messages ``first_seq``–``last_seq`` of ``process`` into a summary on ``topic`` with a topic stitch
+        where they were, as ``chat compact-range`` does (``conversations.compact_range``); a refusal (a range
+        overlapping folded messages, only pinned ones) reaches ``on_error`` with the service's reason."""
+        lib = self.lib
+        return self.run("Folding a range", lambda _c: conversations.compact_range(
+            lib, process, first_seq, last_seq, topic=topic), on_result=on_done, on_error=on_error, visible=True)
 
 
 def _describe(paths: Sequence[Path]) -> str:
