@@ -234,6 +234,16 @@ def test_the_block_replays_summary_and_pins_within_budget(lib):
         chat.compose_block(lib, "session/s1", 20)
 
 
+def test_a_budget_below_the_headings_is_refused_even_without_pins(lib):
+    # found by the property test: with nothing pinned, a 14-token budget got a 17-token block
+    reply = chat.append_many(lib, "session/s1", [NewMessage(TASK), NewMessage("On it.", "assistant")])[1]
+    chat.set_pinned(lib, chat.live_messages(lib, "session/s1")[0].id, False)
+    with pytest.raises(BudgetTooSmall, match="give at least"):
+        chat.compose_block(lib, "session/s1", 14)
+    block = chat.compose_block(lib, "session/s1", 200)
+    assert block.tokens <= 200 and not block.pinned and block.recent[-1] == reply.id and block.left_out == 0
+
+
 def test_parent_context_crosses_projects_only_as_identity(lib):
     scopes.create_scope(lib, "project", "secret", parent="group/default", name="Secret project")
     scopes.create_scope(lib, "session", "s9", parent="project/secret", name="Other lab")

@@ -842,13 +842,6 @@ def compose_block(lib: Library, process: str, budget: int) -> ComposedBlock:
         PARENT, f"Parent process: {parent.name} ({parent.path})"
         + ("" if shared else " — in another project: its conversation is not shared with this one")]
     pinned_lines = [f"- **{m.role.value}** (#{m.seq}, pinned): {m.content}" for m in pinned]
-    fixed = "\n\n".join(["\n".join(parent_lines), EARLIER, *(["Pinned messages:\n" + "\n".join(pinned_lines)]
-                                                             if pinned_lines else []), RECENT])
-    need = count(fixed)
-    if need > budget:
-        raise BudgetTooSmall(f"a budget of {budget:,} tokens cannot hold the pinned messages of {path} and the block's "
-                             f"headings ({need:,} tokens): give at least {need:,}, or unpin messages")
-
     def assemble(parent_text: str, summary_text: str, shown: Sequence[ChatMessage]) -> str:
         parts = []
         if parent_lines:
@@ -864,8 +857,12 @@ def compose_block(lib: Library, process: str, budget: int) -> ComposedBlock:
         parts.append("\n\n".join([RECENT, *(_recent_line(m) for m in shown)]))
         return "\n\n".join(parts)
 
-    base = assemble("", "", [])
-    room = budget - count(base)
+    base = assemble("", "", [])  # what the block holds at the least: headings, parent's identity, pinned messages
+    need = count(base)
+    if need > budget:
+        raise BudgetTooSmall(f"a budget of {budget:,} tokens cannot hold the pinned messages of {path} and the block's "
+                             f"headings ({need:,} tokens): give at least {need:,}, or unpin messages")
+    room = budget - need
     parent_text = "" if parent_summary is None else _cut(parent_summary.content or "", max(0, room // 3), count)
     parent_text = parent_text if parent_text != ELLIPSIS else ""
     room -= count(parent_text) + 2 if parent_text else 0
