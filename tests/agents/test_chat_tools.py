@@ -21,9 +21,9 @@ from vancetope_desktop.services.library import Library
 from vancetope_desktop.services.search import search
 
 from ..conftest import stored_counts
+from ..conversation_samples import TASK, turn
 
 TP1, TP2 = "think-process/tp1", "think-process/tp2"
-TASK = "Compare the LoRA and full fine-tuning runs on the Vienna cluster and report which one to keep."
 
 
 @pytest.fixture
@@ -38,13 +38,8 @@ def lib(library: Library) -> Library:
 def converse(tools: MemoryTools, turns: int) -> list[dict]:
     """The task, then ``turns`` user/assistant exchanges with names and numbers, through ``chat_append``."""
     sent = [tools.call("chat_append", {"content": TASK}).model_dump()]
-    for n in range(1, turns + 1):
-        sent.append(tools.call("chat_append", {
-            "content": f"Run {n}: did Maria's job on node gpu-{n:02d} finish? It used batch size {16 * n}."
-        }).model_dump())
-        sent.append(tools.call("chat_append", {
-            "content": f"Yes. Run {n} on gpu-{n:02d} finished in {3 + n} hours with loss {1.0 / n:.3f}; Maria "
-                       f"decided to keep checkpoint {n * 100}.", "role": "assistant"}).model_dump())
+    for message in (m for n in range(1, turns + 1) for m in turn(n)):
+        sent.append(tools.call("chat_append", {"content": message.content, "role": str(message.role)}).model_dump())
     return sent
 
 

@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from vancetope_desktop.core.conversations import ChatRole, MessageKind, Stage, Strength
+from vancetope_desktop.core.conversations import MessageKind, Stage, Strength
 from vancetope_desktop.core.documents import DocumentStatus, DocumentType
 from vancetope_desktop.core.errors import BudgetTooSmall, InvalidInput, NotFound, ScopeError, ScopeNotFound
 from vancetope_desktop.core.memories import MemoryType
@@ -17,15 +17,7 @@ from vancetope_desktop.services.library import Library
 from vancetope_desktop.services.search import search
 
 from ..conftest import stored_counts
-
-TASK = "Compare the LoRA and full fine-tuning runs on the Vienna cluster and report which one to keep."
-
-
-def turn(n: int) -> list[NewMessage]:
-    """One user/assistant exchange with names and numbers a summary should keep."""
-    return [NewMessage(f"Run {n}: did Maria's job on node gpu-{n:02d} finish? It used batch size {16 * n}."),
-            NewMessage(f"Yes. Run {n} on gpu-{n:02d} finished in {3 + n} hours with loss {1.0 / n:.3f}; Maria "
-                       f"decided to keep checkpoint {n * 100}.", ChatRole.ASSISTANT)]
+from ..conversation_samples import TASK, converse, turn
 
 
 @pytest.fixture
@@ -36,10 +28,7 @@ def lib(library: Library) -> Library:
 
 
 def long_conversation(lib: Library, turns: int = 20, process: str = "session/s1") -> list:
-    messages = [NewMessage(TASK)]
-    for n in range(1, turns + 1):
-        messages += turn(n)
-    return chat.append_many(lib, process, messages)
+    return converse(lib, process, turns)
 
 
 def test_messages_are_numbered_counted_and_the_task_is_pinned(lib):

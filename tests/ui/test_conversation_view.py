@@ -12,7 +12,6 @@ from PySide6.QtWidgets import QAbstractSlider, QApplication
 from vancetope_desktop.core.conversations import ChatRole, MessageKind
 from vancetope_desktop.services import conversations as chat
 from vancetope_desktop.services import scopes
-from vancetope_desktop.services.conversations import NewMessage
 from vancetope_desktop.services.preferences import DEFAULT_CONTEXT_WINDOW, load_preferences
 from vancetope_desktop.ui.conversation_model import (
     CUT_ROLE,
@@ -27,18 +26,11 @@ from vancetope_desktop.ui.conversation_model import (
 from vancetope_desktop.ui.conversation_view import PAGE, ConversationDialog
 from vancetope_desktop.ui.folder_model import FolderTarget
 
+from ..conversation_samples import TASK
+from ..conversation_samples import converse as sample_conversation
+
 WAIT_MS = 20_000
 SESSION = "session/s1"
-TASK = "Compare the LoRA and full fine-tuning runs on the Vienna cluster and report which one to keep."
-
-
-def turn(n: int) -> list[NewMessage]:
-    """One exchange: messages ``2n`` (the person's) and ``2n + 1`` (the assistant's) after the task."""
-    return [NewMessage(f"Run {n}: did Maria's job on node gpu-{n:02d} finish? It used batch size {16 * n}."),
-            NewMessage(f"Yes. Run {n} on gpu-{n:02d} finished in {3 + n} hours with loss {1.0 / n:.3f}; Maria "
-                       f"decided to keep checkpoint {n * 100}.", ChatRole.ASSISTANT)]
-
-
 @pytest.fixture
 def lib(library):
     scopes.create_scope(library, "session", "s1", parent="project/inbox", name="Fine-tuning review")
@@ -46,8 +38,8 @@ def lib(library):
 
 
 def converse(lib, turns: int) -> list:
-    """The task (pinned: the first user message) and ``turns`` exchanges."""
-    return chat.append_many(lib, SESSION, [NewMessage(TASK)] + [m for n in range(1, turns + 1) for m in turn(n)])
+    """The task (pinned: the first user message) and ``turns`` exchanges in the session."""
+    return sample_conversation(lib, SESSION, turns)
 
 
 def open_conversation(qtbot, window, process: str = SESSION) -> ConversationDialog:
