@@ -1,4 +1,5 @@
-"""The Conversation window's widgets (issue 15): the thread view and its delegate, and the token gauge.
+"""The Conversation window's widgets (issue 15): the thread view and its delegate, the token gauge, and the dialog
+that picks the process a conversation's process works for.
 
 The delegate draws a :class:`~.conversation_model.ThreadModel` row as a chat bubble — a person's messages on the
 right in the accent colour, the assistant's on the left, tool and system messages muted — with a header (role,
@@ -26,14 +27,21 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QMouseEvent, QPainter, QPaintEvent, QPalette, QPen, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QDialog,
+    QDialogButtonBox,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
     QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
     QTreeView,
+    QVBoxLayout,
     QWidget,
 )
 
 from ..core.conversations import STAGE_TABLE, ChatMessage, ChatRole, MessageKind, Stage, StageRule, stage_for
+from ..core.scope_info import ScopeInfo
 from . import themes
 from .conversation_model import CUT_ROLE, ENTRY_ROLE, WHOLE_ROLE, Entry, EntryKind
 
@@ -361,6 +369,56 @@ class TokenGauge(QWidget):
             painter.drawText(label, int(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop),
                              f"{rule.trigger:.0%}")
         painter.end()
+
+
+class ParentDialog(QDialog):
+    """Which process ``process`` works for (``conversations.set_parent``, ``vancetope chat parent``): "No other
+    process" first, then every other session and think process as "name (path)", the current parent selected.
+
+    ``chosen()`` is the picked process's path, None for "No other process".
+    """
+
+    RULE = ("Its summary heads this conversation's prompt block when it is in the same project; from another "
+            "project only its name.")
+
+    def __init__(self, process: str, processes: Sequence[ScopeInfo], current: str | None,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Works For")
+        self.list = QListWidget(self)
+        self._add("No other process", None)
+        others = [p for p in processes if p.path != process]
+        if current is not None and all(p.path != current for p in others):  # archived since: still shown as it is
+            self._add(current, current)
+        for found in others:
+            self._add(f"{found.name} ({found.path})", found.path)
+        self.choose(current)
+        self.list.itemDoubleClicked.connect(lambda _item: self.accept())
+        rule = QLabel(self.RULE, self)
+        rule.setWordWrap(True)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(QLabel(f"The process {process} works for:", self))
+        layout.addWidget(self.list, 1)
+        layout.addWidget(rule)
+        layout.addWidget(buttons)
+        self.resize(460, 360)
+
+    def _add(self, text: str, path: str | None) -> None:
+        item = QListWidgetItem(text, self.list)
+        item.setData(Qt.ItemDataRole.UserRole, path)
+
+    def choose(self, path: str | None) -> None:
+        """Select ``path`` (None: "No other process") as the person would."""
+        self.list.setCurrentRow(next(r for r in range(self.list.count())
+                                     if self.list.item(r).data(Qt.ItemDataRole.UserRole) == path))
+
+    def chosen(self) -> str | None:
+        """The selected process's path; None for "No other process"."""
+        item = self.list.currentItem()
+        return None if item is None else item.data(Qt.ItemDataRole.UserRole)
 
 
 def _small(font: QFont) -> QFont:
