@@ -400,7 +400,10 @@ class ParentDialog(QDialog):
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
-        layout.addWidget(QLabel(f"The process {process} works for:", self))
+        own = next((p.name for p in processes if p.path == process), process)
+        heading = QLabel(f"The process {own} ({process}) works for:", self)
+        heading.setTextFormat(Qt.TextFormat.PlainText)  # a process's name is the person's text, not markup
+        layout.addWidget(heading)
         layout.addWidget(self.list, 1)
         layout.addWidget(rule)
         layout.addWidget(buttons)

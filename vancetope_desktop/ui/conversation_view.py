@@ -139,6 +139,7 @@ class ConversationDialog(QDialog):
         self.parent_button = QPushButton("Works For…", self)
         self.parent_button.setToolTip("Choose the process this one works for (`vancetope chat parent`): "
                                       + ParentDialog.RULE)
+        self.parent_button.setAutoDefault(False)  # the first button of the window: Return must not open the picker
         self.parent_button.clicked.connect(self.ask_parent)
         self.window_spin = QSpinBox(self)
         self.window_spin.setRange(*WINDOW_RANGE)
