@@ -118,8 +118,8 @@ class MessageDelegate(QStyledItemDelegate):
         body = metrics.boundingRect(QRect(0, 0, text_width, 1 << 20),
                                     int(Qt.TextFlag.TextWordWrap), index.data() or "")
         footer = _footer_text(index)
-        header_width = small.horizontalAdvance(self._header(entry)) + (small.height() + 60 if
-                                                                        found is not None and found.pinned else 0)
+        header_width = self._header_width(font, entry) + (small.height() + 60 if
+                                                          found is not None and found.pinned else 0)
         width = widest if card else min(widest, max(body.width(), header_width,
                                                     small.horizontalAdvance(footer or "")) + 2 * PAD)
         height = PAD + small.height() + GAP + body.height() + (GAP + small.height() if footer else 0) + PAD
@@ -133,13 +133,17 @@ class MessageDelegate(QStyledItemDelegate):
         return _Layout(bubble, header, text, below)
 
     @staticmethod
-    def _header(entry: object) -> str:
+    def _header_width(font: QFont, entry: object) -> int:
+        """The header's width as :meth:`_paint_header` draws it: the role (or a card's title) in bold, the details
+        in the small font (measured all in the small font, a short bubble clipped its "tokens")."""
+        bold = QFontMetrics(_bold(_small(font)))
         if isinstance(entry, Entry) and entry.card is not None:
-            return entry.card.title()
+            return bold.horizontalAdvance(entry.card.title())
         found = entry.message if isinstance(entry, Entry) else entry
         if not isinstance(found, ChatMessage):
-            return ""
-        return f"{'Stitch' if found.kind is MessageKind.STITCH else found.role.value.title()}  {header_text(found)}"
+            return 0
+        return bold.horizontalAdvance(_role_label(found) + "  ") + \
+            QFontMetrics(_small(font)).horizontalAdvance(header_text(found))
 
     def sizeHint(self, option: QStyleOptionViewItem, index: _Index) -> QSize:
         width = self._row_width(index)
@@ -206,8 +210,7 @@ class MessageDelegate(QStyledItemDelegate):
     def _paint_header(self, painter: QPainter, font: QFont, rect: QRect, entry: object, found: ChatMessage | None,
                       muted: QColor) -> None:
         small = _small(font)
-        bold = QFont(small)
-        bold.setBold(True)
+        bold = _bold(small)
         if isinstance(entry, Entry) and entry.card is not None:
             painter.setFont(bold)
             painter.setPen(QColor(CARD_COLOUR))
@@ -217,7 +220,7 @@ class MessageDelegate(QStyledItemDelegate):
             return
         if found is None:
             return
-        label = "Stitch" if found.kind is MessageKind.STITCH else found.role.value.title()
+        label = _role_label(found)
         painter.setFont(bold)
         painter.setPen(QColor(ROLE_COLOURS[found.role]))
         painter.drawText(rect, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), label)
@@ -422,6 +425,17 @@ class ParentDialog(QDialog):
         """The selected process's path; None for "No other process"."""
         item = self.list.currentItem()
         return None if item is None else item.data(Qt.ItemDataRole.UserRole)
+
+
+def _role_label(found: ChatMessage) -> str:
+    """What a message's header starts with: its role, or "Stitch"."""
+    return "Stitch" if found.kind is MessageKind.STITCH else found.role.value.title()
+
+
+def _bold(font: QFont) -> QFont:
+    bolder = QFont(font)
+    bolder.setBold(True)
+    return bolder
 
 
 def _small(font: QFont) -> QFont:
