@@ -263,3 +263,14 @@ def test_a_named_tokenizer_counts_the_tokens(lib, tmp_path):
         chat.append(lib, "session/s1", "Another message.")
     with pytest.raises(ValueError, match="increasing"):
         lib.settings.chat_thresholds = (0.9, 0.8, 0.95)
+
+
+def test_read_export_decodes_the_file_as_a_text_file_and_refuses_what_is_not_json(tmp_path):
+    """``read_export`` (``chat import`` and the app's Import Conversation…): a Windows tool's UTF-16 export reads as
+    a UTF-8 one; bytes that are not JSON are refused with the file named."""
+    export = tmp_path / "run.json"
+    export.write_bytes('[{"role": "user", "content": "Größe prüfen"}]'.encode("utf-16"))
+    assert chat.read_export(export) == [NewMessage("Größe prüfen", "user", None, False)]
+    export.write_text("role: user", encoding="utf-8")
+    with pytest.raises(InvalidInput, match=r"run\.json is not JSON"):
+        chat.read_export(export)

@@ -1,13 +1,16 @@
 """The Conversation window (issue 15) on a real library: the thread in order with its pinned task, summary cards
 that expand to their originals and the topic stitch; pin and unpin from the context menu; the gauge against the
-context window (remembered); Compact Now and Fold Range… through the service; paging; the empty state; and the
-View menu's entry, disabled where there is no conversation."""
+context window (remembered); Compact Now and Fold Range… through the service; Import Conversation… (an export, or
+its refusal) and Works For… (the parent, or a cycle's refusal); paging; the empty state; and the View menu's entry,
+disabled where there is no conversation."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from PySide6.QtCore import QPoint, Qt
-from PySide6.QtWidgets import QAbstractSlider, QApplication
+from PySide6.QtWidgets import QAbstractSlider, QApplication, QDialog, QFileDialog
 
 from vancetope_desktop.core.conversations import ChatRole, MessageKind
 from vancetope_desktop.services import conversations as chat
@@ -23,7 +26,8 @@ from vancetope_desktop.ui.conversation_model import (
     summary_cards,
     thread_entries,
 )
-from vancetope_desktop.ui.conversation_view import PAGE, ConversationDialog
+from vancetope_desktop.ui.conversation_parts import ParentDialog
+from vancetope_desktop.ui.conversation_view import EXPORT_FILTERS, PAGE, ConversationDialog
 from vancetope_desktop.ui.folder_model import FolderTarget
 
 from ..conversation_samples import TASK
@@ -249,3 +253,95 @@ def test_the_thread_model_of_an_empty_conversation_passes_the_model_tester(qtmod
     qtmodeltester.check(model)
     model.set_entries([])
     qtmodeltester.check(model)
+
+
+def openai_export(path):
+    """An exported conversation in OpenAI's shape: a system prompt, the task, a tool call and its result, the
+    answer."""
+    path.write_text(json.dumps({"messages": [
+        {"role": "system", "content": "You are a careful research assistant."},
+        {"role": "user", "content": [{"type": "text", "text": TASK}]},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "call_7", "type": "function",
+             "function": {"name": "search", "arguments": "{\"query\": \"LoRA Vienna\"}"}}]},
+        {"role": "tool", "tool_call_id": "call_7", "content": "Run 1: LoRA, loss 0.412. Run 2: full, loss 0.398."},
+        {"role": "assistant", "content": "Keep the full fine-tuning run: its loss is lower."},
+    ]}), encoding="utf-8")
+    return path
+
+
+def test_import_conversation_appends_an_export_in_order_with_the_task_pinned(qtbot, lib, make_window, tmp_path,
+                                                                             monkeypatch):
+    export = openai_export(tmp_path / "run.json")
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *_a, **_k: (str(export), EXPORT_FILTERS))
+    window = make_window(lib, scope=SESSION)
+    dialog = open_conversation(qtbot, window)
+    assert dialog.pages.currentWidget() is dialog.empty and dialog.import_button.isEnabled()
+    dialog.import_button.click()
+    qtbot.waitUntil(lambda: dialog.status.text().startswith("Imported"), timeout=WAIT_MS)
+    assert dialog.status.text() == "Imported 5 messages #1–#5 (pinned: #2)"
+    found = chat.live_messages(lib, SESSION)
+    assert [(m.seq, m.role, m.pinned) for m in found] == [
+        (1, ChatRole.SYSTEM, False), (2, ChatRole.USER, True), (3, ChatRole.ASSISTANT, False),
+        (4, ChatRole.TOOL, False), (5, ChatRole.ASSISTANT, False)]
+    assert found[1].content == TASK
+    assert found[2].content == 'Tool call: search({"query": "LoRA Vienna"})' and found[2].tool_call_id == "call_7"
+    assert found[3].tool_call_id == "call_7"
+    qtbot.waitUntil(lambda: dialog.model.rowCount() == 5, timeout=WAIT_MS)
+    assert dialog.pages.currentWidget() is dialog.view
+    assert [e.message.seq for e in dialog.model.entries()] == [1, 2, 3, 4, 5]
+
+
+def test_a_broken_export_is_refused_with_every_bad_entry_named_and_nothing_written(qtbot, lib, make_window,
+                                                                                   tmp_path):
+    converse(lib, 1)
+    window = make_window(lib, scope=SESSION)
+    dialog = open_conversation(qtbot, window)
+    not_json = tmp_path / "cut.json"
+    not_json.write_text('[{"role": "user", "content": "Compare the ru', encoding="utf-8")
+    dialog.import_file(not_json)
+    qtbot.waitUntil(lambda: "is not JSON" in dialog.status.text(), timeout=WAIT_MS)
+    broken = tmp_path / "broken.json"
+    broken.write_text(json.dumps([{"role": "user", "content": "Fine."}, 42, {"role": "assistant", "content": {}}]),
+                      encoding="utf-8")
+    dialog.import_file(broken)
+    qtbot.waitUntil(lambda: "nothing imported" in dialog.status.text(), timeout=WAIT_MS)
+    assert "message 2: not an object but 42" in dialog.status.text()
+    assert "message 3: no text content" in dialog.status.text()
+    assert len(chat.live_messages(lib, SESSION)) == 3 and dialog.import_button.isEnabled()
+
+
+def test_works_for_sets_the_parent_and_the_header_names_it(qtbot, lib, make_window, monkeypatch):
+    scopes.create_scope(lib, "session", "plan", parent="project/inbox", name="Planning")
+    converse(lib, 1)
+    window = make_window(lib, scope=SESSION)
+    dialog = open_conversation(qtbot, window)
+    assert not dialog.works_for.isVisible()
+    offered = []
+
+    def pick(picker: ParentDialog) -> QDialog.DialogCode:
+        offered.extend(picker.list.item(r).text() for r in range(picker.list.count()))
+        picker.choose("session/plan")
+        return QDialog.DialogCode.Accepted
+
+    monkeypatch.setattr(ParentDialog, "exec", pick)
+    dialog.parent_button.click()
+    qtbot.waitUntil(lambda: chat.parent_process(lib, SESSION) == "session/plan", timeout=WAIT_MS)
+    # the other processes, never the process itself nor a project
+    assert offered == ["No other process", "Planning (session/plan)"]
+    qtbot.waitUntil(lambda: dialog.works_for.text() == "Works for: Planning (session/plan)", timeout=WAIT_MS)
+    assert dialog.works_for.isVisible() and dialog.status.text() == "This process works for Planning now"
+    dialog.set_parent(None)
+    qtbot.waitUntil(lambda: not dialog.works_for.isVisible(), timeout=WAIT_MS)
+    assert chat.parent_process(lib, SESSION) is None
+
+
+def test_a_cycle_of_parents_is_refused_with_the_service_s_message(qtbot, lib, make_window):
+    scopes.create_scope(lib, "session", "plan", parent="project/inbox", name="Planning")
+    chat.set_parent(lib, "session/plan", SESSION)
+    window = make_window(lib, scope=SESSION)
+    dialog = open_conversation(qtbot, window)
+    dialog.set_parent("session/plan")
+    qtbot.waitUntil(lambda: "cannot be the parent" in dialog.status.text(), timeout=WAIT_MS)
+    assert dialog.status.text().startswith("session/plan cannot be the parent of session/s1")
+    assert chat.parent_process(lib, SESSION) is None and not dialog.works_for.isVisible()

@@ -8,7 +8,6 @@ stitch) embed it before returning unless ``--no-wait``.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated
 
@@ -18,9 +17,8 @@ from rich.table import Table
 
 from ..core.conversations import ChatArchive, ChatMessage, ChatRole, CompactionResult, MessageKind
 from ..core.errors import InvalidInput
-from ..ingest.encoding import decode_text_bytes
 from ..services import conversations, indexing
-from ..services.conversations import HistoryPage, NewMessage
+from ..services.conversations import HistoryPage
 from ..services.library import Library
 from .apps import app
 from .context import CommandGroup, JsonOption, LibraryOption, WaitOption, emit, err, open_library, out, read_stdin
@@ -63,7 +61,7 @@ def chat_import(
 ) -> None:
     """Append a whole exported conversation, in order, all or nothing: a bad entry is named by its number."""
     with open_library(library) as lib:
-        messages = conversations.append_many(lib, process, _exported(file))
+        messages = conversations.append_many(lib, process, conversations.read_export(file))
         _index(lib, [m.id for m in messages], wait)
         emit(as_json, messages, lambda: out.print(
             f"Imported {len(messages)} message{'s' if len(messages) != 1 else ''} into {escape(messages[0].process)} "
@@ -172,19 +170,6 @@ def chat_parent(
         emit(as_json, {"process": path, "parent": found},
              lambda: out.print(f"{escape(path)} works for {escape(found)}" if found
                                else f"{escape(path)} works for no other process"))
-
-
-def _exported(file: Path) -> list[NewMessage]:
-    """The messages of an exported conversation file (``conversations.messages_from_export``).
-
-    Raises:
-        InvalidInput: not JSON, or not a conversation (every bad entry named, numbered from 1).
-    """
-    try:
-        data = json.loads(decode_text_bytes(file.read_bytes())[0])
-    except json.JSONDecodeError as error:
-        raise InvalidInput(f"{file} is not JSON: {error}") from None
-    return conversations.messages_from_export(data, str(file))
 
 
 def _index(lib: Library, document_ids: list[str], wait: bool) -> None:

@@ -50,6 +50,7 @@ from ..core.memories import MemoryType
 from ..core.relations import RelationType
 from ..core.scopes import ScopeKind
 from ..generation.base import ChatSummaryRequest, ChatTurn, Generator
+from ..ingest.encoding import decode_text_bytes
 from ..store import tables
 from ..store.blobs import hash_text
 from ..store.db import read_session, write_session
@@ -525,6 +526,22 @@ def messages_from_export(data: object, source: str = "the conversation") -> list
         shown = "; ".join(problems[:10]) + (f"; and {len(problems) - 10} more" if len(problems) > 10 else "")
         raise InvalidInput(f"{source}: nothing imported: {shown}")
     return messages
+
+
+def read_export(path: Path) -> list[NewMessage]:
+    """The messages of an exported conversation file (:func:`messages_from_export` over its JSON): what ``chat
+    import`` and the app's Import Conversation… append. The bytes are decoded as any text file whose encoding is not
+    declared (an export saved by a Windows tool may be UTF-16 or Windows-1252).
+
+    Raises:
+        InvalidInput: not JSON, or not a conversation (every bad entry named, numbered from 1).
+        OSError: the file cannot be read.
+    """
+    try:
+        data = json.loads(decode_text_bytes(path.read_bytes())[0])
+    except json.JSONDecodeError as error:
+        raise InvalidInput(f"{path} is not JSON: {error}") from None
+    return messages_from_export(data, str(path))
 
 
 def _export_entry(entry: Any) -> NewMessage:

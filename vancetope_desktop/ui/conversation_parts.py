@@ -1,4 +1,5 @@
-"""The Conversation window's widgets (issue 15): the thread view and its delegate, and the token gauge.
+"""The Conversation window's widgets (issue 15): the thread view and its delegate, the token gauge, and the dialog
+that picks the process a conversation's process works for.
 
 The delegate draws a :class:`~.conversation_model.ThreadModel` row as a chat bubble — a person's messages on the
 right in the accent colour, the assistant's on the left, tool and system messages muted — with a header (role,
@@ -26,14 +27,21 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QMouseEvent, QPainter, QPaintEvent, QPalette, QPen, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QDialog,
+    QDialogButtonBox,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
     QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
     QTreeView,
+    QVBoxLayout,
     QWidget,
 )
 
 from ..core.conversations import STAGE_TABLE, ChatMessage, ChatRole, MessageKind, Stage, StageRule, stage_for
+from ..core.scope_info import ScopeInfo
 from . import themes
 from .conversation_model import CUT_ROLE, ENTRY_ROLE, WHOLE_ROLE, Entry, EntryKind
 
@@ -110,8 +118,8 @@ class MessageDelegate(QStyledItemDelegate):
         body = metrics.boundingRect(QRect(0, 0, text_width, 1 << 20),
                                     int(Qt.TextFlag.TextWordWrap), index.data() or "")
         footer = _footer_text(index)
-        header_width = small.horizontalAdvance(self._header(entry)) + (small.height() + 60 if
-                                                                        found is not None and found.pinned else 0)
+        header_width = self._header_width(font, entry) + (small.height() + 60 if
+                                                          found is not None and found.pinned else 0)
         width = widest if card else min(widest, max(body.width(), header_width,
                                                     small.horizontalAdvance(footer or "")) + 2 * PAD)
         height = PAD + small.height() + GAP + body.height() + (GAP + small.height() if footer else 0) + PAD
@@ -125,13 +133,17 @@ class MessageDelegate(QStyledItemDelegate):
         return _Layout(bubble, header, text, below)
 
     @staticmethod
-    def _header(entry: object) -> str:
+    def _header_width(font: QFont, entry: object) -> int:
+        """The header's width as :meth:`_paint_header` draws it: the role (or a card's title) in bold, the details
+        in the small font (measured all in the small font, a short bubble clipped its "tokens")."""
+        bold = QFontMetrics(_bold(_small(font)))
         if isinstance(entry, Entry) and entry.card is not None:
-            return entry.card.title()
+            return bold.horizontalAdvance(entry.card.title())
         found = entry.message if isinstance(entry, Entry) else entry
         if not isinstance(found, ChatMessage):
-            return ""
-        return f"{'Stitch' if found.kind is MessageKind.STITCH else found.role.value.title()}  {header_text(found)}"
+            return 0
+        return bold.horizontalAdvance(_role_label(found) + "  ") + \
+            QFontMetrics(_small(font)).horizontalAdvance(header_text(found))
 
     def sizeHint(self, option: QStyleOptionViewItem, index: _Index) -> QSize:
         width = self._row_width(index)
@@ -198,8 +210,7 @@ class MessageDelegate(QStyledItemDelegate):
     def _paint_header(self, painter: QPainter, font: QFont, rect: QRect, entry: object, found: ChatMessage | None,
                       muted: QColor) -> None:
         small = _small(font)
-        bold = QFont(small)
-        bold.setBold(True)
+        bold = _bold(small)
         if isinstance(entry, Entry) and entry.card is not None:
             painter.setFont(bold)
             painter.setPen(QColor(CARD_COLOUR))
@@ -209,7 +220,7 @@ class MessageDelegate(QStyledItemDelegate):
             return
         if found is None:
             return
-        label = "Stitch" if found.kind is MessageKind.STITCH else found.role.value.title()
+        label = _role_label(found)
         painter.setFont(bold)
         painter.setPen(QColor(ROLE_COLOURS[found.role]))
         painter.drawText(rect, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), label)
@@ -361,6 +372,70 @@ class TokenGauge(QWidget):
             painter.drawText(label, int(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop),
                              f"{rule.trigger:.0%}")
         painter.end()
+
+
+class ParentDialog(QDialog):
+    """Which process ``process`` works for (``conversations.set_parent``, ``vancetope chat parent``): "No other
+    process" first, then every other session and think process as "name (path)", the current parent selected.
+
+    ``chosen()`` is the picked process's path, None for "No other process".
+    """
+
+    RULE = ("Its summary heads this conversation's prompt block when it is in the same project; from another "
+            "project only its name.")
+
+    def __init__(self, process: str, processes: Sequence[ScopeInfo], current: str | None,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Works For")
+        self.list = QListWidget(self)
+        self._add("No other process", None)
+        others = [p for p in processes if p.path != process]
+        if current is not None and all(p.path != current for p in others):  # archived since: still shown as it is
+            self._add(current, current)
+        for found in others:
+            self._add(f"{found.name} ({found.path})", found.path)
+        self.choose(current)
+        self.list.itemDoubleClicked.connect(lambda _item: self.accept())
+        rule = QLabel(self.RULE, self)
+        rule.setWordWrap(True)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        own = next((p.name for p in processes if p.path == process), process)
+        heading = QLabel(f"The process {own} ({process}) works for:", self)
+        heading.setTextFormat(Qt.TextFormat.PlainText)  # a process's name is the person's text, not markup
+        layout.addWidget(heading)
+        layout.addWidget(self.list, 1)
+        layout.addWidget(rule)
+        layout.addWidget(buttons)
+        self.resize(460, 360)
+
+    def _add(self, text: str, path: str | None) -> None:
+        item = QListWidgetItem(text, self.list)
+        item.setData(Qt.ItemDataRole.UserRole, path)
+
+    def choose(self, path: str | None) -> None:
+        """Select ``path`` (None: "No other process") as the person would."""
+        self.list.setCurrentRow(next(r for r in range(self.list.count())
+                                     if self.list.item(r).data(Qt.ItemDataRole.UserRole) == path))
+
+    def chosen(self) -> str | None:
+        """The selected process's path; None for "No other process"."""
+        item = self.list.currentItem()
+        return None if item is None else item.data(Qt.ItemDataRole.UserRole)
+
+
+def _role_label(found: ChatMessage) -> str:
+    """What a message's header starts with: its role, or "Stitch"."""
+    return "Stitch" if found.kind is MessageKind.STITCH else found.role.value.title()
+
+
+def _bold(font: QFont) -> QFont:
+    bolder = QFont(font)
+    bolder.setBold(True)
+    return bolder
 
 
 def _small(font: QFont) -> QFont:

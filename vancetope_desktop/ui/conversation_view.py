@@ -7,15 +7,17 @@ that expands to its originals (read then, ``conversations.archived_messages``) a
 was. The token gauge measures ``conversations.prompt_tokens`` against the context window the person gives
 (remembered per library in the preferences). Every action is a ``services.conversations`` call the CLI and the
 agent tools make too: Pin / Unpin (``set_pinned``, ``chat pin``), Compact Now (``compact``, ``chat compact``), Fold
-Range… (``compact_range``, ``chat compact-range``), Copy Prompt Block (``compose_block``, ``chat compose``). Writes
-go through the :class:`~.workbench.Workbench`, reads through its read lane; the window reads again when the
-library's change counter moves (an agent appending, a compaction, an undo).
+Range… (``compact_range``, ``chat compact-range``), Copy Prompt Block (``compose_block``, ``chat compose``), Import
+Conversation… (``read_export`` then ``append_many``, ``chat import``) and Works For… (``set_parent``, ``chat parent``;
+the header names the parent). Writes go through the :class:`~.workbench.Workbench`, reads through its read lane; the
+window reads again when the library's change counter moves (an agent appending, a compaction, an undo).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from html import escape
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, QPoint, Qt, Signal
@@ -24,6 +26,7 @@ from PySide6.QtWidgets import (
     QApplication,
     QDialog,
     QDialogButtonBox,
+    QFileDialog,
     QHBoxLayout,
     QInputDialog,
     QLabel,
@@ -37,11 +40,12 @@ from PySide6.QtWidgets import (
 
 from ..core.conversations import ChatArchive, ChatMessage, CompactionResult, ComposedBlock, MessageKind, StageRule
 from ..core.conversations import stage_rules as conversation_stage_rules
-from ..services import conversations
+from ..core.scope_info import ScopeInfo
+from ..services import conversations, scopes
 from ..services.library import Library
 from ..services.preferences import DEFAULT_CONTEXT_WINDOW
 from .conversation_model import CUT_ROLE, EntryKind, ThreadModel, summary_cards, thread_entries
-from .conversation_parts import ThreadView, TokenGauge
+from .conversation_parts import ParentDialog, ThreadView, TokenGauge
 from .workbench import Workbench
 
 PAGE = 100
@@ -50,7 +54,10 @@ WINDOW_RANGE = (256, 2_000_000)
 """The context windows the spin box takes (tokens): from a toy model's to the largest served today."""
 EMPTY_TEXT = ("<p><b>No messages yet.</b></p><p>Agents append them with the <code>chat_append</code> tool (the "
               "tool API and the MCP server) or <code>vancetope chat append</code>; the first user message is pinned "
-              "as the task.</p>")
+              "as the task.</p><p>An exported conversation (a JSON list of messages) comes in with Import "
+              "Conversation… below.</p>")
+EXPORT_FILTERS = "JSON exports (*.json);;All files (*)"
+"""The file dialog's filters for Import Conversation… (chat APIs export a conversation as a JSON list)."""
 
 
 @dataclass(frozen=True)
@@ -61,7 +68,7 @@ class ThreadLoad:
         process: the process's scope path. messages: the live messages read (the latest ones), in order.
         live / archived: the conversation's live and folded messages. offset: where ``messages`` start among the
         live ones (0: from the first). archives: its ``archived_chat`` memories. prompt_tokens: what it puts in a
-        prompt now. rules: the stages with the library's thresholds.
+        prompt now. rules: the stages with the library's thresholds. parent: the process it works for, or None.
     """
 
     process: str
@@ -72,6 +79,7 @@ class ThreadLoad:
     archives: list[ChatArchive]
     prompt_tokens: int
     rules: tuple[StageRule, ...]
+    parent: str | None
 
 
 def load_thread(lib: Library, process: str, wanted: int) -> ThreadLoad:
@@ -92,7 +100,8 @@ def load_thread(lib: Library, process: str, wanted: int) -> ThreadLoad:
         messages += page.messages
     return ThreadLoad(process=head.process, messages=messages, live=head.live, archived=head.archived, offset=offset,
                       archives=head.archives, prompt_tokens=conversations.prompt_tokens(lib, process),
-                      rules=conversation_stage_rules(lib.settings.chat_thresholds))
+                      rules=conversation_stage_rules(lib.settings.chat_thresholds),
+                      parent=conversations.parent_process(lib, process))
 
 
 class ConversationDialog(QDialog):
@@ -123,6 +132,15 @@ class ConversationDialog(QDialog):
         self.view.selectionModel().selectionChanged.connect(lambda _s, _d: self._update_actions())
         self.heading = QLabel(self)
         self.heading.setTextFormat(Qt.TextFormat.RichText)
+        self.works_for = QLabel(self)
+        self.works_for.setTextFormat(Qt.TextFormat.PlainText)  # a process's name is the person's text, not markup
+        self.works_for.setToolTip(ParentDialog.RULE)
+        self.works_for.hide()
+        self.parent_button = QPushButton("Works For…", self)
+        self.parent_button.setToolTip("Choose the process this one works for (`vancetope chat parent`): "
+                                      + ParentDialog.RULE)
+        self.parent_button.setAutoDefault(False)  # the first button of the window: Return must not open the picker
+        self.parent_button.clicked.connect(self.ask_parent)
         self.window_spin = QSpinBox(self)
         self.window_spin.setRange(*WINDOW_RANGE)
         self.window_spin.setSingleStep(1024)
@@ -150,6 +168,10 @@ class ConversationDialog(QDialog):
                                     "window: the summary, the pinned messages, the recent ones (`vancetope chat "
                                     "compose`)")
         self.copy_button.clicked.connect(self.copy_block)
+        self.import_button = QPushButton("Import Conversation…", self)
+        self.import_button.setToolTip("Append an exported conversation (a JSON list of messages, as chat APIs export "
+                                      "them) after these messages, all or nothing (`vancetope chat import`)")
+        self.import_button.clicked.connect(self.ask_import)
         self.empty = QLabel(EMPTY_TEXT, self)
         self.empty.setWordWrap(True)
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -176,8 +198,12 @@ class ConversationDialog(QDialog):
         self.reload()
 
     def _build_layout(self) -> None:
+        headings = QVBoxLayout()
+        headings.addWidget(self.heading)
+        headings.addWidget(self.works_for)
         top = QHBoxLayout()
-        top.addWidget(self.heading, 1)
+        top.addLayout(headings, 1)
+        top.addWidget(self.parent_button)
         top.addWidget(QLabel("Context window:", self))
         top.addWidget(self.window_spin)
         gauge = QHBoxLayout()
@@ -187,7 +213,7 @@ class ConversationDialog(QDialog):
         actions.addWidget(self.earlier_button)
         actions.addWidget(self.counts)
         actions.addStretch(1)
-        for button in (self.compact_button, self.fold_button, self.copy_button):
+        for button in (self.import_button, self.compact_button, self.fold_button, self.copy_button):
             actions.addWidget(button)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
         buttons.rejected.connect(self.reject)
@@ -267,6 +293,8 @@ class ConversationDialog(QDialog):
         if not (found.live or found.archived):
             self.empty.setText(EMPTY_TEXT)
         self.heading.setText(f"Conversation of <b>{escape(self._name())}</b> <span>({escape(found.process)})</span>")
+        self.works_for.setText(f"Works for: {self._name(found.parent)} ({found.parent})" if found.parent else "")
+        self.works_for.setVisible(found.parent is not None)
         self._show_gauge()
         self._show_counts(found)
         self._loading = False
@@ -320,6 +348,33 @@ class ConversationDialog(QDialog):
         self.workbench.read(lambda _c: conversations.compose_block(lib, process, budget), self._copied,
                             title="Prompt block", on_error=lambda error: self.say(str(error)))
 
+    def ask_import(self) -> None:
+        """Ask for an exported conversation's file and import it (:meth:`import_file`)."""
+        name, _ = QFileDialog.getOpenFileName(self, "Import Conversation", "", EXPORT_FILTERS)
+        if name:
+            self.import_file(Path(name))
+
+    def import_file(self, path: Path) -> None:
+        """Append the conversation exported to ``path`` after this one's messages, all or nothing; the status line
+        says what came in, or names every bad entry (then nothing is written)."""
+        self.say(f"Importing {path.name}…")
+        self._writing = True
+        self._update_actions()
+        self.workbench.import_conversation(self.process, path, on_done=self._imported, on_error=self._refused)
+
+    def ask_parent(self) -> None:
+        """Read the processes, then ask which one this one works for (:class:`~.conversation_parts.ParentDialog`)."""
+        lib = self.workbench.lib
+        self.workbench.read(lambda _c: scopes.list_scopes(lib), self._ask_parent, title="Processes",
+                            on_error=lambda error: self.say(str(error)))
+
+    def set_parent(self, parent: str | None) -> None:
+        """Make this process work for ``parent`` (None: for no other process); a refusal (a cycle) is said as the
+        service words it. The header follows when the write is done (the change counter moves)."""
+        self.say("Setting the process it works for…")
+        self.workbench.set_conversation_parent(self.process, parent, on_done=self._parent_set,
+                                               on_error=self._refused)
+
     def selected_range(self) -> tuple[int, int] | None:
         """The lowest and highest number of the selected live messages (stitches and cards left out), or None."""
         seqs = [m.seq for i in self.view.selectionModel().selectedIndexes()
@@ -339,6 +394,24 @@ class ConversationDialog(QDialog):
         self._writing = False
         self.say(str(error))
         self._update_actions()
+
+    def _imported(self, messages: list[ChatMessage]) -> None:
+        self._writing = False
+        pinned = ", ".join(f"#{m.seq}" for m in messages if m.pinned)
+        self.say(f"Imported {len(messages)} message{'s' if len(messages) != 1 else ''} #{messages[0].seq}–"
+                 f"#{messages[-1].seq}" + (f" (pinned: {pinned})" if pinned else ""))
+        self._update_actions()
+
+    def _ask_parent(self, found: list[ScopeInfo]) -> None:
+        current = self._shown.parent if self._shown is not None else None
+        dialog = ParentDialog(self.process, [s for s in found if s.kind in conversations.PROCESS_KINDS], current,
+                              self)
+        if dialog.exec() == QDialog.DialogCode.Accepted and dialog.chosen() != current:
+            self.set_parent(dialog.chosen())
+
+    def _parent_set(self, parent: str | None) -> None:
+        self.say(f"This process works for {self._name(parent)} now" if parent else
+                 "This process works for no other process now")
 
     def _copied(self, block: ComposedBlock) -> None:
         QApplication.clipboard().setText(block.markdown)
@@ -411,10 +484,13 @@ class ConversationDialog(QDialog):
         self.compact_button.setEnabled(has and not self._writing)
         self.fold_button.setEnabled(self.selected_range() is not None and not self._writing)
         self.copy_button.setEnabled(has)
+        self.import_button.setEnabled(not self._writing)
 
-    def _name(self) -> str:
+    def _name(self, process: str | None = None) -> str:
+        """The human name of ``process`` (default: this window's), as the latest snapshot has it."""
+        path = process or self.process
         snapshot = self.workbench.snapshot
-        return snapshot.scope_names.get(self.process, self.process) if snapshot is not None else self.process
+        return snapshot.scope_names.get(path, path) if snapshot is not None else path
 
     def _id_at(self, index: QModelIndex) -> str:
         entry = self.model.entry(index)

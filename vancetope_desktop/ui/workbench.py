@@ -1075,6 +1075,25 @@ class Workbench(QObject):
         return self.run("Folding a range", lambda _c: conversations.compact_range(
             lib, process, first_seq, last_seq, topic=topic), on_result=on_done, on_error=on_error, visible=True)
 
+    def import_conversation(self, process: str, path: Path, on_done: Callable[[Any], None] | None = None,
+                            on_error: Callable[[BaseException], None] | None = None) -> Task:
+        """Append the conversation exported to ``path`` to ``process``'s, in order and all or nothing, as ``chat
+        import`` does (``conversations.read_export`` then ``append_many``): the file is read and decoded here, off
+        the event loop. A refusal (not JSON, bad entries: each named) reaches ``on_error``; the messages are indexed.
+        Titled so that it does not open the Tasks panel as a file import does."""
+        lib = self.lib
+        return self.run(f"Conversation import: {path.name}", lambda _c: conversations.append_many(
+            lib, process, conversations.read_export(path)), on_result=on_done, on_error=on_error, visible=True)
+
+    def set_conversation_parent(self, process: str, parent: str | None,
+                                on_done: Callable[[Any], None] | None = None,
+                                on_error: Callable[[BaseException], None] | None = None) -> Task:
+        """Say which process ``process`` works for (None: none), as ``chat parent`` does (``conversations.
+        set_parent``); a refusal (a cycle) reaches ``on_error`` with the service's reason. Nothing to index."""
+        lib = self.lib
+        return self.run("Setting the parent process", lambda _c: conversations.set_parent(lib, process, parent),
+                        on_result=on_done, on_error=on_error, index=False)
+
 
 def _describe(paths: Sequence[Path]) -> str:
     """"paper.pdf", "the folder Notes", "3 files", "2 folders and 5 files" for a task title."""
