@@ -252,3 +252,8 @@ def test_the_person_addressed_is_a_name_a_sentence_opener_is_not():
     assert entities("Kenji, please compare run 7 on the Osaka cluster.") == ["Kenji", "Osaka"]
     for opener in ("Instead", "Overall", "Wait", "Yes", "Thanks", "However", "Running"):
         assert entities(f"{opener}, the loss fell.") == []
+
+
+def test_a_sentence_with_a_colon_is_no_speaker_label():
+    assert entities("Start with FlashAttention: what speed-up does the paper report?") == ["FlashAttention"]
+    assert entities("Caroline: I went to the LGBTQ group.") == ["Caroline", "LGBTQ"]

@@ -105,7 +105,10 @@ _COMMON = ENGLISH_STOP_WORDS | frozenset({
 the labels of this module's own layout and of the chat roles."""
 _SENTENCE_END = ".!?…。！？\n"
 _OPENERS = " \t\"'“‘([*>#-"
-_LABEL = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?([^\W\d_][\w'’.-]*(?: [^\W\d_][\w'’.-]*){0,3}):[ \t]+", re.MULTILINE)
+# A speaker's label opens a line: one to four words, each capitalised ("Caroline: …", "Dr. Smith: …"; not "Start with
+# FlashAttention: what…", a sentence with a colon).
+_LABEL = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?((?![a-z])[^\W\d_][\w'’.-]*(?: (?![a-z])[^\W\d_][\w'’.-]*){0,3}):[ \t]+",
+                    re.MULTILINE)
 _TOKEN = re.compile(r"\w+")
 _POSSESSIVE = re.compile(r"['’]s$")
 
