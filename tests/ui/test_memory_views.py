@@ -158,6 +158,11 @@ def test_the_memory_type_picker_carries_the_guidance_and_sets_a_note_s_type_in_d
         "feedback: guidance that must change how you work from now on")
     picker.set_memory_type(MemoryType.EPISODE)
     assert picker.currentText() == "episode" and not picker.isEnabled()
+    picker.set_memory_type(MemoryType.ARCHIVED_CHAT)  # a conversation's summary: written by compaction only
+    assert picker.currentText() == "archived_chat" and not picker.isEnabled() and picker.findData("episode") < 0
+    assert "View ▸ Conversation…" in picker.itemData(picker.currentIndex(), Qt.ItemDataRole.ToolTipRole)
+    picker.set_memory_type(None)
+    assert picker.isEnabled() and picker.count() == 5
 
     note = documents.add_text(library, "Review pull requests before lunch", doc_type=DocumentType.NOTE,
                               title="Review before lunch", scope=SCOPE)

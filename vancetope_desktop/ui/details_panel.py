@@ -37,7 +37,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..core.documents import DocumentInfo, DocumentType, IndexState, SourceType, VersionInfo
-from ..core.memories import MemoryType
+from ..core.memories import WRITTEN_BY_LIBRARY
 from ..core.promotion import AuditEntry, PromotionRequest
 from ..core.units import format_size
 from ..services.relations import DocumentLinks, LinkedDocument
@@ -558,7 +558,7 @@ class DetailsPanel(QWidget):
         self.scope_label.setText(scope)
         self.scope_label.setToolTip(doc.scope)
         self.memory_type.set_memory_type(doc.memory_type)
-        self.memory_type.setEnabled(not self._read_only and doc.memory_type is not MemoryType.EPISODE)
+        self.memory_type.setEnabled(not self._read_only and doc.memory_type not in WRITTEN_BY_LIBRARY)
         self._info_form.setRowVisible(self.memory_type, doc.type is DocumentType.NOTE)
         self.folder_label.setText(" / ".join(folder_path) if folder_path else "(top level)")
         # The stored copy is named by its hash: show the name the user knows, the stored path on hover.
