@@ -257,3 +257,26 @@ def test_the_person_addressed_is_a_name_a_sentence_opener_is_not():
 def test_a_sentence_with_a_colon_is_no_speaker_label():
     assert entities("Start with FlashAttention: what speed-up does the paper report?") == ["FlashAttention"]
     assert entities("Caroline: I went to the LGBTQ group.") == ["Caroline", "LGBTQ"]
+
+
+def test_times_are_one_entity():
+    assert entities("The slot is 10:00-14:00 on 9 December 2026, or 3:15 p.m.") == [
+        "10:00-14:00", "9 December 2026", "3:15 p.m."]
+
+
+def test_a_roll_up_keeps_part_of_the_previous_summary_and_no_small_talk():
+    first = BuiltinGenerator().summarize_chat(ChatSummaryRequest(max_words=60, turns=(
+        ChatTurn(seq=1, role="user", text="Caroline: I am transgender and I went to a support group yesterday."),
+        ChatTurn(seq=2, role="assistant", text="Melanie: That agency for adoption you told me about looks great."),
+        ChatTurn(seq=3, role="user", text="Caroline: I want to work in counseling and mental health."))))
+    later = ["Melanie: Keep up the great work!", "Caroline: You all look so happy!",
+             "Melanie: My kids painted pottery with me last weekend at the lake.",
+             "Caroline: That sounds like a lovely family weekend at the lake house.",
+             "Melanie: We also went hiking on the mountain trail near the old mill.",
+             "Caroline: I read a novel about sailing across the northern ocean alone.",
+             "Melanie: The weather turned cold so we lit a fire in the cabin stove."]
+    turns = tuple(ChatTurn(seq=4 + n, role="user" if n % 2 else "assistant", text=t) for n, t in enumerate(later))
+    rolled = BuiltinGenerator().summarize_chat(ChatSummaryRequest(max_words=60, turns=turns, previous=first))
+    # ranked after every new point, the earlier summary was gone at the second roll; in turn, it fades
+    assert "adoption" in rolled and "counseling" in rolled
+    assert "Keep up the great work" not in rolled and "so happy" not in rolled

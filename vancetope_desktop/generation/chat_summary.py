@@ -64,6 +64,10 @@ ENTITY_BONUS = 0.5
 """A statement's weight gains this per distinct name or number it holds (its centrality averages 1): a sentence
 that carries names keeps them in context and costs the names line nothing. LoCoMo's survival figures did not
 move between 0.5 and 2 (``bench_chat_summary.py`` at 50 and 100 words)."""
+MIN_POINT_WORDS = 4
+"""Content words a statement needs to be a point unless it holds a name or number: "Keep up the great work!",
+"You all look so happy!" (2-3) are the small talk a new user found in LoCoMo summaries; "I went to a support group
+yesterday" (4) is kept."""
 RECENCY_BONUS = 0.5
 """The last statement of a range gains this much weight over the first (linear): older material goes first."""
 
@@ -78,6 +82,7 @@ _SPECIAL = re.compile(
     r"|`(?P<code>[^`\n]{1,80})`"
     r"|[\"“](?P<quoted>[^\"“”\n]{1,80})[\"”]"
     rf"|(?P<date>\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b\d{{1,2}}/\d{{1,2}}/\d{{2,4}}\b"
+    r"|\b\d{1,2}:\d{2}(?:\s?(?:[ap]m\b|[ap]\.m\.))?(?:\s?[-–]\s?\d{1,2}:\d{2}(?:\s?(?:[ap]m\b|[ap]\.m\.))?)?(?!\w)"
     rf"|\b{_DAY} (?:of )?{_MONTH}(?:,? \d{{4}})?(?!\w)|\b{_MONTH} {_DAY}(?:,? \d{{4}})?\b|\b{_MONTH} \d{{4}}\b)"
     r"|(?P<money>[$€£¥]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:[kKmM]|bn|million|billion|thousand)\b)?)"
     r"|(?P<version>\bv\d+(?:\.\d+)*\b)"
@@ -459,7 +464,7 @@ def _range_items(turns: Sequence[ChatTurn]) -> tuple[list[_Item], list[str]]:
                 items.append(_Item(shown, QUESTIONS, order=position))
         elif _DECISION.search(text) and content_words(text) >= 2:
             items.append(_Item(shown, DECISIONS, order=position))
-        elif worth_keeping(sentence):
+        elif worth_keeping(sentence) and (content_words(text) >= MIN_POINT_WORDS or entities(text)):
             points.append((position, _Item(shown, POINTS, order=position)))
     points = points[-MAX_SUMMARY_SENTENCES:]  # the newest, when a range has more than can be ranked
     if points:
@@ -517,13 +522,26 @@ def _previous_items(previous: str, statements: Sequence[str]) -> list[_Item]:
     return items
 
 
+def _alternate(new: Sequence[_Item], old: Sequence[_Item]) -> list[_Item]:
+    """``new`` and ``old`` taken one after the other (``new`` first), the rest of the longer at the end.
+
+    Why: a roll-up that ranked the previous summary's points after every point of the range lost the earlier
+    summary at the second compaction (a new user's trial on LoCoMo: "Caroline is transgender, looks into adoption"
+    gone, only small talk left). Taking them in turn keeps about half of what each summary held, so older material
+    fades over rolls (a half, a quarter…) instead of vanishing at once."""
+    out: list[_Item] = []
+    for index in range(max(len(new), len(old))):
+        out += [*new[index:index + 1], *old[index:index + 1]]
+    return out
+
+
 def summarize(request: ChatSummaryRequest) -> str:
     """The built-in conversation summary of ``request`` (see the module doc), at most ``request.max_words``
     words; ``request.previous`` unchanged when there are no turns.
 
     Sentences are chosen greedily in priority order — the range's decisions (newest first), the previous
-    summary's decisions, the range's open questions, the previous ones, the range's statements by weight
-    (centrality, names held, recency), the previous summary's points (newest first). A decision or open
+    summary's decisions, the range's open questions, the previous ones, then the range's statements by weight
+    (centrality, names held, recency) in turn with the previous summary's points (newest first). A decision or open
     question is kept if the body still leaves the names line the room it needs up to :data:`NAMES_SHARE` of the
     bound; a statement only if every name not yet in the body still fits (names are dropped last, as issue 15
     asks). The names line is then :func:`keep_entities`'s.
@@ -540,7 +558,7 @@ def summarize(request: ChatSummaryRequest) -> str:
         new, old = by_section[section]
         candidates += sorted(new, key=lambda i: -i.order) + old[::-1]
     new, old = by_section[POINTS]
-    candidates += sorted(new, key=lambda i: (-i.weight, -i.order)) + old[::-1]
+    candidates += _alternate(sorted(new, key=lambda i: (-i.weight, -i.order)), old[::-1])
 
     wanted = ranked_entities(request)
     keys = [_key(name) for name in wanted]
