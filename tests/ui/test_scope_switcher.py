@@ -48,6 +48,10 @@ def test_breadcrumb_and_selection(qtbot, library):
     with qtbot.waitSignal(switcher.archive_requested) as blocker:
         switcher.archive_action.trigger()
     assert blocker.args == ["session/s1"]
+    scopes.rename_scope(library, "session/s1", "R&D & tests")  # "&" marks a shortcut on a button: doubled
+    switcher.set_scopes(scopes.list_scopes(library), "session/s1")
+    crumb = next(b for b in switcher.findChildren(QToolButton) if b.text().startswith("R&"))
+    assert crumb.text() == "R&&D && tests" and switcher.breadcrumb_text().endswith("› R&D & tests")
 
 
 def _from(*sources, ids=("doc_1",)):

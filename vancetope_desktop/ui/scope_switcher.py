@@ -382,7 +382,7 @@ class ScopeSwitcher(QWidget):
             if position:
                 self._crumbs.addWidget(QLabel(" › "))
             button = _CrumbButton(scope.path, self.model, self.documents_dropped.emit, self.move_refused.emit)
-            button.setText(scope.name)
+            button.setText(scope.name.replace("&", "&&"))  # a button reads "&" as a shortcut mark ("R&D" → "RD")
             button.setToolTip(f"{scope.kind.label} · {scope.path}"
                               + (f" · run by {scope.agent}" if scope.agent else ""))
             button.setAutoRaise(True)
