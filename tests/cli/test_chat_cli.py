@@ -78,6 +78,8 @@ def test_the_parent_process(cli):
     cli("chat", "parent", "think-process/tp1", "session/s1")
     loop = cli("chat", "parent", "session/s1", "think-process/tp1", ok=False)
     assert loop.exit_code == 2 and "cannot be the parent" in loop.output
+    itself = cli("chat", "parent", "session/s1", "session/s1", ok=False)
+    assert itself.exit_code == 2 and "a process cannot work for itself" in itself.output
 
 
 def test_import_an_exported_conversation_all_or_nothing(cli, tmp_path):
@@ -99,11 +101,13 @@ def test_import_an_exported_conversation_all_or_nothing(cli, tmp_path):
 
     before = stored_counts(tmp_path / "lib")
     for content, code, message in [
-        ([{"role": "user", "content": "fine"}, 5, {"content": {"a": 1}}], 2,
+        ([{"role": "user", "content": "fine"}, 5, {"role": "user", "content": {"a": 1}}], 2,
          "nothing imported: message 2: not an object but 5; message 3: no text content"),
-        ([{"role": "user", "content": "fine"}, {"role": "robot", "content": "beep"}], 2,
-         "message 2: unknown role 'robot'"),
-        ([{"role": "user", "content": "fine"}, {"role": "user", "content": "  "}], 2, "message 2 is empty"),
+        # every bad entry in one refusal: an unknown role, blank text and a missing role are found at once
+        ([{"role": "user", "content": "fine"}, {"role": "robot", "content": "beep"}, {"role": "user", "content": " "},
+          {"content": "who said this?"}], 2,
+         "nothing imported: message 2: unknown role 'robot' (use one of user, assistant, tool, system); "
+         "message 3: the text is blank; message 4: no role"),
         ({"role": "user"}, 2, "holds a JSON dict: give a list of messages"),
     ]:
         export.write_text(json.dumps(content))
@@ -124,7 +128,7 @@ def test_bad_input_is_one_line_with_its_exit_code(cli, tmp_path):
     for args, code, message in [
         (("chat", "append", "session/nope", "hello"), 3, "no process 'session/nope'"),
         (("chat", "append", "project/inbox", "hello"), 2, "conversations belong to sessions and think processes"),
-        (("chat", "append", "session/s1", "   "), 2, "message 1 is empty"),
+        (("chat", "append", "session/s1", "   "), 2, "the message is empty: give its text"),
         (("chat", "append", "session/s1", "hi", "--role", "robot"), 2, "robot"),
         (("chat", "pin", "doc_000000000000"), 3, "no message 'doc_000000000000'"),
         (("chat", "compose", "session/s1", "--budget", "5"), 2, "cannot hold the pinned messages"),

@@ -274,3 +274,107 @@ def test_read_export_decodes_the_file_as_a_text_file_and_refuses_what_is_not_jso
     export.write_text("role: user", encoding="utf-8")
     with pytest.raises(InvalidInput, match=r"run\.json is not JSON"):
         chat.read_export(export)
+
+
+# -- the new-user trial's fixes (FIXES brief) ------------------------------------------------------
+
+def test_an_export_names_every_bad_entry_at_once_and_writes_nothing(lib):
+    before = stored_counts(lib.paths.root)
+    export = [{"role": "user", "content": "fine"}, {"role": "robot", "content": "beep"},
+              {"role": "user", "content": "  \n"}, {"content": "who said this?"}, 7,
+              {"role": "assistant", "content": [{"type": "tool_result", "tool_use_id": "t", "content": ""}]}]
+    with pytest.raises(InvalidInput) as refused:
+        chat.messages_from_export(export, "run.json")
+    message = str(refused.value)
+    assert message.startswith("run.json: nothing imported: message 2: unknown role 'robot'")
+    for part in ("message 3: the text is blank", "message 4: no role", "message 5: not an object but 7",
+                 "message 6: tool result 1 has no text"):
+        assert part in message, message
+    assert "message 1" not in message
+    assert stored_counts(lib.paths.root) == before
+
+
+def test_an_anthropic_export_keeps_tool_use_tool_results_and_the_system_prompt(lib):
+    export = {"system": "You are a careful lab assistant.", "messages": [
+        {"role": "user", "content": [{"type": "text", "text": "How many herons at the north lake?"}]},
+        {"role": "assistant", "content": [
+            {"type": "text", "text": "Let me look."},
+            {"type": "tool_use", "id": "toolu_1", "name": "lookup", "input": {"lake": "north", "bird": "heron"}}]},
+        {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_1", "content": "14"},
+            {"type": "tool_result", "tool_use_id": "toolu_2", "content": [{"type": "text", "text": "a census"}]},
+            {"type": "text", "text": "And the south lake?"}]},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_3", "name": "count", "input": {}}]},
+    ]}
+    made = chat.append_many(lib, "session/s1", chat.messages_from_export(export))
+    assert [(m.role.value, m.tool_call_id) for m in made] == [
+        ("system", None), ("user", None), ("assistant", "toolu_1"), ("tool", "toolu_1"), ("tool", "toolu_2"),
+        ("user", None), ("assistant", "toolu_3")]
+    assert made[0].content == "You are a careful lab assistant."
+    assert made[2].content == 'Let me look.\n\nTool call: lookup({"lake": "north", "bird": "heron"})'
+    assert [m.content for m in made[3:6]] == ["14", "a census", "And the south lake?"]
+    assert made[6].content == "Tool call: count({})"
+    assert made[1].pinned and not made[5].pinned  # the first user message is the task
+    # OpenAI's shape still works beside it
+    openai = chat.messages_from_export([{"role": "assistant", "tool_calls": [
+        {"id": "call_9", "type": "function", "function": {"name": "count", "arguments": '{"lake": "north"}'}}]}])
+    assert openai == [NewMessage('Tool call: count({"lake": "north"})', "assistant", "call_9")]
+
+
+def test_a_single_empty_message_is_the_message_not_message_1(lib):
+    with pytest.raises(InvalidInput, match=r"^the message is empty: give its text$"):
+        chat.append(lib, "session/s1", "  ")
+    with pytest.raises(InvalidInput, match=r"^unknown role 'robot'"):
+        chat.append(lib, "session/s1", "beep", role="robot")
+    with pytest.raises(InvalidInput, match="message 2 is empty"):  # several: numbered
+        chat.append_many(lib, "session/s1", [NewMessage("fine"), NewMessage(" ")])
+
+
+def test_a_process_cannot_work_for_itself(lib):
+    with pytest.raises(InvalidInput, match="a process cannot work for itself") as refused:
+        chat.set_parent(lib, "session/s1", "session/s1")
+    assert "cannot be the parent" not in str(refused.value)
+    assert chat.parent_process(lib, "session/s1") is None
+
+
+def _leaks(markdown: str) -> list[str]:
+    """Inline emphasis that spans blocks, as markdown-it-py parses it: an ``_`` or ``*`` left as text."""
+    from markdown_it import MarkdownIt
+    tokens = MarkdownIt("commonmark").parse(markdown)
+    return [c.content for t in tokens if t.type == "inline" for c in (t.children or [])
+            if c.type == "text" and ("_" in c.content or "**" in c.content)]
+
+
+def test_the_block_renders_a_stitch_as_a_quote_and_says_when_no_message_is_recent(lib):
+    from markdown_it import MarkdownIt
+    long_conversation(lib, 6)
+    result = chat.compact_range(lib, "session/s1", 2, 9, topic="Runs 1 to 4")
+    block = chat.compose_block(lib, "session/s1", 2000)
+    stitch = chat.get_message(lib, result.stitch_id)
+    head = f"**topic stitch** (#{stitch.seq}): Topic-Stitch: Runs 1 to 4 — messages 2–9 folded into a summary."
+    assert head in block.markdown and "\n_" not in block.markdown
+    quoted = block.markdown.split(head, 1)[1].split("\n\n**", 1)[0].strip()
+    assert quoted and all(line.startswith(">") for line in quoted.splitlines())
+    tokens = MarkdownIt("commonmark").parse(block.markdown)
+    kinds = [t.type for t in tokens if t.level == 0 and t.nesting >= 0]
+    assert "blockquote_open" in kinds and "em_open" not in [c.type for t in tokens for c in (t.children or [])]
+    assert not _leaks(block.markdown)
+    assert block.tokens <= 2000 and chat.token_counter(lib)(block.markdown) == block.tokens
+    # a process with only its pinned task: the heading says nothing is recent
+    chat.append(lib, "think-process/tp1", TASK)
+    empty = chat.compose_block(lib, "think-process/tp1", 500)
+    assert empty.markdown.endswith(f"{chat.RECENT}\n\n{chat.NO_RECENT}") and not empty.recent
+
+
+def test_a_compaction_that_cannot_reach_its_target_says_so(lib):
+    messages = long_conversation(lib, 8)
+    for message in messages[1:9]:  # pin most of the conversation: the fold cannot get under the target
+        chat.set_pinned(lib, message.id, True)
+    tokens = chat.prompt_tokens(lib, "session/s1")
+    window = int(tokens / 0.9)
+    result = chat.compact(lib, "session/s1", context_window=window)
+    assert result.stage is Stage.HARD and result.folded > 0
+    share = result.tokens_after / window
+    assert share > 0.40
+    assert f"to about {result.tokens_after:,} tokens ({share:.0%}: above the hard stage's 40% target: 9 pinned " \
+           "messages and the last 3 turns stay verbatim)" in result.reason, result.reason

@@ -181,7 +181,8 @@ class ChatTools:
         then ``append_many``: all or nothing), indexed now when asked to.
 
         Raises:
-            InvalidInput: not a list of messages (every bad entry named), a bad role, blank text.
+            InvalidInput: not a list of messages, or bad entries (every one named in one refusal: its shape,
+                no role or an unknown one, blank text).
             ScopeNotFound / ScopeError / ScopeNotVisible / AccessDenied: the process.
         """
         args = parse_arguments(ChatImportInput, messages=list(messages), process=process)

@@ -55,11 +55,12 @@ def chat_append(
 def chat_import(
     process: ProcessArgument,
     file: Annotated[Path, typer.Argument(help="A JSON list of messages ({role, content, tool_call_id?}, as chat "
-                                         "APIs export them; or an object with such a \"messages\" list).",
+                                         "APIs export them, OpenAI's or Anthropic's shape; or an object with "
+                                         "such a \"messages\" list and an optional \"system\").",
                                          exists=True, dir_okay=False, readable=True)],
     wait: WaitOption = True, library: LibraryOption = None, as_json: JsonOption = False,
 ) -> None:
-    """Append a whole exported conversation, in order, all or nothing: a bad entry is named by its number."""
+    """Append a whole exported conversation, in order, all or nothing: every bad entry is named by its number."""
     with open_library(library) as lib:
         messages = conversations.append_many(lib, process, conversations.read_export(file))
         _index(lib, [m.id for m in messages], wait)

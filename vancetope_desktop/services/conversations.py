@@ -84,6 +84,8 @@ EARLIER = "## Earlier Conversation (compacted)"
 PARENT = "## Parent Context"
 RECENT = "## Recent Messages"
 """The block's headings (seed 000 §10 names the first two)."""
+NO_RECENT = "(no recent messages)"
+"""The line under ``## Recent Messages`` when no message is shown there (none live, or none fits the budget)."""
 
 
 @dataclass(frozen=True)
@@ -349,17 +351,16 @@ def append_many(lib: Library, process: str, messages: Sequence[NewMessage], *,
         raise InvalidInput("no messages to append")
     roles = []
     for number, message in enumerate(messages, 1):
+        which = "the message" if len(messages) == 1 else f"message {number}"
         try:
-            roles.append(ChatRole(str(message.role).strip().lower()))
-        except ValueError:
-            raise InvalidInput(f"message {number}: unknown role {message.role!r} (use one of "
-                               f"{', '.join(r.value for r in ChatRole)})") from None
+            roles.append(_role(message.role))
+        except ValueError as error:
+            raise InvalidInput(str(error) if len(messages) == 1 else f"{which}: {error}") from None
         if not isinstance(message.content, str) or not message.content.strip():
-            raise InvalidInput(f"message {number} is empty")
+            raise InvalidInput("the message is empty: give its text" if len(messages) == 1
+                               else f"message {number} is empty")
         if len(message.content) > MAX_MESSAGE_CHARS:
-            raise InvalidInput(f"message {number} holds {len(message.content):,} characters, more than the "
-                               f"{MAX_MESSAGE_CHARS:,} a message may: store a long text as a note or a file and "
-                               "refer to its id")
+            raise InvalidInput(f"{which} {_too_long(message.content)}")
     path = check_process(lib, process)
     count = token_counter(lib)
     prepared = []
@@ -367,7 +368,8 @@ def append_many(lib: Library, process: str, messages: Sequence[NewMessage], *,
         try:
             prepared.append(documents.prepare_text(lib, message.content, DocumentType.MESSAGE))
         except EmptyFile:
-            raise InvalidInput(f"message {number} has no visible text") from None
+            raise InvalidInput("the message has no visible text: give its text" if len(messages) == 1
+                               else f"message {number} has no visible text") from None
     tokens = [count(m.content) for m in messages]
     who = actor or audit.current_user()
     with write_session(lib.engine) as session:
@@ -390,6 +392,20 @@ def append_many(lib: Library, process: str, messages: Sequence[NewMessage], *,
         session.flush()
         marks = ", ".join(f":m{i}" for i in range(len(ids)))
         return _messages(session, f"c.document_id IN ({marks})", {f"m{i}": v for i, v in enumerate(ids)})
+
+
+def _role(role: object) -> ChatRole:
+    """``role`` as a :class:`ChatRole` (any case, spaces around); ValueError names the roles there are."""
+    try:
+        return ChatRole(str(role).strip().lower())
+    except ValueError:
+        raise ValueError(f"unknown role {role!r} (use one of {', '.join(r.value for r in ChatRole)})") from None
+
+
+def _too_long(content: str) -> str:
+    """What is wrong with a message over :data:`MAX_MESSAGE_CHARS` (after "message N")."""
+    return (f"holds {len(content):,} characters, more than the {MAX_MESSAGE_CHARS:,} a message may: store a long "
+            "text as a note or a file and refer to its id")
 
 
 def _message_document(process: str, ready: documents.PreparedText, role: ChatRole | str, seq: int,
@@ -474,7 +490,8 @@ def set_parent(lib: Library, process: str, parent: str | None) -> str | None:
         The parent's path, or None.
 
     Raises:
-        ScopeNotFound / ScopeError: either process. InvalidInput: a process as its own parent, or a cycle.
+        ScopeNotFound / ScopeError: either process. InvalidInput: a process as its own parent ("a process cannot
+            work for itself"), or a cycle.
     """
     with write_session(lib.engine) as session:
         row = _process_row(session, process)
@@ -483,6 +500,9 @@ def set_parent(lib: Library, process: str, parent: str | None) -> str | None:
             settings.pop(PARENT_KEY, None)
         else:
             target = _process_row(session, parent).path
+            if target == row.path:
+                raise InvalidInput(f"{row.path} cannot work for itself: a process cannot work for itself "
+                                   "(give another process, or none)")
             seen = {row.path}
             step: str | None = target
             while step is not None:
@@ -501,25 +521,42 @@ def set_parent(lib: Library, process: str, parent: str | None) -> str | None:
 
 def messages_from_export(data: object, source: str = "the conversation") -> list[NewMessage]:
     """The messages of an exported conversation, as chat APIs export them: a list of ``{role, content,
-    tool_call_id?, pinned?}`` (or an object with such a ``messages`` list); content parts' text joined (OpenAI's and
-    Anthropic's shapes), an assistant turn holding only ``tool_calls`` written out as those calls.
+    tool_call_id?, pinned?}`` (or an object with such a ``messages`` list), in OpenAI's or Anthropic's shape.
+
+    - content parts: the text ones are joined (a blank line between them);
+    - OpenAI: an assistant turn holding only ``tool_calls`` is written out as those calls
+      (``Tool call: name(arguments)``), the first call's ``id`` its ``tool_call_id``;
+    - Anthropic: a ``tool_use`` part is written out the same way (``Tool call: lookup({"q": 1})``, its ``input`` as
+      JSON) and its ``id`` becomes the message's ``tool_call_id``; a turn holding ``tool_result`` parts becomes one
+      ``tool`` message per result (its ``tool_use_id`` the ``tool_call_id``, its ``content`` text or text parts),
+      the turn's text parts a message of the turn's role after them; a top-level ``"system"`` string (the request
+      shape ``{"system": "…", "messages": […]}``) becomes a first ``system`` message.
+
+    Every entry is checked before anything is returned: the shape, the role (one of :class:`ChatRole`; an entry
+    without ``"role"`` is bad: "no role"), blank text and over-long text.
 
     Args:
         data: the decoded JSON. source: what it came from, for messages ("chats/run.json").
 
     Raises:
-        InvalidInput: not a list of messages: every bad entry named, numbered from 1 (roles and blank text are
-            checked by :func:`append_many`).
+        InvalidInput: not a list of messages, or bad entries: every bad entry named in one refusal, numbered from 1
+            (nothing is written then).
     """
+    system = None
     if isinstance(data, dict) and isinstance(data.get("messages"), list):
+        system = data.get("system")
         data = data["messages"]
     if not isinstance(data, list):
         raise InvalidInput(f"{source} holds a JSON {type(data).__name__}: give a list of messages "
                            "([{\"role\": \"user\", \"content\": \"…\"}, …])")
     messages, problems = [], []
+    if isinstance(system, list):  # Anthropic also takes the system prompt as text parts
+        system = _part_text(system)
+    if isinstance(system, str) and system.strip():
+        messages.append(NewMessage(system, ChatRole.SYSTEM))
     for number, entry in enumerate(data, 1):
         try:
-            messages.append(_export_entry(entry))
+            messages.extend(_export_entry(entry))
         except ValueError as error:
             problems.append(f"message {number}: {error}")
     if problems:
@@ -544,23 +581,70 @@ def read_export(path: Path) -> list[NewMessage]:
     return messages_from_export(data, str(path))
 
 
-def _export_entry(entry: Any) -> NewMessage:
-    """One exported message (ValueError says what is wrong with it; the service checks role and text)."""
+def _part_text(parts: list[Any]) -> str:
+    """The text parts of a content list, joined by a blank line."""
+    return "\n\n".join(p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str))
+
+
+def _tool_call_line(name: object, arguments: object) -> str:
+    """``Tool call: name(arguments)``: arguments given as text (OpenAI) stay as they are; others become JSON."""
+    shown = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
+    return f"Tool call: {name if isinstance(name, str) and name else '?'}({shown})"
+
+
+def _export_entry(entry: Any) -> list[NewMessage]:
+    """The messages of one exported entry (one, or a tool message per Anthropic ``tool_result`` and then the turn's
+    text): ValueError says everything that is wrong with it."""
     if not isinstance(entry, dict):
         raise ValueError(f"not an object but {json.dumps(entry, ensure_ascii=False)[:40]}")
-    role, content, call_id = entry.get("role", "user"), entry.get("content"), entry.get("tool_call_id")
-    if isinstance(content, list):  # content parts: the text ones make the message
-        content = "\n\n".join(p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
+    wrong = []
+    role, content, call_id = entry.get("role"), entry.get("content"), entry.get("tool_call_id")
+    if role is None:
+        wrong.append("no role")
+    elif not isinstance(role, str):
+        wrong.append("\"role\" must be text")
+    else:
+        try:
+            role = _role(role).value
+        except ValueError as error:
+            wrong.append(str(error))
+    if call_id is not None and not isinstance(call_id, str):
+        wrong.append("\"tool_call_id\" must be text")
+    results: list[NewMessage] = []
+    if isinstance(content, list):  # content parts: text, Anthropic's tool_use and tool_result
+        parts = [p for p in content if isinstance(p, dict)]
+        uses = [p for p in parts if p.get("type") == "tool_use"]
+        for number, part in enumerate((p for p in parts if p.get("type") == "tool_result"), 1):
+            body = part.get("content", "")
+            body = _part_text(body) if isinstance(body, list) else body
+            use_id = part.get("tool_use_id")
+            if not isinstance(body, str) or not body.strip():
+                wrong.append(f"tool result {number} has no text")
+            elif use_id is not None and not isinstance(use_id, str):
+                wrong.append(f"tool result {number}: \"tool_use_id\" must be text")
+            else:
+                results.append(NewMessage(body, ChatRole.TOOL, use_id))
+        content = "\n\n".join([_part_text(content), *(_tool_call_line(p.get("name"), p.get("input", {}))
+                                                      for p in uses)]).strip()
+        if uses and not call_id:
+            call_id = next((p["id"] for p in uses if isinstance(p.get("id"), str) and p["id"]), None)
     calls = entry.get("tool_calls") or []
     if not content and isinstance(calls, list) and calls:  # a call only: the calls are what the model said
         functions = [c["function"] for c in calls if isinstance(c, dict) and isinstance(c.get("function"), dict)]
-        content = "\n".join(f"Tool call: {f.get('name', '?')}({f.get('arguments', '')})" for f in functions)
+        content = "\n".join(_tool_call_line(f.get("name"), f.get("arguments", "")) for f in functions)
         call_id = call_id or next((c.get("id") for c in calls if isinstance(c, dict) and c.get("id")), None)
     if not isinstance(content, str):
-        raise ValueError("no text content (\"content\" must be text or a list of text parts)")
-    if not isinstance(role, str) or (call_id is not None and not isinstance(call_id, str)):
-        raise ValueError("\"role\" and \"tool_call_id\" must be text")
-    return NewMessage(content, role, call_id, bool(entry.get("pinned", False)))
+        wrong.append("no text content (\"content\" must be text or a list of text parts)")
+    elif len(content) > MAX_MESSAGE_CHARS:
+        wrong.append(_too_long(content))
+    elif not content.strip() and not results:
+        wrong.append("the text is blank")
+    if wrong:
+        raise ValueError(", ".join(wrong))
+    if isinstance(content, str) and content.strip():
+        results.append(NewMessage(content, role, call_id if isinstance(call_id, str) else None,
+                                  bool(entry.get("pinned", False))))
+    return results
 
 
 # -- compaction -----------------------------------------------------------------------------------
@@ -604,6 +688,9 @@ def compact(lib: Library, process: str, *, context_window: int, tokens_in: int |
 
     Returns:
         A :class:`CompactionResult`: no stage reached, nothing foldable, done, or already done by another writer.
+        When the fold cannot bring the prompt under the stage's target (pinned messages and the kept turns hold more
+        than it leaves), the reason says so: "… to about 262 tokens (57 %: above the hard stage's 40 % target: 2
+        pinned messages and the last 3 turns stay verbatim)".
 
     Raises:
         ScopeNotFound / ScopeError: the process. InvalidInput: a context window below 1, negative tokens.
@@ -636,11 +723,17 @@ def compact(lib: Library, process: str, *, context_window: int, tokens_in: int |
     if result.already_done:
         return result.model_copy(update={"tokens_in": tokens_in, "tokens_after": tokens_in, "stage": rule.stage})
     after = tokens_in - sum(m.tokens for m in chosen) - (active.tokens if active else 0) + summary[1]
+    short = ""
+    if after > rule.target * context_window:  # pinned messages and the kept turns hold more than the target leaves
+        kept = sum(m.pinned for m in live)  # a pinned message is never folded
+        short = (f" ({after / context_window:.0%}: above the {rule.stage.value} stage's {rule.target:.0%} target: "
+                 f"{kept} pinned message{'s' if kept != 1 else ''} and the last {rule.keep_turns} "
+                 f"turn{'s' if rule.keep_turns != 1 else ''} stay verbatim)")
     return result.model_copy(update={
         "stage": rule.stage, "tokens_in": tokens_in, "tokens_after": after,
         "reason": f"{rule.stage.value} stage at {share:.0%} of the context window: folded {len(chosen)} message"
                   f"{'s' if len(chosen) != 1 else ''} ({chosen[0].seq}–{chosen[-1].seq}); the prompt goes from "
-                  f"{tokens_in:,} to about {after:,} tokens"})
+                  f"{tokens_in:,} to about {after:,} tokens{short}"})
 
 
 def compact_range(lib: Library, process: str, first_seq: int, last_seq: int, *, topic: str,
@@ -836,8 +929,9 @@ def compose_block(lib: Library, process: str, budget: int) -> ComposedBlock:
     ``## Parent Context`` first for a process with a parent: from the same project the parent's summary, from
     another project only its identity (the confidentiality boundary). Then ``## Earlier Conversation (compacted)``:
     the active summary and every pinned message verbatim. Then ``## Recent Messages``: the live messages, the
-    newest kept when they do not all fit (``left_out`` counts the rest). The parent's summary and the process's
-    own are cut at a word before any pinned message would be.
+    newest kept when they do not all fit (``left_out`` counts the rest; :data:`NO_RECENT` when none is shown), a
+    topic stitch as its head line with its summary as a blockquote (:func:`_recent_line`). The parent's summary and
+    the process's own are cut at a word before any pinned message would be.
 
     Raises:
         ScopeNotFound / ScopeError. BudgetTooSmall: the budget cannot hold the headings and the pinned messages
@@ -871,7 +965,7 @@ def compose_block(lib: Library, process: str, budget: int) -> ComposedBlock:
         if not summary_text and not pinned_lines:
             earlier.append("(nothing folded yet)")
         parts.append("\n\n".join(earlier))
-        parts.append("\n\n".join([RECENT, *(_recent_line(m) for m in shown)]))
+        parts.append("\n\n".join([RECENT, *(_recent_line(m) for m in shown)] if shown else [RECENT, NO_RECENT]))
         return "\n\n".join(parts)
 
     base = assemble("", "", [])  # what the block holds at the least: headings, parent's identity, pinned messages
@@ -910,8 +1004,14 @@ def compose_block(lib: Library, process: str, budget: int) -> ComposedBlock:
 
 
 def _recent_line(message: ChatMessage) -> str:
+    """A message as the block's Markdown shows it: ``**role** (#seq): text``. A topic stitch is its one-line head
+    (``**topic stitch** (#12): Topic-Stitch: … — messages 4–9 folded into a summary.``) with the summary under it as
+    a blockquote (``> `` on every line), so that the summary's paragraphs and lists stay inside it and nothing of
+    its Markdown leaks into the messages after it."""
     if message.kind is MessageKind.STITCH:
-        return f"_{message.content}_"
+        head, _, body = message.content.strip().partition("\n\n")
+        quoted = "\n".join(f"> {line}".rstrip() for line in body.strip().splitlines())
+        return f"**topic stitch** (#{message.seq}): {' '.join(head.split())}" + (f"\n\n{quoted}" if quoted else "")
     return f"**{message.role.value}** (#{message.seq}): {message.content}"
 
 
