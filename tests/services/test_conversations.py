@@ -243,6 +243,8 @@ def test_parent_context_crosses_projects_only_as_identity(lib):
     assert chat.set_parent(lib, "think-process/tp1", "session/s1") == "session/s1"
     same = chat.compose_block(lib, "think-process/tp1", 2000)
     assert same.markdown.startswith(chat.PARENT) and same.parent_shared
+    parent_part = same.markdown.split(chat.EARLIER)[0]
+    assert TASK in parent_part  # the parent's task, pinned, heads the worker's block
     assert summary.split("\n")[0][:40] in same.markdown
     chat.set_parent(lib, "think-process/tp1", "session/s9")
     chat.append(lib, "session/s9", "Confidential: the Zurich budget is 1.2 M.")

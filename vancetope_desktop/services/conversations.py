@@ -926,8 +926,9 @@ def mark_archived(session: Session, message_ids: Sequence[str], archive_id: str)
 def compose_block(lib: Library, process: str, budget: int) -> ComposedBlock:
     """The conversation part of the process's next prompt, within ``budget`` tokens (seed 000 §10 composeBlock).
 
-    ``## Parent Context`` first for a process with a parent: from the same project the parent's summary, from
-    another project only its identity (the confidentiality boundary). Then ``## Earlier Conversation (compacted)``:
+    ``## Parent Context`` first for a process with a parent: from the same project the parent's pinned messages (its
+    task first) and summary, cut to a third of the room left; from another project only its identity (the
+    confidentiality boundary). Then ``## Earlier Conversation (compacted)``:
     the active summary and every pinned message verbatim. Then ``## Recent Messages``: the live messages, the
     newest kept when they do not all fit (``left_out`` counts the rest; :data:`NO_RECENT` when none is shown), a
     topic stitch as its head line with its summary as a blockquote (:func:`_recent_line`). The parent's summary and
@@ -948,6 +949,9 @@ def compose_block(lib: Library, process: str, budget: int) -> ComposedBlock:
         parent = None if parent_path is None else session.get(tables.ScopeRow, parent_path)
         shared = parent is not None and _project(session, parent.path) == _project(session, path)
         parent_summary = _active_row(session, parent.path) if shared and parent is not None else None
+        # the parent's pinned messages (its task first) say what the worker works towards; its summary, how far
+        parent_pins = [] if not shared or parent is None else _messages(
+            session, "c.process_path = :p AND c.strength = :s", {"p": parent.path, "s": Strength.PINNED.value})
     recent = [m for m in live if not m.pinned]
     parent_lines = [] if parent is None else [
         PARENT, f"Parent process: {parent.name} ({parent.path})"
@@ -974,7 +978,9 @@ def compose_block(lib: Library, process: str, budget: int) -> ComposedBlock:
         raise BudgetTooSmall(f"a budget of {budget:,} tokens cannot hold the pinned messages of {path} and the block's "
                              f"headings ({need:,} tokens): give at least {need:,}, or unpin messages")
     room = budget - need
-    parent_text = "" if parent_summary is None else _cut(parent_summary.content or "", max(0, room // 3), count)
+    parent_said = "\n".join([*(f"- **{m.role.value}** (#{m.seq}, pinned): {m.content}" for m in parent_pins),
+                             *([parent_summary.content or ""] if parent_summary is not None else [])]).strip()
+    parent_text = _cut(parent_said, max(0, room // 3), count) if parent_said else ""
     parent_text = parent_text if parent_text != ELLIPSIS else ""
     room -= count(parent_text) + 2 if parent_text else 0
     summary_text = "" if active is None else _cut(active.content or "", max(0, room), count)
