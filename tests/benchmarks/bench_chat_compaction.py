@@ -220,8 +220,8 @@ def main() -> None:
                     ["conversation", "questions", "compactions", "summaries", "all messages' tokens",
                      "prompt at the end", "mean prompt at session starts", "reduction"], rows))
         print(table(f"Evidence recall@{K} ({n} questions)", ["ranking", f"R@{K}"], [
-            ["uncompacted (messages only)", f"{sums['uncompacted'] / n:.3f}"],
-            ["summaries + archived originals (summary hits credited nothing)", f"{sums['both'] / n:.3f}"],
+            ["uncompacted (messages only)", f"{sums['uncompacted'] / n:.4f}"],
+            ["summaries + archived originals (summary hits credited nothing)", f"{sums['both'] / n:.4f}"],
             ["summaries + archived originals (summary hits credited their range)", f"{sums['both-credited'] / n:.3f}"],
             ["summaries alone, the folding summary among the first 1", f"{sums['alone@1'] / n:.3f}"
              f" (chance {sums['chance@1'] / n:.3f})"],
