@@ -17,7 +17,9 @@ Run: ``.venv/bin/python tests/benchmarks/bench_chat_compaction.py [--window 2048
   - **summaries + originals**: messages and ``archived_chat`` summaries together (rolled-up summaries too: they
     are archived, but each is still the record of its own range); a summary hit takes a place among
     the 10 and is credited with nothing (conservative: it must not push the originals out); the range-credited
-    variant credits a summary hit with the evidence turns of the range it folded (its own messages only);
+    variant credits a summary hit with the evidence turns of the range it folded (its own messages only); and the
+    product's default search (active documents only: the summaries in force, the active one and the topics', beside
+    the messages);
   - **summaries alone**: the ``archived_chat`` summaries; a question's evidence turn counts as found when the summary
     that folded it is among the first k summaries (k = 1, 3), beside the chance level k / (summaries of the process).
 * Metric: dialog-level recall@10 as in ``bench_locomo.py`` (the share of a question's evidence turns among the
@@ -184,7 +186,7 @@ def main() -> None:
         by_conversation: dict[str, list[Question]] = {}
         for question in questions:
             by_conversation.setdefault(question.conversation, []).append(question)
-        sums = {"uncompacted": 0.0, "both": 0.0, "both-credited": 0.0, "alone@1": 0.0, "alone@3": 0.0,
+        sums = {"uncompacted": 0.0, "both": 0.0, "in-force": 0.0, "both-credited": 0.0, "alone@1": 0.0, "alone@3": 0.0,
                 "chance@1": 0.0, "chance@3": 0.0}
         for conversation, asked in by_conversation.items():
             process = process_of(conversation)
@@ -192,16 +194,19 @@ def main() -> None:
             originals: dict[int, list[str]] = {}
             both: dict[int, list[str]] = {}
             alone: dict[int, list[str]] = {}
+            in_force: dict[int, list[str]] = {}
             for number, question in enumerate(asked):
                 originals[number] = ask(lib, process, question, types=[DocumentType.MESSAGE])
                 both[number] = ask(lib, process, question, types=[DocumentType.MESSAGE, DocumentType.NOTE],
                                    statuses=EVERY_SUMMARY)
+                in_force[number] = ask(lib, process, question, types=[DocumentType.MESSAGE, DocumentType.NOTE])
                 alone[number] = ask(lib, process, question, types=[DocumentType.NOTE],
                                     memory_types=[MemoryType.ARCHIVED_CHAT], statuses=EVERY_SUMMARY)
             weight = len(asked)
             sums["uncompacted"] += weight * recall(asked, originals, {}, mapping, K)
             sums["both"] += weight * recall(asked, both, {}, mapping, K)
             sums["both-credited"] += weight * recall(asked, both, folded, mapping, K)
+            sums["in-force"] += weight * recall(asked, in_force, {}, mapping, K)
             for k in (1, 3):
                 sums[f"alone@{k}"] += weight * recall(asked, alone, folded, mapping, k)
                 sums[f"chance@{k}"] += weight * min(1.0, k / max(len(folded), 1))
@@ -220,9 +225,11 @@ def main() -> None:
                     ["conversation", "questions", "compactions", "summaries", "all messages' tokens",
                      "prompt at the end", "mean prompt at session starts", "reduction"], rows))
         print(table(f"Evidence recall@{K} ({n} questions)", ["ranking", f"R@{K}"], [
-            ["uncompacted (messages only)", f"{sums['uncompacted'] / n:.4f}"],
-            ["summaries + archived originals (summary hits credited nothing)", f"{sums['both'] / n:.4f}"],
+            ["uncompacted (messages only)", f"{sums['uncompacted'] / n:.5f}"],
+            ["summaries + archived originals (summary hits credited nothing)", f"{sums['both'] / n:.5f}"],
             ["summaries + archived originals (summary hits credited their range)", f"{sums['both-credited'] / n:.3f}"],
+            ["the product's default search (messages, the summaries in force: active and topic)",
+             f"{sums['in-force'] / n:.4f}"],
             ["summaries alone, the folding summary among the first 1", f"{sums['alone@1'] / n:.3f}"
              f" (chance {sums['chance@1'] / n:.3f})"],
             ["summaries alone, among the first 3", f"{sums['alone@3'] / n:.3f} (chance {sums['chance@3'] / n:.3f})"],
