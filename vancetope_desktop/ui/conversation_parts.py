@@ -107,7 +107,7 @@ class MessageDelegate(QStyledItemDelegate):
 
     def _layout(self, font: QFont, rect: QRect, index: _Index) -> _Layout:
         entry = index.data(ENTRY_ROLE)
-        metrics, small = QFontMetrics(font), QFontMetrics(_small(font))
+        metrics, small = QFontMetrics(font), QFontMetrics(themes.small_font(font))
         if isinstance(entry, Entry) and entry.kind is EntryKind.STITCH:
             line = QRect(rect.left(), rect.top() + GAP, rect.width(), metrics.height() + 2 * GAP)
             return _Layout(line, line, line, None)
@@ -136,14 +136,14 @@ class MessageDelegate(QStyledItemDelegate):
     def _header_width(font: QFont, entry: object) -> int:
         """The header's width as :meth:`_paint_header` draws it: the role (or a card's title) in bold, the details
         in the small font (measured all in the small font, a short bubble clipped its "tokens")."""
-        bold = QFontMetrics(_bold(_small(font)))
+        bold = QFontMetrics(_bold(themes.small_font(font)))
         if isinstance(entry, Entry) and entry.card is not None:
             return bold.horizontalAdvance(entry.card.title())
         found = entry.message if isinstance(entry, Entry) else entry
         if not isinstance(found, ChatMessage):
             return 0
         return bold.horizontalAdvance(_role_label(found) + "  ") + \
-            QFontMetrics(_small(font)).horizontalAdvance(header_text(found))
+            QFontMetrics(themes.small_font(font)).horizontalAdvance(header_text(found))
 
     def sizeHint(self, option: QStyleOptionViewItem, index: _Index) -> QSize:
         width = self._row_width(index)
@@ -202,14 +202,14 @@ class MessageDelegate(QStyledItemDelegate):
         painter.drawText(layout.body, int(Qt.TextFlag.TextWordWrap), index.data() or "")
         footer = _footer_text(index)
         if layout.footer is not None and footer:
-            painter.setFont(_small(option.font))
+            painter.setFont(themes.small_font(option.font))
             painter.setPen(palette.color(palette.ColorRole.Link))
             painter.drawText(layout.footer, int(Qt.AlignmentFlag.AlignLeft), footer)
         painter.restore()
 
     def _paint_header(self, painter: QPainter, font: QFont, rect: QRect, entry: object, found: ChatMessage | None,
                       muted: QColor) -> None:
-        small = _small(font)
+        small = themes.small_font(font)
         bold = _bold(small)
         if isinstance(entry, Entry) and entry.card is not None:
             painter.setFont(bold)
@@ -342,13 +342,13 @@ class TokenGauge(QWidget):
         return QColor(STAGE_COLOURS[self.stage()])
 
     def sizeHint(self) -> QSize:
-        return QSize(320, QFontMetrics(_small(self.font())).height() + 16)
+        return QSize(320, QFontMetrics(themes.small_font(self.font())).height() + 16)
 
     def paintEvent(self, event: QPaintEvent) -> None:
         painter = QPainter(self)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         palette = self.palette()
-        small = _small(self.font())
+        small = themes.small_font(self.font())
         label_height = QFontMetrics(small).height()
         bar = QRect(1, 2, self.width() - 2, max(self.height() - label_height - 6, 8))
         painter.setPen(_edge(palette))
@@ -436,13 +436,6 @@ def _bold(font: QFont) -> QFont:
     bolder = QFont(font)
     bolder.setBold(True)
     return bolder
-
-
-def _small(font: QFont) -> QFont:
-    smaller = QFont(font)
-    if font.pointSizeF() > 0:
-        smaller.setPointSizeF(font.pointSizeF() * 0.88)
-    return smaller
 
 
 def _edge(palette: QPalette) -> QColor:

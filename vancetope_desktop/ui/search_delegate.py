@@ -12,6 +12,7 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QRectF, QS
 from PySide6.QtGui import QAbstractTextDocumentLayout, QColor, QFont, QFontMetrics, QPainter, QPalette, QTextDocument
 from PySide6.QtWidgets import QAbstractScrollArea, QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
+from . import themes
 from .scope_text import ScopeRelation, badge_text
 from .search_model import CRUMB_CLASS, HIGHLIGHT_CLASS, ResultRole
 
@@ -96,7 +97,7 @@ class SearchResultsDelegate(QStyledItemDelegate):
 
     def _paint_meta_line(self, painter: QPainter, option: QStyleOptionViewItem,
                          index: QModelIndex | QPersistentModelIndex, line: QRect, selected: bool, dark: bool) -> None:
-        font = _small_font(option.font)
+        font = themes.small_font(option.font)
         metrics = QFontMetrics(font)
         height = metrics.height() + 4
         line.setHeight(height)
@@ -142,7 +143,7 @@ class SearchResultsDelegate(QStyledItemDelegate):
         snippet_height = _snippet_height(self._snippet_document(index, option.font, inner_width, False))
         if snippet_height:
             height += snippet_height + GAP
-        height += QFontMetrics(_small_font(option.font)).height() + 4
+        height += QFontMetrics(themes.small_font(option.font)).height() + 4
         return QSize(width, height)
 
     @staticmethod
@@ -156,13 +157,6 @@ class SearchResultsDelegate(QStyledItemDelegate):
         document.setHtml(str(index.data(ResultRole.SNIPPET_HTML) or ""))
         document.setTextWidth(width)
         return document
-
-
-def _small_font(font: QFont) -> QFont:
-    small = QFont(font)
-    if small.pointSizeF() > 0:
-        small.setPointSizeF(small.pointSizeF() * 0.9)
-    return small
 
 
 def _available_width(option: QStyleOptionViewItem) -> int:

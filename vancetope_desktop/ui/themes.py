@@ -13,7 +13,7 @@ from __future__ import annotations
 from functools import cache
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QGuiApplication, QIcon, QPalette
+from PySide6.QtGui import QColor, QFont, QGuiApplication, QIcon, QPalette
 from PySide6.QtWidgets import QApplication
 
 from ..resources import resource_path
@@ -159,3 +159,12 @@ def icon(name: str) -> QIcon:
         FileNotFoundError: no such icon.
     """
     return QIcon(str(resource_path("icons", f"{name}.svg")))
+
+
+def small_font(font: QFont) -> QFont:
+    """A copy of ``font`` at 0.9 of its size, for the secondary lines of a list's item (a hit's path and scope, a
+    message's header); a font sized in pixels (point size -1) is kept as it is."""
+    small = QFont(font)
+    if small.pointSizeF() > 0:
+        small.setPointSizeF(small.pointSizeF() * 0.9)
+    return small
