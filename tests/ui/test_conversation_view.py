@@ -326,7 +326,9 @@ def test_works_for_sets_the_parent_and_the_header_names_it(qtbot, lib, make_wind
 
     monkeypatch.setattr(ParentDialog, "exec", pick)
     dialog.parent_button.click()
+    assert not dialog.parent_button.isEnabled()  # a second click while the processes load opens no second picker
     qtbot.waitUntil(lambda: chat.parent_process(lib, SESSION) == "session/plan", timeout=WAIT_MS)
+    assert dialog.parent_button.isEnabled()
     # the other processes, never the process itself nor a project
     assert offered == ["No other process", "Planning (session/plan)"]
     qtbot.waitUntil(lambda: dialog.works_for.text() == "Works for: Planning (session/plan)", timeout=WAIT_MS)

@@ -365,8 +365,13 @@ class ConversationDialog(QDialog):
     def ask_parent(self) -> None:
         """Read the processes, then ask which one this one works for (:class:`~.conversation_parts.ParentDialog`)."""
         lib = self.workbench.lib
-        self.workbench.read(lambda _c: scopes.list_scopes(lib), self._ask_parent, title="Processes",
-                            on_error=lambda error: self.say(str(error)))
+        self.parent_button.setEnabled(False)  # one picker at a time: a second click while the list loads is ignored
+
+        def failed(error: BaseException) -> None:
+            self.parent_button.setEnabled(True)
+            self.say(str(error))
+
+        self.workbench.read(lambda _c: scopes.list_scopes(lib), self._ask_parent, title="Processes", on_error=failed)
 
     def set_parent(self, parent: str | None) -> None:
         """Make this process work for ``parent`` (None: for no other process); a refusal (a cycle) is said as the
@@ -406,7 +411,9 @@ class ConversationDialog(QDialog):
         current = self._shown.parent if self._shown is not None else None
         dialog = ParentDialog(self.process, [s for s in found if s.kind in conversations.PROCESS_KINDS], current,
                               self)
-        if dialog.exec() == QDialog.DialogCode.Accepted and dialog.chosen() != current:
+        chosen = dialog.exec() == QDialog.DialogCode.Accepted and dialog.chosen() != current
+        self.parent_button.setEnabled(True)
+        if chosen:
             self.set_parent(dialog.chosen())
 
     def _parent_set(self, parent: str | None) -> None:
