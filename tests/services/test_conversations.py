@@ -380,3 +380,17 @@ def test_a_compaction_that_cannot_reach_its_target_says_so(lib):
     assert share > 0.40
     assert f"to about {result.tokens_after:,} tokens ({share:.0%}: above the hard stage's 40% target: 9 pinned " \
            "messages and the last 3 turns stay verbatim)" in result.reason, result.reason
+
+
+def test_an_export_s_times_date_the_messages(lib):
+    found = chat.messages_from_export([
+        {"role": "user", "content": "Hey Mel!", "created_at": "2023-05-08T13:56:00Z"},
+        {"role": "assistant", "content": "Hi Caroline!", "create_time": 1683554220.5},  # ChatGPT's export: seconds
+        {"role": "user", "content": "How was the lake?", "timestamp": 1683554280000}])  # milliseconds
+    messages = chat.append_many(lib, "session/s1", found)
+    assert [m.created_at.replace(tzinfo=None).isoformat(timespec="minutes") for m in messages] == [
+        "2023-05-08T13:56", "2023-05-08T13:57", "2023-05-08T13:58"]
+    assert [m.seq for m in messages] == [1, 2, 3]  # the order is the export's, whatever the times say
+    with pytest.raises(InvalidInput, match=r"message 2: unreadable time \"yesterday\""):
+        chat.messages_from_export([{"role": "user", "content": "a"},
+                                   {"role": "user", "content": "b", "created_at": "yesterday"}])

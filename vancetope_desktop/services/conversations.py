@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -95,12 +96,15 @@ class NewMessage:
     Attributes:
         content: its text (not blank). role: who wrote it. tool_call_id: pairs a tool call with its result.
         pinned: pin it (the first user message of a process is pinned whatever this says).
+        said_at: when it was said (an imported conversation's own times); None: now. Its place in the conversation
+            is still the order of appending.
     """
 
     content: str
     role: ChatRole | str = ChatRole.USER
     tool_call_id: str | None = None
     pinned: bool = False
+    said_at: datetime | None = None
 
 
 class HistoryPage(BaseModel):
@@ -384,7 +388,7 @@ def append_many(lib: Library, process: str, messages: Sequence[NewMessage], *,
             last += 1
             pin = message.pinned or (role is ChatRole.USER and not has_user)
             has_user = has_user or role is ChatRole.USER
-            rows.append((_message_document(path, ready, role, last, who),
+            rows.append((_message_document(path, ready, role, last, who, message.said_at),
                          tables.ChatMessageRow(process_path=path, seq=last, role=role.value, tokens=size,
                                                strength=(Strength.PINNED if pin else Strength.NORMAL).value,
                                                tool_call_id=(message.tool_call_id or "").strip() or None)))
@@ -409,13 +413,14 @@ def _too_long(content: str) -> str:
 
 
 def _message_document(process: str, ready: documents.PreparedText, role: ChatRole | str, seq: int,
-                      who: str) -> tables.DocumentRow:
-    """The ``message`` document of one message (not yet added)."""
+                      who: str, said_at: datetime | None = None) -> tables.DocumentRow:
+    """The ``message`` document of one message (not yet added), dated ``said_at`` (UTC; naive read as UTC) or now."""
     now = utcnow()
+    said = now if said_at is None else (said_at.astimezone(UTC) if said_at.tzinfo else said_at.replace(tzinfo=UTC))
     return tables.DocumentRow(
         id=new_document_id(), scope_path=process, type=DocumentType.MESSAGE.value,
         title=_message_title(role, seq, ready.content), content=ready.extraction.text, mime_type="text/plain",
-        meta={"role": str(role), "seq": seq, "by": who}, content_hash=hash_text(ready.content), created_at=now,
+        meta={"role": str(role), "seq": seq, "by": who}, content_hash=hash_text(ready.content), created_at=said,
         updated_at=now, index_state=(IndexState.PENDING if ready.chunks else IndexState.NOT_INDEXED).value)
 
 
@@ -530,10 +535,12 @@ def messages_from_export(data: object, source: str = "the conversation") -> list
       JSON) and its ``id`` becomes the message's ``tool_call_id``; a turn holding ``tool_result`` parts becomes one
       ``tool`` message per result (its ``tool_use_id`` the ``tool_call_id``, its ``content`` text or text parts),
       the turn's text parts a message of the turn's role after them; a top-level ``"system"`` string (the request
-      shape ``{"system": "…", "messages": […]}``) becomes a first ``system`` message.
+      shape ``{"system": "…", "messages": […]}``) becomes a first ``system`` message;
+    - when it was said (:data:`TIME_KEYS`: ``created_at``, ``timestamp`` or ChatGPT's ``create_time``; ISO 8601 or
+      seconds since 1970) dates the message (``said_at``); without one, the time of the import.
 
     Every entry is checked before anything is returned: the shape, the role (one of :class:`ChatRole`; an entry
-    without ``"role"`` is bad: "no role"), blank text and over-long text.
+    without ``"role"`` is bad: "no role"), blank text, over-long text and an unreadable time.
 
     Args:
         data: the decoded JSON. source: what it came from, for messages ("chats/run.json").
@@ -639,12 +646,43 @@ def _export_entry(entry: Any) -> list[NewMessage]:
         wrong.append(_too_long(content))
     elif not content.strip() and not results:
         wrong.append("the text is blank")
+    said_at = None
+    try:
+        said_at = _export_time(next((entry[k] for k in TIME_KEYS if entry.get(k) is not None), None))
+    except ValueError as error:
+        wrong.append(str(error))
     if wrong:
         raise ValueError(", ".join(wrong))
     if isinstance(content, str) and content.strip():
         results.append(NewMessage(content, role, call_id if isinstance(call_id, str) else None,
                                   bool(entry.get("pinned", False))))
-    return results
+    return [replace(m, said_at=said_at) for m in results]
+
+
+TIME_KEYS = ("created_at", "timestamp", "create_time")
+"""Where an exported message keeps when it was said (chat exports and logs name it so; ChatGPT's export:
+``create_time``, seconds since 1970)."""
+
+
+def _export_time(value: object) -> datetime | None:
+    """An exported message's time: ISO 8601 text ("2023-05-08T13:56:00Z"; naive read as UTC) or seconds since 1970
+    (milliseconds when larger than 10^11); None for None.
+
+    Raises:
+        ValueError: anything else, quoted.
+    """
+    if value is None:
+        return None
+    try:
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return datetime.fromtimestamp(value / 1000 if value > 1e11 else value, UTC)
+        if isinstance(value, str):
+            found = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+            return found if found.tzinfo else found.replace(tzinfo=UTC)
+    except (ValueError, OverflowError, OSError):
+        pass
+    raise ValueError(f"unreadable time {json.dumps(value, ensure_ascii=False)[:40]} (give ISO 8601 text or seconds "
+                     "since 1970)")
 
 
 # -- compaction -----------------------------------------------------------------------------------
