@@ -56,6 +56,9 @@ def test_append_pin_and_history_through_json_calls(lib):
     assert tools.call("chat_pin", {"message_id": call.id}).pinned
     assert not tools.call("chat_pin", {"message_id": call.id, "pinned": False}).pinned
     assert not tools.call("chat_pin", {"message_id": task.id, "pinned": False}).pinned  # even the task
+    assert tools.call("chat_pin", {"message_id": "#3"}).id == result.id  # by its number in your conversation
+    with pytest.raises(NotFound, match="has no message #9"):
+        tools.call("chat_pin", {"message_id": "9"})
 
     page = tools.call("chat_history", {"offset": 1, "limit": 1})
     assert [m.id for m in page.messages] == [call.id] and (page.total, page.live, page.archived) == (3, 3, 0)

@@ -35,6 +35,8 @@ def test_a_conversation_from_the_terminal(cli, tmp_path):
             "--no-wait")
     assert "Pinned #2 assistant" in cli("chat", "pin", reply["id"]).stdout
     assert _json(cli("chat", "pin", reply["id"], "--off", "--json"))["strength"] == "normal"
+    assert _json(cli("chat", "pin", "2", "--process", reply["process"], "--json"))["id"] == reply["id"]  # by number
+    assert _json(cli("chat", "pin", f"{reply['process']}#2", "--off", "--json"))["strength"] == "normal"
 
     shown = cli("chat", "history", "session/s1", "--limit", "3").stdout
     assert "Vienna" in shown and "pinned" in shown and "1–3 of 17" in shown and "--offset 3 for more" in shown

@@ -394,3 +394,16 @@ def test_an_export_s_times_date_the_messages(lib):
     with pytest.raises(InvalidInput, match=r"message 2: unreadable time \"yesterday\""):
         chat.messages_from_export([{"role": "user", "content": "a"},
                                    {"role": "user", "content": "b", "created_at": "yesterday"}])
+
+
+def test_a_message_is_found_by_id_or_by_number(lib):
+    first, second = chat.append_many(lib, "session/s1", [NewMessage(TASK), NewMessage("On it.", "assistant")])
+    assert chat.find_message(lib, second.id).seq == 2
+    assert chat.find_message(lib, "#2", "session/s1").id == second.id
+    assert chat.find_message(lib, "session/s1#1").id == first.id
+    with pytest.raises(InvalidInput, match="of which conversation"):
+        chat.find_message(lib, "2")
+    with pytest.raises(NotFound, match="has no message #7"):
+        chat.find_message(lib, "session/s1#7")
+    with pytest.raises(InvalidInput, match="names no message"):
+        chat.find_message(lib, "the second one", "session/s1")

@@ -39,8 +39,10 @@ class ChatAppendInput(ToolInput):
 class ChatPinInput(ToolInput):
     """``chat_pin``: pin a message, or unpin it."""
 
-    message_id: str = Field(min_length=1, description="The message's id (doc_…, from chat_append or chat_history).")
+    message_id: str = Field(min_length=1, description="The message: its id (doc_…, from chat_append or "
+                            "chat_history), or its number ('12' or '#12') in your conversation or in process.")
     pinned: bool = Field(default=True, description="True pins it, false unpins it (then compaction may fold it).")
+    process: str | None = Field(default=None, description="The conversation a message number is in. " + _PROCESS_WRITE)
 
 
 class ChatComposeInput(ToolInput):

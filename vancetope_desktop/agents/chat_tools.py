@@ -108,15 +108,17 @@ class ChatTools:
         self._chat_index([message.id])
         return message
 
-    def chat_pin(self, message_id: str, pinned: bool = True) -> ChatMessage:
-        """Pin or unpin a message of a conversation the acting scope writes (``conversations.set_pinned``).
+    def chat_pin(self, message_id: str, pinned: bool = True, process: str | None = None) -> ChatMessage:
+        """Pin or unpin a message of a conversation the acting scope writes (``conversations.find_message``: an id,
+        or a number in ``process`` or the acting scope's conversation; then ``set_pinned``).
 
         Raises:
-            NotFound: no such message. InvalidInput: a topic stitch.
+            NotFound: no such message. InvalidInput: a topic stitch, not a message reference.
             ScopeNotVisible / AccessDenied: another process's message the acting scope may not write.
         """
-        args = parse_arguments(ChatPinInput, message_id=message_id, pinned=pinned)
-        message = conversations.get_message(self.lib, args.message_id)
+        args = parse_arguments(ChatPinInput, message_id=message_id, pinned=pinned, process=process)
+        where = None if args.message_id.strip().startswith("doc_") else self._chat_process(args.process, write=True)
+        message = conversations.find_message(self.lib, args.message_id, where)
         sharing.check_write(self.lib, self.scope, message.process)
         return conversations.set_pinned(self.lib, message.id, args.pinned, actor=self._actor())
 

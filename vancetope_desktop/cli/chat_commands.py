@@ -71,13 +71,16 @@ def chat_import(
 
 @chat_app.command("pin")
 def chat_pin(
-    message_id: Annotated[str, typer.Argument(help="The message's id (doc_…; `chat history` lists them).")],
+    message: Annotated[str, typer.Argument(help="The message: its id (doc_…), or its number in a process "
+                                         "(session/s1#12, or 12 with --process); `chat history` lists both.")],
+    process: Annotated[str | None, typer.Option("--process", help="The process a bare number is in.")] = None,
     off: Annotated[bool, typer.Option("--off", help="Unpin it instead.")] = False,
     library: LibraryOption = None, as_json: JsonOption = False,
 ) -> None:
     """Pin a message (kept verbatim in every prompt, through every compaction), or unpin it with --off."""
     with open_library(library) as lib:
-        message = conversations.set_pinned(lib, message_id, not off)
+        found = conversations.find_message(lib, message, process)
+        message = conversations.set_pinned(lib, found.id, not off)
         emit(as_json, message, lambda: out.print(f"{'Unpinned' if off else 'Pinned'} {_label(message)}"))
 
 

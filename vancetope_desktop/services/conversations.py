@@ -256,6 +256,31 @@ def get_message(lib: Library, message_id: str) -> ChatMessage:
     return found[0]
 
 
+def find_message(lib: Library, reference: str, process: str | None = None) -> ChatMessage:
+    """A message by its id (``doc_…``) or by its number: ``"12"`` / ``"#12"`` in ``process``, or ``"session/s1#12"``.
+
+    Raises:
+        NotFound: no such message. InvalidInput: a number without a process, or not a reference at all.
+        ScopeNotFound / ScopeError: the process.
+    """
+    text = (reference or "").strip()
+    if text.startswith("doc_"):
+        return get_message(lib, text)
+    where, _, number = text.rpartition("#")
+    where = where or process
+    if not number.isdigit():
+        raise InvalidInput(f"{reference!r} names no message: give its id (doc_…) or its number (#12, with the "
+                           "process: session/s1#12)")
+    if not where:
+        raise InvalidInput(f"message #{number} of which conversation? Give the process too (session/s1#{number})")
+    path = check_process(lib, where)
+    with read_session(lib.engine) as session:
+        found = _messages(session, "c.process_path = :p AND c.seq = :n", {"p": path, "n": int(number)})
+    if not found:
+        raise NotFound(f"{path} has no message #{number} (`vancetope chat history {path}`)")
+    return found[0]
+
+
 def _archive(row: tables.DocumentRow) -> ChatArchive:
     fields = row.meta.get(ARCHIVE_KEY) or {}
     return ChatArchive(id=row.id, process=row.scope_path, summary=row.content or "", tokens=fields.get("tokens", 0),
