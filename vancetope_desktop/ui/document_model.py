@@ -30,7 +30,7 @@ from PySide6.QtWidgets import QApplication, QStyle
 
 from ..core.documents import DocumentInfo, DocumentStatus, DocumentType, IndexState
 from ..core.reading import READING_ORDER, reading_status_of
-from ..resources import RESOURCES
+from ..resources import resource_path
 from .dnd import DOCUMENT_MIME, URI_LIST_MIME, decode_document_ids, encode_document_ids, local_paths_from_mime
 from .item_models import column_title
 from .scope_text import ScopeRelation, badge_text, scope_relation, where_text
@@ -111,8 +111,10 @@ def themed_icon(name: str, fallback: QStyle.StandardPixmap) -> QIcon:
     """
     icon = _icons.get(name)
     if icon is None:
-        svg = RESOURCES / "icons" / f"{name}.svg"
-        icon = QIcon(str(svg)) if svg.is_file() else QApplication.style().standardIcon(fallback)
+        try:
+            icon = QIcon(str(resource_path("icons", f"{name}.svg")))
+        except FileNotFoundError:
+            icon = QApplication.style().standardIcon(fallback)
         _icons[name] = icon
     return icon
 
