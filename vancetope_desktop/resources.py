@@ -31,15 +31,24 @@ _extracted = ExitStack()
 atexit.register(_extracted.close)
 
 
+def source_checkout() -> Path | None:
+    """The source checkout this package runs from (the folder holding ``pyproject.toml`` and ``resources/``
+    beside the package), or None for an installed package."""
+    if (_CHECKOUT / "pyproject.toml").is_file() and (_CHECKOUT / "resources").is_dir():
+        return _CHECKOUT
+    return None
+
+
 def resources_root() -> Traversable:
     """The folder of the resources: the checkout's ``resources/`` when this package runs from a source
-    checkout (``pyproject.toml`` beside the package), else the installed package :data:`ASSETS`.
+    checkout (:func:`source_checkout`), else the installed package :data:`ASSETS`.
 
     Raises:
         FileNotFoundError: neither is there (a broken install).
     """
-    if (_CHECKOUT / "pyproject.toml").is_file() and (_CHECKOUT / "resources").is_dir():
-        return _CHECKOUT / "resources"
+    checkout = source_checkout()
+    if checkout is not None:
+        return checkout / "resources"
     try:
         return resources.files(ASSETS)
     except ModuleNotFoundError:

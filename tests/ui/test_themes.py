@@ -1,23 +1,20 @@
-"""Themes, stylesheets, icons and the About box: everything drawn from resources/."""
+"""Themes, stylesheets and icons: everything drawn from resources/."""
 
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
-    QApplication,
     QDockWidget,
     QLabel,
     QLineEdit,
     QMainWindow,
-    QMessageBox,
     QSplitter,
     QTextEdit,
 )
 
 from vancetope_desktop.ui import themes
-from vancetope_desktop.ui.about import about_text, app_version, show_about
 from vancetope_desktop.ui.themes import apply_theme, icon, is_dark, make_palette, stylesheet, system_prefers_dark
 
 Role = QPalette.ColorRole
@@ -124,28 +121,3 @@ def test_icons_render(qapp, name):
 def test_a_missing_icon_is_an_error(qapp):
     with pytest.raises(FileNotFoundError):
         icon("no-such-icon")
-
-
-def test_about_text(tmp_path):
-    text = about_text(tmp_path / "my <library>")
-    assert "Vancetope Desktop" in text
-    assert app_version() in text
-    assert "PySide6" in text and "Qt " in text
-    assert "my &lt;library&gt;" in text
-    assert "Library:" not in about_text()
-
-
-def test_show_about_opens_a_modal_box(qapp, qtbot, tmp_path):
-    seen: list[str] = []
-
-    def close_box() -> None:
-        box = QApplication.activeModalWidget()
-        if not isinstance(box, QMessageBox):
-            QTimer.singleShot(10, close_box)
-            return
-        seen.append(box.text())
-        box.accept()
-
-    QTimer.singleShot(0, close_box)
-    show_about(None, tmp_path)
-    assert seen and str(tmp_path) in seen[0]

@@ -646,6 +646,7 @@ def mcp_serve(
 
 # Registered after the commands above, so that `memory --help` lists the everyday ones first.
 from . import (  # noqa: E402, F401
+    about_commands,
     annotation_commands,
     atom_commands,
     chat_commands,
