@@ -24,6 +24,8 @@ from ..services.licenses import APP_NAME, app_license, app_version, bundled_comp
 
 DESCRIPTION = "A local-first knowledge workbench: scoped document memory for scientists and Think Processes."
 COLUMNS = ("Component", "Version", "Licence", "What it is")
+NAME_WIDTH = 240
+"""Pixels the component column takes at most when the box opens."""
 
 
 def about_text(library_path: Path | None = None) -> str:
@@ -65,18 +67,24 @@ class AboutDialog(QDialog):
                 item = QTableWidgetItem(text)
                 item.setToolTip(text)
                 table.setItem(row, column, item)
+        table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 8)  # a listing: compact rows
+        table.resizeColumnsToContents()
         header = table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        # Some distribution names run to 40 characters: the name column stops at NAME_WIDTH (a tooltip shows it
+        # whole) so that the licence, the column people come for, keeps the room.
+        table.setColumnWidth(0, min(table.columnWidth(0), NAME_WIDTH))
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         self.table = table
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
         layout.addWidget(heading)
+        layout.addSpacing(6)
         layout.addWidget(QLabel(f"Bundled components and their licences ({len(components)}):", self))
         layout.addWidget(table, 1)
         layout.addWidget(buttons)
-        self.resize(760, 600)
+        self.resize(980, 620)
 
 
 def show_about(parent: QWidget | None, library_path: Path | None = None) -> None:
