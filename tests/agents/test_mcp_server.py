@@ -30,8 +30,12 @@ MEMORY_TOOLS = {"memory_store", "memory_store_episode", "memory_query", "memory_
 TASK_TOOLS = {"memory_store_result", "mark_task_changed"}
 
 
+CHECKOUT_CLI = [sys.executable, "-m", "vancetope_desktop.cli.main"]
+"""`vancetope` as the tests run it: this Python on the checkout's package."""
+
+
 def _command(library: Path, scope: str) -> list[str]:
-    return ["-m", "vancetope_desktop.cli.main", "mcp", "--scope", scope, "--library", str(library)]
+    return ["mcp", "--scope", scope, "--library", str(library)]
 
 
 @pytest.fixture
@@ -49,9 +53,13 @@ def prepared(tmp_path):
 
 
 @asynccontextmanager
-async def _connect(library: Path, scope: str, log: Path):
-    params = StdioServerParameters(command=sys.executable, args=_command(library, scope), env=dict(os.environ),
-                                   cwd=str(REPO))
+async def _connect(library: Path, scope: str, log: Path, server: list[str] | None = None, cwd: Path = REPO,
+                   env: dict[str, str] | None = None):
+    """An initialised client session with `vancetope mcp` (``server``: the `vancetope` command, default
+    :data:`CHECKOUT_CLI`; ``env``: its environment, default this one), its standard error written to ``log``."""
+    command, *args = server or CHECKOUT_CLI
+    params = StdioServerParameters(command=command, args=[*args, *_command(library, scope)],
+                                   env=env or dict(os.environ), cwd=str(cwd))
     with log.open("w") as errlog:
         async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
@@ -279,7 +287,7 @@ def test_session_scope_offers_no_task_tools(prepared, tmp_path):
 
 def test_unknown_scope_fails_before_serving(prepared):
     root, _, _ = prepared
-    done = subprocess.run([sys.executable, *_command(root, "think-process/tp_99")], input="", capture_output=True,
+    done = subprocess.run([*CHECKOUT_CLI, *_command(root, "think-process/tp_99")], input="", capture_output=True,
                           text=True, timeout=60, cwd=REPO)
     assert done.returncode == 3
     assert done.stdout == ""  # stdout belongs to the protocol: errors go to stderr

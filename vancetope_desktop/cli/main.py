@@ -651,6 +651,7 @@ from . import (  # noqa: E402, F401
     atom_commands,
     chat_commands,
     citation_commands,
+    demo_commands,
     digest_commands,
     duplicate_commands,
     generator_commands,
