@@ -76,10 +76,12 @@ def test_standard_input_in_latin1_is_read_and_a_library_path_that_is_not_utf8_is
 
 def test_every_command_checks_its_arguments():
     """The guard lives in the command classes (``cli/context.py``): a command added later cannot miss it."""
-    def walk(command):
+    def walk(command):  # through list_commands: a group imports its commands' modules when they are listed
         yield command
-        for sub in getattr(command, "commands", {}).values():
-            yield from walk(sub)
+        if isinstance(command, CheckedGroup):
+            context = command.context_class(command)
+            for name in command.list_commands(context):
+                yield from walk(command.get_command(context, name))
 
     commands = list(walk(typer.main.get_command(app)))
     assert len(commands) > 30

@@ -1,19 +1,72 @@
-"""The ``vancetope`` command groups, shared by the modules that register commands on them."""
+"""The ``vancetope`` command groups, shared by the modules that register commands on them, and which module
+registers each command (imported only when that command runs, or when help lists them: ``CommandGroup``).
+
+To add a command: write it in a module of this package (``@memory.command("name")`` on the group imported
+from here) and add ``("name", "module")`` to its group's list below, where ``--help`` should show it.
+"""
 
 from __future__ import annotations
 
 from .context import CommandGroup
-from .review_commands import review_app
 
 app = CommandGroup(help="Vancetope: scoped research memory from the terminal.", no_args_is_help=True,
-                    pretty_exceptions_enable=False, add_completion=False)
-memory = CommandGroup(help="Add, upload, search, browse, tag, move and publish documents.", no_args_is_help=True)
+                   pretty_exceptions_enable=False, add_completion=False, commands=(
+                       ("mcp", "mcp_commands"), ("about", "about_commands"), ("export", "citation_commands"),
+                       ("cite", "citation_commands"), ("demo", "demo_commands"), ("undo", "undo_commands"),
+                       ("redo", "undo_commands"),
+                       ("memory", "apps"), ("scope", "apps"), ("index", "apps"), ("review", "apps"),
+                       ("search", "apps"), ("atoms", "atom_commands"), ("chat", "chat_commands"),
+                       ("digest", "digest_commands"), ("generator", "generator_commands"),
+                       ("topics", "topic_commands"), ("topics", "topic_search_commands"),
+                       ("topics", "topic_upkeep_commands"),
+                   ))
+memory = CommandGroup(help="Add, upload, search, browse, tag, move and publish documents.", no_args_is_help=True,
+                      commands=(
+                          ("add", "document_commands"), ("upload", "document_commands"),
+                          ("search", "memory_search_commands"),
+                          ("list", "document_commands"), ("browse", "document_commands"),
+                          ("read", "document_commands"), ("tag", "document_commands"), ("share", "document_commands"),
+                          ("mkdir", "document_commands"), ("move", "document_commands"),
+                          ("edit", "document_commands"), ("versions", "document_commands"),
+                          ("delete", "document_commands"), ("restore", "document_commands"),
+                          ("archive", "document_commands"), ("purge", "document_commands"),
+                          ("empty-trash", "document_commands"),
+                          ("annotate", "annotation_commands"), ("annotations", "annotation_commands"),
+                          ("edit-annotation", "annotation_commands"), ("export-annotations", "annotation_commands"),
+                          ("citekey", "citation_commands"), ("duplicates", "duplicate_commands"),
+                          ("graph", "graph_commands"),
+                          ("recall", "memory_commands"), ("type", "memory_commands"),
+                          ("session-start", "memory_commands"),
+                          ("links", "note_commands"), ("backlinks", "note_commands"),
+                          ("reading-status", "note_commands"), ("profile", "profile_commands"),
+                          ("promote", "promotion_commands"), ("demote", "promotion_commands"),
+                          ("request", "promotion_commands"), ("publish", "promotion_commands"),
+                          ("history", "promotion_commands"),
+                          ("relate", "relation_commands"), ("unrelate", "relation_commands"),
+                          ("relations", "relation_commands"), ("conflicts", "relation_commands"),
+                          ("settle", "relation_commands"),
+                          ("tags", "tag_commands"), ("tag-rename", "tag_commands"), ("tag-merge", "tag_commands"),
+                          ("tag-delete", "tag_commands"), ("episode", "memory_commands"),
+                      ))
 scope_app = CommandGroup(help="Create, list and choose scopes; their promotion rules and sibling setting.",
-                          no_args_is_help=True)
-index_app = CommandGroup(help="The search index: status, run, rebuild.", no_args_is_help=True)
+                         no_args_is_help=True, commands=(
+                             ("create", "scope_commands"), ("agent", "scope_commands"), ("list", "scope_commands"),
+                             ("use", "scope_commands"), ("siblings", "promotion_commands"),
+                             ("rules", "promotion_commands"), ("rule", "apps"),
+                         ))
+index_app = CommandGroup(help="The search index: status, run, rebuild.", no_args_is_help=True, commands=(
+    ("status", "index_commands"), ("run", "index_commands"), ("rebuild", "index_commands"),
+))
+review_app = CommandGroup(help="The review queue: approve or reject requests to promote documents.",
+                          no_args_is_help=True, commands=(
+                              ("list", "review_commands"), ("show", "review_commands"),
+                              ("approve", "review_commands"), ("reject", "review_commands"),
+                          ))
 search_app = CommandGroup(help="Saved searches: save, list, run, rename, forget (one-off searches: `memory search`).",
-                           no_args_is_help=True)
-rule_app = CommandGroup(help="Auto-promote rules: tags that ask for a document's promotion.", no_args_is_help=True)
+                          no_args_is_help=True, commands=tuple(
+                              (name, "search_commands") for name in ("save", "list", "run", "rename", "forget")))
+rule_app = CommandGroup(help="Auto-promote rules: tags that ask for a document's promotion.", no_args_is_help=True,
+                        commands=tuple((name, "promotion_commands") for name in ("set", "off", "reset")))
 app.add_typer(memory, name="memory")
 app.add_typer(scope_app, name="scope")
 app.add_typer(index_app, name="index")

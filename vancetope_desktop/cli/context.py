@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, ClassVar, TypeVar
 
 import typer
+import typer.main
 from pydantic import BaseModel
 from rich.console import Console
 from typer.core import TyperCommand, TyperGroup
@@ -70,17 +72,67 @@ class CheckedCommand(_CheckedParameters, TyperCommand):
 
 
 class CheckedGroup(_CheckedParameters, TyperGroup):
-    """Every ``vancetope`` command group (its own options, e.g. the global ``--library``, are checked too)."""
+    """Every ``vancetope`` command group (its own options, e.g. the global ``--library``, are checked too).
+
+    It imports the module of a command only when the command is run or listed (:class:`CommandGroup`'s
+    ``commands``): a process imports what its one command needs, not the services of every command (the
+    modules of all commands took 0.5 s of the 1.8 s a cold ``memory search`` took). Help and a mistyped
+    name load every module of the group, so they list and suggest what they did when all were imported.
+    """
+
+    source: ClassVar[CommandGroup]
+    """The ``typer.Typer`` this click group was built from (set on the subclass each CommandGroup makes)."""
+
+    def get_command(self, ctx: typer.Context, cmd_name: str) -> Any:
+        if cmd_name not in self.commands:
+            modules = self.source.modules_of(cmd_name)
+            self._load(modules if modules else self.source.modules_of(None))
+        return self.commands.get(cmd_name)
+
+    def list_commands(self, ctx: typer.Context) -> list[str]:
+        self._load(self.source.modules_of(None))
+        return sorted(self.commands, key=self.source.position)
+
+    def _load(self, modules: Sequence[str]) -> None:
+        """Import ``modules`` (their decorators register commands on ``source``), then add the click commands
+        of what they registered: typer builds click commands from a ``Typer`` in one go, so the group is
+        built again and the commands this one lacks are taken from it."""
+        if not modules:
+            return
+        for module in modules:
+            importlib.import_module(f"{__package__}.{module}")
+        built = typer.main.get_group(self.source)
+        for name, command in built.commands.items():
+            self.commands.setdefault(name, command)
 
 
 class CommandGroup(typer.Typer):
-    """A ``typer.Typer`` whose commands and groups check their arguments (:class:`CheckedCommand`).
+    """A ``typer.Typer`` whose commands and groups check their arguments (:class:`CheckedCommand`) and are
+    imported when first needed (:class:`CheckedGroup`).
 
     The one place where undecodable arguments are refused, so a command added later cannot miss it.
+
+    Args:
+        commands: ``(name, module)`` for each command and sub-group of this group, in the order ``--help``
+            lists them: ``module`` (in ``vancetope_desktop.cli``) registers it when imported. A new command
+            is one pair here plus its ``@group.command(name)`` in that module; ``tests/cli/test_cli_tree.py``
+            checks that the pairs and the modules agree.
+        options: ``typer.Typer``'s.
     """
 
-    def __init__(self, **options: Any) -> None:
-        super().__init__(cls=CheckedGroup, **options)
+    def __init__(self, *, commands: Sequence[tuple[str, str]] = (), **options: Any) -> None:
+        self.lazy_commands = tuple(commands)
+        group_class = type("CheckedGroup", (CheckedGroup,), {"source": self, "__module__": __name__})
+        super().__init__(cls=group_class, **options)
+
+    def modules_of(self, name: str | None) -> list[str]:
+        """The modules registering command ``name`` (None: every command of this group), in table order."""
+        return list(dict.fromkeys(m for n, m in self.lazy_commands if name is None or n == name))
+
+    def position(self, name: str) -> tuple[int, int]:
+        """Where ``name`` goes in ``--help``: its place in ``commands`` (names not there come last)."""
+        order = [n for n, _ in self.lazy_commands]
+        return (0, order.index(name)) if name in order else (1, 0)
 
     def command(self, name: str | None = None, **options: Any) -> Callable[[Callable[..., T]], Callable[..., T]]:
         options.setdefault("cls", CheckedCommand)

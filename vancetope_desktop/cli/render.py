@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from rich.markup import escape
 from rich.table import Table
@@ -13,15 +14,17 @@ from ..core.profiles import is_current, profile_of, suggested_topics
 from ..core.promotion import AuditEntry, PromotionRequest, PromotionRule, RequestDetail, RequestStatus, VisibilityChange
 from ..core.reading import reading_status_of
 from ..core.scope_info import ScopeInfo
-from ..services.bibliography import BibliographyImport
-from ..services.documents import Renamed
-from ..services.imports import FOLDER_MERGED, ImportReport
 from ..services.indexing import REBUILD_HINT, IndexStatus
-from ..services.memory_guard import Remembered
-from ..services.relations import DocumentLinks
 from ..services.search import SearchResponse
 from ..services.topic_search import TopicHit, TopicSearchResponse
 from .context import err, out
+
+if TYPE_CHECKING:  # types only: importing these services costs a search that prints no import report ~0.3 s
+    from ..services.bibliography import BibliographyImport
+    from ..services.documents import Renamed
+    from ..services.imports import ImportReport
+    from ..services.memory_guard import Remembered
+    from ..services.relations import DocumentLinks
 
 _ICON = {"note": "📝", "file": "📄", "result": "🧪", "fact": "💡", "event": "📅", "plan": "🎯", "reference": "🔗",
          "structured": "📊", "folder": "📁", "annotation": "🖍"}
@@ -226,6 +229,8 @@ def import_report(report: ImportReport) -> None:
             out.print(f"          [yellow]warning:[/yellow] {escape(warning)}")
         if outcome.references is not None:
             _attachments(outcome.references)
+    from ..services.imports import FOLDER_MERGED  # here: the import pipeline is for the commands that import
+
     for notice in report.notices:  # only a folder merge has a flag that undoes it
         hint = " (--keep-both-folders keeps a folder of its own)" if FOLDER_MERGED in notice else ""
         out.print(f"[yellow]{'note':>9}[/yellow] {escape(notice)}{hint}")

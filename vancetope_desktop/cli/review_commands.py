@@ -11,10 +11,8 @@ from ..core.promotion import RequestStatus
 from ..core.tags import split_tag_list
 from ..services import indexing, review, scopes
 from . import render
-from .context import CommandGroup, JsonOption, LibraryOption, WaitOption, emit, open_library, required_reason
-
-review_app = CommandGroup(help="The review queue: approve or reject requests to promote documents.",
-                           no_args_is_help=True)
+from .apps import review_app
+from .context import JsonOption, LibraryOption, WaitOption, emit, open_library, required_reason
 
 
 class RequestFilter(StrEnum):

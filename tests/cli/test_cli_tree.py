@@ -1,0 +1,71 @@
+"""The command tree that ``cli/apps.py`` declares: each command imported only when it runs, the declarations
+and the modules in agreement, and ``--help`` the same whichever commands a process loaded first."""
+
+import importlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import typer.main
+from typer.testing import CliRunner
+
+from vancetope_desktop.cli import apps
+from vancetope_desktop.cli.main import app
+
+REPO = Path(__file__).resolve().parents[2]
+GROUPS = {"": apps.app, "memory": apps.memory, "scope": apps.scope_app, "index": apps.index_app,
+          "review": apps.review_app, "search": apps.search_app, "scope rule": apps.rule_app}
+WIDE = {"COLUMNS": "120", "TERM": "dumb"}
+
+
+@pytest.mark.parametrize("path", list(GROUPS))
+def test_each_declared_command_is_registered_by_its_module_and_every_registered_one_is_declared(path):
+    group = GROUPS[path]
+    for name, module in group.lazy_commands:
+        importlib.import_module(f"vancetope_desktop.cli.{module}")
+    registered = list(typer.main.get_group(group).commands)
+    declared = list(dict.fromkeys(name for name, _ in group.lazy_commands))
+    assert sorted(registered) == sorted(declared), f"`vancetope {path}`: declare each command in cli/apps.py"
+
+
+def test_help_lists_the_commands_in_the_declared_order_whatever_ran_before():
+    runner = CliRunner()
+    for args in (["memory", "recall", "--help"], ["scope", "rule", "set", "--help"], ["topics", "search", "--help"]):
+        assert runner.invoke(app, args, env=WIDE).exit_code == 0
+    listed = runner.invoke(app, ["memory", "--help"], env=WIDE).output
+    rows = [line.split()[1] for line in listed.splitlines() if line.startswith("│ ") and len(line.split()) > 2
+            and not line.split()[1].startswith("-")]
+    order = [name for name, _ in apps.memory.lazy_commands]
+    assert [r for r in rows if r in order] == order
+    typo = runner.invoke(app, ["memory", "serch"], env=WIDE)
+    assert typo.exit_code == 2 and "Did you mean 'search'" in typo.output
+
+
+@pytest.mark.slow
+def test_a_search_imports_no_other_command_and_not_chromadb(tmp_path):
+    """A cold ``memory search`` loads its own command module only: not the services of the other commands (atom
+    extraction, the generators' HTTP clients), and the vector store is read without the ``chromadb`` package."""
+    library = tmp_path / "lib"
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    cli = [sys.executable, "-m", "vancetope_desktop.cli.main"]
+    added = subprocess.run([*cli, "memory", "add", "Chronic stress raises the risk of dementia in old age.",
+                            "--library", str(library), "--json"], capture_output=True, text=True, env=env,
+                           timeout=600, cwd=REPO)
+    assert added.returncode == 0, added.stderr
+    probe = ("import runpy, sys\n"
+             "sys.argv = ['vancetope', 'memory', 'search', 'does stress cause dementia', '--json', '--library', "
+             f"{str(library)!r}]\n"
+             "try:\n    runpy.run_module('vancetope_desktop.cli.main', run_name='__main__')\n"
+             "except SystemExit as done:\n    assert not done.code, done.code\n"
+             "print(sorted(sys.modules), file=sys.stderr)\n")
+    searched = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=600,
+                              cwd=REPO)
+    assert searched.returncode == 0, searched.stderr
+    assert json.loads(searched.stdout)["hits"][0]["document"]["id"] == json.loads(added.stdout)["id"]
+    loaded = set(eval(searched.stderr.strip().splitlines()[-1]))  # noqa: S307 (our own probe's list of names)
+    commands = {m.rsplit(".", 1)[1] for m in loaded if m.startswith("vancetope_desktop.cli.")}
+    assert commands == {"apps", "context", "filters", "main", "memory_search_commands", "render"}
+    assert not loaded & {"chromadb", "vancetope_desktop.services.atom_extraction", "httpx", "torch"}
