@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import logging
 import re
 import shutil
 import threading
@@ -31,7 +32,10 @@ import numpy as np
 
 from ..core.errors import IndexUnavailable
 from ..store.backups import copy_folder
+from .chroma_reader import ChromaReader
 from .locks import file_lock
+
+logger = logging.getLogger(__name__)
 
 _SLUG_UNSAFE = re.compile(r"[^a-zA-Z0-9]+")
 
@@ -100,6 +104,8 @@ class VectorStore:
         self._lock_path = lock_path
         self._generation = generation
         self._client: Any = None
+        self._reader: ChromaReader | None = None  # queries while no client is open: see query_scopes
+        self._reader_failed = False
         self._seen_generation: int | None = None
         self._mutex = threading.RLock()
         self._handles: dict[str, Any] = {}  # collection name → handle, valid until the client reopens
@@ -125,7 +131,7 @@ class VectorStore:
     def _client_for_read(self) -> Any:
         current = self._generation()
         if self._client is None or current != self._seen_generation:
-            self._close()
+            self._close()  # the reader too: one engine on the store per process at a time
             try:
                 self._client = self._open()
             except Exception as error:
@@ -143,8 +149,30 @@ class VectorStore:
     def _close(self) -> None:
         if self._client is not None:
             self._drop_cached_system()
+        if self._reader is not None:
+            self._reader.close()
         self._client = None
+        self._reader = None
         self._handles.clear()
+
+    def _reader_for_query(self) -> ChromaReader | None:
+        """For a search's reads (:meth:`query_scopes`, :meth:`counts`): the engine-only reader (:mod:`.chroma_reader`),
+        opened or reopened at the current index generation;
+        None when the client is open (it answers then) or the reader cannot be opened (the client will, or will
+        say why not)."""
+        if self._client is not None or self._reader_failed:
+            return None
+        current = self._generation()
+        if self._reader is None or current != self._seen_generation:
+            self._close()
+            try:
+                self._reader = ChromaReader(self.root)
+            except Exception as error:  # e.g. another Chroma release's bindings: the client is the reference
+                logger.info("querying the vector store through the chromadb client: %s", _first_line(error))
+                self._reader_failed = True
+                return None
+            self._seen_generation = current
+        return self._reader
 
     @contextlib.contextmanager
     def _readable(self) -> Iterator[None]:
@@ -311,7 +339,9 @@ class VectorStore:
         One lock and one look at the index generation for every scope (a search queries four
         collections). Only ids and distances are fetched: the document id is the chunk id's part
         before the last ``:`` (ids are ``doc_id:ordinal``), and reading the metadata back tripled a
-        query's time.
+        query's time. Until this process opens the Chroma client (to write, or for another read), the
+        queries go through :class:`~.chroma_reader.ChromaReader`, Chroma's engine without the ``chromadb``
+        package (the same answers; a cold CLI search does not pay the package's import).
 
         Raises:
             IndexUnavailable: the store cannot be opened or read.
@@ -320,19 +350,26 @@ class VectorStore:
         if not wanted:
             return []
         query = embedding.reshape(1, -1).astype(np.float32)
-        results = []
+        results: list[tuple[str, list[str], list[float]]] = []
         with self._mutex, file_lock(self._lock_path, shared=True), self._readable():
-            self._client_for_read()
-            for scope, docs in wanted:
-                collection = self._collection(scope, checked=True)
-                if collection is not None:
-                    where = None if docs is None else {"doc_id": {"$in": list(docs)}}
-                    results.append((scope, collection.query(query_embeddings=query, n_results=limit, where=where,
-                                                            include=["distances"])))
+            reader = self._reader_for_query()  # a process that has not opened the client need not import chromadb
+            if reader is not None:
+                for scope, docs in wanted:
+                    ids, distances = reader.query(collection_name(scope), query, limit, docs)
+                    results.append((scope, ids, distances))
+            else:
+                self._client_for_read()
+                for scope, docs in wanted:
+                    collection = self._collection(scope, checked=True)
+                    if collection is not None:
+                        where = None if docs is None else {"doc_id": {"$in": list(docs)}}
+                        found = collection.query(query_embeddings=query, n_results=limit, where=where,
+                                                 include=["distances"])
+                        results.append((scope, found["ids"][0], found["distances"][0]))
         return [
             (scope, VectorHit(chunk_id, chunk_id.rsplit(":", 1)[0], 1.0 - float(distance)))
-            for scope, result in results
-            for chunk_id, distance in zip(result["ids"][0], result["distances"][0], strict=True)
+            for scope, ids, distances in results
+            for chunk_id, distance in zip(ids, distances, strict=True)
         ]
 
     def collections(self) -> list[CollectionInfo]:
@@ -361,6 +398,9 @@ class VectorStore:
             IndexUnavailable: the store cannot be opened or read.
         """
         with self._mutex, file_lock(self._lock_path, shared=True), self._readable():
+            reader = self._reader_for_query()  # a search checks the counts: see query_scopes
+            if reader is not None:
+                return {scope: reader.count(collection_name(scope)) for scope in scopes}
             found = {scope: self._collection(scope) for scope in scopes}
             return {scope: 0 if collection is None else int(collection.count()) for scope, collection in found.items()}
 
