@@ -68,5 +68,5 @@ def test_a_search_imports_no_other_command_and_not_chromadb(tmp_path):
     assert json.loads(searched.stdout)["hits"][0]["document"]["id"] == json.loads(added.stdout)["id"]
     loaded = set(ast.literal_eval(searched.stderr.strip().splitlines()[-1]))
     commands = {m.rsplit(".", 1)[1] for m in loaded if m.startswith("vancetope_desktop.cli.")}
-    assert commands == {"apps", "context", "filters", "main", "memory_search_commands", "render"}
+    assert commands == {"apps", "context", "filters", "memory_search_commands", "render"}  # main ran as __main__
     assert not loaded & {"chromadb", "vancetope_desktop.services.atom_extraction", "httpx", "torch"}
