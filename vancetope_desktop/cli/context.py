@@ -20,7 +20,6 @@ from typer.core import TyperCommand, TyperGroup
 from ..core.errors import InvalidInput, VancetopeError
 from ..core.memories import MEMORY_TYPE_GUIDANCE, MemoryType
 from ..core.text import undecodable_message, undecodable_values
-from ..ingest.encoding import decode_text_bytes
 from ..services.library import Library
 
 LibraryOption = Annotated[
@@ -216,6 +215,8 @@ def emit(as_json: bool, value: Any, human: Callable[[], None]) -> None:
 def read_stdin() -> str:
     """Standard input as text, decoded as an imported text file is (UTF-8, else the encoding detected), so
     bytes that are not UTF-8 are read rather than ending in a traceback."""
+    from ..ingest.encoding import decode_text_bytes  # charset detection: for the commands that read stdin
+
     return decode_text_bytes(sys.stdin.buffer.read())[0]
 
 

@@ -10,7 +10,7 @@ import json
 import logging
 from collections.abc import Iterable, Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import delete, insert, text
 from sqlmodel import Session, select
@@ -32,13 +32,15 @@ from ..core.documents import (
 from ..core.errors import DocumentNotFound, InvalidAtom
 from ..core.memories import MemoryType
 from ..core.promotion import RequestStatus
-from ..ingest.base import ChunkDraft
 from ..store import fulltext, tables
 from ..store.db import get_meta, read_session, set_meta
 from ..store.json_columns import json_or_empty
 from ..store.tables import utcnow
 from . import audit
 from .library import Library
+
+if TYPE_CHECKING:  # a type only: the extractors' module (and what it imports) is for the commands that import
+    from ..ingest.base import ChunkDraft
 
 _log = logging.getLogger(__name__)
 _ATOM_TYPES = frozenset(t.value for t in AtomType)

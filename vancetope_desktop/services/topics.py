@@ -74,8 +74,6 @@ from ..core.ids import new_document_id
 from ..core.relations import RelationType
 from ..core.topics import PINNABLE, TOPIC_KEY, Topic, TopicTree, decode_vector, encode_vector, topic_fields
 from ..core.undo import UserAction
-from ..generation.keywords import keywords
-from ..generation.sentences import BlockKind, Sentence
 from ..index.topic_groups import split_members
 from ..store import tables
 from ..store.blobs import hash_text
@@ -884,6 +882,10 @@ def split_topic(lib: Library, topic_id: str, groups: Sequence[Sequence[str]] | N
         vectors = lib.embedder().encode_documents([texts[i] for i in own_ids])
         groups = [[own_ids[int(i)] for i in part] for part in split_members(vectors, parts)]
     if labels is None:
+        # Imported here: the keyword extractor (segtok, regex) is for a split, not for the searches that import this
+        from ..generation.keywords import keywords
+        from ..generation.sentences import BlockKind, Sentence
+
         found = [keywords([Sentence(0, len(texts.get(a, "")), texts.get(a, ""), BlockKind.PROSE) for a in g],
                           SURFACE_WORDS) for g in groups]
         named = [words[0] if words else "" for words in found]
