@@ -17,8 +17,10 @@ from vancetope_desktop.cli import apps
 from vancetope_desktop.cli.main import app
 
 REPO = Path(__file__).resolve().parents[2]
-GROUPS = {"": apps.app, "memory": apps.memory, "scope": apps.scope_app, "index": apps.index_app,
-          "review": apps.review_app, "search": apps.search_app, "scope rule": apps.rule_app}
+GROUPS = {"": apps.app, "memory": apps.memory, "memory episode": apps.episode_app, "scope": apps.scope_app,
+          "scope rule": apps.rule_app, "index": apps.index_app, "review": apps.review_app, "search": apps.search_app,
+          "atoms": apps.atoms_app, "chat": apps.chat_app, "digest": apps.digest_app,
+          "generator": apps.generator_app, "topics": apps.topics_app}
 WIDE = {"COLUMNS": "120", "TERM": "dumb"}
 
 
@@ -46,6 +48,28 @@ def test_help_lists_the_commands_in_the_declared_order_whatever_ran_before():
 
 
 @pytest.mark.slow
+def test_every_group_is_declared_in_apps():
+    def groups(group):
+        yield group
+        for info in group.registered_groups:
+            yield from groups(info.typer_instance)
+
+    for group in GROUPS.values():
+        for module in group.modules_of(None):
+            importlib.import_module(f"vancetope_desktop.cli.{module}")
+    assert {id(g) for g in groups(app)} == {id(g) for g in GROUPS.values()}
+
+
+def test_the_top_help_imports_no_command_module_that_holds_a_group():
+    probe = ("import sys\nfrom typer.testing import CliRunner\nfrom vancetope_desktop.cli.main import app\n"
+             "assert CliRunner().invoke(app, ['--help']).exit_code == 0\n"
+             "print(sorted(m for m in sys.modules if m.startswith('vancetope_desktop.cli.')))")
+    listed = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO, timeout=600,
+                            env=dict(os.environ, PYTHONPATH=str(REPO)), check=True)
+    modules = {m.rsplit(".", 1)[1] for m in ast.literal_eval(listed.stdout.strip())}
+    assert modules == {"apps", "citation_commands", "context", "main", "mcp_commands", "undo_commands"}
+
+
 def test_a_search_imports_no_other_command_and_not_chromadb(tmp_path):
     """A cold ``memory search`` loads its own command module only: not the services of the other commands (atom
     extraction, the generators' HTTP clients), and the vector store is read without the ``chromadb`` package."""

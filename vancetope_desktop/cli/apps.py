@@ -14,11 +14,8 @@ app = CommandGroup(help="Vancetope: scoped research memory from the terminal.", 
                        ("mcp", "mcp_commands"), ("about", "about_commands"), ("export", "citation_commands"),
                        ("cite", "citation_commands"), ("demo", "demo_commands"), ("undo", "undo_commands"),
                        ("redo", "undo_commands"),
-                       ("memory", "apps"), ("scope", "apps"), ("index", "apps"), ("review", "apps"),
-                       ("search", "apps"), ("atoms", "atom_commands"), ("chat", "chat_commands"),
-                       ("digest", "digest_commands"), ("generator", "generator_commands"),
-                       ("topics", "topic_commands"), ("topics", "topic_search_commands"),
-                       ("topics", "topic_upkeep_commands"),
+                       *((group, "apps") for group in ("memory", "scope", "index", "review", "search", "atoms",
+                                                       "chat", "digest", "generator", "topics")),
                    ))
 memory = CommandGroup(help="Add, upload, search, browse, tag, move and publish documents.", no_args_is_help=True,
                       commands=(
@@ -46,7 +43,7 @@ memory = CommandGroup(help="Add, upload, search, browse, tag, move and publish d
                           ("relations", "relation_commands"), ("conflicts", "relation_commands"),
                           ("settle", "relation_commands"),
                           ("tags", "tag_commands"), ("tag-rename", "tag_commands"), ("tag-merge", "tag_commands"),
-                          ("tag-delete", "tag_commands"), ("episode", "memory_commands"),
+                          ("tag-delete", "tag_commands"), ("episode", "apps"),
                       ))
 scope_app = CommandGroup(help="Create, list and choose scopes; their promotion rules and sibling setting.",
                          no_args_is_help=True, commands=(
@@ -67,9 +64,38 @@ search_app = CommandGroup(help="Saved searches: save, list, run, rename, forget 
                               (name, "search_commands") for name in ("save", "list", "run", "rename", "forget")))
 rule_app = CommandGroup(help="Auto-promote rules: tags that ask for a document's promotion.", no_args_is_help=True,
                         commands=tuple((name, "promotion_commands") for name in ("set", "off", "reset")))
+episode_app = CommandGroup(help="Episodes: structured records of what happened (add, list, show, edit).",
+                           no_args_is_help=True,
+                           commands=tuple((name, "memory_commands") for name in ("add", "list", "show", "edit")))
+atoms_app = CommandGroup(help="Atoms: facts, events (with when) and plans (with a due date and a status).",
+                         no_args_is_help=True, commands=tuple((name, "atom_commands") for name in (
+                             "add", "list", "show", "plan-update", "happened", "extract", "files-setting")))
+chat_app = CommandGroup(help="A session's or think process's conversation: messages, pins, compaction into summaries "
+                        "and the prompt block.", no_args_is_help=True,
+                        commands=tuple((name, "chat_commands") for name in (
+                            "append", "import", "pin", "history", "compose", "compact", "compact-range", "archives",
+                            "parent")))
+digest_app = CommandGroup(help="The daily digest: a day's writeup per scope, its atoms reconciled, undoable.",
+                          no_args_is_help=True,
+                          commands=tuple((name, "digest_commands") for name in ("run", "show", "undo")))
+generator_app = CommandGroup(help="The generator of summaries, keywords, atoms and digests: show, use, key.",
+                             no_args_is_help=True,
+                             commands=tuple((name, "generator_commands") for name in ("show", "use", "key")))
+topics_app = CommandGroup(help="Topic trees: a scope's map of its atoms by topic, browsed and edited by hand.",
+                          no_args_is_help=True, commands=(
+                              *((name, "topic_commands") for name in ("show", "atoms", "rename", "move", "merge",
+                                                                      "split", "move-atom", "create", "delete")),
+                              ("search", "topic_search_commands"), ("rebuild", "topic_upkeep_commands"),
+                          ))
 app.add_typer(memory, name="memory")
 app.add_typer(scope_app, name="scope")
 app.add_typer(index_app, name="index")
 app.add_typer(review_app, name="review")
 app.add_typer(search_app, name="search")
 scope_app.add_typer(rule_app, name="rule")
+memory.add_typer(episode_app, name="episode")
+app.add_typer(atoms_app, name="atoms")
+app.add_typer(chat_app, name="chat")
+app.add_typer(digest_app, name="digest")
+app.add_typer(generator_app, name="generator")
+app.add_typer(topics_app, name="topics")

@@ -13,13 +13,10 @@ from ..core.atoms import Atom, AtomType
 from ..core.tags import split_tag_list
 from ..services import atom_extraction, atoms, indexing, scopes, undo
 from ..services.atom_extraction import ExtractionReport, FilesSetting
-from .apps import app
-from .context import CommandGroup, JsonOption, LibraryOption, ScopeOption, WaitOption, emit, err, open_library, out
+from .apps import atoms_app
+from .context import JsonOption, LibraryOption, ScopeOption, WaitOption, emit, err, open_library, out
 from .progress import progress
 
-atoms_app = CommandGroup(help="Atoms: facts, events (with when) and plans (with a due date and a status).",
-                         no_args_is_help=True)
-app.add_typer(atoms_app, name="atoms")
 DATE_HELP = "ISO (2026-12-05, 2026-12-05T14:30) or a phrase ('next Friday')."
 STATUS_HELP = "planned, missed or canceled (a plan that happened: `atoms happened`)."
 

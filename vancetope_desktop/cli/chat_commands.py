@@ -20,12 +20,9 @@ from ..core.errors import InvalidInput
 from ..services import conversations, indexing
 from ..services.conversations import HistoryPage
 from ..services.library import Library
-from .apps import app
-from .context import CommandGroup, JsonOption, LibraryOption, WaitOption, emit, err, open_library, out, read_stdin
+from .apps import chat_app
+from .context import JsonOption, LibraryOption, WaitOption, emit, err, open_library, out, read_stdin
 
-chat_app = CommandGroup(help="A session's or think process's conversation: messages, pins, compaction into summaries "
-                        "and the prompt block.", no_args_is_help=True)
-app.add_typer(chat_app, name="chat")
 ProcessArgument = Annotated[str, typer.Argument(help="The process: a session or think process path, e.g. session/s1 "
                                                 "(`scope list`).")]
 

@@ -14,12 +14,9 @@ from rich.markup import escape
 from ..core.errors import NothingToUndo
 from ..services import digest, indexing
 from ..services.digest import DigestRun
-from .apps import app
-from .context import CommandGroup, JsonOption, LibraryOption, WaitOption, emit, open_library, out
+from .apps import digest_app
+from .context import JsonOption, LibraryOption, WaitOption, emit, open_library, out
 
-digest_app = CommandGroup(help="The daily digest: a day's writeup per scope, its atoms reconciled, undoable.",
-                          no_args_is_help=True)
-app.add_typer(digest_app, name="digest")
 DayOption = Annotated[str | None, typer.Option("--day", "-d", help="YYYY-MM-DD, 'today' or 'yesterday' "
                                                "(default: today).")]
 DigestScopeOption = Annotated[str | None, typer.Option("--scope", "-s", help="Scope path or name (default: the "

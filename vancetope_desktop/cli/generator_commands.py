@@ -14,12 +14,8 @@ import typer
 
 from ..generation.endpoint import KeyringUnavailable
 from ..services import generators
-from .apps import app
-from .context import CommandGroup, JsonOption, LibraryOption, emit, err, open_library, out, read_stdin
-
-generator_app = CommandGroup(help="The generator of summaries, keywords, atoms and digests: show, use, key.",
-                             no_args_is_help=True)
-app.add_typer(generator_app, name="generator")
+from .apps import generator_app
+from .context import JsonOption, LibraryOption, emit, err, open_library, out, read_stdin
 
 
 def _show(status: generators.GeneratorStatus) -> None:

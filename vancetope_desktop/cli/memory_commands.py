@@ -11,12 +11,9 @@ from rich.markup import escape
 from ..core.memories import Episode, Severity
 from ..services import audit, episodes, indexing, memories, scopes, undo
 from ..services import session_start as start
-from .apps import memory
-from .context import CommandGroup, JsonOption, LibraryOption, MemoryTypeOption, ScopeOption, emit, open_library, out
+from .apps import episode_app, memory
+from .context import JsonOption, LibraryOption, MemoryTypeOption, ScopeOption, emit, open_library, out
 
-episode_app = CommandGroup(help="Episodes: structured records of what happened (add, list, show, edit).",
-                           no_args_is_help=True)
-memory.add_typer(episode_app, name="episode")
 NamespaceOption = Annotated[str | None, typer.Option("--namespace", "-N", help="The scope it belongs to, e.g. "
                                                      "agent/tau (default: the current scope).")]
 

@@ -2,7 +2,7 @@
 ``topics rename|move|merge|split|move-atom|create|delete`` to edit it by hand, over ``services.topics``.
 
 Each edit is one undo step of the person at this computer (``vancetope undo`` takes it back) and pins what it set,
-so that the digest keeps it. ``topics_app`` is the group other topic commands join (``topics search``).
+so that the digest keeps it. ``topics search`` and ``topics rebuild`` join the group from their own modules.
 """
 
 from __future__ import annotations
@@ -15,12 +15,9 @@ from rich.markup import escape
 from ..core.atoms import Atom
 from ..core.topics import Topic, TopicTree
 from ..services import scopes, topics
-from .apps import app
-from .context import CommandGroup, JsonOption, LibraryOption, ScopeOption, emit, open_library, out
+from .apps import topics_app
+from .context import JsonOption, LibraryOption, ScopeOption, emit, open_library, out
 
-topics_app = CommandGroup(help="Topic trees: a scope's map of its atoms by topic, browsed and edited by hand.",
-                          no_args_is_help=True)
-app.add_typer(topics_app, name="topics")
 TopicArgument = Annotated[str, typer.Argument(help="The topic's id (doc_…; `topics show` lists them).")]
 
 

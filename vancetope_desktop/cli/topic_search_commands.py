@@ -10,8 +10,8 @@ import typer
 from ..core.errors import EmptyQuery
 from ..services.topic_search import topic_search
 from . import render
+from .apps import topics_app
 from .context import JsonOption, LibraryOption, ModeOption, ScopeOption, guarded, open_library, print_json
-from .topic_commands import topics_app
 
 
 @topics_app.command("search")

@@ -12,8 +12,8 @@ import typer
 from rich.markup import escape
 
 from ..services import topic_upkeep
+from .apps import topics_app
 from .context import JsonOption, LibraryOption, ScopeOption, emit, open_library, out
-from .topic_commands import topics_app
 
 
 @topics_app.command("rebuild")
