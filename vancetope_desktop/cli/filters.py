@@ -20,6 +20,7 @@ StatusOption = Annotated[
     list[DocumentStatus] | None, typer.Option("--status", help="Include these states (default: active).")
 ]
 
+
 def tag_filter(tags: str | None, any_tags: str | None, not_tags: str | None, where: str | None) -> TagFilter | None:
     """The tag filter of the ``--tags``, ``--any-tags``, ``--not-tags`` and ``--where`` options (None: no filter).
 

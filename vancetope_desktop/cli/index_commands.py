@@ -4,21 +4,11 @@ from __future__ import annotations
 
 import typer
 
-from ..services import (
-    indexing,
-)
+from ..services import indexing
 from ..services.library import Library
 from . import render
 from .apps import index_app
-from .context import (
-    JsonOption,
-    LibraryOption,
-    WaitOption,
-    emit,
-    err,
-    open_library,
-    out,
-)
+from .context import JsonOption, LibraryOption, WaitOption, emit, err, open_library, out
 from .progress import progress
 
 

@@ -7,10 +7,7 @@ from typing import Annotated
 import typer
 
 from .apps import app
-from .context import (
-    LibraryOption,
-    open_library,
-)
+from .context import LibraryOption, open_library
 
 
 @app.command("mcp")

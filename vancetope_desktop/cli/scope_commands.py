@@ -7,19 +7,10 @@ from typing import Annotated
 import typer
 
 from ..core.errors import InvalidInput
-from ..services import (
-    scopes,
-)
+from ..services import scopes
 from . import render
 from .apps import scope_app
-from .context import (
-    JsonOption,
-    LibraryOption,
-    emit,
-    guarded,
-    open_library,
-    out,
-)
+from .context import JsonOption, LibraryOption, emit, guarded, open_library, out
 
 AgentOption = Annotated[str | None, typer.Option(
     "--agent", help="For a session or think process: the agent scope that runs it (e.g. agent/tau); it then also "
