@@ -67,7 +67,8 @@ def test_the_top_help_imports_no_command_module_that_holds_a_group():
     listed = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO, timeout=600,
                             env=dict(os.environ, PYTHONPATH=str(REPO)), check=True)
     modules = {m.rsplit(".", 1)[1] for m in ast.literal_eval(listed.stdout.strip())}
-    assert modules == {"apps", "citation_commands", "context", "main", "mcp_commands", "undo_commands"}
+    assert modules == {"about_commands", "apps", "citation_commands", "context", "demo_commands", "main",
+                       "mcp_commands", "undo_commands"}
 
 
 def test_a_search_imports_no_other_command_and_not_chromadb(tmp_path):
