@@ -156,10 +156,9 @@ class VectorStore:
         self._handles.clear()
 
     def _reader_for_query(self) -> ChromaReader | None:
-        """For a search's reads (:meth:`query_scopes`, :meth:`counts`): the engine-only reader (:mod:`.chroma_reader`),
-        opened or reopened at the current index generation;
-        None when the client is open (it answers then) or the reader cannot be opened (the client will, or will
-        say why not)."""
+        """For a search's reads (:meth:`query_scopes`, :meth:`counts`): the engine-only reader
+        (:mod:`.chroma_reader`), opened or reopened at the current index generation; None when the client is open
+        (it answers then) or the reader cannot be opened (the client will, or will say why not)."""
         if self._client is not None or self._reader_failed:
             return None
         current = self._generation()
