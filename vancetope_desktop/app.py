@@ -16,6 +16,7 @@ from pathlib import Path
 from .core.errors import VancetopeError
 from .services.library import Library
 from .services.preferences import CONFIG_DIR_ENV, load_preferences
+from .workers import launch
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -26,11 +27,20 @@ def _parser() -> argparse.ArgumentParser:
                         help="save screenshots of the main screens into DIR and quit (the tour builds its own "
                              "library from the demo, in a temporary folder or an empty --library)")
     parser.add_argument("--startup-probe", action="store_true", help=argparse.SUPPRESS)
+    # Installs the demo into an empty --library, lets the index worker embed it, searches, quits (ui/demo_probe.py).
+    parser.add_argument("--demo-probe", action="store_true", help=argparse.SUPPRESS)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Open the library (``--library``, the preferences' choice, ``$VANCETOPE_LIBRARY`` or the default)."""
+    """Open the library (``--library``, the preferences' choice, ``$VANCETOPE_LIBRARY`` or the default).
+
+    ``--worker NAME …`` first runs a worker process instead, before Qt is imported: a frozen bundle starts its
+    workers as itself (``workers/launch.py``).
+    """
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == [launch.WORKER_FLAG]:
+        return launch.run_worker(argv[1:])
     args, qt_args = _parser().parse_known_args(argv)
 
     from PySide6.QtCore import QTimer
@@ -58,12 +68,16 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     window = MainWindow(library, preferences=preferences)
     window.show()
-    if args.screenshots is None and not args.startup_probe:
+    if args.screenshots is None and not args.startup_probe and not args.demo_probe:
         window.workbench.run_pending_digests()  # the daily digest, in the background (issue 13)
         window.workbench.fill_missing_profiles()  # sources' summaries not written yet, also in the background
     if args.startup_probe:
         # For the start-up benchmark: report once the first frame is painted, then quit.
         QTimer.singleShot(0, lambda: (print("window shown", flush=True), window.close(), app.quit()))
+    if args.demo_probe:
+        from .ui.demo_probe import DemoProbe
+
+        DemoProbe(window, app.exit).start()
     if args.screenshots is not None:
         from .ui.screenshots import ScreenshotTour
 

@@ -1,17 +1,16 @@
 """Keeps the library's index up to date while the window is open.
 
 Embedding runs in a child process (``workers/index_worker.py``, named by importing it so that the import
-linter sees the dependency), so torch, the model and vector writes never
-hold this process's GIL while the user types. The child's JSON lines become a visible, cancellable
-"Indexing" task. The query encoder (numpy, no torch) loads here in the background at start-up; search
-shows "loading model…" until then. A poll of the library's change counter notices documents written by
+linter sees the dependency, and started by ``workers.launch``'s command line, which also works frozen), so
+torch, the model and vector writes never hold this process's GIL while the user types. The child's JSON lines
+become a visible, cancellable "Indexing" task. The query encoder (numpy, no torch) loads here in the background at
+start-up; search shows "loading model…" until then. A poll of the library's change counter notices documents written by
 other processes (the CLI, an agent over MCP).
 """
 
 from __future__ import annotations
 
 import json
-import sys
 import time
 
 import shiboken6
@@ -19,7 +18,7 @@ from PySide6.QtCore import QCoreApplication, QObject, QProcess, QTimer, Signal
 
 from ..services import indexing
 from ..services.library import Library
-from ..workers import index_worker
+from ..workers import index_worker, launch
 from .tasks import Task, TaskContext, TaskManager, TaskState
 
 POLL_MS = 1500
@@ -136,8 +135,9 @@ class Indexer(QObject):
         if self._process is not None or self._stopping:
             return
         process = QProcess(self)
-        process.setProgram(sys.executable)
-        process.setArguments(["-m", index_worker.__name__, "--library", str(self._lib.paths.root)])
+        program, *arguments = launch.worker_command(index_worker.__name__, "--library", str(self._lib.paths.root))
+        process.setProgram(program)
+        process.setArguments(arguments)
         process.setProcessChannelMode(QProcess.ProcessChannelMode.SeparateChannels)
         process.readyReadStandardOutput.connect(self._read)
         process.finished.connect(self._process_ended)
