@@ -99,7 +99,11 @@ def build(dist: Path, work: Path) -> Path:
     _run(sys.executable, "-m", "PyInstaller", "--noconfirm", "--log-level", "WARN", "--distpath", dist,
          "--workpath", work, SPEC, env=env, cwd=ROOT)
     print(f"bundle built in {time.monotonic() - started:.0f} s ({_children_cpu() - cpu:.0f} s of CPU)", flush=True)
-    return dist / APP
+    bundle = dist / APP
+    cli = bundle / "vancetope"
+    if not cli.exists():  # Linux: one executable, the command line by its name (installer/entry.py)
+        cli.symlink_to(APP)
+    return bundle
 
 
 def _children_cpu() -> float:

@@ -65,8 +65,13 @@ class DemoProbe(QObject):
                 and all(d.index_state != IndexState.PENDING for d in snapshot.documents))
 
     def _search(self) -> None:
-        states = [d.index_state for d in self.window.workbench.snapshot.documents]
-        self._say(f"indexed by the index worker: {states.count(IndexState.INDEXED)} documents")
+        documents = self.window.workbench.snapshot.documents
+        failed = [d for d in documents if d.index_state == IndexState.FAILED]
+        if failed:
+            self._fail(f"{len(failed)} documents failed to index: {failed[0].title}: {failed[0].index_error}")
+            return
+        indexed = sum(d.index_state == IndexState.INDEXED for d in documents)
+        self._say(f"indexed by the index worker: {indexed} documents")
         pane = self.window.search_pane
         self.window.focus_search()
         pane.query_edit.setText(DEMO_QUESTION)

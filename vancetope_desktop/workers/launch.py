@@ -7,7 +7,7 @@ vancetope_desktop.workers.<name> …``. In a PyInstaller bundle, ``sys.executabl
 
 The extraction workers (``ingest/process_pool.py``) need no flag: they are started by ``multiprocessing`` with
 the ``spawn`` method, which a frozen bundle serves through ``multiprocessing.freeze_support()``, called first
-thing by the bundle's entry scripts (``installer/entry_gui.py``, ``installer/entry_cli.py``).
+thing by the bundle's entry script (``installer/entry.py``).
 """
 
 from __future__ import annotations
