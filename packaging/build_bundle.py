@@ -23,7 +23,7 @@ configuration folder, and fails (exit 1) at the first step that does not hold:
 3. the command line answers a search on that library with a demo paper (``vancetope memory search``);
 4. a real PDF from ``$VANCETOPE_SHARED/corpus/papers`` is uploaded through the command line, extracted in a
    ``spawn`` worker of the bundle (``multiprocessing.freeze_support``), and found by a search;
-5. ``vancetope mcp`` answers an MCP ``initialize`` request over stdio;
+5. ``vancetope mcp`` answers an MCP client's handshake and lists its tools over stdio;
 6. no torch inside.
 """
 
@@ -228,26 +228,33 @@ def check(bundle: Path, shared: Path) -> None:
         hits = _search(bundle, library, DEMO_QUERY, env)
         if not hits:
             raise CheckFailed(f"`vancetope memory search {DEMO_QUERY!r}` found nothing in the demo")
-        print(f"vancetope memory search: {len(hits)} hits, first {hits[0]}", flush=True)
+        print(f"vancetope memory search: {len(hits)} hits, first {hits[0]['document']['title']!r}", flush=True)
 
         started = time.monotonic()
         _program(bundle, "vancetope", "--library", library, "memory", "upload", pdf, "--scope", DEMO_PROJECT,
                  env=env, timeout=900)
         hits = _search(bundle, library, CHECK_PDF_QUERY, env)
-        if not any(CHECK_PDF.removesuffix(".pdf") in json.dumps(hit) or "Higgs" in json.dumps(hit) for hit in hits[:3]):
+        if not any(hit["document"]["metadata"].get("original_name") == CHECK_PDF for hit in hits[:3]):
             raise CheckFailed(f"the uploaded {CHECK_PDF} is not among the first hits: {hits[:3]}")
         print(f"uploaded {CHECK_PDF} (extracted by the bundle's worker) and found it "
               f"({time.monotonic() - started:.0f} s)", flush=True)
 
-        reply = _program(bundle, "vancetope", "--library", library, "mcp", env=env, timeout=120, stdin=_MCP_INIT)
-        if '"serverInfo"' not in reply:
-            raise CheckFailed(f"`vancetope mcp` did not answer initialize:\n{reply}")
-        print("vancetope mcp answered initialize", flush=True)
+        reply = _program(bundle, "vancetope", "--library", library, "mcp", "--scope", DEMO_PROJECT, env=env,
+                         timeout=120, stdin=_MCP_SESSION)
+        answers = {message.get("id"): message for message in map(json.loads, reply.splitlines()) if "id" in message}
+        tools = answers.get(2, {}).get("result", {}).get("tools", [])
+        if "serverInfo" not in answers.get(1, {}).get("result", {}) or not tools:
+            raise CheckFailed(f"`vancetope mcp` did not answer initialize and tools/list:\n{reply}")
+        print(f"vancetope mcp answered: {len(tools)} tools", flush=True)
 
 
-_MCP_INIT = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-    "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bundle-check", "version": "1"}},
-}) + "\n"
+_MCP_SESSION = "".join(json.dumps(message) + "\n" for message in (
+    {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bundle-check", "version": "1"}}},
+    {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+))
+"""An MCP client's first words over stdio (JSON-RPC, one message a line): the handshake, then the tool list."""
 
 
 def _search(bundle: Path, library: Path, query: str, env: dict[str, str]) -> list[dict]:
