@@ -24,7 +24,9 @@ configuration folder, and fails (exit 1) at the first step that does not hold:
 4. a real PDF from ``$VANCETOPE_SHARED/corpus/papers`` is uploaded through the command line, extracted in a
    ``spawn`` worker of the bundle (``multiprocessing.freeze_support``), and found by a search;
 5. ``vancetope mcp`` answers an MCP client's handshake and lists its tools over stdio;
-6. no torch inside.
+6. no torch inside;
+
+and, when it built the .deb, that the package holds the links, the desktop entry and the icon, and runs unpacked.
 """
 
 from __future__ import annotations
@@ -257,6 +259,23 @@ _MCP_SESSION = "".join(json.dumps(message) + "\n" for message in (
 """An MCP client's first words over stdio (JSON-RPC, one message a line): the handshake, then the tool list."""
 
 
+def check_deb(deb: Path) -> None:
+    """The package holds the folder, the two ``/usr/bin`` links, the desktop entry and the icon, and the command
+    line runs from the unpacked folder (``dpkg-deb -x``: nothing is installed on this machine)."""
+    with tempfile.TemporaryDirectory(prefix="vancetope-deb-check-") as folder:
+        root = Path(folder)
+        _run("dpkg-deb", "-x", deb, root)
+        for program in (APP, "vancetope"):
+            link = root / "usr" / "bin" / program
+            if not link.is_symlink() or os.readlink(link) != f"{INSTALL_DIR}/{program}":
+                raise CheckFailed(f"{deb.name}: /usr/bin/{program} is not a link to {INSTALL_DIR}/{program}")
+        for path in (f"usr/share/applications/{APP}.desktop", f"usr/share/icons/hicolor/scalable/apps/{APP}.svg"):
+            if not (root / path).is_file():
+                raise CheckFailed(f"{deb.name} lacks /{path}")
+        _program(root / INSTALL_DIR.lstrip("/"), "vancetope", "--help", env=_check_env(root), timeout=120)
+    print(f"{deb.name}: links, desktop entry and icon in place; the unpacked command line runs", flush=True)
+
+
 def _search(bundle: Path, library: Path, query: str, env: dict[str, str]) -> list[dict]:
     out = _program(bundle, "vancetope", "--library", library, "memory", "search", query, "--scope", DEMO_PROJECT,
                    "--json", env=env, timeout=300)
@@ -277,12 +296,15 @@ def main(argv: list[str] | None = None) -> int:
     if not (bundle / APP).is_file():
         raise SystemExit(f"no bundle at {bundle}: build it first (without --no-build)")
     print(f"bundle: {bundle} {_size_mb(bundle):.0f} MB", flush=True)
+    deb = None
     if not args.no_deb:
         deb = build_deb(bundle, args.dist)
         print(f"package: {deb} {_size_mb(deb):.0f} MB", flush=True)
     if args.check:
         shared = Path(os.environ.get("VANCETOPE_SHARED") or ROOT.parent / "shared")
         try:
+            if deb is not None:
+                check_deb(deb)
             check(bundle, shared)
         except CheckFailed as error:
             print(f"check failed: {error}", file=sys.stderr, flush=True)
