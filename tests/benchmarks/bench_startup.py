@@ -1,13 +1,14 @@
 """Time to window: from launching ``vancetope-desktop`` to its first painted frame (target < 1 s).
 
-Run: ``.venv/bin/python tests/benchmarks/bench_startup.py [--runs 7] [--library PATH]``
+Run: ``.venv/bin/python tests/benchmarks/bench_startup.py [--runs 7] [--library PATH] [--bundle DIR]``
 
 Each run starts ``python -m vancetope_desktop.app --startup-probe`` as a new process (offscreen Qt
 unless ``--platform`` says otherwise) on an existing library; the app prints "window shown" from its
 first event-loop turn after ``show()`` and quits. The time is measured from just before the process
 is spawned to that line, so it includes the interpreter, Qt, the services' imports and opening the
 library, but not the model, which loads afterwards in the background. A bare Qt window is timed the
-same way for reference.
+same way for reference, and with ``--bundle DIR`` the frozen app (``DIR/vancetope-desktop``, built by
+``packaging/build_bundle.py``); the processes take turns, run after run, so a change in load hits them alike.
 """
 
 from __future__ import annotations
@@ -49,16 +50,23 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--library", type=Path, default=None, help="default: a fresh temporary library")
     parser.add_argument("--platform", default="offscreen", help="QT_QPA_PLATFORM (e.g. xcb under xvfb-run)")
+    parser.add_argument("--bundle", type=Path, default=None, help="the frozen app's folder (dist/vancetope-desktop)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         library = args.library or Path(scratch) / "library"
         env = {**os.environ, "QT_QPA_PLATFORM": args.platform, "VANCETOPE_CONFIG_DIR": str(Path(scratch) / "config")}
         app = [sys.executable, "-m", "vancetope_desktop.app", "--library", str(library), "--startup-probe"]
-        _time(app, env)  # first run creates the library and warms the disk cache
-        rows = []
-        for label, command in (("bare Qt window", [sys.executable, "-c", BARE]), ("vancetope-desktop", app)):
-            times = [_time(command, env) for _ in range(args.runs)]
-            rows.append((label, f"{median(times):.2f}", f"{percentile(times, 95):.2f}", f"{max(times):.2f}"))
+        commands = {"bare Qt window": [sys.executable, "-c", BARE], "vancetope-desktop": app}
+        if args.bundle is not None:
+            commands["vancetope-desktop, frozen bundle"] = [
+                str(args.bundle / "vancetope-desktop"), "--library", str(library), "--startup-probe"]
+        for command in commands.values():
+            _time(command, env)  # the first run creates the library and warms the disk cache
+        times: dict[str, list[float]] = {label: [] for label in commands}
+        for _ in range(args.runs):
+            for label, command in commands.items():
+                times[label].append(_time(command, env))
+        rows = [(label, f"{median(t):.2f}", f"{percentile(t, 95):.2f}", f"{max(t):.2f}") for label, t in times.items()]
     print(table(f"time to window, {args.runs} runs (s); target < 1 s", ("process", "median", "p95", "max"), rows))
 
 
