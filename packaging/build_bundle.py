@@ -24,7 +24,8 @@ configuration folder, and fails (exit 1) at the first step that does not hold:
 4. a real PDF from ``$VANCETOPE_SHARED/corpus/papers`` is uploaded through the command line, extracted in a
    ``spawn`` worker of the bundle (``multiprocessing.freeze_support``), and found by a search;
 5. ``vancetope mcp`` answers an MCP client's handshake and lists its tools over stdio;
-6. no torch inside;
+6. ``vancetope about`` reads the licences of what the bundle holds (PyMuPDF's AGPL; no torch);
+7. no torch inside;
 
 and, when it built the .deb, that the package holds the links, the desktop entry and the icon, and runs unpacked.
 """
@@ -240,6 +241,14 @@ def check(bundle: Path, shared: Path) -> None:
             raise CheckFailed(f"the uploaded {CHECK_PDF} is not among the first hits: {hits[:3]}")
         print(f"uploaded {CHECK_PDF} (extracted by the bundle's worker) and found it "
               f"({time.monotonic() - started:.0f} s)", flush=True)
+
+        about = json.loads(_program(bundle, "vancetope", "about", "--json", env=env, timeout=120))
+        shipped = {c["name"].lower(): c for c in about["components"] if c["version"] != "not installed"}
+        pymupdf_license = shipped.get("pymupdf", {}).get("license", "").lower()
+        if not ("agpl" in pymupdf_license or "affero" in pymupdf_license) or "torch" in shipped:
+            raise CheckFailed(f"`vancetope about` lists {sorted(shipped)} (PyMuPDF, AGPL, and no torch expected)")
+        print(f"vancetope about: {about['name']} {about['version']} ({about['license']}), {len(shipped)} components "
+              "shipped with their licences", flush=True)
 
         reply = _program(bundle, "vancetope", "--library", library, "mcp", "--scope", DEMO_PROJECT, env=env,
                          timeout=120, stdin=_MCP_SESSION)
