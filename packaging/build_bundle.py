@@ -97,6 +97,7 @@ def ensure_pyinstaller() -> None:
 def build(dist: Path, work: Path) -> Path:
     """Run PyInstaller on the spec; returns the onedir folder (``dist/vancetope-desktop``). Prints the time."""
     ensure_pyinstaller()
+    _warn_if_metadata_is_stale()
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
     started, cpu = time.monotonic(), _children_cpu()
     _run(sys.executable, "-m", "PyInstaller", "--noconfirm", "--log-level", "WARN", "--distpath", dist,
@@ -107,6 +108,26 @@ def build(dist: Path, work: Path) -> Path:
     if not cli.exists():  # Linux: one executable, the command line by its name (installer/entry.py)
         cli.symlink_to(APP)
     return bundle
+
+
+def _warn_if_metadata_is_stale() -> None:
+    """The bundle copies the installed ``vancetope-desktop`` metadata (its version and licence, shown by the About
+    box): say so when it no longer matches pyproject.toml (``packaging/dev.py setup`` installs it again)."""
+    from importlib import metadata
+
+    project = _project()
+    try:
+        installed = metadata.metadata(APP)
+    except metadata.PackageNotFoundError:
+        print(f"warning: {APP} is not installed in this environment: run packaging/dev.py setup", flush=True)
+        return
+    license_ = project.get("license")
+    license_ = license_.get("text") if isinstance(license_, dict) else license_
+    shown = installed.get("License-Expression") or installed.get("License")
+    if installed["Version"] != project["version"] or (license_ and shown != license_):
+        print(f"warning: the installed {APP} metadata ({installed['Version']}, {shown}) is older than pyproject.toml "
+              f"({project['version']}, {license_}): run packaging/dev.py setup first, or the bundle shows the old one",
+              flush=True)
 
 
 def _children_cpu() -> float:
