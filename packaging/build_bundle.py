@@ -6,7 +6,8 @@ Usage (from the repository root, with the dev environment of ``packaging/dev.py 
     .venv/bin/python packaging/build_bundle.py --check    # build, then start the bundle offscreen and check it
     .venv/bin/python packaging/build_bundle.py --check --no-build   # check the bundle built before
 
-PyInstaller (pyproject's ``bundle`` extra) is installed into the running environment when missing. The
+PyInstaller (pyproject's ``bundle`` extra, which ``packaging/dev.py setup`` installs) is installed into the
+running environment when missing. The
 build is cached in ``--work`` (PyInstaller reuses its analysis of unchanged modules there and keeps the
 binaries' dependency scan in ``~/.cache/pyinstaller``).
 

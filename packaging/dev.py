@@ -49,7 +49,7 @@ def _run(*args: object, **kwargs) -> None:
 
 
 def setup() -> None:
-    """Create .venv and install the project with its dev extras, torch first from the constraints, the
+    """Create .venv and install the project with its dev and bundle extras, torch first from the constraints, the
     packages of pyproject's ``[tool.vancetope.setup] build-once`` from wheels built once per machine
     (:data:`WHEELHOUSE`), then those of its ``no-deps`` without their dependencies."""
     if STAMP.exists() and STAMP.read_text() == _fingerprint():
@@ -81,7 +81,9 @@ def setup() -> None:
             print(f"Building {spec} once for this machine (a few minutes) into {WHEELHOUSE} …", flush=True)
             _run(_bin("python"), "-m", "pip", "wheel", "--disable-pip-version-check", "--no-deps", "-w",
                  WHEELHOUSE, spec, env=build_env)
-    _run(*pip, "-c", CONSTRAINTS, "--find-links", WHEELHOUSE, "-e", f"{ROOT}[dev]", *build_once, env=build_env)
+    # bundle: PyInstaller, for packaging/build_bundle.py and its test (tests/packaging/test_bundle.py).
+    _run(*pip, "-c", CONSTRAINTS, "--find-links", WHEELHOUSE, "-e", f"{ROOT}[dev,bundle]", *build_once,
+         env=build_env)
     # Packages wanted for a file they ship, not for their dependencies: pyproject [tool.vancetope.setup] no-deps.
     no_deps = setup_table.get("no-deps", [])
     if no_deps:
