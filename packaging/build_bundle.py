@@ -7,9 +7,8 @@ Usage (from the repository root, with the dev environment of ``packaging/dev.py 
     .venv/bin/python packaging/build_bundle.py --check --no-build   # check the bundle built before
 
 PyInstaller (pyproject's ``bundle`` extra, which ``packaging/dev.py setup`` installs) is installed into the
-running environment when missing. The
-build is cached in ``--work`` (PyInstaller reuses its analysis of unchanged modules there and keeps the
-binaries' dependency scan in ``~/.cache/pyinstaller``).
+running environment when missing. ``--work`` is PyInstaller's work folder; keeping it saves little: a rebuild
+took as much CPU as the first build (about 2 minutes of one core here), as PyInstaller analyses every module again.
 
 Why a .deb and not an AppImage: the AppImage's ``appimagetool`` and its runtime are downloaded from GitHub
 releases, which this project's machines and CI cannot reach; ``dpkg-deb`` is Debian's own tool. The package
@@ -317,7 +316,7 @@ def _search(bundle: Path, library: Path, query: str, env: dict[str, str]) -> lis
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--dist", type=Path, default=ROOT / "dist", help="where the bundle and the .deb go")
-    parser.add_argument("--work", type=Path, default=ROOT / "build" / "pyinstaller", help="PyInstaller's cache")
+    parser.add_argument("--work", type=Path, default=ROOT / "build" / "pyinstaller", help="PyInstaller's work folder")
     parser.add_argument("--no-build", action="store_true", help="use the bundle built before")
     parser.add_argument("--no-deb", action="store_true", help="build the bundle only")
     parser.add_argument("--check", action="store_true", help="start the bundle offscreen and check it (see above)")
