@@ -66,9 +66,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     pytest-xdist's ``worksteal`` hands each worker a contiguous share of this order and lets an idle worker
     take the second half of another's queue. In file order the end-to-end tests (30-110 s each) came near
     the end of the first worker's share: one started late kept that worker busy while the other idled.
-    Slow first, the queues end with short tests, which even out.
+    Slow first, the queues end with short tests, which even out. The ``longest`` (the bundle's build and check,
+    3-7 minutes) go before every other: started last they would end the run alone on one core.
     """
-    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+    items.sort(key=lambda item: (item.get_closest_marker("longest") is None, item.get_closest_marker("slow") is None))
 
 
 WRITTEN_TABLES = ("document", "document_version", "relation", "promotion_request", "audit_entry", "index_job",
