@@ -28,13 +28,13 @@ import numpy as np
 from safetensors import safe_open
 from safetensors.numpy import load_file
 from threadpoolctl import ThreadpoolController
-from tokenizers import Tokenizer
 
 from vancetope_desktop.core.errors import IndexUnavailable
 
+from .batching import TOKENIZER_FILE, SentenceTokenizer, length_batches
 from .models import ModelSpec
 
-__all__ = ["SUPPORTED_ACTIVATIONS", "SUPPORTED_POOLING", "NumpyEncoder", "gelu", "unsupported_reason"]
+__all__ = ["SUPPORTED_ACTIVATIONS", "SUPPORTED_POOLING", "NumpyEncoder", "gelu", "model_config", "unsupported_reason"]
 
 SUPPORTED_POOLING = frozenset({"mean", "cls", "max"})
 """Single pooling modes implemented here (sentence-transformers ``Pooling`` semantics)."""
@@ -43,7 +43,6 @@ SUPPORTED_ACTIVATIONS = frozenset({"gelu", "gelu_new", "gelu_pytorch_tanh"})
 """``config.json`` ``hidden_act`` values implemented (names from transformers' ``ACT2FN``)."""
 
 _WEIGHTS = "model.safetensors"
-_TOKENIZER = "tokenizer.json"
 # Half-precision checkpoints run in half precision under transformers, so float32 numpy would not
 # reproduce them closely enough; they (and bfloat16, unknown to numpy) go to sentence-transformers.
 _WEIGHT_DTYPES = {"F32"}
@@ -95,10 +94,10 @@ def unsupported_reason(spec: ModelSpec) -> str | None:
     if len(spec.pooling) != 1 or spec.pooling[0] not in SUPPORTED_POOLING:
         return f"pooling {'+'.join(spec.pooling)}"
     base = spec.transformer_path
-    for required in (_WEIGHTS, _TOKENIZER):
+    for required in (_WEIGHTS, TOKENIZER_FILE):
         if not (base / required).is_file():
             return f"no {required}"
-    config = _config(base)
+    config = model_config(base)
     if config.get("model_type") != "bert":
         return f"model_type {config.get('model_type')!r} (only 'bert')"
     if config.get("hidden_act") not in SUPPORTED_ACTIVATIONS:
@@ -126,7 +125,8 @@ def unsupported_reason(spec: ModelSpec) -> str | None:
     return None
 
 
-def _config(path: Path) -> dict[str, Any]:
+def model_config(path: Path) -> dict[str, Any]:
+    """The ``config.json`` of a transformer directory as a dict (``{}`` if it holds something else)."""
     value = json.loads((path / "config.json").read_text(encoding="utf-8"))
     return value if isinstance(value, dict) else {}
 
@@ -210,7 +210,7 @@ class NumpyEncoder:
         reason = unsupported_reason(spec)
         if reason is not None:
             raise IndexUnavailable(f"The numpy query encoder cannot run {spec.name}: {reason}.")
-        config = _config(spec.transformer_path)
+        config = model_config(spec.transformer_path)
         self.spec = spec
         self.max_length = spec.max_tokens
         self._eps = float(config.get("layer_norm_eps", 1e-12))
@@ -219,26 +219,13 @@ class NumpyEncoder:
         hidden = int(config["hidden_size"])
         self._head_dim = hidden // self._heads
         self._pooling = spec.pooling[0]
-        self._tokenizer, self._pad_id = self._load_tokenizer(spec, config)
+        self._tokenizer = SentenceTokenizer(spec, config)
         self._load_weights(spec.transformer_path / _WEIGHTS, int(config["num_hidden_layers"]))
 
     @classmethod
     def from_spec(cls, spec: ModelSpec) -> NumpyEncoder:
         """Same as ``NumpyEncoder(spec)``."""
         return cls(spec)
-
-    @staticmethod
-    def _load_tokenizer(spec: ModelSpec, config: dict[str, Any]) -> tuple[Tokenizer, int]:
-        """The tokenizer, truncating like sentence-transformers, and the padding id."""
-        tokenizer = Tokenizer.from_file(str(spec.transformer_path / _TOKENIZER))
-        # tokenizer.json may carry its own truncation/padding (all-MiniLM-L6-v2's: 128, fixed width);
-        # sentence-transformers overrides both per call: truncate at max_seq_length (special tokens
-        # included), pad on the right to the longest text of the batch (done in tokenize()).
-        padding = tokenizer.padding or {}
-        pad_id = int(padding.get("pad_id", config.get("pad_token_id") or 0))
-        tokenizer.no_padding()
-        tokenizer.enable_truncation(max_length=spec.max_tokens, strategy="longest_first", direction="right")
-        return tokenizer, pad_id
 
     def _load_weights(self, path: Path, layers: int) -> None:
         raw = load_file(str(path))
@@ -290,21 +277,7 @@ class NumpyEncoder:
 
         Texts are truncated to ``max_length`` tokens including ``[CLS]``/``[SEP]``, padded on the right.
         """
-        return self._pad([self._token_ids(text) for text in texts])
-
-    def _token_ids(self, text: str) -> list[int]:
-        # One encode() per text rather than encode_batch(): the batch call starts the tokenizers thread
-        # pool, after which any fork() prints a warning to stderr; tokenizing is ~1 % of the forward pass.
-        return self._tokenizer.encode(text).ids
-
-    def _pad(self, encoded: Sequence[list[int]]) -> tuple[np.ndarray, np.ndarray]:
-        longest = max((len(e) for e in encoded), default=0)
-        ids = np.full((len(encoded), longest), self._pad_id, dtype=np.int64)
-        mask = np.zeros((len(encoded), longest), dtype=np.int64)
-        for row, tokens in enumerate(encoded):
-            ids[row, : len(tokens)] = tokens
-            mask[row, : len(tokens)] = 1
-        return ids, mask
+        return self._tokenizer.tokenize(texts)
 
     def encode(self, texts: str | Sequence[str], *, threads: int = 1) -> np.ndarray:
         """Embed one text or many (queries or document chunks).
@@ -329,21 +302,12 @@ class NumpyEncoder:
         single = isinstance(texts, str)
         batch = [texts] if single else list(texts)
         out = np.empty((len(batch), self.dimension), dtype=np.float32)
-        encoded = [self._token_ids(text) for text in batch]
-        order = sorted(range(len(batch)), key=lambda i: len(encoded[i]))
-        start = 0
-        while start < len(order):
-            # Sorted ascending: the last row of a batch is its longest, so the batch ends where
-            # rows × longest would pass the budget (always at least one row).
-            end = start + 1
-            while end < len(order) and (end - start + 1) * len(encoded[order[end]]) <= BATCH_TOKENS:
-                end += 1
-            rows = order[start:end]
-            ids, mask = self._pad([encoded[i] for i in rows])
+        encoded = [self._tokenizer.ids(text) for text in batch]
+        for rows in length_batches(encoded, BATCH_TOKENS):
+            ids, mask = self._tokenizer.pad([encoded[i] for i in rows])
             with _BLAS_LOCK, blas_threads(threads):
                 hidden = self._forward(ids, mask)
             out[rows] = self._pool(hidden, mask)
-            start = end
         if self.spec.normalize:
             norms = np.linalg.norm(out, axis=1, keepdims=True)
             out /= np.maximum(norms, np.float32(1e-12))  # torch F.normalize's eps

@@ -1,0 +1,114 @@
+"""Sentence embeddings through ONNX Runtime: the graph ``onnx_export`` builds from the safetensors, no torch.
+
+Tokenizing, truncation, padding and batching are ``batching``'s, the same as the numpy encoder's; ONNX
+Runtime runs the forward pass. In fp32 the vectors equal sentence-transformers' to 1e-5
+(``tests/index/test_onnx_encoder.py``); int8 (dynamically quantised weights) is faster and close, not
+equal (cosine ~0.99), which is why a library records the precision of its vectors
+(``services/indexing.py``).
+
+The session never touches the network (ONNX Runtime has no network code; its only telemetry, Windows
+ETW events, is switched off here) and runs on the CPU provider only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from vancetope_desktop.core.errors import IndexUnavailable
+
+from .batching import SentenceTokenizer, length_batches
+from .models import ModelSpec
+from .numpy_encoder import model_config, unsupported_reason
+from .onnx_export import Precision, ensure_graph
+
+__all__ = ["BATCH_TOKENS", "INTRA_OP_THREADS", "OnnxEncoder"]
+
+BATCH_TOKENS = 2048
+"""Most padded tokens per ``session.run`` (8 chunks of 256 tokens). ONNX Runtime pays a fixed cost per run
+and works in place, so it gains from larger batches than numpy's 512 (``numpy_encoder.BATCH_TOKENS``);
+measured with ``tests/benchmarks/bench_embedding_runtimes.py --batch-tokens``."""
+
+INTRA_OP_THREADS = 1
+"""Threads of a session's matrix products. One: on the shared 2-core machine, two threads cost more CPU per
+chunk for little or no gain in wall time (the indexing process runs beside the app and other work), and an
+idle spin of the second thread steals the core the app needs (README figures, "document embedding
+runtimes")."""
+
+
+class OnnxEncoder:
+    """Sentence embeddings of a BERT sentence-transformers model through ONNX Runtime (CPU).
+
+    Args:
+        spec: a model :func:`~vancetope_desktop.index.numpy_encoder.unsupported_reason` accepts.
+        precision: ``"fp32"`` (equal to sentence-transformers to 1e-5) or ``"int8"``.
+        threads: intra-op threads (:data:`INTRA_OP_THREADS`).
+
+    Building the session finds or builds the graph (``onnx_export.ensure_graph``: first use of a model
+    builds it, ~3-6 s; a cached graph ONNX Runtime cannot read is built again once). :meth:`encode` is
+    thread-safe (``InferenceSession.run`` is, and the tokenizer is immutable).
+
+    Raises:
+        IndexUnavailable: the model is not a supported BERT, onnxruntime is missing, or the graph cannot be
+            built or loaded.
+    """
+
+    def __init__(self, spec: ModelSpec, precision: Precision = "fp32", threads: int = INTRA_OP_THREADS) -> None:
+        reason = unsupported_reason(spec)
+        if reason is not None:
+            raise IndexUnavailable(f"The ONNX encoder cannot run {spec.name}: {reason}.")
+        try:
+            import onnxruntime
+        except ImportError as exc:
+            raise IndexUnavailable(f"onnxruntime is not installed: {exc}") from exc
+        self.spec = spec
+        self.precision = precision
+        self._tokenizer = SentenceTokenizer(spec, model_config(spec.transformer_path))
+        self._session = self._open(onnxruntime, threads)
+
+    def _open(self, onnxruntime: Any, threads: int) -> Any:
+        onnxruntime.disable_telemetry_events()  # Windows ETW; a no-op elsewhere
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = max(1, threads)
+        options.inter_op_num_threads = 1
+        options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
+        # Worker threads that spin while waiting steal the core other processes need (the numpy encoder's
+        # BLAS did the same: numpy_encoder.blas_threads); with one thread there is nothing to wait for.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        options.log_severity_level = 3  # errors only: its warnings about unused initialisers are noise
+        graph = ensure_graph(self.spec, self.precision)
+        for attempt in (1, 2):
+            try:
+                return onnxruntime.InferenceSession(str(graph), options, providers=["CPUExecutionProvider"])
+            except Exception as exc:  # InvalidProtobuf, Fail…: a truncated or foreign file
+                if attempt == 2:
+                    raise IndexUnavailable(f"ONNX Runtime cannot load {graph}: {exc}") from exc
+                graph = ensure_graph(self.spec, self.precision, rebuild=True)
+        raise AssertionError("unreachable")
+
+    @property
+    def dimension(self) -> int:
+        """Length of the output vectors."""
+        return self.spec.dimension
+
+    def tokenize(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Token ids and attention mask as sentence-transformers makes them (``batching.SentenceTokenizer``)."""
+        return self._tokenizer.tokenize(texts)
+
+    def encode(self, texts: str | Sequence[str]) -> np.ndarray:
+        """Embed one text or many, in length-sorted batches of at most :data:`BATCH_TOKENS` padded tokens.
+
+        Returns:
+            float32 ``(dimension,)`` for a string, ``(len(texts), dimension)`` for a sequence, in input
+            order; unit L2 norm when the model ends with Normalize.
+        """
+        single = isinstance(texts, str)
+        batch = [texts] if single else list(texts)
+        out = np.empty((len(batch), self.dimension), dtype=np.float32)
+        encoded = [self._tokenizer.ids(text) for text in batch]
+        for rows in length_batches(encoded, BATCH_TOKENS):
+            ids, mask = self._tokenizer.pad([encoded[i] for i in rows])
+            out[rows] = self._session.run(None, {"input_ids": ids, "attention_mask": mask})[0]
+        return out[0] if single else out
