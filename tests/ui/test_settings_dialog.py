@@ -89,6 +89,20 @@ def test_accepts_changed_theme_weights_and_model(open_dialog, tmp_path):
     assert original_settings == Settings() and original_prefs.theme == "system"
 
 
+def test_embedding_precision_and_runtime(open_dialog):
+    """Shown as set; a new precision re-indexes like a new model (the vectors differ), a new runtime does not."""
+    dialog = open_dialog(Settings(embedding_precision="int8", embedding_runtime="onnx"))
+    assert dialog.precision_combo.currentData() == "int8" and dialog.runtime_combo.currentData() == "onnx"
+    dialog.runtime_combo.setCurrentIndex(dialog.runtime_combo.findData("auto"))
+    _press_ok(dialog)
+    assert dialog.result_settings().embedding_runtime == "auto" and not dialog.model_changed()
+
+    dialog = open_dialog(Settings())
+    dialog.precision_combo.setCurrentIndex(dialog.precision_combo.findData("int8"))
+    _press_ok(dialog)
+    assert dialog.result_settings().embedding_precision == "int8" and dialog.model_changed()
+
+
 def test_results_round_trip_through_the_library_settings_file(open_dialog, tmp_path):
     dialog = open_dialog()
     dialog.weight_spins[3].setValue(0.2)

@@ -265,9 +265,10 @@ def import_failures(report: ImportReport) -> None:
 
 
 def index_status(status: IndexStatus) -> None:
-    out.print(f"index model: {status.index_model}")
+    out.print(f"index model: {status.index_model} ({status.index_precision})")
     if status.reindex_needed:
-        out.print(f"[yellow]settings ask for {status.settings_model}: run `vancetope index rebuild`[/yellow]")
+        out.print(f"[yellow]settings ask for {status.settings_model} ({status.settings_precision}): "
+                  "run `vancetope index rebuild`[/yellow]")
     for state, count in sorted(status.states.items()):
         out.print(f"{state:>12}: {count}")
     out.print(f"queued jobs: {status.queued_jobs}")

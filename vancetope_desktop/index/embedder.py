@@ -132,6 +132,16 @@ class Embedder:
         return self.spec.name
 
     @property
+    def vector_identity(self) -> str:
+        """What the vector store records with these vectors: :attr:`name`, plus ``" int8"`` at int8 precision.
+
+        fp32 vectors are the same whatever runtime makes them, so their identity is the model's name (as
+        libraries indexed before precisions existed recorded it); int8 vectors differ (cosine ~0.99), so a
+        collection of one precision refuses vectors of the other (``VectorStore.upsert``).
+        """
+        return self.name if self.precision == "fp32" else f"{self.name} {self.precision}"
+
+    @property
     def dimension(self) -> int:
         """Length of every vector (384 for all-MiniLM-L6-v2)."""
         return self.spec.dimension

@@ -205,7 +205,7 @@ class IndexWriter:
             for row, _, _ in documents:
                 failures[row.id] = f"embedding failed: {error}"
             vectors = None
-        self._write_vectors(documents, vectors, embedder.name, failures)
+        self._write_vectors(documents, vectors, embedder.vector_identity, failures)
         with write_session(self.engine) as session:
             job_ids = [i for ids in batch.values() for i in ids]
             session.exec(delete(tables.JobRow).where(tables.JobRow.id.in_(job_ids)))  # type: ignore[union-attr]
@@ -227,6 +227,7 @@ class IndexWriter:
                 session.add(current)
             if get_meta(session, "index_model") is None:
                 set_meta(session, "index_model", self.model_spec)
+                set_meta(session, "index_precision", self._embedder().precision)
             generation = _bump_generation(session)
         self.vectors.mark_written(generation)
         return len(documents)
@@ -320,7 +321,7 @@ class IndexWriter:
         for info in self.vectors.collections():
             if info.scope == scope and info.model:
                 return info.model
-        return self._embedder().name
+        return self._embedder().vector_identity
 
 
 def _bump_generation(session: Session) -> int:

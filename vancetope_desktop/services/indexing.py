@@ -281,13 +281,15 @@ def missing_vector_warnings(lib: Library, session: Session, scopes: Sequence[str
 
 
 class IndexStatus(BaseModel):
-    """Counts of documents per indexing state, queued jobs, the models, whether a re-index is due, and the
-    vector store checked against SQLite."""
+    """Counts of documents per indexing state, queued jobs, the models and precisions (the vectors' and the
+    settings'), whether a re-index is due (either differs), and the vector store checked against SQLite."""
 
     states: dict[str, int]
     queued_jobs: int
     index_model: str
     settings_model: str
+    index_precision: str
+    settings_precision: str
     reindex_needed: bool
     writer_pid: int | None
     failures: list[tuple[str, str, str]]
@@ -313,9 +315,12 @@ def index_status(lib: Library) -> IndexStatus:
             )
         ).all()
         index_model = get_meta(session, "index_model") or lib.settings.embedding_model
+    index_precision, settings_precision = lib.index_precision(), lib.settings.embedding_precision
     return IndexStatus(
         states={state: count for state, count in rows}, queued_jobs=int(jobs), index_model=index_model,
-        settings_model=lib.settings.embedding_model, reindex_needed=index_model != lib.settings.embedding_model,
+        settings_model=lib.settings.embedding_model, index_precision=index_precision,
+        settings_precision=settings_precision,
+        reindex_needed=index_model != lib.settings.embedding_model or index_precision != settings_precision,
         writer_pid=None if lib.writer_lock.held else lib.writer_lock.holder_pid(),
         failures=[(i, t, e or "needs OCR") for i, t, e in failures], vectors=check_vectors(lib),
     )
@@ -329,7 +334,8 @@ class RebuildReport(BaseModel):
 
 
 def rebuild_index(lib: Library) -> RebuildReport:
-    """Make the vector index again from SQLite, whatever state the store is in, with the settings' model.
+    """Make the vector index again from SQLite, whatever state the store is in, with the settings' model and
+    precision.
 
     The store is emptied (every collection dropped) or, when it cannot be opened or emptied, its folder
     is moved to ``backups/chroma-damaged-<time>`` and kept; then every document with chunks is queued for
@@ -364,6 +370,7 @@ def rebuild_index(lib: Library) -> RebuildReport:
             records.enqueue(session, document_id, "embed")
             queued += 1
         set_meta(session, "index_model", lib.settings.embedding_model)
+        set_meta(session, "index_precision", lib.settings.embedding_precision)
         generation = int(get_meta(session, "index_generation", "0") or 0) + 1
         set_meta(session, "index_generation", str(generation))
     return RebuildReport(queued=queued, moved_aside=None if moved is None else str(moved))

@@ -221,22 +221,41 @@ class Library:
         with read_session(self.engine) as session:
             return get_meta(session, "index_model") or self.settings.embedding_model
 
+    def index_precision(self) -> str:
+        """The precision the library's vectors were made at: ``"fp32"`` or ``"int8"``.
+
+        Recorded with the index model (``meta.index_precision``); a library indexed before precisions
+        existed has fp32 vectors; one not indexed yet takes the settings' ``embedding_precision``.
+        """
+        with read_session(self.engine) as session:
+            recorded = get_meta(session, "index_precision")
+            if recorded is None and get_meta(session, "index_model") is not None:
+                recorded = "fp32"
+        return recorded or self.settings.embedding_precision
+
     def embedder(self, spec: str | None = None) -> Embedder:
-        """The embedder for ``spec`` (default: :meth:`index_model`), shared by every library of the process.
+        """The embedder for ``spec`` (default: :meth:`index_model`) at :meth:`index_precision`, with the settings'
+        runtime; shared by every library of the process.
+
+        Queries must be embedded at the precision of the library's documents, so the precision is the
+        library's, not the settings' (a change of settings re-embeds: ``indexing.rebuild_index``).
 
         Raises:
-            IndexUnavailable: the model cannot be found locally.
+            IndexUnavailable: the model cannot be found locally, or cannot run at that precision or runtime.
         """
         spec = spec or self.index_model()
-        key = (spec, self.settings.embedding_batch_size)
+        settings = self.settings
+        precision = self.index_precision()
+        key = (spec, settings.embedding_batch_size, precision, settings.embedding_runtime)
         with _EMBEDDERS_MUTEX:
             if key not in _EMBEDDERS:
-                _EMBEDDERS[key] = Embedder(resolve_model(spec), batch_size=self.settings.embedding_batch_size)
+                _EMBEDDERS[key] = Embedder(resolve_model(spec), batch_size=settings.embedding_batch_size,
+                                           precision=precision,  # type: ignore[arg-type]
+                                           runtime=settings.embedding_runtime)
             return _EMBEDDERS[key]
 
 
-# Loading a model costs seconds and hundreds of MB: one instance per model in the process.
-_EMBEDDERS: dict[tuple[str, int], Embedder] = {}
+_EMBEDDERS: dict[tuple[str, int, str, str], Embedder] = {}
 _EMBEDDERS_MUTEX = threading.Lock()
 
 

@@ -42,6 +42,11 @@ from .generator_settings import GeneratorPage
 
 THEME_CHOICES = (("system", "System"), ("light", "Light"), ("dark", "Dark"))
 WEIGHT_LABELS = ("Own scope", "Parent scope", "Two levels up", "Three levels up")
+PRECISION_LABELS = {"fp32": "fp32 (the model's own vectors)", "int8": "int8 (faster indexing, close vectors)"}
+"""``Settings.embedding_precision`` values and how the Indexing tab names them."""
+RUNTIME_LABELS = {"auto": "Automatic (no torch)", "onnx": "ONNX Runtime", "numpy": "numpy (fp32 only)",
+                  "sentence-transformers": "sentence-transformers (torch)"}
+"""``Settings.embedding_runtime`` values and how the Indexing tab names them."""
 
 
 def _role_label(text: str, role: str) -> QLabel:
@@ -193,8 +198,26 @@ class SettingsDialog(QDialog):
         self.model_combo.setToolTip("The bundled model, a folder holding a sentence-transformers model, or the "
                                     "name of a model already in the local Hugging Face cache. Nothing is "
                                     "ever downloaded.")
-        self.model_warning = _role_label("Changing the model re-indexes the whole library: every document is "
-                                         "embedded again. Keyword search keeps working meanwhile.", "warning")
+        self.model_warning = _role_label("Changing the model or the precision re-indexes the whole library: "
+                                         "every document is embedded again. Keyword search keeps working "
+                                         "meanwhile.", "warning")
+
+        self.precision_combo = QComboBox()
+        for value, label in PRECISION_LABELS.items():
+            self.precision_combo.addItem(label, value)
+        self.precision_combo.setCurrentIndex(self.precision_combo.findData(self._settings.embedding_precision))
+        self.precision_combo.setToolTip("int8 quantises the model's weights: documents are embedded faster and "
+                                        "their vectors are close to, not equal to, the model's. Changing it "
+                                        "re-indexes the library, as a model change does.")
+        _fixed_width(self.precision_combo)
+        self.runtime_combo = QComboBox()
+        for value, label in RUNTIME_LABELS.items():
+            self.runtime_combo.addItem(label, value)
+        self.runtime_combo.setCurrentIndex(self.runtime_combo.findData(self._settings.embedding_runtime))
+        self.runtime_combo.setToolTip("What computes the vectors. Automatic needs no torch for BERT models such "
+                                      "as the bundled one; sentence-transformers needs the optional "
+                                      "vancetope-desktop[torch] install. Changing it never re-indexes.")
+        _fixed_width(self.runtime_combo)
 
         self.batch_spin = QSpinBox()
         self.batch_spin.setRange(1, 1024)
@@ -217,6 +240,8 @@ class SettingsDialog(QDialog):
         form = QFormLayout()
         form.addRow("Embedding model:", self.model_combo)
         form.addRow("", self.model_warning)
+        form.addRow("Embedding precision:", self.precision_combo)
+        form.addRow("Embedding runtime:", self.runtime_combo)
         form.addRow("Batch size:", self.batch_spin)
         form.addRow("Largest file to import:", self.max_import_spin)
         form.addRow("Time limit to read a file:", self.extraction_timeout_spin)
@@ -293,6 +318,8 @@ class SettingsDialog(QDialog):
                 raise _InputError(f"Indexing: {error}", self.model_combo) from error
         values = self._settings.model_dump()
         values.update(scope_weights=weights, min_relevance=self.relevance_spin.value(), embedding_model=model,
+                      embedding_precision=self.precision_combo.currentData(),
+                      embedding_runtime=self.runtime_combo.currentData(),
                       embedding_batch_size=self.batch_spin.value(), max_import_mb=self.max_import_spin.value(),
                       extraction_timeout_s=float(self.extraction_timeout_spin.value()),
                       update_links_on_rename=self.update_links_check.isChecked(),
@@ -333,5 +360,7 @@ class SettingsDialog(QDialog):
         return self.generator_page.endpoint_key()
 
     def model_changed(self) -> bool:
-        """Whether the accepted settings name another embedding model (the caller must re-index)."""
-        return self.result_settings().embedding_model != self._settings.embedding_model
+        """Whether the accepted settings name another embedding model or precision (the caller must re-index)."""
+        result = self.result_settings()
+        return (result.embedding_model, result.embedding_precision) != (
+            self._settings.embedding_model, self._settings.embedding_precision)

@@ -585,9 +585,10 @@ class Workbench(QObject):
         return self.run("Keep the endpoint key", lambda _context: generators.set_endpoint_key(url, key))
 
     def save_settings(self, settings) -> Task:
-        """Save the library's settings; a new embedding model re-indexes the library."""
+        """Save the library's settings; a new embedding model or precision re-indexes the library."""
         lib = self.lib
-        model_changed = settings.embedding_model != lib.settings.embedding_model
+        model_changed = (settings.embedding_model, settings.embedding_precision) != (
+            lib.settings.embedding_model, lib.settings.embedding_precision)
 
         def work(_context: TaskContext) -> int:
             save_settings(lib.paths.settings, settings)
