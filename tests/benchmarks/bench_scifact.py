@@ -1,11 +1,12 @@
 """SciFact retrieval quality: dense-only, BM25-only and the product's hybrid ranking, plus tuning.
 
-Run: ``.venv/bin/python tests/benchmarks/bench_scifact.py [--rebuild] [--tune] [--split test]``
+Run: ``.venv/bin/python tests/benchmarks/bench_scifact.py [--rebuild] [--tune] [--split test] [--precision int8]``
 
 * Index: the 5,183 SciFact abstracts, each one ``note`` through ``documents.add_text`` (title = paper
   title, content = abstract), then ``indexing.try_drain``. The library is cached under
   ``$TMPDIR/vancetope-bench-scifact-<hash>`` (hash of the corpus file, the model and the build
-  recipe) so later runs only evaluate; ``--rebuild`` builds it again.
+  recipe, and the embedding precision when not fp32) so later runs only evaluate; ``--rebuild`` builds it
+  again. ``--precision int8`` embeds documents and queries at int8 (``Settings.embedding_precision``).
 * Rankings, all through the product's own components:
   dense-only = ``VectorStore.query`` chunk hits aggregated to documents (best chunk);
   BM25-only = ``index/lexical.search_chunks`` hits aggregated to documents (best chunk);
@@ -77,20 +78,21 @@ def evaluate(runs: dict[str, list[str]], qrels: dict[str, dict[str, int]]) -> tu
 
 # -- the index ------------------------------------------------------------------------------------
 
-def cache_folder(model: str) -> Path:
-    """Where the built library of this corpus, model and recipe is kept between runs."""
+def cache_folder(model: str, precision: str = "fp32") -> Path:
+    """Where the built library of this corpus, model, precision and recipe is kept between runs."""
     digest = hashlib.sha256()
     digest.update((SCIFACT / "corpus.jsonl.gz").read_bytes())
-    digest.update(f"{model}|{BUILD_RECIPE}|{DOC_TYPE.value}".encode())
+    # fp32 keeps the key it had before precisions existed (its vectors are the same whatever runtime made them).
+    digest.update(f"{model}|{BUILD_RECIPE}|{DOC_TYPE.value}{'' if precision == 'fp32' else '|' + precision}".encode())
     return Path(tempfile.gettempdir()) / f"vancetope-bench-scifact-{digest.hexdigest()[:12]}"
 
 
-def build(folder: Path) -> None:
+def build(folder: Path, settings: Settings) -> None:
     """Index every abstract through ``documents.add_text`` and drain, into ``folder`` (atomically)."""
     corpus = scifact_corpus()
     partial = folder.with_name(folder.name + ".partial")
     shutil.rmtree(partial, ignore_errors=True)
-    lib = Library.open(partial / "library")
+    lib = Library.open(partial / "library", settings=settings)
     mapping: dict[str, str] = {}
     try:
         start = time.perf_counter()
@@ -114,18 +116,19 @@ def build(folder: Path) -> None:
     os.replace(partial, folder)
 
 
-def open_index(rebuild: bool) -> tuple[Library, dict[str, str], dict]:
+def open_index(rebuild: bool, precision: str = "fp32") -> tuple[Library, dict[str, str], dict]:
     """The cached library (built first if missing or ``rebuild``), its id map and build figures.
 
-    The library is opened with the settings of the code (``Settings()``), not the cached file's, so
-    tuning the defaults takes effect without a rebuild.
+    The library is opened with the settings of the code (``Settings()``, at ``precision``), not the cached
+    file's, so tuning the defaults takes effect without a rebuild.
     """
-    model = Settings().embedding_model
-    folder = cache_folder(model)
+    settings = Settings(embedding_precision=precision)
+    folder = cache_folder(settings.embedding_model, precision)
     if rebuild or not (folder / "ids.json").exists():
         print(f"building the SciFact library in {folder} …", file=sys.stderr)
-        build(folder)
-    lib = Library.open(folder / "library", settings=Settings())
+        build(folder, settings)
+    lib = Library.open(folder / "library", settings=settings)
+    assert lib.index_precision() == precision, (lib.index_precision(), precision)
     mapping = json.loads((folder / "ids.json").read_text(encoding="utf-8"))
     return lib, mapping, json.loads((folder / "build.json").read_text(encoding="utf-8"))
 
@@ -299,9 +302,10 @@ def main() -> None:
     parser.add_argument("--tune", action="store_true", help="grid-search fusion parameters on the train split")
     parser.add_argument("--split", default="test", choices=["train", "test"], help="split to report (default test)")
     parser.add_argument("--top", type=int, default=15, help="tuning configurations to print")
+    parser.add_argument("--precision", default="fp32", choices=["fp32", "int8"], help="embedding precision")
     args = parser.parse_args()
     need(SCIFACT, "the SciFact benchmark")
-    lib, mapping, built = open_index(args.rebuild)
+    lib, mapping, built = open_index(args.rebuild, args.precision)
     try:
         if args.tune:
             start = time.perf_counter()
@@ -340,9 +344,11 @@ def report(lib: Library, mapping: dict[str, str], built: dict, split: str) -> No
     rows.append([f"hybrid as shipped, relevance cut-off (mean {kept:.1f} hits kept)", *_fmt(evaluate(cut_run, qrels)),
                  ""])
     fusion_settings = {k: v for k, v in settings.model_dump().items()
-                       if k not in ("embedding_model", "embedding_batch_size", "scope_weights", "max_import_mb")}
+                       if k not in ("embedding_model", "embedding_batch_size", "scope_weights", "max_import_mb",
+                                    "embedding_precision", "embedding_runtime")}
     print(table(
-        f"bench_scifact: {split} split, {len(qrels)} queries, "
+        f"bench_scifact: {split} split, {len(qrels)} queries, precision {lib.index_precision()} "
+        f"(documents {lib.embedder().backend}, queries {lib.embedder().query_backend}), "
         f"{built['documents']} documents / {built['chunks']} chunks "
         f"(build: add_text {built['add_seconds']:.0f} s, drain {built['drain_seconds']:.0f} s); "
         f"hybrid {1000 * seconds:.0f} ms/query; settings {fusion_settings}",
