@@ -50,15 +50,36 @@ def imported_distributions() -> dict[str, set[str]]:
     return found
 
 
-def declared_distributions() -> set[str]:
+OPTIONAL_EXTRA = "torch"
+"""The extra whose distributions the code may import, lazily, where the user asked for them (index/embedder.py)."""
+
+
+def declared_distributions(extra: str | None = None) -> set[str]:
+    """Canonical names of pyproject's dependencies, or of one of its optional-dependencies extras."""
     project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    return {canonicalize_name(Requirement(line).name) for line in project["dependencies"]}
+    lines = project["dependencies"] if extra is None else project["optional-dependencies"][extra]
+    return {canonicalize_name(Requirement(line).name) for line in lines}
 
 
 def test_every_imported_distribution_is_declared():
-    missing = {name: sorted(where)[:3] for name, where in imported_distributions().items()
-               if name not in declared_distributions()}
+    declared = declared_distributions() | declared_distributions(OPTIONAL_EXTRA)
+    missing = {name: sorted(where)[:3] for name, where in imported_distributions().items() if name not in declared}
     assert not missing, f"imported but not in pyproject.toml's dependencies: {missing}"
+
+
+def test_the_optional_extra_is_imported_only_inside_functions():
+    """A module-level import of sentence-transformers would make the default install fail at start-up."""
+    optional = declared_distributions(OPTIONAL_EXTRA) - declared_distributions()
+    assert optional == {"sentence-transformers", "transformers"}
+    owners = importlib.metadata.packages_distributions()
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:  # module level only
+            names = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
+                     else [node.module] if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module
+                     else [])
+            for name in names:
+                dists = {canonicalize_name(d) for d in owners.get(name.split(".")[0], [])}
+                assert not dists & optional, f"{path.relative_to(REPO)} imports {name} at module level"
 
 
 def test_every_declared_distribution_is_imported_or_says_why():

@@ -140,7 +140,9 @@ def test_description(embedder: Embedder) -> None:
     assert embedder.name == "all-MiniLM-L6-v2"
     assert embedder.dimension == 384
     assert embedder.max_tokens == 254  # 256 - [CLS] - [SEP]
-    assert embedder.backend == "numpy"
+    # Documents through ONNX Runtime, fp32 queries through numpy (no onnxruntime import for a cold query).
+    assert embedder.backend == "onnx-fp32" and embedder.query_backend == "numpy"
+    assert embedder.vector_identity == "all-MiniLM-L6-v2"
 
 
 def test_from_settings() -> None:
@@ -170,11 +172,11 @@ def test_count_tokens_is_thread_safe(embedder: Embedder) -> None:
 def test_encode_documents_shapes_and_norms(embedder: Embedder) -> None:
     texts = [f"chunk {i}: " + " ".join(WORDS[: 5 + i * 5]) for i in range(40)]  # several length-sorted batches
     vectors = embedder.encode_documents(texts)
-    assert not embedder.loaded  # the numpy path: sentence-transformers (torch) is never loaded
+    assert not embedder.loaded  # the torch-free paths: sentence-transformers (torch) is never loaded
     assert vectors.shape == (40, 384) and vectors.dtype == np.float32
     np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
     # Order is preserved despite the internal length sorting.
-    np.testing.assert_allclose(vectors[7], embedder.encode_documents([texts[7]])[0], atol=1e-6)
+    np.testing.assert_allclose(vectors[7], embedder.encode_documents([texts[7]])[0], atol=1e-5)
     assert embedder.encode_documents([]).shape == (0, 384)
 
 
@@ -184,7 +186,7 @@ def test_query_and_document_vectors_agree(embedder: Embedder) -> None:
         query = embedder.encode_query(text)
         assert query.shape == (384,) and query.dtype == np.float32
         assert np.linalg.norm(query) == pytest.approx(1.0, abs=1e-5)
-        assert np.abs(query - document).max() < 1e-6, text[:40]
+        assert np.abs(query - document).max() < 1e-5, text[:40]  # numpy and ONNX Runtime, both fp32
 
 
 def test_encode_queries_keeps_order(embedder: Embedder) -> None:
@@ -217,24 +219,122 @@ def test_lazy_loads_once_under_concurrency(spec: ModelSpec) -> None:
         documents = list(pool.map(fresh.encode_documents, [[TEXTS[3], "same query"]] * 4))
     assert all(np.array_equal(v, vectors[0]) for v in vectors)
     assert all(np.array_equal(d, documents[0]) for d in documents)
-    assert not fresh.loaded  # neither queries nor documents load sentence-transformers for a numpy-capable model
+    assert not fresh.loaded  # neither queries nor documents load sentence-transformers for a BERT model
 
 
-def test_warm_up_loads_the_numpy_encoder_only(spec: ModelSpec) -> None:
+def test_warm_up_loads_onnx_and_numpy_only(spec: ModelSpec) -> None:
     fresh = Embedder(spec, batch_size=8)
     fresh.warm_up()
-    assert fresh._numpy is not None and not fresh.loaded
+    assert fresh._numpy is not None and fresh._onnx is not None and not fresh.loaded
+
+
+def test_int8_embeds_documents_and_queries_alike(spec: ModelSpec) -> None:
+    """A query must be embedded at the precision of the documents it is compared with."""
+    int8 = Embedder(spec, precision="int8")
+    assert int8.backend == int8.query_backend == "onnx-int8"
+    assert int8.vector_identity == "all-MiniLM-L6-v2 int8"
+    documents, query = int8.encode_documents([TEXTS[0], TEXTS[3]]), int8.encode_query(TEXTS[0])
+    assert cosine(query, documents[0]) > 0.99  # activations are quantised per batch: close, not equal
+    fp32 = Embedder(spec).encode_query(TEXTS[0])
+    assert 0.95 < cosine(query, fp32) < 0.99999  # quantised, really
+    assert not int8.loaded
+
+
+@pytest.mark.parametrize(("runtime", "precision", "message"), [
+    ("numpy", "int8", "ONNX Runtime only"),
+    ("sentence-transformers", "int8", "ONNX Runtime only"),
+])
+def test_impossible_combinations_are_refused(spec: ModelSpec, runtime: str, precision: str, message: str) -> None:
+    with pytest.raises(IndexUnavailable, match=message):
+        Embedder(spec, runtime=runtime, precision=precision)  # type: ignore[arg-type]
+
+
+def test_a_model_the_builtin_runtimes_cannot_run_is_refused_for_them(spec: ModelSpec, tmp_path: Path) -> None:
+    relu = _relu_copy(spec, tmp_path)
+    for runtime in ("numpy", "onnx"):
+        with pytest.raises(IndexUnavailable, match=f"The {runtime} runtime cannot run .*hidden_act"):
+            Embedder(relu, runtime=runtime)  # type: ignore[arg-type]
+    with pytest.raises(IndexUnavailable, match="int8 embeddings need a model ONNX Runtime runs"):
+        Embedder(relu, precision="int8")
+    assert Embedder(relu).backend == "sentence-transformers"
+
+
+def _relu_copy(spec: ModelSpec, folder: Path) -> ModelSpec:
+    """The bundled model with a ReLU activation: a BERT the numpy and ONNX encoders do not handle."""
+    for item in spec.path.iterdir():
+        if item.name != "config.json":
+            (folder / item.name).symlink_to(item)
+    config = json.loads((spec.path / "config.json").read_text())
+    (folder / "config.json").write_text(json.dumps({**config, "hidden_act": "relu"}))
+    return resolve_model(str(folder))
+
+
+# A meta-path finder that makes the named top-level packages impossible to import, as if not installed.
+BLOCK_IMPORTS = """
+import sys
+class Block:
+    def find_spec(self, name, path=None, target=None):
+        if name.split('.')[0] in BLOCKED:
+            raise ImportError(f"No module named {name!r} (blocked by the test)")
+sys.meta_path.insert(0, Block())
+"""
+
+
+def _run_without(blocked: set[str], code: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+           "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    env.pop("VANCETOPE_ONNX_DIR", None)
+    script = f"BLOCKED = {blocked!r}\n{BLOCK_IMPORTS}\n{code}"
+    return subprocess.run([sys.executable, "-c", script], cwd=REPO, env=env, capture_output=True, text=True)
+
+
+def test_without_the_torch_extra_another_model_says_what_to_install(spec: ModelSpec, tmp_path: Path) -> None:
+    (tmp_path / "model").mkdir()
+    relu = _relu_copy(spec, tmp_path / "model")
+    code = (
+        "from vancetope_desktop.core.errors import IndexUnavailable\n"
+        "from vancetope_desktop.index.embedder import Embedder\n"
+        "from vancetope_desktop.index.models import resolve_model\n"
+        f"embedder = Embedder(resolve_model({str(relu.path)!r}))\n"
+        "try:\n"
+        "    embedder.encode_query('a query')\n"
+        "except IndexUnavailable as error:\n"
+        "    print(error)\n"
+    )
+    result = _run_without({"sentence_transformers", "transformers", "torch"}, code, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "needs sentence-transformers (torch), which is not installed" in result.stdout, result.stdout
+    assert "pip install 'vancetope-desktop[torch]'" in result.stdout, result.stdout
+
+
+def test_without_onnx_and_no_graph_documents_fall_back_to_numpy(tmp_path: Path) -> None:
+    """A frozen bundle shipped without its graph and without the onnx package: the same fp32 vectors, from numpy."""
+    code = (
+        "import numpy as np\n"
+        "from vancetope_desktop.index.embedder import Embedder\n"
+        "from vancetope_desktop.index.models import resolve_model\n"
+        "from vancetope_desktop.index.numpy_encoder import NumpyEncoder\n"
+        f"spec = resolve_model({BUNDLED_MODEL!r})\n"
+        "embedder = Embedder(spec)\n"
+        "assert embedder.backend == 'onnx-fp32', embedder.backend\n"
+        "vectors = embedder.encode_documents(['a chunk', 'another chunk'])\n"
+        "assert embedder.backend == 'numpy', embedder.backend\n"
+        "assert np.abs(vectors - NumpyEncoder(spec).encode(['a chunk', 'another chunk'])).max() < 1e-6\n"
+        "try:\n"
+        "    Embedder(spec, runtime='onnx').encode_documents(['x'])\n"
+        "    raise SystemExit('an explicit onnx runtime must not fall back')\n"
+        "except Exception as error:\n"
+        "    assert 'onnx package' in str(error), error\n"
+        "print('ok')\n"
+    )
+    result = _run_without({"onnx"}, code, tmp_path)
+    assert result.returncode == 0 and "ok" in result.stdout, result.stderr
 
 
 @pytest.mark.slow  # loads torch
 def test_unsupported_model_falls_back_to_sentence_transformers(spec: ModelSpec, tmp_path: Path) -> None:
     """A BERT the numpy path does not handle (ReLU): queries go through sentence-transformers."""
-    for item in spec.path.iterdir():
-        if item.name != "config.json":
-            (tmp_path / item.name).symlink_to(item)
-    config = json.loads((spec.path / "config.json").read_text())
-    (tmp_path / "config.json").write_text(json.dumps({**config, "hidden_act": "relu"}))
-    fallback = Embedder(resolve_model(str(tmp_path)))
+    fallback = Embedder(_relu_copy(spec, tmp_path))
     assert fallback.backend == "sentence-transformers"
     query = fallback.encode_query(TEXTS[0])
     assert fallback.loaded and query.shape == (384,)
@@ -248,6 +348,7 @@ def test_embedding_does_not_import_torch() -> None:
         "from vancetope_desktop.index.models import resolve_model\n"
         f"embedder = Embedder(resolve_model({BUNDLED_MODEL!r}))\n"
         "assert embedder.encode_query('what binds ACE2?').shape == (384,)\n"
+        "assert 'onnxruntime' not in sys.modules  # a cold fp32 query pays no ONNX Runtime import or session\n"
         "assert embedder.encode_documents(['a chunk', 'another chunk']).shape == (2, 384)\n"
         "assert embedder.count_tokens('C++') == 3 and embedder.max_tokens == 254\n"
         "heavy = sorted(m for m in ('torch', 'transformers', 'sentence_transformers') if m in sys.modules)\n"
