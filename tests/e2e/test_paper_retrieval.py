@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from vancetope_desktop.core.documents import ChunkRole
+from vancetope_desktop.core.settings import Settings
 from vancetope_desktop.ingest.base import Extraction
 from vancetope_desktop.services import documents, imports, indexing, search
 from vancetope_desktop.services.library import Library
@@ -118,10 +119,13 @@ class Papers:
     ids: dict[str, str]
 
 
-@pytest.fixture(scope="module")
-def papers(corpus: Path, tmp_path_factory: pytest.TempPathFactory, paper_extractions: dict) -> Iterator[Papers]:
+# Both embedding precisions (Settings.embedding_precision): int8 is a setting only while it still finds the papers.
+@pytest.fixture(scope="module", params=["fp32", "int8"])
+def papers(corpus: Path, tmp_path_factory: pytest.TempPathFactory, paper_extractions: dict,
+           request: pytest.FixtureRequest) -> Iterator[Papers]:
     files = sorted((corpus / "papers").glob("*.pdf"))
-    lib = Library.open(tmp_path_factory.mktemp("papers") / "library")
+    lib = Library.open(tmp_path_factory.mktemp("papers") / "library",
+                       settings=Settings(embedding_precision=request.param))
 
     def extracted(path: Path, **_options: object) -> Extraction:
         # The run's one reading of the papers (extract_pdf, as extract_file does for a PDF), copied: what this
@@ -141,7 +145,8 @@ def papers(corpus: Path, tmp_path_factory: pytest.TempPathFactory, paper_extract
         body = sum(c.role is ChunkRole.BODY for o in report.outcomes for c in documents.list_chunks(lib, o.document_id))
         assert drained.chunks == body < chunks
         # CPU time too: on a shared machine the wall time says more about the neighbours than the code.
-        print(f"\n{len(files)} papers: upload (extract + chunk) {uploaded - start:.1f} s, "
+        assert lib.embedder().backend == f"onnx-{request.param}"
+        print(f"\n{len(files)} papers, {request.param}: upload (extract + chunk) {uploaded - start:.1f} s, "
               f"indexing {indexed - uploaded:.1f} s for {body} of {chunks} chunks "
               f"({body / (indexed - uploaded):.1f} chunks/s); CPU time {cpu:.0f} s")
         yield Papers(lib, {Path(o.path).name: o.document_id for o in report.outcomes if o.document_id})
