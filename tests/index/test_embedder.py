@@ -249,6 +249,13 @@ def test_impossible_combinations_are_refused(spec: ModelSpec, runtime: str, prec
         Embedder(spec, runtime=runtime, precision=precision)  # type: ignore[arg-type]
 
 
+def test_unknown_precisions_and_runtimes_are_refused(spec: ModelSpec) -> None:
+    with pytest.raises(ValueError, match="unknown embedding precision 'fp16'"):
+        Embedder(spec, precision="fp16")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="runtime 'torch'"):
+        Embedder(spec, runtime="torch")  # type: ignore[arg-type]
+
+
 def test_a_model_the_builtin_runtimes_cannot_run_is_refused_for_them(spec: ModelSpec, tmp_path: Path) -> None:
     relu = _relu_copy(spec, tmp_path)
     for runtime in ("numpy", "onnx"):

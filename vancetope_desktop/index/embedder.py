@@ -30,18 +30,19 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, get_args
 
 import numpy as np
 from tokenizers import Tokenizer
 
 from vancetope_desktop.core.errors import IndexUnavailable
+from vancetope_desktop.core.settings import EmbeddingPrecision, EmbeddingRuntime
 
 from .models import ModelSpec, force_offline, resolve_model
 from .numpy_encoder import NumpyEncoder, unsupported_reason
 
 if TYPE_CHECKING:
-    from vancetope_desktop.core.settings import EmbeddingPrecision, EmbeddingRuntime, Settings
+    from vancetope_desktop.core.settings import Settings
 
     from .onnx_encoder import OnnxEncoder
 
@@ -63,7 +64,6 @@ class Embedder:
             by padded tokens, ``numpy_encoder.BATCH_TOKENS``, ``onnx_encoder.BATCH_TOKENS``). Measured on a
             2-core CPU with ~250-word-piece chunks: 32 is within ~10 % of the best both on an idle host (16 best, 128
             20 % slower) and on a contended one (64 best, 8-16 20-30 % slower).
-
         precision: ``"fp32"`` or ``"int8"`` (``Settings.embedding_precision``; for a library, the precision
             its vectors were made at: ``Library.embedder``).
         runtime: ``Settings.embedding_runtime`` (see the module).
@@ -71,6 +71,7 @@ class Embedder:
     All vectors are float32 with unit L2 norm, so a dot product is the cosine similarity.
 
     Raises:
+        ValueError: an unknown precision or runtime, or ``batch_size`` below 1.
         IndexUnavailable: a combination that cannot run: int8 with the numpy or sentence-transformers
             runtime, int8 or ``"onnx"``/``"numpy"`` for a model they do not support (the reason is given).
     """
@@ -79,6 +80,8 @@ class Embedder:
                  runtime: EmbeddingRuntime = "auto") -> None:
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
+        if precision not in get_args(EmbeddingPrecision) or runtime not in get_args(EmbeddingRuntime):
+            raise ValueError(f"unknown embedding precision {precision!r} or runtime {runtime!r}")
         self.spec = spec
         self.batch_size = batch_size
         self.precision = precision
