@@ -26,10 +26,11 @@ from .onnx_export import Precision, ensure_graph
 
 __all__ = ["BATCH_TOKENS", "INTRA_OP_THREADS", "OnnxEncoder"]
 
-BATCH_TOKENS = 2048
-"""Most padded tokens per ``session.run`` (8 chunks of 256 tokens). ONNX Runtime pays a fixed cost per run
-and works in place, so it gains from larger batches than numpy's 512 (``numpy_encoder.BATCH_TOKENS``);
-measured with ``tests/benchmarks/bench_embedding_runtimes.py --batch-tokens``."""
+BATCH_TOKENS = 512
+"""Most padded tokens per ``session.run`` (2 chunks of 256 tokens), as for the numpy encoder
+(``numpy_encoder.BATCH_TOKENS``): on 120 corpus-note texts of 120-200 words, three interleaved rounds on the busy
+2-core machine, 512 took 9.7-10.1 CPU s, 2048 10.7-11.3 s, 8192 11.8-12.3 s (the temporaries of a small batch
+stay in the CPU caches)."""
 
 INTRA_OP_THREADS = 1
 """Threads of a session's matrix products. One: on the shared 2-core machine, two threads cost more CPU per
