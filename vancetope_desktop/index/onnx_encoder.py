@@ -33,10 +33,10 @@ BATCH_TOKENS = 512
 stay in the CPU caches)."""
 
 INTRA_OP_THREADS = 1
-"""Threads of a session's matrix products. One: on the shared 2-core machine, two threads cost more CPU per
-chunk for little or no gain in wall time (the indexing process runs beside the app and other work), and an
-idle spin of the second thread steals the core the app needs (README figures, "document embedding
-runtimes")."""
+"""Threads of a session's matrix products. One: on the shared 2-core machine at load 6-7, two threads embedded
+300 paper chunks at 6.2 chunks/s for 18.5 CPU s against 8.8 chunks/s for 17.0 CPU s on one (int8: 10.0 against
+8.0 chunks/s, but 14.1 against 11.9 CPU s); the indexing process runs beside the app, and the upload pipeline
+extracts the next files on the other core (``tests/benchmarks/bench_embedding_runtimes.py``)."""
 
 
 class OnnxEncoder:
