@@ -218,20 +218,25 @@ class Library:
 
     def index_model(self) -> str:
         """The embedding model spec the library's vectors were made with (the settings' until set)."""
-        with read_session(self.engine) as session:
-            return get_meta(session, "index_model") or self.settings.embedding_model
+        return self.index_identity()[0]
 
     def index_precision(self) -> str:
-        """The precision the library's vectors were made at: ``"fp32"`` or ``"int8"``.
+        """The precision the library's vectors were made at: ``"fp32"`` or ``"int8"`` (see :meth:`index_identity`)."""
+        return self.index_identity()[1]
 
-        Recorded with the index model (``meta.index_precision``); a library indexed before precisions
-        existed has fp32 vectors; one not indexed yet takes the settings' ``embedding_precision``.
+    def index_identity(self) -> tuple[str, str]:
+        """``(model spec, precision)`` of the library's vectors, read in one query.
+
+        Both are recorded when the first vectors are written (``meta.index_model``, ``meta.index_precision``)
+        and by a rebuild; until then the settings' apply. A library indexed before precisions existed has a
+        model and no precision: its vectors are fp32.
         """
         with read_session(self.engine) as session:
-            recorded = get_meta(session, "index_precision")
-            if recorded is None and get_meta(session, "index_model") is not None:
-                recorded = "fp32"
-        return recorded or self.settings.embedding_precision
+            values = dict(session.exec(text(
+                "SELECT key, value FROM meta WHERE key IN ('index_model', 'index_precision')")).all())
+        model = values.get("index_model")
+        precision = values.get("index_precision") or ("fp32" if model else self.settings.embedding_precision)
+        return model or self.settings.embedding_model, precision
 
     def embedder(self, spec: str | None = None) -> Embedder:
         """The embedder for ``spec`` (default: :meth:`index_model`) at :meth:`index_precision`, with the settings'
@@ -243,9 +248,9 @@ class Library:
         Raises:
             IndexUnavailable: the model cannot be found locally, or cannot run at that precision or runtime.
         """
-        spec = spec or self.index_model()
+        model, precision = self.index_identity()
+        spec = spec or model
         settings = self.settings
-        precision = self.index_precision()
         key = (spec, settings.embedding_batch_size, precision, settings.embedding_runtime)
         with _EMBEDDERS_MUTEX:
             if key not in _EMBEDDERS:
