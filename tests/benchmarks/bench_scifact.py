@@ -330,7 +330,8 @@ def main() -> None:
     parser.add_argument("--tune", action="store_true", help="grid-search fusion parameters on the train split")
     parser.add_argument("--split", default="test", choices=["train", "test"], help="split to report (default test)")
     parser.add_argument("--top", type=int, default=15, help="tuning configurations to print")
-    parser.add_argument("--precision", default="fp32", choices=["fp32", "int8"], help="embedding precision")
+    parser.add_argument("--precision", default=Settings().embedding_precision, choices=["fp32", "int8"],
+                        help="embedding precision (default: the settings' default)")
     args = parser.parse_args()
     need(SCIFACT, "the SciFact benchmark")
     lib, mapping, built = open_index(args.rebuild, args.precision)

@@ -234,7 +234,9 @@ def test_int8_embeds_documents_and_queries_alike(spec: ModelSpec) -> None:
     assert int8.backend == int8.query_backend == "onnx-int8"
     assert int8.vector_identity == "all-MiniLM-L6-v2 int8"
     documents, query = int8.encode_documents([TEXTS[0], TEXTS[3]]), int8.encode_query(TEXTS[0])
-    assert cosine(query, documents[0]) > 0.99  # activations are quantised per batch: close, not equal
+    # One text per run: a chunk's vector does not depend on the chunks embedded with it (activations are quantised
+    # with one scale per run), so the same text as a query gets the same vector.
+    assert np.abs(query - documents[0]).max() < 1e-6
     fp32 = Embedder(spec).encode_query(TEXTS[0])
     assert 0.95 < cosine(query, fp32) < 0.99999  # quantised, really
     assert not int8.loaded

@@ -36,7 +36,7 @@ def test_precision_change_is_detected_then_rebuilt_never_mixed(tmp_path):
     """int8 vectors differ from fp32 ones (cosine ~0.99): a library records its precision like its model, queries
     use the library's precision until it is rebuilt, and a collection refuses vectors of the other precision."""
     root = tmp_path / "lib"
-    with Library.open(root) as lib:
+    with Library.open(root, settings=Settings(embedding_precision="fp32")) as lib:
         doc = documents.add_text(lib, "Glaciers in Greenland are melting faster")
         indexing.try_drain(lib)
         assert lib.index_precision() == "fp32" and lib.embedder().query_backend == "numpy"

@@ -98,9 +98,10 @@ def test_embedding_precision_and_runtime(open_dialog):
     assert dialog.result_settings().embedding_runtime == "auto" and not dialog.model_changed()
 
     dialog = open_dialog(Settings())
-    dialog.precision_combo.setCurrentIndex(dialog.precision_combo.findData("int8"))
+    assert dialog.precision_combo.currentData() == "int8"  # the default
+    dialog.precision_combo.setCurrentIndex(dialog.precision_combo.findData("fp32"))
     _press_ok(dialog)
-    assert dialog.result_settings().embedding_precision == "int8" and dialog.model_changed()
+    assert dialog.result_settings().embedding_precision == "fp32" and dialog.model_changed()
 
 
 def test_results_round_trip_through_the_library_settings_file(open_dialog, tmp_path):

@@ -51,7 +51,7 @@ with Library.open(root) as lib:
     status = indexing.index_status(lib)
     assert status.index_model == "bundled:all-MiniLM-L6-v2" and not status.reindex_needed, status
     assert not status.problems and status.queued_jobs == 0, status
-    assert {c.model for c in lib.vectors.collections() if c.count} == {"all-MiniLM-L6-v2"}
+    assert {c.model for c in lib.vectors.collections() if c.count} == {"all-MiniLM-L6-v2 int8"}  # the default
 print("ok")
 """
 

@@ -36,9 +36,11 @@ class Settings(BaseModel):
     )
     embedding_batch_size: int = Field(32, ge=1, le=1024)
     embedding_precision: EmbeddingPrecision = Field(
-        "fp32", description="'fp32' (the model's own vectors) or 'int8' (weights quantised to 8 bits: faster to "
-        "index, vectors close but not equal: README figures). A library records the precision of its vectors: "
-        "changing it re-embeds the library, as a model change does. int8 needs a model the ONNX runtime runs.",
+        "int8", description="'int8' (the model's weights quantised to 8 bits, the default: half the CPU of fp32 to "
+        "index; SciFact nDCG@10 0.727 against 0.730, every corpus paper still found first from a paraphrase: README "
+        "figures) or 'fp32' (the model's own vectors, as sentence-transformers makes them). A library records the "
+        "precision of its vectors and embeds queries at it: changing the setting re-embeds the library, as a model "
+        "change does. int8 needs a model the ONNX runtime runs; other models need fp32.",
     )
     embedding_runtime: EmbeddingRuntime = Field(
         "auto", description="What computes the vectors: 'auto' (ONNX Runtime for documents and int8, numpy for fp32 "

@@ -186,8 +186,8 @@ def quantize(fp32_graph: Path, out: Path) -> None:
     Signed int8 weights (``QuantType.QInt8``) with one scale per output channel: per tensor, one outlier
     column set the scale of all and the vectors fell to cosine 0.93 mean / 0.78 worst against fp32 on 43
     corpus notes; per channel 0.988 / 0.961 (unsigned weights 0.970 / 0.917, ``reduce_range`` 0.78).
-    The MatMuls with a weight operand become ``MatMulInteger`` and quantise their activations per batch at
-    run time, so an int8 vector depends slightly on the texts batched with it.
+    The MatMuls with a weight operand become ``MatMulInteger`` and quantise their activations per run, with one
+    scale for the whole batch: ``OnnxEncoder`` therefore runs int8 one text at a time.
 
     Raises:
         IndexUnavailable: ``onnx`` (which the quantiser needs) is not installed, or quantising failed.
