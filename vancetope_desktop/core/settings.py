@@ -37,7 +37,7 @@ class Settings(BaseModel):
     embedding_batch_size: int = Field(32, ge=1, le=1024)
     embedding_precision: EmbeddingPrecision = Field(
         "int8", description="'int8' (the model's weights quantised to 8 bits, the default: half the CPU of fp32 to "
-        "index; SciFact nDCG@10 0.727 against 0.730, every corpus paper still found first from a paraphrase: README "
+        "index; SciFact nDCG@10 0.724 against 0.730, every corpus paper still found first from a paraphrase: README "
         "figures) or 'fp32' (the model's own vectors, as sentence-transformers makes them). A library records the "
         "precision of its vectors and embeds queries at it: changing the setting re-embeds the library, as a model "
         "change does. int8 needs a model the ONNX runtime runs; other models need fp32.",
