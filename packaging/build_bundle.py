@@ -100,6 +100,15 @@ def build(dist: Path, work: Path) -> Path:
     _warn_if_metadata_is_stale()
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
     started, cpu = time.monotonic(), _children_cpu()
+    if "VANCETOPE_BUNDLE_ONNX" not in env:
+        # The default precision's graph (int8, ~23 MB) ships built: the first import then needs neither the
+        # graph's build (a few seconds) nor the onnx package's quantiser; fp32 is built on first use if chosen.
+        from vancetope_desktop.core.settings import Settings
+
+        graphs = work / "onnx-graphs"
+        _run(sys.executable, "-m", "vancetope_desktop.index.onnx_export", graphs,
+             "--precision", Settings().embedding_precision, env=env, cwd=ROOT, stdout=subprocess.DEVNULL)
+        env["VANCETOPE_BUNDLE_ONNX"] = str(graphs)
     _run(sys.executable, "-m", "PyInstaller", "--noconfirm", "--log-level", "WARN", "--distpath", dist,
          "--workpath", work, SPEC, env=env, cwd=ROOT)
     print(f"bundle built in {time.monotonic() - started:.0f} s ({_children_cpu() - cpu:.0f} s of CPU)", flush=True)
