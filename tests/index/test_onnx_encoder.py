@@ -129,15 +129,15 @@ def test_a_corrupt_cached_graph_is_built_again(spec: ModelSpec, graphs: Path, tm
     assert np.abs(vector - NumpyEncoder(spec).encode("the receptor-binding domain")).max() < 1e-5
 
 
-@pytest.mark.parametrize("blocked", ["read-only", "a file in the way"])
+# A read-only folder stops every user but root, who writes there anyway: as root only the file in the way blocks
+# the cache (both are the same OSError to the encoder), so the case is not offered rather than skipped.
+@pytest.mark.parametrize("blocked", ["a file in the way", *(["read-only"] if os.geteuid() != 0 else [])])
 def test_an_unwritable_cache_builds_into_a_temporary_folder(spec: ModelSpec, graphs: Path, tmp_path: Path,
                                                             monkeypatch: pytest.MonkeyPatch, blocked: str) -> None:
     monkeypatch.delenv(onnx_export.GRAPH_DIR_ENV)
     cache = tmp_path / "cache"
     cache.mkdir()
     if blocked == "read-only":
-        if os.geteuid() == 0:
-            pytest.skip("root writes into read-only folders")
         cache.chmod(stat.S_IRUSR | stat.S_IXUSR)
     else:
         (cache / "vancetope-desktop").write_text("not a folder")
