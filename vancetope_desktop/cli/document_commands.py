@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Annotated
 
@@ -63,14 +63,18 @@ def _stored_anyway() -> Iterator[None]:
                   f"({indexing.REBUILD_HINT})")
 
 
-def _index_now(lib: Library, document_ids: list[str], wait: bool, quiet: bool) -> None:
+def _index_now(lib: Library, document_ids: list[str], wait: bool, quiet: bool, *,
+               done: indexing.DrainReport | None = None, started: float | None = None) -> None:
     """Embed ``document_ids`` (the command's own documents) here if no other process is the writer, else
     wait for that process to index them (or not, with ``--no-wait``). The rest of the queue is the
-    writer's: the open app's indexing process, or ``vancetope index run``."""
+    writer's: the open app's indexing process, or ``vancetope index run``.
+
+    ``done``: what a drain alongside the command's writing (``indexing.drain_alongside``) indexed already,
+    since ``started`` (``time.monotonic()``): said with what is indexed here."""
     if not wait or not document_ids:
         return
     _, queued_chunks = indexing.pending_work(lib, document_ids)
-    started, report = time.monotonic(), None
+    started, report = started or time.monotonic(), None
     with progress(err) as bar, _stored_anyway():
         task = bar.add_task("embedding chunks", total=queued_chunks or None)
         report = indexing.try_drain(
@@ -83,6 +87,9 @@ def _index_now(lib: Library, document_ids: list[str], wait: bool, quiet: bool) -
             indexing.wait_until_indexed(lib, document_ids,
                                         progress=lambda done, total: bar.update(task, completed=done, total=total))
         else:
+            if done is not None:
+                report = indexing.DrainReport(indexed=done.indexed + report.indexed, failed=done.failed + report.failed,
+                                              chunks=done.chunks + report.chunks)
             for doc_id, reason in report.failed:
                 err.print(f"[red]index failed[/red] {doc_id}: {reason}")
     if report is not None and not quiet:
@@ -170,20 +177,32 @@ def memory_upload(
     A bibliography's keywords become tags under keyword/ (keyword/sepsis).
     """
     with open_library(library) as lib:
+        started = time.monotonic()
         with progress(err) as bar:
             task = bar.add_task("importing", total=None)
-            report = imports.upload(
-                lib, paths, scope=scope, folder_id=folder, tags=split_tag_list(tags), password=password,
-                progress=lambda p: bar.update(task, completed=p.done, total=p.total, description=p.current[:40]),
-                namesakes="keep_both" if keep_both_folders else "merge", bibliography_folder=bib_folder,
-            )
-            reading = bar.add_task("reading atoms", total=None)
-            read = atom_extraction.extract_after_upload(lib, report, progress=lambda p: bar.update(
-                reading, completed=p.done, total=p.total, description=p.current[:40]))
-        # Every file given is its work, also one an interrupted run imported (now a duplicate) but did not embed,
-        # and so are the references a bibliography became.
-        own = [o.document_id for o in report.outcomes if o.document_id]
-        _index_now(lib, list(dict.fromkeys([*own, *report.document_ids, *read.added])), wait, as_json)
+            embedding = bar.add_task("embedding chunks", total=None)
+            # Each file's chunks are embedded while the next file is extracted (both cores busy), when no other
+            # process is the writer; otherwise that process indexes them and _index_now waits below.
+            alongside = indexing.drain_alongside(lib, progress=lambda p: bar.update(
+                embedding, completed=p.chunks_done, total=p.chunks_total)) if wait else None
+            with _stored_anyway(), alongside or nullcontext():
+                report = imports.upload(
+                    lib, paths, scope=scope, folder_id=folder, tags=split_tag_list(tags), password=password,
+                    progress=lambda p: bar.update(task, completed=p.done, total=p.total, description=p.current[:40]),
+                    namesakes="keep_both" if keep_both_folders else "merge", bibliography_folder=bib_folder,
+                    stored=alongside.add if alongside is not None else None,
+                )
+                reading = bar.add_task("reading atoms", total=None)
+                read = atom_extraction.extract_after_upload(lib, report, progress=lambda p: bar.update(
+                    reading, completed=p.done, total=p.total, description=p.current[:40]))
+                # Every file given is its work, also one an interrupted run imported (now a duplicate) but did not
+                # embed, and so are the references a bibliography became.
+                own = [o.document_id for o in report.outcomes if o.document_id]
+                wanted = list(dict.fromkeys([*own, *report.document_ids, *read.added]))
+                if alongside is not None:
+                    alongside.add(wanted)
+        _index_now(lib, wanted, wait, as_json, done=alongside.report if alongside is not None else None,
+                   started=started)
         if as_json:
             print_json(report.model_dump(mode="json") | {"failed": len(report.failed),
                                                          "atoms": read.model_dump(mode="json")})

@@ -162,7 +162,8 @@ def upload(lib: Library, paths: Sequence[Path], *, scope: str | None = None, fol
            progress: Callable[[ImportProgress], None] | None = None,
            cancel: Callable[[], bool] | None = None, extractor: Callable[..., Extraction] | None = None,
            namesakes: Namesakes = "merge", before_commit: Callable[[], None] | None = None,
-           bibliography_folder: bool | None = None, generator: Generator | None = None) -> ImportReport:
+           bibliography_folder: bool | None = None, generator: Generator | None = None,
+           stored: Callable[[list[str]], None] | None = None) -> ImportReport:
     """Import files and whole folders (mirrored as folders) into ``scope``.
 
     Args:
@@ -190,6 +191,10 @@ def upload(lib: Library, paths: Sequence[Path], *, scope: str | None = None, fol
         generator: what writes each file's profile (``services.source_profile``: made after its extraction,
             before its transaction, stored with it); None: the library's. A bibliography's references get theirs
             later (``source_profile.missing_profiles``): hundreds of entries must not hold up the import.
+        stored: called after each file's transaction committed, with the ids of the documents it created or
+            updated (:attr:`ImportReport.document_ids` of that file: a bibliography's references and attachments
+            too), so that their index jobs can be drained while the next file is extracted
+            (``indexing.drain_alongside``); not called for a file that stored nothing to index.
 
     Raises:
         InvalidInput: bad tags or a missing path. ScopeNotFound. (Per-file problems go in the report.)
@@ -219,9 +224,13 @@ def upload(lib: Library, paths: Sequence[Path], *, scope: str | None = None, fol
                 except Exception as error:  # the folder could not be made: its files say why, the rest go on
                     report.outcomes.append(_unexpected(path, _display_name(path), "creating its folder", error))
                 else:
-                    report.outcomes.append(_import_one(lib, path, scope_path, parent, extra_tags, password, extract,
-                                                       before_commit=before_commit, own_folder=own_folder and explicit,
-                                                       generator=generator))
+                    outcome = _import_one(lib, path, scope_path, parent, extra_tags, password, extract,
+                                          before_commit=before_commit, own_folder=own_folder and explicit,
+                                          generator=generator)
+                    report.outcomes.append(outcome)
+                    written = ImportReport(outcomes=[outcome]).document_ids
+                    if stored is not None and written:
+                        stored(written)
             if progress is not None:
                 progress(ImportProgress(done=done, total=len(files), current=_display_name(path)))
     return report

@@ -21,6 +21,7 @@ from sqlmodel import Session, select
 
 from ..core.documents import IndexState
 from ..core.errors import IndexUnavailable
+from ..index.drain_thread import DrainThread
 from ..index.writer import DrainProgress, DrainReport, IndexWriter, embedded_chunks
 from ..index.writer import pending_work as _pending_work
 from ..store import tables
@@ -68,6 +69,20 @@ def try_drain(lib: Library, progress: Callable[[DrainProgress], None] | None = N
     if not lib.writer_lock.try_acquire():
         return None
     return writer_for(lib).drain(progress=progress, cancel=cancel, documents=documents)
+
+
+def drain_alongside(lib: Library, progress: Callable[[DrainProgress], None] | None = None) -> DrainThread | None:
+    """A thread that indexes the documents handed to it while the caller writes more (an upload: each file's
+    documents as soon as they are committed, while the next file is extracted), when this process can take
+    the writer lock; None when another process holds it (that process indexes them: ``wait_until_indexed``).
+
+    Use the result as a context manager (:class:`~..index.drain_thread.DrainThread`): leaving it waits until
+    every document handed over is indexed, and its ``report`` says what was done. ``progress``: called on
+    that thread after each batch, over every document handed over so far.
+    """
+    if not lib.writer_lock.try_acquire():
+        return None
+    return DrainThread(writer_for(lib), progress)
 
 
 def wait_until_indexed(lib: Library, document_ids: Sequence[str], *, timeout: float | None = None,

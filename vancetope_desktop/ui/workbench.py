@@ -17,7 +17,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from ..core.documents import DocumentStatus, DocumentType
 from ..core.errors import EditConflict, ScopeNotFound
@@ -83,12 +83,15 @@ class Workbench(QObject):
         failed(str): an action failed; the text says why (shown in the status bar or a dialog).
         notice(str): something finished that the user should hear about ("Imported 12 files").
         documents_imported(list): ids of documents an import created or updated.
+        file_stored(list): ids of the documents one file of a running import just committed (emitted on the
+            import's thread): the indexing process is woken to embed them while the next file is extracted.
     """
 
     snapshot_ready = Signal(object)
     failed = Signal(str)
     notice = Signal(str)
     documents_imported = Signal(list)
+    file_stored = Signal(list)
 
     def __init__(self, lib: Library, tasks: TaskManager, parent: QObject | None = None, *,
                  scope: str | None = None) -> None:
@@ -105,6 +108,9 @@ class Workbench(QObject):
         self._requested = self.state  # the view the newest load was asked for
         self.indexer.finished.connect(lambda _report: self.refresh())
         self.indexer.outside_change.connect(self._outside_change)
+        # A method of this object, so the import thread's emission is queued to the UI thread (QProcess is not
+        # thread-safe); without it the indexing process found each file's work only at its next poll.
+        self.file_stored.connect(self._wake_indexer)
         # While a long drain runs, show documents turning "indexed" every few seconds, not per batch.
         self._progress_refresh = QTimer(self)
         self._progress_refresh.setSingleShot(True)
@@ -245,6 +251,10 @@ class Workbench(QObject):
 
         return self.tasks.submit(title, fn, lane=lane, visible=visible, on_result=done, on_error=failed)
 
+    @Slot(list)
+    def _wake_indexer(self, _document_ids: list[str]) -> None:
+        self.indexer.kick()
+
     def commit_gate(self, context: TaskContext) -> Callable[[], None]:
         """What import work calls before each commit, on its thread: wait while the user's own edits are
         queued or running, then raise :class:`TaskCancelled` if the import was cancelled (or the window is
@@ -300,7 +310,7 @@ class Workbench(QObject):
                 lib, wanted, scope=scope, folder_id=folder_id,
                 progress=lambda p: context.progress(p.done, p.total, p.current),
                 cancel=context.cancelled, extractor=self.extractor, namesakes=chosen,
-                before_commit=self.commit_gate(context))
+                before_commit=self.commit_gate(context), stored=self.file_stored.emit)
             if not context.cancelled():  # the notes' atoms, and the files' where the scope says (a notice)
                 atom_extraction.extract_after_upload(
                     lib, report, progress=lambda p: context.progress(p.done, p.total, f"Reading atoms: {p.current}"),
