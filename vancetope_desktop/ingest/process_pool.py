@@ -55,10 +55,14 @@ def time_limit(size_bytes: int, base_s: float = DEFAULT_TIMEOUT_S) -> float:
     return base_s + SECONDS_PER_MB * size_bytes / 1_000_000
 
 
+WORKER_NICE = 10
+"""Nice value added to the extraction worker, so that the interactive process wins the CPU over it."""
+
+
 def lower_priority() -> None:
     """Let the interactive process win the CPU over background workers (POSIX ``nice``; no-op elsewhere)."""
     if hasattr(os, "nice"):
-        os.nice(10)
+        os.nice(WORKER_NICE)
 
 
 class ProcessExtractor:
