@@ -73,7 +73,7 @@ def run(lib: Library, papers: Path, profile_path: Path | None) -> None:
 
     # Instrument from the outside: the functions the services call, wrapped with timers. Extraction as every
     # upload does it, in a worker process (a call's time is the upload thread's wait for it).
-    worker = ProcessExtractor(lib.settings.extraction_timeout_s)
+    worker = ProcessExtractor(lib.settings.extraction_timeout_s, nice=0)  # as memory upload
     extract = timer.wrap("extract", worker)
     imports.fit_to_model = timer.wrap("chunk prep", imports.fit_to_model)  # type: ignore[assignment]
     embedder.encode_documents = timer.wrap("embed", embedder.encode_documents)  # type: ignore[method-assign]

@@ -14,21 +14,18 @@ failing. The guarantees are the writer's (``index/writer.py``): a document and i
 before they are handed over, and a job is deleted only once its vectors are written, so a crash at any
 moment leaves the rest queued for the next drain, and every chunk is indexed exactly once.
 
-The thread runs at the extraction worker's priority (Linux: a thread's own nice value). At the process's
-own, the encoder took the CPU from the niced extraction worker on a busy machine, and a paper read in seconds
-alone ran past its time limit (63 s) during ``bench_vs_peer.py`` at load 7; at equal priority the two share
-what the machine leaves them.
+The thread runs at the process's priority, and ``memory upload``'s extraction worker is not niced (no window
+waits on that process): run at the worker's nice, the encoder was starved on a busy machine (numpy: 480 s of
+wall for 94 s of CPU, ``bench_upload.py`` at load 5), and a niced worker beside a nice-0 encoder ran past its
+time limit (63 s) on a paper read in seconds alone.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
-import sys
 import threading
 from collections.abc import Callable, Iterable
 
-from ..ingest.process_pool import WORKER_NICE
 from .writer import DrainProgress, DrainReport, IndexWriter, pending_work
 
 
@@ -103,7 +100,6 @@ class DrainThread:
         return self.report
 
     def _run(self) -> None:
-        _as_nice_as_extraction()
         try:
             while not self._cancel.is_set():
                 with self._ready:
@@ -132,11 +128,3 @@ class DrainThread:
         done = self.report.chunks + part.chunks_done
         self._progress(DrainProgress(done_documents, done_documents + documents, done, done + chunks))
 
-
-def _as_nice_as_extraction() -> None:
-    """Give the calling thread the extraction worker's nice value (Linux, where nice is per thread; elsewhere
-    it would lower the whole process, so nothing is done)."""
-    if sys.platform.startswith("linux"):
-        thread = threading.get_native_id()
-        with contextlib.suppress(OSError):  # not permitted here: the thread keeps the process's priority
-            os.setpriority(os.PRIO_PROCESS, thread, os.getpriority(os.PRIO_PROCESS, thread) + WORKER_NICE)

@@ -56,13 +56,13 @@ def time_limit(size_bytes: int, base_s: float = DEFAULT_TIMEOUT_S) -> float:
 
 
 WORKER_NICE = 10
-"""Nice value added to the extraction worker, so that the interactive process wins the CPU over it."""
+"""Nice value the app's extraction worker adds to its own, so that the window wins the CPU over it."""
 
 
-def lower_priority() -> None:
+def lower_priority(increment: int = WORKER_NICE) -> None:
     """Let the interactive process win the CPU over background workers (POSIX ``nice``; no-op elsewhere)."""
-    if hasattr(os, "nice"):
-        os.nice(WORKER_NICE)
+    if increment and hasattr(os, "nice"):
+        os.nice(increment)
 
 
 class ProcessExtractor:
@@ -74,10 +74,14 @@ class ProcessExtractor:
     Args:
         timeout_s: the base time limit (see :func:`time_limit`), or a function returning it, read at
             every file (the app passes the library's current ``extraction_timeout_s``).
+        nice: added to the worker's nice value (:data:`WORKER_NICE` for the app, whose window must win;
+            0 where no window waits, e.g. ``memory upload``, whose encoder works beside the worker: a niced
+            worker next to it ran past its time limit on a busy machine).
     """
 
-    def __init__(self, timeout_s: float | Callable[[], float] = DEFAULT_TIMEOUT_S) -> None:
+    def __init__(self, timeout_s: float | Callable[[], float] = DEFAULT_TIMEOUT_S, *, nice: int = WORKER_NICE) -> None:
         self._timeout_s = timeout_s
+        self._nice = nice
         self._lock = threading.Lock()
         self._process: BaseProcess | None = None
         self._conn: Connection | None = None
@@ -152,7 +156,7 @@ class ProcessExtractor:
             self._launcher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="extractor-launcher")
         context = multiprocessing.get_context("spawn")  # never fork a process that runs Qt or threads
         ours, theirs = context.Pipe()
-        process = context.Process(target=_serve, args=(theirs,), name="vancetope-extractor", daemon=True)
+        process = context.Process(target=_serve, args=(theirs, self._nice), name="vancetope-extractor", daemon=True)
         self._launcher.submit(process.start).result()
         theirs.close()  # only the worker holds its end: it reads end-of-file when we close or die
         self._process, self._conn = process, ours
@@ -181,10 +185,10 @@ class ProcessExtractor:
             process.close()
 
 
-def _serve(conn: Connection) -> None:
+def _serve(conn: Connection, nice: int = WORKER_NICE) -> None:
     """The worker's loop: extract each requested file and send back the result or the error."""
     _exit_with_parent()
-    lower_priority()
+    lower_priority(nice)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C in a terminal is the parent's to handle
     sink = open(os.devnull, "w")  # noqa: SIM115 - faulthandler needs a file that stays open
     # PyMuPDF's import (~0.5 s) belongs to start-up, not to a file's time; if it is broken, the PDFs

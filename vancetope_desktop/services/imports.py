@@ -268,7 +268,10 @@ def _extraction(lib: Library, extractor: Callable[..., Extraction] | None) -> It
     if extractor is not None:
         yield extractor
         return
-    worker = ProcessExtractor(lib.settings.extraction_timeout_s)
+    # No window waits on this process (the CLI, a script): the worker is not niced. Its time limit is wall time,
+    # and the upload's encoder runs beside it (indexing.drain_alongside): a niced worker fell behind on a busy
+    # machine until a paper read in seconds alone ran past its limit (63 s).
+    worker = ProcessExtractor(lib.settings.extraction_timeout_s, nice=0)
     try:
         yield worker
     finally:
