@@ -10,7 +10,11 @@ from vancetope_desktop.cli.main import app
 
 
 def _commands(group, prefix: str = ""):
-    for name, command in group.commands.items():
+    # Through list_commands/get_command: a group imports its commands' modules only when they are listed
+    # (cli/apps.py), so its ``commands`` holds none of them before.
+    context = group.context_class(group)
+    for name in group.list_commands(context):
+        command = group.get_command(context, name)
         if hasattr(command, "commands"):  # a group (typer's click, not necessarily the click package's)
             yield from _commands(command, f"{prefix}{name} ")
         else:
