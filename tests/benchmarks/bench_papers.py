@@ -1,10 +1,12 @@
 """Questions about the real papers: where the right paper ranks, and what the chunk-role weight changes.
 
-Run: ``.venv/bin/python tests/benchmarks/bench_papers.py [--rebuild] [--guess-roles] [--weights 1 0.5 0.3 0.1 0]``
+Run: ``.venv/bin/python tests/benchmarks/bench_papers.py [--rebuild] [--guess-roles] [--weights 1 0.5 0.3 0.1 0]
+[--precision fp32]``
 
 * Index: ``corpus/papers`` (18 PDFs) uploaded through ``imports.upload`` and drained, cached under
-  ``$TMPDIR/vancetope-bench-papers-<hash>`` (hash of the PDFs and of the ingest code, so a change of
-  the extractors rebuilds it).
+  ``$TMPDIR/vancetope-bench-papers-<hash>`` (hash of the PDFs, of the ingest code and of the embedding precision,
+  so a change of the extractors rebuilds it). ``--precision`` (``Settings.embedding_precision``, default the
+  product's) embeds documents and questions at fp32 or int8: the suite's paraphrase test runs the default only.
 * Questions: the 18 hand-written paraphrases of ``tests/e2e/test_paper_retrieval.py`` and the issue's
   "does stress cause dementia in old age", each with the paper it is about.
 * For each keyword weight of the non-body roles (``index/fusion.ROLE_WEIGHTS``: reference lists,
@@ -33,6 +35,7 @@ from sqlalchemy import text
 
 from tests.e2e.test_paper_retrieval import PARAPHRASES
 from vancetope_desktop.core.documents import ChunkRole
+from vancetope_desktop.core.settings import Settings
 from vancetope_desktop.index import fusion
 from vancetope_desktop.services import imports, indexing
 from vancetope_desktop.services import search as search_service
@@ -47,10 +50,10 @@ _CITED_YEAR = re.compile(r"\((?:19|20)\d{2}[a-z]?\)|\bdoi:|\bet al\.|\b(?:19|20)
 _INITIALS = re.compile(r"\b[A-Z]\.(?:\s?[A-Z]\.)*,?\s")
 
 
-def library_folder(rebuild: bool) -> Path:
-    """The cached library of ``corpus/papers`` (built if missing or ``rebuild``)."""
+def library_folder(rebuild: bool, settings: Settings) -> Path:
+    """The cached library of ``corpus/papers`` embedded with ``settings`` (built if missing or ``rebuild``)."""
     papers = sorted(need(CORPUS / "papers", "the papers corpus").glob("*.pdf"))
-    digest = hashlib.sha256(RECIPE.encode())
+    digest = hashlib.sha256(f"{RECIPE}/{settings.embedding_precision}".encode())
     for path in papers:
         digest.update(path.name.encode() + path.read_bytes())
     for source in sorted((REPO / "vancetope_desktop" / "ingest").glob("*.py")):
@@ -60,7 +63,7 @@ def library_folder(rebuild: bool) -> Path:
         print(f"building the papers library in {folder} …", file=sys.stderr)
         partial = folder.with_name(folder.name + ".partial")
         shutil.rmtree(partial, ignore_errors=True)
-        with Library.open(partial) as lib:
+        with Library.open(partial, settings=settings) as lib:
             report = imports.upload(lib, papers)
             assert not report.failed, report.failed
             drained = indexing.try_drain(lib)
@@ -114,8 +117,9 @@ def main() -> None:
     parser.add_argument("--rebuild", action="store_true")
     parser.add_argument("--guess-roles", action="store_true", help="mark reference-list-like chunks first")
     parser.add_argument("--weights", type=float, nargs="+", default=[1.0, 0.5, 0.3, 0.1, 0.0])
+    parser.add_argument("--precision", choices=["fp32", "int8"], default=Settings().embedding_precision)
     args = parser.parse_args()
-    folder = library_folder(args.rebuild)
+    folder = library_folder(args.rebuild, Settings(embedding_precision=args.precision))
     work = Path(tempfile.mkdtemp(prefix="vancetope-bench-papers-run-"))
     try:
         shutil.copytree(folder, work / "library")  # roles may be guessed: never in the cached copy
@@ -134,7 +138,8 @@ def main() -> None:
     finally:
         shutil.rmtree(work, ignore_errors=True)
     how = f"{guessed} chunks guessed as references" if args.guess_roles else "roles as the extractor set them"
-    print(table(f"bench_papers: {len(QUESTIONS)} questions about corpus/papers; chunk roles {roles} ({how})",
+    print(table(f"bench_papers: {len(QUESTIONS)} questions about corpus/papers, {args.precision}; chunk roles {roles} "
+                f"({how})",
                 ["non-body weight", "right paper 1st", "in top 3", "MRR", "top-10 hits via a non-body passage"], rows))
 
 

@@ -156,9 +156,12 @@ def test_an_uploaded_bibliography_is_searchable_by_meaning_when_the_upload_retur
     assert hit["document"]["title"] == "Wildfire smoke and asthma in children" and hit["meaning"] is not None
 
 
-def test_a_search_says_how_it_searched_only_where_there_are_atoms(cli):
+def test_a_search_says_how_it_searched_only_when_it_walked_a_tree_or_is_asked(cli):
     cli("memory", "add", "Honeybee colonies collapse when varroa mites spread viruses.", "--type", "note")
     assert "atoms scored" not in cli("memory", "search", "varroa mites").stdout  # no atom anywhere: nothing to say
     assert "0 of 0 atoms scored" in cli("memory", "search", "varroa mites", "--explain").stdout
     cli("memory", "add", "The Andromeda galaxy will merge with the Milky Way.")  # a fact: an atom
-    assert "of 1 atoms scored" in cli("memory", "search", "varroa mites").stdout
+    # A flat search over atoms is the ordinary search: nothing to say unless asked.
+    assert "atoms scored" not in cli("memory", "search", "varroa mites").stdout
+    explained = cli("memory", "search", "varroa mites", "--explain").stdout
+    assert "no topic tree yet" in explained and "of 1 atoms scored" in explained

@@ -119,13 +119,16 @@ class Papers:
     ids: dict[str, str]
 
 
-# Both embedding precisions (Settings.embedding_precision): int8 is a setting only while it still finds the papers.
-@pytest.fixture(scope="module", params=["fp32", "int8"])
-def papers(corpus: Path, tmp_path_factory: pytest.TempPathFactory, paper_extractions: dict,
-           request: pytest.FixtureRequest) -> Iterator[Papers]:
+# The default precision, int8 (Settings.embedding_precision): it is the default only while it still finds the papers.
+# fp32 is not run again here (it cost the suite 80 s): its graph gives sentence-transformers' vectors to 1e-5
+# (tests/index/test_onnx_encoder.py), and bench_embedding.py prints both precisions' figures side by side.
+PRECISION = Settings().embedding_precision
+
+
+@pytest.fixture(scope="module")
+def papers(corpus: Path, tmp_path_factory: pytest.TempPathFactory, paper_extractions: dict) -> Iterator[Papers]:
     files = sorted((corpus / "papers").glob("*.pdf"))
-    lib = Library.open(tmp_path_factory.mktemp("papers") / "library",
-                       settings=Settings(embedding_precision=request.param))
+    lib = Library.open(tmp_path_factory.mktemp("papers") / "library")
 
     def extracted(path: Path, **_options: object) -> Extraction:
         # The run's one reading of the papers (extract_pdf, as extract_file does for a PDF), copied: what this
@@ -145,8 +148,8 @@ def papers(corpus: Path, tmp_path_factory: pytest.TempPathFactory, paper_extract
         body = sum(c.role is ChunkRole.BODY for o in report.outcomes for c in documents.list_chunks(lib, o.document_id))
         assert drained.chunks == body < chunks
         # CPU time too: on a shared machine the wall time says more about the neighbours than the code.
-        assert lib.embedder().backend == f"onnx-{request.param}"
-        print(f"\n{len(files)} papers, {request.param}: upload (extract + chunk) {uploaded - start:.1f} s, "
+        assert PRECISION == "int8" and lib.embedder().backend == f"onnx-{PRECISION}"
+        print(f"\n{len(files)} papers, {PRECISION}: upload (extract + chunk) {uploaded - start:.1f} s, "
               f"indexing {indexed - uploaded:.1f} s for {body} of {chunks} chunks "
               f"({body / (indexed - uploaded):.1f} chunks/s); CPU time {cpu:.0f} s")
         yield Papers(lib, {Path(o.path).name: o.document_id for o in report.outcomes if o.document_id})

@@ -108,12 +108,13 @@ def _links(links: DocumentLinks) -> None:
 
 
 def search(response: SearchResponse, *, explain: bool = False) -> None:
-    """Print a search's hits; a tree search's (``services.topic_search``) also say how it searched (when the scopes
-    searched hold atoms, or ``explain``) and, per atom, its topic path, source and page."""
+    """Print a search's hits; a tree search's (``services.topic_search``) also say how it searched (when it walked a
+    topic tree, or ``explain``) and, per atom, its topic path, source and page."""
     for warning in response.warnings:
         err.print(f"[yellow]warning:[/yellow] {escape(warning)}")
-    if isinstance(response, TopicSearchResponse) and (explain or response.atoms or response.mode == "tree"):
-        # (with no atom anywhere in the scopes searched, "flat: 0 of 0 atoms scored" says nothing to a person)
+    if isinstance(response, TopicSearchResponse) and (explain or response.mode == "tree"):
+        # A flat search is the ordinary one: "no topic tree yet …: flat search" on every search told a person
+        # nothing they could act on (a new user's trial); --explain still says it.
         cost = f"{response.atoms_scored:,} of {response.atoms:,} atoms scored" + (
             f", {response.topics_scored} of {response.topics} topics" if response.mode == "tree" else "")
         # The reason names the mode ("tree search, as asked, through …"): said once, not "tree search (tree search…)".
