@@ -88,6 +88,19 @@ def test_batches_keep_the_input_order(spec: ModelSpec, graphs: Path, budget: int
     assert encoder.encode([]).shape == (0, 384)
 
 
+@pytest.mark.parametrize("precision", ["fp32", "int8"])
+def test_parallel_streams_give_the_same_vectors_in_the_same_order(spec: ModelSpec, graphs: Path,
+                                                                  precision: str) -> None:
+    """Batches run on two threads at once (ENCODE_STREAMS) write each its own rows: the output is the one stream's,
+    bit for bit, and a query (one text) never starts the threads."""
+    texts = QUERIES[::-1] * 3
+    one, two = OnnxEncoder(spec, precision, streams=1), OnnxEncoder(spec, precision, streams=2)
+    two.encode(texts[0])
+    assert two._pool is None
+    assert np.array_equal(one.encode(texts), two.encode(texts))
+    assert two._pool is not None
+
+
 def test_int8_is_close_to_fp32_but_not_equal(spec: ModelSpec, graphs: Path) -> None:
     texts = QUERIES[4:12]
     fp32 = OnnxEncoder(spec, "fp32").encode(texts)

@@ -12,7 +12,10 @@ ETW events, is switched off here) and runs on the CPU provider only.
 
 from __future__ import annotations
 
+import os
+import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -24,7 +27,7 @@ from .models import ModelSpec
 from .numpy_encoder import model_config, unsupported_reason
 from .onnx_export import Precision, ensure_graph
 
-__all__ = ["BATCH_TOKENS", "INTRA_OP_THREADS", "OnnxEncoder"]
+__all__ = ["BATCH_TOKENS", "ENCODE_STREAMS", "INTRA_OP_THREADS", "OnnxEncoder"]
 
 BATCH_TOKENS = 512
 """Most padded tokens per ``session.run`` (2 chunks of 256 tokens), as for the numpy encoder
@@ -38,6 +41,13 @@ INTRA_OP_THREADS = 1
 8.0 chunks/s, but 14.1 against 11.9 CPU s); the indexing process runs beside the app, and the upload pipeline
 extracts the next files on the other core (``tests/benchmarks/bench_embedding_runtimes.py``)."""
 
+ENCODE_STREAMS = min(2, os.cpu_count() or 1)
+"""Batches of one :meth:`OnnxEncoder.encode` call run at once, each on its own thread with one intra-op thread
+(``InferenceSession.run`` is thread-safe and releases the GIL): the way to use a second core without the intra-op
+threads' barriers, which lose time whenever the machine is busy (:data:`INTRA_OP_THREADS`). Two streams need no
+synchronisation between runs, so on a busy machine they cost no more CPU than one; on a quiet one they keep both
+cores busy. Queries (one text) take one run on the calling thread. Figures: README, ``bench_vs_peer.py``."""
+
 
 class OnnxEncoder:
     """Sentence embeddings of a BERT sentence-transformers model through ONNX Runtime (CPU).
@@ -46,6 +56,8 @@ class OnnxEncoder:
         spec: a model :func:`~vancetope_desktop.index.numpy_encoder.unsupported_reason` accepts.
         precision: ``"fp32"`` (equal to sentence-transformers to 1e-5) or ``"int8"``.
         threads: intra-op threads (:data:`INTRA_OP_THREADS`).
+        streams: batches run at once by one :meth:`encode` call (:data:`ENCODE_STREAMS`); 1 runs them in turn on
+            the calling thread.
 
     Building the session finds or builds the graph (``onnx_export.ensure_graph``: first use of a model
     builds it, ~3-6 s; a cached graph ONNX Runtime cannot read is built again once). :meth:`encode` is
@@ -56,7 +68,8 @@ class OnnxEncoder:
             built or loaded.
     """
 
-    def __init__(self, spec: ModelSpec, precision: Precision = "fp32", threads: int = INTRA_OP_THREADS) -> None:
+    def __init__(self, spec: ModelSpec, precision: Precision = "fp32", threads: int = INTRA_OP_THREADS,
+                 streams: int = ENCODE_STREAMS) -> None:
         reason = unsupported_reason(spec)
         if reason is not None:
             raise IndexUnavailable(f"The ONNX encoder cannot run {spec.name}: {reason}.")
@@ -68,6 +81,9 @@ class OnnxEncoder:
         self.precision = precision
         self._tokenizer = SentenceTokenizer(spec, model_config(spec.transformer_path))
         self._session = self._open(onnxruntime, threads)
+        self._streams = max(1, streams)
+        self._pool: ThreadPoolExecutor | None = None
+        self._pool_lock = threading.Lock()
 
     def _open(self, onnxruntime: Any, threads: int) -> Any:
         onnxruntime.disable_telemetry_events()  # Windows ETW; a no-op elsewhere
@@ -114,7 +130,24 @@ class OnnxEncoder:
         # make a text's vector depend on its neighbours (cosine ~0.99 between a chunk embedded in a batch and
         # the same text as a query); alone, a text always gets the same vector, for the same CPU (one text per
         # run 6.7 CPU s, 512-token batches 6.8 s, on 120 corpus-note texts).
-        for rows in length_batches(encoded, 1 if self.precision == "int8" else BATCH_TOKENS):
+        batches = list(length_batches(encoded, 1 if self.precision == "int8" else BATCH_TOKENS))
+
+        def run(rows: list[int]) -> None:
             ids, mask = self._tokenizer.pad([encoded[i] for i in rows])
             out[rows] = self._session.run(None, {"input_ids": ids, "attention_mask": mask})[0]
+
+        if len(batches) == 1 or self._streams == 1:
+            for rows in batches:
+                run(rows)
+        else:
+            # Every run's error reaches the caller (list() re-raises the first); rows are disjoint, so the runs
+            # write to ``out`` without a lock.
+            list(self._stream_pool().map(run, batches))
         return out[0] if single else out
+
+    def _stream_pool(self) -> ThreadPoolExecutor:
+        """The threads of :data:`ENCODE_STREAMS`, started at the first multi-batch call (queries never need them)."""
+        with self._pool_lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(self._streams, thread_name_prefix="onnx-encode")
+            return self._pool
