@@ -202,3 +202,38 @@ def test_unsupported_models_are_refused(spec: ModelSpec, tmp_path: Path) -> None
     relu = _variant(spec, tmp_path, config={"hidden_act": "relu"})
     with pytest.raises(IndexUnavailable, match=r"ONNX encoder cannot run .*hidden_act"):
         OnnxEncoder(relu)
+
+
+_ENCODE_IN_A_CHILD = """
+import sys
+if sys.argv[1] == "bare":
+    import onnxruntime  # what any program gets that imports it without the product's switch
+else:
+    from vancetope_desktop.core.settings import BUNDLED_MODEL
+    from vancetope_desktop.index.models import resolve_model
+    from vancetope_desktop.index.onnx_encoder import OnnxEncoder
+    print(OnnxEncoder(resolve_model(BUNDLED_MODEL), sys.argv[1]).encode("telemetry stays off").shape)
+"""
+
+
+@pytest.mark.parametrize("precision", ["fp32", "int8"])
+def test_an_encode_leaves_no_onnx_runtime_telemetry_files(prebuilt: Path, tmp_path: Path, precision: str) -> None:
+    """An encode in a fresh home writes no ``~/.cache/Microsoft/DeveloperTools`` (ONNX Runtime's 1DS telemetry),
+    where importing ``onnxruntime`` bare, in the same kind of home, does: the check can see the files."""
+    import subprocess
+    import sys
+
+    def run(mode: str) -> Path:
+        home = tmp_path / f"home-{mode}"
+        home.mkdir()
+        # ONNX Runtime keeps quiet on a build machine (CI, TF_BUILD, GITHUB_ACTIONS, JENKINS_URL): a user's is not.
+        dropped = {onnx_export.TELEMETRY_ENV, "XDG_CACHE_HOME", "CI", "TF_BUILD", "GITHUB_ACTIONS", "JENKINS_URL"}
+        env = {k: v for k, v in os.environ.items() if k not in dropped}
+        env |= {"HOME": str(home), onnx_export.GRAPH_DIR_ENV: str(prebuilt)}
+        done = subprocess.run([sys.executable, "-c", _ENCODE_IN_A_CHILD, mode], env=env, capture_output=True,
+                              text=True, timeout=300, check=False)
+        assert done.returncode == 0, done.stderr
+        return home / ".cache" / "Microsoft" / "DeveloperTools"
+
+    assert run("bare").is_dir(), "onnxruntime no longer writes telemetry files: the check cannot fail"
+    assert not run(precision).exists()

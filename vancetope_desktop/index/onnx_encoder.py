@@ -6,8 +6,9 @@ Runtime runs the forward pass. In fp32 the vectors equal sentence-transformers' 
 equal (cosine ~0.99), which is why a library records the precision of its vectors
 (``services/indexing.py``).
 
-The session never touches the network (ONNX Runtime has no network code; its only telemetry, Windows
-ETW events, is switched off here) and runs on the CPU provider only.
+The session never touches the network and writes nothing outside the graph cache: ONNX Runtime's telemetry (its 1DS
+events on every platform, ETW events on Windows) is switched off before ``onnxruntime`` is imported
+(``onnx_export.TELEMETRY_ENV``) and again here; it runs on the CPU provider only.
 """
 
 from __future__ import annotations
@@ -86,7 +87,8 @@ class OnnxEncoder:
         self._pool_lock = threading.Lock()
 
     def _open(self, onnxruntime: Any, threads: int) -> Any:
-        onnxruntime.disable_telemetry_events()  # Windows ETW; a no-op elsewhere
+        # Windows ETW events; the 1DS telemetry files are stopped only by onnx_export.TELEMETRY_ENV, before the import.
+        onnxruntime.disable_telemetry_events()
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = max(1, threads)
         options.inter_op_num_threads = 1

@@ -41,10 +41,23 @@ from vancetope_desktop.core.errors import IndexUnavailable
 
 from .models import ModelSpec
 
+TELEMETRY_ENV = "ORT_DISABLE_TELEMETRY"
+"""ONNX Runtime's switch for its 1DS telemetry, set to ``"1"`` when this module is imported.
+
+ONNX Runtime (1.32 measured) starts that telemetry when ``onnxruntime`` is imported, on Linux too: it writes a device
+id and an event database under ``~/.cache/Microsoft/DeveloperTools/.onnxruntime`` and its threads look up
+``mobile.events.data.microsoft.com``. It reads the variable once, at import: set after the import, or replaced by
+``onnxruntime.disable_telemetry_events()`` (Windows ETW events only), the files are still written. Every product
+path to ``onnxruntime`` imports this module first (``onnx_encoder`` at its top, :func:`quantize` here), and worker
+processes inherit the variable; ``tests/index/test_onnx_encoder.py`` checks an encode in a fresh home writes none.
+"""
+os.environ[TELEMETRY_ENV] = "1"
+
 __all__ = [
     "BUILDER_VERSION",
     "GRAPH_DIR_ENV",
     "PRECISIONS",
+    "TELEMETRY_ENV",
     "Precision",
     "build_ahead",
     "build_graph",
