@@ -6,7 +6,8 @@ import pymupdf
 import pytest
 
 from vancetope_desktop.core.documents import DocumentStatus, DocumentType, IndexState, SourceType
-from vancetope_desktop.core.errors import ScopeError
+from vancetope_desktop.core.errors import EmbeddingModelMissing, ScopeError
+from vancetope_desktop.core.settings import Settings
 from vancetope_desktop.resources import resource_path
 from vancetope_desktop.services import demo, documents, indexing, relations, review, scopes
 from vancetope_desktop.services.library import Library
@@ -81,6 +82,44 @@ def test_cancel_before_writing_leaves_the_library_untouched(library):
     assert demo.is_library_empty(library)
     assert all(not s.path.startswith(("group/ml-research", "project/transformer")) for s in scopes.list_scopes(library))
     assert demo.install_demo(library).documents  # nothing was left behind to block a real install
+
+
+def test_a_library_without_its_model_refuses_the_demo_before_writing_anything(tmp_path):
+    """The model a wheel install may lack (its package skipped): here a path that does not resolve."""
+    missing = tmp_path / "no-such-model"
+    with Library.open(tmp_path / "library", settings=Settings(embedding_model=str(missing))) as lib:
+        assert lib.model_problem() is not None and str(missing) in lib.model_problem()
+        with pytest.raises(EmbeddingModelMissing, match=r"nothing was installed.*settings set embedding_model"):
+            demo.install_demo(lib)
+        assert demo.is_library_empty(lib)
+        assert not {s.path for s in scopes.list_scopes(lib)} & {s.path for s in demo.load_manifest().scopes}
+
+
+class _Crash(Exception):
+    """Stands for the process dying half-way through an install."""
+
+
+def test_a_demo_left_half_installed_is_finished_by_installing_again(library):
+    def crash_at_the_sixth_document(message: str) -> None:
+        if message.startswith("Adding") and sum(m.startswith("Adding") for m in said) == 5:
+            raise _Crash(message)
+        said.append(message)
+
+    said: list[str] = []
+    with pytest.raises(_Crash):
+        demo.install_demo(library, progress=crash_at_the_sixth_document)
+    first = demo._installed_part(library, demo.load_manifest())[1]
+    assert len(first) == 5
+    report = demo.install_demo(library)
+    assert sorted(report.kept) == sorted(first) and not report.failures
+    manifest = demo.load_manifest()
+    assert set(report.documents) == {d.name for d in manifest.documents}
+    assert {n: report.documents[n] for n in first} == first  # kept, not added twice
+    own = documents.list_documents(library, scope=demo.DEMO_PROJECT, include_ancestors=False)
+    assert sorted(d.title for d in own if d.type is DocumentType.FOLDER) == ["Facts", "Papers", "References"]
+    assert len([d for d in own if d.type is not DocumentType.FOLDER]) == 7
+    with pytest.raises(ScopeError, match="installed already"):
+        demo.install_demo(library)
 
 
 def test_scope_tree_and_current_scope(installed):

@@ -353,6 +353,26 @@ def test_status_line_reports_model_loading_errors_and_counts(qtbot, pane, reques
                         pane.status_label.text())
 
 
+def test_a_missing_model_is_an_error_state_not_an_endless_load(qtbot, pane, requests, tmp_path):
+    """The message is the library's own (``Library.model_problem``), for a model path that does not resolve."""
+    from vancetope_desktop.core.settings import Settings
+    from vancetope_desktop.services.library import Library
+
+    with Library.open(tmp_path / "library", settings=Settings(embedding_model=str(tmp_path / "gone"))) as lib:
+        problem = lib.model_problem()
+    assert problem is not None
+    pane.set_model_ready(False)
+    pane.set_model_error(problem)
+    assert pane.status_label.text() == f"Keyword search only: {problem}"
+    assert pane.status_label.property("role") == "error"
+    request = _search(pane, qtbot, "kernel")  # keyword search still runs
+    assert pane.status_label.text() == "searching…"
+    response = _response("kernel", _hit(1, "a"))
+    response.warnings.append(f"vector search unavailable, keyword results only: {problem}")
+    pane.show_response(request.request_id, response)
+    assert pane.status_label.text().startswith("1 result (") and problem in pane.status_label.text()
+
+
 def test_cards_show_three_snippet_lines_at_most_and_paint(qtbot, pane, requests):
     long_text = " ".join(["kernel methods generalise linear models"] * 40)
     _show(pane, qtbot, _hit(1, "short", text="kernel"), _hit(2, "long", text=long_text, page=3),

@@ -14,9 +14,10 @@ def demo_command(library: LibraryOption = None, as_json: JsonOption = False, wai
     """Install the demo library "Transformer Efficiency Review" (three papers rendered to PDF, notes, results,
     two think processes) into the library and make its project the current scope.
 
-    Exit codes: 0 when installed (a document that could not be added is listed, the rest are there); 2 when the
-    demo is installed already (nothing is changed).
-    --json prints the report: {project, think_processes, scopes, documents: {name: id}, failures, cancelled}.
+    Exit codes: 0 when installed (a document that could not be added is listed, the rest are there; a demo
+    installed in part before is finished); 2 when the demo is installed already (nothing is changed); 69 when the
+    library's embedding model cannot run here (nothing is changed; the message says what to install).
+    --json prints the report: {project, think_processes, scopes, documents: {name: id}, failures, cancelled, kept}.
     """
     with open_library(library) as lib:
         report = demo.install_demo(lib, progress=None if as_json else lambda text: err.print(text, markup=False))
@@ -26,7 +27,8 @@ def demo_command(library: LibraryOption = None, as_json: JsonOption = False, wai
 
 
 def _print(report: demo.DemoReport) -> None:
-    out.print(f"Demo library installed: {escape(report.project)} ({len(report.documents)} documents, "
+    finished = f"; {len(report.kept)} of them from an earlier, unfinished install" if report.kept else ""
+    out.print(f"Demo library installed: {escape(report.project)} ({len(report.documents)} documents{finished}, "
               f"{len(report.scopes)} scopes; now the current scope).")
     for failure in report.failures:
         out.print(f"  not added: {escape(failure)}")

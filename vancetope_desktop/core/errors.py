@@ -162,5 +162,12 @@ class IndexUnavailable(VancetopeError):
     """The vector or lexical index cannot serve the request (e.g. embedding model mismatch)."""
 
 
+class EmbeddingModelMissing(IndexUnavailable):
+    """The library's embedding model cannot be found or run on this computer (the message says what to install
+    or set): documents are stored and found by their words, searching by meaning and indexing wait for it."""
+
+    exit_code = 69  # sysexits' EX_UNAVAILABLE: something the command needs is not there (LibraryBusy: EX_TEMPFAIL)
+
+
 class ModelMismatch(IndexUnavailable):
     """The library's vectors were made by another embedding model than the configured one."""

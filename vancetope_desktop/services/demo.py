@@ -6,7 +6,10 @@ the demo. The three "papers" are Markdown summaries rendered to real PDFs at ins
 ``Story`` (HTML layout) and imported like any upload, so the demo exercises the same path as a user's
 files: PDF extraction, metadata, chunking and indexing.
 
-The install only queues indexing; the app's indexer (or ``indexing.try_drain``) embeds the chunks.
+The install only queues indexing; the app's indexer (or ``indexing.try_drain``) embeds the chunks. It refuses up
+front, before writing anything, when the library's embedding model cannot run (``Library.model_problem``): a demo
+without search by meaning shows nothing of what it is for. A demo left half installed (by a crash, or by a version
+that did not check the model first) is finished by installing it again: what exists is kept, what is missing added.
 """
 
 from __future__ import annotations
@@ -23,14 +26,15 @@ from pydantic import BaseModel, Field, model_validator
 from sqlmodel import select
 
 from ..core.documents import DocumentType, Source, SourceType
-from ..core.errors import ScopeError, ScopeNotFound, VancetopeError
+from ..core.errors import EmbeddingModelMissing, ScopeError, ScopeNotFound, VancetopeError
 from ..core.scopes import ScopePath
 from ..ingest.markdown import markdown_parser, split_front_matter
 from ..ingest.registry import extract_file
 from ..resources import resource_path
 from ..store import tables
+from ..store.blobs import hash_text
 from ..store.db import read_session, write_session
-from . import documents, folders, imports, review, scopes
+from . import documents, folders, imports, records, review, scopes
 from .library import Library
 
 DEMO_GROUP = "group/ml-research"
@@ -133,6 +137,7 @@ class DemoReport(BaseModel):
         documents: document name (``vaswani2017.pdf``, ``extraction_flash.md``, a fact's text…) → id.
         failures: one message per document that could not be added (the rest were added).
         cancelled: True when ``cancel`` fired before anything was written (then nothing was created).
+        kept: names of the documents an earlier, unfinished install had added (they are in ``documents`` too).
     """
 
     project: str
@@ -141,6 +146,7 @@ class DemoReport(BaseModel):
     documents: dict[str, str] = Field(default_factory=dict)
     failures: list[str] = Field(default_factory=list)
     cancelled: bool = False
+    kept: list[str] = Field(default_factory=list)
 
     @property
     def document_ids(self) -> list[str]:
@@ -173,8 +179,9 @@ def install_demo(lib: Library, *, progress: Callable[[str], None] | None = None,
     """Create the demo's scopes, folders and documents in one go, then make the demo project current.
 
     The papers are rendered to PDF first, in a temporary folder; ``cancel`` is honoured only during
-    that phase, so a cancelled install leaves nothing behind and a started one completes (the library
-    never holds half a demo, which a second install would refuse). Indexing is queued, not awaited.
+    that phase, so a cancelled install leaves nothing behind and a started one completes. Indexing is queued,
+    not awaited. A demo installed in part before (a crash, an older version) is finished: its scopes, folders
+    and documents are kept (a paper is known by its source, a text by its content) and the missing ones added.
 
     Args:
         progress: called with a short human-readable message before each step.
@@ -184,16 +191,24 @@ def install_demo(lib: Library, *, progress: Callable[[str], None] | None = None,
         A :class:`DemoReport`; per-document problems are listed in ``failures``, not raised.
 
     Raises:
-        ScopeError: one of the demo's scopes exists already (the demo is installed).
+        EmbeddingModelMissing: the library's embedding model cannot run here (the message says what to install);
+            nothing was written.
+        ScopeError: the demo is installed already, every scope and document of it.
         FileNotFoundError: the demo resources are missing.
     """
     manifest = load_manifest()
     say = progress or (lambda _message: None)
-    _refuse_if_installed(lib, manifest)
-    report = DemoReport(project=manifest.project)
+    problem = lib.model_problem()
+    if problem is not None:
+        raise EmbeddingModelMissing(f"the demo library needs the embedding model to search its papers by meaning, "
+                                    f"and nothing was installed: {problem}")
+    present_scopes, present = _installed_part(lib, manifest)
+    if _complete(manifest, present_scopes, present):
+        raise ScopeError(f"the demo library is installed already ({manifest.project} and its documents exist)")
+    report = DemoReport(project=manifest.project, documents=dict(present), kept=list(present))
     with tempfile.TemporaryDirectory(prefix="vancetope-demo-") as temporary:
         pdfs: dict[int, Path] = {}
-        papers = [(i, d) for i, d in enumerate(manifest.documents) if d.kind == "paper"]
+        papers = [(i, d) for i, d in enumerate(manifest.documents) if d.kind == "paper" and d.name not in present]
         for done, (index, spec) in enumerate(papers, start=1):
             if cancel is not None and cancel():
                 report.cancelled = True
@@ -206,11 +221,14 @@ def install_demo(lib: Library, *, progress: Callable[[str], None] | None = None,
         say("Creating the demo project")
         for scope in manifest.scopes:
             path = ScopePath.parse(scope.path)
-            scopes.create_scope(lib, path.kind.value, path.key, parent=scope.parent, name=scope.name)
+            if scope.path not in present_scopes:
+                scopes.create_scope(lib, path.kind.value, path.key, parent=scope.parent, name=scope.name)
             report.scopes.append(str(path))
         report.think_processes = [p for p in report.scopes if p.startswith("think-process/")]
         folder_ids: dict[tuple[str, str], str] = {}
         for index, spec in enumerate(manifest.documents):
+            if spec.name in present:
+                continue
             say(f"Adding {spec.name}")
             try:
                 folder_id = _folder(lib, spec, folder_ids)
@@ -228,17 +246,53 @@ def install_demo(lib: Library, *, progress: Callable[[str], None] | None = None,
     return report
 
 
-def _refuse_if_installed(lib: Library, manifest: DemoManifest) -> None:
+def is_installed(lib: Library) -> bool:
+    """True when every scope and document of the demo is in the library (an install would be refused); False when
+    none is, or only part (an install finishes it)."""
+    manifest = load_manifest()
+    return _complete(manifest, *_installed_part(lib, manifest))
+
+
+def _complete(manifest: DemoManifest, present_scopes: set[str], present: dict[str, str]) -> bool:
+    return len(present_scopes) == len(manifest.scopes) and len(present) == len(manifest.documents)
+
+
+def _installed_part(lib: Library, manifest: DemoManifest) -> tuple[set[str], dict[str, str]]:
+    """What an earlier install left: the demo scopes that exist, and document name → id of the demo documents in
+    them (active or not: a demo document the user deleted stays theirs to restore).
+
+    A paper is known by the source path the install records (``DEMO_SOURCE: papers/….md``), a text by the hash of
+    its content in its scope: both are what every version of the install wrote.
+    """
+    existing: set[str] = set()
     for scope in manifest.scopes:
         try:
             scopes.get_scope(lib, scope.path)
         except ScopeNotFound:
             continue
-        raise ScopeError(f"the demo library is installed already ({scope.path} exists)")
+        existing.add(scope.path)
+    if not existing:
+        return existing, {}
+    with read_session(lib.engine) as session:
+        rows = session.exec(select(tables.DocumentRow.id, tables.DocumentRow.scope_path, tables.DocumentRow.meta,
+                                   tables.DocumentRow.content_hash).where(
+            tables.DocumentRow.scope_path.in_(sorted(existing)))).all()  # type: ignore[attr-defined]
+    by_source = {(scope, (meta or {}).get("source_path")): i for i, scope, meta, _ in rows}
+    by_hash = {(scope, digest): i for i, scope, _, digest in rows}
+    found: dict[str, str] = {}
+    for spec in manifest.documents:
+        if spec.kind == "paper":
+            match = by_source.get((spec.scope, f"{DEMO_SOURCE}: {spec.file}"))
+        else:
+            match = by_hash.get((spec.scope, hash_text(_text_parts(spec)[3])))
+        if match is not None:
+            found[spec.name] = match
+    return existing, found
 
 
 def _folder(lib: Library, spec: DemoDocument, cache: dict[tuple[str, str], str]) -> str | None:
-    """The id of the document's folder (nested with ``/``), creating missing levels once."""
+    """The id of the document's folder (nested with ``/``), creating missing levels once (an earlier, unfinished
+    install's folders are used)."""
     if not spec.folder:
         return None
     parent: str | None = None
@@ -246,7 +300,9 @@ def _folder(lib: Library, spec: DemoDocument, cache: dict[tuple[str, str], str])
     for depth in range(1, len(parts) + 1):
         key = (spec.scope, "/".join(parts[:depth]))
         if key not in cache:
-            cache[key] = folders.create_folder(lib, parts[depth - 1], scope=spec.scope, parent_id=parent).id
+            with write_session(lib.engine) as session:
+                cache[key] = folders.ensure_folder(session, spec.scope, parts[depth - 1], parent).id
+                records.bump_change_counter(session)
         parent = cache[key]
     return parent
 
@@ -270,22 +326,25 @@ def _add_text(lib: Library, spec: DemoDocument, folder_id: str | None, added: di
 
     A result's ``input_docs`` (names of documents added before it) become its ``derived_from`` ids.
     """
-    metadata: dict[str, Any] = {}
-    inputs: list[str] = []
-    title = spec.title
-    if spec.file is not None:
-        front, body, _ = split_front_matter(resource_path("demo", spec.file).read_text(encoding="utf-8"))
-        title = title or front.pop("title", None)
-        inputs = [added[name] for name in front.pop("input_docs", None) or [] if name in added]
-        metadata = {**front, "file_name": Path(spec.file).name}
-    else:
-        body = spec.text or ""
+    title, metadata, input_names, body = _text_parts(spec)
+    inputs = [added[name] for name in input_names if name in added]
     doc = documents.add_text(
         lib, body, doc_type=_TEXT_TYPES[spec.kind], title=title, tags=spec.tags, scope=spec.scope,
         folder_id=folder_id, source=spec.source.to_source() if spec.source else None, metadata=metadata,
         mime_type="text/markdown" if spec.file is not None else None, derived_from=inputs,
     )
     return doc.id
+
+
+def _text_parts(spec: DemoDocument) -> tuple[str | None, dict[str, Any], list[str], str]:
+    """``(title, metadata, input document names, body)`` of a text document: a file's front matter gives the
+    first three, the rest of the file is the body; an inline ``text`` is the body."""
+    if spec.file is None:
+        return spec.title, {}, [], spec.text or ""
+    front, body, _ = split_front_matter(resource_path("demo", spec.file).read_text(encoding="utf-8"))
+    title = spec.title or front.pop("title", None)
+    inputs = list(front.pop("input_docs", None) or [])
+    return title, {**front, "file_name": Path(spec.file).name}, inputs, body
 
 
 def render_paper(source: Path, target: Path) -> Path:

@@ -18,7 +18,7 @@ from pydantic import ValidationError
 from sqlalchemy import Engine, text
 from sqlmodel import Session
 
-from ..core.errors import LibraryError
+from ..core.errors import EmbeddingModelMissing, IndexUnavailable, LibraryError
 from ..core.scopes import ScopeKind
 from ..core.settings import Settings
 from ..core.text import escaped, is_undecodable
@@ -37,6 +37,10 @@ logger = logging.getLogger(__name__)
 LIBRARY_ENV = "VANCETOPE_LIBRARY"
 CHROMA_VERSION_KEY = "chroma_version"
 """``meta`` key: the Chroma release that last opened the library's vector store (``installed_chroma_version``)."""
+MODEL_HINT = ("Searching by meaning and indexing wait for it; documents are still stored and found by their words. "
+              "Install the model, or point the library at one on this computer: `vancetope settings set "
+              "embedding_model PATH` (or Settings… in the app; the bundled one is bundled:all-MiniLM-L6-v2).")
+"""What to do about a missing embedding model (:meth:`Library.embedder`'s errors end with it)."""
 DEFAULT_GROUP = "group/default"
 DEFAULT_PROJECT = "project/inbox"
 
@@ -246,7 +250,8 @@ class Library:
         library's, not the settings' (a change of settings re-embeds: ``indexing.rebuild_index``).
 
         Raises:
-            IndexUnavailable: the model cannot be found locally, or cannot run at that precision or runtime.
+            EmbeddingModelMissing: the model cannot be found locally, or cannot run at that precision or runtime
+                (the message ends with what to do: :data:`MODEL_HINT`).
         """
         model, precision = self.index_identity()
         spec = spec or model
@@ -254,10 +259,26 @@ class Library:
         key = (spec, settings.embedding_batch_size, precision, settings.embedding_runtime)
         with _EMBEDDERS_MUTEX:
             if key not in _EMBEDDERS:
-                _EMBEDDERS[key] = Embedder(resolve_model(spec), batch_size=settings.embedding_batch_size,
-                                           precision=precision,  # type: ignore[arg-type]
-                                           runtime=settings.embedding_runtime)
+                try:
+                    _EMBEDDERS[key] = Embedder(resolve_model(spec), batch_size=settings.embedding_batch_size,
+                                               precision=precision,  # type: ignore[arg-type]
+                                               runtime=settings.embedding_runtime)
+                except IndexUnavailable as error:
+                    raise EmbeddingModelMissing(f"{error} {MODEL_HINT}") from error
             return _EMBEDDERS[key]
+
+    def model_problem(self) -> str | None:
+        """Why the library's embedding model cannot run here, with what to do (:meth:`embedder`'s message); None
+        when it can. Cheap: the model's small JSON files are read, its weights are not loaded.
+
+        Every face asks this one question: the demo's install refuses up front on it, ``index status`` and the
+        app's index status line report it, the window's search pane shows it instead of "loading model…".
+        """
+        try:
+            self.embedder()
+        except EmbeddingModelMissing as error:
+            return str(error)
+        return None
 
 
 _EMBEDDERS: dict[tuple[str, int, str, str], Embedder] = {}

@@ -42,7 +42,6 @@ from ..core.documents import DocumentInfo, DocumentStatus
 from ..core.errors import DocumentNotFound, EditConflict
 from ..core.scopes import ScopeKind
 from ..services import documents, relations
-from ..services.demo import DEMO_PROJECT
 from ..services.library import Library
 from ..services.preferences import Preferences, load_preferences, preferences_path, save_preferences
 from ..services.topic_search import topic_search
@@ -341,7 +340,7 @@ class MainWindow(QMainWindow):
         wb.indexer.model_ready.connect(lambda: self.search_pane.set_model_ready(True))
         wb.indexer.model_ready.connect(settle_heap)
         wb.indexer.waiting_changed.connect(self.indicator.set_waiting)
-        wb.indexer.model_failed.connect(lambda reason: self.show_error(f"The embedding model failed: {reason}"))
+        wb.indexer.model_failed.connect(self.search_pane.set_model_error)  # an error state there, not a dialog
         self.indicator.open_requested.connect(self.show_tasks)
         self.table.file_problem.connect(lambda text: self.statusBar().showMessage(text, 8000))
         self.tasks.task_added.connect(lambda task: self.show_tasks() if task.title.startswith("Importing") else None)
@@ -736,12 +735,7 @@ class MainWindow(QMainWindow):
                                     memory_type=dialog.memory_type.memory_type())
 
     def load_demo(self) -> None:
-        """Install the demo library, or go to it when it is there already."""
-        snapshot = self.workbench.snapshot
-        if snapshot is not None and any(s.path == DEMO_PROJECT for s in snapshot.scopes):
-            self.workbench.set_scope(DEMO_PROJECT)
-            self.statusBar().showMessage("The demo library is installed already: here it is.", 8000)
-            return
+        """Install the demo library (finishing one installed in part), or go to it when it is there already."""
         self.workbench.install_demo()
 
     def import_files(self) -> None:

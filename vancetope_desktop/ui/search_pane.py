@@ -85,6 +85,7 @@ class SearchPane(QWidget):
         self._done_text = ""
         self._error: str | None = None
         self._model_ready = True
+        self._model_error: str | None = None
         self._scope: str | None = None
         self._tags: list[str] = []
         self._scope_buttons: list[QToolButton] = []
@@ -115,6 +116,7 @@ class SearchPane(QWidget):
         self.match_button.setVisible(False)
         self.status_label = QLabel()
         self.status_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.status_label.setWordWrap(True)  # a missing model's message says what to install: lines, not a wide pane
         self.model = SearchResultsModel(self)
         self.results_view = QListView()
         self.results_view.setModel(self.model)
@@ -197,6 +199,15 @@ class SearchPane(QWidget):
         Searches are still emitted meanwhile: the backend waits for the model.
         """
         self._model_ready = ready
+        self._update_status()
+
+    def set_model_error(self, message: str) -> None:
+        """The embedding model cannot run (``Library.model_problem``'s message, with what to install): the status
+        says so in the error colour instead of "loading model…" (there is nothing to wait for). Searches still run,
+        by keywords; their responses carry the same message as a warning.
+        """
+        self._model_error = message
+        self._model_ready = True
         self._update_status()
 
     def set_visible_scopes(self, scopes: Sequence[VisibleScope], current: str,
@@ -375,6 +386,8 @@ class SearchPane(QWidget):
         error = self._error is not None
         if error:
             text = f"Search failed: {self._error}"
+        elif self._model_error is not None and self._pending is None and not self._done_text:
+            text = f"Keyword search only: {self._model_error}"
         elif not self._model_ready and (self._pending not in (None, self._quiet) or not self._done_text):
             text = "loading model…"
         elif self._pending is not None and self._pending != self._quiet:
@@ -383,7 +396,7 @@ class SearchPane(QWidget):
             text = self._done_text
         self.status_label.setText(text)
         # The theme's stylesheet colours QLabel[role="hint"|"error"] for light and dark (ui/themes.py).
-        role = "error" if error else "hint"
+        role = "error" if error or self._model_error is not None else "hint"
         if self.status_label.property("role") != role:
             self.status_label.setProperty("role", role)
             self.status_label.style().unpolish(self.status_label)

@@ -576,16 +576,21 @@ class Workbench(QObject):
 
     # --- library ---------------------------------------------------------------------------------
     def install_demo(self) -> Task:
-        """Fill the library with the seed's "Transformer Efficiency Review" demo and switch to it."""
+        """Fill the library with the seed's "Transformer Efficiency Review" demo (or finish one installed in part)
+        and switch to it; when it is all there already, only switch. A library whose embedding model cannot run
+        gets the install's refusal, saying what to install, as the task's error."""
         lib = self.lib
 
-        def work(context: TaskContext) -> demo.DemoReport:
+        def work(context: TaskContext) -> demo.DemoReport | None:
+            if demo.is_installed(lib):
+                return None
             return demo.install_demo(lib, progress=lambda text: context.progress(0, 0, text),
                                      cancel=context.cancelled)
 
-        def done(report: demo.DemoReport) -> None:
-            self.state = ViewState(scope=report.project)
-            self.notice.emit("The demo library is ready: Transformer Efficiency Review")
+        def done(report: demo.DemoReport | None) -> None:
+            self.state = ViewState(scope=demo.DEMO_PROJECT if report is None else report.project)
+            self.notice.emit("The demo library is installed already: here it is." if report is None
+                             else "The demo library is ready: Transformer Efficiency Review")
 
         return self.run("Installing the demo library", work, on_result=done, visible=True, lane="import")
 
