@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from ..core.documents import DocumentInfo, DocumentStatus, DocumentType
-from ..core.errors import IndexUnavailable, InvalidInput
+from ..core.errors import EmbeddingModelMissing, IndexUnavailable, InvalidInput
 from ..core.memories import MEMORY_TYPE_GUIDANCE, MemoryType
 from ..core.reading import ReadingStatus, reading_status_of
 from ..core.relations import RELATION_GUIDE
@@ -59,8 +59,9 @@ def _stored_anyway() -> Iterator[None]:
     try:
         yield
     except IndexUnavailable as error:
-        err.print(f"[yellow]warning:[/yellow] stored, found by its words only for now: {error} "
-                  f"({indexing.REBUILD_HINT})")
+        # A missing model's message says what to install; a rebuild would not help until it is there.
+        fix = "" if isinstance(error, EmbeddingModelMissing) else f" ({indexing.REBUILD_HINT})"
+        err.print(f"[yellow]warning:[/yellow] stored, found by its words only for now: {error}{fix}")
 
 
 def _index_now(lib: Library, document_ids: list[str], wait: bool, quiet: bool, *,

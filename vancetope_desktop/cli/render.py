@@ -267,6 +267,8 @@ def import_failures(report: ImportReport) -> None:
 
 def index_status(status: IndexStatus) -> None:
     out.print(f"index model: {status.index_model} ({status.index_precision})")
+    if status.model_problem is not None:
+        out.print(f"[red]embedding model unavailable:[/red] {escape(status.model_problem)}")
     if status.reindex_needed:
         out.print(f"[yellow]settings ask for {status.settings_model} ({status.settings_precision}): "
                   "run `vancetope index rebuild`[/yellow]")

@@ -73,7 +73,6 @@ from ..ingest.bibentry import (
     title_key,
 )
 from ..ingest.bibliography import parse_reference_text
-from ..ingest.chunking import fit_to_model
 from ..ingest.references import reference_extraction
 from ..store import fulltext, tables
 from ..store.blobs import hash_text
@@ -179,10 +178,9 @@ def prepare(lib: Library, entries: Sequence[BibEntry], *, base_dir: Path | None,
     """
     seen: dict[str, AttachmentOutcome] = {}
     prepared = []
-    embedder = lib.embedder()
     for entry in entries:
         extraction = reference_extraction(entry)
-        chunks, counts = fit_to_model(extraction.chunks, embedder)
+        chunks, counts = records.fit_chunks(lib, extraction.chunks)
         attached = []
         if attach is not None and base_dir is not None:
             for written in entry.files:
@@ -464,8 +462,8 @@ def _update(lib: Library, session: Session, row: tables.DocumentRow, item: Prepa
         if content == item.text:
             chunks, counts = item.chunks, item.counts
         else:  # merged fields make a new text: chunk it like prepare() does (CPU only, a few per file)
-            chunks, counts = fit_to_model(reference_extraction(BibEntry.from_metadata(meta, title=title)).chunks,
-                                          lib.embedder())
+            merged = reference_extraction(BibEntry.from_metadata(meta, title=title))
+            chunks, counts = records.fit_chunks(lib, merged.chunks)
     if pending is not None:
         pending.tags = after_tags
         if chunks is not None:

@@ -32,7 +32,6 @@ from ..core.tags import TagFilter, normalize_tags
 from ..core.undo import UserAction
 from ..generation.base import Generator
 from ..ingest.base import Extraction
-from ..ingest.chunking import fit_to_model
 from ..ingest.registry import extract_text
 from ..store import fulltext, tables
 from ..store.blobs import hash_text
@@ -145,7 +144,7 @@ def prepare_text(lib: Library, content: str, doc_type: DocumentType, title: str 
         EmptyFile: blank content. InvalidInput: a type that holds no text.
     """
     extraction = extract_text(content, doc_type, title)
-    chunks, counts = fit_to_model(extraction.chunks, lib.embedder())
+    chunks, counts = records.fit_chunks(lib, extraction.chunks)
     return PreparedText(content, doc_type, title, extraction, chunks, counts)
 
 
@@ -436,7 +435,7 @@ def update_document(lib: Library, document_id: str, *, title: str | None = None,
             # Its text is its quote and comment, kept in its metadata too: services.annotations edits both.
             raise InvalidInput("edit an annotation's note with `memory edit-annotation` (services.annotations)")
         extraction = extract_text(content, doc_type, title)
-        prepared = fit_to_model(extraction.chunks, lib.embedder())
+        prepared = records.fit_chunks(lib, extraction.chunks)
     with write_session(lib.engine) as session:
         row = records.document_row(session, document_id)
         changed_content = content is not None and hash_text(content) != row.content_hash
@@ -557,9 +556,8 @@ def rename_document(lib: Library, document_id: str, title: str, *, content: str 
         content = own.content
     writable = [r for r in found if r.editable and writer_scope in (None, r.scope) and r is not own]
     left = [r.note for r in found if r not in writable and r is not own]
-    embedder = lib.embedder() if writable else None
-    prepared = [PreparedRewrite(r, fit_to_model(extract_text(r.content, DocumentType(r.note.type), r.note.title).chunks,
-                                                embedder)) for r in writable]
+    prepared = [PreparedRewrite(r, records.fit_chunks(lib, extract_text(r.content, DocumentType(r.note.type),
+                                                                        r.note.title).chunks)) for r in writable]
     doc = update_document(lib, document_id, title=title, content=content, reason=reason, user_action=user_action,
                           link_rewrites=prepared, expected_version=expected_version)
     return Renamed(document=doc, updated=[r.note for r in writable], not_updated=left)
@@ -822,7 +820,7 @@ def prepare_restore(lib: Library, document_id: str, number: int) -> RestorePlan:
         content = version.content or ""
     prepared = None
     if content is not None and doc_type is not DocumentType.TOPIC:
-        prepared = fit_to_model(extract_text(content, doc_type, version.title).chunks, lib.embedder())
+        prepared = records.fit_chunks(lib, extract_text(content, doc_type, version.title).chunks)
     return RestorePlan(version, content, prepared)
 
 

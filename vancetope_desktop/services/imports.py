@@ -43,7 +43,6 @@ from ..core.tags import normalize_tags
 from ..core.text import readable
 from ..generation.base import Generator
 from ..ingest.base import Extraction
-from ..ingest.chunking import fit_to_model
 from ..ingest.process_pool import ProcessExtractor
 from ..ingest.registry import BIBTEX_EXTENSIONS, JSON_EXTENSIONS, RIS_EXTENSIONS, SUPPORTED_EXTENSIONS
 from ..store import tables
@@ -371,7 +370,7 @@ def _import_one(lib: Library, path: Path, scope_path: str, folder_id: str | None
         if duplicate is not None and retry is None:
             return _duplicate(lib, duplicate, path)
         stage = "cutting its text into chunks"
-        chunks, counts = fit_to_model(extraction.chunks, lib.embedder()) if extraction is not None else ([], [])
+        chunks, counts = records.fit_chunks(lib, extraction.chunks) if extraction is not None else ([], [])
         references, prepared = None, []
         if extraction is not None and extraction.references is not None:
             stage = "reading its bibliography entries"

@@ -19,11 +19,13 @@ from pydantic import BaseModel, Field, computed_field
 from sqlalchemy import exists, func, text
 from sqlmodel import Session, select
 
-from ..core.documents import IndexState
+from ..core.documents import ChunkRole, DocumentType, IndexState
 from ..core.errors import IndexUnavailable
 from ..index.drain_thread import DrainThread
 from ..index.writer import DrainProgress, DrainReport, IndexWriter, embedded_chunks
 from ..index.writer import pending_work as _pending_work
+from ..ingest.base import ChunkDraft
+from ..ingest.chunking import fit_to_model
 from ..store import tables
 from ..store.backups import timestamp, unique_path
 from ..store.db import get_meta, read_session, set_meta, write_session
@@ -68,7 +70,47 @@ def try_drain(lib: Library, progress: Callable[[DrainProgress], None] | None = N
         return DrainReport()
     if not lib.writer_lock.try_acquire():
         return None
+    fit_unfitted(lib, documents)
     return writer_for(lib).drain(progress=progress, cancel=cancel, documents=documents)
+
+
+_UNFITTED = text(
+    "SELECT DISTINCT j.document_id FROM index_job j WHERE j.kind = 'embed' AND EXISTS "
+    "(SELECT 1 FROM chunk c WHERE c.document_id = j.document_id AND c.token_count = :unfitted)"
+).bindparams(unfitted=records.UNFITTED)
+
+
+def fit_unfitted(lib: Library, documents: Collection[str] | None = None) -> list[str]:
+    """Cut the chunks of queued documents that were stored without the embedding model (``records.fit_chunks``) to
+    the model's limit, before the writer embeds them; the drains of this module call it.
+
+    Args:
+        documents: only these documents; None: every queued one.
+
+    Returns:
+        The ids of the documents whose chunks were fitted (usually none: one small query over the queue).
+
+    Raises:
+        EmbeddingModelMissing: such documents wait and the model still cannot run here (they stay queued, found by
+            their words).
+    """
+    with read_session(lib.engine) as session:
+        ids = [row[0] for row in session.exec(_UNFITTED).all()]
+    if documents is not None:
+        wanted = set(documents)
+        ids = [i for i in ids if i in wanted]
+    if not ids:
+        return []
+    model = lib.embedder()
+    for document_id in ids:
+        # Read and written in one transaction: an edit committed in between cannot be overwritten by old chunks.
+        with write_session(lib.engine) as session:
+            stored = session.exec(select(tables.ChunkRow).where(tables.ChunkRow.document_id == document_id)
+                                  .order_by(tables.ChunkRow.ordinal)).all()  # type: ignore[arg-type]
+            drafts = [ChunkDraft(c.text, c.page, c.section, ChunkRole(c.role)) for c in stored]
+            chunks, counts = fit_to_model(drafts, model)
+            records.replace_chunks(session, records.document_row(session, document_id), chunks, counts)
+    return ids
 
 
 def drain_alongside(lib: Library, progress: Callable[[DrainProgress], None] | None = None) -> DrainThread | None:
@@ -108,6 +150,7 @@ def wait_until_indexed(lib: Library, document_ids: Sequence[str], *, timeout: fl
         if not pending:
             return True
         if lib.writer_lock.try_acquire():  # the other writer went away: finish our documents here
+            fit_unfitted(lib, ids)
             writer_for(lib).drain(documents=ids)
             continue
         if deadline is not None and time.monotonic() > deadline:
@@ -296,8 +339,10 @@ def missing_vector_warnings(lib: Library, session: Session, scopes: Sequence[str
 
 
 class IndexStatus(BaseModel):
-    """Counts of documents per indexing state, queued jobs, the models and precisions (the vectors' and the
-    settings'), whether a re-index is due (either differs), and the vector store checked against SQLite."""
+    """Counts of documents per indexing state (folders left out: they hold no text), queued jobs, the models and
+    precisions (the vectors' and the settings'), whether a re-index is due (either differs), why the model cannot
+    run here (``model_problem``, ``Library.model_problem``; None when it can), and the vector store checked
+    against SQLite."""
 
     states: dict[str, int]
     queued_jobs: int
@@ -308,6 +353,7 @@ class IndexStatus(BaseModel):
     reindex_needed: bool
     writer_pid: int | None
     failures: list[tuple[str, str, str]]
+    model_problem: str | None = None
     vectors: VectorCheck = Field(default_factory=VectorCheck)
 
     @computed_field  # type: ignore[prop-decorator]
@@ -318,10 +364,13 @@ class IndexStatus(BaseModel):
 
 
 def index_status(lib: Library) -> IndexStatus:
-    """The library's indexing state (``vancetope index status``), with :func:`check_vectors`."""
+    """The library's indexing state (``vancetope index status``, the window's index check), with
+    :func:`check_vectors` and the model's problem, if any."""
     with read_session(lib.engine) as session:
         rows = session.exec(
-            select(tables.DocumentRow.index_state, func.count()).group_by(tables.DocumentRow.index_state)
+            select(tables.DocumentRow.index_state, func.count())
+            .where(tables.DocumentRow.type != DocumentType.FOLDER.value)
+            .group_by(tables.DocumentRow.index_state)
         ).all()
         jobs = session.exec(select(func.count()).select_from(tables.JobRow)).one()
         failures = session.exec(
@@ -337,7 +386,8 @@ def index_status(lib: Library) -> IndexStatus:
         settings_precision=settings_precision,
         reindex_needed=index_model != lib.settings.embedding_model or index_precision != settings_precision,
         writer_pid=None if lib.writer_lock.held else lib.writer_lock.holder_pid(),
-        failures=[(i, t, e or "needs OCR") for i, t, e in failures], vectors=check_vectors(lib),
+        failures=[(i, t, e or "needs OCR") for i, t, e in failures], model_problem=lib.model_problem(),
+        vectors=check_vectors(lib),
     )
 
 

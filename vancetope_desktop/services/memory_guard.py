@@ -25,7 +25,7 @@ from pydantic import BaseModel, Field
 from sqlmodel import select
 
 from ..core.documents import DocumentInfo, DocumentStatus, DocumentType, IndexState, Source
-from ..core.errors import IndexUnavailable, InvalidInput, VancetopeError
+from ..core.errors import EmbeddingModelMissing, IndexUnavailable, InvalidInput, VancetopeError
 from ..core.memories import MemoryType, parse_memory_type
 from ..core.relations import RelationType
 from ..generation.base import Generator
@@ -116,19 +116,23 @@ def similar_memories(lib: Library, content: str, scope: str, doc_type: DocumentT
         return []
     titles = {r[0]: r[1] for r in rows}
     best: dict[str, float] = {r[0]: 1.0 for r in rows if r[4] == hash_text(content)}
-    embedder = lib.embedder()
-    vector = embedder.encode_query(content)
-    pending = [r for r in rows if r[3] != IndexState.INDEXED.value and r[2]][:PENDING_LIMIT]
-    if pending:
-        for (doc_id, *_), similarity in zip(pending, embedder.encode_queries([r[2] for r in pending]) @ vector,
-                                            strict=True):
-            best[doc_id] = max(best.get(doc_id, 0.0), float(similarity))
     try:
-        for hit in lib.vectors.query(scope_path, vector, NEAREST_CHUNKS):
-            if hit.document_id in titles:
-                best[hit.document_id] = max(best.get(hit.document_id, 0.0), hit.similarity)
-    except IndexUnavailable:
-        pass  # the identical texts and the pending memories were still compared
+        embedder = lib.embedder()
+    except EmbeddingModelMissing:
+        embedder = None  # storing must not need the model: without it only an identical text is a duplicate
+    if embedder is not None:
+        vector = embedder.encode_query(content)
+        pending = [r for r in rows if r[3] != IndexState.INDEXED.value and r[2]][:PENDING_LIMIT]
+        if pending:
+            for (doc_id, *_), similarity in zip(pending, embedder.encode_queries([r[2] for r in pending]) @ vector,
+                                                strict=True):
+                best[doc_id] = max(best.get(doc_id, 0.0), float(similarity))
+        try:
+            for hit in lib.vectors.query(scope_path, vector, NEAREST_CHUNKS):
+                if hit.document_id in titles:
+                    best[hit.document_id] = max(best.get(hit.document_id, 0.0), hit.similarity)
+        except IndexUnavailable:
+            pass  # the identical texts and the pending memories were still compared
     newest_first = {r[0]: n for n, r in enumerate(rows)}  # ties (identical texts): the latest copy first
     # Ranked by the similarity shown (clipped, 4 decimals): an identical text's vector may score 1 + 1e-7 or
     # 1 - 1e-7 depending on the pass that embedded it, which must not outrank a newer identical copy.

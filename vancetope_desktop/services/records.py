@@ -29,9 +29,10 @@ from ..core.documents import (
     SourceType,
     VersionInfo,
 )
-from ..core.errors import DocumentNotFound, InvalidAtom
+from ..core.errors import DocumentNotFound, EmbeddingModelMissing, InvalidAtom
 from ..core.memories import MemoryType
 from ..core.promotion import RequestStatus
+from ..ingest.chunking import fit_to_model
 from ..store import fulltext, tables
 from ..store.db import get_meta, read_session, set_meta
 from ..store.json_columns import json_or_empty
@@ -182,6 +183,26 @@ def annotations_of(session: Session, document_ids: Iterable[str], *, live_only: 
         "ORDER BY created_at, id"),
         params={"ids": json.dumps(ids)}).all()
     return [row[0] for row in rows]
+
+
+UNFITTED = 0
+"""The token count of a chunk stored without the embedding model (:func:`fit_chunks`): cut to the model's limit
+when its document is indexed (``indexing.fit_unfitted``); a fitted chunk counts at least one token."""
+
+
+def fit_chunks(lib: Library, chunks: list[ChunkDraft]) -> tuple[list[ChunkDraft], list[int]]:
+    """An extraction's chunks cut to the library's model (``ingest.chunking.fit_to_model``), with their token counts.
+
+    Storing a document does not need the model: when it cannot run here (``EmbeddingModelMissing``) the chunks are
+    kept as extracted, blank ones dropped, with the count :data:`UNFITTED`; keyword search finds them at once, and
+    the document's indexing fits them once the model is there (until then it reports the model's problem).
+    """
+    try:
+        model = lib.embedder()
+    except EmbeddingModelMissing:
+        kept = [chunk for chunk in chunks if chunk.text.strip()]
+        return kept, [UNFITTED] * len(kept)
+    return fit_to_model(chunks, model)
 
 
 def replace_chunks(session: Session, row: tables.DocumentRow, chunks: list[ChunkDraft], counts: list[int]) -> None:

@@ -1,12 +1,16 @@
 """The search index's health in the window: a damaged or incomplete vector store is shown, and rebuilt on request.
 
 Thin over ``services.indexing`` (the same functions as ``vancetope index status`` and ``index rebuild``):
-:meth:`IndexHealth.check` runs ``check_vectors`` at start-up and whenever the indexing process fails; a
-problem becomes a failed "Search index" task in the Tasks panel (its Retry rebuilds the index) and a
-status-bar notice. :meth:`IndexHealth.rebuild` is the File ▸ Rebuild Search Index action.
+:meth:`IndexHealth.check` runs ``index_status`` at start-up and whenever the indexing process fails; a
+problem becomes a failed "Search index" task in the Tasks panel and a status-bar notice: an embedding model
+that cannot run here (its Retry checks again, once the model is installed or the setting changed), else the
+vector store's problems (its Retry rebuilds the index). :meth:`IndexHealth.rebuild` is the File ▸ Rebuild
+Search Index action.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Signal
 
@@ -34,25 +38,37 @@ class IndexHealth(QObject):
         workbench.indexer.finished.connect(lambda report: self.check() if report is None else None)
 
     def check(self) -> Task:
-        """Compare the vector store with the library in the background; show what is wrong, if anything."""
+        """Check the model and compare the vector store with the library in the background (``index_status``);
+        show what is wrong, if anything."""
         lib = self._workbench.lib
-        return self._workbench.read(lambda _context: indexing.check_vectors(lib), self._checked)
+        return self._workbench.read(lambda _context: indexing.index_status(lib), self._checked)
 
-    def _checked(self, check: indexing.VectorCheck) -> None:
-        problems = check.problems
-        if not problems:
+    def _checked(self, status: indexing.IndexStatus) -> None:
+        if status.model_problem is not None:
+            self._show([status.model_problem, "Retry checks again once the model is there; keyword search works "
+                        "meanwhile."], self.check, f"Search by meaning is unavailable: {status.model_problem}")
             return
+        problems = status.problems
+        if problems:
+            self._show([*problems, "Retry rebuilds the search index from the library (File ▸ Rebuild Search "
+                        "Index); keyword search works meanwhile."], self.rebuild,
+                       f"The search index needs a rebuild: {problems[0]}")
+        elif self._task is not None and self._task.state == TaskState.FAILED and self._task.retry == self.check:
+            self._task.retry = None  # the model is back
+            self._workbench.tasks.finish(self._task, TaskState.DONE)
+
+    def _show(self, lines: list[str], retry: Callable[[], Task], notice: str) -> None:
+        """A failed "Search index" task: ``lines[0]`` its error, the rest its messages; once per problem."""
         tasks = self._workbench.tasks
         shown = self._task
-        if shown in tasks.tasks and shown.state == TaskState.FAILED and shown.error == problems[0]:  # type: ignore[union-attr]
+        if shown in tasks.tasks and shown.state == TaskState.FAILED and shown.error == lines[0]:  # type: ignore[union-attr]
             return  # already in the Tasks panel
         task = tasks.track(TASK_TITLE, lambda: None)
-        task.messages = [*problems[1:], "Retry rebuilds the search index from the library (File ▸ Rebuild "
-                         "Search Index); keyword search works meanwhile."]
-        task.retry = self.rebuild
-        tasks.finish(task, TaskState.FAILED, problems[0])
+        task.messages = lines[1:]
+        task.retry = retry
+        tasks.finish(task, TaskState.FAILED, lines[0])
         self._task = task
-        self.problem_found.emit(f"The search index needs a rebuild: {problems[0]}")
+        self.problem_found.emit(notice)
 
     def rebuild(self) -> Task:
         """Rebuild the search index from the library (:meth:`Workbench.rebuild_index`); a failed "Search
