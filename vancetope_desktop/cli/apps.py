@@ -15,7 +15,7 @@ app = CommandGroup(help="Vancetope: scoped research memory from the terminal.", 
                        ("cite", "citation_commands"), ("demo", "demo_commands"), ("undo", "undo_commands"),
                        ("redo", "undo_commands"),
                        *((group, "apps") for group in ("memory", "scope", "index", "review", "search", "atoms",
-                                                       "chat", "digest", "generator", "topics")),
+                                                       "chat", "digest", "generator", "topics", "settings")),
                    ))
 memory = CommandGroup(help="Add, upload, search, browse, tag, move and publish documents.", no_args_is_help=True,
                       commands=(
@@ -81,6 +81,9 @@ digest_app = CommandGroup(help="The daily digest: a day's writeup per scope, its
 generator_app = CommandGroup(help="The generator of summaries, keywords, atoms and digests: show, use, key.",
                              no_args_is_help=True,
                              commands=tuple((name, "generator_commands") for name in ("show", "use", "key")))
+settings_app = CommandGroup(help="The library's settings: show them all, set one (as the app's Settings dialog).",
+                            no_args_is_help=True,
+                            commands=tuple((name, "settings_commands") for name in ("show", "set")))
 topics_app = CommandGroup(help="Topic trees: a scope's map of its atoms by topic, browsed and edited by hand.",
                           no_args_is_help=True, commands=(
                               *((name, "topic_commands") for name in ("show", "atoms", "rename", "move", "merge",
@@ -99,3 +102,4 @@ app.add_typer(chat_app, name="chat")
 app.add_typer(digest_app, name="digest")
 app.add_typer(generator_app, name="generator")
 app.add_typer(topics_app, name="topics")
+app.add_typer(settings_app, name="settings")

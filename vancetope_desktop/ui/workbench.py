@@ -22,6 +22,7 @@ from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from ..core.documents import DocumentStatus, DocumentType
 from ..core.errors import EditConflict, ScopeNotFound
 from ..core.reading import ReadingStatus
+from ..core.settings import Settings
 from ..core.undo import UserAction
 from ..ingest.process_pool import ProcessExtractor
 from ..services import (
@@ -42,6 +43,7 @@ from ..services import (
     generators,
     imports,
     indexing,
+    library_settings,
     lifecycle,
     memories,
     moves,
@@ -56,7 +58,7 @@ from ..services import (
     topics,
     undo,
 )
-from ..services.library import Library, save_settings
+from ..services.library import Library
 from ..services.saved_searches import SavedSearch
 from .folder_model import FolderTarget
 from .indexer import Indexer
@@ -599,20 +601,12 @@ class Workbench(QObject):
         as the task's error: the key is then kept nowhere)."""
         return self.run("Keep the endpoint key", lambda _context: generators.set_endpoint_key(url, key))
 
-    def save_settings(self, settings) -> Task:
-        """Save the library's settings; a new embedding model or precision re-indexes the library."""
+    def save_settings(self, settings: Settings) -> Task:
+        """Save the library's settings; a new embedding model or precision re-indexes the library
+        (``library_settings.apply_settings``, as ``vancetope settings set``); settings that cannot run here are
+        refused, as the task's error, and nothing is saved."""
         lib = self.lib
-        model_changed = (settings.embedding_model, settings.embedding_precision) != (
-            lib.settings.embedding_model, lib.settings.embedding_precision)
-
-        def work(_context: TaskContext) -> int:
-            save_settings(lib.paths.settings, settings)
-            lib.settings = settings
-            if model_changed:
-                return indexing.rebuild_index(lib).queued
-            return 0
-
-        return self.run("Save settings", work)
+        return self.run("Save settings", lambda _context: library_settings.apply_settings(lib, settings))
 
     def rebuild_index(self, on_done: Callable[[indexing.RebuildReport], None] | None = None) -> Task:
         """Rebuild the search index from the library (``indexing.rebuild_index``, as ``vancetope index
