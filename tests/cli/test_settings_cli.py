@@ -1,0 +1,88 @@
+"""`vancetope settings show / set`, and a library whose embedding model is missing seen from the terminal (issue 16:
+a wheel installed without the model's package; here the library's setting names a model path that does not
+resolve): the demo refuses before writing, an added note is stored, `index status` names the problem, and setting a
+model that is there lets the demo install and the index run."""
+
+import json
+
+import pytest
+
+from vancetope_desktop.core.settings import Settings
+from vancetope_desktop.services.library import load_settings, save_settings
+
+
+def test_show_lists_every_setting_with_its_value_and_default(cli, tmp_path):
+    cli("settings", "set", "min_relevance", "0.2")
+    shown = {s["key"]: s for s in json.loads(cli("settings", "show", "--json").stdout)}
+    assert list(shown) == list(Settings.model_fields)
+    assert shown["min_relevance"] == {**shown["min_relevance"], "value": 0.2, "default": 0.1, "changed": True}
+    assert not shown["embedding_model"]["changed"] and shown["embedding_model"]["description"]
+    text = cli("settings", "show").stdout
+    assert all(key in text for key in Settings.model_fields)
+    assert load_settings(tmp_path / "lib" / "settings.json").min_relevance == 0.2
+
+
+def test_a_bad_key_or_value_is_refused_and_nothing_saved(cli, tmp_path):
+    cli("settings", "show")
+    before = (tmp_path / "lib" / "settings.json").read_text()
+    unknown = cli("settings", "set", "embeding_model", "x", ok=False)
+    assert unknown.exit_code == 2 and "no setting 'embeding_model'" in unknown.output
+    assert "embedding_model" in unknown.output  # the known settings are listed
+    for key, value, reason in [("embedding_batch_size", "0", "greater than or equal to 1"),
+                               ("embedding_precision", "int4", "'fp32' or 'int8'"),
+                               ("meaning_ceiling", "0.05", "meaning_ceiling must be above meaning_floor"),
+                               ("embedding_model", str(tmp_path / "no-model"), "does not exist"),
+                               ("generator", "endpoint", "needs the endpoint's URL")]:
+        refused = cli("settings", "set", key, value, ok=False)
+        assert refused.exit_code == 2 and reason in refused.output, (key, refused.output)
+    assert (tmp_path / "lib" / "settings.json").read_text() == before
+
+
+def test_values_are_read_as_their_type_or_as_json(cli, tmp_path):
+    cli("settings", "set", "lexical_stemming", "false")
+    cli("settings", "set", "scope_weights", "[1.0, 0.5]")
+    cli("settings", "set", "lexical_max_postings", "null")
+    same = cli("settings", "set", "lexical_stemming", "false")
+    assert "nothing changed" in same.stdout
+    saved = load_settings(tmp_path / "lib" / "settings.json")
+    assert (saved.lexical_stemming, saved.scope_weights, saved.lexical_max_postings) == (False, (1.0, 0.5), None)
+
+
+@pytest.mark.slow
+def test_a_new_precision_rebuilds_the_index(cli):
+    cli("memory", "add", "Herons nest in colonies near lakes and rivers.")
+    changed = json.loads(cli("settings", "set", "embedding_precision", "fp32", "--json").stdout)
+    assert changed == {"changed": ["embedding_precision"], "reindexed": 1}
+    status = json.loads(cli("index", "status", "--json").stdout)
+    assert (status["index_precision"], status["reindex_needed"], status["queued_jobs"]) == ("fp32", False, 1)
+    said = cli("settings", "set", "embedding_precision", "int8")
+    assert "the search index is rebuilt for it: 1 document(s) queued" in said.output
+
+
+@pytest.mark.slow
+def test_a_library_without_its_model_from_the_terminal(cli, tmp_path):
+    root = tmp_path / "lib"
+    missing = tmp_path / "no-model"
+    root.mkdir()
+    save_settings(root / "settings.json", Settings(embedding_model=str(missing)))
+
+    demo = cli("demo", ok=False)
+    assert demo.exit_code == 69 and "nothing was installed" in demo.output and str(missing) in demo.output
+    assert "settings set embedding_model" in demo.output
+    added = cli("memory", "add", "Herons nest in colonies near lakes and rivers.")
+    assert "stored, found by its words only for now" in added.output
+    cli("memory", "mkdir", "Birds")
+    status = json.loads(cli("index", "status", "--json").stdout)
+    assert str(missing) in status["model_problem"] and status["states"] == {"pending": 1}
+    assert "embedding model unavailable" in cli("index", "status").stdout
+    found = json.loads(cli("memory", "search", "heron colonies", "--json").stdout)
+    assert len(found["hits"]) == 1 and not found["vector_search"]
+    assert cli("index", "run", ok=False).exit_code == 69
+
+    cli("settings", "set", "embedding_model", "bundled:all-MiniLM-L6-v2")
+    assert json.loads(cli("index", "status", "--json").stdout)["model_problem"] is None
+    report = json.loads(cli("demo", "--json").stdout)
+    assert report["failures"] == [] and len(report["documents"]) == 14
+    cli("index", "run")
+    status = json.loads(cli("index", "status", "--json").stdout)
+    assert status["states"] == {"indexed": 15} and status["queued_jobs"] == 0
