@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from sqlmodel import select
 
+from vancetope_desktop.agents.tools import MemoryTools
 from vancetope_desktop.core.documents import DocumentType
 from vancetope_desktop.core.errors import EmbeddingModelMissing
 from vancetope_desktop.core.settings import Settings
@@ -52,19 +53,25 @@ def test_stored_without_the_model_found_by_words_then_indexed_when_it_is_back(tm
         assert note.id in [h.document.id for h in found.hits] and not found.vector_search
         assert any(problem in w for w in found.warnings)
 
+        # An agent's store (the MCP server indexes its writes at once) is stored, not an error to retry.
+        agent = MemoryTools(lib, "project/inbox", index_now=True).memory_store("Herons nest in colonies.")
+        assert agent.stored and agent.doc_id
+        agent_found = MemoryTools(lib, "project/inbox").memory_query("heron colonies")
+        assert agent.doc_id in [h.doc_id for h in agent_found.hits] and agent_found.warnings
+
         status = indexing.index_status(lib)
         assert status.model_problem == problem
-        assert status.states == {"pending": 2}  # the folder holds no text: not counted
+        assert status.states == {"pending": 3}  # the folder holds no text: not counted
         with pytest.raises(EmbeddingModelMissing):
             indexing.try_drain(lib)
-        assert indexing.index_status(lib).queued_jobs == 2
+        assert indexing.index_status(lib).queued_jobs == 3
 
     save_settings(root / "settings.json", Settings())  # the model is back (here: the bundled one)
     with Library.open(root) as lib:
         assert lib.model_problem() is None and indexing.index_status(lib).model_problem is None
         report = indexing.try_drain(lib)
-        assert report is not None and sorted(report.indexed) == sorted([note.id, paper.document_id])
-        assert indexing.index_status(lib).states == {"indexed": 2}
+        assert report is not None and sorted(report.indexed) == sorted([note.id, paper.document_id, agent.doc_id])
+        assert indexing.index_status(lib).states == {"indexed": 3}
         fitted = _chunks(lib, note.id)
         assert search(lib, "functors between categories").vector_search
     # The chunks fitted at indexing are those an install with the model makes at once.

@@ -224,4 +224,4 @@ class ChatTools:
         """Embed what a chat tool wrote now when the tools were made with ``index_now`` (and no other process is the
         writer); otherwise the app's indexing process does, and words find it at once."""
         if self.index_now and document_ids:
-            indexing.try_drain(self.lib, documents=list(document_ids))
+            indexing.try_drain_own(self.lib, list(document_ids))

@@ -201,7 +201,7 @@ class ScopedMemory:
     def _index(self, document_ids: list[str]) -> bool:
         """Index what this call queued for ``document_ids`` if no other process is the writer (the rest of
         the queue is the writer's); True when this process did."""
-        return indexing.try_drain(self.lib, documents=document_ids) is not None
+        return indexing.try_drain_own(self.lib, document_ids) is not None
 
     def _tp_id(self) -> str:
         assert self.think_process_id is not None  # task tools are offered to think processes only

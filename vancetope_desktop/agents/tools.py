@@ -525,7 +525,7 @@ class MemoryTools(ChatTools):
                                         args.insight, args.severity, (args.created_by or "").strip() or self._actor(),
                                         source=source)
         if self.index_now:
-            indexing.try_drain(self.lib, documents=[stored.id])
+            indexing.try_drain_own(self.lib, [stored.id])
         return stored
 
     def atoms_list(self, type: str | None = None, status: str | None = None, source_id: str | None = None,
@@ -566,7 +566,7 @@ class MemoryTools(ChatTools):
         read = {o.document_id: o for o in report.outcomes}
         report.outcomes = [refused.get(i) or read[i] for i in dict.fromkeys(i.strip() for i in args.ids)]
         if self.index_now and report.added:
-            indexing.try_drain(self.lib, documents=report.added)
+            indexing.try_drain_own(self.lib, report.added)
         return report
 
     def atoms_files_setting(self, enabled: bool | None = None, inherit: bool = False) -> FilesSetting:
@@ -610,7 +610,7 @@ class MemoryTools(ChatTools):
         event = atoms.plan_happened(self.lib, args.plan_id.strip(), args.when, args.text, acting_scope=self.scope,
                                     created_by=self._actor(), source=source)
         if self.index_now:
-            indexing.try_drain(self.lib, documents=[event.id])
+            indexing.try_drain_own(self.lib, [event.id])
         return event
 
     def digest_run(self, day: str | None = None) -> DigestRun:
@@ -1089,7 +1089,7 @@ class MemoryTools(ChatTools):
     def _indexed(self, doc: DocumentInfo, others: Sequence[str] = ()) -> DocumentInfo:
         """``doc`` after indexing it and the ``others`` the call stored now when asked to (and possible), else as
         it is."""
-        if not self.index_now or indexing.try_drain(self.lib, documents=list(dict.fromkeys([doc.id, *others]))) is None:
+        if not self.index_now or indexing.try_drain_own(self.lib, list(dict.fromkeys([doc.id, *others]))) is None:
             return doc
         return documents.get_document(self.lib, doc.id)
 

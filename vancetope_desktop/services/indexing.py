@@ -20,7 +20,7 @@ from sqlalchemy import exists, func, text
 from sqlmodel import Session, select
 
 from ..core.documents import ChunkRole, DocumentType, IndexState
-from ..core.errors import IndexUnavailable
+from ..core.errors import EmbeddingModelMissing, IndexUnavailable
 from ..index.drain_thread import DrainThread
 from ..index.writer import DrainProgress, DrainReport, IndexWriter, embedded_chunks
 from ..index.writer import pending_work as _pending_work
@@ -72,6 +72,16 @@ def try_drain(lib: Library, progress: Callable[[DrainProgress], None] | None = N
         return None
     fit_unfitted(lib, documents)
     return writer_for(lib).drain(progress=progress, cancel=cancel, documents=documents)
+
+
+def try_drain_own(lib: Library, documents: Collection[str]) -> DrainReport | None:
+    """:func:`try_drain` of what a call just wrote, for the agent tools: None also when the embedding model cannot
+    run here. The documents are stored and found by their words; they stay queued, and ``index status`` and the
+    writer say why: a store must not look failed (and be retried, stored twice) for want of the model."""
+    try:
+        return try_drain(lib, documents=documents)
+    except EmbeddingModelMissing:
+        return None
 
 
 _UNFITTED = text(
