@@ -59,3 +59,41 @@ def test_a_damaged_store_is_shown_searched_by_words_and_rebuilt_from_the_menu(qt
     # The indexing process embeds the queued document again; the store then matches the library.
     qtbot.waitUntil(lambda: documents.get_document(library, doc_id).index_state.value == "indexed", timeout=WAIT_MS)
     assert indexing.check_vectors(library).problems == []
+
+
+
+@pytest.fixture
+def modelless(tmp_path):
+    """A library with one note whose embedding model does not resolve (a wheel without the model's package; here a
+    path that is gone)."""
+    from vancetope_desktop.core.settings import Settings
+
+    lib = Library.open(tmp_path / "lib", settings=Settings(embedding_model=str(tmp_path / "gone")))
+    documents.add_text(lib, "Herons nest in colonies near lakes and rivers.", title="Herons")
+    yield lib
+    lib.close()
+
+
+def test_a_missing_model_is_shown_in_the_search_pane_and_the_tasks_and_the_demo_refuses(qtbot, modelless,
+                                                                                          make_window):
+    """The search pane's error state and the index check say what the service says (``Library.model_problem``),
+    searching by words still works, and Load the demo library refuses before writing anything."""
+    from vancetope_desktop.services import demo
+
+    problem = modelless.model_problem()
+    window = make_window(modelless)
+    window.workbench.indexer.start()  # loads the query encoder: it fails at once
+    pane = window.search_pane
+    qtbot.waitUntil(lambda: pane.status_label.text() == f"Keyword search only: {problem}", timeout=WAIT_MS)
+    window.index_health.check()
+    qtbot.waitUntil(lambda: _task(window, "Search index") is not None, timeout=WAIT_MS)
+    shown = _task(window, "Search index")
+    assert shown.state == TaskState.FAILED and shown.error == problem
+    pane.query_edit.setText("heron colonies")
+    pane.search_now()
+    qtbot.waitUntil(lambda: pane.status_label.text().startswith("1 result"), timeout=WAIT_MS)
+    window.load_demo()
+    qtbot.waitUntil(lambda: window.error_box is not None, timeout=WAIT_MS)
+    assert "nothing was installed" in window.error_box.text() and problem in window.error_box.text()
+    assert not demo.is_installed(modelless)
+    assert not any(s.path == demo.DEMO_PROJECT for s in window.workbench.snapshot.scopes)
