@@ -39,6 +39,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 import tomllib
@@ -49,15 +50,35 @@ SPEC = ROOT / "installer" / "vancetope.spec"
 APP = "vancetope-desktop"
 INSTALL_DIR = f"/opt/{APP}"
 DEMO_PROJECT = "project/transformer-efficiency"  # services/demo.py DEMO_PROJECT
+DEMO_THINK_PROCESS = "think-process/tp_12"  # a think process of the demo (resources/demo/demo.yaml)
 DEMO_QUERY = "hardware requirements of FlashAttention"
 CHECK_PDF = "higgs-boson-mass-atlas-cms-arxiv1503.07589.pdf"
 CHECK_PDF_QUERY = "combined measurement of the Higgs boson mass ATLAS CMS"
 STARTS = 3  # time to window: the first start (files cold in the page cache) and the median of the rest
-# Shared libraries the bundle takes from the system (Qt's xcb platform plugin and OpenGL, fonts): what a
-# minimal desktop may lack. Everything else ships in the bundle.
-DEB_DEPENDS = ("libc6 (>= 2.31), libgl1, libegl1, libfontconfig1, libfreetype6, libxkbcommon0, libxkbcommon-x11-0, "
-               "libxcb-cursor0, libxcb-icccm4, libxcb-keysyms1, libxcb-image0, libxcb-render-util0, libxcb-shape0, "
-               "libxcb-xinerama0, libdbus-1-3")
+SYSTEM_LIBRARIES = {
+    **dict.fromkeys(("libc.so.6", "libm.so.6", "libdl.so.2", "libpthread.so.0", "librt.so.1", "libresolv.so.2",
+                     "libutil.so.1", "ld-linux-x86-64.so.2"), "libc6"),
+    "libGL.so.1": "libgl1", "libGLX.so.0": "libglx0", "libGLdispatch.so.0": "libglvnd0", "libOpenGL.so.0": "libopengl0",
+    "libEGL.so.1": "libegl1", "libdrm.so.2": "libdrm2", "libxcb.so.1": "libxcb1",
+    "libwayland-client.so.0": "libwayland-client0", "libwayland-cursor.so.0": "libwayland-cursor0",
+    "libwayland-egl.so.1": "libwayland-egl1",
+}
+"""The shared libraries a bundle may take from the system (PyInstaller leaves out libc and the graphics stack, which
+must match the machine's drivers) by soname, and the Debian package of each: the .deb depends on those of the
+libraries the bundle needs (:func:`deb_depends`), and the build fails on one that is not here."""
+DATA_DEPENDS = ("libfontconfig1", "libfreetype6", "libxkbcommon0", "libxkbcommon-x11-0", "libdbus-1-3")
+"""Packages of libraries the bundle holds but whose system data they read: the font configuration (and through it a
+font), the keyboard layouts (xkb-data), the session bus."""
+REQUIRED_QT_PLUGINS = ("platforms/libqxcb.so", "platforms/libqwayland", "xcbglintegrations/",
+                       "wayland-shell-integration/", "wayland-decoration-client/",
+                       "wayland-graphics-integration-client/libqt-plugin-wayland-egl", "imageformats/", "iconengines/",
+                       "platforminputcontexts/")
+"""The Qt plugins a desktop session loads (X11 or Wayland, their OpenGL, images, icons, input methods): their system
+libraries must be installed. Qt loads the others (GTK's theme, VNC, the framebuffer, touch devices…) only when asked
+and skips one whose libraries are missing."""
+SYSTEM_DIRS = (".", "./opt", "./usr", "./usr/bin", "./usr/share")
+"""Folders of the .deb's data that every Debian system has (base-files ships or creates them): left out of the
+package, so that it owns only its own files and dpkg never tries to remove /opt (nor warns that it is not empty)."""
 DESKTOP_ENTRY = """[Desktop Entry]
 Type=Application
 Name=Vancetope Desktop
@@ -94,9 +115,47 @@ def ensure_pyinstaller() -> None:
         _run(sys.executable, "-m", "pip", "install", *requirements)
 
 
+def check_pdf() -> Path:
+    """The paper ``--check`` uploads: ``$VANCETOPE_SHARED/corpus/papers/<CHECK_PDF>`` (default: ``../shared`` beside
+    the repository). Raises SystemExit naming the variable when it is missing."""
+    shared = Path(os.environ.get("VANCETOPE_SHARED") or ROOT.parent / "shared")
+    pdf = shared / "corpus" / "papers" / CHECK_PDF
+    if not pdf.is_file():
+        raise SystemExit(f"--check uploads {pdf}, which is missing: set VANCETOPE_SHARED to the folder that holds "
+                         "corpus/papers (the team's test corpus), or leave --check out")
+    return pdf
+
+
+def preflight(args: argparse.Namespace) -> Path | None:
+    """Check what the asked steps need before the minutes of the build: the bundle (``--no-build``) or PyInstaller
+    (installed when missing) and the bundled models' distributions, ``dpkg-deb`` and ``zstd`` for the .deb,
+    ``ldd`` and the corpus's paper for ``--check``. Returns that paper (None without ``--check``); raises
+    SystemExit with what is missing and how to get it."""
+    if args.no_build:
+        if not (args.dist / APP / APP).is_file():
+            raise SystemExit(f"no bundle at {args.dist / APP}: build it first (without --no-build)")
+    else:
+        from importlib import metadata
+
+        from vancetope_desktop.services.licenses import MODELS
+
+        for _model, distribution, *_rest in MODELS:
+            try:
+                metadata.distribution(distribution)
+            except metadata.PackageNotFoundError:
+                raise SystemExit(f"the bundled model's distribution {distribution} is not installed in this "
+                                 "environment: run packaging/dev.py setup") from None
+        ensure_pyinstaller()
+    tools = [*([] if args.no_deb else ["dpkg", "dpkg-deb", "zstd"]), *(["ldd"] if args.check else [])]
+    missing = [tool for tool in tools if shutil.which(tool) is None]
+    if missing:
+        raise SystemExit(f"{', '.join(missing)} not found on the PATH (Debian: apt install dpkg zstd libc-bin), or "
+                         "leave out --check / pass --no-deb")
+    return check_pdf() if args.check else None
+
+
 def build(dist: Path, work: Path) -> Path:
     """Run PyInstaller on the spec; returns the onedir folder (``dist/vancetope-desktop``). Prints the time."""
-    ensure_pyinstaller()
     _warn_if_metadata_is_stale()
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
     started, cpu = time.monotonic(), _children_cpu()
@@ -147,12 +206,18 @@ def _children_cpu() -> float:
 def build_deb(bundle: Path, dist: Path, level: int = 9) -> Path:
     """Pack the onedir ``bundle`` into ``dist/vancetope-desktop_<version>_<arch>.deb``; returns its path.
 
-    ``level`` is zstd's (1-19): 9 for a release; the bundle test packs at 1, which takes a few seconds instead
-    of half a minute for a file about a fifth larger."""
+    The package holds ``/opt/vancetope-desktop``, the two ``/usr/bin`` links, the desktop entry and the icon; its
+    folders are 755 and everything is root's. ``level`` is zstd's (1-19): 9 for a release; the bundle test packs
+    at 1, which takes a few seconds instead of half a minute for a file about a fifth larger."""
     project = _project()
     version = project["version"]
     arch = _run("dpkg", "--print-architecture", capture_output=True, text=True).stdout.strip()
     stage = Path(tempfile.mkdtemp(prefix="vancetope-deb-", dir=dist))
+    stage.chmod(0o755)  # mkdtemp makes it 700: the data's "./" entry would say so
+    try:
+        depends = deb_depends(bundle)
+    except CheckFailed as error:
+        raise SystemExit(f"cannot pack the .deb: {error}") from None
     try:
         shutil.copytree(bundle, stage / INSTALL_DIR.lstrip("/"), symlinks=True)
         bin_dir = stage / "usr" / "bin"
@@ -172,17 +237,85 @@ def build_deb(bundle: Path, dist: Path, level: int = 9) -> Path:
         (control / "control").write_text(
             f"Package: {APP}\nVersion: {version}\nArchitecture: {arch}\nSection: science\nPriority: optional\n"
             f"Maintainer: Vancetope <desktop@vancetope.org>\nInstalled-Size: {installed_kb}\n"
-            f"Depends: {DEB_DEPENDS}\nDescription: {project['description']}\n"
+            f"Depends: {depends}\nDescription: {project['description']}\n"
             " The desktop app and the vancetope command line, with the embedding model and the local\n"
             " generator's model inside: it works offline.\n", encoding="utf-8")
         deb = dist / f"{APP}_{version}_{arch}.deb"
         started = time.monotonic()
-        # zstd: Debian 12 and Ubuntu 21.10 on read it; xz took minutes on a few hundred MB for a few % less.
-        _run("dpkg-deb", "--root-owner-group", "-Zzstd", f"-z{level}", "--build", stage, deb, stdout=subprocess.DEVNULL)
+        # dpkg-deb builds and checks the package, uncompressed; _repack leaves out SYSTEM_DIRS and compresses.
+        plain = stage.with_suffix(".deb")
+        _run("dpkg-deb", "--root-owner-group", "-Znone", "--build", stage, plain, stdout=subprocess.DEVNULL)
+        try:
+            _repack(plain, deb, level)
+        finally:
+            plain.unlink(missing_ok=True)
         print(f"package built in {time.monotonic() - started:.0f} s", flush=True)
         return deb
     finally:
         shutil.rmtree(stage, ignore_errors=True)
+
+
+_AR_MAGIC = b"!<arch>\n"
+_AR_HEADER = 60  # name 16, mtime 12, uid 6, gid 6, mode 8, size 10, "`\n": ar(5)
+
+
+def _ar_members(path: Path) -> list[tuple[str, int, int]]:
+    """The members of the ar archive ``path`` (a .deb): (name, offset of its data, size in bytes), in order."""
+    members = []
+    with path.open("rb") as handle:
+        if handle.read(len(_AR_MAGIC)) != _AR_MAGIC:
+            raise SystemExit(f"{path} is not an ar archive (a .deb)")
+        while header := handle.read(_AR_HEADER):
+            name, size = header[:16].decode().strip().rstrip("/"), int(header[48:58])
+            members.append((name, handle.tell(), size))
+            handle.seek(size + size % 2, os.SEEK_CUR)  # members are padded to an even size
+    return members
+
+
+def _ar_header(name: str, size: int) -> bytes:
+    return f"{name:<16}{int(time.time()):<12}{0:<6}{0:<6}{'100644':<8}{size:<10}`\n".encode()
+
+
+def _repack(plain: Path, deb: Path, level: int) -> None:
+    """Write ``deb`` from the uncompressed package ``plain`` (``dpkg-deb -Znone``): its data without
+    :data:`SYSTEM_DIRS`, folders 755, everything root's, compressed with zstd at ``level`` on every core.
+
+    zstd: Debian 12 and Ubuntu 21.10 on read it; xz took minutes on a few hundred MB for a few % less."""
+    members = {name: (offset, size) for name, offset, size in _ar_members(plain)}
+    if list(members) != ["debian-binary", "control.tar", "data.tar"]:
+        raise SystemExit(f"unexpected members in {plain.name}: {list(members)}")
+    data = deb.with_suffix(".data.tar.zst")
+    try:
+        with plain.open("rb") as source, data.open("wb") as packed:
+            offset, _size = members["data.tar"]
+            source.seek(offset)
+            zstd = subprocess.Popen(["zstd", f"-{level}", "-T0", "-q", "-c"], stdin=subprocess.PIPE, stdout=packed)
+            with tarfile.open(fileobj=source, mode="r|") as tar_in, \
+                    tarfile.open(fileobj=zstd.stdin, mode="w|", format=tarfile.GNU_FORMAT) as tar_out:
+                for member in tar_in:
+                    if member.name.rstrip("/") in SYSTEM_DIRS:
+                        continue
+                    member.uid = member.gid = 0
+                    member.uname = member.gname = "root"
+                    if member.isdir() or member.isfile():  # readable by all, written by root only
+                        member.mode = 0o755 if member.isdir() or member.mode & 0o111 else 0o644
+                    tar_out.addfile(member, tar_in.extractfile(member) if member.isfile() else None)
+            zstd.stdin.close()
+            if zstd.wait() != 0:
+                raise SystemExit(f"zstd failed ({zstd.returncode}) packing {deb.name}")
+        with plain.open("rb") as source, deb.open("wb") as out:
+            out.write(_AR_MAGIC)
+            for name in ("debian-binary", "control.tar"):
+                offset, size = members[name]
+                source.seek(offset)
+                out.write(_ar_header(name, size) + source.read(size) + b"\n" * (size % 2))
+            size = data.stat().st_size
+            out.write(_ar_header("data.tar.zst", size))
+            with data.open("rb") as packed:
+                shutil.copyfileobj(packed, out, 1 << 20)
+            out.write(b"\n" * (size % 2))
+    finally:
+        data.unlink(missing_ok=True)
 
 
 def _app_icon(bundle: Path) -> Path:
@@ -240,11 +373,9 @@ def time_to_window(bundle: Path, home: Path) -> list[float]:
     return times
 
 
-def check(bundle: Path, shared: Path) -> None:
-    """Start the bundle offscreen and check it works (the module's docstring lists the steps)."""
-    pdf = shared / "corpus" / "papers" / CHECK_PDF
-    if not pdf.is_file():
-        raise CheckFailed(f"{pdf} is missing (set VANCETOPE_SHARED to the folder holding corpus/)")
+def check(bundle: Path, pdf: Path) -> None:
+    """Start the bundle offscreen and check it works (the module's docstring lists the steps); ``pdf`` is the
+    paper to upload (:func:`check_pdf`)."""
     if any((bundle / "_internal").glob("torch/")):
         raise CheckFailed("torch is inside the bundle")
     with tempfile.TemporaryDirectory(prefix="vancetope-bundle-check-") as folder:
@@ -276,20 +407,91 @@ def check(bundle: Path, shared: Path) -> None:
               f"({time.monotonic() - started:.0f} s)", flush=True)
 
         about = json.loads(_program(bundle, "vancetope", "about", "--json", env=env, timeout=120))
-        shipped = {c["name"].lower(): c for c in about["components"] if c["version"] != "not installed"}
-        pymupdf_license = shipped.get("pymupdf", {}).get("license", "").lower()
-        if not ("agpl" in pymupdf_license or "affero" in pymupdf_license) or "torch" in shipped:
-            raise CheckFailed(f"`vancetope about` lists {sorted(shipped)} (PyMuPDF, AGPL, and no torch expected)")
-        print(f"vancetope about: {about['name']} {about['version']} ({about['license']}), {len(shipped)} components "
-              "shipped with their licences", flush=True)
+        check_about(about)
+        print(f"vancetope about: {about['name']} {about['version']} ({about['license']}), "
+              f"{len(about['components']) - 1} components, each with its version and licence", flush=True)
 
-        reply = _program(bundle, "vancetope", "--library", library, "mcp", "--scope", DEMO_PROJECT, env=env,
-                         timeout=120, stdin=_MCP_SESSION)
-        answers = {message.get("id"): message for message in map(json.loads, reply.splitlines()) if "id" in message}
-        tools = answers.get(2, {}).get("result", {}).get("tools", [])
-        if "serverInfo" not in answers.get(1, {}).get("result", {}) or not tools:
-            raise CheckFailed(f"`vancetope mcp` did not answer initialize and tools/list:\n{reply}")
-        print(f"vancetope mcp answered: {len(tools)} tools", flush=True)
+        project_tools = _mcp_tools(bundle, library, DEMO_PROJECT, env)
+        think_tools = _mcp_tools(bundle, library, DEMO_THINK_PROCESS, env)
+        if not set(project_tools) < set(think_tools):
+            raise CheckFailed(f"`vancetope mcp` offers a think process {sorted(think_tools)}, not more than its "
+                              f"project's {sorted(project_tools)}")
+        print(f"vancetope mcp answered: {len(project_tools)} tools for a project's scope, {len(think_tools)} for a "
+              f"think process's (with {', '.join(sorted(set(think_tools) - set(project_tools)))})", flush=True)
+
+
+def check_about(about: dict) -> None:
+    """``vancetope about --json`` of the bundle lists every component with its version and licence (a bundled
+    model or library whose metadata the bundle lacks shows "not installed"), PyMuPDF's AGPL, and no torch.
+
+    Raises:
+        CheckFailed: naming the components that break the rule.
+    """
+    from vancetope_desktop.services.licenses import MODELS, NOT_INSTALLED, NOT_STATED
+
+    components = about["components"]
+    names = {c["name"].lower(): c for c in components}
+    missing = [c["name"] for c in components if c["version"] in ("", NOT_INSTALLED)]
+    unstated = [c["name"] for c in components if c["license"] in ("", NOT_STATED)]
+    absent_models = [model for model, *_rest in MODELS if model.lower() not in names]
+    if missing or unstated or absent_models:
+        raise CheckFailed(f"`vancetope about`: without a version (metadata not in the bundle) {missing}; without a "
+                          f"licence {unstated}; models not listed {absent_models}")
+    pymupdf_license = names.get("pymupdf", {}).get("license", "").lower()
+    if not ("agpl" in pymupdf_license or "affero" in pymupdf_license) or "torch" in names:
+        raise CheckFailed(f"`vancetope about` lists {sorted(names)} (PyMuPDF, AGPL, and no torch expected)")
+
+
+def _mcp_tools(bundle: Path, library: Path, scope: str, env: dict[str, str]) -> list[str]:
+    """The names of the tools ``vancetope mcp --scope SCOPE`` of the bundle lists after the handshake."""
+    reply = _program(bundle, "vancetope", "--library", library, "mcp", "--scope", scope, env=env, timeout=120,
+                     stdin=_MCP_SESSION)
+    answers = {message.get("id"): message for message in map(json.loads, reply.splitlines()) if "id" in message}
+    tools = answers.get(2, {}).get("result", {}).get("tools", [])
+    if "serverInfo" not in answers.get(1, {}).get("result", {}) or not tools:
+        raise CheckFailed(f"`vancetope mcp --scope {scope}` did not answer initialize and tools/list:\n{reply}")
+    return [tool["name"] for tool in tools]
+
+
+def system_libraries(bundle: Path) -> dict[str, set[str]]:
+    """The shared libraries that the bundle's executable, its Python extensions and libraries, and the Qt plugins
+    of :data:`REQUIRED_QT_PLUGINS` take from the system: {soname: the bundle's files needing it}. Read with
+    ``ldd`` with the bundle's folders first on the library path, as the frozen program loads them; a library
+    this machine lacks is listed too (``ldd`` says "not found")."""
+    internal = bundle / "_internal"
+    plugins = internal / "PySide6" / "Qt" / "plugins"
+    files = [bundle / APP]
+    for path in sorted(internal.rglob("*.so*")):
+        if path.is_file() and not path.is_symlink():
+            relative = path.relative_to(plugins).as_posix() if path.is_relative_to(plugins) else None
+            if relative is None or relative.startswith(REQUIRED_QT_PLUGINS):
+                files.append(path)
+    folders = sorted({str(path.parent) for path in internal.rglob("*.so*")})
+    env = dict(os.environ, LD_LIBRARY_PATH=os.pathsep.join(folders))
+    needed: dict[str, set[str]] = {}
+    for path in files:
+        done = subprocess.run(["ldd", str(path)], capture_output=True, text=True, env=env)
+        for line in done.stdout.splitlines():
+            name, arrow, target = line.strip().partition(" => ")
+            if arrow and not target.startswith(str(internal)):
+                needed.setdefault(name, set()).add(str(path.relative_to(bundle)))
+    return needed
+
+
+def deb_depends(bundle: Path) -> str:
+    """The .deb's ``Depends``: libc6 (>= 2.31), the packages of the system libraries ``bundle`` needs
+    (:func:`system_libraries`, :data:`SYSTEM_LIBRARIES`), then :data:`DATA_DEPENDS`.
+
+    Raises:
+        CheckFailed: naming each needed library :data:`SYSTEM_LIBRARIES` does not know and the files needing it.
+    """
+    needed = system_libraries(bundle)
+    unknown = {name: sorted(files) for name, files in needed.items() if name not in SYSTEM_LIBRARIES}
+    if unknown:
+        raise CheckFailed("the bundle needs system libraries whose Debian package SYSTEM_LIBRARIES does not name: "
+                          f"{json.dumps(unknown, indent=1)}")
+    packages = sorted({SYSTEM_LIBRARIES[name] for name in needed} - {"libc6"})
+    return ", ".join(["libc6 (>= 2.31)", *packages, *(p for p in DATA_DEPENDS if p not in packages)])
 
 
 _MCP_SESSION = "".join(json.dumps(message) + "\n" for message in (
@@ -302,8 +504,17 @@ _MCP_SESSION = "".join(json.dumps(message) + "\n" for message in (
 
 
 def check_deb(deb: Path) -> None:
-    """The package holds the folder, the two ``/usr/bin`` links, the desktop entry and the icon, and the command
-    line runs from the unpacked folder (``dpkg-deb -x``: nothing is installed on this machine)."""
+    """The package holds the folder, the two ``/usr/bin`` links, the desktop entry and the icon, and no folder of
+    :data:`SYSTEM_DIRS`; its folders are 755 and all is root's; its ``Depends`` provide every library the unpacked
+    folder takes from the system (:func:`deb_depends`); the command line runs from the unpacked folder
+    (``dpkg-deb -x``: nothing is installed on this machine)."""
+    depends = _run("dpkg-deb", "--field", deb, "Depends", capture_output=True, text=True).stdout.strip()
+    listing = _run("dpkg-deb", "--contents", deb, capture_output=True, text=True).stdout.splitlines()
+    entries = [(line.split()[0], line.split()[1], line.split(maxsplit=5)[5].split(" -> ")[0]) for line in listing]
+    wrong = [entry for entry in entries if entry[1] != "root/root" or entry[2].rstrip("/") in SYSTEM_DIRS
+             or (entry[0].startswith("d") and entry[0] != "drwxr-xr-x")]
+    if wrong:
+        raise CheckFailed(f"{deb.name}: entries not root's, folders not 755, or system folders: {wrong[:10]}")
     with tempfile.TemporaryDirectory(prefix="vancetope-deb-check-") as folder:
         root = Path(folder)
         _run("dpkg-deb", "-x", deb, root)
@@ -314,8 +525,12 @@ def check_deb(deb: Path) -> None:
         for path in (f"usr/share/applications/{APP}.desktop", f"usr/share/icons/hicolor/scalable/apps/{APP}.svg"):
             if not (root / path).is_file():
                 raise CheckFailed(f"{deb.name} lacks /{path}")
+        needed = deb_depends(root / INSTALL_DIR.lstrip("/"))
+        if depends != needed:
+            raise CheckFailed(f"{deb.name} depends on {depends!r}; its libraries need {needed!r}")
         _program(root / INSTALL_DIR.lstrip("/"), "vancetope", "--help", env=_check_env(root), timeout=120)
-    print(f"{deb.name}: links, desktop entry and icon in place; the unpacked command line runs", flush=True)
+    print(f"{deb.name}: links, desktop entry and icon in place, folders 755 and root's, no system folder; it depends "
+          f"on {depends}; the unpacked command line runs", flush=True)
 
 
 def _search(bundle: Path, library: Path, query: str, env: dict[str, str]) -> list[dict]:
@@ -335,21 +550,19 @@ def main(argv: list[str] | None = None) -> int:
                         help="zstd level of the .deb (9: a release; 1: a test, 5 times faster, a larger file)")
     parser.add_argument("--check", action="store_true", help="start the bundle offscreen and check it (see above)")
     args = parser.parse_args(argv)
+    pdf = preflight(args)
     args.dist.mkdir(parents=True, exist_ok=True)
     bundle = args.dist / APP if args.no_build else build(args.dist, args.work)
-    if not (bundle / APP).is_file():
-        raise SystemExit(f"no bundle at {bundle}: build it first (without --no-build)")
     print(f"bundle: {bundle} {_size_mb(bundle):.0f} MB", flush=True)
     deb = None
     if not args.no_deb:
         deb = build_deb(bundle, args.dist, args.deb_level)
         print(f"package: {deb} {_size_mb(deb):.0f} MB", flush=True)
-    if args.check:
-        shared = Path(os.environ.get("VANCETOPE_SHARED") or ROOT.parent / "shared")
+    if pdf is not None:
         try:
             if deb is not None:
                 check_deb(deb)
-            check(bundle, shared)
+            check(bundle, pdf)
         except CheckFailed as error:
             print(f"check failed: {error}", file=sys.stderr, flush=True)
             return 1
