@@ -60,3 +60,11 @@ def test_the_licence_field_order():
     assert _license_of(_fields(License="Copyright (c) 2001 Someone\nAll rights reserved.")) == (
         "Copyright (c) 2001 Someone")
     assert _license_of(_fields(Classifier="Programming Language :: Python")) == licenses.NOT_STATED
+
+
+def test_every_library_states_a_licence_and_an_empty_package_says_it_holds_no_code():
+    found = _by_name()
+    # PyMuPDF 2 requires pymupdf4llm and pymupdf_layout: packages of metadata only, naming no licence.
+    assert found["pymupdf4llm"].license == found["pymupdf-layout"].license == licenses.EMPTY_PACKAGE
+    assert [c.name for c in found.values() if c.license == licenses.NOT_STATED] == []
+    assert found["mdurl"].license != licenses.EMPTY_PACKAGE  # a package with code keeps its own

@@ -12,8 +12,9 @@ from .context import JsonOption, emit, out
 
 @app.command("about")
 def about_command(as_json: JsonOption = False) -> None:
-    """The version and licence of Vancetope Desktop, then Python, Qt, the bundled models and every library it
-    installs, each with its licence (as Help ▸ About shows; read from the installed packages' metadata).
+    """The version and licence of Vancetope Desktop, then the components it ships, each with its licence: Python,
+    Qt, the bundled models and the libraries its dependencies bring (as Help ▸ About shows; read from the installed
+    packages' metadata).
 
     --json prints {"name", "version", "license", "components": [{name, version, license, kind, shipped_by,
     purpose}]}.

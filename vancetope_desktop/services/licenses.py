@@ -1,10 +1,12 @@
-"""What the app ships and under which licences: the application, Python and Qt, the bundled models, and every
-distribution its declared dependencies pull in (Help ▸ About, ``vancetope about``).
+"""What the app ships and under which licences: the application, Python and Qt, the bundled models, and the
+libraries its declared dependencies bring (Help ▸ About, ``vancetope about``).
 
 The libraries are read from the installed distributions' metadata (:mod:`importlib.metadata`), walking the
-project's requirements and theirs as pip resolved them: the list is what this installation holds, not a copy
-kept by hand. A library's licence is its ``License-Expression`` (SPDX), else a short ``License`` field, else its
-"License ::" classifiers, else the first line of a long ``License`` text; "not stated" when it gives none.
+project's requirements and theirs as pip resolved them, each listed where this installation (or the frozen
+bundle) holds it: not a copy kept by hand. A library's licence is its ``License-Expression`` (SPDX), else a short
+``License`` field, else its "License ::" classifiers, else the first line of a long ``License`` text; a package
+that names none and holds no files but its metadata (PyMuPDF 2 requires two such: pymupdf4llm, pymupdf_layout)
+is :data:`EMPTY_PACKAGE`; any other that names none, "not stated".
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ from ..resources import source_checkout
 APP_NAME = "Vancetope Desktop"
 DISTRIBUTION = "vancetope-desktop"
 NOT_STATED = "not stated"
+EMPTY_PACKAGE = "none stated (an empty package: no code)"
+"""The licence shown for a distribution that names none and ships nothing but its own metadata."""
 NOT_INSTALLED = "not installed"
 SHORT_LICENSE = 100
 """Characters above which a ``License`` field is taken for the licence's text rather than its name."""
@@ -112,8 +116,11 @@ def bundled_components() -> list[Component]:
                 libraries[key] = Component(name=requirement.name, version=NOT_INSTALLED, license=NOT_STATED,
                                            kind="library")
             continue
+        license_ = _license_of(dist.metadata)
+        if license_ == NOT_STATED and _is_empty(dist):
+            license_ = EMPTY_PACKAGE
         libraries[key] = Component(name=dist.metadata["Name"] or requirement.name, version=dist.version,
-                                   license=_license_of(dist.metadata), kind="library")
+                                   license=license_, kind="library")
         pending.extend((r, False) for r in _requirements(dist, requirement.extras))
     components.extend(sorted(libraries.values(), key=lambda c: c.name.casefold()))
     return components
@@ -169,6 +176,13 @@ def _license_of(fields: Message) -> str:
     if classifiers:
         return ", ".join(classifiers)
     return text.splitlines()[0].strip() if text else NOT_STATED
+
+
+def _is_empty(dist: metadata.Distribution) -> bool:
+    """Whether ``dist``'s RECORD lists files and all are its own metadata (``*.dist-info/``); False without a
+    RECORD (nothing says what it holds)."""
+    files = dist.files
+    return bool(files) and all(path.parts[0].endswith(".dist-info") for path in files)
 
 
 def _qt(installed: dict[str, metadata.Distribution]) -> Component:
