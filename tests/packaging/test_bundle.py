@@ -1,16 +1,19 @@
 """The frozen app builds and works (issue 16): ``packaging/build_bundle.py --check`` builds the PyInstaller bundle
 and its .deb, then starts the bundle offscreen: the window appears, the demo loads and the index worker (the frozen
 bundle itself) embeds it, a search in the window and one on the command line answer, a real PDF uploaded through the
-command line is extracted by a frozen worker process and found, and ``vancetope mcp`` answers. The build's and the
-check's figures (sizes, build time, time to window) are printed (``-s`` shows them).
+command line is extracted by a frozen worker process and found, ``vancetope about`` gives every component a version
+and a licence, and ``vancetope mcp`` answers. The build's and the check's figures (sizes, build time, time to window,
+tool counts) are printed (``-s`` shows them).
 
 Everything is built in the test's temporary folder: PyInstaller analyses the modules again on every build, so a
-work folder kept between runs saves nothing (README's figures).
+work folder kept between runs saves nothing (README's figures). The quick tests below check, without a build, that a
+missing precondition stops the script before it builds, and the .deb's layout on a folder standing for the bundle.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -18,17 +21,55 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
+SCRIPT = REPO / "packaging" / "build_bundle.py"
+sys.path.insert(0, str(SCRIPT.parent))
+import build_bundle  # noqa: E402 - packaging/ is a folder of scripts, not a package
+
 
 # Build + .deb + check took 428 s on 2 cores at load 6-7: more than the suite's default 600 s limit allows for.
-pytestmark = [pytest.mark.slow, pytest.mark.longest, pytest.mark.corpus, pytest.mark.timeout(1800)]
-
-
+@pytest.mark.slow
+@pytest.mark.longest
+@pytest.mark.corpus
+@pytest.mark.timeout(1800)
 def test_the_bundle_builds_and_works_offline(tmp_path, corpus):
-    done = subprocess.run([sys.executable, str(REPO / "packaging" / "build_bundle.py"), "--check",
-                           "--dist", str(tmp_path / "dist"), "--work", str(tmp_path / "work"), "--deb-level", "1"],
+    done = subprocess.run([sys.executable, str(SCRIPT), "--check", "--dist", str(tmp_path / "dist"),
+                           "--work", str(tmp_path / "work"), "--deb-level", "1"],
                           cwd=REPO, capture_output=True, text=True, timeout=1800,
                           env=dict(os.environ, VANCETOPE_SHARED=str(corpus.parent)))
     print(done.stdout)
     assert done.returncode == 0, f"{done.stdout}\n{done.stderr[-6000:]}"
     assert "check passed" in done.stdout
     assert list((tmp_path / "dist").glob("vancetope-desktop_*.deb"))
+
+
+def test_a_missing_corpus_stops_the_check_before_the_build(tmp_path):
+    done = subprocess.run([sys.executable, str(SCRIPT), "--check", "--dist", str(tmp_path / "dist"),
+                           "--work", str(tmp_path / "work")], cwd=REPO, capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, VANCETOPE_SHARED=str(tmp_path / "no-shared")))
+    assert done.returncode != 0
+    assert "VANCETOPE_SHARED" in done.stderr and build_bundle.CHECK_PDF in done.stderr
+    assert not (tmp_path / "dist").exists() and not (tmp_path / "work").exists()  # nothing was built
+
+
+@pytest.mark.skipif(not all(map(shutil.which, ("dpkg-deb", "zstd", "ldd", "true"))), reason="needs dpkg-deb, zstd, ldd")
+def test_the_deb_owns_only_its_own_files_with_folders_755_and_root_s(tmp_path):
+    # A folder standing for the bundle: the program (a real ELF needing libc only: true), the icon, a private folder.
+    bundle = tmp_path / "dist" / build_bundle.APP
+    (bundle / "_internal" / "icons").mkdir(parents=True)
+    (bundle / "_internal" / "private").mkdir(mode=0o700)
+    shutil.copyfile(shutil.which("true"), bundle / build_bundle.APP)
+    (bundle / build_bundle.APP).chmod(0o755)
+    (bundle / "vancetope").symlink_to(build_bundle.APP)
+    shutil.copyfile(REPO / "resources" / "icons" / "app.svg", bundle / "_internal" / "icons" / "app.svg")
+    deb = build_bundle.build_deb(bundle, tmp_path / "dist", level=1)
+
+    listing = subprocess.run(["dpkg-deb", "--contents", deb], capture_output=True, text=True, check=True).stdout
+    entries = {line.split(maxsplit=5)[5].split(" -> ")[0].rstrip("/"): line.split()[:2]
+               for line in listing.splitlines()}
+    assert not set(build_bundle.SYSTEM_DIRS) & set(entries)  # not ./, ./opt, ./usr, ./usr/bin, ./usr/share
+    assert "./opt/vancetope-desktop/_internal/private" in entries and "./usr/bin/vancetope" in entries
+    assert all(owner == "root/root" for _mode, owner in entries.values())
+    assert {mode for mode, _owner in entries.values() if mode.startswith("d")} == {"drwxr-xr-x"}
+    depends = subprocess.run(["dpkg-deb", "--field", deb, "Depends"], capture_output=True, text=True,
+                             check=True).stdout
+    assert depends.startswith("libc6 (>= 2.31), libfontconfig1")  # what true needs, then what fonts need
