@@ -48,6 +48,7 @@ import json
 import os
 import shutil
 import statistics
+import struct
 import subprocess
 import sys
 import tarfile
@@ -192,21 +193,42 @@ def build(dist: Path, work: Path) -> Path:
 
 
 def strip_debug_info(bundle: Path) -> int:
-    """Remove the debugging sections (``strip --strip-debug``) from the bundle's ELF files that have them;
-    returns how many. Those are the libraries compiled on the build machine (pyenv's libpython, 23 MB of which
-    17 are debug information; the extensions pip built from source): the .deb was 14 MB lighter. Symbols and
-    everything the loader reads stay; wheels' libraries, which ship without debug sections, are not touched
-    (stripping those auditwheel has patched can break them)."""
+    """Remove the debugging sections (``strip --strip-debug``) from the bundle's ELF files that have a
+    ``.debug_info`` section; returns how many. Those are the libraries compiled on the build machine (pyenv's
+    libpython, 23 MB of which 17 are debug information; the extensions pip built from source). Symbols and all the
+    loader reads stay. Libraries that auditwheel vendored into a wheel's ``<name>.libs`` folder are left alone even
+    with debug sections: patchelf has moved their segments, and strip then breaks them ("ELF load command
+    address/offset not page-aligned", numpy's libgfortran)."""
     stripped = 0
     for path in sorted(bundle.rglob("*")):
-        if path.is_symlink() or not path.is_file():
+        if path.is_symlink() or not path.is_file() or any(part.endswith(".libs") for part in path.parts):
             continue
-        with path.open("rb") as handle:
-            if handle.read(4) != b"\x7fELF" or b".debug_info" not in handle.read():
-                continue
-        _run("strip", "--strip-debug", path)
-        stripped += 1
+        if ".debug_info" in _elf_sections(path):
+            _run("strip", "--strip-debug", path)
+            stripped += 1
     return stripped
+
+
+def _elf_sections(path: Path) -> set[str]:
+    """The section names of a 64-bit little-endian ELF file (x86-64, aarch64); empty for any other file."""
+    with path.open("rb") as handle:
+        header = handle.read(64)
+        if len(header) < 64 or header[:4] != b"\x7fELF" or header[4] != 2 or header[5] != 1:
+            return set()
+        section_offset, = struct.unpack_from("<Q", header, 0x28)
+        entry_size, count, names_index = struct.unpack_from("<HHH", header, 0x3A)
+        if not count or names_index >= count:
+            return set()
+        handle.seek(section_offset + names_index * entry_size)
+        names_offset, names_size = struct.unpack_from("<QQ", handle.read(entry_size), 0x18)
+        handle.seek(names_offset)
+        names = handle.read(names_size)
+        found = set()
+        for index in range(count):
+            handle.seek(section_offset + index * entry_size)
+            name_at, = struct.unpack_from("<I", handle.read(4))
+            found.add(names[name_at:names.find(b"\0", name_at)].decode("ascii", "replace"))
+        return found
 
 
 def _children_cpu() -> float:
