@@ -195,10 +195,11 @@ def build(dist: Path, work: Path) -> Path:
 def strip_debug_info(bundle: Path) -> int:
     """Remove the debugging sections (``strip --strip-debug``) from the bundle's ELF files that have a
     ``.debug_info`` section; returns how many. Those are the libraries compiled on the build machine (pyenv's
-    libpython, 23 MB of which 17 are debug information; the extensions pip built from source). Symbols and all the
-    loader reads stay. Libraries that auditwheel vendored into a wheel's ``<name>.libs`` folder are left alone even
-    with debug sections: patchelf has moved their segments, and strip then breaks them ("ELF load command
-    address/offset not page-aligned", numpy's libgfortran)."""
+    libpython, 23 MB of which 17 are debug information; the extensions pip built from source): 76 files, 57 MB
+    before and 16 after, the .deb 14 MB lighter (3 Dec 2026). Symbols and all the loader reads stay. Libraries
+    that auditwheel vendored into a wheel's ``<name>.libs`` folder are left alone even with debug sections:
+    patchelf has moved their segments, and strip then breaks them ("ELF load command address/offset not
+    page-aligned", numpy's libgfortran)."""
     stripped = 0
     for path in sorted(bundle.rglob("*")):
         if path.is_symlink() or not path.is_file() or any(part.endswith(".libs") for part in path.parts):
