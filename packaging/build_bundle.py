@@ -6,12 +6,11 @@ Usage (from the repository root, with the dev environment of ``packaging/dev.py 
     .venv/bin/python packaging/build_bundle.py --check    # build, then start the bundle offscreen and check it
     .venv/bin/python packaging/build_bundle.py --check --no-build   # check the bundle built before
 
-Before the build (minutes), the script checks what the asked steps need and stops with what is missing: the
-bundled models' distributions and PyInstaller (pyproject's ``bundle`` extra, which ``packaging/dev.py setup``
-installs; installed into the running environment when missing) and ``strip``, ``dpkg-deb``, ``zstd`` and ``ldd``
-for the .deb, and for
-``--check`` the corpus paper it uploads, ``$VANCETOPE_SHARED/corpus/papers`` (default ``../shared`` beside the
-repository). ``--work`` is PyInstaller's work folder; keeping it saves little: a rebuild
+Before the build (minutes), the script checks what the asked steps need and stops with what is missing
+(:func:`preflight`): for ``--check`` the corpus paper it uploads, ``$VANCETOPE_SHARED/corpus/papers`` (default
+``../shared`` beside the repository); ``strip``, ``ldd``, ``dpkg-deb`` and ``zstd``; the bundled models'
+distributions; PyInstaller (pyproject's ``bundle`` extra, which ``packaging/dev.py setup`` installs; installed into
+the running environment when missing). ``--work`` is PyInstaller's work folder; keeping it saves little: a rebuild
 took as much CPU as the first build (about 2 minutes of one core here), as PyInstaller analyses every module again.
 
 Why a .deb and not an AppImage: the AppImage's ``appimagetool`` and its runtime are downloaded from GitHub
@@ -139,32 +138,34 @@ def check_pdf() -> Path:
 
 
 def preflight(args: argparse.Namespace) -> Path | None:
-    """Check what the asked steps need before the minutes of the build: the bundle (``--no-build``) or PyInstaller
-    (installed when missing) and the bundled models' distributions, ``dpkg-deb`` and ``zstd`` for the .deb,
-    ``ldd`` and the corpus's paper for ``--check``. Returns that paper (None without ``--check``); raises
+    """Check what the asked steps need before the minutes of the build, cheapest first: the corpus's paper for
+    ``--check`` (:func:`check_pdf`); the tools (``strip`` for the build, ``dpkg``, ``dpkg-deb``, ``zstd`` and
+    ``ldd`` for the .deb, ``ldd`` for the check); the bundle itself with ``--no-build``, else the bundled models'
+    distributions and PyInstaller (installed when missing). Returns the paper (None without ``--check``); raises
     SystemExit with what is missing and how to get it."""
-    if args.no_build:
-        if not (args.dist / APP / APP).is_file():
-            raise SystemExit(f"no bundle at {args.dist / APP}: build it first (without --no-build)")
-    else:
-        from importlib import metadata
-
-        from vancetope_desktop.services.licenses import MODELS
-
-        for _model, distribution, *_rest in MODELS:
-            try:
-                metadata.distribution(distribution)
-            except metadata.PackageNotFoundError:
-                raise SystemExit(f"the bundled model's distribution {distribution} is not installed in this "
-                                 "environment: run packaging/dev.py setup") from None
-        ensure_pyinstaller()
+    pdf = check_pdf() if args.check else None
     tools = [*([] if args.no_build else ["strip"]), *([] if args.no_deb else ["dpkg", "dpkg-deb", "zstd"]),
              *(["ldd"] if args.check or not args.no_deb else [])]
     missing = [tool for tool in tools if shutil.which(tool) is None]
     if missing:
         raise SystemExit(f"{', '.join(missing)} not found on the PATH (Debian: apt install binutils dpkg zstd "
                          "libc-bin)")
-    return check_pdf() if args.check else None
+    if args.no_build:
+        if not (args.dist / APP / APP).is_file():
+            raise SystemExit(f"no bundle at {args.dist / APP}: build it first (without --no-build)")
+        return pdf
+    from importlib import metadata
+
+    from vancetope_desktop.services.licenses import MODELS
+
+    for _model, distribution, *_rest in MODELS:
+        try:
+            metadata.distribution(distribution)
+        except metadata.PackageNotFoundError:
+            raise SystemExit(f"the bundled model's distribution {distribution} is not installed in this "
+                             "environment: run packaging/dev.py setup") from None
+    ensure_pyinstaller()
+    return pdf
 
 
 def build(dist: Path, work: Path) -> Path:
@@ -202,7 +203,7 @@ def strip_debug_info(bundle: Path) -> int:
     page-aligned", numpy's libgfortran)."""
     stripped = 0
     for path in sorted(bundle.rglob("*")):
-        if path.is_symlink() or not path.is_file() or any(part.endswith(".libs") for part in path.parts):
+        if path.is_symlink() or not path.is_file() or any(p.endswith(".libs") for p in path.relative_to(bundle).parts):
             continue
         if ".debug_info" in _elf_sections(path):
             _run("strip", "--strip-debug", path)
