@@ -2,7 +2,7 @@
 
 Each server runs in a temporary folder of its own, listening only on 127.0.0.1 on a free port, and is stopped (its
 folder removed) whatever happens: :meth:`TestServers.stop` from a ``finally``, SIGTERM turned into an exception by
-:func:`exit_on_sigterm`, and the kernel's parent-death signal (:func:`_die_with_parent`) when the process that
+:func:`exit_on_sigterm`, and the kernel's parent-death signal (:func:`die_with_parent`) when the process that
 started them is killed outright. ``packaging/dev.py test`` starts both before pytest and passes their URLs in
 :data:`POSTGRES_URL_VARIABLE` and :data:`CHROMA_URL_VARIABLE` (read by ``tests/servers.py``);
 ``packaging/dev.py servers`` (or ``python packaging/servers.py`` with the project's environment) starts them for
@@ -57,7 +57,7 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def _die_with_parent() -> None:
+def die_with_parent() -> None:
     """In the child, before exec: Linux sends it SIGKILL when the thread that started it ends, so a server never
     outlives a test command killed with SIGKILL (nothing else runs then). Throwaway data: no clean shutdown needed."""
     PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
@@ -146,7 +146,7 @@ class TestServers:
             # after pytest's teardown (dropping its databases) instead of under it.
             process = subprocess.Popen([str(part) for part in command], stdout=out, stderr=subprocess.STDOUT,
                                        stdin=subprocess.DEVNULL, start_new_session=True,
-                                       preexec_fn=_die_with_parent, **kwargs)
+                                       preexec_fn=die_with_parent, **kwargs)
         self.processes[name] = (process, log)
 
     def wait_ready(self) -> None:
@@ -233,8 +233,9 @@ def serve(chroma: Path) -> int:
                 print(f"# {POSTGRES_MISSING}", file=sys.stderr)
             for name, value in servers.environment().items():
                 print(f"export {name}={value}")
-            print("# the servers run until Ctrl-C", file=sys.stderr, flush=True)
-            sys.stdout.flush()
+            for name, (process, log) in servers.processes.items():
+                print(f"# server {name}: pid {process.pid}, folder {log.parent}")
+            print("# the servers run until Ctrl-C", flush=True)
             while all(process.poll() is None for process, _log in servers.processes.values()):
                 time.sleep(0.5)
             print("a server stopped by itself", file=sys.stderr)
