@@ -110,7 +110,7 @@ TEST_WORKERS = min(4, os.cpu_count() or 1)
 
 def run_tests(extra: list[str]) -> int:
     """Run ruff, the import-linter contracts and the whole pytest suite, with a real PostgreSQL and Chroma server
-    (packaging/servers.py) started while ruff runs and stopped at the end whatever happens; return the exit code.
+    (packaging/servers.py) started first and stopped at the end whatever happens; return the exit code.
     Servers named by the environment (both VANCETOPE_TEST_*_URL variables, as ``dev.py servers`` prints) are used
     instead of new ones."""
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
@@ -136,15 +136,14 @@ def run_tests(extra: list[str]) -> int:
     servers.exit_on_sigterm()
     try:
         if not given_servers:
-            # Started now, answering by the time ruff and the import contracts are done (about 1.5 s on idle cores).
             test_servers.start()
             if test_servers.postgres_missing:
                 print(f"{servers.POSTGRES_MISSING}; the tests that need it "
                       f"{'fail (CI=true)' if env.get('CI', '').lower() == 'true' else 'are skipped'}.", flush=True)
+        # pytest starts without waiting for them: its fixtures wait until each server answers (tests/servers.py),
+        # by which time collection has usually given them the 1-2 s they take.
+        env.update(test_servers.environment())
         for step in steps:
-            if step is steps[-1] and not given_servers:
-                test_servers.wait_ready()
-                env.update(test_servers.environment())
             print("$", " ".join(step), flush=True)
             # Killed with the test command even by SIGKILL (no orphaned pytest holding the servers' port numbers).
             code = subprocess.call(step, cwd=ROOT, env=env, preexec_fn=servers.die_with_parent)

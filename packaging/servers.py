@@ -15,6 +15,7 @@ import contextlib
 import ctypes
 import os
 import pwd
+import shlex
 import shutil
 import signal
 import socket
@@ -34,7 +35,8 @@ POSTGRES_MISSING = ("PostgreSQL's server is not installed (no initdb under /usr/
 SUPERUSER = "vancetope"
 """The test cluster's only role (initdb -U), trusted on loopback: the cluster lives for one test run."""
 READY_SECONDS = 120.0
-"""How long a server may take to answer: about 1 s on an idle machine, many times that at load 10+."""
+"""How long a server may take to answer (here and in the tests' fixtures): 1-2 s on this 2-core machine at load 2
+(tests/benchmarks/bench_servers.py), many times that at load 10+."""
 STOP_SECONDS = 15.0
 """How long a server may take to stop after its shutdown signal before it is killed."""
 
@@ -101,7 +103,7 @@ class TestServers:
         self.postgres_missing = self.postgres_bin is None
 
     def start(self) -> None:
-        """Launch Chroma, then initialise (about 0.6 s) and launch PostgreSQL; neither is waited for."""
+        """Launch Chroma and PostgreSQL (its cluster's creation, then the server); neither is waited for."""
         folder = Path(tempfile.mkdtemp(prefix="vancetope-chroma-"))
         self.folders.append(folder)
         self.chroma_port = free_port()
@@ -125,19 +127,16 @@ class TestServers:
                                    "(Debian's postgresql package creates it)") from None
             os.chown(folder, user.pw_uid, user.pw_gid)
             account = {"user": user.pw_uid, "group": user.pw_gid, "extra_groups": []}
-        log = folder / "initdb.log"
-        with log.open("wb") as out:
-            # --no-sync, and fsync off below: a throwaway cluster, so nothing waits on the disk.
-            code = subprocess.call(
-                [self.postgres_bin / "initdb", "-D", folder / "data", "-U", SUPERUSER, "--auth=trust",
-                 "--encoding=UTF8", "--locale=C.UTF-8", "--no-sync", "--no-instructions"],
-                stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, **account)
-        if code != 0:
-            raise RuntimeError(f"initdb failed ({code}):\n{_tail(log)}")
+        # initdb (about 0.6 s) and then the server, in one shell that becomes the server (exec): the caller
+        # does not wait for the cluster's creation. --no-sync, and fsync off: a throwaway cluster, nothing waits on
+        # the disk.
+        initdb = [self.postgres_bin / "initdb", "-D", folder / "data", "-U", SUPERUSER, "--auth=trust",
+                  "--encoding=UTF8", "--locale=C.UTF-8", "--no-sync", "--no-instructions"]
         self.postgres_port = free_port()
-        self._launch("postgres", [self.postgres_bin / "postgres", "-D", folder / "data", "-h", "127.0.0.1",
-                                  "-p", self.postgres_port, "-k", folder, "-c", "fsync=off",
-                                  "-c", "synchronous_commit=off", "-c", "full_page_writes=off"], folder, **account)
+        server = [self.postgres_bin / "postgres", "-D", folder / "data", "-h", "127.0.0.1", "-p", self.postgres_port,
+                  "-k", folder, "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"]
+        script = f"{shlex.join(map(str, initdb))} && exec {shlex.join(map(str, server))}"
+        self._launch("postgres", ["/bin/sh", "-c", script], folder, **account)
 
     def _launch(self, name: str, command: list, folder: Path, **kwargs) -> None:
         log = folder / f"{name}.log"
@@ -194,16 +193,22 @@ class TestServers:
 
     def stop(self) -> None:
         """Stop every started server (PostgreSQL's fast shutdown, Chroma's SIGTERM; SIGKILL after
-        :data:`STOP_SECONDS`) and remove the folders. Safe to call more than once, and after a failed start."""
+        :data:`STOP_SECONDS`) and remove the folders; a server that had exited by itself is reported on stderr with
+        the end of its log. Safe to call more than once, and after a failed start."""
         shutdown = {"postgres": signal.SIGINT, "chroma": signal.SIGTERM}
-        for name, (process, _log) in self.processes.items():
+        for name, (process, log) in self.processes.items():
             if process.poll() is None:
-                process.send_signal(shutdown[name])
+                # The whole process group (its own session): an initdb still running with its shell goes too.
+                with contextlib.suppress(ProcessLookupError):  # it ended meanwhile
+                    os.killpg(process.pid, shutdown[name])
+            else:
+                print(f"the {name} server had exited ({process.returncode}):\n{_tail(log)}", file=sys.stderr)
         for process, _log in self.processes.values():
             try:
                 process.wait(STOP_SECONDS)
             except subprocess.TimeoutExpired:
-                process.kill()
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, signal.SIGKILL)
                 process.wait()
         self.processes.clear()
         for folder in self.folders:

@@ -2,21 +2,24 @@
 
 ``packaging/dev.py test`` starts both servers (packaging/servers.py) and names them in VANCETOPE_TEST_POSTGRES_URL and
 VANCETOPE_TEST_CHROMA_URL; for pytest run by hand, export the lines ``python3 packaging/dev.py servers`` prints. A
-missing variable fails the test under CI=true and skips it elsewhere, with that explanation.
+missing variable fails the test under CI=true and skips it elsewhere, with that explanation. ``dev.py test`` does not
+wait for the servers before starting pytest: the session fixtures wait until each answers (1-2 s after the start,
+which collection mostly covers), and fail if one does not within packaging/servers.py's ``READY_SECONDS``.
+psycopg and chromadb are imported in the fixtures: test processes that use neither do not load them.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import os
+import time
+import urllib.request
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
 
-import psycopg
 import pytest
-from psycopg import sql
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -58,16 +61,44 @@ def require(reason: str) -> None:
     pytest.skip(reason)
 
 
+def wait_until_answering(what: str, url: str, answers, errors: tuple[type[Exception], ...]) -> None:
+    """Call ``answers()`` until it returns without raising one of ``errors``; fail the test with the last after
+    ``READY_SECONDS`` (the server was named, so not answering is an error, not a reason to skip)."""
+    deadline = time.monotonic() + harness.READY_SECONDS
+    while True:
+        try:
+            answers()
+            return
+        except errors as error:  # refused, reset, starting up
+            if time.monotonic() > deadline:
+                pytest.fail(f"the {what} server at {url} did not answer within {harness.READY_SECONDS:.0f} s "
+                            f"(the test command's output shows its log): {error}")
+            time.sleep(0.1)
+
+
 @pytest.fixture(scope="session")
 def postgres_server_url() -> str:
-    """The test cluster's superuser URL on its maintenance database (``postgresql://vancetope@127.0.0.1:P/postgres``)."""
-    return server_url(harness.POSTGRES_URL_VARIABLE)
+    """The test cluster's superuser URL on its maintenance database (``postgresql://vancetope@127.0.0.1:P/postgres``),
+    once it answers."""
+    import psycopg
+
+    url = server_url(harness.POSTGRES_URL_VARIABLE)
+
+    def answers() -> None:
+        with psycopg.connect(url, connect_timeout=5) as connection:
+            connection.execute("SELECT 1")
+
+    wait_until_answering("PostgreSQL", url, answers, (psycopg.OperationalError,))
+    return url
 
 
 @pytest.fixture(scope="module")
 def postgres_url(postgres_server_url: str) -> Iterator[str]:
     """A fresh, empty database for the test module: its URL (same server and role, database ``vt_…``). Dropped
     after the module's last test, connections still open on it included."""
+    import psycopg
+    from psycopg import sql
+
     name = _unique_name()
     with psycopg.connect(postgres_server_url, autocommit=True) as admin:
         admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
@@ -80,8 +111,15 @@ def postgres_url(postgres_server_url: str) -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def chroma_server_url() -> str:
-    """The test Chroma server's base URL (``http://127.0.0.1:P``)."""
-    return server_url(harness.CHROMA_URL_VARIABLE)
+    """The test Chroma server's base URL (``http://127.0.0.1:P``), once it answers."""
+    url = server_url(harness.CHROMA_URL_VARIABLE)
+
+    def answers() -> None:
+        with urllib.request.urlopen(f"{url}/api/v2/heartbeat", timeout=5):
+            pass
+
+    wait_until_answering("Chroma", url, answers, (OSError,))
+    return url
 
 
 @pytest.fixture
