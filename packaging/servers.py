@@ -67,6 +67,19 @@ def die_with_parent() -> None:
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
+_DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+"""An opener that ignores http_proxy and the like: the servers are on this machine."""
+
+
+def chroma_answers(url: str) -> bool:
+    """Whether the Chroma server at ``url`` (``http://127.0.0.1:P``) answers its heartbeat within 2 s."""
+    try:
+        with _DIRECT.open(f"{url}/api/v2/heartbeat", timeout=2) as answer:
+            return answer.status == 200
+    except OSError:
+        return False
+
+
 def exit_on_sigterm() -> None:
     """Turn SIGTERM into ``SystemExit(143)``, so that ``finally`` blocks (stopping the servers) run, as on Ctrl-C."""
 
@@ -164,11 +177,7 @@ class TestServers:
                 time.sleep(0.05)
 
     def _chroma_ready(self) -> bool:
-        try:
-            with urllib.request.urlopen(f"{self.chroma_url}/api/v2/heartbeat", timeout=2) as answer:
-                return answer.status == 200
-        except OSError:
-            return False
+        return chroma_answers(self.chroma_url)
 
     def _postgres_ready(self) -> bool:
         return subprocess.call([self.postgres_bin / "pg_isready", "-q", "-h", "127.0.0.1", "-p",

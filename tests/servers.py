@@ -13,7 +13,6 @@ from __future__ import annotations
 import importlib.util
 import os
 import time
-import urllib.request
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -115,8 +114,8 @@ def chroma_server_url() -> str:
     url = server_url(harness.CHROMA_URL_VARIABLE)
 
     def answers() -> None:
-        with urllib.request.urlopen(f"{url}/api/v2/heartbeat", timeout=5):
-            pass
+        if not harness.chroma_answers(url):
+            raise ConnectionError(f"no heartbeat from {url}")
 
     wait_until_answering("Chroma", url, answers, (OSError,))
     return url
