@@ -5,6 +5,7 @@ Usage (from the repository root, with nothing but Python 3.11+ and pip)::
     python3 packaging/dev.py run     # create .venv on first use, launch the app
     python3 packaging/dev.py test    # create .venv on first use, ruff + import contracts + pytest
     python3 packaging/dev.py setup   # only create / refresh .venv
+    python3 packaging/dev.py servers # the tests' PostgreSQL and Chroma servers until Ctrl-C, for pytest by hand
 
 Extra arguments after ``run`` or ``test`` go to the app or to pytest (``-n 0`` runs the tests in one
 process). The environment is rebuilt
@@ -21,6 +22,8 @@ import sys
 import tempfile
 import venv
 from pathlib import Path
+
+import servers  # packaging/servers.py, beside this script
 
 ROOT = Path(__file__).resolve().parent.parent
 VENV = ROOT / ".venv"
@@ -106,7 +109,10 @@ TEST_WORKERS = min(4, os.cpu_count() or 1)
 
 
 def run_tests(extra: list[str]) -> int:
-    """Run ruff, the import-linter contracts and the whole pytest suite; return the exit code."""
+    """Run ruff, the import-linter contracts and the whole pytest suite, with a real PostgreSQL and Chroma server
+    (packaging/servers.py) started first and stopped at the end whatever happens; return the exit code.
+    Servers named by the environment (both VANCETOPE_TEST_*_URL variables, as ``dev.py servers`` prints) are used
+    instead of new ones."""
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     # Let Python keep compiled modules and pytest its rewritten test modules (__pycache__/, ignored by git).
     # With PYTHONDONTWRITEBYTECODE set, as some shells and sandboxes do, each test worker rewrote and compiled
@@ -125,19 +131,32 @@ def run_tests(extra: list[str]) -> int:
         # worksteal: the long end-to-end tests do not queue behind each other on one worker.
         [str(_bin("python")), "-m", "pytest", "-n", str(TEST_WORKERS), "--dist", "worksteal", *own_temp, *extra],
     ]
+    given_servers = all(env.get(name) for name in (servers.POSTGRES_URL_VARIABLE, servers.CHROMA_URL_VARIABLE))
+    test_servers = servers.TestServers(_bin("chroma"))
+    servers.exit_on_sigterm()
     try:
+        if not given_servers:
+            test_servers.start()
+            if test_servers.postgres_missing:
+                print(f"{servers.POSTGRES_MISSING}; the tests that need it "
+                      f"{'fail (CI=true)' if env.get('CI', '').lower() == 'true' else 'are skipped'}.", flush=True)
+        # pytest starts without waiting for them: its fixtures wait until each server answers (tests/servers.py),
+        # by which time collection has usually given them the 1-2 s they take.
+        env.update(test_servers.environment())
         for step in steps:
             print("$", " ".join(step), flush=True)
-            code = subprocess.call(step, cwd=ROOT, env=env)
+            # Killed with the test command even by SIGKILL (no orphaned pytest holding the servers' port numbers).
+            code = subprocess.call(step, cwd=ROOT, env=env, preexec_fn=servers.die_with_parent)
             if code != 0:
                 return code
         return 0
     finally:
+        test_servers.stop()
         shutil.rmtree(scratch, ignore_errors=True)
 
 
 def main(argv: list[str]) -> int:
-    if not argv or argv[0] not in {"run", "test", "setup"}:
+    if not argv or argv[0] not in {"run", "test", "setup", "servers"}:
         print(__doc__)
         return 2
     setup()
@@ -145,6 +164,8 @@ def main(argv: list[str]) -> int:
         return run_app(argv[1:])
     if argv[0] == "test":
         return run_tests(argv[1:])
+    if argv[0] == "servers":
+        return servers.serve(_bin("chroma"))
     return 0
 
 

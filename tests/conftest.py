@@ -9,6 +9,9 @@ from pathlib import Path
 
 import pytest
 
+# The real PostgreSQL and Chroma servers' fixtures (postgres_url, chroma_server; issue 17).
+pytest_plugins = ("tests.servers",)
+
 # Qt must never try to reach a display in tests, whether pytest runs from dev.py or by hand.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 

@@ -1,0 +1,145 @@
+"""Fixtures on the real PostgreSQL and Chroma servers of the test run (issue 17), loaded by tests/conftest.py.
+
+``packaging/dev.py test`` starts both servers (packaging/servers.py) and names them in VANCETOPE_TEST_POSTGRES_URL and
+VANCETOPE_TEST_CHROMA_URL; for pytest run by hand, export the lines ``python3 packaging/dev.py servers`` prints. A
+missing variable fails the test under CI=true and skips it elsewhere, with that explanation. ``dev.py test`` does not
+wait for the servers before starting pytest: the session fixtures wait until each answers (1-2 s after the start,
+which collection mostly covers), and fail if one does not within packaging/servers.py's ``READY_SECONDS``.
+psycopg and chromadb are imported in the fixtures: test processes that use neither do not load them.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _load_harness():
+    """packaging/servers.py, by path: the repository's packaging/ folder is not a package (``packaging`` on
+    sys.path is PyPI's)."""
+    spec = importlib.util.spec_from_file_location("vancetope_test_servers", REPO / "packaging" / "servers.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+harness = _load_harness()
+
+
+def _unique_name() -> str:
+    """A database or tenant name no other test, worker or run uses: ``vt_`` and 16 hex digits."""
+    return f"vt_{uuid.uuid4().hex[:16]}"
+
+
+def server_url(variable: str) -> str:
+    """The URL in the environment ``variable``; without it, fail under CI=true and skip elsewhere, saying how to
+    get the server."""
+    url = os.environ.get(variable)
+    if url:
+        return url
+    reason = (f"{variable} is not set: `python3 packaging/dev.py test` starts the real servers; for pytest by hand, "
+              "export the lines `python3 packaging/dev.py servers` prints")
+    if variable == harness.POSTGRES_URL_VARIABLE and harness.postgres_bin_dir() is None:
+        reason += f" ({harness.POSTGRES_MISSING})"
+    require(reason)
+
+
+def require(reason: str) -> None:
+    """A server the test needs is missing: fail under CI=true (the run must have it), skip elsewhere."""
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(reason)
+    pytest.skip(reason)
+
+
+def wait_until_answering(what: str, url: str, answers, errors: tuple[type[Exception], ...]) -> None:
+    """Call ``answers()`` until it returns without raising one of ``errors``; fail the test with the last after
+    ``READY_SECONDS`` (the server was named, so not answering is an error, not a reason to skip)."""
+    deadline = time.monotonic() + harness.READY_SECONDS
+    while True:
+        try:
+            answers()
+            return
+        except errors as error:  # refused, reset, starting up
+            if time.monotonic() > deadline:
+                pytest.fail(f"the {what} server at {url} did not answer within {harness.READY_SECONDS:.0f} s "
+                            f"(the test command's output shows its log): {error}")
+            time.sleep(0.1)
+
+
+@pytest.fixture(scope="session")
+def postgres_server_url() -> str:
+    """The test cluster's superuser URL on its maintenance database (``postgresql://vancetope@127.0.0.1:P/postgres``),
+    once it answers."""
+    import psycopg
+
+    url = server_url(harness.POSTGRES_URL_VARIABLE)
+
+    def answers() -> None:
+        with psycopg.connect(url, connect_timeout=5) as connection:
+            connection.execute("SELECT 1")
+
+    wait_until_answering("PostgreSQL", url, answers, (psycopg.OperationalError,))
+    return url
+
+
+@pytest.fixture(scope="module")
+def postgres_url(postgres_server_url: str) -> Iterator[str]:
+    """A fresh, empty database for the test module: its URL (same server and role, database ``vt_…``). Dropped
+    after the module's last test, connections still open on it included."""
+    import psycopg
+    from psycopg import sql
+
+    name = _unique_name()
+    with psycopg.connect(postgres_server_url, autocommit=True) as admin:
+        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    try:
+        yield urlsplit(postgres_server_url)._replace(path=f"/{name}").geturl()
+    finally:
+        with psycopg.connect(postgres_server_url, autocommit=True) as admin:
+            admin.execute(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+@pytest.fixture(scope="session")
+def chroma_server_url() -> str:
+    """The test Chroma server's base URL (``http://127.0.0.1:P``), once it answers."""
+    url = server_url(harness.CHROMA_URL_VARIABLE)
+
+    def answers() -> None:
+        if not harness.chroma_answers(url):
+            raise ConnectionError(f"no heartbeat from {url}")
+
+    wait_until_answering("Chroma", url, answers, (OSError,))
+    return url
+
+
+@pytest.fixture
+def chroma_server(chroma_server_url: str):
+    """A ``chromadb`` HTTP client on the test server, in a tenant and database of this test's own (the database is
+    deleted after the test; Chroma has no call to delete a tenant, and the server's data goes with the run)."""
+    import chromadb
+    from chromadb.config import Settings
+
+    address = urlsplit(chroma_server_url)
+
+    def settings() -> Settings:  # a client takes its Settings over: one each
+        return Settings(chroma_api_impl="chromadb.api.fastapi.FastAPI", chroma_server_host=address.hostname,
+                        chroma_server_http_port=address.port, anonymized_telemetry=False)
+
+    admin = chromadb.AdminClient(settings())
+    name = _unique_name()
+    admin.create_tenant(name)
+    admin.create_database(name, tenant=name)
+    try:
+        yield chromadb.HttpClient(host=address.hostname, port=address.port, settings=settings(), tenant=name,
+                                  database=name)
+    finally:
+        admin.delete_database(name, tenant=name)
