@@ -145,8 +145,10 @@ def run_tests(extra: list[str]) -> int:
         env.update(test_servers.environment())
         for step in steps:
             print("$", " ".join(step), flush=True)
-            # Killed with the test command even by SIGKILL (no orphaned pytest holding the servers' port numbers).
-            code = subprocess.call(step, cwd=ROOT, env=env, preexec_fn=servers.die_with_parent)
+            # Killed with the test command even by SIGKILL (no orphaned pytest holding the servers' port numbers);
+            # Windows has no preexec_fn (and no such signal): a job object would be its way, not needed there yet.
+            code = subprocess.call(step, cwd=ROOT, env=env,
+                                   preexec_fn=servers.die_with_parent if os.name == "posix" else None)
             if code != 0:
                 return code
         return 0
