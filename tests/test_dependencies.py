@@ -21,7 +21,6 @@ SAME_PROJECT = {"pyside6-essentials": "pyside6", "pyside6-addons": "pyside6", "s
 their projects ask to be installed."""
 NOT_IMPORTED = {
     "scipy": "networkx's Kamada-Kawai layout imports it inside networkx (ui/relation_graph.py)",
-    "psycopg": "the team library's PostgreSQL driver (issue 17), used so far by the tests' servers (tests/servers.py)",
 }
 """Declared distributions the code does not import by name, and why each is declared."""
 
