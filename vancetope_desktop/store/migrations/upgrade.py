@@ -15,6 +15,7 @@ from pathlib import Path
 from alembic.operations import Operations
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
+from alembic.util import CommandError
 from sqlalchemy import Connection, Engine, insert, update
 from sqlalchemy.exc import SQLAlchemyError
 
@@ -60,7 +61,7 @@ def upgrade_schema(engine: Engine, backups: Path, found: SchemaState) -> SchemaU
     try:
         with engine.execution_options(sqlite_begin="IMMEDIATE").connect() as connection, connection.begin():
             _run(connection, script, start if found.revision is None else None)
-    except SQLAlchemyError as error:
+    except (SQLAlchemyError, CommandError) as error:  # CommandError: e.g. two rows in alembic_version
         kept = f"; a copy of it as it was is at {upgrade.backup}" if upgrade else ""
         raise LibraryError(f"cannot bring the library database to schema {tables.SCHEMA_VERSION} ({error}); "
                            f"nothing was changed{kept}") from error
