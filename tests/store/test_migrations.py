@@ -16,7 +16,7 @@ from sqlmodel import SQLModel
 
 from tests.store.schemas import DOWNGRADES, as_written_before_alembic
 from vancetope_desktop.core.documents import DocumentType
-from vancetope_desktop.core.errors import LibraryTooNew
+from vancetope_desktop.core.errors import LibraryError, LibraryTooNew
 from vancetope_desktop.services import audit, documents, moves, relations, scopes
 from vancetope_desktop.services.library import Library
 from vancetope_desktop.store.migrations import HEAD_REVISION
@@ -198,3 +198,20 @@ def test_opening_a_library_at_head_does_not_import_alembic(tmp_path):
              f"Library.open(Path({str(root)!r})).close(); print('alembic' in sys.modules)")
     run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert run.stdout.strip() == "False"
+
+
+def test_a_failing_revision_leaves_the_library_as_it_was(tmp_path):
+    """The revisions run in one transaction: a step that fails (here schema 6's move, on a damaged library whose
+    ``relation`` table lacks its columns) changes nothing, and the copy made first is said."""
+    root = tmp_path / "lib"
+    _old_library(root)
+    database = root / "library.sqlite"
+    DOWNGRADES[4](database)
+    with sqlite3.connect(database) as con:
+        con.execute("CREATE TABLE relation (source_id VARCHAR)")
+    before = _dump(database)
+    with pytest.raises(LibraryError, match=r"cannot bring the library database to schema \d+ \(table relation has no "
+                                           r"column named target_id\); nothing was changed; a copy of it as it "
+                                           r"was is at .*library-schema4-"):
+        Library.open(root)
+    assert _dump(database) == before and _meta_version(database) == "4"

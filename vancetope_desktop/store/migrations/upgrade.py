@@ -63,7 +63,8 @@ def upgrade_schema(engine: Engine, backups: Path, found: SchemaState) -> SchemaU
             _run(connection, script, start if found.revision is None else None)
     except (SQLAlchemyError, CommandError) as error:  # CommandError: e.g. two rows in alembic_version
         kept = f"; a copy of it as it was is at {upgrade.backup}" if upgrade else ""
-        raise LibraryError(f"cannot bring the library database to schema {tables.SCHEMA_VERSION} ({error}); "
+        cause = getattr(error, "orig", None) or error  # the database's own words, not the SQL statement
+        raise LibraryError(f"cannot bring the library database to schema {tables.SCHEMA_VERSION} ({cause}); "
                            f"nothing was changed{kept}") from error
     return upgrade
 
