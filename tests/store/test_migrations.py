@@ -215,3 +215,20 @@ def test_a_failing_revision_leaves_the_library_as_it_was(tmp_path):
                                            r"was is at .*library-schema4-"):
         Library.open(root)
     assert _dump(database) == before and _meta_version(database) == "4"
+
+
+def test_processes_opening_an_old_library_at_once_upgrade_it_once(tmp_path):
+    """The state is read again under the write lock: one process copies and upgrades, the others find it done
+    (two copies in one second once raced for one file name)."""
+    root = tmp_path / "lib"
+    _old_library(root)
+    DOWNGRADES[2](root / "library.sqlite")
+    probe = ("import sys; from pathlib import Path; from vancetope_desktop.services.library import Library; "
+             "lib = Library.open(Path(sys.argv[1])); print(len(lib.notices)); lib.close()")
+    runs = [subprocess.Popen([sys.executable, "-c", probe, str(root)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True) for _ in range(3)]
+    outputs = [run.communicate(timeout=300) for run in runs]
+    assert [run.returncode for run in runs] == [0, 0, 0], [err for _, err in outputs]
+    assert sorted(out.strip() for out, _ in outputs) == ["0", "0", "1"]
+    assert len(list((root / "backups").iterdir())) == 1
+    assert _revision(root / "library.sqlite") == [(HEAD_REVISION,)]

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlmodel import Session
 
 from ..core.errors import LibraryError
@@ -72,17 +72,17 @@ class SchemaState:
     legacy_version: int | None
 
 
-def schema_state(engine: Engine) -> SchemaState:
+def schema_state(connection: Connection) -> SchemaState:
     """Read the library's schema revision with two small queries and no Alembic import (every start-up does this)."""
-    with read_session(engine) as session:
-        found = set(session.exec(text(
-            "SELECT name FROM sqlite_master WHERE type='table' AND name IN ('meta', 'alembic_version')")).scalars())
-        if "alembic_version" in found:
-            revisions = session.exec(text("SELECT version_num FROM alembic_version")).scalars().all()
-            # One row on a linear history; anything else is left to Alembic (upgrade_schema) to judge.
-            return SchemaState(revisions[0] if len(revisions) == 1 else None, None)
-        row = session.get(tables.MetaRow, "schema_version") if "meta" in found else None
-        return SchemaState(None, None if row is None else int(row.value))
+    found = set(connection.execute(text(
+        "SELECT name FROM sqlite_master WHERE type='table' AND name IN ('meta', 'alembic_version')")).scalars())
+    if "alembic_version" in found:
+        revisions = connection.execute(text("SELECT version_num FROM alembic_version")).scalars().all()
+        # One row on a linear history; anything else is left to Alembic (upgrade_schema) to judge.
+        return SchemaState(revisions[0] if len(revisions) == 1 else None, None)
+    value = connection.execute(text("SELECT value FROM meta WHERE key = 'schema_version'")).scalar() \
+        if "meta" in found else None
+    return SchemaState(None, None if value is None else int(value))
 
 
 @dataclass(frozen=True)
@@ -110,7 +110,8 @@ def ensure_schema(engine: Engine, backups: Path) -> SchemaUpgrade | None:
         LibraryTooNew: the library's schema is newer than this program's (a revision it does not know).
         LibraryError: the copy cannot be made, or a migration step fails; nothing was migrated.
     """
-    found = schema_state(engine)
+    with engine.connect() as connection:
+        found = schema_state(connection)
     if found.revision == HEAD_REVISION:
         return None
     from .migrations.upgrade import upgrade_schema  # Alembic (0.12 s of CPU to import) only to create or upgrade

@@ -22,7 +22,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from ...core.errors import LibraryError, LibraryTooNew
 from .. import tables
 from ..backups import backup_database, timestamp, unique_path
-from ..db import SchemaState, SchemaUpgrade
+from ..db import SchemaState, SchemaUpgrade, schema_state
 from . import HEAD_REVISION, revision_for, scripts_folder, version_of
 
 
@@ -37,29 +37,31 @@ def upgrade_schema(engine: Engine, backups: Path, found: SchemaState) -> SchemaU
 
     A new (empty) database runs every revision from ``schema1``. A library from before Alembic is first stamped
     with the revision of its ``meta.schema_version``. A library at an older revision is copied to ``backups``
-    (``library-schemaN-<time>.sqlite``) before anything changes.
+    (``library-schemaN-<time>.sqlite``) before anything changes. The copy and the revisions are made under the
+    write lock, the state read again there: of several processes opening an old library at once, one copies and
+    upgrades it, the others wait and find it upgraded.
 
     Returns:
-        The :class:`~..db.SchemaUpgrade` made, or None (a new library, or one only stamped).
+        The :class:`~..db.SchemaUpgrade` made, or None (a new library, one only stamped, or one another process
+        upgraded meanwhile).
 
     Raises:
         LibraryTooNew: the library's revision (or, before Alembic, its schema version) is unknown to this program.
         LibraryError: the copy cannot be made, or a revision fails; the library is unchanged in both cases.
     """
     script = script_directory()
-    start = found.revision
-    if start is None and found.legacy_version is not None:
-        start = revision_for(found.legacy_version)
     known = {revision.revision for revision in script.walk_revisions()}
-    if start is not None and start not in known:
-        raise LibraryTooNew(
-            f"this library was written by a newer Vancetope Desktop (schema {_label(start)}; this version "
-            f"reads up to {tables.SCHEMA_VERSION}); update the program to open it")
+    _refuse_unknown(_start(found), known)  # before the write lock: a newer library may be on a read-only disk
     upgrade = None
-    if start is not None and start != HEAD_REVISION:
-        upgrade = _copy_first(engine, backups, start)
     try:
         with engine.execution_options(sqlite_begin="IMMEDIATE").connect() as connection, connection.begin():
+            found = schema_state(connection)
+            start = _start(found)
+            _refuse_unknown(start, known)
+            if start == HEAD_REVISION and found.revision is not None:
+                return None
+            if start is not None and start != HEAD_REVISION:
+                upgrade = _copy_first(engine, backups, start)
             _run(connection, script, start if found.revision is None else None)
     except (SQLAlchemyError, CommandError) as error:  # CommandError: e.g. two rows in alembic_version
         kept = f"; a copy of it as it was is at {upgrade.backup}" if upgrade else ""
@@ -67,6 +69,20 @@ def upgrade_schema(engine: Engine, backups: Path, found: SchemaState) -> SchemaU
         raise LibraryError(f"cannot bring the library database to schema {tables.SCHEMA_VERSION} ({cause}); "
                            f"nothing was changed{kept}") from error
     return upgrade
+
+
+def _start(found: SchemaState) -> str | None:
+    """The revision the library is at: recorded by Alembic, or that of its schema version from before Alembic."""
+    if found.revision is None and found.legacy_version is not None:
+        return revision_for(found.legacy_version)
+    return found.revision
+
+
+def _refuse_unknown(start: str | None, known: set[str]) -> None:
+    if start is not None and start not in known:
+        raise LibraryTooNew(
+            f"this library was written by a newer Vancetope Desktop (schema {_label(start)}; this version "
+            f"reads up to {tables.SCHEMA_VERSION}); update the program to open it")
 
 
 def _label(revision: str) -> str:
@@ -96,8 +112,7 @@ def _run(connection: Connection, script: ScriptDirectory, stamp: str | None) -> 
 
     # Configured inside the transaction: Alembic then opens none of its own (it commits DDL itself on SQLite).
     context = MigrationContext.configure(connection, opts={"script": script, "fn": steps})
-    # Read again under the write lock: another process may have upgraded the library since schema_state looked.
-    if stamp is not None and context.get_current_revision() is None:
+    if stamp is not None:
         context.stamp(script, stamp)
     with Operations.context(context):
         context.run_migrations()
