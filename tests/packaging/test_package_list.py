@@ -26,3 +26,13 @@ def test_package_data_takes_every_resource_but_the_screenshots():
     assert screenshots, "resources/screenshots holds README's pictures"
     assert sorted(p.relative_to(resources).as_posix() for p in tracked - screenshots - taken) == []
     assert taken & screenshots == set()
+
+
+def test_package_data_takes_the_schema_revisions():
+    """Alembic reads the revisions as files, so the wheel and the bundle must carry them as data."""
+    package = REPO / "vancetope_desktop"
+    taken = {path for pattern in SETUPTOOLS["package-data"]["vancetope_desktop"] for path in package.glob(pattern)}
+    revisions = set((package / "store" / "migrations" / "versions").glob("*.py"))
+    assert revisions and revisions <= taken
+    spec = (REPO / "installer" / "vancetope.spec").read_text(encoding="utf-8")
+    assert 'collect_data_files("vancetope_desktop.store.migrations", include_py_files=True' in spec

@@ -8,6 +8,7 @@ import math
 import sqlite3
 from pathlib import Path
 
+from tests.store.schemas import as_written_before_alembic
 from vancetope_desktop.core.json_values import to_jsonable
 from vancetope_desktop.services import documents, imports, relations
 from vancetope_desktop.services.library import Library
@@ -67,7 +68,7 @@ def test_a_library_holding_malformed_rows_is_repaired_when_it_opens(tmp_path: Pa
         ids = [documents.add_text(lib, f"note {i} about quarks", title=f"n{i}").id for i in range(3)]
     _poison(root / "library.sqlite", ids)
     with sqlite3.connect(root / "library.sqlite") as connection:  # as written by a version before schema 3
-        connection.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
+        as_written_before_alembic(connection, 2)
     assert _invalid_rows(root / "library.sqlite") == 2
     with Library.open(root) as lib:
         assert _invalid_rows(root / "library.sqlite") == 0

@@ -5,6 +5,7 @@ import sqlite3
 
 import pytest
 
+from tests.store.schemas import downgrade_to_schema_1
 from vancetope_desktop.agents.task_tree import memory_store_result
 from vancetope_desktop.core.documents import DocumentStatus, DocumentType
 from vancetope_desktop.core.errors import InvalidInput, NotFound, ScopeError
@@ -231,10 +232,7 @@ def test_sibling_results_setting_changes_search_and_reading(tree):
 def test_a_version_1_library_gains_the_review_tables(tmp_path):
     path = tmp_path / "lib"
     Library.open(path).close()
-    with sqlite3.connect(path / "library.sqlite") as con:
-        con.execute("DROP TABLE promotion_request")
-        con.execute("DROP TABLE audit_entry")
-        con.execute("UPDATE meta SET value='1' WHERE key='schema_version'")
+    downgrade_to_schema_1(path / "library.sqlite")
     with Library.open(path) as lib:
         assert review.pending_count(lib) == 0
     with sqlite3.connect(path / "library.sqlite") as con:

@@ -2,7 +2,7 @@
 
 import sqlite3
 
-from tests.store.schemas import downgrade_to_schema_2
+from tests.store.schemas import as_written_before_alembic, downgrade_to_schema_2
 from vancetope_desktop.core.documents import ChunkRole
 from vancetope_desktop.index.lexical import search_chunks
 from vancetope_desktop.ingest.base import ChunkDraft
@@ -59,7 +59,7 @@ def test_a_schema_2_library_finds_its_vowelled_arabic_after_the_upgrade(tmp_path
     with sqlite3.connect(path / "library.sqlite") as con:
         # As schema 2 analysed it: the vowel marks kept, so the word was split at each of them.
         con.execute("UPDATE chunk_fts SET body = (SELECT text FROM chunk WHERE chunk.id = chunk_fts.rowid)")
-        con.execute("UPDATE meta SET value='2' WHERE key='schema_version'")
+        as_written_before_alembic(con, 2)
     with Library.open(path) as lib, read_session(lib.engine) as session:
         hits = search_chunks(session, "محمد", SqlFilter(), 10)
     assert [h.document_id for h in hits] == [doc.id]

@@ -22,8 +22,9 @@ def test_database_settings_and_layout(library):
 
 def test_a_library_from_a_newer_version_is_refused(tmp_path):
     Library.open(tmp_path / "lib").close()
-    with sqlite3.connect(tmp_path / "lib" / "library.sqlite") as con:
+    with sqlite3.connect(tmp_path / "lib" / "library.sqlite") as con:  # as a newer program leaves it
         con.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(tables.SCHEMA_VERSION + 1),))
+        con.execute("UPDATE alembic_version SET version_num = ?", (f"schema{tables.SCHEMA_VERSION + 1}",))
     with pytest.raises(LibraryTooNew, match="newer Vancetope Desktop"):
         Library.open(tmp_path / "lib")
 

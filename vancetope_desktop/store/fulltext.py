@@ -182,16 +182,6 @@ def text_tokens(value: str) -> list[tuple[str, int, int]]:
     return tokens
 
 
-def create_fulltext_table(session: Session) -> None:
-    """Create ``chunk_fts(title, body)`` if missing; its rowid is ``chunk.id``."""
-    session.exec(
-        text(
-            "CREATE VIRTUAL TABLE IF NOT EXISTS chunk_fts USING fts5("
-            "title, body, tokenize = 'unicode61 remove_diacritics 2')"
-        )
-    )
-
-
 def index_chunks(session: Session, chunks: list[tuple[int, str, str]]) -> None:
     """Add many chunks to the lexical index in one batch: ``(chunk id, title, body)`` each."""
     if chunks:

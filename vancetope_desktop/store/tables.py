@@ -1,13 +1,19 @@
 """The SQLite schema as SQLModel tables. Plain rows only: services turn them into core value objects.
 
-Schema version 6 (version 2 added ``promotion_request`` and ``audit_entry``; version 3 the chunk
+Schema version 7 (version 2 added ``promotion_request`` and ``audit_entry``; version 3 the chunk
 ``role``, indexes on ``index_job.kind`` and ``chunk(document_id, role)``; version 4 the audit entry's
 ``payload``, what a user action changed, in a form that undo can invert; version 5 the document's
 ``memory_type``, what an agent's memory is for: ``core.memories.MemoryType``; version 6 the ``relation``
 table, into which the ``derived_from`` and ``links_to`` metadata lists moved; version 7 the ``chat_message`` table, a
-message's place in its process's conversation). A change that only adds tables bumps
-:data:`SCHEMA_VERSION` (``ensure_schema`` creates missing tables); a change to an existing table also
-needs a migration step in ``store/db.py``.
+message's place in its process's conversation).
+
+Each version is an Alembic revision in ``store/migrations/versions/`` (``schema1`` … ``schema7``). Any change
+to these tables, even a new table or index, is a new version: raise :data:`SCHEMA_VERSION` to N, add
+``versions/schemaN.py`` with ``down_revision = "schemaN-1"`` whose ``upgrade()`` makes the change with ``op.*``
+and its own column definitions (not these models: a revision must build what it built when written), SQLite-only
+SQL under ``checks.is_sqlite()`` with a note on what a server database needs; then add the downgrade of a library
+to N-1 to ``tests/store/schemas.py``, which ``tests/store/test_migrations.py`` upgrades and compares with these
+models. ``meta.schema_version`` is written as N too, so that older programs refuse the library.
 """
 
 from __future__ import annotations
@@ -19,6 +25,8 @@ from sqlalchemy import JSON, Column, ForeignKey, Index, String, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 SCHEMA_VERSION = 7
+"""This program's schema version: its head revision is ``schema7`` (``store/migrations``), and the number is
+mirrored in ``meta.schema_version`` for programs from before Alembic."""
 
 
 def utcnow() -> datetime:
