@@ -22,7 +22,7 @@ from ..core.errors import DocumentNotFound, InvalidInput, NotFound, ScopeNotVisi
 from ..core.scopes import ScopeKind
 from ..core.tags import all_of, normalize_tags
 from ..generation.base import Generator
-from ..services import atom_extraction, documents, folders, relations, sharing, stale
+from ..services import atom_extraction, documents, folders, records, relations, sharing, stale
 from ..services.library import Library
 from ..services.scopes import resolve_scope
 from ..services.search import search
@@ -190,7 +190,8 @@ def memory_store_result(lib: Library, node_id: str, node_type: NodeType | str, t
     # Clear the mark first, so the version kept by the update is the stale content without the #stale tag.
     stale.set_stale(lib, [doc_id], stale=False)
     documents.update_document(lib, doc_id, title=title, content=content, metadata=metadata,
-                              derived_from=[i for i in inputs if i != doc_id], reason=f"re-run of node {node_id}")
+                              derived_from=[i for i in inputs if i != doc_id], reason=f"re-run of node {node_id}",
+                              author=records.creator(think_process_id))
     atom_extraction.extract_at_import(lib, [doc_id], generator=generator)  # the re-run's new statements
     other_type_tags = [t for k, t in NODE_TYPE_TAGS.items() if k != node_kind]
     return documents.tag_document(lib, doc_id, add=wanted_tags, remove=other_type_tags,

@@ -821,7 +821,7 @@ class MemoryTools(ChatTools):
             raise InvalidInput("give tags to add (tags) or to remove (remove, or '-tag' in tags)")
         doc = self._writable(args.doc_id, "tag")
         known = {r.id for r in review.list_requests(self.lib, status=None, document_id=doc.id)}
-        tagged = documents.tag_document(self.lib, doc.id, add=add, remove=drop)
+        tagged = documents.tag_document(self.lib, doc.id, add=add, remove=drop, author=self._actor())
         return self.as_stored(self._indexed(tagged), known_requests=known)
 
     def memory_request_promotion(self, doc_id: str, to: str, reason: str) -> PromotionRequest:

@@ -107,7 +107,8 @@ class DocumentInfo(BaseModel):
 
     ``content`` is the text body for notes, facts and results; for files it is None and
     ``file_path`` points at the stored original (under the library's ``files/``). ``memory_type``: what an
-    agent's memory (a note) is for (``core.memories``); None for other documents.
+    agent's memory (a note) is for (``core.memories``); None for other documents. ``updated_by``: who made the
+    current state (an actor string, ``services.identity``; None when not recorded: states made before schema 8).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -131,10 +132,16 @@ class DocumentInfo(BaseModel):
     content_hash: str | None = None
     version: int = 1
     memory_type: MemoryType | None = None
+    updated_by: str | None = None
 
 
 class VersionInfo(BaseModel):
-    """A previous state of a document, kept when its content, title or tags changed."""
+    """A previous state of a document, kept when its content, title or tags changed.
+
+    ``created_at`` and ``created_by`` say when and by whom this state was made (``created_by``: an actor string,
+    ``services.identity``; None when not recorded: states made before schema 8); ``reason`` says why it was
+    replaced.
+    """
 
     model_config = ConfigDict(frozen=True)
 
@@ -147,6 +154,7 @@ class VersionInfo(BaseModel):
     content_hash: str | None
     reason: str
     created_at: datetime
+    created_by: str | None = None
 
 
 class ChunkRole(StrEnum):

@@ -112,6 +112,16 @@ class EditConflict(VancetopeError):
         self.current = current
 
 
+class MergeConflicts(EditConflict):
+    """A three-way merge of a stale edit with the stored version left conflicts (``core.merge``): nothing is
+    written; ``lines`` are where the conflicts start in the merged text (1-based), ``merged`` that text."""
+
+    def __init__(self, message: str, *, expected: int, current: int, lines: list[int], merged: str) -> None:
+        super().__init__(message, expected=expected, current=current)
+        self.lines = lines
+        self.merged = merged
+
+
 class UndoRefused(VancetopeError):
     """Nothing to undo or redo, or undoing would overwrite a later change (the document changed since)."""
 

@@ -6,7 +6,6 @@ never disagree after a crash. They are kept after a document is purged.
 
 from __future__ import annotations
 
-import getpass
 from typing import Any
 
 from sqlmodel import Session, select
@@ -15,15 +14,10 @@ from ..core.promotion import AuditEntry
 from ..core.undo import UserAction
 from ..store import tables
 from ..store.db import read_session
+
+# The acting person, where the callers of the audit trail have always found it (``services.identity`` decides).
+from .identity import current_user as current_user
 from .library import Library
-
-
-def current_user() -> str:
-    """The actor string of the person at this computer: ``user:<login>`` (``user:unknown`` without one)."""
-    try:
-        return f"user:{getpass.getuser()}"
-    except (KeyError, OSError):  # no login name in a bare container
-        return "user:unknown"
 
 
 def record(session: Session, row: tables.DocumentRow, action: str, *, actor: str, from_scope: str | None = None,

@@ -403,6 +403,7 @@ def _new(item: PreparedEntry, scope_path: str, folder_id: str | None, tags: Sequ
         content_hash=hash_text(item.text), created_at=now, updated_at=now, source_type=source.type.value,
         source_think_process=source.think_process_id, source_node=source.node_id,
         index_state=IndexState.PENDING.value if item.chunks else IndexState.NOT_INDEXED.value,
+        updated_by=records.creator(source.think_process_id),
     )
     return _New(row, item.chunks, item.counts, normalize_tags([*tags, *item.tags]))
 

@@ -446,7 +446,8 @@ def _message_document(process: str, ready: documents.PreparedText, role: ChatRol
         id=new_document_id(), scope_path=process, type=DocumentType.MESSAGE.value,
         title=_message_title(role, seq, ready.content), content=ready.extraction.text, mime_type="text/plain",
         meta={"role": str(role), "seq": seq, "by": who}, content_hash=hash_text(ready.content), created_at=said,
-        updated_at=now, index_state=(IndexState.PENDING if ready.chunks else IndexState.NOT_INDEXED).value)
+        updated_at=now, updated_by=who,
+        index_state=(IndexState.PENDING if ready.chunks else IndexState.NOT_INDEXED).value)
 
 
 def _add_messages(session: Session, rows: Sequence[tuple[tables.DocumentRow, tables.ChatMessageRow]],

@@ -178,6 +178,7 @@ def session_add_text(session: Session, prepared: PreparedText, *, scope_path: st
         memory_type=memory_type.value if memory_type else None,
     )
     _apply_source(row, source or Source())
+    row.updated_by = records.creator(row.source_think_process)
     session.add(row)
     session.flush()
     notelinks.refresh_links(session, row)
@@ -206,8 +207,8 @@ def _set_inputs(session: Session, row: tables.DocumentRow, inputs: Sequence[str]
     """Make ``row``'s ``derived_from`` edges ``inputs`` (each must exist), authored by the think process that
     made it, else by the person at this computer."""
     records.document_rows(session, inputs)  # DocumentNotFound names a missing input before the foreign key would
-    author = f"think-process/{row.source_think_process}" if row.source_think_process else audit.current_user()
-    relations.session_set_targets(session, row.id, relations.DERIVED_FROM, inputs, author)
+    relations.session_set_targets(session, row.id, relations.DERIVED_FROM, inputs,
+                                  records.creator(row.source_think_process))
 
 
 def _apply_source(row: tables.DocumentRow, source: Source) -> None:
@@ -391,7 +392,7 @@ def update_document(lib: Library, document_id: str, *, title: str | None = None,
                     remove_tags: Iterable[str] = (), reason: str = "edited",
                     user_action: UserAction | None = None, derived_from: Sequence[str] | None = None,
                     link_rewrites: Sequence[PreparedRewrite] = (), expected_version: int | None = None,
-                    refresh_profile: bool = True) -> DocumentInfo:
+                    refresh_profile: bool = True, author: str | None = None) -> DocumentInfo:
     """Change a document's title, text content, metadata or tags, keeping the previous state as one version.
 
     A content change re-chunks the document and queues it for re-embedding, and its tags follow the
@@ -412,6 +413,8 @@ def update_document(lib: Library, document_id: str, *, title: str | None = None,
     document is at another version by then (an edit that changes nothing is not). A source's new text gets its
     profile remade after the edit's transaction (``services.source_profile.refresh``: the edit never waits for
     the write lock on a model) unless ``refresh_profile`` is False (the app remakes it on its import lane).
+    The new state is recorded as ``user_action``'s actor's, else ``author``'s (a think process re-running a node),
+    else the acting person's (``records.snapshot_version``).
 
     Raises:
         DocumentNotFound. InvalidInput: blank title/content, malformed tags, or editing the content of a
@@ -454,13 +457,14 @@ def update_document(lib: Library, document_id: str, *, title: str | None = None,
         if not (changed_content or changed_title or metadata or changed_tags or changed_inputs):
             return records.info(lib, session, document_id)
         if expected_version is not None and row.version != expected_version:
+            by = f", by {row.updated_by}" if row.updated_by else ""
             raise EditConflict(f"“{row.title}” changed since version {expected_version} (it is at version "
-                               f"{row.version} now): read it again, or save without the version check",
+                               f"{row.version} now{by}): read it again and merge, or save without the version check",
                                expected=expected_version, current=row.version)
         if changed_inputs:
             _set_inputs(session, row, derived_from or [])
         kept_as = row.version
-        records.snapshot_version(session, row, reason)
+        records.snapshot_version(session, row, reason, author=user_action.actor if user_action else author)
         if changed_tags:
             tagging.set_tags(session, document_id, tags_after)
         if title is not None:
@@ -570,7 +574,7 @@ def _rewrite_note(session: Session, plan: PreparedRewrite, reason: str, user_act
     if row.content_hash != rewrite.content_hash:
         raise InvalidInput(f"“{row.title}” changed while its links were being updated: rename again")
     kept_as = row.version
-    records.snapshot_version(session, row, reason)
+    records.snapshot_version(session, row, reason, author=user_action.actor if user_action else None)
     row.content, row.content_hash = rewrite.content, hash_text(rewrite.content)
     notelinks.refresh_links(session, row)
     records.replace_chunks(session, row, *plan.prepared)
@@ -598,11 +602,13 @@ def edited_tags(before: Sequence[str], add: Sequence[str], remove: Sequence[str]
 
 
 def tag_document(lib: Library, document_id: str, *, add: Iterable[str] = (), remove: Iterable[str] = (),
-                 reason: str | None = None, user_action: UserAction | None = None) -> DocumentInfo:
+                 reason: str | None = None, user_action: UserAction | None = None,
+                 author: str | None = None) -> DocumentInfo:
     """Add and remove tags (a removed tag also removes the tags below it: ``-topic`` drops ``topic/x``).
 
     The previous tag set is kept as a version; vectors get the new tags through a ``refresh`` job.
-    With ``user_action`` the change is recorded for undo (``tag``: ``audit.record_user_action``).
+    With ``user_action`` the change is recorded for undo (``tag``: ``audit.record_user_action``). The new state is
+    ``user_action``'s actor's, else ``author``'s (an agent's tool call), else the acting person's.
 
     Raises:
         DocumentNotFound. InvalidInput: malformed tags.
@@ -617,7 +623,8 @@ def tag_document(lib: Library, document_id: str, *, add: Iterable[str] = (), rem
         added = [t for t in after if t not in before]
         removed = [t for t in before if t not in after]
         kept_as = row.version
-        records.snapshot_version(session, row, reason or _tag_reason(added, removed))
+        records.snapshot_version(session, row, reason or _tag_reason(added, removed),
+                                 author=user_action.actor if user_action else author)
         tagging.set_tags(session, document_id, after)
         session.add(row)
         if user_action is not None:

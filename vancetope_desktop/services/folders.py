@@ -105,7 +105,7 @@ def ensure_folder(session: Session, scope_path: str, title: str, parent_id: str 
     row = tables.DocumentRow(
         id=new_document_id(), scope_path=scope_path, type=DocumentType.FOLDER.value, title=title,
         mime_type="inode/directory", folder_id=parent_id, index_state=IndexState.NOT_INDEXED.value,
-        created_at=now, updated_at=now,
+        created_at=now, updated_at=now, updated_by=records.creator(None),
     )
     session.add(row)
     session.flush()

@@ -398,6 +398,7 @@ def _import_one(lib: Library, path: Path, scope_path: str, folder_id: str | None
             else:
                 row.folder_id = folder_id
                 row.created_at = row.updated_at = utcnow()
+                row.updated_by = records.creator(None)
             _fill(row, origin[1] if origin else _source_path(path), name, size, digest, extraction, failure)
             source_profile.attach(row, profile)
             row.source_type = SourceType.USER_UPLOAD.value

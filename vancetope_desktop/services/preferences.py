@@ -42,6 +42,7 @@ class Preferences(BaseModel):
         citation_style: The style "Copy citation" formats in (a key of ``services.citations.STYLES``).
         context_windows: The Conversation view's context window (tokens) per library folder (its path as text):
             the model a library's agents talk to is the library's, not the user's.
+        identity: The name this person's changes are recorded under (``services.identity``); None: the OS login.
     """
 
     model_config = ConfigDict(extra="ignore", validate_assignment=True)
@@ -51,6 +52,7 @@ class Preferences(BaseModel):
     recent_libraries: list[Path] = Field(default_factory=list)
     citation_style: str = "apa"
     context_windows: dict[str, int] = Field(default_factory=dict)
+    identity: str | None = None
 
     def with_recent(self, path: Path) -> Preferences:
         """A copy with ``path`` moved to the front of :attr:`recent_libraries` (duplicates dropped, list capped)."""

@@ -106,7 +106,7 @@ def to_info(lib: Library, row: tables.DocumentRow, tags: list[str]) -> DocumentI
         created_at=row.created_at, updated_at=row.updated_at, metadata=dict(row.meta), folder_id=row.folder_id,
         status=DocumentStatus(row.status), index_state=IndexState(row.index_state), index_error=row.index_error,
         file_path=file_path, content_hash=row.content_hash, version=row.version,
-        memory_type=MemoryType(row.memory_type) if row.memory_type else None,
+        memory_type=MemoryType(row.memory_type) if row.memory_type else None, updated_by=row.updated_by,
     )
 
 
@@ -248,22 +248,33 @@ def enqueue_many(session: Session, document_ids: Iterable[str], kind: str) -> No
         session.execute(insert(tables.JobRow.__table__), values)  # type: ignore[attr-defined]
 
 
-def snapshot_version(session: Session, row: tables.DocumentRow, reason: str) -> None:
-    """Keep the document's current state as a version before it changes; bumps ``row.version``."""
+def snapshot_version(session: Session, row: tables.DocumentRow, reason: str, *, author: str | None = None) -> None:
+    """Keep the document's current state as a version before it changes; bumps ``row.version``.
+
+    The kept version carries who made that state (the row's ``updated_by``) and when; the new state is
+    ``author``'s (default: the acting person, ``services.identity``; an agent's or think process's change passes
+    its actor).
+    """
     session.add(tables.VersionRow(
         document_id=row.id, number=row.version, title=row.title, content=row.content,
         tags=tags_of(session, row.id), meta=dict(row.meta), content_hash=row.content_hash,
-        blob_hash=row.blob_hash, reason=reason, created_at=row.updated_at,
+        blob_hash=row.blob_hash, reason=reason, created_at=row.updated_at, created_by=row.updated_by,
     ))
     row.version += 1
     row.updated_at = utcnow()
+    row.updated_by = author or audit.current_user()
+
+
+def creator(source_think_process: str | None) -> str:
+    """Who makes a new document: the think process it comes from (``think-process/<id>``), else the acting person."""
+    return f"think-process/{source_think_process}" if source_think_process else audit.current_user()
 
 
 def version_info(row: tables.VersionRow) -> VersionInfo:
     """A stored version as a value object."""
     return VersionInfo(document_id=row.document_id, number=row.number, title=row.title, content=row.content,
                        tags=list(row.tags), metadata=dict(row.meta), content_hash=row.content_hash,
-                       reason=row.reason, created_at=row.created_at)
+                       reason=row.reason, created_at=row.created_at, created_by=row.created_by)
 
 
 def bump_change_counter(session: Session) -> None:

@@ -376,7 +376,7 @@ def session_create_topic(session: Session, action: UserAction | None, *, scope_p
         id=new_document_id(), scope_path=scope_path, type=TOPIC, title=name, content=summary.strip(),
         mime_type="text/plain", meta={TOPIC_KEY: fields, "title_from_content": False},
         content_hash=hash_text(summary.strip()), index_state=IndexState.NOT_INDEXED.value, created_at=now,
-        updated_at=now)
+        updated_at=now, updated_by=action.actor if action is not None else records.creator(None))
     session.add(row)
     session.flush()
     if action is not None:

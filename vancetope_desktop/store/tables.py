@@ -1,13 +1,14 @@
 """The SQLite schema as SQLModel tables. Plain rows only: services turn them into core value objects.
 
-Schema version 7 (version 2 added ``promotion_request`` and ``audit_entry``; version 3 the chunk
+Schema version 8 (version 2 added ``promotion_request`` and ``audit_entry``; version 3 the chunk
 ``role``, indexes on ``index_job.kind`` and ``chunk(document_id, role)``; version 4 the audit entry's
 ``payload``, what a user action changed, in a form that undo can invert; version 5 the document's
 ``memory_type``, what an agent's memory is for: ``core.memories.MemoryType``; version 6 the ``relation``
 table, into which the ``derived_from`` and ``links_to`` metadata lists moved; version 7 the ``chat_message`` table, a
-message's place in its process's conversation).
+message's place in its process's conversation; version 8 who made each state: the document's ``updated_by`` and
+the kept version's ``created_by``).
 
-Each version is an Alembic revision in ``store/migrations/versions/`` (``schema1`` … ``schema7``). Any change
+Each version is an Alembic revision in ``store/migrations/versions/`` (``schema1`` … ``schema8``). Any change
 to these tables, even a new table or index, is a new version: raise :data:`SCHEMA_VERSION` to N, add
 ``versions/schemaN.py`` with ``down_revision = "schemaN-1"`` whose ``upgrade()`` makes the change with ``op.*``
 and its own column definitions (not these models: a revision must build what it built when written), SQLite-only
@@ -24,8 +25,8 @@ from typing import Any
 from sqlalchemy import JSON, Column, ForeignKey, Index, String, UniqueConstraint, text
 from sqlmodel import Field, SQLModel
 
-SCHEMA_VERSION = 7
-"""This program's schema version: its head revision is ``schema7`` (``store/migrations``), and the number is
+SCHEMA_VERSION = 8
+"""This program's schema version: its head revision is ``schema8`` (``store/migrations``), and the number is
 mirrored in ``meta.schema_version`` for programs from before Alembic."""
 
 
@@ -85,6 +86,8 @@ class DocumentRow(SQLModel, table=True):
     version: int = 1
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
+    # Who made the current state (an actor string: ``services.identity``); None before schema 8.
+    updated_by: str | None = None
     # A column, not metadata: recall and the lists filter on it in SQL (``core.memories.MemoryType``; None
     # for documents that are not agent memories).
     memory_type: str | None = Field(default=None, index=True)
@@ -116,6 +119,8 @@ class VersionRow(SQLModel, table=True):
     blob_hash: str | None = None
     reason: str = ""
     created_at: datetime = Field(default_factory=utcnow)
+    # Who made this state (the document's ``updated_by`` when it was current); None before schema 8.
+    created_by: str | None = None
 
 
 class ChunkRow(SQLModel, table=True):
