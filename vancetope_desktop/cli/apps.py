@@ -13,7 +13,7 @@ app = CommandGroup(help="Vancetope: scoped research memory from the terminal.", 
                    pretty_exceptions_enable=False, add_completion=False, commands=(
                        ("mcp", "mcp_commands"), ("about", "about_commands"), ("export", "citation_commands"),
                        ("cite", "citation_commands"), ("demo", "demo_commands"), ("undo", "undo_commands"),
-                       ("redo", "undo_commands"),
+                       ("redo", "undo_commands"), ("whoami", "identity_commands"),
                        *((group, "apps") for group in ("memory", "scope", "index", "review", "search", "atoms",
                                                        "chat", "digest", "generator", "topics", "settings")),
                    ))

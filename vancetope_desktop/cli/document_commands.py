@@ -6,20 +6,23 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
+from textwrap import indent
 from typing import Annotated
 
 import typer
 
 from ..core.documents import DocumentInfo, DocumentStatus, DocumentType
-from ..core.errors import EmbeddingModelMissing, IndexUnavailable, InvalidInput
+from ..core.errors import EmbeddingModelMissing, IndexUnavailable, InvalidInput, MergeConflicts
 from ..core.memories import MEMORY_TYPE_GUIDANCE, MemoryType
 from ..core.reading import ReadingStatus, reading_status_of
 from ..core.relations import RELATION_GUIDE
 from ..core.tags import split_tag_list
+from ..core.undo import UserAction
 from ..services import (
     atom_extraction,
     audit,
     bibliography,
+    edit_merge,
     folders,
     imports,
     indexing,
@@ -359,10 +362,16 @@ def memory_edit(
     if_version: Annotated[int | None, typer.Option(
         "--if-version", help="Only if the document is still at this version (the one you edited); else exit 6 "
         "and write nothing.")] = None,
+    merge: Annotated[bool, typer.Option(
+        "--merge", help="With --if-version and --content: when the document changed since, merge your text with "
+        "the stored one (three-way, from version --if-version) and write the merge if it is clean; else exit 6, "
+        "write nothing and show the conflicts.")] = False,
     scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False, wait: WaitOption = True,
 ) -> None:
     """Change a note's, fact's or result's title or text; the previous version is kept. A new title also
     rewrites the [[Old title]] links of the notes that led to it, one undo step with the rename."""
+    if merge and (if_version is None or content is None or title is not None):
+        raise InvalidInput("--merge merges a text: give it with --if-version N and --content (rename apart)")
     if content == "-":
         content = read_stdin()
     with open_library(library) as lib:
@@ -370,7 +379,9 @@ def memory_edit(
         verb = "Rename" if content is None else "Edit"
         action = undo.user_action(lib, verb, [doc_id])
         renamed = None
-        if title is not None:
+        if merge:
+            doc = _merged_edit(lib, doc_id, if_version, content, action)  # type: ignore[arg-type]
+        elif title is not None:
             renamed = doc_service.rename_document(lib, doc_id, title, content=content, reason=reason,
                                                   user_action=action, update_links=update_links,
                                                   expected_version=if_version)
@@ -384,6 +395,19 @@ def memory_edit(
                                                 "links_not_updated": [n.model_dump() for n in renamed.not_updated]}
                                                if renamed else {})
         emit(as_json, value, lambda: render.edited(doc, renamed))
+
+
+def _merged_edit(lib: Library, doc_id: str, base: int, content: str, action: UserAction) -> DocumentInfo:
+    """``memory edit --merge``: the text written, merged if need be; the conflicts shown on stderr when the merge
+    is not clean (then the error goes up: exit 6, nothing written)."""
+    try:
+        return edit_merge.merge_edit(lib, doc_id, base, content, user_action=action)
+    except MergeConflicts as conflicts:
+        for hunk in conflicts.merge.conflicts if conflicts.merge is not None else ():
+            err.print(f"conflict at line {hunk.line} of the merge:", markup=False)
+            err.print(indent(f"yours:\n{indent(hunk.mine or '(removed)', '  ')}\n"
+                             f"theirs:\n{indent(hunk.theirs or '(removed)', '  ')}", "  ").rstrip(), markup=False)
+        raise
 
 
 @memory.command("versions")

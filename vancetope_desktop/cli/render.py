@@ -203,13 +203,14 @@ def edited(doc: DocumentInfo, renamed: Renamed | None) -> None:
 def versions(items: list[VersionInfo], current: DocumentInfo) -> None:
     table = Table(show_edge=False, pad_edge=False)
     # A version's reason is the change that replaced it, hence the column name.
-    for column in ("version", "saved", "title", "tags", "then changed by"):
+    for column in ("version", "saved", "by", "title", "tags", "then changed by"):
         table.add_column(column)
     for version in items:
-        table.add_row(str(version.number), version.created_at.strftime("%Y-%m-%d %H:%M:%S"), escape(version.title),
-                      escape(tag_text(version.tags)), escape(version.reason))
+        table.add_row(str(version.number), version.created_at.strftime("%Y-%m-%d %H:%M:%S"),
+                      escape(version.created_by or "—"), escape(version.title), escape(tag_text(version.tags)),
+                      escape(version.reason))
     table.add_row(f"{current.version} (current)", current.updated_at.strftime("%Y-%m-%d %H:%M:%S"),
-                  escape(current.title), escape(tag_text(current.tags)), "")
+                  escape(current.updated_by or "—"), escape(current.title), escape(tag_text(current.tags)), "")
     out.print(table)
 
 

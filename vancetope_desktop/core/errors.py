@@ -6,6 +6,8 @@ exit code or dialog; nothing in the core prints.
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class VancetopeError(Exception):
     """Base class of every error the product raises on purpose."""
@@ -113,13 +115,13 @@ class EditConflict(VancetopeError):
 
 
 class MergeConflicts(EditConflict):
-    """A three-way merge of a stale edit with the stored version left conflicts (``core.merge``): nothing is
-    written; ``lines`` are where the conflicts start in the merged text (1-based), ``merged`` that text."""
+    """A three-way merge of a stale edit with the stored version left conflicts, or had no base to merge from
+    (``services.edit_merge``): nothing is written; ``merge`` is the merge made (a ``core.merge.MergeResult``,
+    its text with the conflicts between markers; None without a base)."""
 
-    def __init__(self, message: str, *, expected: int, current: int, lines: list[int], merged: str) -> None:
+    def __init__(self, message: str, *, expected: int, current: int, merge: Any = None) -> None:
         super().__init__(message, expected=expected, current=current)
-        self.lines = lines
-        self.merged = merged
+        self.merge = merge
 
 
 class UndoRefused(VancetopeError):

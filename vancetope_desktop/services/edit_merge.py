@@ -98,12 +98,12 @@ def merge_edit(lib: Library, document_id: str, base_version: int, mine: str, *,
     if merged is None:
         raise MergeConflicts(f"“{sides.theirs.title}” is at version {sides.theirs.version} and version "
                              f"{base_version}, the one your text was made on, is not kept: nothing to merge from",
-                             expected=base_version, current=sides.theirs.version, lines=[], merged="")
+                             expected=base_version, current=sides.theirs.version)
     if not merged.clean:
         lines = [hunk.line for hunk in merged.conflicts]
         raise MergeConflicts(
             f"“{sides.theirs.title}” changed since version {base_version} ({side_label(sides.theirs)}) and the "
             f"three-way merge left {len(lines)} conflict{'s' if len(lines) != 1 else ''}, at line"
             f"{'s' if len(lines) != 1 else ''} {', '.join(map(str, lines))} of the merged text: nothing was written",
-            expected=base_version, current=sides.theirs.version, lines=lines, merged=merged.text)
+            expected=base_version, current=sides.theirs.version, merge=merged)
     return save_resolution(lib, sides, merged.text, user_action=user_action)
