@@ -46,6 +46,7 @@ from .backlinks_view import BacklinksView
 from .history_text import request_rows, trail_rows, version_origins
 from .memory_type_picker import MemoryTypePicker
 from .relations_view import RelationsView
+from .review_model import actor_label
 from .scope_text import ScopeRelation, read_only_note
 from .source_atoms_view import SourceAtomsView
 from .source_profile_view import ProfileSection
@@ -374,8 +375,8 @@ class DetailsPanel(QWidget):
     def _build_versions(self, column: QVBoxLayout) -> None:
         self.versions_heading = _heading("Versions")
         self.versions_list = QTreeWidget()
-        self.versions_list.setColumnCount(3)
-        self.versions_list.setHeaderLabels(["#", "Date", "Reason"])
+        self.versions_list.setColumnCount(4)
+        self.versions_list.setHeaderLabels(["#", "Date", "Reason", "By"])
         self.versions_list.setRootIsDecorated(False)
         self.versions_list.setUniformRowHeights(True)
         self.versions_list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
@@ -383,6 +384,7 @@ class DetailsPanel(QWidget):
         header.setStretchLastSection(True)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
         self.versions_empty = QLabel("No earlier versions")
         self.versions_empty.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         self.open_version_button = QPushButton("Open")
@@ -481,15 +483,19 @@ class DetailsPanel(QWidget):
         self._update_version_buttons()
         self.document_shown.emit(doc.id)
 
-    def set_versions(self, versions: list[VersionInfo]) -> None:
-        """List the shown document's earlier versions (newest first); others' versions are ignored."""
+    def set_versions(self, versions: list[VersionInfo], scope_names: Mapping[str, str] | None = None,
+                     me: str = "") -> None:
+        """List the shown document's earlier versions (newest first), each with who made it; others' versions are
+        ignored. ``scope_names`` name think processes, ``me`` is the current person's actor string ("You")."""
         self.versions_list.clear()
         doc_id = self._doc.id if self._doc is not None else None
         mine = sorted((v for v in versions if v.document_id == doc_id), key=lambda v: v.number, reverse=True)
         self._version_origins = version_origins(mine, self._doc) if self._doc is not None else {}
         for version in mine:
             origin = self._version_origins[version.number]
-            item = QTreeWidgetItem([str(version.number), _date(version.created_at), origin])
+            by = actor_label(version.created_by, scope_names or {}, me) or "—"
+            item = QTreeWidgetItem([str(version.number), _date(version.created_at), origin, by])
+            item.setToolTip(3, version.created_by or "not recorded (made before authors were kept)")
             item.setData(0, Qt.ItemDataRole.UserRole, version.number)
             item.setToolTip(2, f"{origin}, then {version.reason}")
             item.setTextAlignment(0, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)

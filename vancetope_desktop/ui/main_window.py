@@ -588,8 +588,10 @@ class MainWindow(QMainWindow):
             self.details.set_links(links)
 
     def _versions_loaded(self, doc_id: str, versions: list) -> None:
+        snapshot = self.workbench.snapshot
         if self.details.document_id() == doc_id:
-            self.details.set_versions(versions)
+            self.details.set_versions(versions, snapshot.scope_names if snapshot else None,
+                                      snapshot.review.me if snapshot else "")
 
     def _search_selected(self, doc_id: str) -> None:
         lib = self.library

@@ -36,6 +36,7 @@ from ..core.errors import IndexUnavailable, InvalidInput
 from ..core.scopes import DEFAULT_PROXIMITY_WEIGHTS, proximity_weight
 from ..core.settings import BUNDLED_MODEL, Settings
 from ..index.models import resolve_model
+from ..services import identity
 from ..services.library import default_library_path
 from ..services.preferences import Preferences, check_library_location
 from .generator_settings import GeneratorPage
@@ -137,7 +138,20 @@ class SettingsDialog(QDialog):
         self.bibliography_folder_check.setToolTip("As Zotero does: a .bib, .ris or CSL-JSON file imported by itself "
                                                   "brings its references into a folder of their own")
 
+        # Who this person's changes are recorded as (services.identity): a name follows the person, so it is a
+        # preference, not a library setting.
+        self.identity_edit = QLineEdit(self._preferences.identity or "")
+        self.identity_edit.setPlaceholderText("Your login name")
+        self.identity_edit.setClearButtonEnabled(True)
+        self.identity_edit.setMaxLength(identity.MAX_NAME)
+        acting = identity.current_identity(self._preferences)
+        identity_hint = (f"${identity.IDENTITY_ENV} is set: your changes are recorded as {acting.actor} while it is"
+                         if acting.origin == "environment" else
+                         "Recorded with your edits, in the history and in promotion requests. Empty: your login.")
+
         form = QFormLayout()
+        form.addRow("Your name:", self.identity_edit)
+        form.addRow("", _role_label(identity_hint, "hint"))
         form.addRow("Theme:", self.theme_combo)
         form.addRow("Library folder:", row)
         if self._open_library is not None:
@@ -295,8 +309,14 @@ class SettingsDialog(QDialog):
                 library_path = check_library_location(text)
             except InvalidInput as error:
                 raise _InputError(f"Library folder: {error}.", self.library_edit) from error
+        name = self.identity_edit.text().strip() or None
+        if name is not None:
+            try:
+                identity.check_name(name)
+            except InvalidInput as error:
+                raise _InputError(f"Your name: {error}.", self.identity_edit) from error
         return self._preferences.model_copy(
-            update={"theme": self.theme_combo.currentData(), "library_path": library_path}
+            update={"theme": self.theme_combo.currentData(), "library_path": library_path, "identity": name}
         )
 
     def _validated_settings(self) -> Settings:
