@@ -41,7 +41,7 @@ from PySide6.QtWidgets import (
 from ..core.documents import DocumentInfo, DocumentStatus
 from ..core.errors import DocumentNotFound, EditConflict
 from ..core.scopes import ScopeKind
-from ..services import documents, relations
+from ..services import documents, edit_merge, identity, relations
 from ..services.library import Library
 from ..services.preferences import Preferences, load_preferences, preferences_path, save_preferences
 from ..services.topic_search import topic_search
@@ -59,6 +59,7 @@ from .digests_view import DigestsDialog
 from .dnd import decode_document_ids, local_paths_from_mime
 from .document_table import DocumentTableView
 from .duplicates_view import DuplicatesDialog
+from .edit_conflict_dialog import Choice, EditConflictDialog
 from .episodes_view import EpisodesDialog
 from .folder_model import FolderTarget
 from .folder_tree import FolderTreeView
@@ -651,22 +652,39 @@ class MainWindow(QMainWindow):
             return
         self.workbench.read(lambda _c: documents.get_document(lib, ids[0]), self.annotation_actions.export)
 
-    def _save_from_viewer(self, doc_id: str, content: str, *, checked: bool = True) -> None:
+    def _save_from_viewer(self, doc_id: str, content: str) -> None:
         viewer = self._viewer_for(doc_id)
         shown = viewer.current_document() if viewer is not None else None
         # The draft was made on the version the tab shows: a change made since elsewhere (an agent, another
         # window, an undo) is not overwritten without asking.
         self.workbench.save_content(
             doc_id, content, on_saved=lambda doc: self._show_in_tab(doc, None, None),
-            expected_version=shown.version if checked and shown is not None else None,
+            expected_version=shown.version if shown is not None else None,
             on_conflict=lambda conflict: self._save_conflict(doc_id, content, conflict))
 
     def _save_conflict(self, doc_id: str, content: str, conflict: EditConflict) -> None:
-        if dialogs.confirm(self, "Changed elsewhere", f"This note was changed elsewhere while you edited it (it "
-                           f"went from version {conflict.expected} to {conflict.current}).\n\nSave your text as "
-                           f"the newest version? The other change stays in its history (Details › History). "
-                           f"No keeps your draft open."):
-            self._save_from_viewer(doc_id, content, checked=False)
+        """A stale save: both versions side by side (:class:`EditConflictDialog`), then the one kept or the merge
+        saved against the stored version, so that yet another change made meanwhile is caught in turn."""
+        lib = self.library
+        self.workbench.read(lambda _c: edit_merge.conflict_sides(lib, doc_id, conflict.expected, content),
+                            self._ask_conflict)
+
+    def _ask_conflict(self, sides: edit_merge.ConflictSides) -> None:
+        dialog = EditConflictDialog(sides, self, me=identity.current_user())
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+
+        def chosen() -> None:
+            doc_id, stored = sides.theirs.id, sides.theirs
+            if dialog.choice is Choice.THEIRS:
+                self._show_in_tab(stored, None, None)
+                return
+            text = dialog.text()
+            self.workbench.save_content(
+                doc_id, text, on_saved=lambda doc: self._show_in_tab(doc, None, None), expected_version=stored.version,
+                on_conflict=lambda again: self._save_conflict(doc_id, text, again))
+
+        dialog.accepted.connect(chosen)
+        dialog.open()
 
     def _close_tab(self, index: int) -> None:
         if index != LIBRARY_TAB:
