@@ -68,7 +68,7 @@ def test_the_top_help_imports_no_command_module_that_holds_a_group():
                             env=dict(os.environ, PYTHONPATH=str(REPO)), check=True)
     modules = {m.rsplit(".", 1)[1] for m in ast.literal_eval(listed.stdout.strip())}
     assert modules == {"about_commands", "apps", "citation_commands", "context", "demo_commands", "main",
-                       "mcp_commands", "undo_commands"}
+                       "identity_commands", "mcp_commands", "undo_commands"}
 
 
 def test_a_search_imports_no_other_command_and_not_chromadb(tmp_path):

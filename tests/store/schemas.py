@@ -12,7 +12,8 @@ def as_written_before_alembic(con: sqlite3.Connection, version: int) -> None:
 
 
 def downgrade_to_schema_6(database: Path) -> None:
-    """Take a library database back to schema 6: no ``chat_message`` table."""
+    """Take a library database back to schema 6: no ``chat_message`` table (nor what schema 8 added)."""
+    downgrade_to_schema_7(database)
     with sqlite3.connect(database) as con:
         con.execute("DROP TABLE chat_message")
         as_written_before_alembic(con, 6)
@@ -77,6 +78,16 @@ def downgrade_to_schema_1(database: Path) -> None:
         as_written_before_alembic(con, 1)
 
 
+def downgrade_to_schema_7(database: Path) -> None:
+    """Take a library database back to schema 7, as the first program with Alembic left it: no record of who made
+    each state."""
+    with sqlite3.connect(database) as con:
+        con.execute("ALTER TABLE document DROP COLUMN updated_by")
+        con.execute("ALTER TABLE document_version DROP COLUMN created_by")
+        con.execute("UPDATE alembic_version SET version_num = 'schema7'")
+        con.execute("UPDATE meta SET value = '7' WHERE key = 'schema_version'")
+
+
 DOWNGRADES = {1: downgrade_to_schema_1, 2: downgrade_to_schema_2, 3: downgrade_to_schema_3,
-              4: downgrade_to_schema_4, 5: downgrade_to_schema_5, 6: downgrade_to_schema_6}
+              4: downgrade_to_schema_4, 5: downgrade_to_schema_5, 6: downgrade_to_schema_6, 7: downgrade_to_schema_7}
 """Schema version → the function that takes a library database back to it."""

@@ -161,7 +161,8 @@ def test_a_library_of_the_last_schema_before_alembic_is_only_stamped(tmp_path, f
     assert _schema(database) == fresh_schema
 
 
-@pytest.mark.parametrize(("revision", "said"), [("schema8", "schema 8;"), ("e3f1a9c07b2d", "schema e3f1a9c07b2d;")])
+@pytest.mark.parametrize(("revision", "said"), [(f"schema{SCHEMA_VERSION + 1}", f"schema {SCHEMA_VERSION + 1};"),
+                                                    ("e3f1a9c07b2d", "schema e3f1a9c07b2d;")])
 def test_a_library_at_a_revision_this_program_does_not_know_is_refused_untouched(tmp_path, revision, said):
     root = tmp_path / "lib"
     Library.open(root).close()
