@@ -101,7 +101,7 @@ def test_memory_edit_if_version_refuses_a_document_changed_since_and_writes_noth
     cli("memory", "edit", note, "--content", "Changed by someone else.", "--no-wait")  # now version 2
     refused = cli("memory", "edit", note, "--content", "My edit of version 1.", "--if-version", "1", "--no-wait",
                   ok=False)
-    assert refused.exit_code == 6 and "changed since version 1 (it is at version 2 now)" in refused.output
+    assert refused.exit_code == 6 and "changed since version 1 (it is at version 2 now, by user:" in refused.output
     assert _json(cli("memory", "read", note, "--json"))["content"] == "Changed by someone else."
     done = _json(cli("memory", "edit", note, "--content", "My edit of version 2.", "--if-version", "2",
                      "--no-wait", "--json"))

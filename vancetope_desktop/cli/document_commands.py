@@ -370,11 +370,11 @@ def memory_edit(
 ) -> None:
     """Change a note's, fact's or result's title or text; the previous version is kept. A new title also
     rewrites the [[Old title]] links of the notes that led to it, one undo step with the rename."""
-    if merge and (if_version is None or content is None or title is not None):
-        raise InvalidInput("--merge merges a text: give it with --if-version N and --content (rename apart)")
     if content == "-":
         content = read_stdin()
     with open_library(library) as lib:
+        if merge and (if_version is None or content is None or title is not None):
+            raise InvalidInput("--merge merges a text: give it with --if-version N and --content (rename apart)")
         _visible(lib, doc_id, scope)
         verb = "Rename" if content is None else "Edit"
         action = undo.user_action(lib, verb, [doc_id])

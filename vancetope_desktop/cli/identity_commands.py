@@ -11,7 +11,7 @@ from rich.markup import escape
 from ..core.errors import InvalidInput
 from ..services import identity
 from .apps import app
-from .context import JsonOption, emit, out
+from .context import JsonOption, emit, guarded, out
 
 _ORIGINS = {"environment": f"from ${identity.IDENTITY_ENV}", "preferences": "your chosen name (preferences)",
             "login": "your OS login: choose a name with `vancetope whoami --set NAME`"}
@@ -30,8 +30,9 @@ def whoami(
     --json prints {"actor", "origin"}. Exit codes: 0; 2 a name that cannot be one (several lines,
     over 80 characters), or --set with --reset.
     """
-    if set_name is not None and reset:
-        raise InvalidInput("give --set NAME or --reset, not both")
-    now = identity.set_identity(None if reset else set_name) if set_name is not None or reset \
-        else identity.current_identity()
+    with guarded():
+        if set_name is not None and reset:
+            raise InvalidInput("give --set NAME or --reset, not both")
+        now = identity.set_identity(None if reset else set_name) if set_name is not None or reset \
+            else identity.current_identity()
     emit(as_json, now, lambda: out.print(f"{escape(now.actor)}  [dim]({_ORIGINS[now.origin]})[/dim]"))
