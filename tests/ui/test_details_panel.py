@@ -151,7 +151,7 @@ def test_versions_open_and_restore(qtbot, panel):
     panel.set_versions([_version(1, "edited"), _version(2, "tags: +#unread"), _version(1, "x", "other_doc")])
     assert panel.versions_list.topLevelItemCount() == 2
     newest = panel.versions_list.topLevelItem(0)
-    assert [newest.text(c) for c in range(3)] == ["2", WHEN.astimezone().strftime("%Y-%m-%d %H:%M"), "edited"]
+    assert [newest.text(c) for c in range(4)] == ["2", WHEN.astimezone().strftime("%Y-%m-%d %H:%M"), "edited", "—"]
     assert not panel.restore_version_button.isEnabled()
     panel.versions_list.setCurrentItem(panel.versions_list.topLevelItem(1))
     with qtbot.waitSignal(panel.version_restore_requested) as restored:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from PySide6.QtWidgets import QDialog, QDialogButtonBox
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel
 
 from vancetope_desktop.core.scopes import DEFAULT_PROXIMITY_WEIGHTS
 from vancetope_desktop.core.settings import BUNDLED_MODEL, Settings
@@ -177,3 +177,26 @@ def test_cancel_gives_no_results(open_dialog):
     assert dialog.result() == QDialog.DialogCode.Rejected
     with pytest.raises(RuntimeError):
         dialog.result_preferences()
+
+
+def test_your_name_is_a_preference_checked_before_it_is_kept(open_dialog, monkeypatch):
+    monkeypatch.delenv("VANCETOPE_IDENTITY", raising=False)
+    dialog = open_dialog(preferences=Preferences(identity="Ada"))
+    assert dialog.identity_edit.text() == "Ada" and dialog.tabs.currentIndex() == 0
+    dialog.identity_edit.setText("Ada\tLovelace")
+    _press_ok(dialog)
+    _assert_refused(dialog, "General", "Your name: an identity is one line")
+    dialog.identity_edit.setText("  Ada Lovelace ")
+    _press_ok(dialog)
+    assert dialog.result_preferences().identity == "Ada Lovelace"
+    cleared = open_dialog(preferences=Preferences(identity="Ada"))
+    cleared.identity_edit.clear()
+    _press_ok(cleared)
+    assert cleared.result_preferences().identity is None  # back to the login name
+
+
+def test_a_name_set_in_the_environment_is_said_to_win(open_dialog, monkeypatch):
+    monkeypatch.setenv("VANCETOPE_IDENTITY", "service:nightly")
+    dialog = open_dialog(preferences=Preferences(identity="Ada"))
+    hints = [label.text() for label in dialog.findChildren(QLabel)]
+    assert any("$VANCETOPE_IDENTITY is set" in text and "service:nightly" in text for text in hints)

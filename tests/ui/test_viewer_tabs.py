@@ -6,7 +6,6 @@ from tests.services.test_annotations import PAGE_ONE, PAGE_TWO, make_pdf
 from vancetope_desktop.core.documents import DocumentType
 from vancetope_desktop.ingest.registry import extract_file
 from vancetope_desktop.services import documents, imports
-from vancetope_desktop.ui import dialogs
 from vancetope_desktop.ui.viewer import DocumentViewer, MarkdownViewer, PdfViewer
 
 WAIT = 10_000
@@ -102,30 +101,3 @@ def test_an_open_pdf_follows_a_rename_and_keeps_its_found_words(qtbot, library, 
     qtbot.waitUntil(lambda: viewer.title_label.full_text() == "Renamed paper", timeout=WAIT)
     assert viewer.current_document().metadata["journal"] == "Elsewhere"
     assert find.text() == "Mixed precision" and viewer.current_widget().current_page() == 2  # not reloaded
-
-
-def test_saving_a_draft_of_a_note_changed_meanwhile_asks_before_overwriting(qtbot, library, make_window,
-                                                                             monkeypatch):
-    note = documents.add_text(library, "Version one.", doc_type=DocumentType.NOTE, title="Draft")
-    window = make_window(library)
-    markdown = _markdown(_open(qtbot, window, note.id))
-    markdown.start_editing()
-    markdown.editor.setPlainText("My draft.")
-    # Another process writes before the window has noticed (no refresh): the save must not overwrite it.
-    documents.update_document(library, note.id, content="Changed elsewhere.")
-    asked: list[str] = []
-    answers = iter([False, True])
-    monkeypatch.setattr(dialogs, "confirm", lambda _parent, title, text: asked.append(text) or next(answers))
-    markdown.save()
-    qtbot.waitUntil(lambda: len(asked) == 1, timeout=WAIT)
-    assert "from version 1 to 2" in asked[0]
-    assert documents.get_document(library, note.id).content == "Changed elsewhere."  # No: nothing written
-    markdown.start_editing()
-    markdown.editor.setPlainText("My draft, kept.")
-    # The window may have noticed the other write meanwhile (its change poll reloads the tab; on a busy machine
-    # before this save): a draft made on the version the tab shows is saved as it is, one made on version 1 asks again.
-    based_on = window._viewer_for(note.id).current_document().version
-    markdown.save()
-    qtbot.waitUntil(lambda: documents.get_document(library, note.id).content == "My draft, kept.", timeout=WAIT)
-    assert len(asked) == (2 if based_on == 1 else 1) and all("from version 1 to 2" in text for text in asked)
-    assert documents.read_version(library, note.id, 2).content == "Changed elsewhere."  # kept in the history
