@@ -126,6 +126,7 @@ def test_rerun_replaces_content_as_a_new_version_and_clears_stale(tree):
     assert "analysis" in again.tags and "auto:node_1" in again.tags
     history = documents.list_versions(lib, first.id)
     assert any(v.content == "First answer." and "stale" not in v.tags for v in history)
+    assert again.updated_by == TP and {v.created_by for v in history} == {TP}  # each state the think process's
     assert len(relations.node_results(lib, "tp_12", "node_1")) == 1
 
 

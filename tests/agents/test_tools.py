@@ -161,6 +161,9 @@ def test_store_query_list_read_tag_round_trip(library):
     assert tagged.tags == ["attention", "thinkprocess:tp_12", "verified"]
     assert tools.memory_tag(stored.doc_id, remove=["attention"]).tags == ["thinkprocess:tp_12", "verified"]
     assert tools.memory_read(stored.doc_id).version == 3  # each tag change keeps the previous tags as a version
+    # Every state is the think process's: made by it, retagged by it (issue 17: versions record their author).
+    assert [v.created_by for v in documents.list_versions(library, stored.doc_id)] == [TP12, TP12]
+    assert documents.get_document(library, stored.doc_id).updated_by == TP12
     json.dumps([m.model_dump(mode="json") for m in (stored, found, listed, read, tagged)])
 
 

@@ -189,13 +189,14 @@ def memory_store_result(lib: Library, node_id: str, node_type: NodeType | str, t
     doc_id = existing[-1].id
     # Clear the mark first, so the version kept by the update is the stale content without the #stale tag.
     stale.set_stale(lib, [doc_id], stale=False)
+    author = records.creator(think_process_id)
     documents.update_document(lib, doc_id, title=title, content=content, metadata=metadata,
                               derived_from=[i for i in inputs if i != doc_id], reason=f"re-run of node {node_id}",
-                              author=records.creator(think_process_id))
+                              author=author)
     atom_extraction.extract_at_import(lib, [doc_id], generator=generator)  # the re-run's new statements
     other_type_tags = [t for k, t in NODE_TYPE_TAGS.items() if k != node_kind]
     return documents.tag_document(lib, doc_id, add=wanted_tags, remove=other_type_tags,
-                                  reason=f"tags of node {node_id}")
+                                  reason=f"tags of node {node_id}", author=author)
 
 
 def _results_folder(lib: Library, scope_path: str) -> str:
