@@ -480,11 +480,11 @@ class PromotionRequest(BaseModel):
         description="pending until the user decides; approved (the document moved: see final_scope) or rejected "
         "(see decision_reason); withdrawn when the document was moved or trashed meanwhile.")
     reason: str = Field(description="Why, as shown to the reviewer.")
-    requested_by: str = Field(description="Who asked: think-process/<id>, user:<login> or rule:<tag>.")
+    requested_by: str = Field(description="Who asked: think-process/<id>, user:<name> or rule:<tag>.")
     updates: str | None = Field(default=None, description="A document in the target scope that approving would "
                                 "update with this one's content (the same task node's earlier result).")
     decision_reason: str | None = Field(default=None, description="The user's reason, once decided.")
-    decided_by: str | None = Field(default=None, description="Who decided (user:<login>, or rule:<tag> for an "
+    decided_by: str | None = Field(default=None, description="Who decided (user:<name>, or rule:<tag> for an "
                                    "auto-approving rule), once decided.")
     decided_at: datetime | None = None
     final_scope: str | None = Field(default=None, description="Where an approved document went (the user may "

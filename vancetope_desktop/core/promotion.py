@@ -57,7 +57,7 @@ class PromotionRequest(BaseModel):
     document_type: DocumentType | None = Field(default=None, description="None once the document is purged.")
     source_scope: str = Field(description="Where the document is.")
     target_scope: str = Field(description="Where it would go.")
-    requested_by: str = Field(description="user:<login>, think-process/<id> or rule:<tag>.")
+    requested_by: str = Field(description="user:<name>, think-process/<id> or rule:<tag>.")
     requester: RequesterKind
     reason: str = ""
     status: RequestStatus = RequestStatus.PENDING

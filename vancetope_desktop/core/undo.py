@@ -23,7 +23,7 @@ class UserAction(BaseModel):
 
     Attributes:
         label: what the Edit menu says after "Undo": ``Move 3 documents``, ``Trash “Notes”``.
-        actor: ``user:<login>`` (``services.audit.current_user``).
+        actor: ``user:<name>`` (``services.identity.current_user``).
         group: the id shared by the audit entries of this action (a fresh uuid by default).
     """
 

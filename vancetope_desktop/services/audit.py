@@ -28,7 +28,7 @@ def record(session: Session, row: tables.DocumentRow, action: str, *, actor: str
     Args:
         action: ``promote``, ``demote``, ``request``, ``approve``, ``reject``, ``withdraw``, ``update``,
             or a user action (:func:`record_user_action`).
-        actor: ``user:<login>``, ``think-process/<id>`` or ``rule:<tag>``.
+        actor: ``user:<name>``, ``think-process/<id>`` or ``rule:<tag>``.
         payload: what undo needs (see :func:`record_user_action`); empty for other entries.
     """
     session.add(tables.AuditRow(document_id=row.id, title=row.title, action=action, from_scope=from_scope,
