@@ -164,6 +164,7 @@ def test_store_query_list_read_tag_round_trip(library):
     # Every state is the think process's: made by it, retagged by it (issue 17: versions record their author).
     assert [v.created_by for v in documents.list_versions(library, stored.doc_id)] == [TP12, TP12]
     assert documents.get_document(library, stored.doc_id).updated_by == TP12
+    assert tools.memory_read(stored.doc_id).updated_by == TP12  # the tool face says who made the version read
     json.dumps([m.model_dump(mode="json") for m in (stored, found, listed, read, tagged)])
 
 

@@ -313,6 +313,8 @@ class DocumentSummary(BaseModel):
     version: int
     created_at: datetime
     updated_at: datetime
+    updated_by: str | None = Field(default=None, description="Who made this version: user:<name>, "
+                                   "think-process/<id>, an agent's scope; null when not recorded (older libraries).")
     think_process_id: str | None = Field(default=None, description="The think process that produced it, if any.")
     node_id: str | None = Field(default=None, description="The task node that produced it, if any.")
     reading_status: ReadingStatusName | None = Field(
@@ -327,7 +329,7 @@ class DocumentSummary(BaseModel):
         reading = reading_status_of(doc.type, doc.metadata)
         return cls(doc_id=doc.id, title=doc.title, type=doc.type.value, scope=doc.scope, tags=list(doc.tags),
                    status=doc.status.value, index_state=doc.index_state.value, version=doc.version,
-                   created_at=doc.created_at, updated_at=doc.updated_at,
+                   created_at=doc.created_at, updated_at=doc.updated_at, updated_by=doc.updated_by,
                    think_process_id=doc.source.think_process_id, node_id=doc.source.node_id,
                    reading_status=reading.value if reading else None,
                    memory_type=doc.memory_type.value if doc.memory_type else None, **extra)
