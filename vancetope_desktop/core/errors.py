@@ -23,6 +23,10 @@ class LibraryTooNew(LibraryError):
     """The library was written by a newer version of Vancetope Desktop (schema version is higher)."""
 
 
+class LibraryNeedsUpgrade(LibraryError):
+    """A team library's server database has an older schema, and upgrading it was not asked for explicitly."""
+
+
 class NotFound(VancetopeError):
     """A document, scope, folder or version that was asked for does not exist."""
 

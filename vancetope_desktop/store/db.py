@@ -1,4 +1,5 @@
-"""The SQLite database: engine set-up (WAL, foreign keys, busy timeout), schema creation, sessions.
+"""The library database: engine set-up (SQLite: WAL, foreign keys, busy timeout; PostgreSQL: ``store.postgres``),
+schema creation, sessions.
 
 Several processes share one library (the app, the CLI, an agent server). SQLite in WAL mode lets
 readers run beside one writer; write transactions start with ``BEGIN IMMEDIATE`` so that two writers
@@ -20,17 +21,27 @@ from ..core.errors import LibraryError
 from . import tables
 from .json_columns import dump_json, load_json
 from .migrations import HEAD_REVISION
+from .postgres import WRITE_OPTION, create_postgres_engine, is_postgres_url
 
 BUSY_TIMEOUT_MS = 60_000
 """How long a writer waits for another process's write transaction (a large import commits in batches)."""
 
 
-def create_database_engine(path: Path) -> Engine:
-    """Open (creating if needed) the SQLite file at ``path`` with the library's connection settings.
+def create_database_engine(location: Path | str) -> Engine:
+    """Open the library database at ``location`` with the library's connection settings: a path is the embedded
+    library's SQLite file (created if needed), a ``postgresql://`` or ``postgresql+psycopg://`` URL a team library's
+    server database (``store.postgres.create_postgres_engine``: it must exist; its tables are made by
+    :func:`ensure_schema`).
 
     Raises:
-        LibraryError: when the file cannot be opened as a database.
+        LibraryError: when the file cannot be opened as a database, the URL is not PostgreSQL's, or the server
+            cannot be reached.
     """
+    if isinstance(location, str):
+        if not is_postgres_url(location):
+            raise LibraryError(f"not a library database: {location!r} (a SQLite file's path, or a postgresql:// URL)")
+        return create_postgres_engine(location)
+    path = location
     engine = create_engine(
         f"sqlite:///{path}",
         connect_args={"timeout": BUSY_TIMEOUT_MS / 1000, "check_same_thread": False},
@@ -52,8 +63,8 @@ def create_database_engine(path: Path) -> Engine:
 
     @event.listens_for(engine, "begin")
     def _begin(connection) -> None:
-        mode = connection.get_execution_options().get("sqlite_begin", "DEFERRED")
-        connection.exec_driver_sql(f"BEGIN {mode}")
+        write = connection.get_execution_options().get(WRITE_OPTION, False)
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN DEFERRED")
 
     try:
         with engine.connect() as connection:
@@ -72,10 +83,17 @@ class SchemaState:
     legacy_version: int | None
 
 
+_TABLES_NAMED = {
+    "sqlite": "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('meta', 'alembic_version')",
+    "postgresql": "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() "
+                  "AND table_name IN ('meta', 'alembic_version')",
+}
+"""Per database, the query that says which of the two tables :func:`schema_state` reads exist."""
+
+
 def schema_state(connection: Connection) -> SchemaState:
     """Read the library's schema revision with two small queries and no Alembic import (every start-up does this)."""
-    found = set(connection.execute(text(
-        "SELECT name FROM sqlite_master WHERE type='table' AND name IN ('meta', 'alembic_version')")).scalars())
+    found = set(connection.execute(text(_TABLES_NAMED[connection.dialect.name])).scalars())
     if "alembic_version" in found:
         revisions = connection.execute(text("SELECT version_num FROM alembic_version")).scalars().all()
         # One row on a linear history; anything else is left to Alembic (upgrade_schema) to judge.
@@ -87,27 +105,32 @@ def schema_state(connection: Connection) -> SchemaState:
 
 @dataclass(frozen=True)
 class SchemaUpgrade:
-    """A migration :func:`ensure_schema` made: from which schema version, to which, and the copy made first."""
+    """A migration :func:`ensure_schema` made: from which schema version, to which, and the copy made first (None on
+    a server database: its copy is the operator's, made before asking for the upgrade)."""
 
     from_version: int
     to_version: int
-    backup: Path
+    backup: Path | None
 
 
-def ensure_schema(engine: Engine, backups: Path) -> SchemaUpgrade | None:
+def ensure_schema(engine: Engine, backups: Path, *, upgrade_server: bool = False) -> SchemaUpgrade | None:
     """Create the schema of a new library, bring an older one to this program's (``store/migrations``), or refuse a
     newer one.
 
-    Before migrating a library of an older schema, the database is copied to ``backups`` (SQLite's
+    Before migrating an embedded library of an older schema, the database is copied to ``backups`` (SQLite's
     online backup API, see ``store/backups.py``): a migration that goes wrong, or a newer program
-    the user wants to leave, costs nothing. A library already at the head revision costs one read and
-    no Alembic import (a cold CLI command's start-up).
+    the user wants to leave, costs nothing. A server (PostgreSQL) database is not copied: a team's database is
+    backed up by its operator (``pg_dump``), and one program of the team must not upgrade it under the others'
+    feet on opening it, so an older server schema is upgraded only when ``upgrade_server`` is True (an explicit
+    upgrade step), refused otherwise; an empty server database is created without asking. A library already at
+    the head revision costs one read and no Alembic import (a cold CLI command's start-up).
 
     Returns:
         The :class:`SchemaUpgrade` made, or None (a new library, or one at the current version).
 
     Raises:
         LibraryTooNew: the library's schema is newer than this program's (a revision it does not know).
+        LibraryNeedsUpgrade: a server database of an older schema, without ``upgrade_server``; nothing changed.
         LibraryError: the copy cannot be made, or a migration step fails; nothing was migrated.
     """
     with engine.connect() as connection:
@@ -116,20 +139,22 @@ def ensure_schema(engine: Engine, backups: Path) -> SchemaUpgrade | None:
         return None
     from .migrations.upgrade import upgrade_schema  # Alembic (0.12 s of CPU to import) only to create or upgrade
 
-    return upgrade_schema(engine, backups, found)
+    return upgrade_schema(engine, backups, found, upgrade_server=upgrade_server)
 
 
 @contextmanager
 def write_session(engine: Engine) -> Iterator[Session]:
-    """A session whose transaction takes the write lock at once and commits on success, rolls back on error."""
-    with Session(engine.execution_options(sqlite_begin="IMMEDIATE"), expire_on_commit=False) as session, \
+    """A session whose transaction takes the write lock at once (SQLite's ``BEGIN IMMEDIATE``, PostgreSQL's advisory
+    write lock: ``store.postgres``) and commits on success, rolls back on error."""
+    with Session(engine.execution_options(**{WRITE_OPTION: True}), expire_on_commit=False) as session, \
             session.begin():
         yield session
 
 
 @contextmanager
 def read_session(engine: Engine) -> Iterator[Session]:
-    """A session for reads (a deferred transaction: it never blocks writers in WAL mode)."""
+    """A session for reads: one snapshot that never blocks writers (SQLite: a deferred transaction in WAL mode;
+    PostgreSQL: REPEATABLE READ)."""
     with Session(engine, expire_on_commit=False) as session, session.begin():
         yield session
 

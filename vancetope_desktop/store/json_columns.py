@@ -7,6 +7,9 @@ every query that parses the column fail ("malformed JSON"), blocking every impor
 So :func:`repair_json_columns` fixes them when a library written before this rule opens,
 :func:`load_json` reads one without failing, and queries that parse a column over many rows wrap it
 in :func:`json_or_empty`.
+
+On PostgreSQL the columns are JSONB (:data:`JSON_VALUE`), which refuses invalid JSON on the way in: nothing to
+repair there. :class:`json_field` is one top-level key of a JSON column in either database's SQL.
 """
 
 from __future__ import annotations
@@ -16,7 +19,10 @@ import logging
 from collections.abc import Iterable
 from typing import Any
 
-from sqlalchemy import JSON, Connection, Table, text
+from sqlalchemy import JSON, Connection, String, Table, text
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.sql.expression import FunctionElement
 
 from ..core.json_values import to_jsonable
 
@@ -24,6 +30,42 @@ UNREADABLE_KEY = "unreadable_json"
 """Key under which an object column keeps text that is not JSON at all (so nothing is lost)."""
 
 _log = logging.getLogger(__name__)
+
+JSON_VALUE = JSON().with_variant(JSONB(), "postgresql")
+"""The type of every JSON column (``store.tables``, the revisions): JSON on SQLite (text ``json_valid`` checks),
+JSONB on PostgreSQL (parsed and checked on the way in, indexable, ``->>``, ``?`` and ``@>``)."""
+
+
+class json_field(FunctionElement):  # lower case: used like a SQL function, json_field("payload", "group")
+    """The value at the top-level ``key`` of the JSON column ``column``, as SQL text: ``json_extract(payload,
+    '$.group')`` on SQLite, ``(payload ->> 'group')`` on PostgreSQL; NULL when missing or JSON null on both.
+
+    Rendered with its key inline, so that an expression index on it (``store.tables.AuditRow``) and a query
+    using it read the same expression. ``column`` and ``key`` are identifiers (letters, digits, ``_``).
+
+    Raises:
+        ValueError: ``column`` or ``key`` is not an identifier.
+    """
+
+    type = String()
+    name = "json_field"
+    inherit_cache = False  # the key is an attribute, not a bound parameter: no statement caching
+
+    def __init__(self, column: str, key: str) -> None:
+        if not (column.isidentifier() and key.isidentifier()):
+            raise ValueError(f"json_field takes identifiers, not {column!r}, {key!r}")
+        self.column, self.key = column, key
+        super().__init__()
+
+
+@compiles(json_field)
+def _json_field_sqlite(element: json_field, _compiler, **_kw) -> str:
+    return f"json_extract({element.column}, '$.{element.key}')"
+
+
+@compiles(json_field, "postgresql")
+def _json_field_postgresql(element: json_field, _compiler, **_kw) -> str:
+    return f"({element.column} ->> '{element.key}')"
 
 
 def dump_json(value: Any) -> str:

@@ -1,4 +1,5 @@
-"""The SQLite schema as SQLModel tables. Plain rows only: services turn them into core value objects.
+"""The library schema (SQLite and PostgreSQL alike) as SQLModel tables. Plain rows only: services turn them into core
+value objects.
 
 Schema version 8 (version 2 added ``promotion_request`` and ``audit_entry``; version 3 the chunk
 ``role``, indexes on ``index_job.kind`` and ``chunk(document_id, role)``; version 4 the audit entry's
@@ -11,10 +12,11 @@ the kept version's ``created_by``).
 Each version is an Alembic revision in ``store/migrations/versions/`` (``schema1`` … ``schema8``). Any change
 to these tables, even a new table or index, is a new version: raise :data:`SCHEMA_VERSION` to N, add
 ``versions/schemaN.py`` with ``down_revision = "schemaN-1"`` whose ``upgrade()`` makes the change with ``op.*``
-and its own column definitions (not these models: a revision must build what it built when written), SQLite-only
-SQL under ``checks.is_sqlite()`` with a note on what a server database needs; then add the downgrade of a library
-to N-1 to ``tests/store/schemas.py``, which ``tests/store/test_migrations.py`` upgrades and compares with these
-models. ``meta.schema_version`` is written as N too, so that older programs refuse the library.
+and its own column definitions (not these models: a revision must build what it built when written), SQL of one
+database under ``checks.is_sqlite()`` with the other's (PostgreSQL's) branch beside it; then add the downgrade of a
+library to N-1 to ``tests/store/schemas.py``, which ``tests/store/test_migrations.py`` upgrades and compares with
+these models (``tests/store/test_postgres_schema.py`` does the same on PostgreSQL). ``meta.schema_version`` is
+written as N too, so that older programs refuse the library.
 """
 
 from __future__ import annotations
@@ -22,8 +24,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, Column, ForeignKey, Index, String, UniqueConstraint, text
+from sqlalchemy import Column, DateTime, ForeignKey, Index, String, UniqueConstraint
 from sqlmodel import Field, SQLModel
+
+from .json_columns import JSON_VALUE, json_field
 
 SCHEMA_VERSION = 8
 """This program's schema version: its head revision is ``schema8`` (``store/migrations``), and the number is
@@ -33,6 +37,10 @@ mirrored in ``meta.schema_version`` for programs from before Alembic."""
 def utcnow() -> datetime:
     """Timezone-aware current time in UTC (all stored times are UTC)."""
     return datetime.now(UTC)
+
+
+TIME = DateTime(timezone=True)
+"""The type of every stored time: PostgreSQL's ``timestamp with time zone`` (SQLite stores the UTC time as text)."""
 
 
 class MetaRow(SQLModel, table=True):
@@ -55,8 +63,8 @@ class ScopeRow(SQLModel, table=True):
         default=None, sa_column=Column(String, ForeignKey("scope.path", ondelete="RESTRICT"), index=True)
     )
     archived: bool = False
-    settings: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
-    created_at: datetime = Field(default_factory=utcnow)
+    settings: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON_VALUE, nullable=False))
+    created_at: datetime = Field(default_factory=utcnow, sa_type=TIME)
 
 
 class DocumentRow(SQLModel, table=True):
@@ -74,7 +82,7 @@ class DocumentRow(SQLModel, table=True):
     source_type: str = "manual"
     source_think_process: str | None = None
     source_node: str | None = None
-    meta: dict[str, Any] = Field(default_factory=dict, sa_column=Column("metadata", JSON, nullable=False))
+    meta: dict[str, Any] = Field(default_factory=dict, sa_column=Column("metadata", JSON_VALUE, nullable=False))
     folder_id: str | None = Field(
         default=None, sa_column=Column(String, ForeignKey("document.id", ondelete="SET NULL"), index=True)
     )
@@ -84,8 +92,8 @@ class DocumentRow(SQLModel, table=True):
     blob_hash: str | None = Field(default=None, index=True)
     content_hash: str | None = Field(default=None, index=True)
     version: int = 1
-    created_at: datetime = Field(default_factory=utcnow)
-    updated_at: datetime = Field(default_factory=utcnow)
+    created_at: datetime = Field(default_factory=utcnow, sa_type=TIME)
+    updated_at: datetime = Field(default_factory=utcnow, sa_type=TIME)
     # Who made the current state (an actor string: ``services.identity``); None before schema 8.
     updated_by: str | None = None
     # A column, not metadata: recall and the lists filter on it in SQL (``core.memories.MemoryType``; None
@@ -113,12 +121,12 @@ class VersionRow(SQLModel, table=True):
     number: int
     title: str
     content: str | None = None
-    tags: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
-    meta: dict[str, Any] = Field(default_factory=dict, sa_column=Column("metadata", JSON, nullable=False))
+    tags: list[str] = Field(default_factory=list, sa_column=Column(JSON_VALUE, nullable=False))
+    meta: dict[str, Any] = Field(default_factory=dict, sa_column=Column("metadata", JSON_VALUE, nullable=False))
     content_hash: str | None = None
     blob_hash: str | None = None
     reason: str = ""
-    created_at: datetime = Field(default_factory=utcnow)
+    created_at: datetime = Field(default_factory=utcnow, sa_type=TIME)
     # Who made this state (the document's ``updated_by`` when it was current); None before schema 8.
     created_by: str | None = None
 
@@ -156,10 +164,10 @@ class JobRow(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     document_id: str = Field(index=True)
     kind: str
-    payload: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    payload: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON_VALUE, nullable=False))
     attempts: int = 0
     last_error: str | None = None
-    created_at: datetime = Field(default_factory=utcnow)
+    created_at: datetime = Field(default_factory=utcnow, sa_type=TIME)
 
 
 class PromotionRequestRow(SQLModel, table=True):
@@ -181,10 +189,10 @@ class PromotionRequestRow(SQLModel, table=True):
     reason: str = ""
     status: str = "pending"
     decided_by: str | None = None
-    decided_at: datetime | None = None
+    decided_at: datetime | None = Field(default=None, sa_type=TIME)
     decision_reason: str | None = None
     final_scope: str | None = None
-    created_at: datetime = Field(default_factory=utcnow)
+    created_at: datetime = Field(default_factory=utcnow, sa_type=TIME)
 
 
 class AuditRow(SQLModel, table=True):
@@ -204,9 +212,10 @@ class AuditRow(SQLModel, table=True):
     # their undos: the stacks took 215 ms with 100,000 entries by a full scan, 22 ms with these, as with 10,000
     # (tests/benchmarks/bench_undo.py, load average 7 on 2 cores).
     __table_args__ = (
-        Index("ix_audit_entry_undo", "actor", "id", sqlite_where=text("json_extract(payload, '$.group') IS NOT NULL")),
-        Index("ix_audit_entry_group", text("json_extract(payload, '$.group')")),
-        Index("ix_audit_entry_target", text("json_extract(payload, '$.target')")),
+        Index("ix_audit_entry_undo", "actor", "id", sqlite_where=json_field("payload", "group").is_not(None),
+              postgresql_where=json_field("payload", "group").is_not(None)),
+        Index("ix_audit_entry_group", json_field("payload", "group")),
+        Index("ix_audit_entry_target", json_field("payload", "target")),
     )
     id: int | None = Field(default=None, primary_key=True)
     document_id: str = Field(index=True)
@@ -217,8 +226,8 @@ class AuditRow(SQLModel, table=True):
     actor: str
     reason: str = ""
     request_id: str | None = None
-    at: datetime = Field(default_factory=utcnow)
-    payload: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False,
+    at: datetime = Field(default_factory=utcnow, sa_type=TIME)
+    payload: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON_VALUE, nullable=False,
                                                                            server_default="{}"))
 
 
@@ -240,7 +249,7 @@ class RelationRow(SQLModel, table=True):
     target_id: str = Field(
         sa_column=Column(String, ForeignKey("document.id", ondelete="CASCADE"), primary_key=True))
     type: str = Field(sa_column=Column(String, primary_key=True))
-    created_at: datetime = Field(default_factory=utcnow)
+    created_at: datetime = Field(default_factory=utcnow, sa_type=TIME)
     created_by: str = ""
 
 

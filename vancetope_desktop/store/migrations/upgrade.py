@@ -1,9 +1,10 @@
 """Create a library's schema or bring it to :data:`~.HEAD_REVISION` with Alembic, copying the database first.
 
 Programmatic Alembic, without ``env.py`` or ``alembic.ini``: the revisions are read from the package's
-``versions/`` folder and run on the library's own engine, inside one write transaction (``BEGIN IMMEDIATE``, as
-every write): a failing step leaves the library as it was, and two processes opening an old library at once
-upgrade it once (the second finds it at head under the lock).
+``versions/`` folder and run on the library's own engine, inside one write transaction (``BEGIN IMMEDIATE`` on
+SQLite, the advisory write lock on PostgreSQL, as every write; both make DDL transactional): a failing step leaves
+the library as it was, and two processes opening an old library at once upgrade it once (the second finds it at
+head under the lock).
 """
 
 from __future__ import annotations
@@ -19,10 +20,11 @@ from alembic.util import CommandError
 from sqlalchemy import Connection, Engine, insert, update
 from sqlalchemy.exc import SQLAlchemyError
 
-from ...core.errors import LibraryError, LibraryTooNew
+from ...core.errors import LibraryError, LibraryNeedsUpgrade, LibraryTooNew
 from .. import tables
 from ..backups import backup_database, timestamp, unique_path
 from ..db import SchemaState, SchemaUpgrade, schema_state
+from ..postgres import WRITE_OPTION
 from . import HEAD_REVISION, revision_for, scripts_folder, version_of
 
 
@@ -32,14 +34,16 @@ def script_directory() -> ScriptDirectory:
     return ScriptDirectory(str(scripts_folder()))
 
 
-def upgrade_schema(engine: Engine, backups: Path, found: SchemaState) -> SchemaUpgrade | None:
+def upgrade_schema(engine: Engine, backups: Path, found: SchemaState, *,
+                   upgrade_server: bool = False) -> SchemaUpgrade | None:
     """Bring the library of ``engine``, found in state ``found`` (``store.db.schema_state``), to the head revision.
 
     A new (empty) database runs every revision from ``schema1``. A library from before Alembic is first stamped
-    with the revision of its ``meta.schema_version``. A library at an older revision is copied to ``backups``
-    (``library-schemaN-<time>.sqlite``) before anything changes. The copy and the revisions are made under the
-    write lock, the state read again there: of several processes opening an old library at once, one copies and
-    upgrades it, the others wait and find it upgraded.
+    with the revision of its ``meta.schema_version``. An embedded library at an older revision is copied to
+    ``backups`` (``library-schemaN-<time>.sqlite``) before anything changes; a server database at an older revision
+    is upgraded only with ``upgrade_server`` (its copy is the operator's: ``store.db.ensure_schema``). The copy and
+    the revisions are made under the write lock, the state read again there: of several processes opening an old
+    library at once, one copies and upgrades it, the others wait and find it upgraded.
 
     Returns:
         The :class:`~..db.SchemaUpgrade` made, or None (a new library, one only stamped, or one another process
@@ -47,24 +51,29 @@ def upgrade_schema(engine: Engine, backups: Path, found: SchemaState) -> SchemaU
 
     Raises:
         LibraryTooNew: the library's revision (or, before Alembic, its schema version) is unknown to this program.
+        LibraryNeedsUpgrade: a server database at an older revision, without ``upgrade_server``; it is unchanged.
         LibraryError: the copy cannot be made, or a revision fails; the library is unchanged in both cases.
     """
     script = script_directory()
     known = {revision.revision for revision in script.walk_revisions()}
+    server = engine.dialect.name != "sqlite"
     _refuse_unknown(_start(found), known)  # before the write lock: a newer library may be on a read-only disk
     upgrade = None
     try:
-        with engine.execution_options(sqlite_begin="IMMEDIATE").connect() as connection, connection.begin():
+        with engine.execution_options(**{WRITE_OPTION: True}).connect() as connection, connection.begin():
             found = schema_state(connection)
             start = _start(found)
             _refuse_unknown(start, known)
             if start == HEAD_REVISION and found.revision is not None:
                 return None
             if start is not None and start != HEAD_REVISION:
-                upgrade = _copy_first(engine, backups, start)
+                if server and not upgrade_server:
+                    raise LibraryNeedsUpgrade(_needs_upgrade(start))
+                upgrade = SchemaUpgrade(_version(start), tables.SCHEMA_VERSION, None) if server else \
+                    _copy_first(engine, backups, start)
             _run(connection, script, start if found.revision is None else None)
     except (SQLAlchemyError, CommandError) as error:  # CommandError: e.g. two rows in alembic_version
-        kept = f"; a copy of it as it was is at {upgrade.backup}" if upgrade else ""
+        kept = f"; a copy of it as it was is at {upgrade.backup}" if upgrade and upgrade.backup else ""
         cause = getattr(error, "orig", None) or error  # the database's own words, not the SQL statement
         raise LibraryError(f"cannot bring the library database to schema {tables.SCHEMA_VERSION} ({cause}); "
                            f"nothing was changed{kept}") from error
@@ -90,9 +99,20 @@ def _label(revision: str) -> str:
     return revision if version is None else str(version)
 
 
-def _copy_first(engine: Engine, backups: Path, start: str) -> SchemaUpgrade:
+def _version(start: str) -> int:
     version = version_of(start)
     assert version is not None, start  # every revision of versions/ is named schemaN
+    return version
+
+
+def _needs_upgrade(start: str) -> str:
+    return (f"the team library's database is at schema {_version(start)}; this version of Vancetope Desktop uses "
+            f"schema {tables.SCHEMA_VERSION}: back the database up (pg_dump), make sure no older version of the "
+            "program still uses it, then upgrade it explicitly")
+
+
+def _copy_first(engine: Engine, backups: Path, start: str) -> SchemaUpgrade:
+    version = _version(start)
     copy = unique_path(backups / f"library-schema{version}-{timestamp()}.sqlite")
     try:
         backup_database(engine, copy)

@@ -7,6 +7,7 @@ memory type in 5…). A new library runs this and every later revision.
 import sqlalchemy as sa
 from alembic import op
 
+from vancetope_desktop.store.json_columns import JSON_VALUE
 from vancetope_desktop.store.migrations.checks import is_sqlite
 
 revision = "schema1"
@@ -31,7 +32,7 @@ def upgrade() -> None:
         sa.Column("name", sa.String(), nullable=False),
         sa.Column("parent_path", sa.String(), nullable=True),
         sa.Column("archived", sa.Boolean(), nullable=False),
-        sa.Column("settings", sa.JSON(), nullable=False),
+        sa.Column("settings", JSON_VALUE, nullable=False),
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
         sa.ForeignKeyConstraint(["parent_path"], ["scope.path"], ondelete="RESTRICT"),
         sa.PrimaryKeyConstraint("path"),
@@ -49,7 +50,7 @@ def upgrade() -> None:
         sa.Column("source_type", sa.String(), nullable=False),
         sa.Column("source_think_process", sa.String(), nullable=True),
         sa.Column("source_node", sa.String(), nullable=True),
-        sa.Column("metadata", sa.JSON(), nullable=False),
+        sa.Column("metadata", JSON_VALUE, nullable=False),
         sa.Column("folder_id", sa.String(), nullable=True),
         sa.Column("status", sa.String(), nullable=False),
         sa.Column("index_state", sa.String(), nullable=False),
@@ -82,8 +83,8 @@ def upgrade() -> None:
         sa.Column("number", sa.Integer(), nullable=False),
         sa.Column("title", sa.String(), nullable=False),
         sa.Column("content", sa.String(), nullable=True),
-        sa.Column("tags", sa.JSON(), nullable=False),
-        sa.Column("metadata", sa.JSON(), nullable=False),
+        sa.Column("tags", JSON_VALUE, nullable=False),
+        sa.Column("metadata", JSON_VALUE, nullable=False),
         sa.Column("content_hash", sa.String(), nullable=True),
         sa.Column("blob_hash", sa.String(), nullable=True),
         sa.Column("reason", sa.String(), nullable=False),
@@ -112,7 +113,7 @@ def upgrade() -> None:
         sa.Column("id", sa.Integer(), nullable=False),
         sa.Column("document_id", sa.String(), nullable=False),
         sa.Column("kind", sa.String(), nullable=False),
-        sa.Column("payload", sa.JSON(), nullable=False),
+        sa.Column("payload", JSON_VALUE, nullable=False),
         sa.Column("attempts", sa.Integer(), nullable=False),
         sa.Column("last_error", sa.String(), nullable=True),
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
@@ -121,6 +122,8 @@ def upgrade() -> None:
     op.create_index("ix_index_job_document_id", "index_job", ["document_id"])
     if is_sqlite():
         # SQLite only: the lexical index is an FTS5 table whose rowid is chunk.id (store/fulltext.py reads and
-        # writes it). PostgreSQL: a tsvector column or table with its GIN index, in the port's own revision.
+        # writes it). PostgreSQL has no lexical table at schema 1 to 8: its own (a tsvector table with a GIN index,
+        # store/fulltext.py's PostgreSQL side) comes in a revision of its own after schema 8, made on both
+        # databases' branches; until then a PostgreSQL library has no lexical search.
         op.execute("CREATE VIRTUAL TABLE IF NOT EXISTS chunk_fts USING fts5("
                    "title, body, tokenize = 'unicode61 remove_diacritics 2')")

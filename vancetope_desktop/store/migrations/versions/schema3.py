@@ -2,8 +2,9 @@
 ``index_job(kind, document_id)`` and ``chunk(document_id, role)``; the lexical rows of Arabic and Hebrew text
 analysed again, and invalid JSON values repaired.
 
-The last two are data steps on SQLite's own features (the FTS5 table, ``json_valid``): a server database starts at
-a later schema and has neither to repair.
+The last two are data steps on SQLite's own features (the FTS5 table, ``json_valid``), with no PostgreSQL branch: a
+server database has no lexical table at this schema (schema 1), and its JSONB columns refuse invalid JSON on the way
+in, so it has nothing to repair.
 """
 
 import re

@@ -1,8 +1,9 @@
 """Schema 6: the ``relation`` table (typed edges between documents), into which the ``derived_from`` and
 ``links_to`` metadata lists move.
 
-The move is SQLite SQL (``json_each``, ``json_remove``, ``INSERT OR IGNORE``); a server database starts at a later
-schema, with no lists to move.
+The move is written for each database: SQLite's ``json_each``, ``json_remove`` and ``INSERT OR IGNORE``;
+PostgreSQL's ``jsonb_array_elements_text``, ``-`` and ``ON CONFLICT DO NOTHING`` (a server database made by this
+program starts empty, but one brought here from schema 5 keeps its links).
 """
 
 import sqlalchemy as sa
@@ -35,8 +36,10 @@ def upgrade() -> None:
             sa.PrimaryKeyConstraint("source_id", "target_id", "type"),
         )
         op.create_index("ix_relation_target", "relation", ["target_id", "type"])
-    if is_sqlite():  # SQLite only: json_each, json_remove, INSERT OR IGNORE
+    if is_sqlite():
         _move_links_to_relations()
+    else:
+        _move_links_to_relations_postgresql()
 
 
 def _move_links_to_relations() -> None:
@@ -57,3 +60,18 @@ def _move_links_to_relations() -> None:
         for table in ("document", "document_version"):
             op.execute(sa.text(f"UPDATE {table} SET metadata = json_remove(metadata, '$.{key}') "
                                f"WHERE instr(metadata, '\"{key}\"') AND json_valid(metadata)"))
+
+
+def _move_links_to_relations_postgresql() -> None:
+    """:func:`_move_links_to_relations` on PostgreSQL's JSONB: the same rows, the same lists dropped (JSONB holds
+    only valid JSON, so there is no malformed value to step over)."""
+    for key in MOVED_LINK_KEYS:
+        op.execute(sa.text(
+            "INSERT INTO relation (source_id, target_id, type, created_at, created_by) "
+            f"SELECT DISTINCT d.id, j.value, '{key}', d.updated_at, 'migration:schema-6' "
+            f"FROM document d CROSS JOIN LATERAL jsonb_array_elements_text(CASE WHEN jsonb_typeof(d.metadata -> "
+            f"'{key}') = 'array' THEN d.metadata -> '{key}' ELSE '[]'::jsonb END) AS j(value) "
+            f"WHERE d.metadata ? '{key}' AND j.value <> d.id AND j.value IN (SELECT id FROM document) "
+            "ON CONFLICT DO NOTHING"))
+        for table in ("document", "document_version"):
+            op.execute(sa.text(f"UPDATE {table} SET metadata = metadata - '{key}' WHERE metadata ? '{key}'"))

@@ -1,0 +1,100 @@
+"""The PostgreSQL database of a team library (issue 17): engine set-up, and the embedded library's transaction
+semantics mapped onto the server.
+
+The services were written for SQLite, where a write transaction (``BEGIN IMMEDIATE``) holds the database's one
+write lock from its first statement, and a read transaction sees one snapshot (WAL). On PostgreSQL:
+
+- a **write transaction** takes a transaction-level advisory lock, :data:`WRITE_LOCK_KEY`, as its first statement
+  (READ COMMITTED): writers queue on it exactly as on SQLite's write lock, so a service's read-then-write (the next
+  version number, a conversation's next ``seq``, "is it at head?" before migrating) stays atomic without a retry
+  loop. The lock waits at most :data:`LOCK_TIMEOUT_MS` (SQLite's busy timeout), then the statement fails.
+  What later sessions narrow: the index queue's claim becomes ``SELECT … FOR UPDATE SKIP LOCKED`` on ``index_job``
+  (several writer processes at once, the issue's exactly-once takeover), and the writer election of
+  ``services.writer_lock`` (a file lock today) a session-level advisory lock; both may then leave this lock.
+- a **read transaction** is REPEATABLE READ: one snapshot for all its statements, as a deferred SQLite
+  transaction in WAL mode; a read-only transaction at that level never fails with a serialization error.
+- **JSON columns** are JSONB (``json_columns.JSON_VALUE``): validated on the way in (nothing to repair, unlike
+  schema 3's SQLite step), indexable (schema 4's expression indexes), with ``->>``, ``?``, ``@>`` and
+  ``jsonb_array_elements`` for SQLite's ``json_extract``, ``instr`` and ``json_each``.
+- times are ``timestamp with time zone``; the session's time zone is UTC, so values come back as UTC.
+
+psycopg 3 (the ``team`` extra) is imported by SQLAlchemy only when such an engine is created.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import ArgumentError
+
+from ..core.errors import LibraryError
+from .json_columns import dump_json, load_json
+
+WRITE_OPTION = "library_write"
+"""The execution option that makes a transaction a write transaction (``store.db.write_session``): SQLite begins it
+IMMEDIATE, PostgreSQL takes :data:`WRITE_LOCK_KEY`."""
+WRITE_LOCK_KEY = 0x76616E6365  # "vance" in ASCII: a fixed key, one library per database
+"""The advisory lock (``pg_advisory_xact_lock``) every write transaction holds: the database's write lock."""
+LOCK_TIMEOUT_MS = 60_000
+"""How long a statement waits for a lock before failing: SQLite's busy timeout (``store.db.BUSY_TIMEOUT_MS``)."""
+CONNECT_TIMEOUT_S = 10
+"""How long opening a connection waits for the server before failing (libpq's ``connect_timeout``)."""
+SCHEMES = ("postgresql", "postgresql+psycopg")
+"""The URL schemes of a PostgreSQL library: psycopg 3 is the driver either way."""
+
+
+def is_postgres_url(location: str) -> bool:
+    """Whether ``location`` is the URL of a PostgreSQL database (``postgresql://`` or ``postgresql+psycopg://``)."""
+    return location.split("://", 1)[0] in SCHEMES
+
+
+def server_url(location: str) -> URL:
+    """The SQLAlchemy URL for ``location``, driver psycopg 3.
+
+    Raises:
+        LibraryError: ``location`` is not a PostgreSQL URL this program opens (another driver, a malformed URL).
+    """
+    try:
+        url = make_url(location)
+    except ArgumentError as error:
+        raise LibraryError(f"not a database URL: {location!r} ({error})") from error
+    if url.drivername not in SCHEMES:
+        raise LibraryError(f"a team library's database URL starts with postgresql:// or postgresql+psycopg://, not "
+                           f"{url.drivername}:// ({url.render_as_string(hide_password=True)})")
+    return url.set(drivername="postgresql+psycopg")
+
+
+def create_postgres_engine(location: str) -> Engine:
+    """An engine on the PostgreSQL database at ``location`` (a URL: credentials from it, ``PGPASSFILE`` or the
+    environment, as libpq reads them), with the transaction semantics described above; one connection is tried.
+
+    Raises:
+        LibraryError: the URL is not PostgreSQL's, or the server cannot be reached or refuses the connection
+            (the message names the server without its password).
+    """
+    url = server_url(location)
+    engine = create_engine(
+        url,
+        connect_args={"options": f"-c lock_timeout={LOCK_TIMEOUT_MS} -c timezone=UTC",
+                      "connect_timeout": CONNECT_TIMEOUT_S},
+        json_serializer=dump_json,  # NaN, dates… converted, as on SQLite: JSONB would refuse them
+        json_deserializer=load_json,
+        pool_pre_ping=True,  # a server restarted between two commands: a new connection, not an error
+    )
+
+    @event.listens_for(engine, "begin")
+    def _begin(connection) -> None:
+        if connection.get_execution_options().get(WRITE_OPTION):
+            connection.exec_driver_sql(f"SELECT pg_advisory_xact_lock({WRITE_LOCK_KEY})")
+        else:
+            connection.exec_driver_sql("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+
+    try:
+        with engine.connect() as connection:
+            connection.exec_driver_sql("SELECT 1")
+    except Exception as error:  # psycopg.OperationalError and friends: unreachable, refused, no such database
+        engine.dispose()
+        cause = getattr(error, "orig", None) or error
+        raise LibraryError(f"cannot open the library database {url.render_as_string(hide_password=True)}: "
+                           f"{str(cause).strip()}") from error
+    return engine
