@@ -21,7 +21,7 @@ from ..core.errors import LibraryError
 from . import tables
 from .json_columns import dump_json, load_json
 from .migrations import HEAD_REVISION
-from .postgres import WRITE_OPTION, create_postgres_engine, is_postgres_url
+from .postgres import WRITE_OPTION, create_postgres_engine
 
 BUSY_TIMEOUT_MS = 60_000
 """How long a writer waits for another process's write transaction (a large import commits in batches)."""
@@ -38,8 +38,6 @@ def create_database_engine(location: Path | str) -> Engine:
             cannot be reached.
     """
     if isinstance(location, str):
-        if not is_postgres_url(location):
-            raise LibraryError(f"not a library database: {location!r} (a SQLite file's path, or a postgresql:// URL)")
         return create_postgres_engine(location)
     path = location
     engine = create_engine(

@@ -43,11 +43,6 @@ SCHEMES = ("postgresql", "postgresql+psycopg")
 """The URL schemes of a PostgreSQL library: psycopg 3 is the driver either way."""
 
 
-def is_postgres_url(location: str) -> bool:
-    """Whether ``location`` is the URL of a PostgreSQL database (``postgresql://`` or ``postgresql+psycopg://``)."""
-    return location.split("://", 1)[0] in SCHEMES
-
-
 def server_url(location: str) -> URL:
     """The SQLAlchemy URL for ``location``, driver psycopg 3.
 
@@ -57,7 +52,7 @@ def server_url(location: str) -> URL:
     try:
         url = make_url(location)
     except ArgumentError as error:
-        raise LibraryError(f"not a database URL: {location!r} ({error})") from error
+        raise LibraryError(f"not a database URL ({error})") from error  # the text may hold a password: not shown
     if url.drivername not in SCHEMES:
         raise LibraryError(f"a team library's database URL starts with postgresql:// or postgresql+psycopg://, not "
                            f"{url.drivername}:// ({url.render_as_string(hide_password=True)})")
