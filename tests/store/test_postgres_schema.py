@@ -4,6 +4,8 @@ asked (schema 6's link move included), a newer one is refused untouched, writes 
 and rows and services round-trip through it."""
 
 import math
+import subprocess
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -146,6 +148,21 @@ def test_an_older_server_schema_is_upgraded_only_when_asked_and_its_links_move(e
     assert metadata == {"a": {}, "b": {"k": 1}, "c": {}} and kept == {}  # "c" held no list: dropped, not moved
     assert _scalars(engine, "SELECT version_num FROM alembic_version") == [HEAD_REVISION]
     assert _differences(engine) == [] and not (tmp_path / "backups").exists()
+
+
+def test_processes_creating_a_database_at_once_create_it_once(engine, postgres_url):
+    """The state is read again under the write lock: one process runs the revisions, the others wait for it and
+    find the database at head (without the lock, the second ``CREATE TABLE meta`` fails)."""
+    probe = ("import sys; from pathlib import Path; from vancetope_desktop.store.db import create_database_engine, "
+             "ensure_schema; engine = create_database_engine(sys.argv[1]); "
+             "print(ensure_schema(engine, Path(sys.argv[2]))); engine.dispose()")
+    runs = [subprocess.Popen([sys.executable, "-c", probe, postgres_url, "/nonexistent"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True) for _ in range(3)]
+    outputs = [run.communicate(timeout=300) for run in runs]
+    assert [run.returncode for run in runs] == [0, 0, 0], [err for _, err in outputs]
+    assert [out.strip() for out, _ in outputs] == ["None"] * 3
+    assert _scalars(engine, "SELECT version_num FROM alembic_version") == [HEAD_REVISION]
+    assert _differences(engine) == []
 
 
 def _holds_write_lock_elsewhere(engine: Engine) -> bool:
