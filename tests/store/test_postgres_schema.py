@@ -14,6 +14,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.operations import Operations
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import Engine, text
+from sqlalchemy.exc import OperationalError
 from sqlmodel import SQLModel
 
 from vancetope_desktop.core.errors import LibraryError, LibraryNeedsUpgrade, LibraryTooNew
@@ -25,6 +26,7 @@ from vancetope_desktop.store.db import (
     SchemaUpgrade,
     create_database_engine,
     ensure_schema,
+    is_busy,
     read_session,
     write_session,
 )
@@ -186,6 +188,23 @@ def test_a_write_transaction_holds_the_write_lock_and_a_read_one_a_snapshot(engi
             writer.add(tables.MetaRow(key="k", value="v"))
         assert not _holds_write_lock_elsewhere(engine)
         assert session.exec(text("SELECT count(*) FROM meta")).scalar_one() == before  # the snapshot holds
+
+
+def test_a_writer_waiting_past_the_lock_timeout_is_told_busy(engine, tmp_path):
+    """What the digest and the topic upkeep turn into "the library stayed locked…": PostgreSQL's lock timeout
+    (shortened here from a minute) is recognised as SQLite's "database is locked" is."""
+    ensure_schema(engine, tmp_path)
+    with write_session(engine) as session, engine.connect() as other:
+        session.exec(text("SELECT 1"))
+        other.exec_driver_sql("SET LOCAL lock_timeout = '50ms'")
+        with pytest.raises(OperationalError) as waited:
+            other.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": WRITE_LOCK_KEY})
+        other.rollback()
+    assert is_busy(waited.value)
+    with engine.connect() as connection, pytest.raises(OperationalError) as failed:  # another operational failure
+        connection.exec_driver_sql("SET LOCAL statement_timeout = '10ms'")
+        connection.exec_driver_sql("SELECT pg_sleep(5)")
+    assert not is_busy(failed.value)
 
 
 def test_rows_and_the_scope_services_round_trip(engine, tmp_path):

@@ -59,7 +59,7 @@ from ..generation.digest import link
 from ..generation.fallback import FallbackGenerator
 from ..store import tables
 from ..store.blobs import hash_text
-from ..store.db import BUSY_TIMEOUT_MS, read_session, write_session
+from ..store.db import BUSY_TIMEOUT_MS, is_busy, read_session, write_session
 from . import atoms, audit, documents, generators, lifecycle, records, relations, topic_upkeep, undo
 from .library import Library
 from .reconcile import Reconciliation, reconcile
@@ -231,7 +231,7 @@ def run_digest(lib: Library, scope: str | None = None, day: str | date | None = 
                 done_id, outcome = _write(session, lib, scope_path, the_day, row, found, day_atoms, prepared,
                                           action, start, end, chosen.name, fallback, tree)
     except OperationalError as error:
-        if "locked" not in str(error):
+        if not is_busy(error):
             raise
         raise DigestBusy(f"the library stayed locked by another process (a digest or an import) for "
                          f"{BUSY_TIMEOUT_MS // 1000} s: try again in a moment") from None

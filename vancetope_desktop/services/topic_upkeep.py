@@ -83,7 +83,7 @@ from ..core.topics import KEYWORDS_SHOWN, decode_vector, topic_fields
 from ..core.undo import UserAction
 from ..index import topic_build, topic_plans, topic_revise
 from ..store import tables
-from ..store.db import BUSY_TIMEOUT_MS, read_session, write_session
+from ..store.db import BUSY_TIMEOUT_MS, is_busy, read_session, write_session
 from . import audit, indexing, records, topics
 from .library import Library
 from .scopes import list_scopes, resolve_scope
@@ -310,7 +310,7 @@ def update_topics(lib: Library, scope: str | None = None, *, from_scratch: bool 
         with write_session(lib.engine) as session:
             done = apply_upkeep(session, plan, action)
     except OperationalError as error:
-        if "locked" not in str(error):
+        if not is_busy(error):
             raise
         raise LibraryBusy(f"the library stayed locked by another process (a digest or an import) for "
                           f"{BUSY_TIMEOUT_MS // 1000} s: try again in a moment") from None

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sqlalchemy import Connection, Engine, create_engine, event, text
+from sqlalchemy.exc import OperationalError
 from sqlmodel import Session
 
 from ..core.errors import LibraryError
@@ -138,6 +139,16 @@ def ensure_schema(engine: Engine, backups: Path, *, upgrade_server: bool = False
     from .migrations.upgrade import upgrade_schema  # Alembic (0.12 s of CPU to import) only to create or upgrade
 
     return upgrade_schema(engine, backups, found, upgrade_server=upgrade_server)
+
+
+LOCK_NOT_AVAILABLE = "55P03"
+"""PostgreSQL's SQLSTATE for a lock wait that ran out (``lock_timeout``): its "database is locked"."""
+
+
+def is_busy(error: OperationalError) -> bool:
+    """Whether ``error`` is a write transaction that waited for another's lock past the busy timeout (SQLite's
+    "database is locked", PostgreSQL's ``lock_timeout``), rather than a real failure."""
+    return "locked" in str(error) or getattr(error.orig, "sqlstate", None) == LOCK_NOT_AVAILABLE
 
 
 @contextmanager
