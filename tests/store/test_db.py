@@ -3,10 +3,13 @@
 import sqlite3
 
 import pytest
+from sqlalchemy import create_engine, text
+from sqlalchemy.exc import OperationalError
 
 from vancetope_desktop.core.errors import LibraryError, LibraryTooNew
 from vancetope_desktop.services.library import Library
 from vancetope_desktop.store import tables
+from vancetope_desktop.store.db import is_busy, write_session
 
 
 def test_database_settings_and_layout(library):
@@ -41,3 +44,19 @@ def test_invalid_settings_file_names_the_problem(tmp_path):
     (tmp_path / "lib" / "settings.json").write_text('{"embedding_batch_size": 0}')
     with pytest.raises(LibraryError, match="embedding_batch_size"):
         Library.open(tmp_path / "lib")
+
+
+def test_a_write_lock_wait_past_the_timeout_is_told_busy(library):
+    """SQLite's side of ``is_busy`` (PostgreSQL's: ``test_postgres_schema``): the lock wait, not other failures."""
+    impatient = create_engine(f"sqlite:///{library.paths.database}", connect_args={"timeout": 0})
+    try:
+        with write_session(library.engine) as session, impatient.connect() as other:
+            session.exec(text("INSERT INTO meta (key, value) VALUES ('k', 'v')"))
+            with pytest.raises(OperationalError) as waited:
+                other.exec_driver_sql("BEGIN IMMEDIATE")
+        assert is_busy(waited.value)
+        with impatient.connect() as other, pytest.raises(OperationalError) as failed:
+            other.exec_driver_sql("SELECT * FROM no_such_table")
+        assert not is_busy(failed.value)
+    finally:
+        impatient.dispose()
