@@ -115,6 +115,24 @@ def test_a_database_at_a_revision_this_program_does_not_know_is_refused_untouche
     assert _scalars(engine, "SELECT version_num FROM alembic_version") == [revision]
 
 
+def test_a_database_without_its_revision_record_is_stamped_from_its_schema_number(engine, tmp_path):
+    """The stamp logic of libraries from before Alembic, on the server: ``meta.schema_version`` names the revision,
+    recorded without running anything (at head: no upgrade to ask for)."""
+    ensure_schema(engine, tmp_path)
+    with engine.connect() as connection, connection.begin():
+        connection.exec_driver_sql("DROP TABLE alembic_version")
+    assert ensure_schema(engine, tmp_path) is None
+    assert _scalars(engine, "SELECT version_num FROM alembic_version") == [HEAD_REVISION]
+    with engine.connect() as connection, connection.begin():  # one schema further than this program: refused
+        connection.exec_driver_sql("DROP TABLE alembic_version")
+        connection.execute(text("UPDATE meta SET value = :v WHERE key = 'schema_version'"),
+                           {"v": str(SCHEMA_VERSION + 1)})
+    with pytest.raises(LibraryTooNew, match=f"schema {SCHEMA_VERSION + 1}; this version reads up to"):
+        ensure_schema(engine, tmp_path, upgrade_server=True)
+    assert _scalars(engine, "SELECT count(*) FROM information_schema.tables WHERE table_name = 'alembic_version'") \
+        == [0]
+
+
 def _schema5_library(engine: Engine) -> None:
     """A database as a program of schema 5 left it: lineage and wiki links in the documents' metadata lists (one to
     a purged document, one to itself), in a kept version's too."""
