@@ -24,7 +24,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Column, DateTime, ForeignKey, Index, String, UniqueConstraint
+from sqlalchemy import Column, ForeignKey, Index, String, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 from .json_columns import JSON_VALUE, json_field
@@ -37,10 +37,6 @@ mirrored in ``meta.schema_version`` for programs from before Alembic."""
 def utcnow() -> datetime:
     """Timezone-aware current time in UTC (all stored times are UTC)."""
     return datetime.now(UTC)
-
-
-TIME = DateTime(timezone=True)
-"""The type of every stored time: PostgreSQL's ``timestamp with time zone`` (SQLite stores the UTC time as text)."""
 
 
 class MetaRow(SQLModel, table=True):
@@ -64,7 +60,7 @@ class ScopeRow(SQLModel, table=True):
     )
     archived: bool = False
     settings: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON_VALUE, nullable=False))
-    created_at: datetime = Field(default_factory=utcnow, sa_type=TIME)
+    created_at: datetime = Field(default_factory=utcnow)
 
 
 class DocumentRow(SQLModel, table=True):
@@ -92,8 +88,8 @@ class DocumentRow(SQLModel, table=True):
     blob_hash: str | None = Field(default=None, index=True)
     content_hash: str | None = Field(default=None, index=True)
     version: int = 1
-    created_at: datetime = Field(default_factory=utcnow, sa_type=TIME)
-    updated_at: datetime = Field(default_factory=utcnow, sa_type=TIME)
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
     # Who made the current state (an actor string: ``services.identity``); None before schema 8.
     updated_by: str | None = None
     # A column, not metadata: recall and the lists filter on it in SQL (``core.memories.MemoryType``; None
@@ -126,7 +122,7 @@ class VersionRow(SQLModel, table=True):
     content_hash: str | None = None
     blob_hash: str | None = None
     reason: str = ""
-    created_at: datetime = Field(default_factory=utcnow, sa_type=TIME)
+    created_at: datetime = Field(default_factory=utcnow)
     # Who made this state (the document's ``updated_by`` when it was current); None before schema 8.
     created_by: str | None = None
 
@@ -167,7 +163,7 @@ class JobRow(SQLModel, table=True):
     payload: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON_VALUE, nullable=False))
     attempts: int = 0
     last_error: str | None = None
-    created_at: datetime = Field(default_factory=utcnow, sa_type=TIME)
+    created_at: datetime = Field(default_factory=utcnow)
 
 
 class PromotionRequestRow(SQLModel, table=True):
@@ -189,10 +185,10 @@ class PromotionRequestRow(SQLModel, table=True):
     reason: str = ""
     status: str = "pending"
     decided_by: str | None = None
-    decided_at: datetime | None = Field(default=None, sa_type=TIME)
+    decided_at: datetime | None = None
     decision_reason: str | None = None
     final_scope: str | None = None
-    created_at: datetime = Field(default_factory=utcnow, sa_type=TIME)
+    created_at: datetime = Field(default_factory=utcnow)
 
 
 class AuditRow(SQLModel, table=True):
@@ -226,7 +222,7 @@ class AuditRow(SQLModel, table=True):
     actor: str
     reason: str = ""
     request_id: str | None = None
-    at: datetime = Field(default_factory=utcnow, sa_type=TIME)
+    at: datetime = Field(default_factory=utcnow)
     payload: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON_VALUE, nullable=False,
                                                                            server_default="{}"))
 
@@ -249,7 +245,7 @@ class RelationRow(SQLModel, table=True):
     target_id: str = Field(
         sa_column=Column(String, ForeignKey("document.id", ondelete="CASCADE"), primary_key=True))
     type: str = Field(sa_column=Column(String, primary_key=True))
-    created_at: datetime = Field(default_factory=utcnow, sa_type=TIME)
+    created_at: datetime = Field(default_factory=utcnow)
     created_by: str = ""
 
 
