@@ -10,7 +10,7 @@ write lock from its first statement, and a read transaction sees one snapshot (W
   loop. The lock waits at most :data:`LOCK_TIMEOUT_MS` (SQLite's busy timeout), then the statement fails.
   What later sessions narrow: the index queue's claim becomes ``SELECT … FOR UPDATE SKIP LOCKED`` on ``index_job``
   (several writer processes at once, the issue's exactly-once takeover), and the writer election of
-  ``services.writer_lock`` (a file lock today) a session-level advisory lock; both may then leave this lock.
+  ``index.locks.WriterLock`` (a lock file today) a session-level advisory lock; both may then leave this lock.
 - a **read transaction** is REPEATABLE READ: one snapshot for all its statements, as a deferred SQLite
   transaction in WAL mode; a read-only transaction at that level never fails with a serialization error.
 - **JSON columns** are JSONB (``json_columns.JSON_VALUE``): validated on the way in (nothing to repair, unlike
