@@ -92,7 +92,7 @@ guessed for 49 reference chunks, before the PDF extractor set them): the right p
 19 at every weight from 1 to 0; top-10 hits owing their keyword score to a reference list: 3 at
 weight 1, 1 at 0.5 and 0.3, 0 at 0.2 and below. With the roles the extractor sets (225 reference,
 267 author and 16 acknowledgement chunks of 1,541) and the body-first choice of a paper's keyword
-chunks (``index/lexical._capped``), the same 19/19 at every weight and no top-10 hit through such a
+chunks (``index/lexical.cap_per_document``), the same 19/19 at every weight and no top-10 hit through such a
 passage (1 December 2026)."""
 
 _DEFAULTS = Settings()

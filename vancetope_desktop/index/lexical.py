@@ -144,7 +144,7 @@ def search_chunks(session: Session, query: str | ParsedQuery, document_filter: S
             params={**document_filter.params, "ids": json.dumps([row[0] for row in ranked])},
         ).all()
     }
-    hits = _capped([(allowed[rowid], rank, body) for rowid, rank, body in ranked if rowid in allowed],
+    hits = cap_per_document([(allowed[rowid], rank, body) for rowid, rank, body in ranked if rowid in allowed],
                    per_document)[:limit]
     if len(hits) < limit and len(ranked) == fetch:
         # The filter or the per-document cap removed too many: rank the allowed chunks only, each
@@ -165,7 +165,7 @@ def search_chunks(session: Session, query: str | ParsedQuery, document_filter: S
                        in_text=float(body) < 0) for (doc, ordinal, role), rank, body in hits]
 
 
-def _capped(hits: list, per_document: int | None) -> list:
+def cap_per_document(hits: list, per_document: int | None) -> list:
     """``hits`` (``((document, ordinal, role), rank, body)``, best first) with at most ``per_document`` per
     document, in the same order.
 
@@ -218,7 +218,14 @@ def keyword_ceiling(session: Session, units: list[str], frequencies: dict[str, i
     phrase's is its rarest word's (an upper bound): both make the ceiling a little low, so
     ``keyword`` is capped at 1. A unit the vocabulary lacks counts as held by one chunk.
     """
-    total = _vocabulary(session).chunks or 1
+    return saturated_ceiling(_vocabulary(session).chunks, units, frequencies)
+
+
+def saturated_ceiling(total: int, units: list[str], frequencies: dict[str, int]) -> float:
+    """:func:`keyword_ceiling`'s arithmetic for an index of ``total`` chunks, whatever the database (FTS5's or
+    PostgreSQL's, ``index/pg_lexical``): ``Σ idf × (k1 + 1)`` over ``units`` (a phrase's words space-separated, its
+    count its rarest word's; a unit missing from ``frequencies`` counts as held by one chunk)."""
+    total = total or 1
     ceiling = 0.0
     for unit in units:
         parts = unit.split(" ")
