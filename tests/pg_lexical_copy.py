@@ -7,7 +7,7 @@ copying them. The tables are SQLModel's own (``store/tables``), created by ``met
 
 from __future__ import annotations
 
-from sqlalchemy import Engine, create_engine, delete, insert, select
+from sqlalchemy import Engine, create_engine, delete, insert, select, text
 from sqlmodel import Session, SQLModel
 
 from vancetope_desktop.store import pg_fulltext, tables
@@ -46,5 +46,8 @@ def copy_library(source: Engine, target: Engine) -> int:
         for start in range(0, len(chunks), BATCH):
             pg_fulltext.index_chunks(session, chunks[start:start + BATCH])
         session.commit()
+    # Statistics and the visibility map (index-only scans of the postings) now, as autovacuum gives them a little later.
+    with target.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
+        connection.execute(text("VACUUM ANALYZE scope, document, document_tag, chunk, chunk_lexical, chunk_term"))
     return len(chunks)
 
