@@ -15,12 +15,14 @@ Two structures, from the same tokens:
   title's and body's token counts (BM25's lengths).
 * ``chunk_term``: the postings, one row per (term, chunk) with the term's count in the title and in the body and
   the chunk's length (kept here too: BM25 needs it for every posting, and a join to ``chunk_lexical`` per posting
-  cost a third of a search), under
-  the primary key (term, chunk) in byte order (``COLLATE "C"``), which includes the counts (index-only scans once
-  vacuumed): a stem prefix is a range of it. PostgreSQL's
-  ``ts_rank`` and ``ts_rank_cd`` are not BM25 (no idf, a different length normalisation), and reading term counts
-  out of tsvectors means unnesting every matching chunk's whole vector; a B-tree of postings gives FTS5's BM25
-  exactly, from the same counts (``index/pg_lexical``).
+  cost a third of a search), under the primary key (term, chunk) in byte order (``COLLATE "C"``), which includes
+  the counts (index-only scans once vacuumed): a stem prefix is a range of it.
+
+Why a postings table beside the tsvector: PostgreSQL's ``ts_rank`` and ``ts_rank_cd`` are not BM25 (no idf, another
+length normalisation), and reading a term's count out of tsvectors means unnesting every matching chunk's whole
+vector; a B-tree of postings gives FTS5's BM25 exactly, from the same counts (``index/pg_lexical``), so the keyword
+scores keep the scale the fusion was tuned on. Word matching (stem prefixes included) reads the postings; the GIN
+index serves phrases and quoted words, which need positions.
 
 The functions take the same arguments as ``store/fulltext``'s.
 """
