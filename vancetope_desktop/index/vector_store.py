@@ -16,6 +16,7 @@ A store that cannot be opened or read (a truncated ``chroma.sqlite3``, lost segm
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import logging
 import re
@@ -26,7 +27,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -70,6 +71,20 @@ def _release(version: str) -> tuple[int, ...]:
     return tuple(int(part) for part in re.findall(r"\d+", version)[:3])
 
 
+_Result = TypeVar("_Result")
+
+
+def _attempted(method: Callable[..., _Result]) -> Callable[..., _Result]:
+    """A public operation of the store, run through :meth:`VectorStore._attempt` (once for the embedded store; the
+    server's store retries it when the server does not answer: every operation is idempotent)."""
+
+    @functools.wraps(method)
+    def run(self: VectorStore, *args: Any, **kwargs: Any) -> _Result:
+        return self._attempt(lambda: method(self, *args, **kwargs))
+
+    return run
+
+
 @dataclass(frozen=True)
 class VectorHit:
     """One nearest chunk: its Chroma id (``doc_id:ordinal``), document id and cosine similarity in [-1, 1]."""
@@ -93,6 +108,8 @@ class CollectionInfo:
 class VectorStore:
     """Per-scope Chroma collections under ``root``, safe to share between processes.
 
+    :class:`~.chroma_server.ServerVectorStore` is the same store on a Chroma server (a team library).
+
     Args:
         root: the Chroma persistence folder (the library's ``chroma/``).
         lock_path: the cross-process lock file.
@@ -111,6 +128,14 @@ class VectorStore:
         self._handles: dict[str, Any] = {}  # collection name → handle, valid until the client reopens
 
     # -- client lifecycle ------------------------------------------------------------------
+    def _lock(self, *, shared: bool) -> contextlib.AbstractContextManager[Any]:
+        """The cross-process lock around one operation (``chroma.lock``: one engine writes the folder at a time)."""
+        return file_lock(self._lock_path, shared=shared)
+
+    def _attempt(self, operation: Callable[[], _Result]) -> _Result:
+        """Run one public operation (see :func:`_attempted`): here once, as it is."""
+        return operation()
+
     def _open(self) -> Any:
         import chromadb  # deferred: importing chromadb costs ~0.5 s, not needed by every command
         from chromadb.config import Settings as ChromaSettings
@@ -182,8 +207,15 @@ class VectorStore:
             raise
         except Exception as error:
             self._close()
-            raise IndexUnavailable(f"the vector store cannot be read ({_first_line(error)}): "
-                                   "rebuild the search index") from error
+            failure = self._unreadable(error)
+            if failure is error:
+                raise
+            raise failure from error
+
+    def _unreadable(self, error: Exception) -> Exception:
+        """What a failure while reading becomes (the server's store lets a transient one through as it is, to its
+        retries)."""
+        return IndexUnavailable(f"the vector store cannot be read ({_first_line(error)}): rebuild the search index")
 
     def mark_written(self, generation: int) -> None:
         """Tell the store that ``generation`` includes this process's own writes (no reload needed)."""
@@ -213,6 +245,7 @@ class VectorStore:
         return handle
 
     # -- writes ------------------------------------------------------------------------------
+    @_attempted
     def upsert(self, scope: str, model: str, ids: Sequence[str], embeddings: np.ndarray,
                metadatas: Sequence[dict[str, Any]]) -> None:
         """Insert or replace vectors in ``scope``'s collection (created on first use for ``model``).
@@ -222,7 +255,7 @@ class VectorStore:
         """
         if not ids:
             return
-        with self._mutex, file_lock(self._lock_path, shared=False):
+        with self._mutex, self._lock(shared=False):
             collection = self._collection(scope, create=True, model=model, dimension=int(embeddings.shape[1]))
             recorded = collection.metadata or {}
             if recorded.get("model") not in ("", model) or recorded.get("dimension") not in (0, embeddings.shape[1]):
@@ -247,11 +280,12 @@ class VectorStore:
         """Remove every vector of a document from ``scope``'s collection (no error if there are none)."""
         self.delete_documents(scope, [document_id])
 
+    @_attempted
     def delete_documents(self, scope: str, document_ids: Sequence[str]) -> None:
         """Remove every vector of these documents from ``scope``'s collection, in one Chroma call."""
         if not document_ids:
             return
-        with self._mutex, file_lock(self._lock_path, shared=False):
+        with self._mutex, self._lock(shared=False):
             collection = self._collection(scope)
             if collection is None:
                 return
@@ -259,9 +293,10 @@ class VectorStore:
             where = {"doc_id": ids[0]} if len(ids) == 1 else {"doc_id": {"$in": ids}}
             collection.delete(where=where)
 
+    @_attempted
     def update_metadata(self, scope: str, document_id: str, changes: dict[str, Any]) -> None:
         """Merge ``changes`` (e.g. new tags) into the metadata of a document's vectors."""
-        with self._mutex, file_lock(self._lock_path, shared=False):
+        with self._mutex, self._lock(shared=False):
             collection = self._collection(scope)
             if collection is None:
                 return
@@ -272,22 +307,26 @@ class VectorStore:
             metadatas = [{k: v for k, v in m.items() if v is not None and v != []} for m in metadatas]
             collection.update(ids=found["ids"], metadatas=metadatas)
 
+    @_attempted
     def drop_collection(self, scope: str) -> None:
         """Delete ``scope``'s whole collection (used by a re-index with another model)."""
-        with self._mutex, file_lock(self._lock_path, shared=False):
+        with self._mutex, self._lock(shared=False):
             client = self._client_for_read()
             self._handles.pop(collection_name(scope), None)
-            with contextlib.suppress(Exception):  # a missing collection: nothing to drop
+            from chromadb.errors import NotFoundError
+
+            with contextlib.suppress(NotFoundError, ValueError):  # a missing collection (ValueError in older releases)
                 client.delete_collection(collection_name(scope))
 
     # -- reads -------------------------------------------------------------------------------
+    @_attempted
     def document_vectors(self, scope: str, document_id: str) -> tuple[list[str], np.ndarray, list[dict[str, Any]]]:
         """``(ids, embeddings (n, dim) float32, metadatas)`` of one document in ``scope``; empty if none.
 
         Raises:
             IndexUnavailable: the store cannot be opened or read.
         """
-        with self._mutex, file_lock(self._lock_path, shared=True), self._readable():
+        with self._mutex, self._lock(shared=True), self._readable():
             collection = self._collection(scope)
             if collection is None:
                 return [], np.zeros((0, 0), np.float32), []
@@ -296,6 +335,7 @@ class VectorStore:
                 return [], np.zeros((0, 0), np.float32), []
             return list(found["ids"]), np.asarray(found["embeddings"], np.float32), list(found["metadatas"])
 
+    @_attempted
     def chunk_vectors(self, scope: str, chunk_ids: Sequence[str]) -> dict[str, np.ndarray]:
         """The stored vectors of ``chunk_ids`` (``doc_id:ordinal``) in ``scope``'s collection, by chunk id; ids it
         does not hold are left out.
@@ -305,7 +345,7 @@ class VectorStore:
         """
         if not chunk_ids:
             return {}
-        with self._mutex, file_lock(self._lock_path, shared=True), self._readable():
+        with self._mutex, self._lock(shared=True), self._readable():
             collection = self._collection(scope)
             if collection is None:
                 return {}
@@ -327,6 +367,7 @@ class VectorStore:
         """
         return [hit for _, hit in self.query_scopes([(scope, document_ids)], embedding, limit)]
 
+    @_attempted
     def query_scopes(self, requests: Sequence[tuple[str, Sequence[str] | None]], embedding: np.ndarray,
                      limit: int) -> list[tuple[str, VectorHit]]:
         """``(scope, hit)`` for the ``limit`` nearest chunks of each requested scope, scope by scope, best first.
@@ -350,7 +391,7 @@ class VectorStore:
             return []
         query = embedding.reshape(1, -1).astype(np.float32)
         results: list[tuple[str, list[str], list[float]]] = []
-        with self._mutex, file_lock(self._lock_path, shared=True), self._readable():
+        with self._mutex, self._lock(shared=True), self._readable():
             reader = self._reader_for_query()  # a process that has not opened the client need not import chromadb
             if reader is not None:
                 for scope, docs in wanted:
@@ -371,13 +412,14 @@ class VectorStore:
             for chunk_id, distance in zip(ids, distances, strict=True)
         ]
 
+    @_attempted
     def collections(self) -> list[CollectionInfo]:
         """Every scope collection with its recorded model, dimension and vector count.
 
         Raises:
             IndexUnavailable: the store cannot be opened or read.
         """
-        with self._mutex, file_lock(self._lock_path, shared=True), self._readable():
+        with self._mutex, self._lock(shared=True), self._readable():
             client = self._client_for_read()
             infos = []
             for collection in client.list_collections():
@@ -390,13 +432,14 @@ class VectorStore:
                 ))
             return infos
 
+    @_attempted
     def counts(self, scopes: Sequence[str]) -> dict[str, int]:
         """The number of vectors in each scope's collection (0 for a scope without one).
 
         Raises:
             IndexUnavailable: the store cannot be opened or read.
         """
-        with self._mutex, file_lock(self._lock_path, shared=True), self._readable():
+        with self._mutex, self._lock(shared=True), self._readable():
             reader = self._reader_for_query()  # a search checks the counts: see query_scopes
             if reader is not None:
                 return {scope: reader.count(collection_name(scope)) for scope in scopes}
@@ -410,12 +453,13 @@ class VectorStore:
         Raises:
             OSError: the copy cannot be made (a partial copy is removed).
         """
-        with self._mutex, file_lock(self._lock_path, shared=False):
+        with self._mutex, self._lock(shared=False):
             if not self.root.exists():
                 return False
             copy_folder(self.root, destination)
             return True
 
+    @_attempted
     def reset(self, aside: Path) -> Path | None:
         """Empty the store for a rebuild: drop every collection, or, when the store cannot be opened or
         emptied (damaged), move its folder to ``aside`` (kept for inspection) so a new one starts.
@@ -426,7 +470,7 @@ class VectorStore:
         Raises:
             OSError: the damaged folder cannot be moved (the caller reports it; nothing was changed).
         """
-        with self._mutex, file_lock(self._lock_path, shared=False):
+        with self._mutex, self._lock(shared=False):
             if not self.root.exists():
                 return None
             try:
