@@ -134,12 +134,19 @@ def chroma_server(chroma_server_url: str):
         return Settings(chroma_api_impl="chromadb.api.fastapi.FastAPI", chroma_server_host=address.hostname,
                         chroma_server_http_port=address.port, anonymized_telemetry=False)
 
+    from vancetope_desktop.index.chroma_server import close_client
+
     admin = chromadb.AdminClient(settings())
     name = _unique_name()
     admin.create_tenant(name)
     admin.create_database(name, tenant=name)
+    client = None
     try:
-        yield chromadb.HttpClient(host=address.hostname, port=address.port, settings=settings(), tenant=name,
-                                  database=name)
+        client = chromadb.HttpClient(host=address.hostname, port=address.port, settings=settings(), tenant=name,
+                                     database=name)
+        yield client
     finally:
         admin.delete_database(name, tenant=name)
+        for each in (client, admin):  # their connections too (see close_client)
+            if each is not None:
+                close_client(each)

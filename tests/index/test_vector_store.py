@@ -20,17 +20,25 @@ def make_store(request, tmp_path):
     """Makes a store of the test's kind (each call: another process's handle on the same store), following the
     index generation ``make_store.generation[0]``."""
     generation = [0]
+    made = []
     if request.param == "embedded":
-        def make():
+        def store():
             return VectorStore(tmp_path / "chroma", tmp_path / "chroma.lock", lambda: generation[0])
     else:
         client = request.getfixturevalue("chroma_server")
         server = ChromaServer(request.getfixturevalue("chroma_server_url"), client.database, tenant=client.tenant)
 
-        def make():
+        def store():
             return ServerVectorStore(server, lambda: generation[0], retry_seconds=0)
+
+    def make():
+        made.append(store())
+        return made[-1]
+
     make.generation = generation
-    return make
+    yield make
+    for each in made:
+        each.close()
 
 
 def test_names_are_valid_and_distinct():

@@ -25,7 +25,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -128,16 +128,46 @@ class ChromaServer:
                            chroma_auth_token_transport_header=self.token_header)
         return Settings(**options)
 
+    @contextlib.contextmanager
+    def admin(self) -> Iterator[Any]:
+        """A ``chromadb.AdminClient`` on this server (tenants and databases), let go on the way out."""
+        import chromadb
+
+        admin = chromadb.AdminClient(self.settings())
+        try:
+            yield admin
+        finally:
+            close_client(admin)
+
     def client(self) -> Any:
-        """A ``chromadb.HttpClient`` on this server's tenant and database (it checks that both exist).
+        """A ``chromadb.HttpClient`` on this server's tenant and database.
+
+        Both are looked up first by an admin client of this module's own: chromadb's own check, when it fails
+        inside ``HttpClient``, leaves that half-made client's connections open.
 
         Raises:
-            httpx.TransportError: the server does not answer; chromadb's errors: refused, no such database.
+            httpx.TransportError: the server does not answer; chromadb's errors: refused, no such tenant or database.
         """
         import chromadb
 
+        with self.admin() as admin:
+            admin.get_database(self.database, tenant=self.tenant)
         return chromadb.HttpClient(host=self.host, port=self.port, ssl=self.ssl, headers=dict(self.headers),
                                    settings=self.settings(), tenant=self.tenant, database=self.database)
+
+
+def close_client(client: Any) -> None:
+    """Let a chromadb HTTP client (``HttpClient`` or ``AdminClient``) go with its connections: chromadb 1.5's
+    ``close`` releases the client's System, but its ``FastAPI`` never closes its ``httpx.Client`` (the sockets would
+    stay open until garbage collection, with a ResourceWarning), nor that of the ``AdminClient`` an ``HttpClient``
+    makes for itself (a System of its own); an ``AdminClient`` has no ``close`` at all."""
+    sessions = [getattr(getattr(each, "_server", None), "_session", None)
+                for each in (client, getattr(client, "_admin_client", None))]
+    if hasattr(client, "close"):
+        client.close()
+    for session in sessions:
+        if session is not None:
+            session.close()
 
 
 def _transient_errors() -> tuple[type[Exception], ...]:
@@ -192,7 +222,7 @@ class ServerVectorStore(VectorStore):
 
     def _close(self) -> None:
         if self._client is not None:
-            self._client.close()  # its HTTP connections; the next operation connects again
+            close_client(self._client)  # the next operation connects again
         self._client = None
         self._handles.clear()
 
@@ -256,20 +286,19 @@ class ServerVectorStore(VectorStore):
         """
 
         def create() -> bool:
-            import chromadb
             from chromadb.errors import NotFoundError
 
-            admin = chromadb.AdminClient(self.server.settings())  # no close(): one per library creation
-            try:
-                admin.get_tenant(self.server.tenant)
-            except NotFoundError:
-                admin.create_tenant(self.server.tenant)
-            try:
-                admin.get_database(self.server.database, tenant=self.server.tenant)
-                return False
-            except NotFoundError:
-                admin.create_database(self.server.database, tenant=self.server.tenant)
-                return True
+            with self.server.admin() as admin:
+                try:
+                    admin.get_tenant(self.server.tenant)
+                except NotFoundError:
+                    admin.create_tenant(self.server.tenant)
+                try:
+                    admin.get_database(self.server.database, tenant=self.server.tenant)
+                    return False
+                except NotFoundError:
+                    admin.create_database(self.server.database, tenant=self.server.tenant)
+                    return True
 
         with self._mutex:
             return self._attempt(create)

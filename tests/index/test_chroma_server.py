@@ -1,0 +1,175 @@
+"""The vector store on a real Chroma server (issue 17): its address and login, its database, backups refused, a server
+stopped and restarted mid-way, and two processes writing to one server. The contract shared with the embedded store
+is tested in test_vector_store.py."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.servers import harness
+from vancetope_desktop.core.errors import IndexUnavailable, InvalidInput
+from vancetope_desktop.index.chroma_server import ChromaServer, ServerVectorStore
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize("url", ["ftp://host:8000", "http://", "http://host:8000/chroma", "http://host:port",
+                                 "http://user@host:8000", "host:8000"])
+def test_a_bad_server_url_is_refused_with_a_clear_error(url):
+    with pytest.raises(InvalidInput, match="not a Chroma server URL"):
+        ChromaServer(url, "lab")
+
+
+def test_the_address_login_and_tls_options_reach_chromas_settings():
+    server = ChromaServer("https://chroma.lab.example", "lab", tenant="team", token="s3cret",
+                          token_header="X-Chroma-Token", headers={"X-Proxy": "1"}, ssl_verify="/etc/lab-ca.pem")
+    assert (server.host, server.port, server.ssl, server.address) == ("chroma.lab.example", 8000, True,
+                                                                      "https://chroma.lab.example:8000")
+    settings = server.settings()
+    assert settings.chroma_client_auth_credentials == "s3cret"
+    assert settings.chroma_auth_token_transport_header == "X-Chroma-Token"
+    assert settings.chroma_server_ssl_verify == "/etc/lab-ca.pem"
+    assert settings.chroma_server_headers == {"X-Proxy": "1"}
+    assert "s3cret" not in repr(server)
+    with pytest.raises(InvalidInput, match="token_header"):
+        ChromaServer("http://h:1", "lab", token_header="Cookie")
+    with pytest.raises(InvalidInput, match="database"):
+        ChromaServer("http://h:1", " ")
+
+
+def test_the_librarys_database_is_made_once_and_a_missing_one_is_named(chroma_server_url, chroma_server):
+    server = ChromaServer(chroma_server_url, f"{chroma_server.database}_lab", tenant=chroma_server.tenant)
+    store = ServerVectorStore(server, lambda: 0, retry_seconds=0)
+    with pytest.raises(IndexUnavailable, match=f"database '{server.database}'.*not found"):
+        store.counts(["project/p"])
+    assert store.create_database() is True
+    assert store.create_database() is False
+    assert store.counts(["project/p"]) == {"project/p": 0}
+    store.close()
+
+
+def test_a_backup_of_server_vectors_is_refused_and_says_whose_job_it_is(chroma_server_url, chroma_server, tmp_path):
+    store = ServerVectorStore(ChromaServer(chroma_server_url, chroma_server.database, tenant=chroma_server.tenant),
+                              lambda: 0)
+    with pytest.raises(OSError, match="back them up on the server"):
+        store.back_up(tmp_path / "copy")
+    assert not (tmp_path / "copy").exists()
+
+
+class _OwnServer:
+    """A bare ``chroma run`` on a port and folder of this test's own, stopped and started again at will."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder, self.port = folder, harness.free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        log = (self.folder / "chroma.log").open("ab")
+        self.process = subprocess.Popen(
+            [str(Path(sys.executable).parent / "chroma"), "run", "--path", str(self.folder / "data"), "--host",
+             "127.0.0.1", "--port", str(self.port)], stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            env=dict(os.environ, ANONYMIZED_TELEMETRY="False"), preexec_fn=harness.die_with_parent)
+        log.close()
+
+    def wait_ready(self) -> None:
+        deadline = time.monotonic() + harness.READY_SECONDS
+        while not harness.chroma_answers(self.url):
+            assert self.process.poll() is None, (self.folder / "chroma.log").read_text()[-2000:]
+            assert time.monotonic() < deadline, f"chroma did not answer within {harness.READY_SECONDS} s"
+            time.sleep(0.1)
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(harness.STOP_SECONDS)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+@pytest.fixture
+def own_server(tmp_path):
+    server = _OwnServer(tmp_path)
+    server.start()
+    try:
+        server.wait_ready()
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.mark.slow
+def test_a_server_stopped_mid_way_gives_a_clear_error_then_a_restart_is_waited_for(own_server):
+    server = ChromaServer(own_server.url, "lab")
+    store = ServerVectorStore(server, lambda: 0, retry_seconds=0)
+    store.create_database()
+    vectors = np.eye(4, dtype=np.float32) + 0.01
+    store.upsert("project/p", "m", ["a:0", "b:0"], vectors[:2], [{"doc_id": "a"}, {"doc_id": "b"}])
+
+    own_server.stop()
+    with pytest.raises(IndexUnavailable, match=f"cannot reach the Chroma server at {own_server.url}"):
+        store.query("project/p", vectors[0], 5)
+    with pytest.raises(IndexUnavailable, match="cannot reach the Chroma server"):
+        store.upsert("project/p", "m", ["c:0"], vectors[2:3], [{"doc_id": "c"}])
+
+    # The server comes back while a write waits for it: started at the first retry, waited for within the budget.
+    notices: list[str] = []
+
+    def restart(message: str) -> None:
+        notices.append(message)
+        if len(notices) == 1:
+            own_server.start()
+
+    patient = ServerVectorStore(server, lambda: 0, retry_seconds=harness.READY_SECONDS, on_retry=restart)
+    patient.upsert("project/p", "m", ["c:0", "d:0"], vectors[2:], [{"doc_id": "c"}, {"doc_id": "d"}])
+    assert notices and all("cannot reach the Chroma server" in n for n in notices)
+    # The store that failed recovers by itself: nothing was lost, nothing half-written.
+    assert store.counts(["project/p"]) == {"project/p": 4}
+    assert [h.chunk_id for h in store.query("project/p", vectors[3], 1)] == ["d:0"]
+    store.close()
+    patient.close()
+
+
+_WRITER = textwrap.dedent("""
+    import sys
+    import numpy as np
+    from vancetope_desktop.index.chroma_server import ChromaServer, ServerVectorStore
+
+    url, tenant, database, scope, tag = sys.argv[1:]
+    store = ServerVectorStore(ChromaServer(url, database, tenant=tenant), lambda: 0)
+    rng = np.random.default_rng(abs(hash(tag)) % 2**32)
+    for batch in range(5):
+        ids = [f"{tag}{batch}_{i}:0" for i in range(100)]
+        store.upsert(scope, "m", ids, rng.normal(size=(100, 16)).astype(np.float32),
+                     [{"doc_id": i.split(":")[0]} for i in ids])
+        store.upsert(scope, "m", ids[:10], rng.normal(size=(10, 16)).astype(np.float32),  # the same ids again
+                     [{"doc_id": i.split(":")[0]} for i in ids[:10]])
+""")
+
+
+@pytest.mark.slow
+def test_two_processes_write_disjoint_scopes_to_one_server(chroma_server_url, chroma_server):
+    writers = [subprocess.Popen([sys.executable, "-c", _WRITER, chroma_server_url, chroma_server.tenant,
+                                 chroma_server.database, scope, tag],
+                                cwd=REPO, env=dict(os.environ, PYTHONPATH=str(REPO)), stderr=subprocess.PIPE)
+               for scope, tag in (("project/one", "x"), ("project/two", "y"))]
+    errors = [writer.communicate(timeout=600)[1].decode() for writer in writers]
+    assert [writer.returncode for writer in writers] == [0, 0], errors
+    store = ServerVectorStore(ChromaServer(chroma_server_url, chroma_server.database, tenant=chroma_server.tenant),
+                              lambda: 0)
+    assert store.counts(["project/one", "project/two"]) == {"project/one": 500, "project/two": 500}
+    ones = store.query("project/one", np.ones(16, np.float32), 500)
+    assert len(ones) == 500 and all(hit.chunk_id.startswith("x") for hit in ones)
+    assert sorted(info.scope for info in store.collections()) == ["project/one", "project/two"]
+    store.close()
