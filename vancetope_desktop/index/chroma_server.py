@@ -242,7 +242,7 @@ class ServerVectorStore(VectorStore):
         return None
 
     def _unusable(self, error: Exception) -> IndexUnavailable:
-        return IndexUnavailable(f"the Chroma server at {self.server.address} refused the vector store of database "
+        return IndexUnavailable(f"the Chroma server at {self.server.address} answered with an error for database "
                                 f"{self.server.database!r} (tenant {self.server.tenant!r}): {_first_line(error)}")
 
     def _attempt(self, operation: Callable[[], _Result]) -> _Result:
