@@ -193,7 +193,7 @@ class ServerVectorStore(VectorStore):
 
     def __init__(self, server: ChromaServer, generation: Callable[[], int], *, retry_seconds: float = RETRY_SECONDS,
                  on_retry: Callable[[str], None] | None = None) -> None:
-        super().__init__(Path(), Path(), generation)
+        super().__init__(Path(), Path(), generation)  # no folder, no lock file: the methods using them are replaced
         self.server = server
         self._retry_seconds = retry_seconds
         self._on_retry = on_retry
