@@ -173,3 +173,16 @@ def test_two_processes_write_disjoint_scopes_to_one_server(chroma_server_url, ch
     assert len(ones) == 500 and all(hit.chunk_id.startswith("x") for hit in ones)
     assert sorted(info.scope for info in store.collections()) == ["project/one", "project/two"]
     store.close()
+
+
+def test_a_token_is_sent_by_chromas_own_token_provider(chroma_server_url, chroma_server):
+    # The test server does not check tokens (`chroma run` has no authentication of its own: a proxy in front does it);
+    # what is checked here is that the client logs in with the token, in the header asked for.
+    for header, sent in (("Authorization", "Bearer s3cret"), ("X-Chroma-Token", "s3cret")):
+        server = ChromaServer(chroma_server_url, chroma_server.database, tenant=chroma_server.tenant, token="s3cret",
+                              token_header=header)
+        store = ServerVectorStore(server, lambda: 0, retry_seconds=0)
+        assert store.counts(["project/p"]) == {"project/p": 0}
+        headers = {name.lower(): value for name, value in store._client._server.get_request_headers().items()}
+        assert headers[header.lower()] == sent
+        store.close()
