@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import textwrap
@@ -186,3 +187,15 @@ def test_a_token_is_sent_by_chromas_own_token_provider(chroma_server_url, chroma
         headers = {name.lower(): value for name, value in store._client._server.get_request_headers().items()}
         assert headers[header.lower()] == sent
         store.close()
+
+
+def test_a_server_that_accepts_but_never_answers_times_out_into_a_clear_error():
+    with socket.socket() as silent:  # connections are queued by the kernel, never read nor answered
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        url = f"http://127.0.0.1:{silent.getsockname()[1]}"
+        store = ServerVectorStore(ChromaServer(url, "lab", timeout_seconds=0.5), lambda: 0, retry_seconds=0)
+        with pytest.raises(IndexUnavailable, match=f"cannot reach the Chroma server at {url} .*timed out"):
+            store.counts(["project/p"])
+    with pytest.raises(InvalidInput, match="timeout_seconds"):
+        ChromaServer(url, "lab", timeout_seconds=0)

@@ -63,6 +63,8 @@ class ChromaServer:
         token_header: ``Authorization`` (sent as ``Bearer <token>``) or ``X-Chroma-Token``.
         headers: further HTTP headers for every request (e.g. a proxy's).
         ssl_verify: for https: True (the system's CAs), False, or the path of a CA bundle.
+        timeout_seconds: how long one request may wait for the server (to connect, then for each read) before it
+            counts as not answering (and is retried): chromadb's own client waits forever.
 
     Raises:
         InvalidInput: a URL that is not http(s)://host[:port], an empty database or tenant, an unknown token header.
@@ -75,6 +77,7 @@ class ChromaServer:
     token_header: str = "Authorization"
     headers: Mapping[str, str] = field(default_factory=dict)
     ssl_verify: bool | str = True
+    timeout_seconds: float = 120.0
 
     def __post_init__(self) -> None:
         parts = urlsplit(self.url)
@@ -87,6 +90,8 @@ class ChromaServer:
             raise InvalidInput(f"not a Chroma server URL: {self.url!r} (expected http://host:port or https://host:port)")
         if not self.database.strip() or not self.tenant.strip():
             raise InvalidInput("a Chroma server's database and tenant must be named")
+        if not self.timeout_seconds > 0:
+            raise InvalidInput(f"timeout_seconds must be positive, not {self.timeout_seconds!r}")
         if self.token_header not in TOKEN_HEADERS:
             raise InvalidInput(f"token_header must be one of {', '.join(TOKEN_HEADERS)}, not {self.token_header!r}")
 
@@ -134,6 +139,7 @@ class ChromaServer:
         import chromadb
 
         admin = chromadb.AdminClient(self.settings())
+        self._limit_waits(admin)
         try:
             yield admin
         finally:
@@ -152,8 +158,17 @@ class ChromaServer:
 
         with self.admin() as admin:
             admin.get_database(self.database, tenant=self.tenant)
-        return chromadb.HttpClient(host=self.host, port=self.port, ssl=self.ssl, headers=dict(self.headers),
-                                   settings=self.settings(), tenant=self.tenant, database=self.database)
+        client = chromadb.HttpClient(host=self.host, port=self.port, ssl=self.ssl, headers=dict(self.headers),
+                                     settings=self.settings(), tenant=self.tenant, database=self.database)
+        self._limit_waits(client)
+        return client
+
+    def _limit_waits(self, client: Any) -> None:
+        """Give the client's HTTP session :attr:`timeout_seconds` (chromadb 1.5 makes its ``httpx.Client`` with
+        ``timeout=None`` and has no setting for it)."""
+        import httpx
+
+        client._server._session.timeout = httpx.Timeout(self.timeout_seconds)
 
 
 def close_client(client: Any) -> None:
