@@ -127,3 +127,15 @@ def test_reset_empties_the_store_for_a_rebuild(make_store, tmp_path):
     assert store.query("project/p", np.ones(4, np.float32), 5) == []
     store.upsert("project/p", "m2", ["c:0"], np.ones((1, 4), np.float32), [{"doc_id": "c"}])
     assert store.counts(["project/p"]) == {"project/p": 1}
+
+
+def test_an_upsert_above_the_stores_batch_limit_is_split(make_store):
+    store = make_store()
+    store.collections()  # the client open: the limit is its (the server's, for a server)
+    limit = store._max_batch()
+    assert limit == store._client.get_max_batch_size()
+    count = limit + 3
+    ids = [f"d{i}:0" for i in range(count)]
+    vectors = np.random.default_rng(0).normal(size=(count, 4)).astype(np.float32)
+    store.upsert("project/p", "m", ids, vectors, [{"doc_id": f"d{i}"} for i in range(count)])
+    assert store.counts(["project/p"]) == {"project/p": count}
