@@ -199,3 +199,30 @@ def test_a_server_that_accepts_but_never_answers_times_out_into_a_clear_error():
             store.counts(["project/p"])
     with pytest.raises(InvalidInput, match="timeout_seconds"):
         ChromaServer(url, "lab", timeout_seconds=0)
+
+
+@pytest.mark.slow
+def test_the_writer_keeps_its_jobs_while_the_server_is_down_and_writes_each_vector_once_after(own_server, tmp_path):
+    # The library's own writer and queue (SQLite here) with its vectors on the server: the swap below is the seam
+    # Library.open takes for a team library.
+    from vancetope_desktop.services import documents, indexing
+    from vancetope_desktop.services.library import Library
+
+    with Library.open(tmp_path / "lib") as lib:
+        lib.vectors.close()
+        lib.vectors = ServerVectorStore(ChromaServer(own_server.url, "lab"), lib.index_generation, retry_seconds=0)
+        lib.vectors.create_database()
+        documents.add_text(lib, "Herons nest in colonies near lakes and rivers.", title="Herons")
+        indexing.try_drain(lib)
+        own_server.stop()
+        added = [documents.add_text(lib, text, title=text.split()[0]) for text in
+                 ("Glaciers in Greenland melt faster every year.", "Chronic stress raises the risk of dementia.")]
+        with pytest.raises(IndexUnavailable, match="cannot reach the Chroma server"):
+            indexing.try_drain(lib)
+        assert indexing.index_status(lib).queued_jobs == len(added)  # nothing lost: the jobs wait for the server
+        own_server.start()
+        own_server.wait_ready()
+        indexing.try_drain(lib)
+        check = indexing.check_vectors(lib)
+        assert check.problems == [] and [(s.expected, s.stored) for s in check.scopes] == [(3, 3)]
+        lib.vectors.close()
