@@ -6,6 +6,8 @@ from tests.services.test_annotations import PAGE_ONE, PAGE_TWO, make_pdf
 from vancetope_desktop.core.documents import DocumentType
 from vancetope_desktop.ingest.registry import extract_file
 from vancetope_desktop.services import documents, imports
+from vancetope_desktop.ui import dialogs
+from vancetope_desktop.ui.edit_conflict_dialog import EditConflictDialog
 from vancetope_desktop.ui.viewer import DocumentViewer, MarkdownViewer, PdfViewer
 
 WAIT = 10_000
@@ -59,31 +61,62 @@ def test_the_missing_link_banner_goes_when_the_linked_note_is_created(qtbot, lib
     qtbot.waitUntil(lambda: viewer.notice_label.isHidden(), timeout=WAIT)
 
 
-def test_a_note_changed_while_it_is_edited_asks_before_replacing_the_draft(qtbot, library, make_window):
+def _changed_while_editing(qtbot, library, window, viewer, note_id: str, draft: str, **change) -> MarkdownViewer:
+    """``draft`` typed in the open note's editor, then ``change`` written as another process would: the bar shows."""
+    markdown = _markdown(viewer)
+    markdown.start_editing()
+    markdown.editor.setPlainText(draft)
+    documents.update_document(library, note_id, **change)
+    window.workbench.refresh()
+    qtbot.waitUntil(lambda: viewer.change_bar.isVisibleTo(viewer), timeout=WAIT)
+    return markdown
+
+
+def test_reload_on_the_change_bar_asks_before_dropping_the_draft(qtbot, library, make_window, monkeypatch):
     note = documents.add_text(library, "Version one.", doc_type=DocumentType.NOTE, title="Draft")
     window = make_window(library)
     viewer = _open(qtbot, window, note.id)
-    markdown = _markdown(viewer)
-    markdown.start_editing()
-    markdown.editor.setPlainText("My draft.")
-    documents.update_document(library, note.id, content="Changed elsewhere.")  # as another process would
-    window.workbench.refresh()
-    qtbot.waitUntil(lambda: viewer.change_bar.isVisibleTo(viewer), timeout=WAIT)
+    markdown = _changed_while_editing(qtbot, library, window, viewer, note.id, "My draft.",
+                                      content="Changed elsewhere.", title="Draft, renamed")
     assert markdown.is_editing() and markdown.editor.toPlainText() == "My draft."  # nothing overwritten
     assert "changed since you started editing" in viewer.change_bar.label.text()
+    assert viewer.title_label.full_text() == "Draft, renamed"  # the heading follows, as the tab does
+    asked: list[str] = []
+    monkeypatch.setattr(dialogs, "confirm", lambda _parent, _title, text: asked.append(text) or False)
+    viewer.change_bar.reload_button.click()
+    assert asked and "draft will be lost" in asked[0]
+    assert markdown.is_editing() and markdown.editor.toPlainText() == "My draft."  # declined: kept
+    monkeypatch.setattr(dialogs, "confirm", lambda *_args: True)
     viewer.change_bar.reload_button.click()
     assert not markdown.is_editing() and markdown.text() == "Changed elsewhere."
     assert not viewer.change_bar.isVisibleTo(viewer)
 
-    markdown.start_editing()  # Keep mine: the draft stays, and saving it is the user's choice
-    markdown.editor.setPlainText("Mine after all.")
-    documents.update_document(library, note.id, content="Changed again.")
-    window.workbench.refresh()
-    qtbot.waitUntil(lambda: viewer.change_bar.isVisibleTo(viewer), timeout=WAIT)
-    viewer.change_bar.keep_button.click()
-    assert markdown.editor.toPlainText() == "Mine after all." and not viewer.change_bar.isVisibleTo(viewer)
+
+def test_saving_after_the_change_bar_opens_the_conflict_dialog_never_overwrites(qtbot, library, make_window):
+    note = documents.add_text(library, "Version one.", doc_type=DocumentType.NOTE, title="Draft")
+    window = make_window(library)
+    viewer = _open(qtbot, window, note.id)
+    markdown = _changed_while_editing(qtbot, library, window, viewer, note.id, "Mine.", content="Theirs.")
+    assert not hasattr(viewer.change_bar, "keep_button")  # no way to go on editing over theirs unasked
     markdown.save()
-    qtbot.waitUntil(lambda: documents.get_document(library, note.id).content == "Mine after all.", timeout=WAIT)
+    qtbot.waitUntil(lambda: window.findChild(EditConflictDialog) is not None, timeout=WAIT)
+    assert documents.get_document(library, note.id).content == "Theirs."
+
+
+def test_compare_on_the_change_bar_opens_the_conflict_dialog_with_the_draft(qtbot, library, make_window):
+    note = documents.add_text(library, "Version one.", doc_type=DocumentType.NOTE, title="Draft")
+    window = make_window(library)
+    viewer = _open(qtbot, window, note.id)
+    _changed_while_editing(qtbot, library, window, viewer, note.id, "Mine.", content="Theirs.")
+    viewer.change_bar.compare_button.click()
+    qtbot.waitUntil(lambda: window.findChild(EditConflictDialog) is not None
+                    and window.findChild(EditConflictDialog).isVisible(), timeout=WAIT)
+    dialog = window.findChild(EditConflictDialog)
+    assert (dialog.sides.mine, dialog.sides.theirs.content, dialog.sides.base.number) == ("Mine.", "Theirs.", 1)
+    dialog.keep_mine_button.click()
+    qtbot.waitUntil(lambda: documents.get_document(library, note.id).content == "Mine.", timeout=WAIT)
+    assert documents.get_document(library, note.id).version == 3
+    qtbot.waitUntil(lambda: _markdown(viewer).text() == "Mine.", timeout=WAIT)
 
 
 def test_an_open_pdf_follows_a_rename_and_keeps_its_found_words(qtbot, library, make_window, tmp_path):

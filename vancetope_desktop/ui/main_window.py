@@ -616,6 +616,7 @@ class MainWindow(QMainWindow):
             viewer = DocumentViewer()
             viewer.set_dark(themes.is_dark(QApplication.instance()))
             viewer.save_requested.connect(self._save_from_viewer)
+            viewer.compare_requested.connect(self._compare)
             self.annotation_actions.attach(viewer)
             viewer.status_changed.connect(lambda text: self.statusBar().showMessage(text, 8000))
             self.notes.attach_viewer(viewer)
@@ -663,10 +664,15 @@ class MainWindow(QMainWindow):
             on_conflict=lambda conflict: self._save_conflict(doc_id, content, conflict))
 
     def _save_conflict(self, doc_id: str, content: str, conflict: EditConflict) -> None:
-        """A stale save: both versions side by side (:class:`EditConflictDialog`), then the one kept or the merge
-        saved against the stored version, so that yet another change made meanwhile is caught in turn."""
+        """A stale save: settled in the conflict dialog (:meth:`_compare`)."""
+        self._compare(doc_id, content, conflict.expected)
+
+    def _compare(self, doc_id: str, content: str, base_version: int) -> None:
+        """A draft ``content`` made on ``base_version`` of a document changed since (a stale save, or the
+        editor's Compare…): both versions side by side (:class:`EditConflictDialog`), then the one kept or the
+        merge saved against the stored version, so that yet another change made meanwhile is caught in turn."""
         lib = self.library
-        self.workbench.read(lambda _c: edit_merge.conflict_sides(lib, doc_id, conflict.expected, content),
+        self.workbench.read(lambda _c: edit_merge.conflict_sides(lib, doc_id, base_version, content),
                             self._ask_conflict)
 
     def _ask_conflict(self, sides: edit_merge.ConflictSides) -> None:

@@ -17,6 +17,7 @@ from ...core.documents import DocumentInfo
 from ...core.errors import DamagedFile, EmptyFile, EncryptedPdf, UnsupportedFile, VancetopeError
 from ...core.reading import READING_STATUS_KEY
 from ...services.notelinks import link_problem_text
+from .. import dialogs
 from ..elided_label import ElidedLabel
 from .change_bar import ChangeBar
 from .data_viewer import DataViewer
@@ -47,11 +48,15 @@ class DocumentViewer(QWidget):
         annotation_requested(str, AnnotationRequest): ``(PDF id, change)`` the user asked for in the PDF
             viewer; the owner runs it and hands the new list to :meth:`set_annotations`.
         wikilink_activated(str, str): ``(document id, link inside)``: a ``[[…]]`` link of a note was clicked.
+        compare_requested(str, str, int): ``(document id, draft, version the draft was made on)``: the note
+            changed elsewhere while edited and the user asked to compare; the owner opens the conflict dialog
+            (``services.edit_merge.conflict_sides``) and saves what is chosen.
         pdf_opened(DocumentInfo): a PDF document was opened, e.g. to mark it as being read.
         annotations_export_requested(DocumentInfo): the user asked to export the shown PDF's annotations.
     """
 
     save_requested = Signal(str, str)
+    compare_requested = Signal(str, str, int)
     status_changed = Signal(str)
     annotations_wanted = Signal(str)
     annotation_requested = Signal(str, object)
@@ -82,8 +87,8 @@ class DocumentViewer(QWidget):
         layout.addWidget(self.change_bar)
         layout.addWidget(self.stack, 1)
         self.message.password_entered.connect(self._unlock)
-        self.change_bar.reload_requested.connect(self._reload_pending)
-        self.change_bar.keep_requested.connect(self._keep_draft)
+        self.change_bar.reload_requested.connect(self._ask_reload)
+        self.change_bar.compare_requested.connect(self._compare_pending)
         self._pending: DocumentInfo | None = None  # a newer state of the document, waiting for the editor
         self._viewers: dict[type[QWidget], _Viewer] = {}
         self._doc: DocumentInfo | None = None
@@ -133,7 +138,8 @@ class DocumentViewer(QWidget):
         process's change, a rename, a relink), and show it if what is shown changed.
 
         The view stays where it was where it can (the PDF page, the scroll position). While the note is
-        being edited the draft is kept and :attr:`change_bar` asks: Reload or Keep mine.
+        being edited the draft is kept, the heading shows the new title, and :attr:`change_bar` offers Compare…
+        (the conflict dialog) or Reload (after a confirmation when the draft has changes).
         A ``doc`` of another id, or with nothing shown changed, is ignored.
         """
         shown = self._doc
@@ -141,6 +147,7 @@ class DocumentViewer(QWidget):
             return
         if self.is_editing():
             self._pending = doc
+            self._set_title(doc)  # the tab shows the new title at once: so does the heading
             self.change_bar.show()
             return
         if self._kind is ViewKind.PDF and choose_view(doc) is ViewKind.PDF and (
@@ -173,16 +180,26 @@ class DocumentViewer(QWidget):
         if area is not None:
             area.verticalScrollBar().setValue(position)
 
+    def _ask_reload(self) -> None:
+        """Reload asked from the bar: a draft with changes is dropped only once the user agreed."""
+        if self.has_unsaved_changes() and not dialogs.confirm(
+                self, "Drop your draft?", "Reload shows the document as it is now: your unsaved draft will be "
+                "lost, and Undo cannot bring it back. Drop it? (Compare… keeps it and shows both.)"):
+            return
+        self._reload_pending()
+
     def _reload_pending(self) -> None:
         pending, self._pending = self._pending, None
         self.change_bar.hide()
         if pending is not None:
             self._reload(pending)  # leaves edit mode: the draft is dropped, as asked
 
-    def _keep_draft(self) -> None:
-        """The draft stays; the newer state becomes the one edited over (not asked about again)."""
-        if self._pending is not None:
-            self._doc, self._pending = self._pending, None
+    def _compare_pending(self) -> None:
+        """Compare asked from the bar: the draft, and the version it was made on, go to the owner's dialog."""
+        markdown = self._viewers.get(MarkdownViewer)
+        if self._doc is None or not isinstance(markdown, MarkdownViewer) or not markdown.is_editing():
+            return
+        self.compare_requested.emit(self._doc.id, markdown.editor.toPlainText(), self._doc.version)
 
     def _editing_changed(self, editing: bool) -> None:
         if editing or self._pending is None:
@@ -192,7 +209,7 @@ class DocumentViewer(QWidget):
                      and markdown.text() == (self._doc.content or ""))
         if cancelled:  # the draft was dropped: show what changed meanwhile
             self._reload_pending()
-        else:  # saved over it, as the bar said it would: the save's answer is shown next
+        else:  # saved: made on the older version, the save opens the conflict dialog; its answer is shown next
             self._pending = None
             self.change_bar.hide()
 
