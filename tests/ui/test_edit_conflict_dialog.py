@@ -7,8 +7,9 @@ from __future__ import annotations
 import pytest
 
 from vancetope_desktop.core.documents import DocumentType
-from vancetope_desktop.services import documents, identity
+from vancetope_desktop.services import documents, edit_merge, identity
 from vancetope_desktop.ui.edit_conflict_dialog import Choice, EditConflictDialog
+from vancetope_desktop.ui.review_model import actor_label
 from vancetope_desktop.ui.viewer import MarkdownViewer
 
 WAIT = 10_000
@@ -56,7 +57,7 @@ def test_keep_mine_saves_the_draft_after_theirs_which_stays_in_the_history(qtbot
     assert (kept.content, kept.created_by) == (TEXT.replace("t-test", "mixed model"), "user:bob")
     window.details.set_versions(documents.list_versions(library, doc_id), {}, "user:ada")
     shown = window.details.versions_list
-    assert [shown.topLevelItem(i).text(3) for i in range(2)] == ["bob", "You"]  # Details › History: who
+    assert [shown.topLevelItem(i).text(3) for i in range(2)] == ["bob", "ada (you)"]  # Details › History: who
 
 
 def test_keep_theirs_drops_the_draft_and_shows_the_stored_version(qtbot, library, stale_save):
@@ -95,3 +96,18 @@ def test_merge_marks_a_conflict_and_saves_only_once_it_is_settled(qtbot, library
     qtbot.waitUntil(lambda: documents.get_document(library, doc_id).version == 3, timeout=WAIT)
     saved = documents.get_document(library, doc_id)
     assert saved.content == settled and saved.updated_by == "user:ada"
+
+
+def test_the_other_writer_is_named_as_everywhere_and_oneself_elsewhere_is_said_so(qtbot, library, stale_save,
+                                                                                   monkeypatch):
+    doc_id, dialog, window = stale_save(TEXT.replace("t-test", "mixed model"), TEXT.replace("t-test", "Wilcoxon"))
+    dialog.merge_button.click()  # the markers name bob as the dialog does: no "user:" actor string
+    assert ">>>>>>> theirs (version 2 by bob, " in dialog.merge_edit.toPlainText()
+    dialog.reject()
+    monkeypatch.setenv(identity.IDENTITY_ENV, "Ada Tester")
+    documents.update_document(library, doc_id, content="Mine elsewhere.")  # as my second window would
+    sides = edit_merge.conflict_sides(library, doc_id, 1, "Mine.")
+    mine_elsewhere = EditConflictDialog(sides, window, me=identity.current_user())
+    assert "saved by you, in another window or process at" in mine_elsewhere.summary.text()
+    assert mine_elsewhere.diff.left_label.text() == "Theirs — version 3 by you, in another window or process"
+    assert actor_label("user:Ada Tester", {}, identity.current_user()) == "Ada Tester (you)"

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QDialogButtonBox, QHeaderView
 from vancetope_desktop.agents import task_tree
 from vancetope_desktop.core.documents import DocumentStatus, DocumentType
 from vancetope_desktop.core.promotion import AuditEntry, PromotionRequest, RequesterKind, RequestStatus
-from vancetope_desktop.services import documents, review, scopes
+from vancetope_desktop.services import documents, identity, review, scopes
 from vancetope_desktop.ui.diff_view import RowKind
 from vancetope_desktop.ui.document_model import type_icon
 from vancetope_desktop.ui.history_text import request_rows, trail_rows
@@ -72,11 +72,16 @@ def test_ages_read_compactly():
 
 
 def test_actors_are_named_for_people():
-    assert actor_label("user:ada", NAMES, me="user:ada") == "You"
+    assert actor_label("user:ada", NAMES, me="user:ada") == "ada (you)"
     assert actor_label("user:bob", NAMES, me="user:ada") == "bob"
     assert actor_label("think-process/tp_12", NAMES) == "Paper Analysis"
     assert actor_label("think-process/tp_99", NAMES) == "tp_99"
     assert actor_label("rule:project-relevant", NAMES) == "rule #project-relevant"
+
+
+def _me() -> str:
+    """How the app names the person running the tests (their login, or VANCETOPE_IDENTITY)."""
+    return actor_label(identity.current_user(), {}, identity.current_user())
 
 
 def _entry(action: str, request_id: str | None = "req_1", *, actor: str = "user:ada", reason: str = "",
@@ -91,7 +96,7 @@ def test_history_lists_the_trail_once_and_requests_only_where_they_add():
              _entry("promote", reason="tagged #project-relevant", minutes=1), _entry("approve", minutes=1)]
     rows = trail_rows(trail, NAMES, me="user:ada")
     assert len(rows) == 2  # the approval's move is folded into it: not "Promoted … · You — <their reason>"
-    assert rows[0].startswith("<b>Approved</b> Paper Analysis → Inbox · You · ")
+    assert rows[0].startswith("<b>Approved</b> Paper Analysis → Inbox · ada (you) · ")
     assert rows[1].startswith("<b>Promotion requested</b> Paper Analysis → Inbox · rule #project-relevant — "
                               "tagged #project-relevant · ")
     # A hand move (no request) stays; a think process is named.
@@ -103,7 +108,7 @@ def test_history_lists_the_trail_once_and_requests_only_where_they_add():
                         decision_reason="Duplicate")
     assert request_rows([approved], trail, NAMES, "user:ada") == []
     assert request_rows([pending], trail, NAMES, "user:ada") == [
-        '<b>Waiting for review</b>: to Inbox, asked by You · <a href="request:req_1">Review…</a>']
+        '<b>Waiting for review</b>: to Inbox, asked by ada (you) · <a href="request:req_1">Review…</a>']
     assert request_rows([rejected], [_entry("reject", actor="user:bob", reason="Duplicate")], NAMES) == []
     missing = request_rows([rejected], [], NAMES, "user:ada")
     assert len(missing) == 1 and "<b>Rejected</b> (to Inbox) by bob" in missing[0] and missing[0].endswith(
@@ -149,7 +154,7 @@ def test_queue_model_shows_groups_and_request_rows(qtbot):
     assert row == ["Result 1", "Paper Analysis (think process)", "Paper Analysis → Inbox", "reason 1", "1 h"]
     second = model.index(1, 1, group)
     assert second.data() == "rule #project-relevant" and not second.data(Qt.ItemDataRole.DecorationRole).isNull()
-    assert model.index(0, 1, model.index(2, 0)).data() == "You"
+    assert model.index(0, 1, model.index(2, 0)).data() == "ada (you)"
     assert model.index_of("req_3").data(ReviewRole.REQUEST_ID) == "req_3"
     assert model.request_ids_of([group, model.index_of("req_4"), model.index_of("req_1")]) == [
         "req_1", "req_2", "req_4"]
@@ -164,7 +169,7 @@ def test_history_model_passes_the_model_tester_and_names_decisions(qtbot, qtmode
     model.set_requests(DECIDED, NAMES, "user:ada")
     qtmodeltester.check(model)
     assert [model.index(0, c).data() for c in (0, 1, 2, 4, 5)] == [
-        "Result 5", "Approved", "You", "Review 2026", "reason 5"]
+        "Result 5", "Approved", "ada (you)", "Review 2026", "reason 5"]
     assert [model.index(1, c).data() for c in (1, 2, 4, 5)] == [
         "Rejected", "bob", "stayed in Paper Analysis", "Duplicate"]
     assert model.index(0, 3).data(ReviewRole.SORT) > model.index(1, 3).data(ReviewRole.SORT)
@@ -478,7 +483,7 @@ def test_reject_one_keeps_the_document_and_the_reason(qtbot, library, queue, mak
     pane.history_button.click()
     history = pane.history_model
     assert history.rowCount() == 1 and history.index(0, 1).data() == "Rejected"
-    assert history.index(0, 2).data() == "You" and history.index(0, 5).data() == "Duplicate of an existing note"
+    assert history.index(0, 2).data() == _me() and history.index(0, 5).data() == "Duplicate of an existing note"
 
 
 def test_bulk_approve_of_a_group_moves_all_of_it(qtbot, library, queue, make_window):
@@ -594,7 +599,7 @@ def test_the_details_panel_lists_a_documents_history_once(qtbot, library, queue,
     # carrying the requester's reason.
     assert trail.count("Approved") == 1 and "Promoted" not in trail
     assert not details.requests_label.isVisibleTo(details)
-    assert "<b>Approved</b> Paper Analysis → Inbox · You — solid" in trail
+    assert f"<b>Approved</b> Paper Analysis → Inbox · {_me()} — solid" in trail
     assert "<b>Promotion requested</b> Paper Analysis → Inbox · Paper Analysis — Core extraction" in trail
     assert "think-process/" not in trail and "user:" not in trail
 
@@ -609,7 +614,7 @@ def test_the_details_panel_lists_a_documents_history_once(qtbot, library, queue,
     window._search_selected(docs["flash"].id)
     window.workbench.refresh()
     qtbot.waitUntil(lambda: "Waiting for review" in details.requests_label.text(), timeout=10_000)
-    assert "asked by You" in details.requests_label.text()
+    assert f"asked by {_me()}" in details.requests_label.text()
     details.requests_label.linkActivated.emit(f"request:{reqs['flash'].id}")
     assert window.review_dock.isVisible()
     assert window.review_pane.selected_request_ids() == [reqs["flash"].id]

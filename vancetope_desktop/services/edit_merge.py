@@ -10,6 +10,7 @@ stored version's number, so a third change made meanwhile is caught in turn, nev
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..core.documents import TEXT_TYPES, DocumentInfo, VersionInfo
@@ -38,14 +39,21 @@ class ConflictSides:
     merged: MergeResult | None
 
 
-def side_label(doc: DocumentInfo) -> str:
-    """How the stored side is named to a person: ``version 7 by user:ada, 2026-12-03 02:41 UTC``."""
-    by = f" by {doc.updated_by}" if doc.updated_by else ""
+def side_label(doc: DocumentInfo, name_actor: Callable[[str], str] | None = None) -> str:
+    """How the stored side is named to a person: ``version 7 by user:ada, 2026-12-03 02:41 UTC``.
+
+    ``name_actor`` names the writer the way the caller names actors elsewhere (the app: ``Ada Tester (you)``);
+    None: the actor string as stored.
+    """
+    by = f" by {name_actor(doc.updated_by) if name_actor else doc.updated_by}" if doc.updated_by else ""
     return f"version {doc.version}{by}, {doc.updated_at:%Y-%m-%d %H:%M} UTC"
 
 
-def conflict_sides(lib: Library, document_id: str, base_version: int, mine: str) -> ConflictSides:
+def conflict_sides(lib: Library, document_id: str, base_version: int, mine: str, *,
+                   name_actor: Callable[[str], str] | None = None) -> ConflictSides:
     """Gather the sides of an edit of ``document_id`` made on ``base_version`` that the document left since.
+
+    ``name_actor``: how the merge's markers name the other writer (:func:`side_label`).
 
     Raises:
         DocumentNotFound.
@@ -58,7 +66,7 @@ def conflict_sides(lib: Library, document_id: str, base_version: int, mine: str)
     merged = None
     if base is not None and base.content is not None and theirs.content is not None and theirs.type in TEXT_TYPES:
         merged = merge_texts(base.content, mine, theirs.content, mine_label="your draft",
-                             theirs_label=side_label(theirs))
+                             theirs_label=side_label(theirs, name_actor))
     return ConflictSides(theirs, base, mine, merged)
 
 

@@ -486,7 +486,7 @@ class DetailsPanel(QWidget):
     def set_versions(self, versions: list[VersionInfo], scope_names: Mapping[str, str] | None = None,
                      me: str = "") -> None:
         """List the shown document's earlier versions (newest first), each with who made it; others' versions are
-        ignored. ``scope_names`` name think processes, ``me`` is the current person's actor string ("You")."""
+        ignored. ``scope_names`` name think processes, ``me`` is the current person's actor string ("… (you)")."""
         self.versions_list.clear()
         doc_id = self._doc.id if self._doc is not None else None
         mine = sorted((v for v in versions if v.document_id == doc_id), key=lambda v: v.number, reverse=True)
@@ -522,7 +522,7 @@ class DetailsPanel(QWidget):
             requests: its requests (``services.review.list_requests(status=None, …)``): only a pending one
                 (linking to the review queue) or a rejection whose reason the trail lacks is listed.
             scope_names: ``{path: name}`` to name scopes and think processes; me: the current user's
-                actor string ("You").
+                actor string ("… (you)").
         """
         doc_id = self.document_id()
         names = scope_names or {}

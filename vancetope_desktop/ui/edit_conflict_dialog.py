@@ -9,6 +9,7 @@ by hand before saving. A pure widget: the window gathers the sides on a worker t
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import StrEnum
 
 from PySide6.QtGui import QFontDatabase
@@ -37,6 +38,17 @@ class Choice(StrEnum):
     MERGED = "merged"
 
 
+def writer_text(actor: str | None, scope_names: Mapping[str, str], me: str) -> str:
+    """Who saved the other version, for "… by {who}": the actor's label (:func:`.review_model.actor_label`), or
+    "you, in another window or process" when that is the current person (``me``), so that a second window
+    of one's own is recognised; "someone (not recorded)" when the version has no author."""
+    if not actor:
+        return "someone (not recorded)"
+    if me and actor == me:
+        return "you, in another window or process"
+    return actor_label(actor, scope_names, me)
+
+
 class EditConflictDialog(QDialog):
     """Shows ``sides`` (``services.edit_merge.conflict_sides``) and asks which text to keep.
 
@@ -44,15 +56,18 @@ class EditConflictDialog(QDialog):
     the stored one for ``THEIRS``). The merge is saved only when no conflict marker is left in it.
 
     Args:
-        me: the current person's actor string, named "you" (``services.identity``).
+        me: the current person's actor string (``services.identity.current_user``): a change of theirs saved
+            under it was made by the same person in another window or process, and is said so.
+        scope_names: ``{path: name}`` to name think processes (:func:`.review_model.actor_label`).
     """
 
-    def __init__(self, sides: ConflictSides, parent: QWidget | None = None, *, me: str = "") -> None:
+    def __init__(self, sides: ConflictSides, parent: QWidget | None = None, *, me: str = "",
+                 scope_names: Mapping[str, str] | None = None) -> None:
         super().__init__(parent)
         self.sides = sides
         self.choice: Choice | None = None
         theirs = sides.theirs
-        who = actor_label(theirs.updated_by, {}, me) or "someone (not recorded)"
+        who = writer_text(theirs.updated_by, scope_names or {}, me)
         self.setWindowTitle("Changed elsewhere")
         self.resize(1100, 640)
         base = sides.base.number if sides.base is not None else None

@@ -72,6 +72,7 @@ from .organise_actions import OrganiseActions
 from .relation_graph_flow import RelationGraphFlow
 from .relations_view import RelationsFlow
 from .review_dock import ReviewDock
+from .review_model import actor_label
 from .scope_move_flow import ScopeMoveFlow
 from .scope_settings_dialog import ScopeSettingsFlow
 from .scope_switcher import ScopeSwitcher
@@ -671,12 +672,14 @@ class MainWindow(QMainWindow):
         """A draft ``content`` made on ``base_version`` of a document changed since (a stale save, or the
         editor's Compare…): both versions side by side (:class:`EditConflictDialog`), then the one kept or the
         merge saved against the stored version, so that yet another change made meanwhile is caught in turn."""
-        lib = self.library
-        self.workbench.read(lambda _c: edit_merge.conflict_sides(lib, doc_id, base_version, content),
-                            self._ask_conflict)
+        lib, me = self.library, identity.current_user()
+        names = dict(self.workbench.snapshot.scope_names) if self.workbench.snapshot else {}
+        self.workbench.read(lambda _c: edit_merge.conflict_sides(lib, doc_id, base_version, content,
+                                                                 name_actor=lambda a: actor_label(a, names, me)),
+                            lambda sides: self._ask_conflict(sides, names))
 
-    def _ask_conflict(self, sides: edit_merge.ConflictSides) -> None:
-        dialog = EditConflictDialog(sides, self, me=identity.current_user())
+    def _ask_conflict(self, sides: edit_merge.ConflictSides, scope_names: dict[str, str]) -> None:
+        dialog = EditConflictDialog(sides, self, me=identity.current_user(), scope_names=scope_names)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
 
         def chosen() -> None:

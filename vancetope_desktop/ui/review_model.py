@@ -93,7 +93,9 @@ def load_review_details(lib: Library, request: PromotionRequest) -> ReviewDetail
 # --- labels -----------------------------------------------------------------------------------------
 
 def actor_label(actor: str | None, scope_names: Mapping[str, str], me: str = "") -> str:
-    """How to name an actor: ``You``, a login, a think process's name, or ``rule #tag``."""
+    """How the app names an actor, the same in every view: a person's name (``Ada Tester (you)`` for ``me``), a
+    think process's name, or ``rule #tag``; "" for None. ``me`` is the current person's actor string
+    (``services.identity.current_user``)."""
     if not actor:
         return ""
     kind = requester_kind(actor)
@@ -101,9 +103,8 @@ def actor_label(actor: str | None, scope_names: Mapping[str, str], me: str = "")
         return f"rule #{actor.removeprefix('rule:')}"
     if kind is RequesterKind.THINK_PROCESS:
         return scope_names.get(actor) or actor.removeprefix("think-process/")
-    if me and actor == me:
-        return "You"
-    return actor.removeprefix("user:")
+    name = actor.removeprefix("user:")
+    return f"{name} (you)" if me and actor == me else name
 
 
 def requester_text(request: PromotionRequest, scope_names: Mapping[str, str], me: str = "") -> str:

@@ -297,7 +297,7 @@ class ReviewPane(QWidget):
             scope_names: ``{path: human name}`` of the scopes.
             ancestry: ``{source scope: [itself, parent, …]}`` for each pending request's source (for
                 "Approve to").
-            me: the current user's actor string (shown as "You").
+            me: the current user's actor string (named "… (you)").
         """
         self._names, self._ancestry, self._me = dict(scope_names), dict(ancestry), me
         # A request sent stays locked until a snapshot no longer lists it (its answer was written) or it
