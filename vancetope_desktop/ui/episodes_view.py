@@ -29,8 +29,9 @@ from PySide6.QtWidgets import (
 )
 
 from ..core.memories import EPISODE_FIELDS, Episode, Severity
-from ..services import episodes
+from ..services import episodes, identity
 from .item_models import CardTableModel, card_table_view, debounced_filter
+from .review_model import actor_label
 from .themes import SEVERITY_COLORS
 from .workbench import Workbench
 
@@ -130,8 +131,9 @@ class EpisodeCard(QWidget):
         self.severity.setCurrentText(found.severity.value if found else Severity.MINOR.value)
         self.severity.blockSignals(False)
         when = f"{found.created_at.astimezone():%Y-%m-%d %H:%M}" if found else ""
+        by = actor_label(found.created_by, {}, identity.current_user()) if found else ""
         self.about.setText("" if found is None else
-                           f"by {found.created_by} in {found.namespace}, {when} · {found.status} · {found.id}")
+                           f"by {by} in {found.namespace}, {when} · {found.status} · {found.id}")
         self.setEnabled(found is not None)
         self._update_buttons()
 
