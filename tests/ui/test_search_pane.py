@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 from PySide6.QtCore import QModelIndex, QSize, Qt
-from PySide6.QtWidgets import QStyleOptionViewItem
+from PySide6.QtWidgets import QMessageBox, QStyleOptionViewItem
 
 from vancetope_desktop.core.documents import ChunkRole, DocumentInfo, DocumentStatus, DocumentType
 from vancetope_desktop.core.errors import InvalidInput
@@ -363,14 +363,29 @@ def test_a_missing_model_is_an_error_state_not_an_endless_load(qtbot, pane, requ
     assert problem is not None
     pane.set_model_ready(False)
     pane.set_model_error(problem)
-    assert pane.status_label.text() == f"Keyword search only: {problem}"
+    # One short line; the library's whole message (what to install) is in the tooltip and behind Details….
+    assert pane.status_label.text() == "Keyword search only: the embedding model cannot run here."
+    assert pane.details_text() == problem and pane.details_button.isVisibleTo(pane)
     assert pane.status_label.property("role") == "error"
     request = _search(pane, qtbot, "kernel")  # keyword search still runs
     assert pane.status_label.text() == "searching…"
     response = _response("kernel", _hit(1, "a"))
     response.warnings.append(f"vector search unavailable, keyword results only: {problem}")
     pane.show_response(request.request_id, response)
-    assert pane.status_label.text().startswith("1 result (") and problem in pane.status_label.text()
+    assert re.fullmatch(r"1 result \(\d+ ms\) — vector search unavailable, keyword results only…",
+                        pane.status_label.text())
+    assert problem in pane.details_text() and pane.status_label.property("role") == "error"
+    pane.show_details()
+    box = pane.findChild(QMessageBox)
+    assert box is not None and box.isVisible() and problem in box.informativeText()
+    box.close()
+
+    # The model works again (another one chosen in Settings): the next search by meaning clears the error state.
+    request = _search(pane, qtbot, "kernels")
+    pane.show_response(request.request_id, _response("kernels", _hit(1, "a")))
+    assert re.fullmatch(r"1 result \(\d+ ms\)", pane.status_label.text())
+    assert pane.status_label.property("role") == "hint" and pane.model_error() is None
+    assert not pane.details_button.isVisibleTo(pane)
 
 
 def test_cards_show_three_snippet_lines_at_most_and_paint(qtbot, pane, requests):

@@ -21,6 +21,8 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QListView,
+    QMessageBox,
+    QPushButton,
     QSizePolicy,
     QToolButton,
     QVBoxLayout,
@@ -86,6 +88,7 @@ class SearchPane(QWidget):
         self._error: str | None = None
         self._model_ready = True
         self._model_error: str | None = None
+        self._warnings: list[str] = []  # the latest response's, whole (the line shows the first one short)
         self._scope: str | None = None
         self._tags: list[str] = []
         self._scope_buttons: list[QToolButton] = []
@@ -116,7 +119,14 @@ class SearchPane(QWidget):
         self.match_button.setVisible(False)
         self.status_label = QLabel()
         self.status_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.status_label.setWordWrap(True)  # a missing model's message says what to install: lines, not a wide pane
+        self.status_label.setWordWrap(True)
+        # A long reason (a missing model's message says what to install) stays out of the line: one short
+        # sentence there, the whole text in the tooltip and behind Details….
+        self.details_button = QPushButton("Details…")
+        self.details_button.setFlat(True)
+        self.details_button.setToolTip("The whole message")
+        self.details_button.hide()
+        self.details_button.clicked.connect(self.show_details)
         self.model = SearchResultsModel(self)
         self.results_view = QListView()
         self.results_view.setModel(self.model)
@@ -179,7 +189,11 @@ class SearchPane(QWidget):
         layout.addLayout(filters)
         layout.addWidget(self._scope_box)
         layout.addWidget(self._tag_box)
-        layout.addWidget(self.status_label)
+        status = QHBoxLayout()
+        status.setContentsMargins(0, 0, 0, 0)
+        status.addWidget(self.status_label, 1)
+        status.addWidget(self.details_button, 0, Qt.AlignmentFlag.AlignTop)
+        layout.addLayout(status)
         layout.addWidget(self.results_view, 1)
 
     # Public API -------------------------------------------------------------------------------
@@ -194,11 +208,14 @@ class SearchPane(QWidget):
         self.query_edit.selectAll()
 
     def set_model_ready(self, ready: bool) -> None:
-        """Whether the embedding model is loaded; until then the status says "loading model…".
+        """Whether the embedding model is loaded; until then the status says "loading model…". Ready clears
+        an earlier :meth:`set_model_error` (the model works again).
 
         Searches are still emitted meanwhile: the backend waits for the model.
         """
         self._model_ready = ready
+        if ready:
+            self._model_error = None
         self._update_status()
 
     def set_model_error(self, message: str) -> None:
@@ -209,6 +226,22 @@ class SearchPane(QWidget):
         self._model_error = message
         self._model_ready = True
         self._update_status()
+
+    def model_error(self) -> str | None:
+        """The embedding model's problem shown now (:meth:`set_model_error`), None when there is none."""
+        return self._model_error
+
+    def details_text(self) -> str:
+        """The whole text the status line shortens (a failure, the model's problem, the warnings); "" if none."""
+        return self.status_label.toolTip()
+
+    def show_details(self) -> None:
+        """Open the whole text of the status line (:meth:`details_text`) in a message box."""
+        box = QMessageBox(QMessageBox.Icon.Information, "Search", self.status_label.text(),
+                          QMessageBox.StandardButton.Close, self)
+        box.setInformativeText(self.details_text())
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.open()
 
     def set_visible_scopes(self, scopes: Sequence[VisibleScope], current: str,
                            names: Mapping[str, str] | None = None) -> bool:
@@ -348,9 +381,11 @@ class SearchPane(QWidget):
             self._done_text += f", {response.cut} weaker match{'' if response.cut == 1 else 'es'} left out"
         if isinstance(response, TopicSearchResponse) and response.mode == "tree":
             self._done_text += f", by topic tree: {response.atoms_scored:,} of {response.atoms:,} atoms scored"
-        self.status_label.setToolTip("\n".join(response.warnings))
+        self._warnings = list(response.warnings)
         if response.warnings:
-            self._done_text += " — " + response.warnings[0]
+            self._done_text += " — " + _short(response.warnings[0])
+        else:  # searched by meaning: whatever kept the model from running is over
+            self._model_error = None
         self._update_status()
 
     def show_error(self, request_id: int, message: str) -> None:
@@ -384,10 +419,14 @@ class SearchPane(QWidget):
 
     def _update_status(self) -> None:
         error = self._error is not None
+        details = [self._error] if error else []
+        if self._model_error is not None:
+            details.append(self._model_error)
+        details += [w for w in self._warnings if w not in details and self._done_text]
         if error:
-            text = f"Search failed: {self._error}"
+            text = f"Search failed: {_short(self._error or '')}"
         elif self._model_error is not None and self._pending is None and not self._done_text:
-            text = f"Keyword search only: {self._model_error}"
+            text = "Keyword search only: the embedding model cannot run here."
         elif not self._model_ready and (self._pending not in (None, self._quiet) or not self._done_text):
             text = "loading model…"
         elif self._pending is not None and self._pending != self._quiet:
@@ -395,6 +434,9 @@ class SearchPane(QWidget):
         else:
             text = self._done_text
         self.status_label.setText(text)
+        full = "\n\n".join(details)
+        self.status_label.setToolTip(full)
+        self.details_button.setVisible(bool(full) and full != text)
         # The theme's stylesheet colours QLabel[role="hint"|"error"] for light and dark (ui/themes.py).
         role = "error" if error or self._model_error is not None else "hint"
         if self.status_label.property("role") != role:
@@ -412,6 +454,7 @@ class SearchPane(QWidget):
         self._pending = None
         self._error = None
         self._done_text = ""
+        self._warnings = []
         self.model.clear()
         self._update_status()
 
@@ -469,3 +512,15 @@ def _relation(scope: VisibleScope) -> ScopeRelation:
     if scope.via_agent:
         return ScopeRelation.AGENT
     return ScopeRelation.OWN if scope.distance == 0 else ScopeRelation.INHERITED
+
+
+SHORT_CHARS = 90
+"""A reason longer than this is cut to its first clause (before ":") or sentence in the status line."""
+
+
+def _short(reason: str) -> str:
+    """``reason`` short enough for the status line: whole when short, else up to its first ":" or ". "."""
+    if len(reason) <= SHORT_CHARS:
+        return reason
+    cut = min((i for i in (reason.find(": "), reason.find(". ")) if i > 0), default=SHORT_CHARS)
+    return reason[:min(cut, SHORT_CHARS)].rstrip(" ,;") + "…"
