@@ -74,21 +74,25 @@ def modelless(tmp_path):
     lib.close()
 
 
-def test_a_missing_model_is_shown_in_the_search_pane_and_the_tasks_and_the_demo_refuses(qtbot, modelless,
+@pytest.mark.slow
+def test_a_missing_model_is_one_failed_task_and_one_short_line_both_cleared_once_it_works(qtbot, modelless,
                                                                                           make_window):
     """The search pane's error state and the index check say what the service says (``Library.model_problem``),
-    searching by words still works, and Load the demo library refuses before writing anything."""
+    searching by words still works, Load the demo library refuses before writing anything, and every failure
+    of that one cause is one failed task; choosing the bundled model in Settings clears them all."""
+    from vancetope_desktop.index.models import BUNDLED_MODEL
     from vancetope_desktop.services import demo
 
     problem = modelless.model_problem()
     window = make_window(modelless)
     window.workbench.indexer.start()  # loads the query encoder: it fails at once
     pane = window.search_pane
-    qtbot.waitUntil(lambda: pane.status_label.text() == f"Keyword search only: {problem}", timeout=WAIT_MS)
-    window.index_health.check()
-    qtbot.waitUntil(lambda: _task(window, "Search index") is not None, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: pane.model_error() == problem, timeout=WAIT_MS)
+    assert pane.status_label.text() == "Keyword search only: the embedding model cannot run here."
+    qtbot.waitUntil(lambda: _task(window, "Search index") is not None, timeout=WAIT_MS)  # checked on the failure
     shown = _task(window, "Search index")
     assert shown.state == TaskState.FAILED and shown.error == problem
+    assert len(window.statusBar().currentMessage()) < 120  # a line, not the paragraph
     pane.query_edit.setText("heron colonies")
     pane.search_now()
     qtbot.waitUntil(lambda: pane.status_label.text().startswith("1 result"), timeout=WAIT_MS)
@@ -97,3 +101,19 @@ def test_a_missing_model_is_shown_in_the_search_pane_and_the_tasks_and_the_demo_
     assert "nothing was installed" in window.error_box.text() and problem in window.error_box.text()
     assert not demo.is_installed(modelless)
     assert not any(s.path == demo.DEMO_PROJECT for s in window.workbench.snapshot.scopes)
+
+    def failed() -> list[str]:
+        return [t.title for t in window.tasks.tasks if t.state == TaskState.FAILED]
+
+    qtbot.waitUntil(lambda: failed() == ["Search index"], timeout=WAIT_MS)  # the load, the demo: folded into it
+    assert "Loading the embedding model failed for this reason too." in shown.messages
+    assert "Installing the demo library failed for this reason too." in shown.messages
+    assert window.indicator.button.text() == "Tasks (1 failed)"
+
+    window.workbench.save_settings(modelless.settings.model_copy(update={"embedding_model": BUNDLED_MODEL}))
+    qtbot.waitUntil(lambda: modelless.settings.embedding_model == BUNDLED_MODEL, timeout=WAIT_MS)
+    pane.search_now()  # a search by meaning answers: the model works again
+    qtbot.waitUntil(lambda: pane.model_error() is None, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: shown.state == TaskState.DONE, timeout=WAIT_MS)
+    assert failed() == [] and window.indicator.button.text() == "Tasks"
+    assert pane.status_label.property("role") == "hint" and not pane.details_button.isVisibleTo(pane)

@@ -6,13 +6,18 @@ problem becomes a failed "Search index" task in the Tasks panel and a status-bar
 that cannot run here (its Retry checks again, once the model is installed or the setting changed), else the
 vector store's problems (its Retry rebuilds the index). :meth:`IndexHealth.rebuild` is the File ▸ Rebuild
 Search Index action.
+
+One cause, one failed task: while the model cannot run, the other tasks it makes fail (loading the query
+encoder, indexing, installing the demo) are folded into the "Search index" task, named in its messages. When the
+model works again (it loads, a drain embeds documents, a search by meaning answers: :meth:`model_works`), that
+task turns done and :attr:`IndexHealth.model_recovered` tells the search pane.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from ..services import indexing
 from .task_text import TaskMessage
@@ -20,6 +25,8 @@ from .tasks import Task, TaskState
 from .workbench import Workbench
 
 TASK_TITLE = "Search index"
+MODEL_TASKS = frozenset({"Loading the embedding model", "Indexing"})
+"""Tasks (``ui/indexer.py``'s titles) that fail whenever the model cannot run: folded into the model's task."""
 
 
 class IndexHealth(QObject):
@@ -27,15 +34,23 @@ class IndexHealth(QObject):
 
     Signals:
         problem_found(str): the check found something wrong (the first problem, for the status bar).
+        model_recovered(): the embedding model works again after a problem was shown.
     """
 
     problem_found = Signal(str)
+    model_recovered = Signal()
 
     def __init__(self, workbench: Workbench) -> None:
         super().__init__(workbench)
         self._workbench = workbench
         self._task: Task | None = None  # the failed "Search index" task shown now, if any
-        workbench.indexer.finished.connect(lambda report: self.check() if report is None else None)
+        self._model_problem: str | None = None  # the model's problem that task shows, None when it works
+        indexer = workbench.indexer
+        indexer.finished.connect(self._drained)
+        indexer.model_failed.connect(lambda _reason: self.check())
+        indexer.model_ready.connect(self.model_works)
+        # Folded once the failure is recorded (other slots of this signal still see the task listed).
+        workbench.tasks.task_changed.connect(lambda task: QTimer.singleShot(0, lambda: self._fold(task)))
 
     def check(self) -> Task:
         """Check the model and compare the vector store with the library in the background (``index_status``);
@@ -45,17 +60,53 @@ class IndexHealth(QObject):
 
     def _checked(self, status: indexing.IndexStatus) -> None:
         if status.model_problem is not None:
+            self._model_problem = status.model_problem
             self._show([status.model_problem, "Retry checks again once the model is there; keyword search works "
-                        "meanwhile."], self.check, f"Search by meaning is unavailable: {status.model_problem}")
+                        "meanwhile."], self.check,
+                       "Search by meaning is unavailable: the embedding model cannot run here (Tasks ▸ Search index).")
+            for task in list(self._workbench.tasks.tasks):
+                self._fold(task)
             return
         problems = status.problems
         if problems:
             self._show([*problems, "Retry rebuilds the search index from the library (File ▸ Rebuild Search "
                         "Index); keyword search works meanwhile."], self.rebuild,
                        f"The search index needs a rebuild: {problems[0]}")
-        elif self._task is not None and self._task.state == TaskState.FAILED and self._task.retry == self.check:
-            self._task.retry = None  # the model is back
-            self._workbench.tasks.finish(self._task, TaskState.DONE)
+        else:
+            self.model_works()
+
+    def model_works(self) -> None:
+        """The embedding model ran (it loaded, a drain embedded documents, a search by meaning answered): the
+        model's failed "Search index" task turns done and :attr:`model_recovered` is emitted; nothing when no
+        model problem is shown."""
+        if self._model_problem is None:
+            return
+        self._model_problem = None
+        task = self._task
+        if task is not None and task.state == TaskState.FAILED and task.retry == self.check:
+            task.retry = None
+            task.messages = [*task.messages, TaskMessage("The embedding model works again.", problem=False)]
+            self._workbench.tasks.finish(task, TaskState.DONE)
+        self.model_recovered.emit()
+
+    def _drained(self, report: dict | None) -> None:
+        """The indexing process's drain ended: a failure is checked (the model? the store?), embedded documents
+        prove the model works."""
+        if report is None:
+            self.check()
+        elif report.get("indexed") and not report.get("cancelled"):
+            self.model_works()
+
+    def _fold(self, task: Task) -> None:
+        """A task failed because the model cannot run (one of :data:`MODEL_TASKS`, or its error quotes the
+        model's problem) leaves the list: the "Search index" task names it instead."""
+        shown, problem = self._task, self._model_problem
+        if (problem is None or shown is None or task is shown or task.state != TaskState.FAILED
+                or (task.title not in MODEL_TASKS and problem not in task.error)):
+            return
+        self._workbench.tasks.remove(task)
+        shown.messages = [*shown.messages, f"{task.title} failed for this reason too."]
+        self._workbench.tasks.task_changed.emit(shown)
 
     def _show(self, lines: list[str], retry: Callable[[], Task], notice: str) -> None:
         """A failed "Search index" task: ``lines[0]`` its error, the rest its messages; once per problem."""

@@ -339,6 +339,7 @@ class MainWindow(QMainWindow):
         wb.failed.connect(self.show_error)
         wb.notice.connect(lambda text: self.statusBar().showMessage(text, 8000))
         self.index_health.problem_found.connect(lambda text: self.statusBar().showMessage(text, 30000))
+        self.index_health.model_recovered.connect(lambda: self.search_pane.set_model_ready(True))
         wb.indexer.model_ready.connect(lambda: self.search_pane.set_model_ready(True))
         wb.indexer.model_ready.connect(settle_heap)
         wb.indexer.waiting_changed.connect(self.indicator.set_waiting)
@@ -735,7 +736,13 @@ class MainWindow(QMainWindow):
                                 memory_types=request.memory_types)
 
         pane = self.search_pane
-        self.workbench.read(work, lambda response: pane.show_response(request.request_id, response), title="Search",
+
+        def answered(response) -> None:
+            pane.show_response(request.request_id, response)
+            if not response.warnings:  # searched by meaning: the model works (again)
+                self.index_health.model_works()
+
+        self.workbench.read(work, answered, title="Search",
                             on_error=lambda error: pane.show_error(request.request_id, str(error)))
 
     def _sync_search_tags(self, selected: list[str], mode: str) -> None:

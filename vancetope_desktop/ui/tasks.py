@@ -235,6 +235,7 @@ class TaskManager(QObject):
         task_added(Task): a visible task was submitted.
         task_changed(Task): a visible task's state or progress changed.
         busy_changed(int): number of visible tasks not finished.
+        tasks_removed(): finished tasks left the list (:meth:`remove`).
 
     Attributes:
         user_writes: the :class:`WriteGate` of the ``write`` lane; import tasks call its ``wait_clear``
@@ -244,6 +245,7 @@ class TaskManager(QObject):
     task_added = Signal(object)
     task_changed = Signal(object)
     busy_changed = Signal(int)
+    tasks_removed = Signal()
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -338,6 +340,18 @@ class TaskManager(QObject):
             return None
         return self.submit(task.title, task.fn, lane=task.lane, on_result=task.on_result, on_error=task.on_error,
                            visible=task.visible, cancellable=task.cancellable)
+
+    def remove(self, task: Task) -> None:
+        """Take a finished ``task`` off the list (its failure is reported by another task, one per cause).
+
+        Raises:
+            ValueError: the task is not finished (a running task must stay listed).
+        """
+        if not task.state.finished:
+            raise ValueError(f"task {task.title!r} is still {task.state.value}: only a finished task is removed")
+        if task in self.tasks:
+            self.tasks.remove(task)
+            self.tasks_removed.emit()
 
     def clear_finished(self) -> None:
         """Forget finished visible tasks (the Tasks panel's "Clear")."""

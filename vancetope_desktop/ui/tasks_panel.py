@@ -55,6 +55,7 @@ class TaskListModel(QAbstractTableModel):
         self._tasks: list[Task] = list(reversed(manager.tasks))
         manager.task_added.connect(self._added)
         manager.task_changed.connect(self._changed)
+        manager.tasks_removed.connect(self.reload)
 
     def task(self, row: int) -> Task:
         """The task shown on ``row``."""
@@ -182,6 +183,7 @@ class TasksPanel(QWidget):
         self.clear_button.clicked.connect(self._clear)
         self.view.selectionModel().currentRowChanged.connect(lambda *_: self._update())
         manager.task_changed.connect(lambda _task: self._update())
+        manager.tasks_removed.connect(self._update)
         self._update()
 
     def selected_task(self) -> Task | None:
@@ -250,6 +252,7 @@ class StatusIndicator(QWidget):
         layout.addWidget(self.button)
         manager.task_changed.connect(lambda _task: self.refresh())
         manager.task_added.connect(lambda _task: self.refresh())
+        manager.tasks_removed.connect(self.refresh)
         self.refresh()
 
     def set_waiting(self, documents: int) -> None:
