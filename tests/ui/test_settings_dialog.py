@@ -148,6 +148,16 @@ def test_refuses_invalid_models(open_dialog, model):
     _assert_refused(dialog, "Indexing", "Indexing:")
 
 
+def test_a_model_that_does_not_resolve_is_warned_about_on_the_indexing_tab(open_dialog):
+    dialog = open_dialog(Settings(embedding_model="/models/gone"))
+    dialog.tabs.setCurrentIndex(next(i for i in range(dialog.tabs.count()) if dialog.tabs.tabText(i) == "Indexing"))
+    warning = dialog.model_problem_label
+    assert warning.isVisible() and warning.property("role") == "error"
+    assert warning.text().startswith("This model cannot be used here: ") and "/models/gone" in warning.text()
+    dialog.model_combo.setCurrentText(BUNDLED_MODEL)  # the bundled one resolves: the warning goes
+    assert not warning.isVisible() and warning.text() == ""
+
+
 def test_an_unchanged_broken_model_does_not_block_other_changes(open_dialog):
     dialog = open_dialog(Settings(embedding_model="/models/gone"))
     dialog.batch_spin.setValue(4)

@@ -215,6 +215,12 @@ class SettingsDialog(QDialog):
         self.model_warning = _role_label("Changing the model or the precision re-indexes the whole library: "
                                          "every document is embedded again. Keyword search keeps working "
                                          "meanwhile.", "warning")
+        # The chosen model is checked as it is typed or picked (offline and cheap: its small JSON files): a model
+        # that went missing is said here, with the reason, not only in the search pane and the Tasks.
+        self.model_problem_label = _role_label("", "error")
+        self.model_problem_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.model_combo.currentTextChanged.connect(self._check_model)
+        self._check_model(self.model_combo.currentText())
 
         self.precision_combo = QComboBox()
         for value, label in PRECISION_LABELS.items():
@@ -253,6 +259,7 @@ class SettingsDialog(QDialog):
 
         form = QFormLayout()
         form.addRow("Embedding model:", self.model_combo)
+        form.addRow("", self.model_problem_label)
         form.addRow("", self.model_warning)
         form.addRow("Embedding precision:", self.precision_combo)
         form.addRow("Embedding runtime:", self.runtime_combo)
@@ -260,6 +267,18 @@ class SettingsDialog(QDialog):
         form.addRow("Largest file to import:", self.max_import_spin)
         form.addRow("Time limit to read a file:", self.extraction_timeout_spin)
         return self._page(form)
+
+    def _check_model(self, text: str) -> None:
+        """Show why the model ``text`` names cannot be used here (``index.models.resolve_model``'s reason), or
+        nothing when it resolves."""
+        problem = ""
+        if text.strip():
+            try:
+                resolve_model(text)
+            except IndexUnavailable as error:
+                problem = f"This model cannot be used here: {error}"
+        self.model_problem_label.setText(problem)
+        self.model_problem_label.setVisible(bool(problem))
 
     @staticmethod
     def _page(form: QFormLayout) -> QWidget:
