@@ -10,7 +10,8 @@ Conflicts and Atoms windows (:mod:`.tour_memories`, added last so the other pict
 Digests window over that agent's day (:mod:`.tour_digest`), the project's Topics window, tree and map, once
 the atoms of its papers are read and its topic tree built (the app's own Extract Atoms and Rebuild now), and a
 session's Conversation window (:mod:`.tour_conversation`: a summary card, a topic folded by hand with its card open,
-its stitch, pinned messages, the latest turns). Each step waits
+its stitch, pinned messages, the latest turns), then the relation picture of a project decision two steps deep
+and the conflict dialog of a note a colleague changed while it was edited (:mod:`.tour_edits`). Each step waits
 on the window's own signals, never on fixed sleeps, except a short settle time for QPdfView to paint
 its pages.
 """
@@ -27,13 +28,15 @@ from PySide6.QtWidgets import QApplication, QMenu, QWidget
 
 from ..core.documents import DocumentType, IndexState
 from ..services import demo
-from . import tour_conversation, tour_digest, tour_library, tour_memories
+from . import tour_conversation, tour_digest, tour_edits, tour_library, tour_memories
+from .edit_conflict_dialog import EditConflictDialog
 from .main_window import MainWindow, default_dock_widths
+from .viewer.markdown_viewer import MarkdownViewer
 from .viewer.pdf_viewer import PdfViewer
 
 SHOTS = ("library-pdf.png", "search.png", "tags.png", "review.png", "tasks.png", "annotations.png", "backlinks.png",
          "duplicates.png", "export.png", "episodes.png", "conflicts.png", "atoms.png", "digests.png", "topics.png",
-         "topic-map.png", "conversation.png")
+         "topic-map.png", "conversation.png", "relations.png", "edit-conflict.png")
 CITATION_STYLE = "nature"
 DEMO_QUERY = "What are the hardware requirements of Flash Attention?"
 SETTLE_MS = 800
@@ -311,8 +314,31 @@ class ScreenshotTour(QObject):
     def _shot_digests(self) -> None:
         self._save(SHOTS[12], self.dialog)
         self.dialog.close()
+        # The relation picture comes before the papers' atoms are read: their derived_from edges would crowd it.
         workbench, project = self.window.workbench, self.project
         workbench.set_scope(project)
+        self.decision = ""
+
+        def added(decision: str) -> None:
+            self.decision = decision
+
+        workbench.run("Preparing the relations", lambda _c: tour_edits.add_tour_relations(workbench.lib, project),
+                      on_result=added, on_error=lambda error: self._give_up(f"preparing the relations: {error}"))
+        self._when(lambda: bool(self.decision) and workbench.snapshot.state.scope == project, self._open_relations)
+
+    def _open_relations(self) -> None:
+        flow = self.window.relation_graph
+        flow.show(self.decision)
+        flow.pane.set_depth(2)
+        flow.load()
+        flow.dialog.resize(1100, 720)
+        self._when(lambda: flow.pane.picture is not None and len(flow.pane.picture.nodes) > len(tour_edits.MEMORIES),
+                   self._shot_relations, settle=True)
+
+    def _shot_relations(self) -> None:
+        self._save(SHOTS[16], self.window.relation_graph.dialog)
+        self.window.relation_graph.dialog.close()
+        workbench, project = self.window.workbench, self.project
         self.tree_built = False
 
         def read(_report: object) -> None:
@@ -396,6 +422,41 @@ class ScreenshotTour(QObject):
         self.dialog.view.scrollToTop()
         self._save(SHOTS[15], self.dialog)
         self.dialog.close()
+        workbench, project = self.window.workbench, self.project
+        workbench.set_scope(project)
+        self.note = ""
+
+        def added(note: str) -> None:
+            self.note = note
+            self.window.open_document(note)
+
+        workbench.run("Preparing the trial plan", lambda _c: tour_edits.add_trial_plan(workbench.lib, project),
+                      on_result=added, on_error=lambda error: self._give_up(f"preparing the trial plan: {error}"))
+        self._when(lambda: bool(self.note) and workbench.snapshot.state.scope == project
+                   and self.window.current_viewer() is not None
+                   and self.window.current_viewer().current_document_id() == self.note
+                   and isinstance(self.window.current_viewer().current_widget(), MarkdownViewer), self._edit_note)
+
+    def _edit_note(self) -> None:
+        markdown = self.window.current_viewer().current_widget()
+        markdown.start_editing()
+        markdown.editor.setPlainText(tour_edits.MY_DRAFT)
+        workbench, note = self.window.workbench, self.note
+        # Bob saves first; then the draft is saved, made on the version before his: the conflict dialog opens.
+        workbench.run("Bob's change", lambda _c: tour_edits.bobs_change(workbench.lib, note),
+                      on_result=lambda _r: markdown.save(),
+                      on_error=lambda error: self._give_up(f"changing the trial plan: {error}"))
+        self._when(lambda: self._conflict_dialog() is not None, self._shot_edit_conflict, settle=True)
+
+    def _conflict_dialog(self) -> EditConflictDialog | None:
+        dialog = self.window.findChild(EditConflictDialog)
+        return dialog if dialog is not None and dialog.isVisible() else None
+
+    def _shot_edit_conflict(self) -> None:
+        dialog = self._conflict_dialog()
+        dialog.resize(1000, 560)
+        self._save(SHOTS[17], dialog)
+        dialog.reject()
         self._finish()
 
     # --- helpers ----------------------------------------------------------------------------------
