@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from ..core.documents import DocumentInfo, DocumentStatus, DocumentType
-from ..core.errors import EmbeddingModelMissing, IndexUnavailable, InvalidInput, MergeConflicts
+from ..core.errors import EditConflict, EmbeddingModelMissing, IndexUnavailable, InvalidInput, MergeConflicts
 from ..core.memories import MEMORY_TYPE_GUIDANCE, MemoryType
 from ..core.reading import ReadingStatus, reading_status_of
 from ..core.relations import RELATION_GUIDE
@@ -381,20 +381,33 @@ def memory_edit(
         renamed = None
         if merge:
             doc = _merged_edit(lib, doc_id, if_version, content, action)  # type: ignore[arg-type]
-        elif title is not None:
-            renamed = doc_service.rename_document(lib, doc_id, title, content=content, reason=reason,
-                                                  user_action=action, update_links=update_links,
-                                                  expected_version=if_version)
-            doc = renamed.document
         else:
-            doc = doc_service.update_document(lib, doc_id, content=content, reason=reason, user_action=action,
-                                              expected_version=if_version)
+            try:
+                if title is not None:
+                    renamed = doc_service.rename_document(lib, doc_id, title, content=content, reason=reason,
+                                                          user_action=action, update_links=update_links,
+                                                          expected_version=if_version)
+                    doc = renamed.document
+                else:
+                    doc = doc_service.update_document(lib, doc_id, content=content, reason=reason,
+                                                      user_action=action, expected_version=if_version)
+            except EditConflict as error:
+                raise _conflict_with_options(error, can_merge=content is not None and title is None) from None
         _index_now(lib, [doc.id, *(n.id for n in renamed.updated)] if renamed else [doc.id], wait, as_json)
         # The document as before, with the notes a rename rewrote (and those left linking to the old title).
         value = doc.model_dump(mode="json") | ({"links_updated": [n.model_dump() for n in renamed.updated],
                                                 "links_not_updated": [n.model_dump() for n in renamed.not_updated]}
                                                if renamed else {})
         emit(as_json, value, lambda: render.edited(doc, renamed))
+
+
+def _conflict_with_options(error: EditConflict, can_merge: bool) -> EditConflict:
+    """The service's refusal of a stale edit, naming this command's ways on: ``--merge`` (a text edit only) or
+    leaving out ``--if-version``, in place of the service's advice after its last ': '."""
+    way = (f"add `--merge` to merge your text with it (three-way, from version {error.expected}), or "
+           if can_merge else "read it again, or ")
+    return EditConflict(f"{str(error).rsplit(': ', 1)[0]}: {way}leave out `--if-version` to save over it",
+                        expected=error.expected, current=error.current)
 
 
 def _merged_edit(lib: Library, doc_id: str, base: int, content: str, action: UserAction) -> DocumentInfo:
