@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from vancetope_desktop.cli.context import out
 from vancetope_desktop.core.settings import Settings
 from vancetope_desktop.services.library import load_settings, save_settings
 
@@ -86,3 +87,40 @@ def test_a_library_without_its_model_from_the_terminal(cli, tmp_path):
     cli("index", "run")
     status = json.loads(cli("index", "status", "--json").stdout)
     assert status["states"] == {"indexed": 15} and status["queued_jobs"] == 0
+
+
+def test_the_fusion_weights_stay_in_0_1_and_sum_to_1(cli, tmp_path):
+    """A weight above 1, or both at 0, broke relevance's 0-1 scale (scores of 1.85; every hit a weak match)."""
+    refused = cli("settings", "set", "dense_weight", "2", ok=False)
+    assert refused.exit_code == 2 and "less than or equal to 1" in refused.output
+    with pytest.raises(ValueError, match="dense_weight \\+ lexical_weight must be 1"):
+        Settings(dense_weight=0, lexical_weight=0)
+    said = cli("settings", "set", "dense_weight", "0.4").stdout
+    assert "lexical_weight set to 0.6 with it" in said
+    saved = load_settings(tmp_path / "lib" / "settings.json")
+    assert (saved.dense_weight, saved.lexical_weight) == (0.4, 0.6)
+
+
+def test_negative_values_and_comma_lists_on_the_command_line(cli, tmp_path):
+    assert "settings set [OPTIONS] {KEY} {VALUE}" in cli("settings", "set", "--help").output
+    negative = cli("settings", "set", "embedding_batch_size", "-5", ok=False)
+    assert negative.exit_code == 2 and "greater than or equal to 1" in negative.output
+    assert "No such option" not in negative.output
+    cli("settings", "set", "scope_weights", "1,0.6")
+    assert load_settings(tmp_path / "lib" / "settings.json").scope_weights == (1.0, 0.6)
+    bad = cli("settings", "set", "scope_weights", "1,x", ok=False)
+    assert bad.exit_code == 2 and "[1.0, 0.8, 0.5, 0.3]" in bad.output
+
+
+def test_keys_never_wrap_at_80_columns(cli, monkeypatch):
+    """Document ids and setting names are what other commands take: whole on one line in a narrow terminal."""
+    monkeypatch.setattr(out, "width", 80)
+    ids = [json.loads(cli("memory", "add", f"Long note {n} " + "about heron colonies near lakes " * 4, "--title",
+                          f"A rather long title for note {n} about heron colonies and their lakes", "--tags",
+                          "birds,lakes,colonies", "--no-wait", "--json").stdout)["id"] for n in range(2)]
+    listed = cli("memory", "list").stdout
+    assert all(any(line.startswith(doc_id + " ") for line in listed.splitlines()) for doc_id in ids), listed
+    for args in (("settings", "show"), ("settings", "show", "-v")):
+        lines = cli(*args).stdout.splitlines()
+        assert all(any(line.startswith(key + " ") for line in lines) for key in Settings.model_fields), lines
+        assert max(len(line.rstrip()) for line in lines) <= 80

@@ -22,6 +22,7 @@ from ..services.conversations import HistoryPage
 from ..services.library import Library
 from .apps import chat_app
 from .context import JsonOption, LibraryOption, WaitOption, emit, err, open_library, out, read_stdin
+from .tables import key_column
 
 ProcessArgument = Annotated[str, typer.Argument(help="The process: a session or think process path, e.g. session/s1 "
                                                 "(`scope list`).")]
@@ -195,8 +196,9 @@ def _history(page: HistoryPage) -> None:
         out.print(f"No messages here ({page.live} live, {page.archived} archived in {escape(page.process)}).")
         return
     table = Table(show_edge=False, pad_edge=False)
-    for column in ("#", "role", "state", "message", "id"):
+    for column in ("#", "role", "state", "message"):
         table.add_column(column, overflow="fold")
+    key_column(table, "id", [message.id for message in page.messages])
     for message in page.messages:
         state = [*(["pinned"] if message.pinned else []),
                  *([f"in {message.archived_in}"] if message.archived_in else [])]

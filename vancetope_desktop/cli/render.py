@@ -18,6 +18,7 @@ from ..services.indexing import REBUILD_HINT, IndexStatus
 from ..services.search import SearchResponse
 from ..services.topic_search import TopicHit, TopicSearchResponse
 from .context import err, out
+from .tables import key_column
 
 if TYPE_CHECKING:  # types only: importing these services costs a search that prints no import report ~0.3 s
     from ..services.bibliography import BibliographyImport
@@ -39,7 +40,8 @@ def documents(docs: list[DocumentInfo], acting_scope: str | None = None) -> None
         out.print("No documents.")
         return
     table = Table(show_edge=False, pad_edge=False)
-    for column in ("id", "type", "title", "tags", "scope", "state"):
+    key_column(table, "id", [doc.id for doc in docs])
+    for column in ("type", "title", "tags", "scope", "state"):
         table.add_column(column, overflow="fold")
     for doc in docs:
         scope = doc.scope if doc.scope == acting_scope else f"↑ {doc.scope}"

@@ -10,11 +10,15 @@ import json
 from typing import Annotated
 
 import typer
+from rich.markup import escape
+from rich.padding import Padding
 from rich.table import Table
+from rich.text import Text
 
 from ..services import library_settings
 from .apps import settings_app
 from .context import JsonOption, LibraryOption, emit, err, open_library, out
+from .tables import key_column
 
 
 def _text(value: object) -> str:
@@ -22,13 +26,22 @@ def _text(value: object) -> str:
 
 
 def _show(infos: list[library_settings.SettingInfo], verbose: bool) -> None:
-    table = Table("setting", "value", "default", box=None, pad_edge=False)
-    if verbose:
-        table.add_column("meaning", overflow="fold")
+    if verbose:  # a setting a paragraph: a meaning column beside three others gets a word a line at 80 columns
+        for info in infos:
+            head = Text.assemble((info.key, "bold"), " = ", (_text(info.value), "bold" if info.changed else ""),
+                                 f"  (default {_text(info.default)})")
+            head.no_wrap = True
+            out.print(head, soft_wrap=False, overflow="fold")
+            if info.description:
+                out.print(Padding(info.description, (0, 0, 0, 4)), soft_wrap=False, markup=False)
+        return
+    table = Table(box=None, pad_edge=False)
+    key_column(table, "setting", [info.key for info in infos])
+    table.add_column("value", overflow="fold")
+    table.add_column("default", overflow="fold")
     for info in infos:
-        row = [info.key, ("[bold]" if info.changed else "") + _text(info.value).replace("[", r"\["),
-               _text(info.default).replace("[", r"\[")]
-        table.add_row(*row, *([info.description.replace("[", r"\[")] if verbose else []))
+        table.add_row(info.key, ("[bold]" if info.changed else "") + escape(_text(info.value)),
+                      escape(_text(info.default)))
     out.print(table)
 
 
@@ -46,19 +59,21 @@ def settings_show(
         emit(as_json, infos, lambda: _show(infos, verbose))
 
 
-@settings_app.command("set")
+# ignore_unknown_options: a negative VALUE (-5) is the argument, not an option click does not know.
+@settings_app.command("set", context_settings={"ignore_unknown_options": True})
 def settings_set(
-    key: Annotated[str, typer.Argument(help="The setting, as `vancetope settings show` names it.")],
-    value: Annotated[str, typer.Argument(help="Its new value: 32, 0.5, true, int8, a path; a list as JSON, "
-                                              "e.g. '[1.0, 0.7, 0.4]'.")],
+    key: Annotated[str, typer.Argument(metavar="KEY", help="The setting, as `vancetope settings show` names it.")],
+    value: Annotated[str, typer.Argument(metavar="VALUE", help="Its new value: 32, -5, 0.5, true, int8, a path; a "
+                                         "list as JSON or with commas, e.g. '[1.0, 0.7, 0.4]' or 1,0.7,0.4.")],
     library: LibraryOption = None, as_json: JsonOption = False,
 ) -> None:
-    """Change one setting of the library (checked first: nothing is saved when the value is wrong). A new
+    """Change one setting of the library (checked first: nothing is saved when the value is wrong). dense_weight
+    and lexical_weight sum to 1: setting one sets the other to the rest. A new
     embedding_model or embedding_precision re-embeds the library: its documents are queued for the writer (the
     open app's indexing process, or `vancetope index run`); keyword search works meanwhile.
 
     Exit codes: 0 saved (or unchanged); 2 an unknown setting or a value it cannot take.
-    --json prints {changed: [keys], reindexed: documents queued or null}.
+    --json prints {changed: the keys changed, reindexed: documents queued or null}.
     """
     with open_library(library) as lib:
         saved = library_settings.set_setting(lib, key, value)
@@ -68,6 +83,9 @@ def settings_set(
             out.print(f"{key} is {value} already: nothing changed", markup=False)
             return
         out.print(f"{key} set to {value}", markup=False)
+        for other in saved.changed:
+            if other != key:
+                out.print(f"{other} set to {_text(getattr(lib.settings, other))} with it", markup=False)
         if saved.reindexed is not None:
             err.print(f"the search index is rebuilt for it: {saved.reindexed} document(s) queued for re-embedding "
                       "(by the open app, or `vancetope index run`)", markup=False)

@@ -23,6 +23,9 @@ GeneratorKind = Literal["builtin", "local", "endpoint", "mcp"]
 """What writes summaries, keywords, atoms and digests (issue 13, ``generation``): the built-in generator (no
 model), a local GGUF model, an OpenAI-compatible endpoint, or the connected MCP client's model (sampling)."""
 
+WEIGHT_SUM_TOLERANCE = 1e-6
+"""How far ``dense_weight + lexical_weight`` may be from 1: room for decimal fractions' rounding (0.1 + 0.2)."""
+
 
 class Settings(BaseModel):
     """Every tunable the core reads. Unknown keys in the file are ignored; missing keys take defaults."""
@@ -83,8 +86,12 @@ class Settings(BaseModel):
         "answers it instead.",
     )
     # Ranking (see index/fusion.py for how these were chosen and what they score on SciFact).
-    dense_weight: float = Field(0.3, ge=0.0, description="Weight of the meaning score in a hit's relevance.")
-    lexical_weight: float = Field(0.7, ge=0.0, description="Weight of the keyword score in a hit's relevance.")
+    # The two weights sum to 1 so that relevance runs from 0 to 1 (index/fusion.FusedDocument.relevance), which
+    # min_relevance and the explanations assume.
+    dense_weight: float = Field(0.3, ge=0.0, le=1.0, description="Weight of the meaning score in a hit's relevance "
+                                "(0-1; with lexical_weight it sums to 1).")
+    lexical_weight: float = Field(0.7, ge=0.0, le=1.0, description="Weight of the keyword score in a hit's "
+                                  "relevance (0-1; with dense_weight it sums to 1).")
     meaning_floor: float = Field(
         0.1, ge=-1.0, le=1.0, description="Cosine similarity at which the meaning score is 0 (measured for the "
         "bundled model; another model needs its own: tests/benchmarks/bench_scifact.py --tune).",
@@ -158,4 +165,12 @@ class Settings(BaseModel):
     def _meaning_scale_sane(self) -> Settings:
         if self.meaning_ceiling <= self.meaning_floor:
             raise ValueError("meaning_ceiling must be above meaning_floor")
+        return self
+
+    @model_validator(mode="after")
+    def _fusion_weights_sum_to_one(self) -> Settings:
+        total = self.dense_weight + self.lexical_weight
+        if abs(total - 1.0) > WEIGHT_SUM_TOLERANCE:
+            raise ValueError(f"dense_weight + lexical_weight must be 1 so that relevance runs from 0 to 1, not "
+                             f"{self.dense_weight:g} + {self.lexical_weight:g} = {total:g}")
         return self

@@ -10,7 +10,7 @@ it does not retune it.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, get_origin
 
 from pydantic import BaseModel, ValidationError
 
@@ -55,29 +55,48 @@ def parse_setting(settings: Settings, key: str, text: str) -> Settings:
     """``settings`` with ``key`` set from ``text`` as typed on a command line, checked by the schema.
 
     ``text`` is read as the field's type (``32``, ``0.5``, ``true``, ``int8``, a path); when that fails, as JSON
-    (``[0.7, 0.85, 0.95]`` for a tuple, ``null`` for "none").
+    (``[0.7, 0.85, 0.95]`` for a tuple, ``null`` for "none"), then as comma-separated values (``0.7,0.85,0.95``).
+    One of the two fusion weights set alone sets the other to the rest of 1 (:data:`WEIGHT_PARTNERS`).
 
     Raises:
-        InvalidInput: an unknown key (the known ones are listed), or a value the schema refuses (its reason).
+        InvalidInput: an unknown key (the known ones are listed), or a value the schema refuses (its reason; for a
+        list, the form expected).
     """
     if key not in Settings.model_fields:
         raise InvalidInput(f"no setting {key!r}; the settings are: {', '.join(Settings.model_fields)}")
     current = settings.model_dump()
+    readings: list[Any] = [text]
     try:
-        return Settings.model_validate({**current, key: text})
-    except ValidationError as error:
-        first = error
-    try:
-        value: Any = json.loads(text)
+        readings.append(json.loads(text))
     except ValueError:
-        value = None
-    else:
+        pass
+    is_list = get_origin(Settings.model_fields[key].annotation) is tuple
+    if is_list and "," in text and not text.lstrip().startswith("["):
+        readings.append([part.strip() for part in text.split(",")])
+    errors: list[ValidationError] = []
+    for value in readings:
         try:
-            return Settings.model_validate({**current, key: value})
-        except ValidationError:
-            pass
-    reasons = "; ".join(e["msg"] for e in first.errors())
-    raise InvalidInput(f"{key} cannot be {text!r}: {reasons}")
+            return Settings.model_validate({**current, key: value, **_partner(key, value)})
+        except ValidationError as error:
+            errors.append(error)
+    # A list's last reading is the one that got furthest; any other field's first is read as its type.
+    reasons = "; ".join(e["msg"] for e in (errors[-1] if is_list else errors[0]).errors())
+    form = f" (expected: {json.dumps(Settings.model_fields[key].default)} or the numbers with commas)" \
+        if is_list else ""
+    raise InvalidInput(f"{key} cannot be {text!r}: {reasons}{form}")
+
+
+WEIGHT_PARTNERS = {"dense_weight": "lexical_weight", "lexical_weight": "dense_weight"}
+"""The fusion weights, which sum to 1 (``Settings``): either set alone sets the other to ``1 - value``."""
+
+
+def _partner(key: str, value: Any) -> dict[str, float]:
+    """The other fusion weight's value when ``key`` is one of them and ``value`` a number in [0, 1]; else none."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return {}
+    return {WEIGHT_PARTNERS[key]: round(1.0 - number, 6)} if key in WEIGHT_PARTNERS and 0 <= number <= 1 else {}
 
 
 def check_embedding(settings: Settings) -> None:
