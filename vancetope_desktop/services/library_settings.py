@@ -10,6 +10,7 @@ it does not retune it.
 from __future__ import annotations
 
 import json
+from contextlib import suppress
 from typing import Any, get_origin
 
 from pydantic import BaseModel, ValidationError
@@ -66,10 +67,8 @@ def parse_setting(settings: Settings, key: str, text: str) -> Settings:
         raise InvalidInput(f"no setting {key!r}; the settings are: {', '.join(Settings.model_fields)}")
     current = settings.model_dump()
     readings: list[Any] = [text]
-    try:
+    with suppress(ValueError):
         readings.append(json.loads(text))
-    except ValueError:
-        pass
     is_list = get_origin(Settings.model_fields[key].annotation) is tuple
     if is_list and "," in text and not text.lstrip().startswith("["):
         readings.append([part.strip() for part in text.split(",")])
