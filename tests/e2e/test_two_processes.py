@@ -1,5 +1,6 @@
 """Two processes on one library: the app (here a resident writer) open while the CLI writes and reads."""
 
+import json
 import os
 import subprocess
 import sys
@@ -69,3 +70,16 @@ def test_concurrent_writers_never_see_database_locked(resident):
             assert time.monotonic() < deadline
             time.sleep(0.5)
         assert len(documents.list_documents(lib)) == 12
+
+
+@pytest.mark.slow
+def test_index_run_while_the_app_indexes_waits_for_it_and_succeeds(resident):
+    """Another process indexing the library is no failure: `index run` waits for it, or leaves it with --no-wait."""
+    added = cli(resident, "memory", "add", "Herons nest in colonies near lakes", "--no-wait", "--json")
+    doc_id = json.loads(added.stdout)["id"]
+    ran = cli(resident, "index", "run")
+    assert ran.returncode == 0 and "indexed the queue" in ran.stdout, ran.stderr
+    with Library.open(resident) as lib:
+        assert documents.get_document(lib, doc_id).index_state.value == "indexed"
+    left = cli(resident, "index", "run", "--no-wait", "--json")
+    assert left.returncode == 0 and isinstance(json.loads(left.stdout)["indexing_process"], int), left.stderr

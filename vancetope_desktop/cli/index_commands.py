@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import typer
-
 from ..services import indexing
 from ..services.library import Library
 from . import render
@@ -30,15 +28,37 @@ def _drain_all(lib: Library) -> indexing.DrainReport | None:
 
 
 @index_app.command("run")
-def index_run(library: LibraryOption = None, as_json: JsonOption = False) -> None:
-    """Index queued documents now (if no other process is doing it)."""
+def index_run(library: LibraryOption = None, as_json: JsonOption = False, wait: WaitOption = True) -> None:
+    """Index queued documents now. When another process (the open app) is indexing the library, wait until it
+    has indexed what is queued, or with --no-wait leave it to that process: both are a success (exit 0).
+
+    --json prints {indexed, chunks, failed} (what this process indexed) and {indexing_process}: the pid of the
+    process that indexes the queue instead (null when this one did).
+    """
     with open_library(library) as lib:
         report = _drain_all(lib)
-        if report is None:
-            err.print(f"process {lib.writer_lock.holder_pid()} is indexing this library")
-            raise typer.Exit(1)
-        emit(as_json, {"indexed": len(report.indexed), "chunks": report.chunks, "failed": report.failed},
-             lambda: out.print(f"indexed {len(report.indexed)} document(s), {report.chunks} chunks"))
+        if report is not None:
+            emit(as_json, {"indexed": len(report.indexed), "chunks": report.chunks, "failed": report.failed,
+                           "indexing_process": None},
+                 lambda: out.print(f"indexed {len(report.indexed)} document(s), {report.chunks} chunks"))
+            return
+        pid = lib.writer_lock.holder_pid()
+        if wait:
+            _wait_for_writer(lib, pid)
+        said = (f"process {pid} indexed the queue" if wait else
+                f"process {pid} is indexing this library (the open app?): it indexes the queue "
+                "(`vancetope index status` shows how far)")
+        emit(as_json, {"indexed": 0, "chunks": 0, "failed": [], "indexing_process": pid},
+             lambda: out.print(said, markup=False))
+
+
+def _wait_for_writer(lib: Library, pid: int | None) -> None:
+    """Wait, with a progress bar, until the queue's documents are indexed by the process ``pid`` holding the writer
+    lock (or by this one, should that process go away: ``indexing.wait_until_indexed``)."""
+    with progress(err) as bar:
+        task = bar.add_task(f"indexing by process {pid}", total=None)
+        indexing.wait_until_indexed(lib, indexing.pending_documents(lib),
+                                    progress=lambda done, total: bar.update(task, completed=done, total=total))
 
 
 @index_app.command("rebuild")

@@ -137,6 +137,14 @@ def drain_alongside(lib: Library, progress: Callable[[DrainProgress], None] | No
     return DrainThread(writer_for(lib), progress)
 
 
+def pending_documents(lib: Library) -> list[str]:
+    """The ids of the library's documents waiting to be embedded (index state pending), e.g. to wait for another
+    process's drain of them (:func:`wait_until_indexed`)."""
+    with read_session(lib.engine) as session:
+        return list(session.exec(select(tables.DocumentRow.id).where(
+            tables.DocumentRow.index_state == IndexState.PENDING.value)).all())
+
+
 def wait_until_indexed(lib: Library, document_ids: Sequence[str], *, timeout: float | None = None,
                        poll: float = 0.5, progress: Callable[[int, int], None] | None = None) -> bool:
     """Wait while another process indexes ``document_ids``; True when none is pending any more.
