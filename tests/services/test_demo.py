@@ -12,6 +12,8 @@ from vancetope_desktop.resources import resource_path
 from vancetope_desktop.services import demo, documents, indexing, relations, review, scopes
 from vancetope_desktop.services.library import Library
 from vancetope_desktop.services.search import search
+from vancetope_desktop.store import tables
+from vancetope_desktop.store.db import write_session
 
 HARDWARE_QUERY = "What are the hardware requirements of Flash Attention?"
 OTHER_PROJECT = "project/other-review"
@@ -110,6 +112,12 @@ def test_a_demo_left_half_installed_is_finished_by_installing_again(library):
         demo.install_demo(library, progress=crash_at_the_sixth_document)
     first = demo._installed_part(library, demo.load_manifest())[1]
     assert len(first) == 5
+    with write_session(library.engine) as session:  # as an install from before the demo key left them
+        for doc_id in first.values():
+            row = session.get(tables.DocumentRow, doc_id)
+            row.meta = {k: v for k, v in row.meta.items() if k != demo.DEMO_KEY}
+            session.add(row)
+    assert demo._installed_part(library, demo.load_manifest())[1] == first  # known by source path or content
     report = demo.install_demo(library)
     assert sorted(report.kept) == sorted(first) and not report.failures
     manifest = demo.load_manifest()
@@ -120,6 +128,20 @@ def test_a_demo_left_half_installed_is_finished_by_installing_again(library):
     assert len([d for d in own if d.type is not DocumentType.FOLDER]) == 7
     with pytest.raises(ScopeError, match="installed already"):
         demo.install_demo(library)
+
+
+def test_an_edited_demo_document_is_still_the_demos(library):
+    """A user's edit of a demo fact does not make the demo look unfinished: installing again is refused, no
+    second copy of the fact is added."""
+    report = demo.install_demo(library)
+    deadline = report.documents["Deadline: 15.06.2026"]
+    documents.update_document(library, deadline, content="Deadline: 30.06.2026")
+    assert demo.is_installed(library)
+    with pytest.raises(ScopeError, match="installed already"):
+        demo.install_demo(library)
+    facts = documents.list_documents(library, scope=demo.DEMO_PROJECT, include_ancestors=False,
+                                     types=[DocumentType.FACT])
+    assert sum("Deadline" in d.title for d in facts) == 1
 
 
 def test_scope_tree_and_current_scope(installed):

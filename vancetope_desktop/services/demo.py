@@ -43,6 +43,9 @@ DEMO_NOTICE = "Demo summary written for Vancetope Desktop, not the original pape
 DEMO_SOURCE = "Vancetope demo"
 """A demo paper's source path (``Vancetope demo: papers/vaswani2017.md``): the file it was imported from
 lived in a temporary folder that is deleted at the end of the install."""
+DEMO_KEY = "demo_document"
+"""The metadata key under which the install records which demo document a document is (its manifest name,
+:attr:`DemoDocument.name`): how a later install knows it, however the user edited it since."""
 
 Kind = Literal["paper", "fact", "note", "result", "reference"]
 _TEXT_TYPES: dict[str, DocumentType] = {
@@ -181,7 +184,8 @@ def install_demo(lib: Library, *, progress: Callable[[str], None] | None = None,
     The papers are rendered to PDF first, in a temporary folder; ``cancel`` is honoured only during
     that phase, so a cancelled install leaves nothing behind and a started one completes. Indexing is queued,
     not awaited. A demo installed in part before (a crash, an older version) is finished: its scopes, folders
-    and documents are kept (a paper is known by its source, a text by its content) and the missing ones added.
+    and documents are kept (known by the :data:`DEMO_KEY` recorded, edited or not; see :func:`_installed_part`)
+    and the missing ones added.
 
     Args:
         progress: called with a short human-readable message before each step.
@@ -261,8 +265,9 @@ def _installed_part(lib: Library, manifest: DemoManifest) -> tuple[set[str], dic
     """What an earlier install left: the demo scopes that exist, and document name → id of the demo documents in
     them (active or not: a demo document the user deleted stays theirs to restore).
 
-    A paper is known by the source path the install records (``DEMO_SOURCE: papers/….md``), a text by the hash of
-    its content in its scope: both are what every version of the install wrote.
+    A document is known by the :data:`DEMO_KEY` its install recorded in its metadata, so a demo text the user
+    edited is still the demo's. Installs from before that key: a paper by the source path they recorded
+    (``DEMO_SOURCE: papers/….md``), a text by the hash of its content in its scope (an edited one is not known).
     """
     existing: set[str] = set()
     for scope in manifest.scopes:
@@ -277,11 +282,14 @@ def _installed_part(lib: Library, manifest: DemoManifest) -> tuple[set[str], dic
         rows = session.exec(select(tables.DocumentRow.id, tables.DocumentRow.scope_path, tables.DocumentRow.meta,
                                    tables.DocumentRow.content_hash).where(
             tables.DocumentRow.scope_path.in_(sorted(existing)))).all()  # type: ignore[attr-defined]
+    by_key = {(meta or {})[DEMO_KEY]: i for i, _, meta, _ in rows if DEMO_KEY in (meta or {})}
     by_source = {(scope, (meta or {}).get("source_path")): i for i, scope, meta, _ in rows}
     by_hash = {(scope, digest): i for i, scope, _, digest in rows}
     found: dict[str, str] = {}
     for spec in manifest.documents:
-        if spec.kind == "paper":
+        if spec.name in by_key:
+            match: str | None = by_key[spec.name]
+        elif spec.kind == "paper":
             match = by_source.get((spec.scope, f"{DEMO_SOURCE}: {spec.file}"))
         else:
             match = by_hash.get((spec.scope, hash_text(_text_parts(spec)[3])))
@@ -315,7 +323,7 @@ def _add_paper(lib: Library, spec: DemoDocument, pdf: Path, folder_id: str | Non
         report.documents[spec.name] = outcome.document_id
         with write_session(lib.engine) as session:
             row = session.get(tables.DocumentRow, outcome.document_id)
-            row.meta = {**row.meta, "source_path": f"{DEMO_SOURCE}: {spec.file}"}
+            row.meta = {**row.meta, "source_path": f"{DEMO_SOURCE}: {spec.file}", DEMO_KEY: spec.name}
             session.add(row)
     if outcome.status != "imported":
         report.failures.append(f"{spec.name}: {outcome.status}: {outcome.reason}")
@@ -330,7 +338,8 @@ def _add_text(lib: Library, spec: DemoDocument, folder_id: str | None, added: di
     inputs = [added[name] for name in input_names if name in added]
     doc = documents.add_text(
         lib, body, doc_type=_TEXT_TYPES[spec.kind], title=title, tags=spec.tags, scope=spec.scope,
-        folder_id=folder_id, source=spec.source.to_source() if spec.source else None, metadata=metadata,
+        folder_id=folder_id, source=spec.source.to_source() if spec.source else None,
+        metadata={**metadata, DEMO_KEY: spec.name},
         mime_type="text/markdown" if spec.file is not None else None, derived_from=inputs,
     )
     return doc.id
