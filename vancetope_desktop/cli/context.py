@@ -138,10 +138,31 @@ class CommandGroup(typer.Typer):
         return super().command(name, **options)
 
 
+MODEL_PROBLEM_LINE = "the embedding model cannot run here (see `vancetope index status`)"
+"""What a command that only warns says of a missing embedding model, in place of the paragraph
+``Library.model_problem`` holds (``index status``, ``index run`` and ``demo`` print that one)."""
+_model_warned: ContextVar[bool] = ContextVar("vancetope_model_warned", default=False)
+
+
+def short_model_warnings(warnings: Sequence[str], problem: str | None) -> list[str]:
+    """``warnings`` with the model's problem (``problem``: ``Library.model_problem()``) cut to
+    :data:`MODEL_PROBLEM_LINE`, said once per command: a later warning about it is left out."""
+    shown = []
+    for warning in warnings:
+        if problem and problem in warning:
+            if _model_warned.get():
+                continue
+            _model_warned.set(True)
+            warning = warning.replace(problem, MODEL_PROBLEM_LINE)
+        shown.append(warning)
+    return shown
+
+
 @contextmanager
 def open_library(path: Path | None) -> Iterator[Library]:
     """Open the library for one command (see :func:`library_path`) and close it afterwards (errors become a
     one-line exit)."""
+    _model_warned.set(False)  # a new command (the tests run several in one process)
     with guarded():
         library = Library.open(library_path(path))
         for notice in library.notices:  # e.g. the copy made before a migration, and where it is

@@ -10,6 +10,7 @@ from textwrap import indent
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 from ..core.documents import DocumentInfo, DocumentStatus, DocumentType
 from ..core.errors import EditConflict, EmbeddingModelMissing, IndexUnavailable, InvalidInput, MergeConflicts
@@ -51,6 +52,7 @@ from .context import (
     out,
     print_json,
     read_stdin,
+    short_model_warnings,
 )
 from .filters import AnyTagsOption, NotTagsOption, StatusOption, TagsOption, TypeOption, WhereOption, tag_filter
 from .progress import progress
@@ -62,9 +64,13 @@ def _stored_anyway() -> Iterator[None]:
     try:
         yield
     except IndexUnavailable as error:
-        # A missing model's message says what to install; a rebuild would not help until it is there.
-        fix = "" if isinstance(error, EmbeddingModelMissing) else f" ({indexing.REBUILD_HINT})"
-        err.print(f"[yellow]warning:[/yellow] stored, found by its words only for now: {error}{fix}")
+        # A missing model: one line, once per command (`index status` says what to install); a rebuild would
+        # not help until it is there.
+        missing = isinstance(error, EmbeddingModelMissing)
+        fix = "" if missing else f" ({indexing.REBUILD_HINT})"
+        for line in short_model_warnings([f"stored, found by its words only for now: {error}{fix}"],
+                                         str(error) if missing else None):
+            err.print(f"[yellow]warning:[/yellow] {escape(line)}")
 
 
 def _index_now(lib: Library, document_ids: list[str], wait: bool, quiet: bool, *,

@@ -22,6 +22,7 @@ from .context import (
     guarded,
     open_library,
     print_json,
+    short_model_warnings,
 )
 from .filters import AnyTagsOption, NotTagsOption, StatusOption, TagsOption, TypeOption, WhereOption, tag_filter
 
@@ -55,4 +56,6 @@ def memory_search(
         if as_json:
             print_json(render.search_json(response))
         else:
+            if response.warnings:
+                response.warnings = short_model_warnings(response.warnings, lib.model_problem())
             render.search(response, explain=explain)

