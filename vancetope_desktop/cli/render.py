@@ -225,7 +225,7 @@ def import_report(report: ImportReport) -> None:
         if outcome.document_id:
             line += f" → {outcome.document_id}"
         if outcome.chunks:
-            line += f" ({outcome.chunks} chunks)"
+            line += f" ({_chunk_text(outcome.embedded_chunks, outcome.chunks - outcome.embedded_chunks)})"
         if outcome.reason:
             line += f": {escape(outcome.reason)}"
         (err if outcome.status == "failed" else out).print(line)
@@ -242,6 +242,16 @@ def import_report(report: ImportReport) -> None:
     for outcome in report.outcomes:
         counts[outcome.status] = counts.get(outcome.status, 0) + 1
     out.print(", ".join(f"{n} {status}" for status, n in counts.items()) or "Nothing to import.")
+    embedded = sum(o.embedded_chunks for o in report.outcomes)
+    words_only = sum(o.chunks for o in report.outcomes) - embedded
+    if words_only:  # the figure "indexed … chunks" counts the embedded ones only
+        out.print(f"{embedded} chunks embedded for search by meaning; {words_only} found by words only "
+                  "(references, author lists, acknowledgements)")
+
+
+def _chunk_text(embedded: int, words_only: int) -> str:
+    """A file's chunks: those embedded, and those found by words only (a paper's references, author lists)."""
+    return f"{embedded} chunks" + (f" + {words_only} by words only" if words_only else "")
 
 
 def references(listing: BibliographyImport) -> None:

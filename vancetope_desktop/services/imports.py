@@ -35,7 +35,7 @@ from pydantic import BaseModel, Field, field_validator
 from sqlalchemy import text
 from sqlmodel import Session
 
-from ..core.documents import DocumentStatus, DocumentType, IndexState, Source, SourceType
+from ..core.documents import EMBEDDED_ROLES, DocumentStatus, DocumentType, IndexState, Source, SourceType
 from ..core.errors import DamagedFile, EncryptedPdf, ImportFailed, InvalidInput
 from ..core.ids import new_document_id
 from ..core.profiles import SourceProfile
@@ -79,6 +79,9 @@ class ImportOutcome(BaseModel):
     title: str | None = None
     reason: str | None = None
     chunks: int = 0
+    embedded_chunks: int = Field(0, description="Of ``chunks``, those that get vectors (body text, "
+                                 "``core.documents.EMBEDDED_ROLES``); the others (references, author lists, "
+                                 "acknowledgements) are found by their words only.")
     pages: int | None = None
     warnings: list[str] = Field(default_factory=list)
     references: bibliography.BibliographyImport | None = Field(
@@ -438,6 +441,7 @@ def _import_one(lib: Library, path: Path, scope_path: str, folder_id: str | None
     status: Status = "needs_ocr" if extraction.needs_ocr else ("updated" if previous is not None else "imported")
     return ImportOutcome(
         path=str(path), status=status, document_id=row.id, title=row.title, chunks=len(chunks),
+        embedded_chunks=sum(chunk.role in EMBEDDED_ROLES for chunk in chunks),
         pages=extraction.metadata.get("page_count"), warnings=list(extraction.warnings),
         reason=("no text layer: stored, marked 'needs OCR', not indexed" if extraction.needs_ocr
                 else references.summary if references is not None else None),
