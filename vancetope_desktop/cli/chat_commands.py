@@ -21,8 +21,7 @@ from ..services import conversations, indexing
 from ..services.conversations import HistoryPage
 from ..services.library import Library
 from .apps import chat_app
-from .context import JsonOption, LibraryOption, WaitOption, emit, err, open_library, out, read_stdin
-from .tables import key_column
+from .context import JsonOption, LibraryOption, WaitOption, emit, err, key_column, open_library, out, read_stdin
 
 ProcessArgument = Annotated[str, typer.Argument(help="The process: a session or think process path, e.g. session/s1 "
                                                 "(`scope list`).")]

@@ -15,6 +15,7 @@ import typer
 import typer.main
 from pydantic import BaseModel
 from rich.console import Console
+from rich.table import Table
 from typer.core import TyperCommand, TyperGroup
 
 from ..core.errors import InvalidInput, VancetopeError
@@ -156,6 +157,12 @@ def short_model_warnings(warnings: Sequence[str], problem: str | None) -> list[s
             warning = warning.replace(problem, MODEL_PROBLEM_LINE)
         shown.append(warning)
     return shown
+
+
+def key_column(table: Table, name: str, values: list[str]) -> None:
+    """Add a column of keys other commands take (document ids, setting names): never wrapped nor cut, as wide as
+    its longest value, so a narrow terminal squeezes the other columns (titles, descriptions) instead."""
+    table.add_column(name, no_wrap=True, overflow="ignore", min_width=max((len(v) for v in values), default=len(name)))
 
 
 @contextmanager

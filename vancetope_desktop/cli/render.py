@@ -17,8 +17,7 @@ from ..core.scope_info import ScopeInfo
 from ..services.indexing import REBUILD_HINT, IndexStatus
 from ..services.search import SearchResponse
 from ..services.topic_search import TopicHit, TopicSearchResponse
-from .context import err, out
-from .tables import key_column
+from .context import err, key_column, out
 
 if TYPE_CHECKING:  # types only: importing these services costs a search that prints no import report ~0.3 s
     from ..services.bibliography import BibliographyImport

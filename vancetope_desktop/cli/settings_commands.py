@@ -17,8 +17,7 @@ from rich.text import Text
 
 from ..services import library_settings
 from .apps import settings_app
-from .context import JsonOption, LibraryOption, emit, err, open_library, out
-from .tables import key_column
+from .context import JsonOption, LibraryOption, emit, err, key_column, open_library, out
 
 
 def _text(value: object) -> str:
