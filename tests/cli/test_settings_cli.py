@@ -161,3 +161,19 @@ def test_a_missing_bundled_package_names_the_command_once(tmp_path, corpus):
         assert result.returncode == 0, result.stderr
         assert result.stderr.count("the embedding model cannot run here (see `vancetope index status`)") == 1
         assert "pip install" not in result.stderr
+
+
+def test_weights_saved_before_the_rule_are_scaled_when_the_library_opens(cli, tmp_path):
+    """A library whose settings.json kept dense_weight 2 (accepted before) still opens: the weights are read
+    scaled to sum to 1 (the same ranking), and the command says so; both at 0 take the defaults."""
+    root = tmp_path / "lib"
+    root.mkdir()
+    (root / "settings.json").write_text(json.dumps({"dense_weight": 2, "min_relevance": 0.2}))
+    shown = cli("settings", "show", "--json")
+    assert "they are read as 0.740741 and 0.259259" in shown.stderr
+    values = {s["key"]: s["value"] for s in json.loads(shown.stdout)}
+    assert (values["dense_weight"], values["lexical_weight"], values["min_relevance"]) == (0.740741, 0.259259, 0.2)
+    assert "did not sum to 1" not in cli("settings", "show").stderr  # saved corrected: said once
+    (root / "settings.json").write_text(json.dumps({"dense_weight": 0, "lexical_weight": 0}))
+    values = {s["key"]: s["value"] for s in json.loads(cli("settings", "show", "--json").stdout)}
+    assert (values["dense_weight"], values["lexical_weight"]) == (0.3, 0.7)

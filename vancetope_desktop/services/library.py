@@ -12,6 +12,7 @@ import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from platformdirs import user_data_path
 from pydantic import ValidationError
@@ -20,7 +21,7 @@ from sqlmodel import Session
 
 from ..core.errors import EmbeddingModelMissing, IndexUnavailable, LibraryError
 from ..core.scopes import ScopeKind
-from ..core.settings import BUNDLED_MODEL, Settings
+from ..core.settings import BUNDLED_MODEL, WEIGHT_SUM_TOLERANCE, Settings
 from ..core.text import escaped, is_undecodable
 from ..index.embedder import Embedder
 from ..index.locks import WriterLock
@@ -134,14 +135,17 @@ class Library:
             paths.root.mkdir(parents=True, exist_ok=True)
         except OSError as error:
             raise LibraryError(f"cannot create the library folder {paths.root}: {error.strerror}") from error
+        opening_notices: list[str] = []
         if settings is None:
-            settings = load_settings(paths.settings)
-        if not paths.settings.exists():
+            settings = load_settings(paths.settings, opening_notices)
+        if not paths.settings.exists() or opening_notices:  # a corrected file is saved: said once
             save_settings(paths.settings, settings)
         engine = create_database_engine(paths.database)
         try:
             upgrade = ensure_schema(engine, paths.backups)
             library = cls(paths, settings, engine)
+            for text in opening_notices:
+                library._notify(text)
             if upgrade is not None:
                 library._notify(f"the library was upgraded from schema {upgrade.from_version} to "
                                 f"{upgrade.to_version}; a copy of it as it was is at {upgrade.backup}")
@@ -291,8 +295,11 @@ _EMBEDDERS: dict[tuple[str, int, str, str], Embedder] = {}
 _EMBEDDERS_MUTEX = threading.Lock()
 
 
-def load_settings(path: Path) -> Settings:
+def load_settings(path: Path, notices: list[str] | None = None) -> Settings:
     """Read ``settings.json``; defaults when missing.
+
+    Fusion weights saved before they had to sum to 1 (``Settings``) are scaled to sum to 1, which keeps the ranking
+    they gave; both at 0 (no ranking at all) take the defaults. Either is said in ``notices`` when given.
 
     Raises:
         LibraryError: the file is not valid JSON or breaks the schema (with the field at fault).
@@ -300,9 +307,32 @@ def load_settings(path: Path) -> Settings:
     if not path.exists():
         return Settings()
     try:
-        return Settings.model_validate(json.loads(path.read_text(encoding="utf-8")))
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if isinstance(data, dict):
+            data = _fusion_weights_summing_to_one(data, notices if notices is not None else [])
+        return Settings.model_validate(data)
     except (json.JSONDecodeError, ValidationError) as error:
         raise LibraryError(f"invalid settings file {path}: {error}") from error
+
+
+def _fusion_weights_summing_to_one(data: dict[str, Any], notices: list[str]) -> dict[str, Any]:
+    """``data`` (a ``settings.json``) with ``dense_weight`` and ``lexical_weight`` scaled to sum to 1 when they are
+    non-negative numbers that do not; a notice in ``notices`` says so. Anything else is left to the schema."""
+    defaults = Settings()
+    dense = data.get("dense_weight", defaults.dense_weight)
+    lexical = data.get("lexical_weight", defaults.lexical_weight)
+    if not all(isinstance(w, int | float) and not isinstance(w, bool) and w >= 0 for w in (dense, lexical)):
+        return data
+    total = dense + lexical
+    if abs(total - 1.0) <= WEIGHT_SUM_TOLERANCE:
+        return data
+    if total == 0:
+        scaled = defaults.dense_weight, defaults.lexical_weight
+    else:
+        scaled = round(dense / total, 6), round(1.0 - round(dense / total, 6), 6)
+    notices.append(f"the search weights dense_weight {dense:g} and lexical_weight {lexical:g} did not sum to 1 "
+                   f"(relevance runs from 0 to 1): they are read as {scaled[0]:g} and {scaled[1]:g}")
+    return {**data, "dense_weight": scaled[0], "lexical_weight": scaled[1]}
 
 
 def save_settings(path: Path, settings: Settings) -> None:
