@@ -11,7 +11,6 @@ magnitude), one scope. CPU seconds: this process's (``getrusage``) and, for the 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import resource
 import signal
@@ -22,19 +21,14 @@ import time
 from pathlib import Path
 
 import numpy as np
-from _common import REPO, percentile, table
+from _common import percentile, table
 
+from tests.servers import harness  # packaging/servers.py, as the tests' fixtures load it
 from vancetope_desktop.index.chroma_server import ChromaServer, ServerVectorStore
 from vancetope_desktop.index.vector_store import VectorStore
 
 DIMENSION, BATCH = 384, 100
 
-
-def _harness():
-    spec = importlib.util.spec_from_file_location("vancetope_test_servers", REPO / "packaging" / "servers.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _cpu() -> float:
@@ -76,7 +70,6 @@ def main() -> None:
     parser.add_argument("--vectors", type=int, default=10_000)
     parser.add_argument("--queries", type=int, default=200)
     args = parser.parse_args()
-    harness = _harness()
     rng = np.random.default_rng(17)
     vectors = rng.normal(size=(args.vectors, DIMENSION)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)

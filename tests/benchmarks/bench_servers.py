@@ -12,7 +12,6 @@ contracts, so the suite waits only for what is left after them.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import resource
 import sys
@@ -20,14 +19,9 @@ import time
 from pathlib import Path
 
 import psycopg
-from _common import REPO, median, percentile, table
+from _common import median, percentile, table
 
-
-def _harness():
-    spec = importlib.util.spec_from_file_location("vancetope_test_servers", REPO / "packaging" / "servers.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from tests.servers import harness  # packaging/servers.py, as the tests' fixtures load it
 
 
 def _cpu() -> float:
@@ -55,7 +49,6 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--notifies", type=int, default=200)
     args = parser.parse_args()
-    harness = _harness()
     if harness.postgres_bin_dir() is None:
         sys.exit(harness.POSTGRES_MISSING)
     chroma = Path(sys.executable).parent / "chroma"
