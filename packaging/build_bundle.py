@@ -52,6 +52,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import threading
 import time
 import tomllib
 from pathlib import Path
@@ -482,14 +483,47 @@ def check_about(about: dict) -> None:
         raise CheckFailed(f"`vancetope about` lists {sorted(names)} (PyMuPDF, AGPL, and no torch expected)")
 
 
-def _mcp_tools(bundle: Path, library: Path, scope: str, env: dict[str, str]) -> list[str]:
-    """The names of the tools ``vancetope mcp --scope SCOPE`` of the bundle lists after the handshake."""
-    reply = _program(bundle, "vancetope", "--library", library, "mcp", "--scope", scope, env=env, timeout=120,
-                     stdin=_MCP_SESSION)
-    answers = {message.get("id"): message for message in map(json.loads, reply.splitlines()) if "id" in message}
+def _mcp_tools(bundle: Path, library: Path, scope: str, env: dict[str, str], timeout: float = 120) -> list[str]:
+    """The names of the tools ``vancetope mcp --scope SCOPE`` of the bundle lists after the handshake.
+
+    Talks as a client does: each request is written once the previous answer has come, and standard input is
+    closed only after the tool list. (Writing all of :data:`_MCP_SESSION` and closing at once raced: on a busy
+    machine the server read the end of input before it answered ``tools/list`` and left the request unanswered.)
+    A server silent for ``timeout`` seconds is killed: :class:`CheckFailed` then, with what it said.
+    """
+    answers: dict[object, dict] = {}
+    said: list[str] = []
+    # Standard error to a file: a pipe nobody reads while the conversation lasts could fill and stall the server.
+    with tempfile.TemporaryFile(mode="w+") as errors:
+        process = subprocess.Popen([str(bundle / "vancetope"), "--library", str(library), "mcp", "--scope", scope],
+                                   env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors, text=True)
+        watchdog = threading.Timer(timeout, process.kill)
+        watchdog.start()
+        try:
+            for message in _MCP_SESSION:
+                process.stdin.write(json.dumps(message) + "\n")
+                process.stdin.flush()
+                while "id" in message and message["id"] not in answers:
+                    line = process.stdout.readline()
+                    if not line:
+                        break
+                    said.append(line)
+                    answer = json.loads(line)
+                    if "id" in answer:
+                        answers[answer["id"]] = answer
+            process.communicate(timeout=timeout)  # closes standard input: the server's end of session
+        except (OSError, ValueError, subprocess.TimeoutExpired) as error:
+            process.kill()
+            raise CheckFailed(f"`vancetope mcp --scope {scope}` broke off the conversation ({error}):\n"
+                              f"{''.join(said)}") from error
+        finally:
+            watchdog.cancel()
+        errors.seek(0)
+        err = errors.read()
     tools = answers.get(2, {}).get("result", {}).get("tools", [])
     if "serverInfo" not in answers.get(1, {}).get("result", {}) or not tools:
-        raise CheckFailed(f"`vancetope mcp --scope {scope}` did not answer initialize and tools/list:\n{reply}")
+        raise CheckFailed(f"`vancetope mcp --scope {scope}` did not answer initialize and tools/list:\n"
+                          f"{''.join(said)}\n{err}")
     return [tool["name"] for tool in tools]
 
 
@@ -534,12 +568,12 @@ def deb_depends(bundle: Path) -> str:
     return ", ".join(["libc6 (>= 2.31)", *packages, *(p for p in DATA_DEPENDS if p not in packages)])
 
 
-_MCP_SESSION = "".join(json.dumps(message) + "\n" for message in (
+_MCP_SESSION = (
     {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bundle-check", "version": "1"}}},
     {"jsonrpc": "2.0", "method": "notifications/initialized"},
     {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
-))
+)
 """An MCP client's first words over stdio (JSON-RPC, one message a line): the handshake, then the tool list."""
 
 
