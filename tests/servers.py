@@ -150,3 +150,67 @@ def chroma_server(chroma_server_url: str):
         for each in (client, admin):  # their connections too (see close_client)
             if each is not None:
                 close_client(each)
+
+
+@pytest.fixture
+def postgres_database(postgres_server_url: str) -> Iterator[str]:
+    """A fresh, empty database for this test alone: its URL. Dropped after the test, open connections included."""
+    import psycopg
+    from psycopg import sql
+
+    name = _unique_name()
+    with psycopg.connect(postgres_server_url, autocommit=True) as admin:
+        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    try:
+        yield urlsplit(postgres_server_url)._replace(path=f"/{name}").geturl()
+    finally:
+        with psycopg.connect(postgres_server_url, autocommit=True) as admin:
+            admin.execute(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+
+def open_on_servers(root: Path, database_url: str, chroma: tuple[str, str, str] | None = None):
+    """A library whose database is on PostgreSQL (``database_url``), its files and settings under ``root``, and its
+    vectors on the Chroma server ``chroma`` = (URL, tenant, database) or, when None, embedded under ``root``.
+
+    Composed by hand from the library's parts until ``Library.open`` opens a team library's descriptor (issue 17);
+    tests written on it keep working when that lands (the fixtures below will open the descriptor instead).
+    """
+    from vancetope_desktop.core.settings import Settings
+    from vancetope_desktop.index.chroma_server import ChromaServer, ServerVectorStore
+    from vancetope_desktop.services.library import Library, LibraryPaths
+    from vancetope_desktop.store.db import create_database_engine, ensure_schema
+
+    paths = LibraryPaths(root)
+    root.mkdir(parents=True, exist_ok=True)
+    engine = create_database_engine(database_url)
+    ensure_schema(engine, paths.backups)
+    library = Library(paths, Settings(), engine)
+    if chroma is not None:
+        url, tenant, database = chroma
+        library.vectors.close()
+        library.vectors = ServerVectorStore(ChromaServer(url, database, tenant=tenant), library.index_generation)
+    library._bootstrap()
+    return library
+
+
+@pytest.fixture
+def pg_library(tmp_path: Path, postgres_database: str):
+    """An open library on PostgreSQL (a database of this test's own), vectors embedded under ``tmp_path``."""
+    library = open_on_servers(tmp_path / "pg-library", postgres_database)
+    try:
+        yield library
+    finally:
+        library.close()
+
+
+@pytest.fixture
+def team_library(tmp_path: Path, postgres_database: str, chroma_server_url: str, chroma_server):
+    """An open team library: its database on PostgreSQL, its vectors on the Chroma server (a database and tenant
+    of this test's own), its files under ``tmp_path``."""
+    library = open_on_servers(tmp_path / "team-library", postgres_database,
+                              (chroma_server_url, chroma_server.tenant, chroma_server.database))
+    try:
+        yield library
+    finally:
+        library.close()
