@@ -19,7 +19,7 @@ from sqlalchemy.exc import OperationalError
 from sqlmodel import Session
 
 from ..core.errors import LibraryError
-from . import tables
+from . import change_feed, tables
 from .json_columns import dump_json, load_json
 from .migrations import HEAD_REVISION
 from .postgres import WRITE_OPTION, create_postgres_engine
@@ -175,10 +175,12 @@ def get_meta(session: Session, key: str, default: str | None = None) -> str | No
 
 
 def set_meta(session: Session, key: str, value: str) -> None:
-    """Write one ``meta`` value (inside the caller's write transaction)."""
+    """Write one ``meta`` value (inside the caller's write transaction); a counter open windows watch is announced
+    to them on a team library (``store.change_feed.announce``)."""
     row = session.get(tables.MetaRow, key)
     if row is None:
         session.add(tables.MetaRow(key=key, value=value))
     else:
         row.value = value
         session.add(row)
+    change_feed.announce(session, key)

@@ -5,7 +5,9 @@ linter sees the dependency, and started by ``workers.launch``'s command line, wh
 torch, the model and vector writes never hold this process's GIL while the user types. The child's JSON lines
 become a visible, cancellable "Indexing" task. The query encoder (numpy, no torch) loads here in the background at
 start-up; search shows "loading model…" until then. A poll of the library's change counter notices documents written by
-other processes (the CLI, an agent over MCP).
+other processes (the CLI, an agent over MCP); on a team library the database also announces each change
+(``store/change_feed``: PostgreSQL's LISTEN/NOTIFY), which starts that poll at once, so another member's change shows
+within a second, and a lost connection is said ("reconnecting…") until it is back.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from PySide6.QtCore import QCoreApplication, QObject, QProcess, QTimer, Signal
 
 from ..services import indexing
 from ..services.library import Library
+from ..store.change_feed import ChangeListener
 from ..workers import index_worker, launch
 from .tasks import Task, TaskContext, TaskManager, TaskState
 
@@ -35,6 +38,8 @@ class Indexer(QObject):
         finished(object): a drain ended (its JSON report as a dict; None when it could not run).
         outside_change(): documents changed or vectors were written by another process.
         waiting_changed(int): documents queued for indexing, library-wide (from the change poll).
+        connection_changed(object): a team library's database connection was lost (a sentence to show:
+            "reconnecting to the database at …") or is back (None).
     """
 
     model_ready = Signal()
@@ -43,6 +48,8 @@ class Indexer(QObject):
     finished = Signal(object)
     outside_change = Signal()
     waiting_changed = Signal(int)
+    connection_changed = Signal(object)
+    _announced = Signal()  # from the change listener's thread: queued to this object's (the GUI) thread
 
     def __init__(self, lib: Library, tasks: TaskManager, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -62,6 +69,8 @@ class Indexer(QObject):
         self._asked = False
         self._rate_origin = (0.0, 0)  # (time, chunks done) of the drain's first report: the rate's start
         self.waiting = 0
+        self._listener: ChangeListener | None = None
+        self._announced.connect(self.poll)
 
     def start(self) -> None:
         """Load the query encoder, start the indexing process, and watch for outside changes."""
@@ -75,6 +84,15 @@ class Indexer(QObject):
                            on_result=lambda _: self._loaded(), on_error=lambda e: self.model_failed.emit(str(e)))
         self._ensure_process()
         self._timer.start()
+        self.listen()
+
+    def listen(self) -> None:
+        """On a team library, listen to the changes its database announces (each starts a :meth:`poll`) and to the
+        connection's state (``connection_changed``); nothing on an embedded library (the poll's timer covers it).
+        :meth:`start` calls it; :meth:`stop` ends it."""
+        if self._listener is None and self._lib.engine.dialect.name == "postgresql":
+            self._listener = ChangeListener(self._lib.engine, self._announced.emit, self.connection_changed.emit)
+            self._listener.start()
 
     def stop(self) -> None:
         """Stop polling and tell the indexing process to end, without waiting for it.
@@ -88,6 +106,9 @@ class Indexer(QObject):
         """
         self._stopping = True
         self._timer.stop()
+        if self._listener is not None:
+            self._listener.stop(wait=False)
+            self._listener = None
         process, self._process = self._process, None
         if process is None:
             return

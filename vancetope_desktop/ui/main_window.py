@@ -331,6 +331,12 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.indicator)
         self.scope_label = QLabel()
         self.statusBar().addWidget(self.scope_label)
+        # A team library's lost database connection, said until it is back (Indexer.connection_changed).
+        self.connection_label = QLabel()
+        self.connection_label.setObjectName("connection_state")
+        self.connection_label.setStyleSheet("color: #b35900; font-weight: bold;")
+        self.connection_label.hide()
+        self.statusBar().addPermanentWidget(self.connection_label)
 
     # --- wiring -----------------------------------------------------------------------------------
     def _wire(self) -> None:
@@ -343,6 +349,7 @@ class MainWindow(QMainWindow):
         wb.indexer.model_ready.connect(lambda: self.search_pane.set_model_ready(True))
         wb.indexer.model_ready.connect(settle_heap)
         wb.indexer.waiting_changed.connect(self.indicator.set_waiting)
+        wb.indexer.connection_changed.connect(self._show_connection_state)
         wb.indexer.model_failed.connect(self.search_pane.set_model_error)  # an error state there, not a dialog
         self.indicator.open_requested.connect(self.show_tasks)
         self.table.file_problem.connect(lambda text: self.statusBar().showMessage(text, 8000))
@@ -998,6 +1005,15 @@ class MainWindow(QMainWindow):
                            "damaged vector store is moved to the library's backups folder and kept. Keyword "
                            "search works meanwhile; search by meaning returns as documents are embedded."):
             self.index_health.rebuild()
+
+    def _show_connection_state(self, state: str | None) -> None:
+        """Show a lost connection's sentence ("reconnecting to the database at …") in the status bar, or hide it."""
+        if state is None:
+            self.connection_label.hide()
+            self.statusBar().showMessage("Connected to the team's database again.", 8000)
+            return
+        self.connection_label.setText(state[:1].upper() + state[1:])
+        self.connection_label.show()
 
     def show_error(self, text: str) -> None:
         """Tell the user something went wrong in a window-modal box that does not block the event loop."""
