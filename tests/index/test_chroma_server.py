@@ -125,16 +125,18 @@ def test_a_server_stopped_mid_way_gives_a_clear_error_then_a_restart_is_waited_f
         store.upsert("project/p", "m", ["c:0"], vectors[2:3], [{"doc_id": "c"}])
 
     # The server comes back while a write waits for it: started at the first retry, waited for within the budget.
-    notices: list[str] = []
+    notices: list[str | None] = []
 
-    def restart(message: str) -> None:
+    def restart(message: str | None) -> None:
         notices.append(message)
         if len(notices) == 1:
             own_server.start()
 
     patient = ServerVectorStore(server, lambda: 0, retry_seconds=harness.READY_SECONDS, on_retry=restart)
     patient.upsert("project/p", "m", ["c:0", "d:0"], vectors[2:], [{"doc_id": "c"}, {"doc_id": "d"}])
-    assert notices and all("cannot reach the Chroma server" in n for n in notices)
+    # Each retry said, then None once the server answered (the window's "reconnecting…" ends).
+    assert len(notices) >= 2 and notices[-1] is None
+    assert all("cannot reach the Chroma server" in n for n in notices[:-1])
     # The store that failed recovers by itself: nothing was lost, nothing half-written.
     assert store.counts(["project/p"]) == {"project/p": 4}
     assert [h.chunk_id for h in store.query("project/p", vectors[3], 1)] == ["d:0"]

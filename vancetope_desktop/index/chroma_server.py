@@ -203,15 +203,16 @@ class ServerVectorStore(VectorStore):
             are dropped (see the module's docstring).
         retry_seconds: how long an operation keeps retrying a server that does not answer (0: one try).
         on_retry: called with a message ("cannot reach the Chroma server at …; retrying in 0.5 s") before each
-            retry: the app's "reconnecting…" state.
+            retry, and with None when an operation succeeds after retries: the app's "reconnecting…" state. Also
+            settable later as :attr:`on_retry` (the window sets it on the library it opens).
     """
 
     def __init__(self, server: ChromaServer, generation: Callable[[], int], *, retry_seconds: float = RETRY_SECONDS,
-                 on_retry: Callable[[str], None] | None = None) -> None:
+                 on_retry: Callable[[str | None], None] | None = None) -> None:
         super().__init__(Path(), Path(), generation)  # no folder, no lock file: the methods using them are replaced
         self.server = server
         self._retry_seconds = retry_seconds
-        self._on_retry = on_retry
+        self.on_retry = on_retry
         self._transient = _transient_errors()
 
     # -- what differs from the embedded store ----------------------------------------------------
@@ -268,9 +269,10 @@ class ServerVectorStore(VectorStore):
 
         deadline = time.monotonic() + self._retry_seconds
         delay = FIRST_DELAY
+        retried = False
         while True:
             try:
-                return operation()
+                result = operation()
             except (AuthorizationError, ChromaAuthError) as error:
                 raise self._unusable(error) from error
             except Exception as error:
@@ -284,10 +286,15 @@ class ServerVectorStore(VectorStore):
                     raise IndexUnavailable(f"{message}: is it running and reachable from this machine? Search "
                                            "answers by keywords, and indexing waits, until it is") from error
                 logger.warning("%s; retrying in %.2g s", message, delay)
-                if self._on_retry is not None:
-                    self._on_retry(f"{message}; retrying in {delay:.2g} s")
+                if self.on_retry is not None:
+                    self.on_retry(f"{message}; retrying in {delay:.2g} s")
+                retried = True
                 time.sleep(delay)
                 delay = min(delay * 2, MAX_DELAY)
+                continue
+            if retried and self.on_retry is not None:
+                self.on_retry(None)  # reached again
+            return result
 
     # -- the library's database ------------------------------------------------------------------
     def create_database(self) -> bool:

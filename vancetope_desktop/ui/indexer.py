@@ -18,6 +18,7 @@ import time
 import shiboken6
 from PySide6.QtCore import QCoreApplication, QObject, QProcess, QTimer, Signal
 
+from ..index.chroma_server import ServerVectorStore
 from ..services import indexing
 from ..services.library import Library
 from ..store.change_feed import ChangeListener
@@ -38,8 +39,8 @@ class Indexer(QObject):
         finished(object): a drain ended (its JSON report as a dict; None when it could not run).
         outside_change(): documents changed or vectors were written by another process.
         waiting_changed(int): documents queued for indexing, library-wide (from the change poll).
-        connection_changed(object): a team library's database connection was lost (a sentence to show:
-            "reconnecting to the database at …") or is back (None).
+        connection_changed(str, object): a team library's server was lost — its part ("database", "vectors") and a
+            sentence to show ("reconnecting to the database at …") — or is answering again (the part and None).
     """
 
     model_ready = Signal()
@@ -48,7 +49,7 @@ class Indexer(QObject):
     finished = Signal(object)
     outside_change = Signal()
     waiting_changed = Signal(int)
-    connection_changed = Signal(object)
+    connection_changed = Signal(str, object)
     _announced = Signal()  # from the change listener's thread: queued to this object's (the GUI) thread
 
     def __init__(self, lib: Library, tasks: TaskManager, parent: QObject | None = None) -> None:
@@ -90,9 +91,15 @@ class Indexer(QObject):
         """On a team library, listen to the changes its database announces (each starts a :meth:`poll`) and to the
         connection's state (``connection_changed``); nothing on an embedded library (the poll's timer covers it).
         :meth:`start` calls it; :meth:`stop` ends it."""
-        if self._listener is None and self._lib.engine.dialect.name == "postgresql":
-            self._listener = ChangeListener(self._lib.engine, self._announced.emit, self.connection_changed.emit)
+        lib = self._lib
+        if self._listener is None and lib.engine.dialect.name == "postgresql":
+            self._listener = ChangeListener(lib.engine, self._announced.emit,
+                                            lambda state: self.connection_changed.emit("database", state))
             self._listener.start()
+        if isinstance(lib.vectors, ServerVectorStore) and lib.vectors.on_retry is None:
+            # Searches and the index's reads retry on the reading threads while the Chroma server is away.
+            lib.vectors.on_retry = lambda state: self.connection_changed.emit(
+                "vectors", None if state is None else state.split(";")[0].replace("cannot reach", "reconnecting to"))
 
     def stop(self) -> None:
         """Stop polling and tell the indexing process to end, without waiting for it.
@@ -109,6 +116,8 @@ class Indexer(QObject):
         if self._listener is not None:
             self._listener.stop(wait=False)
             self._listener = None
+        if isinstance(self._lib.vectors, ServerVectorStore):
+            self._lib.vectors.on_retry = None
         process, self._process = self._process, None
         if process is None:
             return

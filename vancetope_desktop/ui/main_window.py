@@ -336,6 +336,7 @@ class MainWindow(QMainWindow):
         self.connection_label.setObjectName("connection_state")
         self.connection_label.setStyleSheet("color: #b35900; font-weight: bold;")
         self.connection_label.hide()
+        self._lost_servers: dict[str, str] = {}
         self.statusBar().addPermanentWidget(self.connection_label)
 
     # --- wiring -----------------------------------------------------------------------------------
@@ -1006,14 +1007,17 @@ class MainWindow(QMainWindow):
                            "search works meanwhile; search by meaning returns as documents are embedded."):
             self.index_health.rebuild()
 
-    def _show_connection_state(self, state: str | None) -> None:
-        """Show a lost connection's sentence ("reconnecting to the database at …") in the status bar, or hide it."""
+    def _show_connection_state(self, part: str, state: str | None) -> None:
+        """Show each lost server's sentence ("reconnecting to the database at …") in the status bar until it answers
+        again (``part``: "database" or "vectors", ``state`` None), then say so briefly."""
         if state is None:
-            self.connection_label.hide()
-            self.statusBar().showMessage("Connected to the team's database again.", 8000)
-            return
-        self.connection_label.setText(state[:1].upper() + state[1:])
-        self.connection_label.show()
+            if self._lost_servers.pop(part, None) is not None:
+                self.statusBar().showMessage(f"The team's {'database' if part == 'database' else 'vector server'} "
+                                             "answers again.", 8000)
+        else:
+            self._lost_servers[part] = state[:1].upper() + state[1:]
+        self.connection_label.setText(" · ".join(self._lost_servers.values()))
+        self.connection_label.setVisible(bool(self._lost_servers))
 
     def show_error(self, text: str) -> None:
         """Tell the user something went wrong in a window-modal box that does not block the event loop."""
