@@ -15,6 +15,11 @@ pytest_plugins = ("tests.servers",)
 # Qt must never try to reach a display in tests, whether pytest runs from dev.py or by hand.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+# No test writes to the developer's keyring, and every machine runs the same no-keyring paths: keyring's "fail"
+# backend, unless a test chooses a real one (keyrings.alt's file backend: tests/services/test_team_library.py).
+# Inherited by subprocesses (the CLI).
+os.environ["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
+
 # Under pytest-xdist the workers already fill the cores: torch's default of one thread per core ran 2 x 2
 # threads on 2 cores, and embedding 200 chunks cost 11.3 s of CPU against 7.8 s on one thread (and more
 # wall time on a busy machine). Set before torch loads; subprocesses (the CLI, the indexing process) inherit it.

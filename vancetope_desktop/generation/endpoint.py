@@ -124,22 +124,31 @@ class KeyringUnavailable(VancetopeError):
     """No system keyring here (e.g. a headless Linux without Secret Service): a key cannot be kept safely."""
 
 
-def _keyring():
+def system_keyring(what: str = "the endpoint key", instead: str = "use an endpoint without a key"):
+    """The ``keyring`` module, when a system keyring backend exists here (the endpoint's key, a team library's
+    database password and Chroma token: ``services.team_library``).
+
+    Args:
+        what: the secret, as the refusal names it ("the endpoint key").
+        instead: what the user can do without a keyring, as the refusal advises it.
+
+    Raises:
+        KeyringUnavailable: keyring's "fail" backend (or one of priority 0 or less) is all there is.
+    """
     import keyring
     from keyring.backends.fail import Keyring as FailKeyring
 
     backend = keyring.get_keyring()
     if isinstance(backend, FailKeyring) or getattr(backend, "priority", 1) <= 0:
-        raise KeyringUnavailable("no system keyring is available here, so the endpoint key cannot be stored "
-                                 "safely; use an endpoint without a key, or install a keyring service "
-                                 "(Secret Service / KWallet on Linux)")
+        raise KeyringUnavailable(f"no system keyring is available here, so {what} cannot be stored safely; "
+                                 f"{instead}, or install a keyring service (Secret Service / KWallet on Linux)")
     return keyring
 
 
 def read_key(url: str) -> str | None:
     """The API key stored for endpoint ``url``, None when there is none or no keyring exists (logged)."""
     try:
-        return _keyring().get_password(KEYRING_SERVICE, check_endpoint_url(url))
+        return system_keyring().get_password(KEYRING_SERVICE, check_endpoint_url(url))
     except KeyringUnavailable as error:
         log.info("%s", error)
         return None
@@ -158,7 +167,7 @@ def store_key(url: str, key: str | None) -> None:
     from keyring.errors import KeyringError, PasswordDeleteError
 
     url = check_endpoint_url(url)
-    ring = _keyring()
+    ring = system_keyring()
     try:
         if key and key.strip():
             ring.set_password(KEYRING_SERVICE, url, key.strip())

@@ -17,7 +17,7 @@ from ..generation.choice import GeneratorChoice, build_generator
 from ..generation.endpoint import check_endpoint_url, read_key, store_key
 from ..generation.local_model import resolve_gguf
 from ..generation.model import ChatModel
-from .library import Library, save_settings
+from .library import Library
 
 
 class GeneratorStatus(BaseModel):
@@ -97,8 +97,7 @@ def choose_generator(lib: Library, **changes: object) -> Settings:
         InvalidInput: a bad value (nothing saved).
     """
     chosen = checked_generator_settings(lib.settings, **changes)
-    save_settings(lib.paths.settings, chosen)
-    lib.settings = chosen
+    lib.save_settings(chosen)
     return chosen
 
 

@@ -19,10 +19,11 @@ from pydantic import ValidationError
 from sqlalchemy import Engine, text
 from sqlmodel import Session
 
-from ..core.errors import EmbeddingModelMissing, IndexUnavailable, LibraryError
+from ..core.errors import EmbeddingModelMissing, IndexUnavailable, LibraryError, LibraryNeedsUpgrade
 from ..core.scopes import ScopeKind
 from ..core.settings import BUNDLED_MODEL, WEIGHT_SUM_TOLERANCE, Settings
 from ..core.text import escaped, is_undecodable
+from ..index.chroma_server import ServerVectorStore
 from ..index.embedder import Embedder
 from ..index.locks import WriterLock
 from ..index.models import BUNDLED_PREFIX, resolve_model
@@ -32,10 +33,15 @@ from ..store.atomic import write_text_atomic
 from ..store.backups import timestamp, unique_path
 from ..store.blobs import BlobStore
 from ..store.db import create_database_engine, ensure_schema, get_meta, read_session, set_meta, write_session
+from . import team_library
+from .team_library import TeamDescriptor
 
 logger = logging.getLogger(__name__)
 
 LIBRARY_ENV = "VANCETOPE_LIBRARY"
+SETTINGS_KEY = "settings"
+"""``meta`` key: a team library's settings (JSON, as an embedded library's ``settings.json``): one set for every
+member (one embedding model per library)."""
 CHROMA_VERSION_KEY = "chroma_version"
 """``meta`` key: the Chroma release that last opened the library's vector store (``installed_chroma_version``)."""
 MODEL_HINT = ("Searching by meaning and indexing wait for it; documents are still stored and found by their words. "
@@ -90,6 +96,28 @@ class LibraryPaths:
         return self.root / "backups"
 
 
+@dataclass(frozen=True)
+class TeamLibraryPaths(LibraryPaths):
+    """A team library's layout: ``root`` holds only its descriptor (``team_library``); the files are in the shared
+    ``shared_files`` folder; locks and backups are this machine's, under ``state`` (``team_library.state_folder``).
+    The database and the vectors are on servers (``database``, ``chroma`` and ``settings`` are not used)."""
+
+    shared_files: Path = Path()
+    state: Path = Path()
+
+    @property
+    def files(self) -> Path:
+        return self.shared_files
+
+    @property
+    def locks(self) -> Path:
+        return self.state / "locks"
+
+    @property
+    def backups(self) -> Path:
+        return self.state / "backups"
+
+
 class Library:
     """An open library. Thread-safe for the services; close it when done.
 
@@ -100,16 +128,21 @@ class Library:
         blobs: the content-addressed file store.
         vectors: the per-scope Chroma collections.
         writer_lock: the lock electing the process that drains the index queue.
+        team: a team library's descriptor (database on PostgreSQL, vectors on a Chroma server); None for an
+            embedded library.
         notices: what opening did that the user should hear of, one sentence each (a backup made before
             a migration, and where it is); the CLI, the app and the MCP server show them.
     """
 
-    def __init__(self, paths: LibraryPaths, settings: Settings, engine: Engine) -> None:
+    def __init__(self, paths: LibraryPaths, settings: Settings, engine: Engine, *,
+                 team: TeamDescriptor | None = None) -> None:
         self.paths = paths
         self.settings = settings
         self.engine = engine
+        self.team = team
         self.blobs = BlobStore(paths.files)
-        self.vectors = VectorStore(paths.chroma, paths.locks / "chroma.lock", self.index_generation)
+        self.vectors = VectorStore(paths.chroma, paths.locks / "chroma.lock", self.index_generation) if team is None \
+            else ServerVectorStore(team_library.chroma_server(team), self.index_generation)
         self.writer_lock = WriterLock(paths.locks / "writer.lock")
         self.notices: list[str] = []
 
@@ -117,11 +150,13 @@ class Library:
     def open(cls, root: Path | None = None, *, settings: Settings | None = None) -> Library:
         """Open the library at ``root`` (default: :func:`default_library_path`), creating it if needed.
 
-        A new library gets one project group and one project, ``project/inbox``, as current scope.
+        A new library gets one project group and one project, ``project/inbox``, as current scope. A folder holding
+        a team library's descriptor (``team_library``) opens that team library (:meth:`_open_team`).
 
         Raises:
             LibraryError: the folder is not writable, its path is not valid UTF-8, or the database is unreadable.
             LibraryTooNew: the library was written by a newer version.
+            LibraryNeedsUpgrade: a team library's database is of an older schema (``vancetope library upgrade``).
 
         Before a migration, of the database (``store.db.ensure_schema``) or of the vector store by a newer
         Chroma (:meth:`_protect_vector_store`), a copy is made in ``backups/`` (``notices`` says where);
@@ -135,6 +170,9 @@ class Library:
             paths.root.mkdir(parents=True, exist_ok=True)
         except OSError as error:
             raise LibraryError(f"cannot create the library folder {paths.root}: {error.strerror}") from error
+        team = team_library.read_descriptor(paths.root)
+        if team is not None:
+            return cls._open_team(paths.root, team, settings)
         opening_notices: list[str] = []
         if settings is None:
             settings = load_settings(paths.settings, opening_notices)
@@ -155,6 +193,56 @@ class Library:
             engine.dispose()
             raise
         return library
+
+    @classmethod
+    def _open_team(cls, root: Path, team: TeamDescriptor, settings: Settings | None) -> Library:
+        """Open the team library described in ``root``: the engine on its PostgreSQL database (the schema created in
+        an empty one), the vectors on its Chroma server, the files in its shared folder, the settings in its
+        database. No copy is made before anything: the servers' operator backs them up."""
+        paths = TeamLibraryPaths(root, shared_files=Path(team.files), state=team_library.state_folder(team))
+        team_library.check_files_folder(paths.files)
+        engine = team_library.open_engine(team)
+        try:
+            try:
+                ensure_schema(engine, paths.backups)
+            except LibraryNeedsUpgrade as error:
+                raise LibraryNeedsUpgrade(f"{error}: `vancetope library upgrade {root}`") from None
+            notices: list[str] = []
+            if settings is None:
+                with read_session(engine) as session:
+                    stored = get_meta(session, SETTINGS_KEY)
+                settings = Settings() if stored is None else \
+                    parse_settings(stored, f"the settings stored in the team library's database ({root})", notices)
+            library = cls(paths, settings, engine, team=team)
+            for text in notices:
+                library._notify(text)
+            if notices:
+                library.save_settings(settings)
+            library._bootstrap()
+        except BaseException:
+            engine.dispose()
+            raise
+        return library
+
+    @property
+    def is_team(self) -> bool:
+        """Whether this is a team library (database and vectors on servers) rather than an embedded one."""
+        return self.team is not None
+
+    def describe(self) -> str:
+        """Which backend this library is and where its parts are, in one line without secrets (every face shows it):
+        "embedded library at PATH" or ``team_library.describe``'s "team library: PostgreSQL at …"."""
+        return team_library.describe(self.team) if self.team is not None else f"embedded library at {self.paths.root}"
+
+    def save_settings(self, settings: Settings) -> None:
+        """Save ``settings`` as the library's (an embedded library's ``settings.json``, a team library's database:
+        every member reads the same) and use them."""
+        if self.team is None:
+            save_settings(self.paths.settings, settings)
+        else:
+            with write_session(self.engine) as session:
+                set_meta(session, SETTINGS_KEY, settings.model_dump_json(exclude_defaults=True))
+        self.settings = settings
 
     def _protect_vector_store(self) -> None:
         """Copy the vector store before a newer Chroma than the one that wrote it opens (and migrates) it, and
@@ -306,13 +394,23 @@ def load_settings(path: Path, notices: list[str] | None = None) -> Settings:
     """
     if not path.exists():
         return Settings()
+    return parse_settings(path.read_text(encoding="utf-8"), f"settings file {path}", notices)
+
+
+def parse_settings(text: str, where: str, notices: list[str] | None = None) -> Settings:
+    """Settings from their JSON ``text`` (a ``settings.json``, or a team library's ``meta.settings``), read as
+    :func:`load_settings` says; ``where`` names them in the error.
+
+    Raises:
+        LibraryError: ``text`` is not valid JSON or breaks the schema (with the field at fault).
+    """
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(text)
         if isinstance(data, dict):
             data = _fusion_weights_summing_to_one(data, notices if notices is not None else [])
         return Settings.model_validate(data)
     except (json.JSONDecodeError, ValidationError) as error:
-        raise LibraryError(f"invalid settings file {path}: {error}") from error
+        raise LibraryError(f"invalid {where}: {error}") from error
 
 
 def _fusion_weights_summing_to_one(data: dict[str, Any], notices: list[str]) -> dict[str, Any]:

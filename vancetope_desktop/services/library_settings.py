@@ -20,7 +20,7 @@ from ..core.settings import Settings
 from ..index.embedder import Embedder
 from ..index.models import resolve_model
 from . import generators, indexing
-from .library import Library, save_settings
+from .library import Library
 
 REINDEXING_KEYS = ("embedding_model", "embedding_precision")
 """Settings whose change re-embeds the library (the identity of its vectors: ``Library.index_identity``)."""
@@ -131,8 +131,7 @@ def apply_settings(lib: Library, settings: Settings) -> SettingsSaved:
     generator_changes = {key: after[key] for key in changed if key.startswith("generator")}
     if generator_changes:
         settings = generators.checked_generator_settings(settings, **generator_changes)
-    save_settings(lib.paths.settings, settings)
-    lib.settings = settings
+    lib.save_settings(settings)
     reindexed = indexing.rebuild_index(lib).queued if any(key in REINDEXING_KEYS for key in changed) else None
     return SettingsSaved(changed=changed, reindexed=reindexed)
 

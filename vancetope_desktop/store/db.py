@@ -28,18 +28,18 @@ BUSY_TIMEOUT_MS = 60_000
 """How long a writer waits for another process's write transaction (a large import commits in batches)."""
 
 
-def create_database_engine(location: Path | str) -> Engine:
+def create_database_engine(location: Path | str, *, password: str | None = None) -> Engine:
     """Open the library database at ``location`` with the library's connection settings: a path is the embedded
     library's SQLite file (created if needed), a ``postgresql://`` or ``postgresql+psycopg://`` URL a team library's
-    server database (``store.postgres.create_postgres_engine``: it must exist; its tables are made by
-    :func:`ensure_schema`).
+    server database (``store.postgres.create_postgres_engine``, ``password`` passed to it: it must exist; its tables
+    are made by :func:`ensure_schema`).
 
     Raises:
         LibraryError: when the file cannot be opened as a database, the URL is not PostgreSQL's, or the server
             cannot be reached.
     """
     if isinstance(location, str):
-        return create_postgres_engine(location)
+        return create_postgres_engine(location, password=password)
     path = location
     engine = create_engine(
         f"sqlite:///{path}",

@@ -59,9 +59,11 @@ def server_url(location: str) -> URL:
     return url.set(drivername="postgresql+psycopg")
 
 
-def create_postgres_engine(location: str) -> Engine:
-    """An engine on the PostgreSQL database at ``location`` (a URL: credentials from it, ``PGPASSFILE`` or the
-    environment, as libpq reads them), with the transaction semantics described above; one connection is tried.
+def create_postgres_engine(location: str, *, password: str | None = None) -> Engine:
+    """An engine on the PostgreSQL database at ``location`` (a URL: credentials from it, ``password``, ``PGPASSFILE``
+    or the environment, as libpq reads them), with the transaction semantics described above; one connection is
+    tried. ``password`` (a team library's, from the keyring) goes to psycopg as a connection argument, never into
+    the URL, so no string that is logged or shown holds it.
 
     Raises:
         LibraryError: the URL is not PostgreSQL's, or the server cannot be reached or refuses the connection
@@ -71,7 +73,7 @@ def create_postgres_engine(location: str) -> Engine:
     engine = create_engine(
         url,
         connect_args={"options": f"-c lock_timeout={LOCK_TIMEOUT_MS} -c timezone=UTC",
-                      "connect_timeout": CONNECT_TIMEOUT_S},
+                      "connect_timeout": CONNECT_TIMEOUT_S, **({"password": password} if password else {})},
         json_serializer=dump_json,  # NaN, dates… converted, as on SQLite: JSONB would refuse them
         json_deserializer=load_json,
         pool_pre_ping=True,  # a server restarted between two commands: a new connection, not an error
