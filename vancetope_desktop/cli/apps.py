@@ -15,7 +15,8 @@ app = CommandGroup(help="Vancetope: scoped research memory from the terminal.", 
                        ("cite", "citation_commands"), ("demo", "demo_commands"), ("undo", "undo_commands"),
                        ("redo", "undo_commands"), ("whoami", "identity_commands"),
                        *((group, "apps") for group in ("memory", "scope", "index", "review", "search", "atoms",
-                                                       "chat", "digest", "generator", "topics", "settings")),
+                                                       "chat", "digest", "generator", "topics", "settings",
+                                                       "library")),
                    ))
 memory = CommandGroup(help="Add, upload, search, browse, tag, move and publish documents.", no_args_is_help=True,
                       commands=(
@@ -90,6 +91,9 @@ topics_app = CommandGroup(help="Topic trees: a scope's map of its atoms by topic
                                                                       "split", "move-atom", "create", "delete")),
                               ("search", "topic_search_commands"), ("rebuild", "topic_upkeep_commands"),
                           ))
+library_app = CommandGroup(help="Libraries: create one (embedded, or a team library on servers), upgrade a team "
+                           "library's database, say where a library's parts are.", no_args_is_help=True,
+                           commands=tuple((name, "library_commands") for name in ("create", "upgrade", "info")))
 app.add_typer(memory, name="memory")
 app.add_typer(scope_app, name="scope")
 app.add_typer(index_app, name="index")
@@ -103,3 +107,4 @@ app.add_typer(digest_app, name="digest")
 app.add_typer(generator_app, name="generator")
 app.add_typer(topics_app, name="topics")
 app.add_typer(settings_app, name="settings")
+app.add_typer(library_app, name="library")

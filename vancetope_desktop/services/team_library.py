@@ -35,7 +35,7 @@ from ..core.errors import InvalidInput, LibraryError
 from ..generation.endpoint import KeyringUnavailable, system_keyring
 from ..index.chroma_server import DEFAULT_TENANT, ChromaServer, ServerVectorStore
 from ..store.atomic import write_text_atomic
-from ..store.db import create_database_engine
+from ..store.db import SchemaUpgrade, create_database_engine, ensure_schema
 from ..store.postgres import SCHEMES
 
 logger = logging.getLogger(__name__)
@@ -144,9 +144,11 @@ def read_descriptor(root: Path) -> TeamDescriptor | None:
 
 
 def write_descriptor(root: Path, descriptor: TeamDescriptor) -> Path:
-    """Write ``descriptor`` in ``root`` atomically (temporary file, then rename); returns its path."""
+    """Write ``descriptor`` in ``root`` atomically (temporary file, then rename), readable by all (it holds no
+    secret, and every member of a shared folder opens it); returns its path."""
     path = descriptor_path(root)
     write_text_atomic(path, descriptor.model_dump_json(indent=2) + "\n")
+    path.chmod(0o644)  # the temporary file was made 0600 (mkstemp)
     return path
 
 
@@ -302,3 +304,27 @@ def check_files_folder(files: Path) -> None:
     if not os.access(files, os.W_OK | os.X_OK):
         raise LibraryError(f"the team library's files folder {files} is not writable by this user: mount the share "
                            "read-write or fix its permissions")
+
+
+def upgrade_team_library(root: Path) -> tuple[TeamDescriptor, SchemaUpgrade | None]:
+    """Bring the team library described in ``root`` to this program's schema (``vancetope library upgrade``): the
+    explicit step ``Library.open`` asks for when the database is older (``store.db.ensure_schema`` with
+    ``upgrade_server``). The database must have been backed up by its operator first (``pg_dump``).
+
+    Returns:
+        The descriptor, and the upgrade made (from and to which schema), or None when it was at this schema.
+
+    Raises:
+        LibraryError: ``root`` holds no team library's descriptor, the server cannot be reached, or a step fails
+            (nothing changed).
+        LibraryTooNew: the database is of a newer schema than this program's.
+    """
+    root = root.expanduser().resolve()
+    descriptor = read_descriptor(root)
+    if descriptor is None:
+        raise LibraryError(f"{root} holds no team library ({DESCRIPTOR_NAME})")
+    engine = open_engine(descriptor)
+    try:
+        return descriptor, ensure_schema(engine, state_folder(descriptor) / "backups", upgrade_server=True)
+    finally:
+        engine.dispose()

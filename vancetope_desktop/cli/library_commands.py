@@ -1,0 +1,126 @@
+"""``vancetope library``: create a library (embedded, or a team library on servers), upgrade a team library's
+database, and say what a library is and where its parts are (``services.team_library``, ``services.library_info``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from ..core.errors import InvalidInput
+from ..index.chroma_server import DEFAULT_TENANT
+from ..services import library_info, team_library
+from ..services.library import Library
+from ..store import tables
+from .apps import library_app
+from .context import JsonOption, emit, guarded, library_path, open_library, out
+
+PathArgument = Annotated[Path, typer.Argument(help="The library's folder.", show_default=False)]
+
+
+@library_app.command("create")
+def library_create(
+    path: PathArgument,
+    team: Annotated[bool, typer.Option("--team", help="A team library: its database on PostgreSQL, its vectors on "
+                                       "a Chroma server, its files in a shared folder.")] = False,
+    db: Annotated[str | None, typer.Option("--db", help="The PostgreSQL database: postgresql://ROLE[:PASSWORD]@HOST"
+                                           ":PORT/DATABASE[?sslmode=…]. A password goes to the system keyring, "
+                                           "never into PATH; without a keyring give it by PGPASSFILE or "
+                                           "PGPASSWORD instead.", show_default=False)] = None,
+    vectors: Annotated[str | None, typer.Option("--vectors", help="The Chroma server: http(s)://HOST:PORT.",
+                                                show_default=False)] = None,
+    files: Annotated[Path | None, typer.Option("--files", help="The shared files folder (the same path on every "
+                                               "member's machine; created if missing).", show_default=False)] = None,
+    chroma_tenant: Annotated[str, typer.Option("--chroma-tenant", help="The Chroma tenant.")] = DEFAULT_TENANT,
+    chroma_database: Annotated[str | None, typer.Option(
+        "--chroma-database", help="The Chroma database (default: the PostgreSQL database's name).",
+        show_default=False)] = None,
+    chroma_token_header: Annotated[str, typer.Option(
+        "--chroma-token-header", help="How the token (VANCETOPE_CHROMA_TOKEN) is sent: Authorization or "
+        "X-Chroma-Token.")] = "Authorization",
+    chroma_ca: Annotated[Path | None, typer.Option("--chroma-ca", help="A CA bundle to verify an https Chroma "
+                                                   "server with.", show_default=False)] = None,
+    chroma_insecure: Annotated[bool, typer.Option("--chroma-insecure", help="Do not verify an https Chroma "
+                                                  "server's certificate.")] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Create a library at PATH: an embedded one (as opening PATH would), or with --team a team library's
+    descriptor (no data, no secrets) after checking that both servers answer and let you in; nothing is written
+    when one does not. Open it afterwards with --library PATH or VANCETOPE_LIBRARY=PATH.
+
+    --json prints {path, backend, description}.
+    """
+    with guarded():
+        if not team:
+            if db or vectors or files:
+                raise InvalidInput("--db, --vectors and --files make a team library: add --team")
+            with Library.open(path) as lib:
+                description = lib.describe()
+        else:
+            if not (db and vectors and files):
+                raise InvalidInput("a team library needs --db URL, --vectors URL and --files DIR")
+            if chroma_ca is not None and chroma_insecure:
+                raise InvalidInput("give --chroma-ca or --chroma-insecure, not both")
+            ssl_verify: bool | str = str(chroma_ca.expanduser().resolve()) if chroma_ca else not chroma_insecure
+            team_library.create_team_library(
+                path, db, vectors, files, tenant=chroma_tenant, chroma_database=chroma_database,
+                token_header=chroma_token_header, ssl_verify=ssl_verify)
+            with Library.open(path) as lib:  # the schema made now, not by the first member
+                description = lib.describe()
+    value = {"path": str(path.expanduser().resolve()), "backend": "team" if team else "embedded",
+             "description": description}
+    emit(as_json, value, lambda: out.print(f"created: {description}", markup=False))
+
+
+@library_app.command("upgrade")
+def library_upgrade(path: PathArgument, as_json: JsonOption = False) -> None:
+    """Bring a team library's database to this program's schema, once its operator has backed it up (pg_dump) and
+    no older program uses it. An embedded library upgrades itself when opened (after copying itself to backups/).
+
+    --json prints {path, backend, from_schema, to_schema} (from_schema null: nothing to do).
+    """
+    with guarded():
+        root = path.expanduser().resolve()
+        if team_library.read_descriptor(root) is None:
+            value = {"path": str(root), "backend": "embedded", "from_schema": None, "to_schema": tables.SCHEMA_VERSION}
+            emit(as_json, value, lambda: out.print(
+                f"{root} is an embedded library: it upgrades itself when opened, after copying itself to its "
+                "backups/ folder; nothing to do here", markup=False))
+            return
+        _descriptor, upgrade = team_library.upgrade_team_library(root)
+    value = {"path": str(root), "backend": "team", "from_schema": upgrade.from_version if upgrade else None,
+             "to_schema": tables.SCHEMA_VERSION}
+    emit(as_json, value, lambda: out.print(
+        f"upgraded the team library's database from schema {upgrade.from_version} to {upgrade.to_version}"
+        if upgrade else f"the team library's database is at schema {tables.SCHEMA_VERSION} already", markup=False))
+
+
+@library_app.command("info")
+def library_info_command(
+    path: Annotated[Path | None, typer.Argument(
+        help="The library's folder (default: --library, $VANCETOPE_LIBRARY, your data directory).",
+        show_default=False)] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Which library this is: embedded or team, its schema, its documents and chunks, and where each part is
+    (database, vectors, files, settings, locks, backups; never a password).
+
+    --json prints {backend, description, root, schema_revision, documents, chunks, database, vectors, files,
+    settings, locks, backups}.
+    """
+    with open_library(library_path(path)) as lib:
+        info = library_info.library_info(lib)
+    emit(as_json, info, lambda: _print_info(info))
+
+
+def _print_info(info: library_info.LibraryInfo) -> None:
+    out.print(escape(info.description))
+    for label, value in (("schema", info.schema_revision or "none"), ("documents", info.documents),
+                         ("chunks", info.chunks), ("database", info.database), ("vectors", info.vectors),
+                         ("files", info.files), ("settings", info.settings), ("locks", info.locks),
+                         ("backups", info.backups)):
+        out.print(f"  {label + ':':<11}{value}", markup=False)
+
