@@ -170,26 +170,28 @@ def postgres_database(postgres_server_url: str) -> Iterator[str]:
 
 
 def open_on_servers(root: Path, database_url: str, chroma: tuple[str, str, str] | None = None):
-    """A library whose database is on PostgreSQL (``database_url``), its files and settings under ``root``, and its
-    vectors on the Chroma server ``chroma`` = (URL, tenant, database) or, when None, embedded under ``root``.
-
-    Composed by hand from the library's parts until ``Library.open`` opens a team library's descriptor (issue 17);
-    tests written on it keep working when that lands (the fixtures below will open the descriptor instead).
+    """A library whose database is on PostgreSQL (``database_url``) and its vectors on the Chroma server ``chroma`` =
+    (URL, tenant, database): a team library, its descriptor written at ``root`` and opened by ``Library.open``, its
+    files in ``root``'s sibling ``<name>-files``. With ``chroma`` None, a library no descriptor describes: the
+    database on PostgreSQL, the vectors, files and settings embedded under ``root`` (composed from its parts).
     """
     from vancetope_desktop.core.settings import Settings
-    from vancetope_desktop.index.chroma_server import ChromaServer, ServerVectorStore
     from vancetope_desktop.services.library import Library, LibraryPaths
+    from vancetope_desktop.services.team_library import DatabasePart, TeamDescriptor, VectorsPart, write_descriptor
     from vancetope_desktop.store.db import create_database_engine, ensure_schema
 
-    paths = LibraryPaths(root)
     root.mkdir(parents=True, exist_ok=True)
+    if chroma is not None:
+        url, tenant, database = chroma
+        write_descriptor(root, TeamDescriptor(
+            library_id=uuid.uuid4().hex, name=root.name, database=DatabasePart(url=database_url),
+            vectors=VectorsPart(url=url, tenant=tenant, database=database),
+            files=str(root.parent / f"{root.name}-files")))
+        return Library.open(root)
+    paths = LibraryPaths(root)
     engine = create_database_engine(database_url)
     ensure_schema(engine, paths.backups)
     library = Library(paths, Settings(), engine)
-    if chroma is not None:
-        url, tenant, database = chroma
-        library.vectors.close()
-        library.vectors = ServerVectorStore(ChromaServer(url, database, tenant=tenant), library.index_generation)
     library._bootstrap()
     return library
 
@@ -205,9 +207,11 @@ def pg_library(tmp_path: Path, postgres_database: str):
 
 
 @pytest.fixture
-def team_library(tmp_path: Path, postgres_database: str, chroma_server_url: str, chroma_server):
-    """An open team library: its database on PostgreSQL, its vectors on the Chroma server (a database and tenant
-    of this test's own), its files under ``tmp_path``."""
+def team_library(tmp_path: Path, postgres_database: str, chroma_server_url: str, chroma_server, monkeypatch):
+    """An open team library (``Library.open`` on its descriptor): its database on PostgreSQL, its vectors on the Chroma
+    server (a database and tenant of this test's own), its files, and this machine's locks (XDG_STATE_HOME), under
+    ``tmp_path``."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     library = open_on_servers(tmp_path / "team-library", postgres_database,
                               (chroma_server_url, chroma_server.tenant, chroma_server.database))
     try:
