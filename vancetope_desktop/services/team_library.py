@@ -24,6 +24,7 @@ import os
 import uuid
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit
 
 from platformdirs import user_state_path
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
@@ -227,7 +228,11 @@ def split_password(url: str) -> tuple[str, str | None]:
         raise InvalidInput(f"--db must be a postgresql:// URL, not {parsed.drivername}://")
     if not parsed.database:
         raise InvalidInput("--db must name the database (postgresql://role@host:port/DATABASE)")
-    return parsed.set(password=None).render_as_string(hide_password=False), parsed.password
+    if parsed.password is None:
+        return url, None
+    parts = urlsplit(url)  # the text as given, but for the password (SQLAlchemy would re-encode the query)
+    userinfo, _, hostport = parts.netloc.rpartition("@")
+    return parts._replace(netloc=f"{userinfo.split(':', 1)[0]}@{hostport}").geturl(), parsed.password
 
 
 def create_team_library(root: Path, database_url: str, vectors_url: str, files: Path, *,
