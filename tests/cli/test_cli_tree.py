@@ -20,7 +20,8 @@ REPO = Path(__file__).resolve().parents[2]
 GROUPS = {"": apps.app, "memory": apps.memory, "memory episode": apps.episode_app, "scope": apps.scope_app,
           "scope rule": apps.rule_app, "index": apps.index_app, "review": apps.review_app, "search": apps.search_app,
           "atoms": apps.atoms_app, "chat": apps.chat_app, "digest": apps.digest_app,
-          "generator": apps.generator_app, "topics": apps.topics_app, "settings": apps.settings_app}
+          "generator": apps.generator_app, "topics": apps.topics_app, "settings": apps.settings_app,
+          "library": apps.library_app}
 WIDE = {"COLUMNS": "120", "TERM": "dumb"}
 
 

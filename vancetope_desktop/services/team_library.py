@@ -33,7 +33,6 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
 from ..core.errors import InvalidInput, LibraryError
-from ..generation.endpoint import KeyringUnavailable, system_keyring
 from ..index.chroma_server import DEFAULT_TENANT, ChromaServer, ServerVectorStore
 from ..store.atomic import write_text_atomic
 from ..store.db import SchemaUpgrade, create_database_engine, ensure_schema
@@ -172,6 +171,9 @@ def chroma_keyring_user(vectors: VectorsPart) -> str:
 
 def _read_secret(service: str, user: str) -> str | None:
     """A secret from the keyring; None when there is none, no keyring, or a broken one (logged)."""
+    # Imported here, as in the two below: endpoint brings httpx, which opening an embedded library never needs.
+    from ..generation.endpoint import KeyringUnavailable, system_keyring
+
     try:
         return system_keyring().get_password(service, user)
     except KeyringUnavailable:
@@ -254,6 +256,8 @@ def create_team_library(root: Path, database_url: str, vectors_url: str, files: 
         IndexUnavailable: the Chroma server cannot be reached or refuses.
         Nothing is written (descriptor, keyring) when any of these is raised.
     """
+    from ..generation.endpoint import KeyringUnavailable, system_keyring
+
     root = root.expanduser().resolve()
     if descriptor_path(root).exists() or (root / "library.sqlite").exists():
         raise InvalidInput(f"{root} already holds a library")
@@ -288,6 +292,8 @@ def create_team_library(root: Path, database_url: str, vectors_url: str, files: 
 
 def _keep_token(vectors: VectorsPart, token: str) -> None:
     """Keep the Chroma token in the keyring when one exists; without one, the variable must be set at each run."""
+    from ..generation.endpoint import KeyringUnavailable, system_keyring
+
     try:
         ring = system_keyring("the Chroma token", f"set {CHROMA_TOKEN_VARIABLE} for each run")
     except KeyringUnavailable as error:
