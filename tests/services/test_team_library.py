@@ -293,3 +293,12 @@ def test_a_note_added_to_a_team_library_is_found_by_its_words(tmp_path, postgres
     found = _cli("memory", "search", "Cryosat", "--json", env={**env, "VANCETOPE_LIBRARY": str(root)})
     assert found.returncode == 0, found.stderr
     assert json.loads(added.stdout)["id"] in found.stdout
+
+
+def test_the_team_library_fixture_is_a_descriptor_opened_by_library_open(team_library, tmp_path):
+    from vancetope_desktop.index.chroma_server import ServerVectorStore
+
+    assert team_library.is_team and isinstance(team_library.vectors, ServerVectorStore)
+    assert team_library.paths.files == tmp_path / "team-library-files" and team_library.paths.files.is_dir()
+    assert (tmp_path / "team-library" / "team.json").is_file()
+    assert team_library.vectors.server.database == team_library.team.vectors.database
