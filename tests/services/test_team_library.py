@@ -302,3 +302,20 @@ def test_the_team_library_fixture_is_a_descriptor_opened_by_library_open(team_li
     assert team_library.paths.files == tmp_path / "team-library-files" and team_library.paths.files.is_dir()
     assert (tmp_path / "team-library" / "team.json").is_file()
     assert team_library.vectors.server.database == team_library.team.vectors.database
+
+
+def test_the_chroma_token_goes_from_the_variable_to_the_keyring_and_never_into_the_descriptor(
+        tmp_path, postgres_database, chroma_server, chroma_server_url, file_keyring, monkeypatch):
+    token = f"tok-{uuid.uuid4().hex}"
+    monkeypatch.setenv(team_library.CHROMA_TOKEN_VARIABLE, token)
+    root = tmp_path / "team"
+    descriptor = team_library.create_team_library(root, postgres_database, chroma_server_url, tmp_path / "files",
+                                                  tenant=chroma_server.tenant, chroma_database=chroma_server.database,
+                                                  token_header="X-Chroma-Token")
+    assert token not in (root / "team.json").read_text() and descriptor.vectors.token_header == "X-Chroma-Token"
+    assert keyring.get_password(team_library.CHROMA_KEYRING_SERVICE,
+                                team_library.chroma_keyring_user(descriptor.vectors)) == token
+    monkeypatch.delenv(team_library.CHROMA_TOKEN_VARIABLE)
+    server = team_library.chroma_server(descriptor)  # from the keyring now
+    assert server.token == token and server.settings().chroma_auth_token_transport_header == "X-Chroma-Token"
+    assert token not in repr(server)
