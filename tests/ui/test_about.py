@@ -15,6 +15,8 @@ def test_about_text(tmp_path):
     assert "PySide6" in text and "Qt " in text
     assert "my &lt;library&gt;" in text
     assert "Library:" not in about_text()
+    team = about_text(tmp_path, "team library: PostgreSQL at db.lab:5432/lab (ann), Chroma at http://c:8000 …")
+    assert "<p>Team library: PostgreSQL at db.lab:5432/lab (ann)" in team
 
 
 def test_the_box_lists_each_component_with_its_licence(qtbot, tmp_path):

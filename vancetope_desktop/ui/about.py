@@ -28,9 +28,10 @@ NAME_WIDTH = 240
 """Pixels the component column takes at most when the box opens."""
 
 
-def about_text(library_path: Path | None = None) -> str:
+def about_text(library_path: Path | None = None, backend: str | None = None) -> str:
     """The About box's heading (HTML): name and version, what the app is, its licence, the Qt it runs on;
-    ``library_path`` adds a line naming the open library."""
+    ``library_path`` adds a line naming the open library, ``backend`` one saying where a team library's parts are
+    (``Library.describe``)."""
     lines = [
         f"<h3>{APP_NAME} {html.escape(app_version())}</h3>",
         f"<p>{html.escape(DESCRIPTION)}</p>",
@@ -40,16 +41,19 @@ def about_text(library_path: Path | None = None) -> str:
     ]
     if library_path is not None:
         lines.append(f"<p>Library: <code>{html.escape(str(library_path))}</code></p>")
+    if backend is not None:
+        lines.append(f"<p>{html.escape(backend[:1].upper() + backend[1:])}</p>")
     return "\n".join(lines)
 
 
 class AboutDialog(QDialog):
     """The About box: :func:`about_text` over a table of :func:`bundled_components` but the application itself."""
 
-    def __init__(self, parent: QWidget | None = None, library_path: Path | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, library_path: Path | None = None,
+                 backend: str | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle(f"About {APP_NAME}")
-        heading = QLabel(about_text(library_path), self)
+        heading = QLabel(about_text(library_path, backend), self)
         heading.setTextFormat(Qt.TextFormat.RichText)
         heading.setWordWrap(True)
         heading.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -87,8 +91,9 @@ class AboutDialog(QDialog):
         self.resize(980, 620)
 
 
-def show_about(parent: QWidget | None, library_path: Path | None = None) -> None:
-    """Show the modal About box over ``parent`` (its icon is the application's window icon)."""
-    dialog = AboutDialog(parent, library_path)
+def show_about(parent: QWidget | None, library_path: Path | None = None, backend: str | None = None) -> None:
+    """Show the modal About box over ``parent`` (its icon is the application's window icon); ``backend``: see
+    :func:`about_text`."""
+    dialog = AboutDialog(parent, library_path, backend)
     dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     dialog.exec()

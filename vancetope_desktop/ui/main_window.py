@@ -275,7 +275,9 @@ class MainWindow(QMainWindow):
             widget.addAction(self.rename_action)
             widget.addAction(self.trash_action)
         self.about_action = self.make_action("About Vancetope Desktop",
-                                             lambda: show_about(self, self.library.paths.root))
+                                             lambda: show_about(self, self.library.paths.root,
+                                                                self.library.describe() if self.library.is_team
+                                                                else None))
 
         menus = self.menuBar()
         file_menu = menus.addMenu("&File")
