@@ -203,6 +203,12 @@ def test_a_url_with_query_options_keeps_them_and_the_descriptor_refuses_a_passwo
     (tmp_path / "team.json").write_text('{"format": 2}')
     with pytest.raises(LibraryError, match="written by a newer Vancetope Desktop"):
         Library.open(tmp_path)
+    (tmp_path / "a-file").write_text("not a folder")
+    team_library.write_descriptor(tmp_path, team_library.TeamDescriptor(
+        library_id="x", name="x", database=team_library.DatabasePart(url="postgresql://ann@db.lab/lib"),
+        vectors=team_library.VectorsPart(url="http://chroma:8000", database="lib"), files=str(tmp_path / "a-file")))
+    with pytest.raises(LibraryError, match=r"cannot create the team library's files folder .*a-file"):
+        Library.open(tmp_path)  # refused before any server is asked
 
 
 def test_an_unreachable_server_is_said_clearly_and_nothing_is_written(tmp_path, postgres_database, chroma_server_url):
