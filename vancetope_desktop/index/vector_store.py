@@ -330,10 +330,22 @@ class VectorStore:
             collection = self._collection(scope)
             if collection is None:
                 return [], np.zeros((0, 0), np.float32), []
-            found = collection.get(where={"doc_id": document_id}, include=["embeddings", "metadatas"])
-            if not found["ids"]:
+            return _vectors_of(collection.get(where={"doc_id": document_id}, include=["embeddings", "metadatas"]))
+
+    @_attempted
+    def vectors_page(self, scope: str, offset: int, limit: int) -> tuple[list[str], np.ndarray, list[dict[str, Any]]]:
+        """``(ids, embeddings (n, dim) float32, metadatas)`` of at most ``limit`` vectors of ``scope``'s collection,
+        from the ``offset``-th in the collection's own order (stable while nobody writes it): a whole collection read
+        page by page (``services.library_copy``); empty past the end or when there is no collection.
+
+        Raises:
+            IndexUnavailable: the store cannot be opened or read.
+        """
+        with self._mutex, self._lock(shared=True), self._readable():
+            collection = self._collection(scope)
+            if collection is None:
                 return [], np.zeros((0, 0), np.float32), []
-            return list(found["ids"]), np.asarray(found["embeddings"], np.float32), list(found["metadatas"])
+            return _vectors_of(collection.get(offset=offset, limit=limit, include=["embeddings", "metadatas"]))
 
     @_attempted
     def chunk_vectors(self, scope: str, chunk_ids: Sequence[str]) -> dict[str, np.ndarray]:
@@ -484,6 +496,14 @@ class VectorStore:
             aside.parent.mkdir(parents=True, exist_ok=True)
             shutil.move(self.root, aside)
             return aside
+
+
+def _vectors_of(found: Any) -> tuple[list[str], np.ndarray, list[dict[str, Any]]]:
+    """A Chroma ``get`` answer (with embeddings and metadatas) as ``(ids, embeddings (n, dim) float32, metadatas)``;
+    an empty one as empty lists and a (0, 0) array."""
+    if not found["ids"]:
+        return [], np.zeros((0, 0), np.float32), []
+    return list(found["ids"]), np.asarray(found["embeddings"], np.float32), list(found["metadatas"])
 
 
 def _first_line(error: BaseException) -> str:
