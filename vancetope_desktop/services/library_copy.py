@@ -30,7 +30,7 @@ from ..core.errors import InvalidInput, LibraryBusy, LibraryError
 from ..store import fulltext, pg_fulltext, tables
 from ..store.backups import timestamp
 from ..store.db import read_session, write_session
-from ..store.table_copy import BATCH_ROWS, copy_table, library_tables, move_sequences_past_ids, row_counts
+from ..store.table_copy import BATCH_ROWS, clear_table, copy_table, library_tables, move_sequences_past_ids, row_counts
 from .library import DEFAULT_GROUP, DEFAULT_PROJECT, Library, save_settings
 
 COPIED_FROM_KEY = "copied_from"
@@ -217,7 +217,7 @@ def _copy_rows(source: Library, target: Library, report: Callable[[CopyProgress]
     with read_session(source.engine) as reading, write_session(target.engine) as writing:
         kept = _meta_values(writing, TARGET_OWN_META)
         for table in reversed(ordered):  # what a new library holds: its meta facts, its two scopes
-            writing.execute(delete(table))
+            clear_table(writing, table)
         totals = row_counts(reading, ordered)
         total, before = sum(totals.values()), 0
         for table in ordered:
@@ -238,7 +238,7 @@ def _meta_values(session: Session, keys: Sequence[str]) -> dict[str, str]:
     """The ``meta`` values of those of ``keys`` the database holds (Core, as the rows are copied: the ORM's identity
     map would not see them)."""
     meta = tables.MetaRow.__table__  # type: ignore[attr-defined]
-    return dict(session.execute(select(meta.c.key, meta.c.value).where(meta.c.key.in_(keys))).tuples().all())
+    return dict(session.execute(select(meta.c.key, meta.c.value).where(meta.c.key.in_(keys))).all())
 
 
 def _put_meta(session: Session, key: str, value: str | None) -> None:

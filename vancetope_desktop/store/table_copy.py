@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 
-from sqlalchemy import Column, Table, bindparam, func, select, text, update
+from sqlalchemy import Column, Table, bindparam, delete, func, select, text, update
 from sqlmodel import Session, SQLModel
 
 from . import tables as _tables  # noqa: F401  (registers the library's tables in SQLModel.metadata)
@@ -84,6 +84,15 @@ def copy_table(source: Session, target: Session, table: Table, *, size: int = BA
         for start in range(0, len(pending), size):
             target.connection().execute(statement, pending[start:start + size])
     return copied
+
+
+def clear_table(session: Session, table: Table) -> None:
+    """Delete every row of ``table`` (inside the caller's transaction), its references to itself first: a scope's
+    parent is RESTRICT, so the parent cannot go before its children."""
+    later = _self_references(table)
+    if later:
+        session.execute(update(table).values(dict.fromkeys(column.name for column in later)))
+    session.execute(delete(table))
 
 
 def move_sequences_past_ids(target: Session, tables: Sequence[Table]) -> None:

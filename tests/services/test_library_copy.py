@@ -1,0 +1,182 @@
+"""``services.library_copy``: a real embedded library (papers and notes of the corpus, tags, a relation, versions, a
+promotion request, indexed by the real model) copied to a team library on the real servers and back, and what a
+failure half-way leaves."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+from sqlalchemy.exc import DataError
+
+from tests.library_copies import build_template, copied_library
+from tests.servers import open_on_servers
+from vancetope_desktop.core.documents import DocumentType
+from vancetope_desktop.core.errors import InvalidInput, LibraryError
+from vancetope_desktop.index import lexical, pg_lexical
+from vancetope_desktop.services import documents, graph, imports, indexing, library_copy, review, scopes, search
+from vancetope_desktop.services.library import Library
+from vancetope_desktop.store.db import get_meta, read_session
+from vancetope_desktop.store.filters import SqlFilter
+
+PAPERS = ("black-hole-singularities-collision-arxiv1805.05865.pdf", "phytochemical-investigations-phoenix-paludosa.pdf")
+NOTES = ("category-theory-overview.md", "haskell-generic-programming.md")
+KEYWORDS = "phytochemical constituents of Phoenix paludosa"
+MEANING = "what happens when two black holes collide"
+REQUIRED = ("document", "document_tag", "document_version", "chunk", "relation", "promotion_request", "audit_entry")
+"""Tables the template must fill, so that "counts equal" says something about each."""
+
+
+def _fill(lib: Library, corpus: Path) -> dict[str, str]:
+    """Upload the papers and notes, write a tagged note, edit it twice (versions), relate it, ask for a promotion
+    from a session; index everything. Returns the ids the tests look for."""
+    uploaded = imports.upload(lib, [corpus / "papers" / name for name in PAPERS]
+                              + [corpus / "notes" / name for name in NOTES], tags=["corpus"])
+    assert not uploaded.failed
+    ids = {Path(o.path).name: o.document_id for o in uploaded.outcomes}
+    note = documents.add_text(lib, "Palm leaves hold flavonoids; compare with the Phoenix paludosa paper.",
+                              doc_type=DocumentType.NOTE, title="Palm chemistry", tags=["botany", "to-read"])
+    documents.update_document(lib, note.id, content="Palm leaves hold flavonoids and tannins; compare with the paper.")
+    documents.rename_document(lib, note.id, "Palm chemistry, revised")
+    graph.relate(lib, note.id, ids[PAPERS[1]], "derived_from")
+    scopes.create_scope(lib, "session", "s1", parent="project/inbox")
+    draft = documents.add_text(lib, "Event horizons merge within milliseconds.", scope="session/s1", tags=["physics"])
+    review.request_promotion(lib, draft.id, "project", reason="useful to the project")
+    indexing.try_drain(lib)
+    assert indexing.pending_documents(lib) == []
+    return {"paper": ids[PAPERS[1]], "black_hole": ids[PAPERS[0]], "note": note.id}
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory, corpus) -> tuple[Path, dict[str, str]]:
+    """The filled embedded library, built once for the module (closed; each test copies it)."""
+    return build_template(tmp_path_factory, lambda lib: _fill(lib, corpus))
+
+
+def _keyword_top(lib: Library, module) -> list[str]:
+    with read_session(lib.engine) as session:
+        hits = module.search_chunks(session, KEYWORDS, SqlFilter().and_in("status", ["active"]), 5)
+    return list(dict.fromkeys(hit.document_id for hit in hits))
+
+
+def _meaning_top(lib: Library, vector) -> list[str]:
+    """The documents of the nearest chunks in every collection, best first (the store itself: no search service)."""
+    found = [hit for info in lib.vectors.collections() for hit in lib.vectors.query(info.scope, vector, 5)]
+    return list(dict.fromkeys(hit.document_id for hit in sorted(found, key=lambda hit: -hit.similarity)))
+
+
+def _assert_complete(report: library_copy.CopyReport) -> None:
+    assert report.ok, [check for check in report.checks if not check.equal]
+    counts = {check.what: check.source for check in report.checks}
+    assert all(counts[table] > 0 for table in REQUIRED), counts
+    assert any(what.startswith("vectors ") and count > 0 for what, count in counts.items())
+
+
+def _files(root: Path) -> list[str]:
+    return sorted(str(path.relative_to(root)) for path in (root / "files").rglob("*") if path.is_file())
+
+
+@pytest.mark.servers
+@pytest.mark.slow
+@pytest.mark.corpus
+def test_embedded_to_team_and_back_keeps_everything_and_finds_the_same(template, tmp_path, team_library, capsys):
+    folder, ids = template
+    with copied_library(folder, tmp_path / "source") as source:
+        started, cpu = time.perf_counter(), time.process_time()
+        stages: set[str] = set()
+        report = library_copy.copy_library(source, team_library, progress=lambda step: stages.add(step.stage))
+        with capsys.disabled():
+            print(f"\nmigrate embedded → team: {time.perf_counter() - started:.2f} s, "
+                  f"{time.process_time() - cpu:.2f} s CPU, {report.files} files")
+        _assert_complete(report)
+        assert stages == {"files", "vectors", "rows", "words"}
+        assert _files(team_library.paths.root) == _files(source.paths.root)
+        assert team_library.index_identity() == source.index_identity()
+        with read_session(team_library.engine) as session:
+            assert get_meta(session, library_copy.COPIED_FROM_KEY).startswith("sqlite:///")
+        assert _keyword_top(team_library, pg_lexical)[0] == _keyword_top(source, lexical)[0] == ids["paper"]
+        vector = source.embedder().encode_query(MEANING)
+        assert _meaning_top(team_library, vector)[:2] == _meaning_top(source, vector)[:2]
+        assert _meaning_top(source, vector)[0] == ids["black_hole"]
+
+        # A row added now gets an id past the copied ones (the sequences were moved), not a copied row's id.
+        with team_library.engine.begin() as connection:
+            largest = connection.execute(text("SELECT MAX(id) FROM audit_entry")).scalar()
+            added = connection.execute(text(
+                "INSERT INTO audit_entry (document_id, title, action, actor, reason, at, payload) VALUES "
+                "(:doc, 'Palm chemistry', 'tag', 'user:team', '', now(), '{}') RETURNING id"), {"doc": ids["note"]}
+            ).scalar()
+        assert added == largest + 1
+
+        back = Library.open(tmp_path / "back")
+        try:
+            again = library_copy.copy_library(team_library, back)
+            assert again.ok, [check for check in again.checks if not check.equal]
+            assert _files(back.paths.root) == _files(source.paths.root)
+        finally:
+            back.close()
+    with Library.open(tmp_path / "back") as reopened:
+        hits = search.search(reopened, KEYWORDS).hits
+        assert hits[0].document.id == ids["paper"]
+        assert search.search(reopened, MEANING).hits[0].document.id == ids["black_hole"]
+        assert [v.number for v in documents.list_versions(reopened, ids["note"])] == [1, 2]
+
+
+def test_embedded_copy_opens_searches_and_adds(template, tmp_path):
+    folder, ids = template
+    with copied_library(folder, tmp_path / "source") as source, Library.open(tmp_path / "copy") as target:
+        report = library_copy.copy_library(source, target)
+        _assert_complete(report)
+        assert report.files == len(PAPERS) + len(NOTES)
+        added = documents.add_text(target, "Written after the copy.", title="Later")
+    with Library.open(tmp_path / "copy") as reopened:
+        assert search.search(reopened, KEYWORDS).hits[0].document.id == ids["paper"]
+        assert documents.get_document(reopened, added.id).title == "Later"
+        assert indexing.pending_documents(reopened) == [added.id]  # only the new note waits for its vectors
+
+
+def test_refuses_a_target_that_is_not_empty_and_writes_nothing(template, tmp_path):
+    folder, _ids = template
+    with copied_library(folder, tmp_path / "source") as source, Library.open(tmp_path / "copy") as target:
+        documents.add_text(target, "Already here.")
+        with pytest.raises(LibraryError, match=r"not empty \(.*1 document\b"):
+            library_copy.copy_library(source, target)
+        with read_session(target.engine) as session:
+            assert session.execute(text("SELECT COUNT(*) FROM document")).scalar() == 1
+            assert get_meta(session, library_copy.COPIED_FROM_KEY) is None
+        assert target.vectors.collections() == []
+        with pytest.raises(InvalidInput, match="same library"):
+            library_copy.copy_library(source, source)
+
+
+@pytest.mark.servers
+@pytest.mark.slow
+def test_a_failure_half_way_leaves_an_empty_target_and_a_second_try_completes(template, tmp_path, postgres_database,
+                                                                             chroma_server_url, chroma_server):
+    """A real bad row: SQLite keeps a NUL character in a title, PostgreSQL refuses it, after the files and vectors
+    and most rows are in. The target's database stays as new (no documents, no ``copied_from``); once the row is
+    fixed the copy into the same target completes (the vectors left by the first try are dropped first)."""
+    folder, ids = template
+    chroma = (chroma_server_url, chroma_server.tenant, chroma_server.database)
+    with copied_library(folder, tmp_path / "source") as source:
+        with source.engine.begin() as connection:
+            connection.execute(text("UPDATE document SET title = :t WHERE id = :id"),
+                               {"t": "Palm\x00chemistry", "id": ids["note"]})
+        target = open_on_servers(tmp_path / "team", postgres_database, chroma)
+        try:
+            with pytest.raises(DataError, match="NUL"):
+                library_copy.copy_library(source, target)
+            with read_session(target.engine) as session:
+                assert session.execute(text("SELECT COUNT(*) FROM document")).scalar() == 0
+                assert session.execute(text("SELECT COUNT(*) FROM chunk")).scalar() == 0
+                assert get_meta(session, library_copy.COPIED_FROM_KEY) is None
+            assert sum(info.count for info in target.vectors.collections()) > 0  # the first try's, unseen
+
+            with source.engine.begin() as connection:
+                connection.execute(text("UPDATE document SET title = 'Palm chemistry' WHERE id = :id"),
+                                   {"id": ids["note"]})
+            _assert_complete(library_copy.copy_library(source, target))
+        finally:
+            target.close()
