@@ -92,8 +92,11 @@ topics_app = CommandGroup(help="Topic trees: a scope's map of its atoms by topic
                               ("search", "topic_search_commands"), ("rebuild", "topic_upkeep_commands"),
                           ))
 library_app = CommandGroup(help="Libraries: create one (embedded, or a team library on servers), upgrade a team "
-                           "library's database, say where a library's parts are.", no_args_is_help=True,
-                           commands=tuple((name, "library_commands") for name in ("create", "upgrade", "info")))
+                           "library's database, say where a library's parts are, copy one into a new one.",
+                           no_args_is_help=True, commands=(
+                               *((name, "library_commands") for name in ("create", "upgrade", "info")),
+                               ("migrate", "library_migrate_commands"),
+                           ))
 app.add_typer(memory, name="memory")
 app.add_typer(scope_app, name="scope")
 app.add_typer(index_app, name="index")

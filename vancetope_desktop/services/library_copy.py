@@ -71,8 +71,11 @@ class CountCheck:
 
 @dataclass(frozen=True)
 class CopyReport:
-    """What a copy did: the counts compared (:func:`verify_copy`) and the number of original files copied."""
+    """What a copy did: the two databases (as :func:`database_location` names them), the counts compared
+    (:func:`verify_copy`) and the number of original files copied."""
 
+    source: str
+    target: str
     checks: tuple[CountCheck, ...]
     files: int
 
@@ -100,14 +103,14 @@ def copy_library(source: Library, target: Library, *,
         IndexUnavailable: a vector store cannot be read or written; OSError: a file cannot be copied. Either way,
             and on any failure, the target's database is left empty.
     """
-    if _where(source) == _where(target):
-        raise InvalidInput(f"the source and the target are the same library ({_where(source)})")
+    if database_location(source) == database_location(target):
+        raise InvalidInput(f"the source and the target are the same library ({database_location(source)})")
     _refuse_unless_empty(target)
     report = progress or (lambda _step: None)
     took_lock = not source.writer_lock.held
     if not source.writer_lock.try_acquire():
-        raise LibraryBusy(f"another process (pid {source.writer_lock.holder_pid()}) is indexing {_where(source)}: "
-                          "close it (the app, `vancetope index run`) and migrate again")
+        raise LibraryBusy(f"another process (pid {source.writer_lock.holder_pid()}) is indexing "
+                          f"{database_location(source)}: close it (the app, `vancetope index run`) and migrate again")
     try:
         files = _copy_files(source, target, report)
         _copy_vectors(source, target, report)
@@ -117,7 +120,7 @@ def copy_library(source: Library, target: Library, *,
             source.writer_lock.release()
     save_settings(target.paths.settings, source.settings)
     target.settings = source.settings
-    return CopyReport(verify_copy(source, target), files)
+    return CopyReport(database_location(source), database_location(target), verify_copy(source, target), files)
 
 
 def verify_copy(source: Library, target: Library) -> tuple[CountCheck, ...]:
@@ -139,8 +142,8 @@ def verify_copy(source: Library, target: Library) -> tuple[CountCheck, ...]:
     return tuple(checks)
 
 
-def _where(lib: Library) -> str:
-    """The library's database as messages name it (its URL without a password, or ``sqlite:///path``)."""
+def database_location(lib: Library) -> str:
+    """The library's database as messages name it: its URL without a password, or ``sqlite:///path``."""
     return lib.engine.url.render_as_string(hide_password=True)
 
 
@@ -155,8 +158,8 @@ def _refuse_unless_empty(target: Library) -> None:
         held["scope"] = len(scopes)
     if held:
         listed = ", ".join(f"{count} {name}" for name, count in sorted(held.items()))
-        raise LibraryError(f"the target library {_where(target)} is not empty ({listed} rows): a library is copied "
-                           "into a new one only")
+        raise LibraryError(f"the target library {database_location(target)} is not empty ({listed} rows): a "
+                           "library is copied into a new one only")
 
 
 def _copy_files(source: Library, target: Library, report: Callable[[CopyProgress], None]) -> int:
@@ -231,7 +234,7 @@ def _copy_rows(source: Library, target: Library, report: Callable[[CopyProgress]
         # Every process with the target open drops its cached vector handles (see VectorStore).
         generation = _meta_values(writing, ("index_generation",)).get("index_generation")
         _put_meta(writing, "index_generation", str(int(generation or 0) + 1))
-        _put_meta(writing, COPIED_FROM_KEY, f"{_where(source)} at {timestamp()}")
+        _put_meta(writing, COPIED_FROM_KEY, f"{database_location(source)} at {timestamp()}")
 
 
 def _meta_values(session: Session, keys: Sequence[str]) -> dict[str, str]:

@@ -1,0 +1,70 @@
+"""``vancetope library migrate``: copy a library into a new one, vectors included without embedding again, and print
+the verification (``services.library_copy``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from ..services import library_copy
+from ..services.library import Library
+from .apps import library_app
+from .context import JsonOption, emit, err, open_library, out
+from .progress import progress
+
+STAGES = {"files": "copying files", "vectors": "copying vectors", "rows": "copying rows",
+          "words": "indexing words"}
+"""The copy's stages (``CopyProgress.stage``) as the progress display names them, in the order they run."""
+
+
+@library_app.command("migrate")
+def library_migrate(
+    source: Annotated[Path, typer.Argument(help="The library to copy (its folder).", show_default=False)],
+    target: Annotated[Path, typer.Argument(help="The new library's folder: created, or an empty library.",
+                                           show_default=False)],
+    as_json: JsonOption = False,
+) -> None:
+    """Copy the library SOURCE into a new library TARGET: every document, chunk, version, tag, relation, request
+    and audit entry with its id, the original files, the vectors as they are (nothing is embedded again), the
+    settings. All or nothing: when the copy fails half-way, TARGET's database is left empty (run the command again).
+    Close the app (or any process indexing SOURCE) first.
+
+    Prints the rows of every table and the vectors of every collection in both libraries; exits 1 when a count
+    differs. --json prints {source, target, files, ok, counts: [{what, source, target, equal}]}.
+    """
+    with open_library(source) as lib, Library.open(target) as copy, progress(err) as bar:
+        report = library_copy.copy_library(lib, copy, progress=_shown(bar, {}))
+    value = {"source": report.source, "target": report.target, "files": report.files, "ok": report.ok,
+             "counts": [{"what": check.what, "source": check.source, "target": check.target, "equal": check.equal}
+                        for check in report.checks]}
+    emit(as_json, value, lambda: _print_report(report))
+    if not report.ok:
+        raise typer.Exit(1)
+
+
+def _shown(bar, tasks: dict[str, int]) -> Callable[[library_copy.CopyProgress], None]:
+    """A progress callback moving one task of ``bar`` per stage (added when the stage starts)."""
+
+    def show(step: library_copy.CopyProgress) -> None:
+        if step.stage not in tasks:
+            tasks[step.stage] = bar.add_task(STAGES.get(step.stage, step.stage), total=step.total)
+        bar.update(tasks[step.stage], completed=step.done, total=step.total)
+
+    return show
+
+
+def _print_report(report: library_copy.CopyReport) -> None:
+    table = Table(show_edge=False, pad_edge=False)
+    for name, justify in (("what", "left"), ("source", "right"), ("target", "right"), ("", "left")):
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    for check in report.checks:
+        table.add_row(escape(check.what), str(check.source), str(check.target),
+                      "" if check.equal else "[red]differs[/red]")
+    out.print(f"copied {report.source} → {report.target} ({report.files} original files)", markup=False)
+    out.print(table)
+    out.print("counts equal" if report.ok else "[red]counts differ: the source changed during the copy?[/red]")
