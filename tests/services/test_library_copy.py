@@ -4,6 +4,7 @@ failure half-way leaves."""
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -14,8 +15,9 @@ from sqlalchemy.exc import DataError
 from tests.library_copies import build_template, copied_library
 from tests.servers import open_on_servers
 from vancetope_desktop.core.documents import DocumentType
-from vancetope_desktop.core.errors import InvalidInput, LibraryError
+from vancetope_desktop.core.errors import InvalidInput, LibraryBusy, LibraryError
 from vancetope_desktop.index import lexical, pg_lexical
+from vancetope_desktop.index.locks import WriterLock
 from vancetope_desktop.services import documents, graph, imports, indexing, library_copy, review, scopes, search
 from vancetope_desktop.services.library import Library
 from vancetope_desktop.store.db import get_meta, read_session
@@ -180,3 +182,21 @@ def test_a_failure_half_way_leaves_an_empty_target_and_a_second_try_completes(te
             _assert_complete(library_copy.copy_library(source, target))
         finally:
             target.close()
+
+
+def test_refuses_a_source_another_process_indexes(template, tmp_path):
+    """The app (or ``index run``) holding the source's writer lock would write vectors during the copy: refused,
+    nothing written, the lock left to its holder."""
+    folder, _ids = template
+    with copied_library(folder, tmp_path / "source") as source, Library.open(tmp_path / "copy") as target:
+        other = WriterLock(source.writer_lock.path)  # a second handle: flock treats it as another process's
+        assert other.try_acquire()
+        try:
+            with pytest.raises(LibraryBusy, match=f"pid {os.getpid()}.* is indexing"):
+                library_copy.copy_library(source, target)
+            assert other.held and not source.writer_lock.held
+        finally:
+            other.release()
+        with read_session(target.engine) as session:
+            assert session.execute(text("SELECT COUNT(*) FROM document")).scalar() == 0
+        assert target.vectors.collections() == []
