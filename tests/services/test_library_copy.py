@@ -76,8 +76,9 @@ def _assert_complete(report: library_copy.CopyReport) -> None:
     assert any(what.startswith("vectors ") and count > 0 for what, count in counts.items())
 
 
-def _files(root: Path) -> list[str]:
-    return sorted(str(path.relative_to(root)) for path in (root / "files").rglob("*") if path.is_file())
+def _files(lib: Library) -> list[str]:
+    """The library's original files, by their names in its store (a team library's are in its shared folder)."""
+    return sorted(str(path.relative_to(lib.paths.files)) for path in lib.paths.files.rglob("*") if path.is_file())
 
 
 @pytest.mark.servers
@@ -94,7 +95,7 @@ def test_embedded_to_team_and_back_keeps_everything_and_finds_the_same(template,
                   f"{time.process_time() - cpu:.2f} s CPU, {report.files} files")
         _assert_complete(report)
         assert stages == {"files", "vectors", "rows", "words"}
-        assert _files(team_library.paths.root) == _files(source.paths.root)
+        assert _files(team_library) == _files(source)
         assert team_library.index_identity() == source.index_identity()
         with read_session(team_library.engine) as session:
             assert get_meta(session, library_copy.COPIED_FROM_KEY).startswith("sqlite:///")
@@ -116,7 +117,7 @@ def test_embedded_to_team_and_back_keeps_everything_and_finds_the_same(template,
         try:
             again = library_copy.copy_library(team_library, back)
             assert again.ok, [check for check in again.checks if not check.equal]
-            assert _files(back.paths.root) == _files(source.paths.root)
+            assert _files(back) == _files(source)
         finally:
             back.close()
     with Library.open(tmp_path / "back") as reopened:
