@@ -18,7 +18,17 @@ from vancetope_desktop.core.documents import DocumentType
 from vancetope_desktop.core.errors import InvalidInput, LibraryBusy, LibraryError
 from vancetope_desktop.index import lexical, pg_lexical
 from vancetope_desktop.index.locks import WriterLock
-from vancetope_desktop.services import documents, graph, imports, indexing, library_copy, review, scopes, search
+from vancetope_desktop.services import (
+    documents,
+    graph,
+    imports,
+    indexing,
+    library_copy,
+    library_settings,
+    review,
+    scopes,
+    search,
+)
 from vancetope_desktop.services.library import Library
 from vancetope_desktop.store.db import get_meta, read_session
 from vancetope_desktop.store.filters import SqlFilter
@@ -46,6 +56,7 @@ def _fill(lib: Library, corpus: Path) -> dict[str, str]:
     scopes.create_scope(lib, "session", "s1", parent="project/inbox")
     draft = documents.add_text(lib, "Event horizons merge within milliseconds.", scope="session/s1", tags=["physics"])
     review.request_promotion(lib, draft.id, "project", reason="useful to the project")
+    library_settings.set_setting(lib, "max_import_mb", "300")  # a setting of the library's own, to carry over
     indexing.try_drain(lib)
     assert indexing.pending_documents(lib) == []
     return {"paper": ids[PAPERS[1]], "black_hole": ids[PAPERS[0]], "note": note.id}
@@ -125,6 +136,7 @@ def test_embedded_to_team_and_back_keeps_everything_and_finds_the_same(template,
         assert hits[0].document.id == ids["paper"]
         assert search.search(reopened, MEANING).hits[0].document.id == ids["black_hole"]
         assert [v.number for v in documents.list_versions(reopened, ids["note"])] == [1, 2]
+        assert reopened.settings.max_import_mb == 300
 
 
 def test_embedded_copy_opens_searches_and_adds(template, tmp_path):
