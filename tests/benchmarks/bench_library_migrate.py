@@ -56,6 +56,7 @@ def main() -> None:
         sys.exit(harness.POSTGRES_MISSING)
     folder = library_folder(False, Settings())
     work = Path(tempfile.mkdtemp(prefix="vancetope-bench-migrate-"))
+    os.environ["XDG_STATE_HOME"] = str(work / "state")  # a team library's locks: this run's, not the user's
     rows = []
     try:
         shutil.copytree(folder, work / "source")
