@@ -45,8 +45,9 @@ NEW_LIBRARY_SCOPES = frozenset({DEFAULT_GROUP, DEFAULT_PROJECT})
 
 @dataclass(frozen=True)
 class CopyProgress:
-    """How far a copy is: ``stage`` (``files``, ``vectors``, ``rows``, ``words``), ``done`` of ``total`` (files,
-    vectors, rows, chunks indexed) and what is being copied (``detail``: a table or a collection's scope)."""
+    """How far a copy is: ``stage`` (``files``, ``vectors``, ``rows``, ``words``, in this order; each starts with
+    ``done`` 0), ``done`` of ``total`` (files, vectors, rows, chunks indexed) and what is being copied (``detail``: a
+    file, a table or a collection's scope)."""
 
     stage: str
     done: int
@@ -180,6 +181,7 @@ def _copy_files(source: Library, target: Library, report: Callable[[CopyProgress
         raise LibraryError(f"{len(missing)} original file(s) named by the source are missing from "
                            f"{source.blobs.root} (first: {missing[0]}): nothing was copied")
     paths = [(digest, path) for digest, each in found.items() for path in each]  # one per suffix stored
+    report(CopyProgress("files", 0, len(paths)))
     for done, (digest, path) in enumerate(paths, 1):
         target.blobs.put(path, digest)  # the same name as in the source; a file already there is kept
         report(CopyProgress("files", done, len(paths), path.name))
@@ -198,6 +200,7 @@ def _copy_vectors(source: Library, target: Library, report: Callable[[CopyProgre
     infos = [info for info in source.vectors.collections() if info.count]
     total = sum(info.count for info in infos)
     done = 0
+    report(CopyProgress("vectors", 0, total))
     for info in infos:
         model = info.model or source.index_model()
         for offset in range(0, info.count, VECTOR_PAGE):
@@ -223,6 +226,7 @@ def _copy_rows(source: Library, target: Library, report: Callable[[CopyProgress]
             clear_table(writing, table)
         totals = row_counts(reading, ordered)
         total, before = sum(totals.values()), 0
+        report(CopyProgress("rows", 0, total))
         for table in ordered:
             copy_table(reading, writing, table, progress=lambda n, t=table, b=before: report(
                 CopyProgress("rows", b + n, total, t.name)))
@@ -259,6 +263,7 @@ def _index_words(reading: Session, writing: Session, total: int, report: Callabl
     query = (select(chunk.c.id, document.c.title, chunk.c.text).join(document, chunk.c.document_id == document.c.id)
              .order_by(chunk.c.id).execution_options(yield_per=BATCH_ROWS))
     done = 0
+    report(CopyProgress("words", 0, total))
     for rows in reading.execute(query).partitions(BATCH_ROWS):
         _lexical_index(writing, [(row[0], row[1], row[2]) for row in rows])
         done += len(rows)
