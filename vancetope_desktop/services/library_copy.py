@@ -11,15 +11,19 @@ What is copied, source to target:
 
 All or nothing. Files and vectors go first; then every row in ONE write transaction of the target, which ends by
 recording where the library was copied from (``meta.copied_from``). A failure before that commit leaves the target's
-database as empty as it was: it never looks like a library with part of the documents. Vectors or files of a failed
-attempt stay behind unseen (no row names them); a copy into that target again drops the vectors first and reuses the
-files (same content, same name). The target must be empty (nothing but what ``Library.open`` creates); the source
-should be quiet: its index writer lock is held during the copy (no process embeds into it), and a document added
-meanwhile shows as a count that differs in the report.
+database as empty as it was: it never looks like a library with part of the documents. The vectors the failed attempt
+wrote are dropped (when the store cannot be reached then, the next copy into that target drops them first); its
+files stay, unseen (no row names them), and are reused by the next copy (same content, same name). So no marker of
+a partial copy and no ``--force``: a target either holds the whole copy or looks new.
+
+The target must be empty (nothing but what ``Library.open`` creates); the source should be quiet: its index writer
+lock is held during the copy (no process embeds into it), and a document added meanwhile shows as a count that
+differs in the report.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -32,6 +36,8 @@ from ..store.backups import timestamp
 from ..store.db import read_session, write_session
 from ..store.table_copy import BATCH_ROWS, clear_table, copy_table, library_tables, move_sequences_past_ids, row_counts
 from .library import DEFAULT_GROUP, DEFAULT_PROJECT, Library, save_settings
+
+logger = logging.getLogger(__name__)
 
 COPIED_FROM_KEY = "copied_from"
 """``meta`` key written last, in the rows' transaction: where the library was copied from, and when."""
@@ -114,8 +120,12 @@ def copy_library(source: Library, target: Library, *,
                           f"{database_location(source)}: close it (the app, `vancetope index run`) and migrate again")
     try:
         files = _copy_files(source, target, report)
-        _copy_vectors(source, target, report)
-        _copy_rows(source, target, report)
+        try:
+            _copy_vectors(source, target, report)
+            _copy_rows(source, target, report)
+        except BaseException:
+            _drop_vectors(target)
+            raise
     finally:
         if took_lock:
             source.writer_lock.release()
@@ -214,6 +224,16 @@ def _copy_vectors(source: Library, target: Library, report: Callable[[CopyProgre
     if short:
         raise LibraryError(f"vectors copied short ({'; '.join(short)}): was the source written meanwhile? Nothing "
                            "else was copied")
+
+
+def _drop_vectors(target: Library) -> None:
+    """After a failed copy, drop the vectors it wrote (no row names them), as far as the store lets us: when it does
+    not (a server gone), the next copy into this target drops them first (:func:`_copy_vectors`)."""
+    try:
+        target.vectors.reset(target.paths.backups / f"chroma-failed-copy-{timestamp()}")
+    except Exception as error:  # the copy's own failure is what the caller must hear of
+        logger.warning("the vectors of the failed copy stay in %s until the next copy: %s",
+                       database_location(target), error)
 
 
 def _copy_rows(source: Library, target: Library, report: Callable[[CopyProgress], None]) -> None:
