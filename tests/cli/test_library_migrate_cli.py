@@ -48,3 +48,9 @@ def test_migrate_prints_the_verification_as_a_table(tmp_path):
     lines = result.stdout.splitlines()
     assert lines[0].startswith("copied sqlite:///") and lines[-1] == "counts equal"
     assert any(line.replace("│", " ").split()[:3] == ["document", "1", "1"] for line in lines)
+
+
+def test_a_source_that_is_no_library_is_refused_and_not_created(tmp_path):
+    result = CliRunner().invoke(app, ["library", "migrate", str(tmp_path / "typo"), str(tmp_path / "copy")])
+    assert result.exit_code == 3 and "holds no library to copy" in result.stderr
+    assert not (tmp_path / "typo").exists() and not (tmp_path / "copy").exists()

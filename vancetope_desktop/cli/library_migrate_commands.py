@@ -11,10 +11,11 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from ..core.errors import NotFound
 from ..services import library_copy
-from ..services.library import Library
+from ..services.library import Library, LibraryPaths
 from .apps import library_app
-from .context import JsonOption, emit, err, open_library, out
+from .context import JsonOption, emit, err, guarded, open_library, out
 from .progress import progress
 
 STAGES = {"files": "copying files", "vectors": "copying vectors", "rows": "copying rows",
@@ -37,6 +38,8 @@ def library_migrate(
     Prints the rows of every table and the vectors of every collection in both libraries; exits 1 when a count
     differs. --json prints {source, target, files, ok, counts: [{what, source, target, equal}]}.
     """
+    with guarded():
+        _refuse_unless_a_library(source)
     with open_library(source) as lib, Library.open(target) as copy, progress(err) as bar:
         report = library_copy.copy_library(lib, copy, progress=_shown(bar, {}))
     value = {"source": report.source, "target": report.target, "files": report.files, "ok": report.ok,
@@ -45,6 +48,13 @@ def library_migrate(
     emit(as_json, value, lambda: _print_report(report))
     if not report.ok:
         raise typer.Exit(1)
+
+
+def _refuse_unless_a_library(path: Path) -> None:
+    """Raise NotFound unless ``path`` holds a library: opening a missing one would create an empty library there, and
+    copy nothing."""
+    if not LibraryPaths(path.expanduser().resolve()).database.exists():
+        raise NotFound(f"{path} holds no library to copy")
 
 
 def _shown(bar, tasks: dict[str, int]) -> Callable[[library_copy.CopyProgress], None]:
