@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from typer.testing import CliRunner
 
 from vancetope_desktop.cli.main import app
@@ -48,6 +49,37 @@ def test_migrate_prints_the_verification_as_a_table(tmp_path):
     lines = result.stdout.splitlines()
     assert lines[0].startswith("copied sqlite:///") and lines[-1] == "counts equal"
     assert any(line.replace("│", " ").split()[:3] == ["document", "1", "1"] for line in lines)
+
+
+@pytest.mark.servers
+@pytest.mark.slow
+def test_migrate_to_a_new_team_library_and_back(tmp_path, postgres_database, chroma_server, chroma_server_url,
+                                                monkeypatch):
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))  # the team library's locks: this machine's
+    note = _source(tmp_path / "source")
+    runner = CliRunner()
+    team = runner.invoke(app, ["library", "migrate", str(tmp_path / "source"), str(tmp_path / "team"), "--team",
+                               "--db", postgres_database, "--vectors", chroma_server_url, "--files",
+                               str(tmp_path / "shared"), "--chroma-tenant", chroma_server.tenant,
+                               "--chroma-database", chroma_server.database, "--json"])
+    assert team.exit_code == 0, team.output
+    value = json.loads(team.stdout)
+    assert value["ok"] and value["target"].startswith("postgresql+psycopg://")
+    assert {row["what"]: row["target"] for row in value["counts"]}["document"] == 1
+
+    back = runner.invoke(app, ["library", "migrate", str(tmp_path / "team"), str(tmp_path / "back"), "--json"])
+    assert back.exit_code == 0, back.output
+    assert json.loads(back.stdout)["ok"]
+    found = runner.invoke(app, ["memory", "search", "salty water", "--json", "--library", str(tmp_path / "back")])
+    assert json.loads(found.stdout)["hits"][0]["document"]["id"] == note
+
+
+def test_team_options_without_team_are_refused_before_anything_is_written(tmp_path):
+    _source(tmp_path / "source")
+    result = CliRunner().invoke(app, ["library", "migrate", str(tmp_path / "source"), str(tmp_path / "copy"),
+                                      "--db", "postgresql://nobody@127.0.0.1:1/x"])
+    assert result.exit_code == 2 and "add --team" in result.stderr
+    assert not (tmp_path / "copy").exists()
 
 
 def test_a_source_that_is_no_library_is_refused_and_not_created(tmp_path):

@@ -124,6 +124,9 @@ def test_embedded_to_team_and_back_keeps_everything_and_finds_the_same(template,
             ).scalar()
         assert added == largest + 1
 
+        with Library.open(team_library.paths.root) as team_again:  # the settings are in the team's database
+            assert team_again.settings.max_import_mb == 300
+
         back = Library.open(tmp_path / "back")
         try:
             again = library_copy.copy_library(team_library, back)

@@ -10,13 +10,25 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from ..core.errors import InvalidInput
 from ..index.chroma_server import DEFAULT_TENANT
 from ..services import library_info, team_library
 from ..services.library import Library
 from ..store import tables
 from .apps import library_app
 from .context import JsonOption, emit, guarded, library_path, open_library, out
+from .team_options import (
+    DEFAULT_TOKEN_HEADER,
+    ChromaCaOption,
+    ChromaDatabaseOption,
+    ChromaInsecureOption,
+    ChromaTenantOption,
+    ChromaTokenHeaderOption,
+    DbOption,
+    FilesOption,
+    TeamFlag,
+    VectorsOption,
+    create_descriptor,
+)
 
 PathArgument = Annotated[Path, typer.Argument(help="The library's folder.", show_default=False)]
 
@@ -24,27 +36,15 @@ PathArgument = Annotated[Path, typer.Argument(help="The library's folder.", show
 @library_app.command("create")
 def library_create(
     path: PathArgument,
-    team: Annotated[bool, typer.Option("--team", help="A team library: its database on PostgreSQL, its vectors on "
-                                       "a Chroma server, its files in a shared folder.")] = False,
-    db: Annotated[str | None, typer.Option("--db", help="The PostgreSQL database: postgresql://ROLE[:PASSWORD]@HOST"
-                                           ":PORT/DATABASE[?sslmode=…]. A password goes to the system keyring, "
-                                           "never into PATH; without a keyring give it by PGPASSFILE or "
-                                           "PGPASSWORD instead.", show_default=False)] = None,
-    vectors: Annotated[str | None, typer.Option("--vectors", help="The Chroma server: http(s)://HOST:PORT.",
-                                                show_default=False)] = None,
-    files: Annotated[Path | None, typer.Option("--files", help="The shared files folder (the same path on every "
-                                               "member's machine; created if missing).", show_default=False)] = None,
-    chroma_tenant: Annotated[str, typer.Option("--chroma-tenant", help="The Chroma tenant.")] = DEFAULT_TENANT,
-    chroma_database: Annotated[str | None, typer.Option(
-        "--chroma-database", help="The Chroma database (default: the PostgreSQL database's name).",
-        show_default=False)] = None,
-    chroma_token_header: Annotated[str, typer.Option(
-        "--chroma-token-header", help="How the token (VANCETOPE_CHROMA_TOKEN) is sent: Authorization or "
-        "X-Chroma-Token.")] = "Authorization",
-    chroma_ca: Annotated[Path | None, typer.Option("--chroma-ca", help="A CA bundle to verify an https Chroma "
-                                                   "server with.", show_default=False)] = None,
-    chroma_insecure: Annotated[bool, typer.Option("--chroma-insecure", help="Do not verify an https Chroma "
-                                                  "server's certificate.")] = False,
+    team: TeamFlag = False,
+    db: DbOption = None,
+    vectors: VectorsOption = None,
+    files: FilesOption = None,
+    chroma_tenant: ChromaTenantOption = DEFAULT_TENANT,
+    chroma_database: ChromaDatabaseOption = None,
+    chroma_token_header: ChromaTokenHeaderOption = DEFAULT_TOKEN_HEADER,
+    chroma_ca: ChromaCaOption = None,
+    chroma_insecure: ChromaInsecureOption = False,
     as_json: JsonOption = False,
 ) -> None:
     """Create a library at PATH: an embedded one (as opening PATH would), or with --team a team library's
@@ -54,22 +54,11 @@ def library_create(
     --json prints {path, backend, description}.
     """
     with guarded():
-        if not team:
-            if db or vectors or files:
-                raise InvalidInput("--db, --vectors and --files make a team library: add --team")
-            with Library.open(path) as lib:
-                description = lib.describe()
-        else:
-            if not (db and vectors and files):
-                raise InvalidInput("a team library needs --db URL, --vectors URL and --files DIR")
-            if chroma_ca is not None and chroma_insecure:
-                raise InvalidInput("give --chroma-ca or --chroma-insecure, not both")
-            ssl_verify: bool | str = str(chroma_ca.expanduser().resolve()) if chroma_ca else not chroma_insecure
-            team_library.create_team_library(
-                path, db, vectors, files, tenant=chroma_tenant, chroma_database=chroma_database,
-                token_header=chroma_token_header, ssl_verify=ssl_verify)
-            with Library.open(path) as lib:  # the schema made now, not by the first member
-                description = lib.describe()
+        create_descriptor(path, team, db, vectors, files, chroma_tenant=chroma_tenant, chroma_database=chroma_database,
+                          chroma_token_header=chroma_token_header, chroma_ca=chroma_ca,
+                          chroma_insecure=chroma_insecure)
+        with Library.open(path) as lib:  # a team library's schema made now, not by the first member
+            description = lib.describe()
     value = {"path": str(path.expanduser().resolve()), "backend": "team" if team else "embedded",
              "description": description}
     emit(as_json, value, lambda: out.print(f"created: {description}", markup=False))

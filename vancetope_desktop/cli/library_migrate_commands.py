@@ -12,11 +12,25 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..core.errors import NotFound
-from ..services import library_copy
+from ..index.chroma_server import DEFAULT_TENANT
+from ..services import library_copy, team_library
 from ..services.library import Library, LibraryPaths
 from .apps import library_app
 from .context import JsonOption, emit, err, guarded, open_library, out
 from .progress import progress
+from .team_options import (
+    DEFAULT_TOKEN_HEADER,
+    ChromaCaOption,
+    ChromaDatabaseOption,
+    ChromaInsecureOption,
+    ChromaTenantOption,
+    ChromaTokenHeaderOption,
+    DbOption,
+    FilesOption,
+    TeamFlag,
+    VectorsOption,
+    create_descriptor,
+)
 
 STAGES = {"files": "copying files", "vectors": "copying vectors", "rows": "copying rows",
           "words": "indexing words"}
@@ -26,22 +40,36 @@ STAGES = {"files": "copying files", "vectors": "copying vectors", "rows": "copyi
 @library_app.command("migrate")
 def library_migrate(
     source: Annotated[Path, typer.Argument(help="The library to copy (its folder).", show_default=False)],
-    target: Annotated[Path, typer.Argument(help="The new library's folder: created, or an empty library.",
-                                           show_default=False)],
+    target: Annotated[Path, typer.Argument(help="The new library's folder: created (a team library's descriptor with "
+                                           "--team), or an empty library.", show_default=False)],
+    team: TeamFlag = False,
+    db: DbOption = None,
+    vectors: VectorsOption = None,
+    files: FilesOption = None,
+    chroma_tenant: ChromaTenantOption = DEFAULT_TENANT,
+    chroma_database: ChromaDatabaseOption = None,
+    chroma_token_header: ChromaTokenHeaderOption = DEFAULT_TOKEN_HEADER,
+    chroma_ca: ChromaCaOption = None,
+    chroma_insecure: ChromaInsecureOption = False,
     as_json: JsonOption = False,
 ) -> None:
-    """Copy the library SOURCE into a new library TARGET: every document, chunk, version, tag, relation, request
-    and audit entry with its id, the original files, the vectors as they are (nothing is embedded again), the
-    settings. All or nothing: when the copy fails half-way, TARGET's database is left empty (run the command again).
-    Close the app (or any process indexing SOURCE) first.
+    """Copy the library SOURCE (embedded or team) into a new library TARGET: every document, chunk, version, tag,
+    relation, request and audit entry with its id, the original files, the vectors as they are (nothing is embedded
+    again), the settings. With --team (and --db, --vectors, --files, as `library create --team` takes them) TARGET
+    is a new team library; else an embedded one. All or nothing: when the copy fails half-way, TARGET's database is
+    left empty (run the command again). Close the app (or any process indexing SOURCE) first.
 
     Prints the rows of every table and the vectors of every collection in both libraries; exits 1 when a count
     differs. --json prints {source, target, files, ok, counts: [{what, source, target, equal}]}.
     """
     with guarded():
         _refuse_unless_a_library(source)
-    with open_library(source) as lib, Library.open(target) as copy, progress(err) as bar:
-        report = library_copy.copy_library(lib, copy, progress=_shown(bar, {}))
+    with open_library(source) as lib:
+        create_descriptor(target, team, db, vectors, files, chroma_tenant=chroma_tenant,
+                          chroma_database=chroma_database, chroma_token_header=chroma_token_header,
+                          chroma_ca=chroma_ca, chroma_insecure=chroma_insecure)
+        with Library.open(target) as copy, progress(err) as bar:
+            report = library_copy.copy_library(lib, copy, progress=_shown(bar, {}))
     value = {"source": report.source, "target": report.target, "files": report.files, "ok": report.ok,
              "counts": [{"what": check.what, "source": check.source, "target": check.target, "equal": check.equal}
                         for check in report.checks]}
@@ -53,7 +81,8 @@ def library_migrate(
 def _refuse_unless_a_library(path: Path) -> None:
     """Raise NotFound unless ``path`` holds a library: opening a missing one would create an empty library there, and
     copy nothing."""
-    if not LibraryPaths(path.expanduser().resolve()).database.exists():
+    root = path.expanduser().resolve()
+    if not LibraryPaths(root).database.exists() and not team_library.descriptor_path(root).exists():
         raise NotFound(f"{path} holds no library to copy")
 
 

@@ -35,14 +35,15 @@ from ..store import fulltext, pg_fulltext, tables
 from ..store.backups import timestamp
 from ..store.db import read_session, write_session
 from ..store.table_copy import BATCH_ROWS, clear_table, copy_table, library_tables, move_sequences_past_ids, row_counts
-from .library import DEFAULT_GROUP, DEFAULT_PROJECT, Library, save_settings
+from .library import DEFAULT_GROUP, DEFAULT_PROJECT, SETTINGS_KEY, Library
 
 logger = logging.getLogger(__name__)
 
 COPIED_FROM_KEY = "copied_from"
 """``meta`` key written last, in the rows' transaction: where the library was copied from, and when."""
-TARGET_OWN_META = ("chroma_version",)
-"""``meta`` keys that describe the target's own stores, not the library: kept as the target had them."""
+TARGET_OWN_META = ("chroma_version", SETTINGS_KEY)
+"""``meta`` keys kept as the target had them: its own stores' (the Chroma release), and a team library's settings
+(``Library.save_settings`` writes the source's there after the rows, or in an embedded target's ``settings.json``)."""
 VECTOR_PAGE = 1_000
 """Vectors read and written per call (a 384-dimension page is 1.5 MB; the server's batch limit is larger)."""
 NEW_LIBRARY_SCOPES = frozenset({DEFAULT_GROUP, DEFAULT_PROJECT})
@@ -129,8 +130,7 @@ def copy_library(source: Library, target: Library, *,
     finally:
         if took_lock:
             source.writer_lock.release()
-    save_settings(target.paths.settings, source.settings)
-    target.settings = source.settings
+    target.save_settings(source.settings)
     return CopyReport(database_location(source), database_location(target), verify_copy(source, target), files)
 
 
