@@ -172,11 +172,13 @@ def test_refuses_a_target_that_is_not_empty_and_writes_nothing(template, tmp_pat
 @pytest.mark.servers
 @pytest.mark.slow
 def test_a_failure_half_way_leaves_an_empty_target_and_a_second_try_completes(template, tmp_path, postgres_database,
-                                                                             chroma_server_url, chroma_server):
+                                                                             chroma_server_url, chroma_server,
+                                                                             monkeypatch):
     """A real bad row: SQLite keeps a NUL character in a title, PostgreSQL refuses it, after the files and vectors
     and most rows are in. The target stays as new (no documents, no ``copied_from``, no vectors); once the row is
     fixed the copy into the same target completes."""
     folder, ids = template
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))  # the team library's locks: this test's
     chroma = (chroma_server_url, chroma_server.tenant, chroma_server.database)
     with copied_library(folder, tmp_path / "source") as source:
         with source.engine.begin() as connection:
