@@ -88,6 +88,16 @@ def downgrade_to_schema_7(database: Path) -> None:
         con.execute("UPDATE meta SET value = '7' WHERE key = 'schema_version'")
 
 
+
+def downgrade_to_schema_8(database: Path) -> None:
+    """Take a library database back to schema 8: on SQLite only its number changed (schema 9 made PostgreSQL's
+    lexical tables)."""
+    with sqlite3.connect(database) as con:
+        con.execute("UPDATE alembic_version SET version_num = 'schema8'")
+        con.execute("UPDATE meta SET value = '8' WHERE key = 'schema_version'")
+
+
 DOWNGRADES = {1: downgrade_to_schema_1, 2: downgrade_to_schema_2, 3: downgrade_to_schema_3,
-              4: downgrade_to_schema_4, 5: downgrade_to_schema_5, 6: downgrade_to_schema_6, 7: downgrade_to_schema_7}
+              4: downgrade_to_schema_4, 5: downgrade_to_schema_5, 6: downgrade_to_schema_6, 7: downgrade_to_schema_7,
+              8: downgrade_to_schema_8}
 """Schema version → the function that takes a library database back to it."""

@@ -35,6 +35,8 @@ from vancetope_desktop.store.migrations.upgrade import script_directory
 from vancetope_desktop.store.postgres import WRITE_LOCK_KEY
 from vancetope_desktop.store.tables import SCHEMA_VERSION
 
+LEXICAL_TABLES = {"chunk_lexical", "chunk_term"}
+"""The lexical index's tables (``store/pg_fulltext``), made by schema 9 with SQL of their own, not models."""
 JSON_COLUMNS = {("scope", "settings"), ("document", "metadata"), ("document_version", "tags"),
                 ("document_version", "metadata"), ("index_job", "payload"), ("audit_entry", "payload")}
 
@@ -58,8 +60,12 @@ def _scalars(engine: Engine, sql: str) -> list:
 def _differences(engine: Engine) -> list:
     """``alembic check`` on the database: what the models have that it lacks, or the reverse (types, server
     defaults and expression indexes included)."""
+    def ours(_object, name, kind, _reflected, _compare_to) -> bool:  # the lexical tables are schema 9's SQL
+        return not (kind == "table" and name in LEXICAL_TABLES)
+
     with engine.connect() as connection:
-        context = MigrationContext.configure(connection, opts={"compare_type": True, "compare_server_default": True})
+        context = MigrationContext.configure(connection, opts={"compare_type": True, "compare_server_default": True,
+                                                               "include_object": ours})
         return compare_metadata(context, SQLModel.metadata)
 
 
@@ -91,6 +97,10 @@ def test_an_empty_database_is_created_at_the_head_revision_with_the_models_schem
             "SELECT table_name, column_name, data_type FROM information_schema.columns "
             "WHERE table_schema = 'public' AND data_type IN ('jsonb', 'json', 'timestamp without time zone')")).all())
     assert types == {(table, column, "jsonb") for table, column in JSON_COLUMNS}  # and every time has its zone
+    assert set(_scalars(engine, "SELECT tablename FROM pg_tables WHERE schemaname = 'public' "
+                                "AND tablename LIKE 'chunk\\_%'")) == LEXICAL_TABLES
+    assert {"ix_chunk_lexical_tsv", "ix_chunk_term_chunk"} <= set(_scalars(
+        engine, "SELECT indexname FROM pg_indexes WHERE schemaname = 'public'"))
     assert not (tmp_path / "backups").exists()
     assert ensure_schema(engine, tmp_path / "backups") is None  # at head: one read
 

@@ -63,6 +63,7 @@ from sqlmodel import Session, select
 from ..core.documents import DocumentStatus, DocumentType, IndexState, Source, SourceType
 from ..core.ids import new_document_id
 from ..core.tags import keyword_tags, normalize_tags
+from ..index import lexical_backend
 from ..ingest.base import ChunkDraft
 from ..ingest.bibentry import (
     BibEntry,
@@ -74,9 +75,10 @@ from ..ingest.bibentry import (
 )
 from ..ingest.bibliography import parse_reference_text
 from ..ingest.references import reference_extraction
-from ..store import fulltext, tables
+from ..store import tables
 from ..store.blobs import hash_text
 from ..store.db import write_session
+from ..store.dialect_sql import SqlForms
 from ..store.tables import utcnow
 from . import records, tagging
 from .citation_keys import KEY_FIELD
@@ -240,10 +242,10 @@ class _Known:
 
     @classmethod
     def load(cls, session: Session, scope_path: str) -> _Known:
+        fields = ", ".join(SqlForms.of(session).value("metadata", key) for key in (
+            "doi", "year", "citation_key", "listed_in", "authors", "entry_type"))
         rows = session.exec(
-            text("SELECT id, title, json_extract(metadata, '$.doi'), json_extract(metadata, '$.year'), "
-                 "json_extract(metadata, '$.citation_key'), json_extract(metadata, '$.listed_in'), "
-                 "json_extract(metadata, '$.authors'), json_extract(metadata, '$.entry_type') "
+            text(f"SELECT id, title, {fields} "
                  "FROM document WHERE scope_path = :scope AND type = 'reference' ORDER BY created_at, id"),
             params={"scope": scope_path},
         ).all()
@@ -496,7 +498,7 @@ def _store_update(session: Session, row: tables.DocumentRow, chunks: list[ChunkD
         records.enqueue(session, row.id, "embed")
     elif retitled or tags is not None:
         if retitled:
-            fulltext.retitle_document(session, row.id, row.title)
+            lexical_backend.retitle_document(session, row.id, row.title)
         records.enqueue(session, row.id, "refresh")
     session.add(row)
 

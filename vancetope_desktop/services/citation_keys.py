@@ -33,6 +33,7 @@ from ..core.errors import InvalidInput
 from ..ingest.bibentry import year_of
 from ..store import tables
 from ..store.db import write_session
+from ..store.dialect_sql import SqlForms
 from . import records
 from .library import Library
 
@@ -158,9 +159,10 @@ def _authors(row: tables.DocumentRow) -> list[str]:
 
 def _stored_keys(session: Session) -> dict[str, tuple[Any, str]]:
     """Every valid stored key (casefolded) → (created_at, id) of the earliest document holding it."""
+    forms = SqlForms.of(session)
     rows = session.exec(text(
-        "SELECT id, created_at, json_extract(metadata, '$.citation_key') FROM document "
-        "WHERE json_extract(metadata, '$.citation_key') IS NOT NULL ORDER BY created_at, id")).all()
+        f"SELECT id, created_at, {forms.value('metadata', 'citation_key')} FROM document "
+        f"WHERE {forms.text('metadata', 'citation_key')} IS NOT NULL ORDER BY created_at, id")).all()
     holders: dict[str, tuple[Any, str]] = {}
     for doc_id, created, key in rows:
         if isinstance(key, str) and is_valid_key(key):

@@ -31,9 +31,10 @@ from ..core.reading import READING_STATUS_KEY, ReadingStatus
 from ..core.tags import TagFilter, normalize_tags
 from ..core.undo import UserAction
 from ..generation.base import Generator
+from ..index import lexical_backend
 from ..ingest.base import Extraction
 from ..ingest.registry import extract_text
-from ..store import fulltext, tables
+from ..store import tables
 from ..store.blobs import hash_text
 from ..store.db import read_session, write_session
 from ..store.filters import SqlFilter
@@ -475,7 +476,7 @@ def update_document(lib: Library, document_id: str, *, title: str | None = None,
             changed_title, title = new_title != row.title, new_title
         if changed_title:
             renamed_from, row.title = row.title, title.strip()  # type: ignore[union-attr]
-            fulltext.retitle_document(session, row.id, row.title)
+            lexical_backend.retitle_document(session, row.id, row.title)
         if metadata:
             if KEY_FIELD in metadata:  # a key typed in Details: valid and the library's only one
                 metadata = {**metadata, KEY_FIELD: check_key(session, document_id, metadata[KEY_FIELD])}
@@ -746,7 +747,7 @@ def _purge_rows(session: Session, ids: list[str]) -> None:
         raise InvalidInput(f"a folder to delete holds documents not in the trash: {names}; move them out or "
                            "trash them first")
     for row in rows:
-        fulltext.unindex_document(session, row.id)
+        lexical_backend.unindex_document(session, row.id)
         records.enqueue(session, row.id, "drop", scope=row.scope_path)
         session.exec(delete(tables.DocumentRow).where(tables.DocumentRow.id == row.id))
     if rows:
@@ -869,7 +870,7 @@ def apply_restore(session, plan: RestorePlan) -> bool:
             row.content, row.content_hash = content, hash_text(content or "")
     elif changed_title or changed_tags:
         if changed_title:
-            fulltext.retitle_document(session, row.id, row.title)
+            lexical_backend.retitle_document(session, row.id, row.title)
         records.enqueue(session, row.id, "refresh")
     session.add(row)
     if changed_title:  # an undone rename turns the links back (services.notelinks)

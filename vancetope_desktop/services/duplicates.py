@@ -60,7 +60,6 @@ from ..ingest.bibentry import (
 )
 from ..store import tables
 from ..store.db import read_session, write_session
-from ..store.json_columns import json_or_empty
 from ..store.tables import utcnow
 from . import audit, notelinks, records, tagging
 from .imports import MERGED_INTO
@@ -189,12 +188,11 @@ def find_duplicates(lib: Library, *, scope: str | None = None, include_ancestors
         where.and_in("status", [DocumentStatus.ACTIVE.value, DocumentStatus.STALE.value])
         where.and_in("type", [t.value for t in DocumentType
                               if t.value not in STRUCTURAL_VALUES and t is not DocumentType.MESSAGE])
-        meta = json_or_empty("d.metadata")
+        forms = where.forms
+        meta = forms.valid("d.metadata")
         rows = session.exec(text(
-            f"SELECT d.id, d.title, d.type, d.scope_path, d.folder_id, d.created_at, d.blob_hash, d.content_hash, "
-            f"json_extract({meta}, '$.doi'), json_extract({meta}, '$.year'), json_extract({meta}, '$.authors'), "
-            f"json_extract({meta}, '$.entry_type'), "
-            + ", ".join(f"json_extract({meta}, '$.{key}')" for key in LINK_KEYS)
+            "SELECT d.id, d.title, d.type, d.scope_path, d.folder_id, d.created_at, d.blob_hash, d.content_hash, "
+            + ", ".join(forms.value(meta, key) for key in ("doi", "year", "authors", "entry_type", *LINK_KEYS))
             + f" FROM document d WHERE {where.sql} ORDER BY d.created_at, d.id"),
             params=where.params).all()
         edges = session_neighbours(session, [r[0] for r in rows])

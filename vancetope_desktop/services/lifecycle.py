@@ -40,7 +40,7 @@ def session_check_updates_cycle(session: Session, source_id: str, target_id: str
         UpdatesCycle: naming the chain's length.
     """
     found = session.exec(text(
-        "WITH RECURSIVE chain(id, depth) AS (SELECT :target, 0 UNION "
+        "WITH RECURSIVE chain(id, depth) AS (SELECT CAST(:target AS VARCHAR), 0 UNION "  # the column's type
         "SELECT r.target_id, c.depth + 1 FROM relation r JOIN chain c ON r.source_id = c.id "
         "WHERE r.type = :k AND c.depth < 10000) SELECT min(depth) FROM chain WHERE id = :source"),
         params={"source": source_id, "target": target_id, "k": UPDATES}).first()

@@ -45,10 +45,11 @@ from sqlmodel import Session
 from ..core.documents import STRUCTURAL_VALUES, DocumentStatus, DocumentType
 from ..core.errors import InvalidInput
 from ..core.wikilinks import WikiLink, find_links, linkable, retarget_links, title_key
+from ..index import lexical_backend
 from ..store import tables
 from ..store.db import read_session
+from ..store.dialect_sql import SqlForms
 from ..store.fulltext import analyze
-from ..store.json_columns import json_or_empty
 from . import records
 from .library import Library
 from .relations import LINKS_TO, LinkedDocument, linking_documents, session_set_targets, session_sources
@@ -59,7 +60,7 @@ LINK_PROBLEMS = "link_problems"
 LINK_TITLES = "link_titles"
 """Metadata key of a note holding the :func:`title_key` of every title its links name (ids left out): the
 notes a document appearing or renamed under one of them must re-resolve (:func:`relink_titles`)."""
-_FEW_KEYS = 16  # up to this many title keys, one instr() per key per row beats parsing every linking note
+_FEW_KEYS = 16  # up to this many title keys, one holds() per key per row beats parsing every linking note
 UNLINKED_LIMIT = 50
 """At most this many unlinked mentions are listed (a one-word title can be mentioned everywhere)."""
 LINKS_AUTHOR = "system:links"
@@ -114,22 +115,22 @@ def _resolve(session: Session, scope_path: str, links: Iterable[WikiLink]) -> li
                                  "structural": json.dumps(STRUCTURAL_VALUES)}
     # +d.scope_path: the titles are compared on every visible row, and one pass over the table is faster than
     # the (scope, …) index followed by a row lookup each (56 against 240 ms at 20,000 documents).
-    live = ("+d.scope_path IN (SELECT value FROM json_each(:scopes)) AND d.status != :deleted "
-            "AND d.type NOT IN (SELECT value FROM json_each(:structural))")
+    forms = SqlForms.of(session)
+    live = (f"{forms.unindexed('d.scope_path')} IN ({forms.rows('scopes')}) AND d.status != :deleted "
+            f"AND d.type NOT IN ({forms.rows('structural')})")
     keys = {link.key for link in links if not _ID.fullmatch(link.target)}
     ids = {link.target for link in links if _ID.fullmatch(link.target)}
     # SQLite's lower() folds ASCII only: titles with other letters are compared in Python.
     ascii_keys = [k for k in keys if k.isascii()]
     # An imported Obsidian note is linked by its file name, whatever heading titles it.
-    # instr() first: parsing every document's metadata as JSON cost 250 ms at 20,000 documents.
-    file_name = f"json_extract({json_or_empty('d.metadata')}, '$.original_name')"
-    a_note_file = " OR ".join(f"instr(d.metadata, '{suffix}\"')" for suffix in NOTE_SUFFIXES)
-    by_name = [f"lower({file_name}) IN (SELECT value FROM json_each(:names))"]
-    where = ["lower(trim(d.title)) IN (SELECT value FROM json_each(:keys))",
-             "d.id IN (SELECT value FROM json_each(:ids))"]
+    # holds() first: parsing every document's metadata as JSON cost 250 ms at 20,000 documents.
+    file_name = forms.text(forms.valid("d.metadata"), "original_name")
+    a_note_file = " OR ".join(forms.holds("d.metadata", f"'{suffix}\"'") for suffix in NOTE_SUFFIXES)
+    by_name = [f"lower({file_name}) IN ({forms.rows('names')})"]
+    where = [f"lower(trim(d.title)) IN ({forms.rows('keys')})", f"d.id IN ({forms.rows('ids')})"]
     if len(ascii_keys) < len(keys):
-        where.append("d.title GLOB '*[^ -~]*'")
-        by_name.append(f"{file_name} GLOB '*[^ -~]*'")
+        where.append(forms.non_ascii("d.title"))
+        by_name.append(forms.non_ascii(file_name))
     where.append(f"(({a_note_file}) AND ({' OR '.join(by_name)}))")
     params |= {"keys": json.dumps(ascii_keys), "ids": json.dumps(sorted(ids)),
                "names": json.dumps([k + suffix for k in ascii_keys for suffix in NOTE_SUFFIXES])}
@@ -233,20 +234,21 @@ def _naming(session: Session, keys: set[str]) -> set[str]:
     """The notes whose links name one of ``keys`` (title keys), resolved or not."""
     if not keys:
         return set()
-    meta = json_or_empty("d.metadata")
-    # instr() first: only notes naming a key (as their JSON stores it) are parsed, not every document's
+    forms = SqlForms.of(session)
+    meta = forms.valid("d.metadata")
+    # holds() first: only notes naming a key (as their JSON stores it) are parsed, not every document's
     # metadata; for many keys at once (a folder moved), the notes with links at all. LINK_PROBLEMS also for
     # notes stored before LINK_TITLES existed.
-    needles = [json.dumps(k) for k in sorted(keys)] if len(keys) <= _FEW_KEYS else \
+    needles = [forms.stored(k) for k in sorted(keys)] if len(keys) <= _FEW_KEYS else \
         [f'"{LINK_TITLES}"', f'"{LINK_PROBLEMS}"']
     params: dict[str, object] = {f"n{i}": n for i, n in enumerate(needles)} | {"keys": json.dumps(sorted(keys))}
-    prefilter = " OR ".join(f"instr(metadata, :n{i})" for i in range(len(needles)))
+    prefilter = " OR ".join(forms.holds("metadata", f":n{i}") for i in range(len(needles)))
     return {r[0] for r in session.exec(
         text(f"SELECT d.id FROM (SELECT id, metadata FROM document WHERE {prefilter}) d "
-             f"WHERE EXISTS (SELECT 1 FROM json_each({meta}, '$.{LINK_TITLES}') j "
-             "WHERE j.value IN (SELECT value FROM json_each(:keys))) "
-             f"OR EXISTS (SELECT 1 FROM json_each({meta}, '$.{LINK_PROBLEMS}') j "
-             "WHERE json_extract(j.value, '$.key') IN (SELECT value FROM json_each(:keys)))"),
+             f"WHERE EXISTS (SELECT 1 FROM {forms.elements(meta, LINK_TITLES, 'j')} "
+             f"WHERE j.value IN ({forms.rows('keys')})) "
+             f"OR EXISTS (SELECT 1 FROM {forms.elements(meta, LINK_PROBLEMS, 'j')} "
+             f"WHERE {forms.element_text('j', 'key')} IN ({forms.rows('keys')}))"),
         params=params).all()}
 
 
@@ -340,7 +342,7 @@ def backlinks(lib: Library, document_id: str, *, scope: str | None = None,
         title = row.title
         found = session.exec(
             text(f"SELECT d.id, d.title, d.type, d.scope_path FROM document d WHERE {where.sql} AND "
-                 "d.id IN (SELECT value FROM json_each(:ids)) ORDER BY d.created_at, d.id"),
+                 f"d.id IN ({where.forms.rows('ids')}) ORDER BY d.created_at, d.id"),
             params={**where.params, "ids": json.dumps(sorted(linkers))}).all()
         linked = [Mention(document=LinkedDocument(id=i, title=t, type=k), scope=s) for i, t, k, s in found]
         unlinked = _unlinked(session, title, where.sql, where.params, {document_id, *linkers}, limit)
@@ -348,16 +350,17 @@ def backlinks(lib: Library, document_id: str, *, scope: str | None = None,
 
 
 def _unlinked(session: Session, title: str, where_sql: str, params: dict, skip: set[str], limit: int) -> list[Mention]:
-    """Documents matching ``where_sql`` whose chunk text holds ``title`` as a phrase (FTS5), each with a snippet."""
+    """Documents matching ``where_sql`` whose chunk text holds ``title`` as a phrase (the keyword index), each with a
+    snippet."""
     phrase = " ".join(analyze(title).split())
     if not any(ch.isalnum() for ch in phrase):
         return []
-    match = 'body : "' + phrase.replace('"', '""') + '"'
+    source, condition, match = lexical_backend.body_phrase(session, phrase)
     rows = session.exec(
-        text("SELECT d.id, d.title, d.type, d.scope_path, c.text FROM chunk_fts JOIN chunk c ON c.id = chunk_fts.rowid "
-             f"JOIN document d ON d.id = c.document_id WHERE chunk_fts MATCH :q AND {where_sql} "
+        text(f"SELECT d.id, d.title, d.type, d.scope_path, c.text FROM {source} "
+             f"JOIN document d ON d.id = c.document_id WHERE {condition} AND {where_sql} "
              "ORDER BY d.created_at, d.id, c.ordinal LIMIT :n"),
-        params={**params, "q": match, "n": (limit + len(skip)) * 4}).all()
+        params={**params, **match, "n": (limit + len(skip)) * 4}).all()
     mentions: dict[str, Mention] = {}
     for doc_id, doc_title, doc_type, scope_path, chunk_text in rows:
         if doc_id in skip or doc_id in mentions:

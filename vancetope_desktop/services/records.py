@@ -32,10 +32,11 @@ from ..core.documents import (
 from ..core.errors import DocumentNotFound, EmbeddingModelMissing, InvalidAtom
 from ..core.memories import MemoryType
 from ..core.promotion import RequestStatus
+from ..index import lexical_backend
 from ..ingest.chunking import fit_to_model
-from ..store import fulltext, tables
+from ..store import tables
 from ..store.db import get_meta, read_session, set_meta
-from ..store.json_columns import json_or_empty
+from ..store.dialect_sql import SqlForms
 from ..store.tables import utcnow
 from . import audit
 from .library import Library
@@ -133,8 +134,9 @@ def atom_cards(lib: Library, docs: Sequence[DocumentInfo]) -> list[Atom]:
     titles: dict[str, str] = {}
     if wanted:
         with read_session(lib.engine) as session:
-            titles = dict(session.exec(text("SELECT id, title FROM document WHERE id IN (SELECT value FROM "
-                                            "json_each(:ids))"), params={"ids": json.dumps(wanted)}).all())
+            titles = dict(session.exec(text(f"SELECT id, title FROM document WHERE id IN "
+                                            f"({SqlForms.of(session).rows('ids')})"),
+                                       params={"ids": json.dumps(wanted)}).all())
     return [_atom_card(doc, f, titles) for doc, f in zip(docs, fields, strict=True)]
 
 
@@ -177,9 +179,10 @@ def annotations_of(session: Session, document_ids: Iterable[str], *, live_only: 
     if not ids:
         return []
     live = f" AND status != '{DocumentStatus.DELETED.value}'" if live_only else ""
+    forms = SqlForms.of(session)
     rows = session.exec(text(
-        f"SELECT id FROM document WHERE type = '{DocumentType.ANNOTATION.value}'{live} AND json_extract("
-        f"{json_or_empty('metadata')}, '$.{ANNOTATES}') IN (SELECT value FROM json_each(:ids)) "
+        f"SELECT id FROM document WHERE type = '{DocumentType.ANNOTATION.value}'{live} AND "
+        f"{forms.text(forms.valid('metadata'), ANNOTATES)} IN ({forms.rows('ids')}) "
         "ORDER BY created_at, id"),
         params={"ids": json.dumps(ids)}).all()
     return [row[0] for row in rows]
@@ -207,7 +210,7 @@ def fit_chunks(lib: Library, chunks: list[ChunkDraft]) -> tuple[list[ChunkDraft]
 
 def replace_chunks(session: Session, row: tables.DocumentRow, chunks: list[ChunkDraft], counts: list[int]) -> None:
     """Replace a document's chunks and their lexical index rows with ``chunks`` (token counts beside)."""
-    fulltext.unindex_document(session, row.id)
+    lexical_backend.unindex_document(session, row.id)
     session.exec(delete(tables.ChunkRow).where(tables.ChunkRow.document_id == row.id))
     session.flush()
     add_chunks(session, [(row, chunks, counts)])
@@ -232,7 +235,7 @@ def add_chunks(session: Session, documents: Iterable[tuple[tables.DocumentRow, l
         return
     table = tables.ChunkRow.__table__  # type: ignore[attr-defined]
     ids = session.execute(insert(table).returning(table.c.id, sort_by_parameter_order=True), values).scalars().all()
-    fulltext.index_chunks(session, [(i, title, body) for i, (title, body) in zip(ids, lexical, strict=True)])
+    lexical_backend.index_chunks(session, [(i, title, body) for i, (title, body) in zip(ids, lexical, strict=True)])
 
 
 def enqueue(session: Session, document_id: str, kind: str, **payload: object) -> None:

@@ -30,7 +30,7 @@ from ..core.documents import DocumentInfo, DocumentStatus, DocumentType, SourceT
 from ..core.relations import RelationType
 from ..store import tables
 from ..store.db import read_session
-from ..store.json_columns import json_or_empty
+from ..store.dialect_sql import SqlForms
 from ..store.tables import utcnow
 from . import records
 from .library import Library
@@ -57,7 +57,8 @@ _STORED_TIME = "%Y-%m-%d %H:%M:%S.%f"
 
 def session_targets(session: Session, source_id: str, relation: str) -> list[str]:
     """The targets of ``source_id``'s edges of type ``relation``, in the order they were made."""
-    rows = session.exec(text("SELECT target_id FROM relation WHERE source_id = :s AND type = :t ORDER BY rowid"),
+    order = SqlForms.of(session).insertion_order("relation")
+    rows = session.exec(text(f"SELECT target_id FROM relation WHERE source_id = :s AND type = :t ORDER BY {order}"),
                         params={"s": source_id, "t": str(relation)}).all()
     return [r[0] for r in rows]
 
@@ -77,7 +78,7 @@ def session_set_targets(session: Session, source_id: str, relation: str, target_
     new = [i for i in wanted if i not in before]
     if gone:
         session.exec(text("DELETE FROM relation WHERE source_id = :s AND type = :t AND target_id IN "
-                          "(SELECT value FROM json_each(:ids))"),
+                          f"({SqlForms.of(session).rows('ids')})"),
                      params={"s": source_id, "t": str(relation), "ids": json.dumps(gone)})
     for target_id in new:
         session_add_edge(session, source_id, target_id, relation, created_by)
@@ -86,9 +87,8 @@ def session_set_targets(session: Session, source_id: str, relation: str, target_
 
 def session_add_edge(session: Session, source_id: str, target_id: str, relation: str, created_by: str) -> bool:
     """Add one edge (inside the caller's write transaction) unless it exists; whether it was added."""
-    done = session.exec(text(
-        "INSERT OR IGNORE INTO relation (source_id, target_id, type, created_at, created_by) "
-        "VALUES (:s, :t, :k, :at, :by)"),
+    done = session.exec(text(SqlForms.of(session).insert_new(
+        "relation (source_id, target_id, type, created_at, created_by)", "VALUES (:s, :t, :k, :at, :by)")),
         params={"s": source_id, "t": target_id, "k": str(relation), "at": utcnow().strftime(_STORED_TIME),
                 "by": created_by})
     return bool(done.rowcount)
@@ -103,7 +103,8 @@ def session_sources(session: Session, relation: str, target_ids: Iterable[str], 
     live = f" AND d.status != '{DocumentStatus.DELETED.value}'" if live_only else ""
     rows = session.exec(text(
         "SELECT DISTINCT d.id, d.created_at FROM relation r JOIN document d ON d.id = r.source_id "
-        f"WHERE r.type = :t AND r.target_id IN (SELECT value FROM json_each(:ids)){live} ORDER BY d.created_at, d.id"),
+        f"WHERE r.type = :t AND r.target_id IN ({SqlForms.of(session).rows('ids')}){live} "
+        "ORDER BY d.created_at, d.id"),
         params={"t": str(relation), "ids": json.dumps(ids)}).all()
     return [r[0] for r in rows]
 
@@ -112,12 +113,13 @@ def session_repoint(session: Session, keep_id: str, gone: Sequence[str]) -> None
     """Every edge from or to one of ``gone`` (documents merged into ``keep_id``) starts or ends at ``keep_id``
     instead; edges that would join ``keep_id`` to itself, or repeat one it has, are dropped."""
     params = {"keep": keep_id, "gone": json.dumps(list(gone))}
-    in_gone = "IN (SELECT value FROM json_each(:gone))"
-    session.exec(text(
-        "INSERT OR IGNORE INTO relation (source_id, target_id, type, created_at, created_by) "
+    forms = SqlForms.of(session)
+    in_gone = f"IN ({forms.rows('gone')})"
+    session.exec(text(forms.insert_new(
+        "relation (source_id, target_id, type, created_at, created_by)",
         f"SELECT CASE WHEN source_id {in_gone} THEN :keep ELSE source_id END, "
         f"CASE WHEN target_id {in_gone} THEN :keep ELSE target_id END, type, created_at, created_by "
-        f"FROM relation WHERE source_id {in_gone} OR target_id {in_gone}"), params=params)
+        f"FROM relation WHERE source_id {in_gone} OR target_id {in_gone}")), params=params)
     session.exec(text(f"DELETE FROM relation WHERE source_id {in_gone} OR target_id {in_gone} "
                       "OR source_id = target_id"), params=params)
 
@@ -126,9 +128,10 @@ def session_neighbours(session: Session, document_ids: Iterable[str]) -> dict[st
     """Id → the ids it shares an edge with (either direction, any type), for each of ``document_ids``
     that has one."""
     ids = json.dumps(list(dict.fromkeys(document_ids)))
+    listed = SqlForms.of(session).rows("ids")
     rows = session.exec(text(  # two indexed lookups, not an OR that scans every edge
-        "SELECT source_id, target_id FROM relation WHERE source_id IN (SELECT value FROM json_each(:ids)) "
-        "UNION SELECT source_id, target_id FROM relation WHERE target_id IN (SELECT value FROM json_each(:ids))"),
+        f"SELECT source_id, target_id FROM relation WHERE source_id IN ({listed}) "
+        f"UNION SELECT source_id, target_id FROM relation WHERE target_id IN ({listed})"),
         params={"ids": ids}).all()
     found: dict[str, set[str]] = {}
     for source, target in rows:
@@ -165,10 +168,11 @@ def conflicts_for(lib: Library, document_ids: Iterable[str], *, scope: str | Non
     with read_session(lib.engine) as session:
         # Two indexed lookups (the key from the source, ix_relation_target from the target), not an OR that
         # scans every edge: this runs on every search.
+        listed = SqlForms.of(session).rows("ids")
         rows = session.exec(text(
-            "SELECT r.source_id, r.target_id FROM (SELECT * FROM relation WHERE type = :k AND source_id IN "
-            "(SELECT value FROM json_each(:ids)) UNION SELECT * FROM relation WHERE type = :k AND target_id IN "
-            "(SELECT value FROM json_each(:ids))) r JOIN document s ON s.id = r.source_id "
+            f"SELECT r.source_id, r.target_id FROM (SELECT * FROM relation WHERE type = :k AND source_id IN "
+            f"({listed}) UNION SELECT * FROM relation WHERE type = :k AND target_id IN "
+            f"({listed})) r JOIN document s ON s.id = r.source_id "
             "JOIN document t ON t.id = r.target_id WHERE s.status = :a AND t.status = :a "
             "ORDER BY r.created_at, r.source_id, r.target_id"),
             params={"k": RelationType.CONTRADICTS.value, "a": DocumentStatus.ACTIVE.value, "ids": ids}).all()
@@ -226,12 +230,13 @@ def session_linking_documents(session: Session, key: str, document_ids: Iterable
     if not ids:
         return []
     live = f" AND d.status != '{DocumentStatus.DELETED.value}'" if live_only else ""
+    forms = SqlForms.of(session)
     rows = session.exec(
-        # instr() first: only the documents holding such a list are parsed as JSON (a third of the time
+        # has_key() first: only the documents holding such a list are parsed as JSON (a third of the time
         # at 20,000 documents, most without one).
         text(f"SELECT DISTINCT d.id, d.created_at FROM (SELECT id, created_at, status, metadata FROM document "
-             f"WHERE instr(metadata, '\"{key}\"')) d, json_each({json_or_empty('d.metadata')}, "
-             f"'$.{key}') j WHERE j.value IN (SELECT value FROM json_each(:ids)){live} "
+             f"WHERE {forms.has_key('metadata', key)}) d, {forms.elements(forms.valid('d.metadata'), key, 'j')} "
+             f"WHERE j.value IN ({forms.rows('ids')}){live} "
              "ORDER BY d.created_at, d.id"),
         params={"ids": json.dumps(ids)},
     ).all()

@@ -13,6 +13,7 @@ from ..core.scope_info import ScopeInfo, VisibleScope
 from ..core.scopes import ScopeKind, ScopePath, parse_kind, proximity_weight, validate_scope_key
 from ..store import tables
 from ..store.db import get_meta, read_session, set_meta, write_session
+from ..store.dialect_sql import SqlForms
 from ..store.filters import SqlFilter
 from . import records
 from .library import Library
@@ -270,9 +271,9 @@ def visibility_filter(lib: Library, path: str, *, include_ancestors: bool = True
         ScopeNotFound.
     """
     if not include_ancestors:
-        return SqlFilter().and_in("scope_path", [path])
+        return SqlFilter(SqlForms.of(lib.engine)).and_in("scope_path", [path])
     visible = visible_scopes(lib, path)
-    return SqlFilter().and_scopes([v.path for v in visible if not v.results_only],
+    return SqlFilter(SqlForms.of(lib.engine)).and_scopes([v.path for v in visible if not v.results_only],
                                   [v.path for v in visible if v.results_only])
 
 

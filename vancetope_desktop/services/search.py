@@ -41,9 +41,11 @@ from ..core.relations import RelationType
 from ..core.settings import Settings
 from ..core.tags import TagFilter
 from ..index.fusion import FusedDocument, KeywordBasis, MeaningBasis, RankedChunk, fuse
-from ..index.lexical import QueryMatcher, TextMatch, documents_with_quoted, find_matches, search_chunks
+from ..index.lexical import QueryMatcher, TextMatch, find_matches
+from ..index.lexical_backend import documents_with_quoted, search_chunks
 from ..store import tables
 from ..store.db import read_session
+from ..store.dialect_sql import SqlForms
 from ..store.filters import SqlFilter
 from ..store.fulltext import ParsedQuery, parse_query
 from . import indexing, records
@@ -198,7 +200,7 @@ def search(lib: Library, query: str, *, scope: str | None = None, tag_filter: Ta
         if scopes is not None:
             wanted = set(scopes)
             visible = [v for v in visible if v.path in wanted]
-        where = SqlFilter().and_scopes([v.path for v in visible if not v.results_only],
+        where = SqlFilter(SqlForms.of(session)).and_scopes([v.path for v in visible if not v.results_only],
                                        [v.path for v in visible if v.results_only])
         where.and_in("status", [s.value for s in statuses])
         where.and_in("type", [t.value for t in (types or DocumentType) if t not in STRUCTURAL_TYPES])

@@ -24,6 +24,7 @@ from ..core.tags import AnyOf, TagIs, normalize_tag, normalize_tags, tag_matches
 from ..core.undo import UserAction
 from ..store import tables
 from ..store.db import get_meta, read_session, set_meta, write_session
+from ..store.dialect_sql import SqlForms
 from ..store.filters import SqlFilter
 from . import audit, records
 from .library import Library
@@ -88,9 +89,10 @@ def list_tags(lib: Library, *, scope: str | None = None, include_ancestors: bool
     where = _visible_filter(lib, scope, include_ancestors, statuses)
     sql = (
         "WITH RECURSIVE up(document_id, tag, own) AS ("
-        " SELECT x.document_id, x.tag, 1 FROM document_tag x JOIN document d ON d.id = x.document_id"
+        # CAST: PostgreSQL wants the recursive term's type (text, from substr) in the first one (varchar).
+        " SELECT x.document_id, CAST(x.tag AS TEXT), 1 FROM document_tag x JOIN document d ON d.id = x.document_id"
         f" WHERE {where.sql}"
-        f" UNION ALL SELECT document_id, {_PARENT_SQL}, 0 FROM up WHERE instr(tag, '/') > 0"
+        f" UNION ALL SELECT document_id, {_PARENT_SQL}, 0 FROM up WHERE tag LIKE '%/%'"
         ") SELECT tag, SUM(own), COUNT(DISTINCT document_id) FROM up GROUP BY tag"
     )
     with read_session(lib.engine) as session:
@@ -222,7 +224,7 @@ def _map_tag(tag: str, mapping: Mapping[str, str | None]) -> str | None:
 def _retag(lib: Library, mapping: Mapping[str, str | None], reason: str,
            user_action: UserAction | None = None) -> list[str]:
     """Rewrite tags by ``mapping`` (old prefix → new prefix, None: remove) on every document; one transaction."""
-    where = SqlFilter().and_tags(AnyOf(tuple(TagIs(t) for t in mapping)))
+    where = SqlFilter(SqlForms.of(lib.engine)).and_tags(AnyOf(tuple(TagIs(t) for t in mapping)))
     with write_session(lib.engine) as session:
         sql = f"SELECT d.id FROM document d WHERE {where.sql} ORDER BY d.id"
         ids = [row[0] for row in session.exec(text(sql), params=where.params).all()]

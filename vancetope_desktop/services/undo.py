@@ -37,6 +37,7 @@ from ..core.errors import InvalidInput, NotFound, NothingToUndo, UndoRefused
 from ..core.undo import UndoStep, UserAction
 from ..store import tables
 from ..store.db import read_session, write_session
+from ..store.dialect_sql import SqlForms
 from . import audit, lifecycle, notelinks, records, relations
 from .documents import RestorePlan, apply_restore, apply_status, prepare_restore
 from .folders import place_in_folder
@@ -63,9 +64,11 @@ def history(lib: Library, actor: str | None = None) -> tuple[list[UndoStep], lis
     with read_session(lib.engine) as session:
         groups: dict[str, None] = {}
         # Newest first through ix_audit_entry_undo, until the latest UNDO_DEPTH actions are found.
+        forms = SqlForms.of(session)
+        group_of = forms.text("payload", "group")  # the expression of the index ix_audit_entry_undo
         latest = session.connection().execute(text(
-            "SELECT json_extract(payload, '$.group') FROM audit_entry WHERE actor = :actor "
-            "AND json_extract(payload, '$.group') IS NOT NULL ORDER BY id DESC"), {"actor": who})
+            f"SELECT {group_of} FROM audit_entry WHERE actor = :actor "
+            f"AND {group_of} IS NOT NULL ORDER BY id DESC"), {"actor": who})
         for (group,) in latest:
             groups[group] = None
             if len(groups) == UNDO_DEPTH:
@@ -73,10 +76,10 @@ def history(lib: Library, actor: str | None = None) -> tuple[list[UndoStep], lis
         latest.close()
         # Only the documents still in the library count: the trail outlives purged ones (they cannot come back).
         rows = session.connection().execute(text(
-            "SELECT json_extract(payload, '$.group') AS g, MIN(id) AS first, MIN(action), "
-            "json_extract(payload, '$.label'), json_extract(payload, '$.target'), "
+            f"SELECT {group_of} AS g, MIN(id) AS first, MIN(action), "
+            f"MIN({forms.text('payload', 'label')}), MIN({forms.text('payload', 'target')}), "
             "COUNT(DISTINCT CASE WHEN document_id IN (SELECT id FROM document) THEN document_id END), "
-            "MIN(at) FROM audit_entry WHERE json_extract(payload, '$.group') IN :groups GROUP BY g ORDER BY first DESC"
+            f"MIN(at) FROM audit_entry WHERE {group_of} IN :groups GROUP BY g ORDER BY first DESC"
         ).bindparams(bindparam("groups", expanding=True)), {"groups": list(groups)}).all()
     done: list[UndoStep] = []
     undone: list[UndoStep] = []
@@ -223,16 +226,17 @@ def user_action(lib: Library, verb: str, document_ids: Sequence[str], *, suffix:
 def _entries(session: Session, group: str) -> list[tables.AuditRow]:
     """The audit entries of an action (not its undos and redos), in the order they were written."""
     rows = session.exec(select(tables.AuditRow).where(
-        text("json_extract(audit_entry.payload, '$.group') = :group")).params(group=group)
+        text(f"{SqlForms.of(session).text('audit_entry.payload', 'group')} = :group")).params(group=group)
         .order_by(tables.AuditRow.id)).all()  # type: ignore[arg-type]
     return list(rows)
 
 
 def _latest_versions(session: Session, group: str) -> dict[str, int]:
     """Per document, the version the latest undo or redo of ``group`` left it at."""
+    forms = SqlForms.of(session)
     rows = session.exec(text(
-        "SELECT document_id, json_extract(payload, '$.version') FROM audit_entry "
-        "WHERE json_extract(payload, '$.target') = :group ORDER BY id"), params={"group": group}).all()  # type: ignore[call-overload]
+        f"SELECT document_id, {forms.text('payload', 'version')} FROM audit_entry "
+        f"WHERE {forms.text('payload', 'target')} = :group ORDER BY id"), params={"group": group}).all()  # type: ignore[call-overload]
     return {doc_id: int(version) for doc_id, version in rows if version is not None}
 
 

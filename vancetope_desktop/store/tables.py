@@ -1,15 +1,16 @@
 """The library schema (SQLite and PostgreSQL alike) as SQLModel tables. Plain rows only: services turn them into core
 value objects.
 
-Schema version 8 (version 2 added ``promotion_request`` and ``audit_entry``; version 3 the chunk
+Schema version 9 (version 2 added ``promotion_request`` and ``audit_entry``; version 3 the chunk
 ``role``, indexes on ``index_job.kind`` and ``chunk(document_id, role)``; version 4 the audit entry's
 ``payload``, what a user action changed, in a form that undo can invert; version 5 the document's
 ``memory_type``, what an agent's memory is for: ``core.memories.MemoryType``; version 6 the ``relation``
 table, into which the ``derived_from`` and ``links_to`` metadata lists moved; version 7 the ``chat_message`` table, a
 message's place in its process's conversation; version 8 who made each state: the document's ``updated_by`` and
-the kept version's ``created_by``).
+the kept version's ``created_by``; version 9 the lexical index's tables on PostgreSQL, ``store/pg_fulltext``:
+none on SQLite).
 
-Each version is an Alembic revision in ``store/migrations/versions/`` (``schema1`` … ``schema8``). Any change
+Each version is an Alembic revision in ``store/migrations/versions/`` (``schema1`` … ``schema9``). Any change
 to these tables, even a new table or index, is a new version: raise :data:`SCHEMA_VERSION` to N, add
 ``versions/schemaN.py`` with ``down_revision = "schemaN-1"`` whose ``upgrade()`` makes the change with ``op.*``
 and its own column definitions (not these models: a revision must build what it built when written), SQL of one
@@ -29,8 +30,8 @@ from sqlmodel import Field, SQLModel
 
 from .json_columns import JSON_VALUE, json_field
 
-SCHEMA_VERSION = 8
-"""This program's schema version: its head revision is ``schema8`` (``store/migrations``), and the number is
+SCHEMA_VERSION = 9
+"""This program's schema version: its head revision is ``schema9`` (``store/migrations``), and the number is
 mirrored in ``meta.schema_version`` for programs from before Alembic."""
 
 

@@ -1,0 +1,115 @@
+"""The services' main operations on a library whose database is PostgreSQL (issue 17, ``pg_library``): the SQL the
+services write by hand (``store/dialect_sql``) and the keyword index (``index/lexical_backend``) on the server, each
+operation checked by what it must leave behind, as the embedded library's own tests check it."""
+
+import shutil
+
+import pytest
+
+from tests.conftest import SHARED
+from vancetope_desktop.core.documents import DocumentStatus, DocumentType
+from vancetope_desktop.core.relations import RelationType
+from vancetope_desktop.core.undo import UserAction
+from vancetope_desktop.services import (
+    bibliography,
+    documents,
+    duplicates,
+    graph,
+    imports,
+    moves,
+    notelinks,
+    relations,
+    scopes,
+    search,
+    tags,
+    undo,
+)
+
+pytestmark = pytest.mark.servers
+
+ME = "user:tester"
+CORPUS = SHARED / "corpus"
+
+
+def _note(lib, text, **kwargs):
+    return documents.add_text(lib, text, doc_type=DocumentType.NOTE, **kwargs)
+
+
+def test_texts_are_stored_tagged_listed_and_found_by_keyword(pg_library):
+    a = _note(pg_library, "# Attention\n\nScaled dot-product attention weighs the values.", tags=["ml/attention"])
+    b = documents.add_text(pg_library, "Skimmed milk powder keeps for a year.", tags=["food"])
+    documents.tag_document(pg_library, b.id, add=["ml"])
+    assert documents.get_document(pg_library, a.id).content.startswith("# Attention")
+    assert {d.id for d in documents.list_documents(pg_library)} >= {a.id, b.id}
+    counted = {t.tag: (t.own, t.total) for t in tags.list_tags(pg_library)}
+    assert counted == {"food": (1, 1), "ml": (1, 2), "ml/attention": (1, 1)}
+    assert tags.suggest_tags(pg_library, "att") == ["ml/attention"]
+
+    found = search.search(pg_library, "attention values")
+    assert found.hits and found.hits[0].document.id == a.id
+    assert [h.document.id for h in search.search(pg_library, '"milk powder"').hits] == [b.id]
+    documents.rename_document(pg_library, b.id, "Pantry notes")
+    assert [h.document.id for h in search.search(pg_library, "pantry").hits] == [b.id]
+
+
+def test_a_real_note_file_is_uploaded_and_searchable(pg_library, tmp_path):
+    source = CORPUS / "notes" / "category-theory-overview.md"
+    shutil.copy(source, tmp_path / source.name)
+    report = imports.upload(pg_library, [tmp_path / source.name])
+    assert [o.document_id for o in report.outcomes if o.document_id]
+    doc_id = next(o.document_id for o in report.outcomes if o.document_id)
+    assert documents.list_chunks(pg_library, doc_id)
+    assert doc_id in {h.document.id for h in search.search(pg_library, "functor category").hits}
+
+
+def test_a_document_moves_between_scopes_and_the_move_is_undone(pg_library):
+    scopes.create_scope(pg_library, "session", "s_1", parent="project/inbox")
+    doc = _note(pg_library, "A finding worth promoting.", scope="session/s_1")
+    moved = moves.move_to_scope(pg_library, doc.id, "project/inbox", "up", actor=ME)
+    assert [d.scope for d in moved] == ["project/inbox"]
+
+    action = UserAction(label="Trash", actor=ME)
+    documents.set_status(pg_library, doc.id, DocumentStatus.DELETED, user_action=action)
+    assert [s.label for s in undo.history(pg_library, ME)[0]] == ["Trash"]
+    undo.undo(pg_library, ME)
+    assert documents.get_document(pg_library, doc.id).status == DocumentStatus.ACTIVE
+    assert [s.label for s in undo.history(pg_library, ME)[1]] == ["Trash"]
+
+
+def test_relations_derived_from_and_updates(pg_library):
+    first = _note(pg_library, "Source one.")
+    second = _note(pg_library, "Source two.")
+    derived = _note(pg_library, "Derived from both.", derived_from=[second.id, first.id])
+    assert relations.derived_from(pg_library, derived.id) == [second.id, first.id]
+    assert relations.derived_documents(pg_library, [first.id]) == [derived.id]
+
+    newer = _note(pg_library, "Source one, corrected.")
+    graph.relate(pg_library, newer.id, first.id, RelationType.UPDATES, created_by=ME)
+    assert documents.get_document(pg_library, first.id).status == DocumentStatus.ARCHIVED
+    assert {(e.source_id, e.type) for e in graph.relations_of(pg_library, first.id).incoming} >= {
+        (newer.id, "updates"), (derived.id, "derived_from")}
+
+
+def test_wikilinks_resolve_and_backlinks_find_mentions(pg_library):
+    target = _note(pg_library, "Graph partitioning splits a graph.", title="Graph partitioning")
+    linker = _note(pg_library, "See [[Graph partitioning]] for the method.", title="Reading list")
+    mention = _note(pg_library, "Graph partitioning appears here without a link.", title="Aside")
+    assert [(link.state, link.target) for link in notelinks.note_links(pg_library, linker.id)] == [
+        ("resolved", "Graph partitioning")]
+    found = notelinks.backlinks(pg_library, target.id)
+    assert [m.document.id for m in found.linked] == [linker.id]
+    assert [m.document.id for m in found.unlinked] == [mention.id]
+
+
+def test_a_real_bibliography_is_imported_keyed_and_its_duplicate_found(pg_library):
+    content = (CORPUS / "refs" / "mendeley-export-social-science.bib").read_text(encoding="utf-8")
+    report = bibliography.add_references(pg_library, content)
+    assert report is not None and len(report.documents) >= 3
+    refs = [documents.get_document(pg_library, i) for i in report.documents]
+    keys = [r.metadata.get("citation_key") for r in refs]
+    assert all(keys) and len(set(keys)) == len(keys)
+    first = refs[0]
+    copy = documents.add_text(pg_library, first.content, doc_type=DocumentType.NOTE, title=first.title)
+    groups = duplicates.find_duplicates(pg_library)
+    assert any({first.id, copy.id} <= {d.id for d in g.documents} for g in groups)
+
