@@ -13,6 +13,7 @@ from ..core.documents import DocumentStatus
 from ..core.errors import InvalidInput
 from ..core.relations import RelationType
 from ..store.db import read_session
+from ..store.dialect_sql import SqlForms
 from . import graph
 from .graph import RelatedDocument, RelateOutcome
 from .library import Library
@@ -39,7 +40,7 @@ def list_conflicts(lib: Library, scope: str | None = None, *, limit: int = 200) 
             "SELECT r.created_by, s.id, s.title, s.type, s.scope_path, s.status, t.id, t.title, t.type, "
             "t.scope_path, t.status FROM relation r JOIN document s ON s.id = r.source_id "
             "JOIN document t ON t.id = r.target_id WHERE r.type = :k AND s.status = :a AND t.status = :a "
-            "ORDER BY r.created_at DESC, r.rowid DESC"),
+            f"ORDER BY r.created_at DESC, {SqlForms.of(session).insertion_order('r')} DESC"),
             params={"k": RelationType.CONTRADICTS.value, "a": DocumentStatus.ACTIVE.value}).all()
     visible = readable_ids(lib, acting, {i for r in rows for i in (r[1], r[6])})
     found = []

@@ -22,6 +22,7 @@ from ..core.errors import DocumentNotFound, InvalidInput, RelationRefused
 from ..core.memories import MemoryType
 from ..core.relations import DERIVED_HOW, DERIVED_TYPES, INCOMING_LABELS, RelationType, parse_relation_type
 from ..store.db import read_session, write_session
+from ..store.dialect_sql import SqlForms
 from . import audit, documents, lifecycle, records, relations
 from .library import Library
 from .scopes import resolve_scope
@@ -234,7 +235,7 @@ def neighbourhood(lib: Library, doc_id: str, depth: int = 1, viewer_scope: str |
             if not frontier:
                 break
         rows = {r.id: r for r in records.document_rows(session, depth_of)}
-        edges = [e for e in _edges(session, "r.source_id IN (SELECT value FROM json_each(:ids))",
+        edges = [e for e in _edges(session, f"r.source_id IN ({SqlForms.of(session).rows('ids')})",
                                    {"ids": json.dumps(list(depth_of))}) if e.target_id in depth_of]
     nodes = [GraphNode(id=i, title=rows[i].title, type=rows[i].type, scope=rows[i].scope_path,
                        status=rows[i].status, depth=d, memory_type=rows[i].memory_type) for i, d in depth_of.items()]
@@ -272,8 +273,9 @@ def check_relation(lib: Library, acting: str, relation: RelationType | str, doc_
 
 
 def _edges(session: Session, where: str, params: dict) -> list[Edge]:
+    order = SqlForms.of(session).insertion_order("r")
     rows = session.exec(text(f"SELECT r.source_id, r.target_id, r.type, r.created_at, r.created_by FROM relation r "
-                             f"WHERE {where} ORDER BY r.created_at, r.rowid"), params=params).all()
+                             f"WHERE {where} ORDER BY r.created_at, {order}"), params=params).all()
     return [Edge(source_id=s, target_id=t, type=RelationType(k), created_at=_time(at), created_by=by or "")
             for s, t, k, at, by in rows]
 

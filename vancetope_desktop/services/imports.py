@@ -48,7 +48,7 @@ from ..ingest.registry import BIBTEX_EXTENSIONS, JSON_EXTENSIONS, RIS_EXTENSIONS
 from ..store import tables
 from ..store.blobs import hash_file
 from ..store.db import read_session, write_session
-from ..store.json_columns import json_or_empty
+from ..store.dialect_sql import SqlForms
 from ..store.tables import utcnow
 from . import bibliography, generators, notelinks, records, source_profile, tagging
 from .folders import ensure_folder, namesake_folder, place_in_folder
@@ -505,8 +505,9 @@ def _unexpected(path: Path, name: str, stage: str, error: Exception) -> ImportOu
 
 
 def _find(session: Session, scope_path: str, key: str, value: str) -> tables.DocumentRow | None:
+    forms = SqlForms.of(session)
     column = ("d.content_hash" if key == "content_hash"
-              else f"json_extract({json_or_empty('d.metadata')}, '$.source_path')")
+              else forms.text(forms.valid("d.metadata"), "source_path"))
     row = session.exec(
         text(f"SELECT d.id FROM document d WHERE d.scope_path = :scope AND d.type != 'folder' AND {column} = :value "
              "ORDER BY d.created_at LIMIT 1"),

@@ -15,7 +15,6 @@ from ..core.errors import InvalidInput
 from ..core.reading import READABLE_TYPES, READING_STATUS_KEY, ReadingStatus, reading_status_of
 from ..store.db import write_session
 from ..store.filters import SqlFilter
-from ..store.json_columns import json_or_empty
 from ..store.tables import utcnow
 from . import records
 from .library import Library
@@ -74,7 +73,7 @@ def and_reading(where: SqlFilter, statuses: Sequence[ReadingStatus]) -> SqlFilte
         return where
     readable = ", ".join(f"'{t.value}'" for t in READABLE_TYPES)
     known = ", ".join(f"'{s.value}'" for s in ReadingStatus)
-    stored = f"json_extract({json_or_empty('d.metadata')}, '$.{READING_STATUS_KEY}')"
+    stored = where.forms.text(where.forms.valid("d.metadata"), READING_STATUS_KEY)
     value = (f"(CASE WHEN {stored} IN ({known}) THEN {stored} "
              f"WHEN d.type IN ({readable}) THEN '{ReadingStatus.UNREAD.value}' END)")
     return where.and_value_in(value, [s.value for s in dict.fromkeys(statuses)])

@@ -300,8 +300,10 @@ def source_context(session: Session, fused: Sequence[FusedDocument], weight: flo
     relevance = {d.document_id: d.relevance for d in fused}
     # Driven by the documents found, one primary-key lookup each (source_id leads the key): an IN list
     # made SQLite scan the relation table (45 ms for 200 documents among 2,760 edges).
+    forms = SqlForms.of(session)
+    found = forms.listed("found", "j")
     rows = session.exec(
-        text("SELECT r.source_id, r.target_id FROM json_each(:found) AS j CROSS JOIN relation r "
+        text(f"SELECT r.source_id, r.target_id FROM {found} {forms.then_join} relation r "
              "ON r.source_id = j.value WHERE r.type = :t"),
         params={"t": RelationType.DERIVED_FROM.value, "found": json.dumps(sorted(relevance))},
     ).all()
@@ -350,10 +352,11 @@ def _check(session, where: SqlFilter, documents: Collection[str]) -> dict[str, t
     if not documents:
         return {}
     embedded = [role.value for role in EMBEDDED_ROLES]
+    forms = where.forms
     rows = session.exec(
         text("SELECT d.id, d.scope_path, d.index_state = 'indexed' AND EXISTS (SELECT 1 FROM chunk c "
-             "WHERE c.document_id = d.id AND c.role IN (SELECT value FROM json_each(:roles))) FROM document d "
-             f"WHERE d.id IN (SELECT value FROM json_each(:docs)) AND {where.row_sql}"),
+             f"WHERE c.document_id = d.id AND c.role IN ({forms.rows('roles')})) FROM document d "
+             f"WHERE d.id IN ({forms.rows('docs')}) AND {where.row_sql}"),
         params={**where.params, "docs": json.dumps(sorted(documents)), "roles": json.dumps(embedded)},
     ).all()
     return {doc: (scope_path, bool(has_vectors)) for doc, scope_path, has_vectors in rows}
@@ -416,8 +419,9 @@ def _materialise(lib: Library, session: Session, fused: list[FusedDocument], que
     if wanted:
         # One lookup in the unique (document, ordinal) index per pair, driven by the pairs: a row-value
         # IN list made SQLite scan the whole chunk table (75 ms at 100,000 chunks).
-        pairs = text("SELECT c.* FROM json_each(:pairs) AS j CROSS JOIN chunk c ON c.document_id = "
-                     "json_extract(j.value, '$[0]') AND c.ordinal = json_extract(j.value, '$[1]')")
+        forms = SqlForms.of(session)
+        pairs = text(f"SELECT c.* FROM {forms.listed_lists('pairs', 'j')} {forms.then_join} chunk c ON "
+                     f"c.document_id = {forms.at('j', 0)} AND c.ordinal = {forms.at('j', 1, integer=True)}")
         statement = select(tables.ChunkRow).from_statement(pairs.bindparams(pairs=json.dumps(wanted)))
         for row in session.execute(statement).scalars():
             info = records.chunk_info(row)

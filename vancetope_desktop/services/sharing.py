@@ -165,7 +165,7 @@ def readable_ids(lib: Library, acting: str, document_ids: Iterable[str], *, live
     chain = ancestry(lib, acting)
     with read_session(lib.engine) as session:
         found = {r[0] for r in session.exec(text(
-            f"SELECT d.id FROM document d WHERE {where.sql} AND d.id IN (SELECT value FROM json_each(:ids))"),
+            f"SELECT d.id FROM document d WHERE {where.sql} AND d.id IN ({where.forms.rows('ids')})"),
             params={**where.params, "ids": json.dumps(ids)}).all()}
         shared = {i for row in session.exec(select(tables.ScopeRow).where(
             tables.ScopeRow.path.in_(chain))).all() for i in _ids(row)}  # type: ignore[attr-defined]

@@ -52,7 +52,7 @@ from ..generation.keywords import STOP_WORDS, stemmer
 from ..generation.model import MAX_INPUT_CHARS
 from ..store import tables
 from ..store.db import read_session, write_session
-from ..store.json_columns import json_or_empty
+from ..store.dialect_sql import SqlForms
 from ..store.tables import utcnow
 from . import generators, records
 from .library import Library
@@ -342,13 +342,14 @@ def missing_profiles(lib: Library, scope: str | None = None, *, include_ancestor
     Raises:
         ScopeNotFound.
     """
-    meta = json_or_empty("d.metadata")
+    forms = SqlForms.of(lib.engine)
+    meta = forms.valid("d.metadata")
+    profiled = forms.text(meta, f"{PROFILE_KEY}.content_hash")
     query = (f"SELECT d.id FROM document d WHERE d.type IN ({', '.join(repr(t.value) for t in SOURCE_TYPES)})"
              f" AND d.status != 'deleted' AND d.content IS NOT NULL AND d.content != ''"
-             f" AND coalesce(json_type({meta}, '$.{WRITEUP_KEY}'), '') != 'object'"
-             f" AND (d.type != 'reference' OR trim(coalesce(json_extract({meta}, '$.abstract'), '')) != '')"
-             f" AND (json_type({meta}, '$.{PROFILE_KEY}') IS NULL"
-             f" OR json_extract({meta}, '$.{PROFILE_KEY}.content_hash') IS NOT d.content_hash)")
+             f" AND coalesce({forms.kind(meta, WRITEUP_KEY)}, '') != 'object'"
+             f" AND (d.type != 'reference' OR trim(coalesce({forms.text(meta, 'abstract')}, '')) != '')"
+             f" AND ({forms.kind(meta, PROFILE_KEY)} IS NULL OR {forms.differs(profiled, 'd.content_hash')})")
     params: dict = {}
     if scope is not None:
         where = visibility_filter(lib, resolve_scope(lib, scope), include_ancestors=include_ancestors)

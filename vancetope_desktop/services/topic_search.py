@@ -43,6 +43,7 @@ from ..core.relations import RelationType
 from ..core.tags import TagFilter
 from ..index.topic_beam import BeamParams, BeamResult, TopicIndex, TopicNode, beam_search
 from ..store.db import read_session
+from ..store.dialect_sql import SqlForms
 from ..store.fulltext import parse_query
 from . import records, topics
 from .library import Library
@@ -276,14 +277,15 @@ def _read_forest(lib: Library, acting: str, scopes: tuple[str, ...]) -> _Forest:
     params = {"scopes": json.dumps(list(scopes)), "types": json.dumps([t.value for t in ATOM_TYPES])}
     with read_session(lib.engine) as session:
         own = topics.members(session, [t.id for t in shown])
+        forms = SqlForms.of(session)
         counts = dict(session.exec(text(
-            "SELECT d.status, COUNT(*) FROM document d WHERE d.scope_path IN (SELECT value FROM json_each(:scopes)) "
-            "AND d.type IN (SELECT value FROM json_each(:types)) GROUP BY d.status"), params=params).all())
+            f"SELECT d.status, COUNT(*) FROM document d WHERE d.scope_path IN ({forms.rows('scopes')}) "
+            f"AND d.type IN ({forms.rows('types')}) GROUP BY d.status"), params=params).all())
         # Atoms in none of the scopes' topics: stored since the last digest placed them, or of a scope with no
         # tree. The tree search ranks them too, so nothing is lost between digests.
         unplaced = frozenset(row[0] for row in session.exec(text(
-            "SELECT d.id FROM document d WHERE d.scope_path IN (SELECT value FROM json_each(:scopes)) "
-            "AND d.type IN (SELECT value FROM json_each(:types)) AND d.status IN ('active', 'stale') "
+            f"SELECT d.id FROM document d WHERE d.scope_path IN ({forms.rows('scopes')}) "
+            f"AND d.type IN ({forms.rows('types')}) AND d.status IN ('active', 'stale') "
             "AND NOT EXISTS (SELECT 1 FROM relation r JOIN document t ON t.id = r.target_id WHERE r.source_id = d.id "
             "AND r.type = :in_topic AND t.status = 'active')"),
             params={**params, "in_topic": RelationType.IN_TOPIC.value}).all()) if shown else frozenset()

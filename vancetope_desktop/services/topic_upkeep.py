@@ -84,6 +84,7 @@ from ..core.undo import UserAction
 from ..index import topic_build, topic_plans, topic_revise
 from ..store import tables
 from ..store.db import BUSY_TIMEOUT_MS, is_busy, read_session, write_session
+from ..store.dialect_sql import SqlForms
 from . import audit, indexing, records, topics
 from .library import Library
 from .scopes import list_scopes, resolve_scope
@@ -324,14 +325,15 @@ def stale_scopes(lib: Library) -> list[str]:
     """The scopes whose tree lags behind their atoms, parents first: a live atom in no topic (a new one; every
     atom of a scope with no tree yet), or a topic holding an atom archived, trashed or moved since."""
     with read_session(lib.engine) as session:
+        forms = SqlForms.of(session)
         rows = session.exec(text(  # type: ignore[call-overload]
-            "SELECT DISTINCT d.scope_path FROM document d WHERE d.type IN (SELECT value FROM json_each(:atoms)) "
-            "AND d.status IN (SELECT value FROM json_each(:live)) AND NOT EXISTS (SELECT 1 FROM relation r "
+            f"SELECT DISTINCT d.scope_path FROM document d WHERE d.type IN ({forms.rows('atoms')}) "
+            f"AND d.status IN ({forms.rows('live')}) AND NOT EXISTS (SELECT 1 FROM relation r "
             "JOIN document t ON t.id = r.target_id WHERE r.source_id = d.id AND r.type = :in_topic "
             "AND t.status = 'active' AND t.scope_path = d.scope_path) "
             "UNION SELECT DISTINCT t.scope_path FROM relation r JOIN document t ON t.id = r.target_id "
             "JOIN document a ON a.id = r.source_id WHERE r.type = :in_topic AND t.status = 'active' "
-            "AND (a.status NOT IN (SELECT value FROM json_each(:live)) OR a.scope_path != t.scope_path)"),
+            f"AND (a.status NOT IN ({forms.rows('live')}) OR a.scope_path != t.scope_path)"),
             params=_params()).all()
     found = {r[0] for r in rows}
     return [s.path for s in list_scopes(lib) if s.path in found]
@@ -590,9 +592,10 @@ def _state(rows: Sequence[_Row], edges: Sequence[tuple[str, str]], live: set[str
 
 def _live_ids(session: Session, scope: str) -> set[str]:
     """The ids of the scope's own live atoms (not its ancestors')."""
+    forms = SqlForms.of(session)
     rows = session.exec(text(  # type: ignore[call-overload]
-        "SELECT id FROM document WHERE scope_path = :scope AND type IN (SELECT value FROM json_each(:atoms)) "
-        "AND status IN (SELECT value FROM json_each(:live))"), params=_params(scope=scope)).all()
+        f"SELECT id FROM document WHERE scope_path = :scope AND type IN ({forms.rows('atoms')}) "
+        f"AND status IN ({forms.rows('live')})"), params=_params(scope=scope)).all()
     return {r[0] for r in rows}
 
 
@@ -604,7 +607,7 @@ def _atoms(lib: Library, ids: Iterable[str]) -> list[_Atom]:
         for start in range(0, len(wanted), 5000):
             found += [_Atom(*row) for row in session.exec(text(  # type: ignore[call-overload]
                 "SELECT id, scope_path, COALESCE(NULLIF(content, ''), title), title, created_at FROM document "
-                "WHERE id IN (SELECT value FROM json_each(:ids))"),
+                f"WHERE id IN ({SqlForms.of(session).rows('ids')})"),
                 params={"ids": json.dumps(wanted[start:start + 5000])}).all()]
     return sorted(found, key=lambda a: (a.created_at, a.id))
 
@@ -627,7 +630,8 @@ def _dead_members(session: Session, scope: str) -> list[tuple[str, str]]:
     rows = session.exec(text(  # type: ignore[call-overload]
         "SELECT r.source_id, r.target_id FROM relation r JOIN document t ON t.id = r.target_id "
         "JOIN document a ON a.id = r.source_id WHERE r.type = :in_topic AND t.scope_path = :scope "
-        "AND t.type = :topic AND t.status = 'active' AND (a.status NOT IN (SELECT value FROM json_each(:live)) "
+        f"AND t.type = :topic AND t.status = 'active' "
+        f"AND (a.status NOT IN ({SqlForms.of(session).rows('live')}) "
         "OR a.scope_path != :scope) ORDER BY 1, 2"), params=_params(scope=scope)).all()
     return [(a, t) for a, t in rows]
 
@@ -641,7 +645,7 @@ def _children(session: Session, topic_id: str) -> list[tables.DocumentRow]:
     """The live topics whose parent is ``topic_id`` (as written so far in this transaction)."""
     found = session.exec(text(  # type: ignore[call-overload]
         "SELECT id FROM document WHERE type = :topic AND status = 'active' "
-        "AND json_extract(metadata, '$.topic.parent') = :parent ORDER BY created_at, id"),
+        f"AND {SqlForms.of(session).text('metadata', 'topic.parent')} = :parent ORDER BY created_at, id"),
         params=_params(parent=topic_id)).all()
     return [records.document_row(session, r[0]) for r in found]
 

@@ -78,6 +78,7 @@ from ..index.topic_groups import split_members
 from ..store import tables
 from ..store.blobs import hash_text
 from ..store.db import read_session, write_session
+from ..store.dialect_sql import SqlForms
 from ..store.tables import utcnow
 from . import audit, records, relations
 from .library import Library
@@ -253,10 +254,10 @@ def members(session: Session, topic_ids: Iterable[str], statuses: Sequence[str] 
     ids = list(dict.fromkeys(topic_ids))
     found: dict[str, list[str]] = {}
     for start in range(0, len(ids), 500):
+        forms = SqlForms.of(session)
         rows = session.exec(text(
             "SELECT r.target_id, r.source_id FROM relation r JOIN document d ON d.id = r.source_id "
-            "WHERE r.type = :t AND r.target_id IN (SELECT value FROM json_each(:ids)) "
-            "AND d.status IN (SELECT value FROM json_each(:live))"),
+            f"WHERE r.type = :t AND r.target_id IN ({forms.rows('ids')}) AND d.status IN ({forms.rows('live')})"),
             params={"t": IN_TOPIC, "ids": json.dumps(ids[start:start + 500]),
                     "live": json.dumps(list(statuses))}).all()  # type: ignore[call-overload]
         for topic_id, atom_id in rows:
@@ -318,7 +319,7 @@ def session_atom_paths(session: Session, atom_ids: Iterable[str]) -> dict[str, l
         return found
     edges = session.exec(text(
         "SELECT r.source_id, r.target_id FROM relation r JOIN document t ON t.id = r.target_id "
-        "WHERE r.type = :t AND r.source_id IN (SELECT value FROM json_each(:ids)) AND t.status = :active"),
+        f"WHERE r.type = :t AND r.source_id IN ({SqlForms.of(session).rows('ids')}) AND t.status = :active"),
         params={"t": IN_TOPIC, "ids": json.dumps(ids), "active": DocumentStatus.ACTIVE.value}).all()  # type: ignore[call-overload]
     paths: dict[str, list[str]] = {}
     for atom_id, topic_id in edges:
@@ -575,10 +576,11 @@ def _unplaced(session: Session, scope_path: str) -> int:
     ``CROSS JOIN`` keeps SQLite's join order (each atom's few edges, then their topic by id): left to itself the
     planner walked every topic of the scope for each atom, 62 s against 0.8 s for 100,000 atoms under 1,100 topics
     (measured on the shared 2-core machine at load 6)."""
+    forms = SqlForms.of(session)
     return int(session.exec(text(
-        "SELECT COUNT(*) FROM document d WHERE d.scope_path = :s AND d.type IN (SELECT value FROM json_each(:types)) "
-        "AND d.status IN (SELECT value FROM json_each(:live)) AND NOT EXISTS (SELECT 1 FROM relation r "
-        "CROSS JOIN document t ON t.id = r.target_id WHERE r.source_id = d.id AND r.type = :t "
+        f"SELECT COUNT(*) FROM document d WHERE d.scope_path = :s AND d.type IN ({forms.rows('types')}) "
+        f"AND d.status IN ({forms.rows('live')}) AND NOT EXISTS (SELECT 1 FROM relation r "
+        f"{forms.then_join} document t ON t.id = r.target_id WHERE r.source_id = d.id AND r.type = :t "
         "AND t.scope_path = d.scope_path AND t.type = :topic AND t.status = :active)"),
         params={"s": scope_path, "types": json.dumps(ATOM_TYPES), "live": json.dumps(LIVE), "t": IN_TOPIC,
                 "topic": TOPIC, "active": DocumentStatus.ACTIVE.value}).one()[0])  # type: ignore[call-overload]
@@ -657,7 +659,7 @@ def _touched(session: Session, document_id: str, action: UserAction) -> bool:
     session.flush()  # the entries this action added so far
     return session.exec(text(
         "SELECT 1 FROM audit_entry WHERE document_id = :d AND action IN ('edit', 'status') "
-        "AND json_extract(payload, '$.group') = :g LIMIT 1"),
+        f"AND {SqlForms.of(session).text('payload', 'group')} = :g LIMIT 1"),
         params={"d": document_id, "g": action.group}).first() is not None  # type: ignore[call-overload]
 
 

@@ -72,6 +72,33 @@ class SqlForms:
             return f"SELECT value FROM json_each(:{param})"
         return f"SELECT value FROM jsonb_array_elements_text(CAST(:{param} AS jsonb))"
 
+    def listed(self, param: str, alias: str) -> str:
+        """A table source over the JSON list of strings ``:param``, one row per string in ``{alias}.value``: to
+        drive a join, followed by :attr:`then_join`."""
+        if self.sqlite:
+            return f"json_each(:{param}) AS {alias}"
+        return f"jsonb_array_elements_text(CAST(:{param} AS jsonb)) AS {alias}(value)"
+
+    def listed_lists(self, param: str, alias: str) -> str:
+        """:meth:`listed` over a JSON list of lists (``[["id", 3], …]``), their elements read with :meth:`at`."""
+        if self.sqlite:
+            return f"json_each(:{param}) AS {alias}"
+        return f"jsonb_array_elements(CAST(:{param} AS jsonb)) AS {alias}(value)"
+
+    def at(self, alias: str, index: int, *, integer: bool = False) -> str:
+        """Element ``index`` of the list :meth:`listed_lists` ``alias`` gives per row (SQLite: as stored;
+        PostgreSQL: as text, or as an integer when ``integer``)."""
+        if self.sqlite:
+            return f"json_extract({alias}.value, '$[{int(index)}]')"
+        element = f"({alias}.value ->> {int(index)})"
+        return f"CAST({element} AS integer)" if integer else element
+
+    @property
+    def then_join(self) -> str:
+        """The join after a driving table: SQLite's ``CROSS JOIN`` (it keeps that order, one index lookup per row
+        of the left side); a plain ``JOIN`` on PostgreSQL, whose ``CROSS JOIN`` takes no ``ON``."""
+        return "CROSS JOIN" if self.sqlite else "JOIN"
+
     def text(self, column: str, path: str) -> str:
         """The value at ``path`` (``"doi"``, ``"topic.parent"``) of the JSON ``column`` as SQL text to compare with
         a string: NULL when missing or JSON null. (SQLite's ``json_extract`` gives numbers as numbers.)"""
@@ -105,6 +132,17 @@ class SqlForms:
         if self.sqlite:
             return f"json_extract({alias}.value, '$.{key}')"
         return f"({alias}.item ->> '{key}')"
+
+    def kind(self, column: str, key: str) -> str:
+        """The JSON type of the value at the top-level ``key`` of ``column``: ``'object'``, ``'array'`` and ``'null'``
+        on both databases (scalars are named differently), SQL NULL when the key is missing."""
+        _path(key)
+        return f"json_type({column}, '$.{key}')" if self.sqlite else f"jsonb_typeof({column} -> '{key}')"
+
+    def differs(self, left: str, right: str) -> str:
+        """``left`` and ``right`` differ, NULL counting as a value (``IS NOT`` on SQLite, which reads ``IS DISTINCT
+        FROM`` only since 3.39)."""
+        return f"{left} IS NOT {right}" if self.sqlite else f"{left} IS DISTINCT FROM {right}"
 
     def has_key(self, column: str, key: str) -> str:
         """A test that the JSON object ``column`` may hold the top-level ``key``: on SQLite a cheap pre-filter on the
