@@ -112,13 +112,31 @@ def locomo() -> Path:
     return _need(SHARED / "eval" / "locomo" / "locomo-dev.json", "the LoCoMo benchmark")
 
 
-@pytest.fixture
-def library(tmp_path, new_library_folder):
-    """A fresh library in a temporary folder (real SQLite, real Chroma, the bundled model)."""
+def _embedded_library(tmp_path: Path, new_library_folder: Path):
+    """A copy of the new library ``new_library_folder`` in ``tmp_path``, opened (the caller closes it)."""
     from vancetope_desktop.services.library import Library
 
     shutil.copytree(new_library_folder, tmp_path / "library")
-    lib = Library.open(tmp_path / "library")
+    return Library.open(tmp_path / "library")
+
+
+@pytest.fixture
+def library(tmp_path, new_library_folder):
+    """A fresh library in a temporary folder (real SQLite, real Chroma, the bundled model)."""
+    lib = _embedded_library(tmp_path, new_library_folder)
+    yield lib
+    lib.close()
+
+
+@pytest.fixture(params=["embedded", pytest.param("postgres", marks=pytest.mark.servers)])
+def any_library(request, tmp_path):
+    """A fresh library of each kind in turn: embedded (as ``library``), then with its database on PostgreSQL
+    (``tests/servers.py``'s ``pg_library``). A module runs its tests on both by naming it ``library``:
+    ``@pytest.fixture def library(any_library): return any_library`` (issue 17: the services on either backend)."""
+    if request.param == "postgres":
+        yield request.getfixturevalue("pg_library")
+        return
+    lib = _embedded_library(tmp_path, request.getfixturevalue("new_library_folder"))
     yield lib
     lib.close()
 

@@ -4,10 +4,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from vancetope_desktop.core.documents import DocumentStatus, DocumentType
 from vancetope_desktop.ingest.registry import extract_file
 from vancetope_desktop.services import audit, documents, duplicates, folders, imports, relations, scopes, sharing
 from vancetope_desktop.store.db import write_session
+
+
+@pytest.fixture
+def library(any_library):
+    """Each test on the embedded library and on one whose database is PostgreSQL (issue 17)."""
+    return any_library
 
 
 def _note(lib, text: str, *, title: str | None = None, metadata=None, tags=(), folder_id=None, scope=None,

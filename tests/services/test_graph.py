@@ -13,6 +13,12 @@ S, TP1, TP2 = "session/s_1", "think-process/tp_1", "think-process/tp_2"
 
 
 @pytest.fixture
+def library(any_library):
+    """Each test on the embedded library and on one whose database is PostgreSQL (issue 17)."""
+    return any_library
+
+
+@pytest.fixture
 def tree(library):
     scopes.create_scope(library, "session", "s_1", parent=DEFAULT_PROJECT)
     scopes.create_scope(library, "think-process", "tp_1", parent=S)

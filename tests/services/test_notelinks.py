@@ -1,12 +1,20 @@
 """Links between notes: [[Title]] resolved within the note's scope chain, stored as links_to relations,
 kept up to date on edits and new notes, and the backlinks (linked and unlinked mentions) of a document."""
 
+import pytest
+
 from vancetope_desktop.core.documents import DocumentStatus, DocumentType
 from vancetope_desktop.core.wikilinks import find_links
 from vancetope_desktop.services import documents, folders, moves, notelinks, relations, scopes, undo
 from vancetope_desktop.services.library import DEFAULT_PROJECT
 
 NOTE = DocumentType.NOTE
+
+
+@pytest.fixture
+def library(any_library):
+    """Each test on the embedded library and on one whose database is PostgreSQL (issue 17)."""
+    return any_library
 
 
 def _note(lib, content, title=None, scope=None):

@@ -11,6 +11,12 @@ from vancetope_desktop.store import tables
 from vancetope_desktop.store.db import get_meta, read_session
 
 
+@pytest.fixture
+def library(any_library):
+    """Each test on the embedded library and on one whose database is PostgreSQL (issue 17)."""
+    return any_library
+
+
 def counts(library, **kwargs):
     return {c.tag: (c.own, c.total) for c in tags.list_tags(library, **kwargs)}
 
@@ -133,6 +139,7 @@ def test_merge_and_delete(library):
     assert tags.delete_tags(library, ["nothing"]) == []
 
 
+@pytest.mark.parametrize("any_library", ["embedded"], indirect=True)  # reopens it by its folder
 def test_colours_are_validated_stored_and_follow_renames(library):
     documents.add_text(library, "x", tags=["topic/a", "topic/b", "other"])
     tags.set_tag_color(library, "#Topic/A", "#FF8800")

@@ -16,6 +16,12 @@ from vancetope_desktop.services.library import Library
 ME = "user:tester"
 
 
+@pytest.fixture
+def library(any_library):
+    """Each test on the embedded library and on one whose database is PostgreSQL (issue 17)."""
+    return any_library
+
+
 def _act(label: str) -> UserAction:
     return UserAction(label=label, actor=ME)
 

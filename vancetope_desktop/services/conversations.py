@@ -234,7 +234,7 @@ def history(lib: Library, process: str, *, offset: int = 0, limit: int = 100,
         total = session.exec(text(f"SELECT count(*) FROM chat_message c JOIN document d ON d.id = c.document_id "
                                   f"WHERE d.status != 'deleted' AND {where}"), params=params).one()[0]
         counts = session.exec(text(
-            "SELECT sum(c.archived_in IS NULL), sum(c.archived_in IS NOT NULL) FROM chat_message c "
+            "SELECT sum(CASE WHEN c.archived_in IS NULL THEN 1 ELSE 0 END), count(c.archived_in) FROM chat_message c "
             "JOIN document d ON d.id = c.document_id WHERE d.status != 'deleted' AND c.process_path = :p"),
             params=params).one()
         return HistoryPage(process=path, messages=_messages(session, where, params, limit=limit, offset=offset),

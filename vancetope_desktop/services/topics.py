@@ -587,6 +587,8 @@ def _unplaced(session: Session, scope_path: str) -> int:
 
 
 def _moment(value: Any) -> datetime | None:
+    if isinstance(value, datetime):  # PostgreSQL's timestamp; SQLite gives the stored text
+        return value
     try:
         return datetime.fromisoformat(value) if isinstance(value, str) and value else None
     except ValueError:

@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from sqlalchemy import bindparam, text
+from sqlalchemy import String, bindparam, text
 from sqlmodel import Session, select
 
 from ..core.documents import DocumentStatus
@@ -80,7 +80,8 @@ def history(lib: Library, actor: str | None = None) -> tuple[list[UndoStep], lis
             f"MIN({forms.text('payload', 'label')}), MIN({forms.text('payload', 'target')}), "
             "COUNT(DISTINCT CASE WHEN document_id IN (SELECT id FROM document) THEN document_id END), "
             f"MIN(at) FROM audit_entry WHERE {group_of} IN :groups GROUP BY g ORDER BY first DESC"
-        ).bindparams(bindparam("groups", expanding=True)), {"groups": list(groups)}).all()
+        # typed: an empty list is written as an empty set of text, which PostgreSQL compares with text
+        ).bindparams(bindparam("groups", expanding=True, type_=String())), {"groups": list(groups)}).all()
     done: list[UndoStep] = []
     undone: list[UndoStep] = []
     for group, _first, kind, label, target, count, at in reversed(rows):
