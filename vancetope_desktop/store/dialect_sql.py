@@ -28,11 +28,11 @@ import json
 from dataclasses import dataclass
 
 from sqlalchemy import Connection, Engine
-from sqlmodel import Session
+from sqlalchemy.orm import Session
 
 from .json_columns import json_or_empty
 
-SQLITE, POSTGRESQL = "sqlite", "postgresql"
+SQLITE = "sqlite"
 
 
 def _path(path: str) -> list[str]:
