@@ -31,7 +31,8 @@ from sqlalchemy import delete, select
 from sqlmodel import Session
 
 from ..core.errors import InvalidInput, LibraryBusy, LibraryError
-from ..store import fulltext, pg_fulltext, tables
+from ..index import lexical_backend
+from ..store import tables
 from ..store.backups import timestamp
 from ..store.db import read_session, write_session
 from ..store.table_copy import BATCH_ROWS, clear_table, copy_table, library_tables, move_sequences_past_ids, row_counts
@@ -285,21 +286,8 @@ def _index_words(reading: Session, writing: Session, total: int, report: Callabl
     done = 0
     report(CopyProgress("words", 0, total))
     for rows in reading.execute(query).partitions(BATCH_ROWS):
-        _lexical_index(writing, [(row[0], row[1], row[2]) for row in rows])
+        lexical_backend.index_chunks(writing, [(row[0], row[1], row[2]) for row in rows])
         done += len(rows)
         report(CopyProgress("words", done, total))
 
-
-def _lexical_index(session: Session, chunks: Sequence[tuple[int, str, str]]) -> None:
-    """Add ``(chunk id, title, body)`` to the lexical index of ``session``'s database: FTS5's on SQLite,
-    ``store.pg_fulltext``'s tables (created if missing) on PostgreSQL.
-
-    The one place here that chooses by dialect: the per-dialect chooser of the lexical index (issue 17, the port of
-    the services to PostgreSQL) replaces it when it lands.
-    """
-    if session.get_bind().dialect.name == "postgresql":
-        pg_fulltext.create_tables(session)
-        pg_fulltext.index_chunks(session, list(chunks))
-    else:
-        fulltext.index_chunks(session, list(chunks))
 
