@@ -282,9 +282,6 @@ def test_the_keyring_password_reaches_psycopg_and_no_string_shown_holds_it(tmp_p
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="the services' SQLite-only SQL (`ORDER BY rowid` in the "
-                   "note links `memory add` updates) fails on PostgreSQL until the port of services/*.py "
-                   "SQL (issue 17's PORT): remove this mark then")
 def test_a_note_added_to_a_team_library_is_found_by_its_words(tmp_path, postgres_database, chroma_server,
                                                                chroma_server_url):
     root = tmp_path / "team"

@@ -29,6 +29,7 @@ from ..ingest.chunking import fit_to_model
 from ..store import tables
 from ..store.backups import timestamp, unique_path
 from ..store.db import get_meta, read_session, set_meta, write_session
+from ..store.dialect_sql import SqlForms
 from . import records
 from .library import Library
 
@@ -224,10 +225,12 @@ class VectorCheck(BaseModel):
         return lines
 
 
-_BUSY_SCOPES = """
+def _busy_scopes(forms: SqlForms) -> str:
+    """The scopes the queue's jobs will write to or remove from: a document's, a move's origin, a drop's."""
+    return f"""
     SELECT d.scope_path FROM index_job j JOIN document d ON d.id = j.document_id
-    UNION SELECT json_extract(j.payload, '$.from') FROM index_job j WHERE j.kind = 'move'
-    UNION SELECT json_extract(j.payload, '$.scope') FROM index_job j WHERE j.kind = 'drop'
+    UNION SELECT {forms.text('j.payload', 'from')} FROM index_job j WHERE j.kind = 'move'
+    UNION SELECT {forms.text('j.payload', 'scope')} FROM index_job j WHERE j.kind = 'drop'
 """
 
 
@@ -311,7 +314,7 @@ def check_vectors(lib: Library, scopes: Sequence[str] | None = None) -> VectorCh
         query = query.where(document.scope_path.in_(list(scopes)))  # type: ignore[attr-defined]
     with read_session(lib.engine) as session:
         expected = dict(session.exec(query).all())
-        busy = {row[0] for row in session.exec(text(_BUSY_SCOPES)).all()}
+        busy = {row[0] for row in session.exec(text(_busy_scopes(SqlForms.of(session)))).all()}
     try:
         if scopes is None:
             stored = {info.scope: info.count for info in lib.vectors.collections() if info.scope}
