@@ -260,9 +260,13 @@ def test_a_database_url_that_is_not_postgresql_or_not_answering_is_a_clear_error
         create_database_engine("mysql://someone:secret@localhost/db")
     assert "secret" not in str(raised.value)
     closed = postgres_url.replace("@", ":s3cret@", 1).rsplit(":", 1)[0] + ":1/nowhere"
-    with pytest.raises(LibraryError, match="cannot open the library database postgresql\\+psycopg://") as raised:
+    with pytest.raises(LibraryError, match="cannot open the library database postgresql://") as raised:
         create_database_engine(closed)
     assert "s3cret" not in str(raised.value)
+    missing = postgres_url.rsplit("/", 1)[0] + "/no_such_library"
+    with pytest.raises(LibraryError) as raised:
+        create_database_engine(missing)
+    assert "administrator creates it (e.g. `createdb --owner vancetope no_such_library`)" in str(raised.value)
 
 
 def test_the_embedded_library_does_not_load_postgresql(tmp_path):

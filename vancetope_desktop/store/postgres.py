@@ -92,6 +92,11 @@ def create_postgres_engine(location: str, *, password: str | None = None) -> Eng
     except Exception as error:  # psycopg.OperationalError and friends: unreachable, refused, no such database
         engine.dispose()
         cause = getattr(error, "orig", None) or error
-        raise LibraryError(f"cannot open the library database {url.render_as_string(hide_password=True)}: "
-                           f"{str(cause).strip()}") from error
+        shown = url.set(drivername="postgresql").render_as_string(hide_password=True)
+        advice = ""
+        # libpq reports a refused connection as text only (psycopg's sqlstate is None then): the server's words.
+        if f'database "{url.database}" does not exist' in str(cause):
+            advice = (f"; the server's administrator creates it (e.g. `createdb --owner {url.username or 'ROLE'} "
+                      f"{url.database}`), one database per team library")
+        raise LibraryError(f"cannot open the library database {shown}: {str(cause).strip()}{advice}") from error
     return engine
