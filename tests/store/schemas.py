@@ -81,6 +81,7 @@ def downgrade_to_schema_1(database: Path) -> None:
 def downgrade_to_schema_7(database: Path) -> None:
     """Take a library database back to schema 7, as the first program with Alembic left it: no record of who made
     each state."""
+    downgrade_to_schema_8(database)
     with sqlite3.connect(database) as con:
         con.execute("ALTER TABLE document DROP COLUMN updated_by")
         con.execute("ALTER TABLE document_version DROP COLUMN created_by")
@@ -92,12 +93,22 @@ def downgrade_to_schema_7(database: Path) -> None:
 def downgrade_to_schema_8(database: Path) -> None:
     """Take a library database back to schema 8: on SQLite only its number changed (schema 9 made PostgreSQL's
     lexical tables)."""
+    downgrade_to_schema_9(database)
     with sqlite3.connect(database) as con:
         con.execute("UPDATE alembic_version SET version_num = 'schema8'")
         con.execute("UPDATE meta SET value = '8' WHERE key = 'schema_version'")
 
 
+def downgrade_to_schema_9(database: Path) -> None:
+    """Take a library database back to schema 9: index jobs without their claim (one writer per library)."""
+    with sqlite3.connect(database) as con:
+        con.execute("ALTER TABLE index_job DROP COLUMN claimed_by")
+        con.execute("ALTER TABLE index_job DROP COLUMN claimed_at")
+        con.execute("UPDATE alembic_version SET version_num = 'schema9'")
+        con.execute("UPDATE meta SET value = '9' WHERE key = 'schema_version'")
+
+
 DOWNGRADES = {1: downgrade_to_schema_1, 2: downgrade_to_schema_2, 3: downgrade_to_schema_3,
               4: downgrade_to_schema_4, 5: downgrade_to_schema_5, 6: downgrade_to_schema_6, 7: downgrade_to_schema_7,
-              8: downgrade_to_schema_8}
+              8: downgrade_to_schema_8, 9: downgrade_to_schema_9}
 """Schema version → the function that takes a library database back to it."""

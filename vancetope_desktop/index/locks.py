@@ -32,6 +32,10 @@ def file_lock(path: Path, *, shared: bool) -> Iterator[None]:
 class WriterLock:
     """A non-blocking, long-held exclusive lock naming the process that drains the index queue."""
 
+    lease_seconds = 0.0
+    """The lease of its holder's claims on the queue (``index.job_claims``): none, the holder drains alone, so a claim
+    it finds is a dead writer's, taken over at once."""
+
     def __init__(self, path: Path) -> None:
         self.path = path
         self._handle: IO[bytes] | None = None

@@ -1,10 +1,12 @@
-"""The index writer: drains the queued index jobs into the vector store, in one process at a time.
+"""The index writer: drains the queued index jobs into the vector store (one process at a time in an embedded
+library, several at once in a team library).
 
-Adding a document and queuing its ``embed`` job commit in one SQLite transaction, so the queue is
-the durable record of what still has to reach Chroma. The writer embeds a batch, writes the vectors
+Adding a document and queuing its ``embed`` job commit in one transaction, so the queue is
+the durable record of what still has to reach Chroma. The writer claims a batch (``index.job_claims``: whole
+documents, which no other writer holds), embeds it, writes the vectors
 (idempotently: a document's old vectors are deleted, then its chunks upserted under the stable ids
-``doc_id:ordinal``), and only then deletes the jobs. A crash anywhere in between leaves the jobs in
-place and the next drain redoes them, so every chunk ends up indexed exactly once.
+``doc_id:ordinal``), and only then deletes the jobs it still holds. A crash anywhere in between leaves the jobs in
+place, claimed until the lease runs out, and the next drain redoes them, so every chunk ends up indexed exactly once.
 
 Vector writes are grouped per scope: a batch makes one delete and one upsert per scope, not per
 document (each Chroma call takes the cross-process lock and costs tens of milliseconds, which
@@ -13,6 +15,7 @@ dominated the drain of many small notes); a failing group is retried document by
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,6 +29,7 @@ from ..core.scopes import ScopeKind
 from ..store import tables
 from ..store.db import get_meta, read_session, set_meta, write_session
 from .embedder import Embedder
+from .job_claims import JobClaims
 from .vector_store import VectorStore
 
 
@@ -58,6 +62,9 @@ def embedded_chunks():
     return tables.ChunkRow.role.in_(_EMBEDDED)  # type: ignore[attr-defined]
 
 
+WAIT_SECONDS = 0.5
+"""How often a drain looks again when the jobs left are claimed by other writers (a team library): until they are
+done, or their lease runs out and this writer takes them over."""
 ID_SLICE = 500
 """Documents per ``IN (…)`` list when a drain is limited to given documents (SQLite caps bound parameters)."""
 
@@ -92,7 +99,8 @@ def _pending_work_of(engine: Engine, documents: list[str] | None) -> tuple[int, 
 
 
 class IndexWriter:
-    """Drains index jobs. Only the holder of the library's writer lock may call :meth:`drain`.
+    """Drains index jobs. Only a process that took the library's writer lock may call :meth:`drain` (in a team
+    library, every process: ``index.job_claims.SharedWriters``).
 
     Args:
         engine: the library database.
@@ -100,20 +108,23 @@ class IndexWriter:
         embedder: returns the embedder of the library's index model (called lazily: loading it is slow).
         model_spec: the settings string of that model, recorded in the library on first use.
         batch_chunks: chunks embedded per batch; larger batches amortise model calls, smaller ones
-            commit progress more often.
+            commit progress more often (and, in a team library, share the queue out more evenly).
+        claims: this writer's claims on the queue; default: the embedded library's one writer (lease 0).
     """
 
     def __init__(self, engine: Engine, vectors: VectorStore, embedder: Callable[[], Embedder], model_spec: str,
-                 batch_chunks: int = 256) -> None:
+                 batch_chunks: int = 256, claims: JobClaims | None = None) -> None:
         self.engine = engine
         self.vectors = vectors
         self._embedder = embedder
         self.model_spec = model_spec
         self.batch_chunks = batch_chunks
+        self.claims = claims or JobClaims(engine, lease_seconds=0)
 
     def drain(self, progress: Callable[[DrainProgress], None] | None = None,
               cancel: Callable[[], bool] | None = None, documents: Collection[str] | None = None) -> DrainReport:
-        """Process queued jobs until the queue is empty or ``cancel()`` returns True.
+        """Process queued jobs until the queue is empty or ``cancel()`` returns True. Jobs other writers hold are
+        waited for (every :data:`WAIT_SECONDS`), and taken over when their claims run out.
 
         Args:
             documents: only these documents' jobs (a command's own work: the document it added, tagged,
@@ -132,33 +143,41 @@ class IndexWriter:
         slices = [None] if ids is None else [ids[i : i + ID_SLICE] for i in range(0, len(ids), ID_SLICE)]
         total_docs, total_chunks = pending_work(self.engine, ids)
         done_docs = 0
-        for wanted in slices:
-            done_docs = self._drain(report, wanted, done_docs, (total_docs, total_chunks), progress, cancel)
-            if report.cancelled:
-                break
+        try:
+            for wanted in slices:
+                done_docs = self._drain(report, wanted, done_docs, (total_docs, total_chunks), progress, cancel)
+                if report.cancelled:
+                    break
+        finally:  # cancelled or failed: what this writer did not finish is free for the others at once
+            self.claims.release()
         return report
 
     def _drain(self, report: DrainReport, wanted: list[str] | None, done_docs: int, totals: tuple[int, int],
                progress: Callable[[DrainProgress], None] | None, cancel: Callable[[], bool] | None) -> int:
         """Drain the jobs of ``wanted`` (None: all) into ``report``; returns the documents done so far."""
         total_docs, total_chunks = totals
-        query = select(tables.JobRow).order_by(tables.JobRow.id).limit(200)  # type: ignore[arg-type]
+        queued = select(tables.JobRow.id).limit(1)
         if wanted is not None:
-            query = query.where(tables.JobRow.document_id.in_(wanted))  # type: ignore[attr-defined]
+            queued = queued.where(tables.JobRow.document_id.in_(wanted))  # type: ignore[attr-defined]
         while True:
             if cancel is not None and cancel():
                 report.cancelled = True
                 break
-            with read_session(self.engine) as session:
-                jobs = session.exec(query).all()
+            jobs = self.claims.claim(wanted, self._take_batch)
             if not jobs:
-                break
-            other = [j for j in jobs if j.kind != "embed"]
-            for job in other:
-                self._run_maintenance(job)
-            embed_jobs = [j for j in jobs if j.kind == "embed"]
-            if embed_jobs:
-                batch = self._take_batch(embed_jobs)
+                with read_session(self.engine) as session:
+                    if session.exec(queued).first() is None:
+                        break
+                time.sleep(WAIT_SECONDS)  # the rest is other writers' (a team library)
+                continue
+            for job in jobs:
+                if job.kind != "embed":
+                    self._run_maintenance(job)
+            batch: dict[str, list[int]] = {}
+            for job in jobs:
+                if job.kind == "embed":
+                    batch.setdefault(job.document_id, []).append(job.id)  # type: ignore[arg-type]
+            if batch:
                 done = self._embed_batch(batch, report)
                 done_docs += done
                 if progress is not None:
@@ -167,23 +186,32 @@ class IndexWriter:
         return done_docs
 
     # -- embedding -----------------------------------------------------------------------------
-    def _take_batch(self, jobs: list[tables.JobRow]) -> dict[str, list[int]]:
-        """Group jobs by document, in queue order, until the batch holds ``batch_chunks`` chunks."""
-        batch: dict[str, list[int]] = {}
+    def _take_batch(self, session: Session, jobs: list[tables.JobRow]) -> list[tables.JobRow]:
+        """The batch among ``jobs`` (free jobs, oldest first): whole documents, in queue order, until the documents
+        to embed hold ``batch_chunks`` chunks (moves, drops and refreshes count none). ``session``: the claim's."""
+        embedding = list(dict.fromkeys(j.document_id for j in jobs if j.kind == "embed"))
+        sizes = dict(session.exec(
+            select(tables.ChunkRow.document_id, func.count()).where(
+                tables.ChunkRow.document_id.in_(embedding), embedded_chunks())  # type: ignore[attr-defined]
+            .group_by(tables.ChunkRow.document_id)
+        ).all()) if embedding else {}
+        taken: set[str] = set()
         size = 0
-        with read_session(self.engine) as session:
-            for job in jobs:
-                if job.document_id not in batch:
-                    if batch and size >= self.batch_chunks:
-                        continue
-                    size += session.exec(
-                        select(func.count()).select_from(tables.ChunkRow)
-                        .where(tables.ChunkRow.document_id == job.document_id, embedded_chunks())
-                    ).one()
-                batch.setdefault(job.document_id, []).append(job.id)  # type: ignore[arg-type]
-        return batch
+        for job in jobs:
+            if job.document_id not in taken and (not taken or size < self.batch_chunks):
+                taken.add(job.document_id)
+                size += sizes.get(job.document_id, 0)  # once per document, however many jobs it has
+        return [job for job in jobs if job.document_id in taken]
 
     def _embed_batch(self, batch: dict[str, list[int]], report: DrainReport) -> int:
+        """Embed the claimed documents of ``batch`` (document → its embed jobs), write their vectors while the claims
+        are still held, then delete the jobs and record the documents' index states; returns the documents done
+        (0 when the claims were lost meanwhile: the writer that took them over does the work)."""
+        job_ids = [i for ids in batch.values() for i in ids]
+        with self.claims.kept(job_ids):
+            return self._embed_claimed(batch, job_ids, report)
+
+    def _embed_claimed(self, batch: dict[str, list[int]], job_ids: list[int], report: DrainReport) -> int:
         documents: list[tuple[tables.DocumentRow, list[tables.ChunkRow], dict[str, Any]]] = []
         with read_session(self.engine) as session:
             for document_id in batch:
@@ -205,10 +233,12 @@ class IndexWriter:
             for row, _, _ in documents:
                 failures[row.id] = f"embedding failed: {error}"
             vectors = None
+        if not self.claims.renew(job_ids):
+            return 0  # another writer took these jobs over (this one was stopped past its lease): its vectors win
         self._write_vectors(documents, vectors, embedder.vector_identity, failures)
         with write_session(self.engine) as session:
-            job_ids = [i for ids in batch.values() for i in ids]
-            session.exec(delete(tables.JobRow).where(tables.JobRow.id.in_(job_ids)))  # type: ignore[union-attr]
+            session.exec(delete(tables.JobRow).where(  # type: ignore[call-overload]
+                tables.JobRow.id.in_(job_ids), self.claims.owned()))  # type: ignore[union-attr]
             for row, chunks, _ in documents:
                 current = session.get(tables.DocumentRow, row.id)
                 if current is None:
@@ -292,13 +322,14 @@ class IndexWriter:
             error = str(failure)
         with write_session(self.engine) as session:
             stored = session.get(tables.JobRow, job.id)
-            if stored is None:
-                return
+            if stored is None or stored.claimed_by != self.claims.claimant:
+                return  # done, or taken over by another writer, meanwhile
             if error is None or stored.attempts >= 3:
                 session.delete(stored)
             else:
                 stored.attempts += 1
                 stored.last_error = error
+                stored.claimed_by = stored.claimed_at = None  # free again: tried anew by the next claim
                 session.add(stored)
             generation = _bump_generation(session)
         self.vectors.mark_written(generation)

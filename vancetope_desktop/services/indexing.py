@@ -1,7 +1,8 @@
 """Running the index: drain the queue (when this process holds the writer lock), status, checks, rebuild.
 
-Exactly one process drains at a time. The app holds the writer lock while it is open; a CLI run
-drains itself when no app is open, and otherwise waits for the app to index what it queued.
+In an embedded library exactly one process drains at a time. The app holds the writer lock while it is open; a CLI
+run drains itself when no app is open, and otherwise waits for the app to index what it queued. In a team library
+every process drains, the writers sharing the queue out by claims (``index.job_claims``).
 
 The vector store is a cache of what SQLite holds: :func:`check_vectors` compares the two per scope,
 and :func:`rebuild_index` makes it again from SQLite whatever state it is in.
@@ -22,6 +23,7 @@ from sqlmodel import Session, select
 from ..core.documents import ChunkRole, DocumentType, IndexState
 from ..core.errors import EmbeddingModelMissing, IndexUnavailable
 from ..index.drain_thread import DrainThread
+from ..index.job_claims import JobClaims
 from ..index.writer import DrainProgress, DrainReport, IndexWriter, embedded_chunks
 from ..index.writer import pending_work as _pending_work
 from ..ingest.base import ChunkDraft
@@ -35,10 +37,13 @@ from .library import Library
 
 
 def writer_for(lib: Library) -> IndexWriter:
-    """An :class:`IndexWriter` over the library, embedding with the library's index model."""
+    """An :class:`IndexWriter` over the library, embedding with the library's index model, its claims on the queue
+    leased as the library's writer election says (``writer_lock.lease_seconds``: 0 for the embedded library's one
+    writer)."""
     spec = lib.index_model()
     return IndexWriter(lib.engine, lib.vectors, lambda: lib.embedder(spec), spec,
-                       batch_chunks=max(lib.settings.embedding_batch_size * 4, 64))
+                       batch_chunks=max(lib.settings.embedding_batch_size * 4, 64),
+                       claims=JobClaims(lib.engine, lease_seconds=lib.writer_lock.lease_seconds))
 
 
 def pending_work(lib: Library, documents: Collection[str] | None = None) -> tuple[int, int]:

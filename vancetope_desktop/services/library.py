@@ -25,6 +25,7 @@ from ..core.settings import BUNDLED_MODEL, WEIGHT_SUM_TOLERANCE, Settings
 from ..core.text import escaped, is_undecodable
 from ..index.chroma_server import ServerVectorStore
 from ..index.embedder import Embedder
+from ..index.job_claims import SharedWriters
 from ..index.locks import WriterLock
 from ..index.models import BUNDLED_PREFIX, resolve_model
 from ..index.vector_store import VectorStore, installed_chroma_version, may_migrate
@@ -127,7 +128,8 @@ class Library:
         engine: the SQLAlchemy engine on ``library.sqlite``.
         blobs: the content-addressed file store.
         vectors: the per-scope Chroma collections.
-        writer_lock: the lock electing the process that drains the index queue.
+        writer_lock: the lock electing the process that drains the index queue (a database on a server: every
+            process drains, ``index.job_claims.SharedWriters``).
         team: a team library's descriptor (database on PostgreSQL, vectors on a Chroma server); None for an
             embedded library.
         notices: what opening did that the user should hear of, one sentence each (a backup made before
@@ -143,7 +145,8 @@ class Library:
         self.blobs = BlobStore(paths.files)
         self.vectors = VectorStore(paths.chroma, paths.locks / "chroma.lock", self.index_generation) if team is None \
             else ServerVectorStore(team_library.chroma_server(team), self.index_generation)
-        self.writer_lock = WriterLock(paths.locks / "writer.lock")
+        self.writer_lock: WriterLock | SharedWriters = (
+            WriterLock(paths.locks / "writer.lock") if engine.dialect.name == "sqlite" else SharedWriters(engine))
         self.notices: list[str] = []
 
     @classmethod

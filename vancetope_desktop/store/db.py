@@ -22,7 +22,7 @@ from ..core.errors import LibraryError
 from . import change_feed, tables
 from .json_columns import dump_json, load_json
 from .migrations import HEAD_REVISION
-from .postgres import WRITE_OPTION, create_postgres_engine
+from .postgres import QUEUE_OPTION, WRITE_OPTION, create_postgres_engine
 
 BUSY_TIMEOUT_MS = 60_000
 """How long a writer waits for another process's write transaction (a large import commits in batches)."""
@@ -62,7 +62,8 @@ def create_database_engine(location: Path | str, *, password: str | None = None)
 
     @event.listens_for(engine, "begin")
     def _begin(connection) -> None:
-        write = connection.get_execution_options().get(WRITE_OPTION, False)
+        options = connection.get_execution_options()
+        write = options.get(WRITE_OPTION, False) or options.get(QUEUE_OPTION, False)
         connection.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN DEFERRED")
 
     try:
@@ -156,6 +157,16 @@ def write_session(engine: Engine) -> Iterator[Session]:
     """A session whose transaction takes the write lock at once (SQLite's ``BEGIN IMMEDIATE``, PostgreSQL's advisory
     write lock: ``store.postgres``) and commits on success, rolls back on error."""
     with Session(engine.execution_options(**{WRITE_OPTION: True}), expire_on_commit=False) as session, \
+            session.begin():
+        yield session
+
+
+@contextmanager
+def queue_session(engine: Engine) -> Iterator[Session]:
+    """A write session for the index writers' claims on the queue (``index.job_claims``): on SQLite a write
+    transaction like :func:`write_session`'s, on PostgreSQL one that holds the queue's own lock
+    (``store.postgres.QUEUE_LOCK_KEY``) rather than the database's write lock; commits on success."""
+    with Session(engine.execution_options(**{QUEUE_OPTION: True}), expire_on_commit=False) as session, \
             session.begin():
         yield session
 

@@ -8,9 +8,9 @@ write lock from its first statement, and a read transaction sees one snapshot (W
   (READ COMMITTED): writers queue on it exactly as on SQLite's write lock, so a service's read-then-write (the next
   version number, a conversation's next ``seq``, "is it at head?" before migrating) stays atomic without a retry
   loop. The lock waits at most :data:`LOCK_TIMEOUT_MS` (SQLite's busy timeout), then the statement fails.
-  What later sessions narrow: the index queue's claim becomes ``SELECT … FOR UPDATE SKIP LOCKED`` on ``index_job``
-  (several writer processes at once, the issue's exactly-once takeover), and the writer election of
-  ``index.locks.WriterLock`` (a lock file today) a session-level advisory lock; both may then leave this lock.
+- a **queue transaction** (``store.db.queue_session``: the index writers' claims, ``index.job_claims``) takes
+  :data:`QUEUE_LOCK_KEY` instead: claims queue on each other (each sees the claims committed before it) but never
+  on a service's write, nor a write on them; the rows are taken with ``SELECT … FOR UPDATE SKIP LOCKED``.
 - a **read transaction** is REPEATABLE READ: one snapshot for all its statements, as a deferred SQLite
   transaction in WAL mode; a read-only transaction at that level never fails with a serialization error.
 - **JSON columns** are JSONB (``json_columns.JSON_VALUE``): validated on the way in (nothing to repair, unlike
@@ -35,6 +35,12 @@ WRITE_OPTION = "library_write"
 IMMEDIATE, PostgreSQL takes :data:`WRITE_LOCK_KEY`."""
 WRITE_LOCK_KEY = 0x76616E6365  # "vance" in ASCII: a fixed key, one library per database
 """The advisory lock (``pg_advisory_xact_lock``) every write transaction holds: the database's write lock."""
+QUEUE_OPTION = "library_queue"
+"""The execution option of a transaction on the index queue's claims (``store.db.queue_session``): SQLite begins it
+IMMEDIATE, PostgreSQL takes :data:`QUEUE_LOCK_KEY`."""
+QUEUE_LOCK_KEY = WRITE_LOCK_KEY + 1
+"""The advisory lock (``pg_advisory_xact_lock``) a claim on the index queue holds: claims one after the other, each a
+few milliseconds, never behind the database's write lock (a large import's transaction)."""
 LOCK_TIMEOUT_MS = 60_000
 """How long a statement waits for a lock before failing: SQLite's busy timeout (``store.db.BUSY_TIMEOUT_MS``)."""
 CONNECT_TIMEOUT_S = 10
@@ -81,7 +87,10 @@ def create_postgres_engine(location: str, *, password: str | None = None) -> Eng
 
     @event.listens_for(engine, "begin")
     def _begin(connection) -> None:
-        if connection.get_execution_options().get(WRITE_OPTION):
+        options = connection.get_execution_options()
+        if options.get(QUEUE_OPTION):
+            connection.exec_driver_sql(f"SELECT pg_advisory_xact_lock({QUEUE_LOCK_KEY})")
+        elif options.get(WRITE_OPTION):
             connection.exec_driver_sql(f"SELECT pg_advisory_xact_lock({WRITE_LOCK_KEY})")
         else:
             connection.exec_driver_sql("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")

@@ -1,16 +1,17 @@
 """The library schema (SQLite and PostgreSQL alike) as SQLModel tables. Plain rows only: services turn them into core
 value objects.
 
-Schema version 9 (version 2 added ``promotion_request`` and ``audit_entry``; version 3 the chunk
+Schema version 10 (version 2 added ``promotion_request`` and ``audit_entry``; version 3 the chunk
 ``role``, indexes on ``index_job.kind`` and ``chunk(document_id, role)``; version 4 the audit entry's
 ``payload``, what a user action changed, in a form that undo can invert; version 5 the document's
 ``memory_type``, what an agent's memory is for: ``core.memories.MemoryType``; version 6 the ``relation``
 table, into which the ``derived_from`` and ``links_to`` metadata lists moved; version 7 the ``chat_message`` table, a
 message's place in its process's conversation; version 8 who made each state: the document's ``updated_by`` and
 the kept version's ``created_by``; version 9 the lexical index's tables on PostgreSQL, ``store/pg_fulltext``:
-none on SQLite).
+none on SQLite; version 10 the index job's claim, ``claimed_by`` and ``claimed_at``: several writer processes share
+a team library's queue).
 
-Each version is an Alembic revision in ``store/migrations/versions/`` (``schema1`` … ``schema9``). Any change
+Each version is an Alembic revision in ``store/migrations/versions/`` (``schema1`` … ``schema10``). Any change
 to these tables, even a new table or index, is a new version: raise :data:`SCHEMA_VERSION` to N, add
 ``versions/schemaN.py`` with ``down_revision = "schemaN-1"`` whose ``upgrade()`` makes the change with ``op.*``
 and its own column definitions (not these models: a revision must build what it built when written), SQL of one
@@ -30,8 +31,8 @@ from sqlmodel import Field, SQLModel
 
 from .json_columns import JSON_VALUE, json_field
 
-SCHEMA_VERSION = 9
-"""This program's schema version: its head revision is ``schema9`` (``store/migrations``), and the number is
+SCHEMA_VERSION = 10
+"""This program's schema version: its head revision is ``schema10`` (``store/migrations``), and the number is
 mirrored in ``meta.schema_version`` for programs from before Alembic."""
 
 
@@ -148,11 +149,15 @@ class ChunkRow(SQLModel, table=True):
 
 
 class JobRow(SQLModel, table=True):
-    """Queued index work, drained by the one writer. Not a foreign key: jobs outlive purged documents.
+    """Queued index work, drained by the writers. Not a foreign key: jobs outlive purged documents.
 
     kinds: ``embed`` (embed a document's chunks into its scope's collection), ``drop`` (remove a
     document's vectors from ``payload["scope"]``), ``move`` (carry vectors from ``payload["from"]`` to
     the document's current scope), ``refresh`` (rewrite chunk metadata such as tags).
+
+    ``claimed_by`` names the writer working on the job (``index.job_claims``: ``host:pid:token``), None while it
+    waits; ``claimed_at`` is when that writer last renewed its claim (the database server's clock): a claim older
+    than the lease is a dead writer's, and another takes the job over.
     """
 
     __tablename__ = "index_job"
@@ -165,6 +170,8 @@ class JobRow(SQLModel, table=True):
     attempts: int = 0
     last_error: str | None = None
     created_at: datetime = Field(default_factory=utcnow)
+    claimed_by: str | None = None
+    claimed_at: datetime | None = None
 
 
 class PromotionRequestRow(SQLModel, table=True):
