@@ -1,0 +1,151 @@
+"""Several writer processes drain one team library's index queue (issue 17): PostgreSQL holds the queue, the Chroma
+server the vectors; every chunk's vector is written exactly once, and a writer killed mid-batch (after its vectors,
+before its jobs' delete) has its jobs taken over once its lease runs out. The embedded library's one writer takes a
+dead process's claims at once."""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from sqlalchemy import func, insert, update
+from sqlmodel import select
+
+from vancetope_desktop.core.documents import EMBEDDED_ROLES, DocumentType
+from vancetope_desktop.index.job_claims import SharedWriters
+from vancetope_desktop.services import documents, indexing, records
+from vancetope_desktop.services.library import DEFAULT_PROJECT, Library
+from vancetope_desktop.store import tables
+from vancetope_desktop.store.db import read_session, write_session
+
+REPO = Path(__file__).resolve().parents[2]
+NOTES = Path(os.environ.get("VANCETOPE_SHARED", "/work/shared")) / "corpus" / "notes"
+LEASE_SECONDS = 5.0
+"""The writers' lease here: a dead writer's jobs wait this long (60 s in use)."""
+
+_WRITER = textwrap.dedent("""
+    import json, os, signal, sys
+    from pathlib import Path
+    from tests.servers import open_on_servers
+    from vancetope_desktop.index.job_claims import SharedWriters
+    from vancetope_desktop.services import indexing
+
+    root, database_url, chroma_url, tenant, database, lease, fate = sys.argv[1:]
+    lib = open_on_servers(Path(root), database_url, (chroma_url, tenant, database))
+    lib.writer_lock = SharedWriters(lib.engine, lease_seconds=float(lease))
+    if fate == "killed":
+        upsert = lib.vectors.upsert
+
+        def upsert_then_die(*args, **kwargs):
+            upsert(*args, **kwargs)
+            os.kill(os.getpid(), signal.SIGKILL)  # kill -9 between the vector write and the jobs' delete
+
+        lib.vectors.upsert = upsert_then_die
+    writer = indexing.writer_for(lib)
+    writer.batch_chunks = 8  # many batches: the writers share the queue out
+    report = writer.drain()
+    print(json.dumps({"indexed": report.indexed, "failed": report.failed}))
+    lib.close()
+""")
+
+
+def _queue_notes(lib: Library) -> dict[str, int]:
+    """The corpus notes stored as documents with their embed jobs; returns each document's embedded chunks.
+
+    Written through the store's tables: the services' SQL for storing a document (duplicates, links, the FTS5 rows)
+    is SQLite's until the services are ported to PostgreSQL (another change of issue 17).
+    """
+    expected = {}
+    for path in sorted(NOTES.glob("*.md")):
+        text = path.read_text(errors="replace")
+        if not text.strip():
+            continue
+        prepared = documents.prepare_text(lib, text, DocumentType.NOTE, path.stem)
+        with write_session(lib.engine) as session:
+            session.add(tables.DocumentRow(id=path.stem, scope_path=DEFAULT_PROJECT, type=DocumentType.NOTE.value,
+                                           title=path.stem, content=text))
+            session.flush()
+            session.execute(insert(tables.ChunkRow.__table__), [  # type: ignore[attr-defined]
+                {"document_id": path.stem, "ordinal": ordinal, "text": chunk.text, "page": chunk.page,
+                 "section": chunk.section, "token_count": count, "role": chunk.role.value}
+                for ordinal, (chunk, count) in enumerate(zip(prepared.chunks, prepared.counts, strict=True))])
+            records.enqueue(session, path.stem, "embed")
+        expected[path.stem] = sum(chunk.role in EMBEDDED_ROLES for chunk in prepared.chunks)
+    return expected
+
+
+def _start_writer(lib: Library, chroma_server, chroma_server_url: str, database_url: str,
+                  fate: str = "drains") -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-c", _WRITER, str(lib.paths.root), database_url, chroma_server_url, chroma_server.tenant,
+         chroma_server.database, str(LEASE_SECONDS), fate],
+        cwd=REPO, env=dict(os.environ, PYTHONPATH=str(REPO)), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def _reports(writers: list[subprocess.Popen]) -> list[dict]:
+    """Each writer's report, once all have ended (each must succeed)."""
+    ended = [writer.communicate(timeout=900) for writer in writers]
+    assert [writer.returncode for writer in writers] == [0] * len(writers), [err.decode() for _, err in ended]
+    return [json.loads(out.decode().strip().splitlines()[-1]) for out, _ in ended]
+
+
+def _assert_each_vector_once(lib: Library, expected: dict[str, int]) -> None:
+    """The queue is empty, every document indexed, and the server holds exactly the chunks' vectors: one per chunk
+    id, as many as SQL's embedded chunks."""
+    with read_session(lib.engine) as session:
+        assert session.exec(select(func.count()).select_from(tables.JobRow)).one() == 0
+        states = dict(session.exec(select(tables.DocumentRow.id, tables.DocumentRow.index_state)).all())
+        ordinals = session.exec(select(tables.ChunkRow.document_id, tables.ChunkRow.ordinal).where(
+            tables.ChunkRow.role.in_([role.value for role in EMBEDDED_ROLES]))).all()  # type: ignore[attr-defined]
+    assert states == dict.fromkeys(expected, "indexed")
+    assert len(ordinals) == sum(expected.values())
+    assert lib.vectors.counts([DEFAULT_PROJECT]) == {DEFAULT_PROJECT: len(ordinals)}
+    stored = [chunk_id for doc_id in expected for chunk_id in lib.vectors.document_vectors(DEFAULT_PROJECT, doc_id)[0]]
+    assert sorted(stored) == sorted(f"{doc_id}:{ordinal}" for doc_id, ordinal in ordinals)
+
+
+@pytest.mark.slow
+def test_three_writer_processes_drain_one_queue_writing_each_vector_once(team_library, chroma_server,
+                                                                         chroma_server_url, postgres_database):
+    expected = _queue_notes(team_library)
+    assert sum(expected.values()) > 3 * 8  # more batches than writers
+    writers = [_start_writer(team_library, chroma_server, chroma_server_url, postgres_database) for _ in range(3)]
+    reports = _reports(writers)
+    indexed = [doc_id for report in reports for doc_id in report["indexed"]]
+    assert sorted(indexed) == sorted(expected)  # each document indexed by one writer, once
+    assert [report["failed"] for report in reports] == [[], [], []]
+    _assert_each_vector_once(team_library, expected)
+
+
+@pytest.mark.slow
+def test_a_writer_killed_mid_batch_has_its_jobs_taken_over_and_each_vector_is_written_once(
+        team_library, chroma_server, chroma_server_url, postgres_database):
+    expected = _queue_notes(team_library)
+    victim = _start_writer(team_library, chroma_server, chroma_server_url, postgres_database, fate="killed")
+    victim.communicate(timeout=900)
+    assert victim.returncode == -9
+    with read_session(team_library.engine) as session:
+        held = session.exec(select(tables.JobRow.document_id).where(tables.JobRow.claimed_by.is_not(None))).all()  # type: ignore[union-attr]
+    assert held  # its batch: vectors written, jobs still queued and claimed
+    # Who is indexing: the dead writer, for as long as its claims are judged live (here, an hour's lease).
+    assert SharedWriters(team_library.engine, lease_seconds=3600).holder_pid() == victim.pid
+    reports = _reports([_start_writer(team_library, chroma_server, chroma_server_url, postgres_database)
+                        for _ in range(3)])
+    indexed = [doc_id for report in reports for doc_id in report["indexed"]]
+    assert sorted(indexed) == sorted(expected)  # the victim's documents too: taken over once its lease ran out
+    assert set(held) <= set(indexed)
+    _assert_each_vector_once(team_library, expected)
+    assert SharedWriters(team_library.engine, lease_seconds=3600).holder_pid() is None
+
+
+def test_the_embedded_librarys_writer_takes_a_dead_processs_claims_at_once(tmp_path):
+    with Library.open(tmp_path / "lib") as lib:
+        note = documents.add_text(lib, "Herons nest in colonies near lakes and rivers.", title="Herons")
+        with write_session(lib.engine) as session:  # a writer that claimed the job, then died
+            session.exec(update(tables.JobRow).values(claimed_by="elsewhere:1:dead", claimed_at=func.now()))
+        report = indexing.try_drain(lib)
+        assert report is not None and report.indexed == [note.id]
+        assert indexing.index_status(lib).queued_jobs == 0 and indexing.check_vectors(lib).problems == []
