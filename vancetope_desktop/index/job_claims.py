@@ -83,10 +83,6 @@ class JobClaims:
         self.lease_seconds = lease_seconds
         self.claimant = claimant or new_claimant()
 
-    def _expired(self):
-        """The condition on a job whose claim ran out (its writer is gone)."""
-        return tables.JobRow.claimed_at < func.now() - func.make_interval(0, 0, 0, 0, 0, 0, self.lease_seconds)
-
     def claim(self, wanted: Collection[str] | None, pick: Pick) -> list[tables.JobRow]:
         """Claim a batch: the jobs ``pick`` chooses among the oldest :data:`CANDIDATES` free ones.
 
@@ -101,9 +97,9 @@ class JobClaims:
         query = select(job).order_by(job.id).limit(CANDIDATES).with_for_update(skip_locked=True)  # type: ignore[arg-type]
         if self.lease_seconds > 0:
             held_elsewhere = select(job.document_id).where(
-                job.claimed_by.is_not(None), job.claimed_by != self.claimant, ~self._expired())  # type: ignore[union-attr]
+                job.claimed_by.is_not(None), job.claimed_by != self.claimant, ~_expired(self.lease_seconds))  # type: ignore[union-attr]
             query = query.where(
-                or_(job.claimed_by.is_(None), job.claimed_by == self.claimant, self._expired()),  # type: ignore[union-attr]
+                or_(job.claimed_by.is_(None), job.claimed_by == self.claimant, _expired(self.lease_seconds)),  # type: ignore[union-attr]
                 job.document_id.not_in(held_elsewhere))  # type: ignore[attr-defined]
         if wanted is not None:
             query = query.where(job.document_id.in_(list(wanted)))  # type: ignore[attr-defined]
@@ -165,14 +161,18 @@ class JobClaims:
             thread.join()
 
 
+def _expired(lease_seconds: float):
+    """The condition on a job whose claim ran out (its writer is gone), on the server's clock (PostgreSQL)."""
+    return tables.JobRow.claimed_at < func.now() - func.make_interval(0, 0, 0, 0, 0, 0, lease_seconds)  # type: ignore[operator]
+
+
 def live_claimants(engine: Engine, lease_seconds: float) -> list[str]:
     """The writers holding live claims on the queue now (:func:`new_claimant` names, oldest claim first): who is
     indexing a team library. PostgreSQL (a lease, the server's clock)."""
     job = tables.JobRow
-    expired = job.claimed_at < func.now() - func.make_interval(0, 0, 0, 0, 0, 0, lease_seconds)  # type: ignore[operator]
     with read_session(engine) as session:
         rows = session.exec(select(job.claimed_by, func.min(job.claimed_at)).where(
-            job.claimed_by.is_not(None), ~expired).group_by(job.claimed_by)  # type: ignore[union-attr]
+            job.claimed_by.is_not(None), ~_expired(lease_seconds)).group_by(job.claimed_by)  # type: ignore[union-attr]
             .order_by(func.min(job.claimed_at))).all()
     return [claimant for claimant, _ in rows if claimant]
 
