@@ -29,12 +29,12 @@ LEASE_SECONDS = 5.0
 _WRITER = textwrap.dedent("""
     import json, os, signal, sys
     from pathlib import Path
-    from tests.servers import open_on_servers
     from vancetope_desktop.index.job_claims import SharedWriters
     from vancetope_desktop.services import indexing
+    from vancetope_desktop.services.library import Library
 
-    root, database_url, chroma_url, tenant, database, lease, fate = sys.argv[1:]
-    lib = open_on_servers(Path(root), database_url, (chroma_url, tenant, database))
+    root, lease, fate = sys.argv[1:]
+    lib = Library.open(Path(root))  # the team library's descriptor
     lib.writer_lock = SharedWriters(lib.engine, lease_seconds=float(lease))
     if fate == "killed":
         upsert = lib.vectors.upsert
@@ -77,11 +77,11 @@ def _queue_notes(lib: Library) -> dict[str, int]:
     return expected
 
 
-def _start_writer(lib: Library, chroma_server, chroma_server_url: str, database_url: str,
-                  fate: str = "drains") -> subprocess.Popen:
+def _start_writer(lib: Library, fate: str = "drains") -> subprocess.Popen:
+    """A writer process on the team library ``lib`` (its descriptor; XDG_STATE_HOME, set by the fixture, passed on):
+    it drains the queue, or (``fate`` "killed") dies by SIGKILL right after its first vector write."""
     return subprocess.Popen(
-        [sys.executable, "-c", _WRITER, str(lib.paths.root), database_url, chroma_server_url, chroma_server.tenant,
-         chroma_server.database, str(LEASE_SECONDS), fate],
+        [sys.executable, "-c", _WRITER, str(lib.paths.root), str(LEASE_SECONDS), fate],
         cwd=REPO, env=dict(os.environ, PYTHONPATH=str(REPO)), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
@@ -108,11 +108,11 @@ def _assert_each_vector_once(lib: Library, expected: dict[str, int]) -> None:
 
 
 @pytest.mark.slow
-def test_three_writer_processes_drain_one_queue_writing_each_vector_once(team_library, chroma_server,
-                                                                         chroma_server_url, postgres_database):
+def test_three_writer_processes_drain_one_queue_writing_each_vector_once(team_library):
+    assert isinstance(team_library.writer_lock, SharedWriters)  # no lock file: every process may write
     expected = _queue_notes(team_library)
     assert sum(expected.values()) > 3 * 8  # more batches than writers
-    writers = [_start_writer(team_library, chroma_server, chroma_server_url, postgres_database) for _ in range(3)]
+    writers = [_start_writer(team_library) for _ in range(3)]
     reports = _reports(writers)
     indexed = [doc_id for report in reports for doc_id in report["indexed"]]
     assert sorted(indexed) == sorted(expected)  # each document indexed by one writer, once
@@ -121,10 +121,9 @@ def test_three_writer_processes_drain_one_queue_writing_each_vector_once(team_li
 
 
 @pytest.mark.slow
-def test_a_writer_killed_mid_batch_has_its_jobs_taken_over_and_each_vector_is_written_once(
-        team_library, chroma_server, chroma_server_url, postgres_database):
+def test_a_writer_killed_mid_batch_has_its_jobs_taken_over_and_each_vector_is_written_once(team_library):
     expected = _queue_notes(team_library)
-    victim = _start_writer(team_library, chroma_server, chroma_server_url, postgres_database, fate="killed")
+    victim = _start_writer(team_library, fate="killed")
     victim.communicate(timeout=900)
     assert victim.returncode == -9
     with read_session(team_library.engine) as session:
@@ -132,7 +131,7 @@ def test_a_writer_killed_mid_batch_has_its_jobs_taken_over_and_each_vector_is_wr
     assert held  # its batch: vectors written, jobs still queued and claimed
     # Who is indexing: the dead writer, for as long as its claims are judged live (here, an hour's lease).
     assert SharedWriters(team_library.engine, lease_seconds=3600).holder_pid() == victim.pid
-    reports = _reports([_start_writer(team_library, chroma_server, chroma_server_url, postgres_database)
+    reports = _reports([_start_writer(team_library)
                         for _ in range(3)])
     indexed = [doc_id for report in reports for doc_id in report["indexed"]]
     assert sorted(indexed) == sorted(expected)  # the victim's documents too: taken over once its lease ran out
