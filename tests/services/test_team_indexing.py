@@ -11,12 +11,12 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from sqlalchemy import func, insert, update
+from sqlalchemy import func, update
 from sqlmodel import select
 
 from vancetope_desktop.core.documents import EMBEDDED_ROLES, DocumentType
 from vancetope_desktop.index.job_claims import SharedWriters
-from vancetope_desktop.services import documents, indexing, records
+from vancetope_desktop.services import documents, indexing
 from vancetope_desktop.services.library import DEFAULT_PROJECT, Library
 from vancetope_desktop.store import tables
 from vancetope_desktop.store.db import read_session, write_session
@@ -53,28 +53,15 @@ _WRITER = textwrap.dedent("""
 
 
 def _queue_notes(lib: Library) -> dict[str, int]:
-    """The corpus notes stored as documents with their embed jobs; returns each document's embedded chunks.
-
-    Written through the store's tables: the services' SQL for storing a document (duplicates, links, the FTS5 rows)
-    is SQLite's until the services are ported to PostgreSQL (another change of issue 17).
-    """
-    expected = {}
-    for path in sorted(NOTES.glob("*.md")):
-        text = path.read_text(errors="replace")
-        if not text.strip():
-            continue
-        prepared = documents.prepare_text(lib, text, DocumentType.NOTE, path.stem)
-        with write_session(lib.engine) as session:
-            session.add(tables.DocumentRow(id=path.stem, scope_path=DEFAULT_PROJECT, type=DocumentType.NOTE.value,
-                                           title=path.stem, content=text))
-            session.flush()
-            session.execute(insert(tables.ChunkRow.__table__), [  # type: ignore[attr-defined]
-                {"document_id": path.stem, "ordinal": ordinal, "text": chunk.text, "page": chunk.page,
-                 "section": chunk.section, "token_count": count, "role": chunk.role.value}
-                for ordinal, (chunk, count) in enumerate(zip(prepared.chunks, prepared.counts, strict=True))])
-            records.enqueue(session, path.stem, "embed")
-        expected[path.stem] = sum(chunk.role in EMBEDDED_ROLES for chunk in prepared.chunks)
-    return expected
+    """The corpus notes stored as documents (``documents.add_text``: each with its embed job); returns each
+    document's chunks that get vectors."""
+    ids = [documents.add_text(lib, path.read_text(errors="replace"), doc_type=DocumentType.NOTE, title=path.stem).id
+           for path in sorted(NOTES.glob("*.md")) if path.read_text(errors="replace").strip()]
+    with read_session(lib.engine) as session:
+        counts = dict(session.exec(select(tables.ChunkRow.document_id, func.count()).where(
+            tables.ChunkRow.role.in_([role.value for role in EMBEDDED_ROLES]))  # type: ignore[attr-defined]
+            .group_by(tables.ChunkRow.document_id)).all())
+    return {doc_id: counts.get(doc_id, 0) for doc_id in ids}
 
 
 def _start_writer(lib: Library, fate: str = "drains") -> subprocess.Popen:
