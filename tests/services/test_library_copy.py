@@ -30,7 +30,7 @@ from vancetope_desktop.services import (
     search,
 )
 from vancetope_desktop.services.library import Library
-from vancetope_desktop.store.db import get_meta, read_session
+from vancetope_desktop.store.db import get_meta, read_session, write_session
 from vancetope_desktop.store.filters import SqlFilter
 
 PAPERS = ("black-hole-singularities-collision-arxiv1805.05865.pdf", "phytochemical-investigations-phoenix-paludosa.pdf")
@@ -218,3 +218,19 @@ def test_refuses_a_source_another_process_indexes(template, tmp_path):
         with read_session(target.engine) as session:
             assert session.execute(text("SELECT COUNT(*) FROM document")).scalar() == 0
         assert target.vectors.collections() == []
+
+
+@pytest.mark.servers
+def test_refuses_a_team_source_another_writer_is_indexing(team_library, tmp_path):
+    """A team library elects no single writer: a live claim of another process (here: another machine's) on its
+    queue means vectors are being written, so the copy is refused and writes nothing."""
+    from vancetope_desktop.services import documents
+
+    documents.add_text(team_library, "Sea ice retreat measured by the Cryosat mission", scope="project/inbox")
+    with write_session(team_library.engine) as session:
+        session.execute(text("UPDATE index_job SET claimed_by = 'lab-pc-7:4242:0a1b2c3d', claimed_at = now()"))
+    with Library.open(tmp_path / "copy") as target:
+        with pytest.raises(LibraryBusy, match=r"pid 4242\) is indexing"):
+            library_copy.copy_library(team_library, target)
+        with read_session(target.engine) as session:
+            assert session.execute(text("SELECT COUNT(*) FROM document")).scalar() == 0

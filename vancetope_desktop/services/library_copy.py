@@ -117,7 +117,10 @@ def copy_library(source: Library, target: Library, *,
     _refuse_unless_empty(target)
     report = progress or (lambda _step: None)
     took_lock = not source.writer_lock.held
-    if not source.writer_lock.try_acquire():
+    # A team library elects no single writer (try_acquire always succeeds): its live claims say who indexes.
+    if not source.writer_lock.try_acquire() or (source.is_team and source.writer_lock.holder_pid() is not None):
+        if took_lock and source.writer_lock.held:
+            source.writer_lock.release()
         raise LibraryBusy(f"another process (pid {source.writer_lock.holder_pid()}) is indexing "
                           f"{database_location(source)}: close it (the app, `vancetope index run`) and migrate again")
     try:
