@@ -10,6 +10,7 @@ psycopg and chromadb are imported in the fixtures: test processes that use neith
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import time
@@ -91,10 +92,10 @@ def postgres_server_url() -> str:
     return url
 
 
-@pytest.fixture(scope="module")
-def postgres_url(postgres_server_url: str) -> Iterator[str]:
-    """A fresh, empty database for the test module: its URL (same server and role, database ``vt_…``). Dropped
-    after the module's last test, connections still open on it included."""
+@contextlib.contextmanager
+def fresh_database(postgres_server_url: str) -> Iterator[str]:
+    """A new empty database ``vt_…`` on the test server (same role): its URL; dropped on leaving, open connections
+    included."""
     import psycopg
     from psycopg import sql
 
@@ -106,6 +107,14 @@ def postgres_url(postgres_server_url: str) -> Iterator[str]:
     finally:
         with psycopg.connect(postgres_server_url, autocommit=True) as admin:
             admin.execute(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+@pytest.fixture(scope="module")
+def postgres_url(postgres_server_url: str) -> Iterator[str]:
+    """A fresh, empty database for the test module: its URL (same server and role, database ``vt_…``). Dropped
+    after the module's last test, connections still open on it included."""
+    with fresh_database(postgres_server_url) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
@@ -155,18 +164,8 @@ def chroma_server(chroma_server_url: str):
 @pytest.fixture
 def postgres_database(postgres_server_url: str) -> Iterator[str]:
     """A fresh, empty database for this test alone: its URL. Dropped after the test, open connections included."""
-    import psycopg
-    from psycopg import sql
-
-    name = _unique_name()
-    with psycopg.connect(postgres_server_url, autocommit=True) as admin:
-        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    try:
-        yield urlsplit(postgres_server_url)._replace(path=f"/{name}").geturl()
-    finally:
-        with psycopg.connect(postgres_server_url, autocommit=True) as admin:
-            admin.execute(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(name)))
-
+    with fresh_database(postgres_server_url) as url:
+        yield url
 
 
 def open_on_servers(root: Path, database_url: str, chroma: tuple[str, str, str] | None = None):
