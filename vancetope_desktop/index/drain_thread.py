@@ -126,5 +126,5 @@ class DrainThread:
         documents, chunks = pending_work(self._writer.engine, handed)
         done_documents = len(self.report.indexed) + len(self.report.failed) + part.documents_done
         done = self.report.chunks + part.chunks_done
-        self._progress(DrainProgress(done_documents, done_documents + documents, done, done + chunks))
+        self._progress(DrainProgress(done_documents, done_documents + documents, done, done + chunks, part.current))
 

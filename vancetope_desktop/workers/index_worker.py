@@ -33,7 +33,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from ..core.errors import IndexUnavailable, VancetopeError
+from ..core.errors import DatabaseAway, IndexUnavailable, VancetopeError
 from ..index.writer import DrainProgress
 from ..services import indexing
 from ..services.library import Library
@@ -117,13 +117,16 @@ def serve(lib: Library, commands: _Commands) -> None:
         commands.drain.clear()
         if commands.closed.is_set():
             break
-        if not asked and (unavailable or not indexing.has_jobs(lib)):
-            continue
         commands.cancel.clear()
         try:
+            if not asked and (unavailable or not indexing.has_jobs(lib)):
+                continue
             report = indexing.try_drain(lib, progress=_reporter(lib), cancel=commands.cancel.is_set)
         except IndexUnavailable as error:
             unavailable = True
+            _say("error", message=str(error))
+            continue
+        except DatabaseAway as error:  # its jobs stay queued: the next poll finds them once the server answers
             _say("error", message=str(error))
             continue
         unavailable = False
