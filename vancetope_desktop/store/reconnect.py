@@ -100,17 +100,27 @@ class _Waiting:
                 "server running and reachable from this machine? What was cut off is not written; run it again "
                 "once the server answers") from error
         _log.warning("lost the database at %s (%s); reconnecting in %.2g s", self.server, detail, self.delay)
-        listener = _listener.get()
-        if listener is not None:
-            listener(f"reconnecting to the database at {self.server}…")
+        _tell(f"reconnecting to the database at {self.server}…")
         time.sleep(self.delay)
         self.delay = min(self.delay * 2, MAX_DELAY)
 
     @staticmethod
     def reached() -> None:
-        listener = _listener.get()
-        if listener is not None:
-            listener(None)
+        """Tell the listener the server answers again."""
+        _tell(None)
+
+
+def _tell(message: str | None) -> None:
+    """Call the listener of :func:`reporting`, if any, with none set meanwhile: a listener that reads the database
+    (a count for its progress) while it is away must not wait inside itself, told of its own wait."""
+    listener = _listener.get()
+    if listener is None:
+        return
+    token = _listener.set(None)
+    try:
+        listener(message)
+    finally:
+        _listener.reset(token)
 
 
 class _NotReached(Exception):
