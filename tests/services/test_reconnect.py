@@ -23,7 +23,7 @@ from sqlalchemy import event, text
 from tests.conftest import SHARED
 from tests.servers import harness, open_on_servers
 from vancetope_desktop.core.errors import DatabaseUnreachable
-from vancetope_desktop.services import documents, imports
+from vancetope_desktop.services import documents, imports, indexing
 from vancetope_desktop.store import reconnect
 from vancetope_desktop.store.db import read_session
 
@@ -207,3 +207,32 @@ def test_a_server_away_past_the_budget_is_named_and_a_restart_mid_import_is_wait
         assert _whole(lib) == {path.name: 1 for path in NOTES}
     finally:
         lib.close()
+
+
+@pytest.mark.slow
+def test_the_writer_keeps_its_jobs_when_the_connection_drops_and_redoes_the_batch(pg_library, postgres_database):
+    """The drain's write transaction (its jobs deleted with the documents marked indexed) is cut off: the batch is
+    read from the queue again and redone once the server answers; every chunk gets one vector."""
+    report = imports.upload(pg_library, NOTES[:3])
+    ids = report.document_ids
+    cut: list[int] = []
+
+    @event.listens_for(pg_library.engine, "before_cursor_execute")
+    def _cut_once(connection, _cursor, statement, _parameters, _context, _many) -> None:
+        if not cut and statement.startswith("DELETE FROM index_job"):
+            cut.append(connection.connection.dbapi_connection.info.backend_pid)
+            with psycopg.connect(postgres_database, autocommit=True) as admin:
+                admin.execute("SELECT pg_terminate_backend(%s)", (cut[0],))
+
+    said: list[str] = []
+    drained = indexing.try_drain(pg_library, progress=lambda step: said.append(step.current), documents=ids)
+    assert cut, "the drain's write transaction was not cut off: the test tested nothing"
+    assert sorted(drained.indexed) == sorted(ids) and not drained.failed  # each once, though its batch ran twice
+    assert any(text.startswith("reconnecting to the database at 127.0.0.1:") for text in said)
+    with read_session(pg_library.engine) as session:
+        states = session.execute(text("SELECT index_state, count(*) FROM document WHERE type != 'folder' "
+                                      "GROUP BY index_state")).all()
+        jobs = session.execute(text("SELECT count(*) FROM index_job")).scalar()
+        scopes = session.execute(text("SELECT DISTINCT scope_path FROM document")).scalars().all()
+    assert states == [("indexed", 3)] and jobs == 0
+    assert sum(pg_library.vectors.counts(scopes).values()) == drained.chunks
