@@ -18,7 +18,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from sqlalchemy import event, text
+from sqlalchemy import Engine, event, text
 
 from tests.conftest import SHARED
 from tests.servers import harness, open_on_servers
@@ -44,7 +44,7 @@ def _terminate_all(database_url: str) -> int:
 
 
 def _whole(lib) -> dict[str, int]:
-    """Per source file, how many documents came of it; and asserts that none is half-written: each has chunks, each
+    """Per file imported, how many documents came of it; and asserts that none is half-written: each has chunks, each
     chunk its keyword postings and tsvector, and each document one embedding job."""
     with read_session(lib.engine) as session:
         rows = session.execute(text(
@@ -55,7 +55,7 @@ def _whole(lib) -> dict[str, int]:
             "(SELECT count(*) FROM chunk c WHERE c.document_id = d.id AND NOT EXISTS "
             "  (SELECT 1 FROM chunk_lexical x WHERE x.chunk_id = c.id)), "
             "(SELECT count(*) FROM index_job j WHERE j.document_id = d.id AND j.kind = 'embed') "
-            "FROM document d WHERE d.type != 'folder'")).all()
+            "FROM document d WHERE d.metadata ? 'source_path'")).all()  # the files (a team library has more)
     copies: dict[str, int] = {}
     for source, chunks, without_postings, without_vector, jobs in rows:
         assert chunks > 0 and without_postings == 0 and without_vector == 0 and jobs == 1, (source, rows)
@@ -236,3 +236,33 @@ def test_the_writer_keeps_its_jobs_when_the_connection_drops_and_redoes_the_batc
         scopes = session.execute(text("SELECT DISTINCT scope_path FROM document")).scalars().all()
     assert states == [("indexed", 3)] and jobs == 0
     assert sum(pg_library.vectors.counts(scopes).values()) == drained.chunks
+
+
+def test_the_cli_upload_says_it_is_reconnecting(team_library, postgres_database):
+    """`vancetope memory upload` on a team library whose third file's transaction is cut off: the progress (plain
+    lines: stderr is not a terminal) says "reconnecting to the database at …", and every file comes in."""
+    from typer.testing import CliRunner
+
+    from vancetope_desktop.cli.main import app
+
+    inserts: list[int] = []
+
+    def cut_third(connection, _cursor, statement, _parameters, _context, _many) -> None:
+        if statement.startswith("INSERT INTO chunk "):
+            inserts.append(1)
+            if len(inserts) == 3:  # one statement per file: the third file's
+                with psycopg.connect(postgres_database, autocommit=True) as admin:
+                    admin.execute("SELECT pg_terminate_backend(%s)",
+                                  (connection.connection.dbapi_connection.info.backend_pid,))
+
+    event.listen(Engine, "before_cursor_execute", cut_third)  # the CLI opens its own engine
+    try:
+        result = CliRunner().invoke(app, ["memory", "upload", *map(str, NOTES), "--no-wait", "--library",
+                                          str(team_library.paths.root)])
+    finally:
+        event.remove(Engine, "before_cursor_execute", cut_third)
+    assert result.exit_code == 0, result.output
+    lines = [line for line in result.stderr.splitlines() if line.startswith("importing ")]
+    assert any(line.startswith("importing 2/5: reconnecting to the database at 127.0.0.1:") for line in lines), lines
+    assert lines[-1] == f"importing 5/5: {NOTES[-1].name}"
+    assert _whole(team_library) == {path.name: 1 for path in NOTES}

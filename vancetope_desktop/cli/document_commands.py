@@ -90,7 +90,7 @@ def _index_now(lib: Library, document_ids: list[str], wait: bool, quiet: bool, *
         report = indexing.try_drain(
             lib, documents=document_ids,
             progress=lambda p: bar.update(task, completed=p.chunks_done, total=p.chunks_total,
-                                          description="embedding chunks"),
+                                          description=p.current or "embedding chunks"),
         )
         if report is None:
             bar.update(task, description=f"indexing by process {lib.writer_lock.holder_pid()}")
