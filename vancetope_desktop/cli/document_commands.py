@@ -90,7 +90,7 @@ def _index_now(lib: Library, document_ids: list[str], wait: bool, quiet: bool, *
         report = indexing.try_drain(
             lib, documents=document_ids,
             progress=lambda p: bar.update(task, completed=p.chunks_done, total=p.chunks_total,
-                                          description=p.current or "embedding chunks"),
+                                          description=p.current if p.reconnecting else "embedding chunks"),
         )
         if report is None:
             bar.update(task, description=f"indexing by process {lib.writer_lock.holder_pid()}")
@@ -196,7 +196,7 @@ def memory_upload(
             # A team library's database away: the line says "reconnecting to the database at …" in full.
             alongside = indexing.drain_alongside(lib, progress=lambda p: bar.update(
                 embedding, completed=p.chunks_done, total=p.chunks_total,
-                description=p.current or "embedding chunks")) if wait else None
+                description=p.current if p.reconnecting else "embedding chunks")) if wait else None
             with _stored_anyway(), alongside or nullcontext():
                 report = imports.upload(
                     lib, paths, scope=scope, folder_id=folder, tags=split_tag_list(tags), password=password,

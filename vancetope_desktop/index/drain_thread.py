@@ -123,8 +123,8 @@ class DrainThread:
         """The writer's progress within one drain, turned into progress over everything handed over."""
         if self._progress is None:
             return
-        if part.current:  # the database is away (store.reconnect): no count to ask it for; the last figures
-            self._progress(replace(self._last, current=part.current))
+        if part.reconnecting:  # the database is away (store.reconnect): no count to ask it for; the last figures
+            self._progress(replace(self._last, current=part.current, reconnecting=True))
             return
         with self._ready:
             handed = list(self._handed)

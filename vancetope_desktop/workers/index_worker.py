@@ -96,7 +96,7 @@ def _reporter(lib: Library) -> Callable[[DrainProgress], None]:
     """Progress lines whose totals are what is done plus what is queued now (a count query per batch)."""
 
     def report(progress: DrainProgress) -> None:
-        if progress.current:  # the database is away (store.reconnect): the drain's own totals, not a count
+        if progress.reconnecting:  # the database is away (store.reconnect): the drain's own totals, not a count
             _say("progress", done=progress.chunks_done, total=progress.chunks_total,
                  documents_done=progress.documents_done, documents_total=progress.documents_total,
                  current=progress.current)
