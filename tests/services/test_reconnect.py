@@ -21,7 +21,7 @@ import pytest
 from sqlalchemy import Engine, event, text
 
 from tests.conftest import SHARED
-from tests.servers import harness, open_on_servers
+from tests.servers import harness, open_on_servers, require, run_own_server, stop_server
 from vancetope_desktop.core.errors import DatabaseUnreachable
 from vancetope_desktop.services import documents, imports, indexing
 from vancetope_desktop.store import reconnect
@@ -112,8 +112,7 @@ class _OwnPostgres:
     def __init__(self, folder: Path) -> None:
         self.bin = harness.postgres_bin_dir()
         if self.bin is None:
-            harness_require = pytest.fail if os.environ.get("CI", "").lower() == "true" else pytest.skip
-            harness_require(harness.POSTGRES_MISSING)
+            require(harness.POSTGRES_MISSING)
         self.folder, self.port = folder, harness.free_port()
         self.account: dict = {}
         if os.geteuid() == 0:  # PostgreSQL refuses to run as root: as packaging/servers.py, as `postgres`
@@ -142,13 +141,7 @@ class _OwnPostgres:
             time.sleep(0.1)
 
     def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(signal.SIGINT)  # fast shutdown: sessions ended, as an operator's restart
-            try:
-                self.process.wait(harness.STOP_SECONDS)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop_server(self.process, signal.SIGINT)  # a fast shutdown: sessions ended, as an operator's restart does
 
 
 @pytest.fixture
@@ -156,13 +149,7 @@ def own_postgres():
     # Not under tmp_path: pytest makes its folders private to this user, and the server may run as `postgres`.
     folder = Path(tempfile.mkdtemp(prefix="vancetope-pg-"))
     try:
-        server = _OwnPostgres(folder)
-        server.start()
-        try:
-            server.wait_ready()
-            yield server
-        finally:
-            server.stop()
+        yield from run_own_server(_OwnPostgres(folder))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
