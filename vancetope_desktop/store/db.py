@@ -169,9 +169,9 @@ def write_session(engine: Engine) -> Iterator[Session]:
 def queue_session(engine: Engine) -> Iterator[Session]:
     """A write session for the index writers' claims on the queue (``index.job_claims``): on SQLite a write
     transaction like :func:`write_session`'s, on PostgreSQL one that holds the queue's own lock
-    (``store.postgres.QUEUE_LOCK_KEY``) rather than the database's write lock; commits on success."""
-    with Session(engine.execution_options(**{QUEUE_OPTION: True}), expire_on_commit=False) as session, \
-            session.begin():
+    (``store.postgres.QUEUE_LOCK_KEY``) rather than the database's write lock; commits on success. The server
+    away: as :func:`write_session` (``store.reconnect``)."""
+    with reconnect.session_on(engine, engine.execution_options(**{QUEUE_OPTION: True})) as session:
         yield session
 
 
