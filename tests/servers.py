@@ -168,6 +168,33 @@ def postgres_database(postgres_server_url: str) -> Iterator[str]:
         yield url
 
 
+def stop_server(process, shutdown: int) -> None:
+    """Stop a server a test started itself (a ``subprocess.Popen``): its ``shutdown`` signal (Chroma's SIGTERM,
+    PostgreSQL's SIGINT: a fast shutdown), SIGKILL after packaging/servers.py's ``STOP_SECONDS``; nothing if it is
+    not running."""
+    import subprocess
+
+    if process is None or process.poll() is not None:
+        return
+    process.send_signal(shutdown)
+    try:
+        process.wait(harness.STOP_SECONDS)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+def run_own_server(server):
+    """For a fixture, ``yield from`` it: a server of the test's own (an object with ``start``, ``wait_ready`` and
+    ``stop``) started, waited for, yielded, and stopped whatever happens."""
+    server.start()
+    try:
+        server.wait_ready()
+        yield server
+    finally:
+        server.stop()
+
+
 def open_on_servers(root: Path, database_url: str, chroma: tuple[str, str, str] | None = None):
     """A library whose database is on PostgreSQL (``database_url``) and its vectors on the Chroma server ``chroma`` =
     (URL, tenant, database): a team library, its descriptor written at ``root`` and opened by ``Library.open``, its

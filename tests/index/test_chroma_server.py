@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.servers import harness
+from tests.servers import harness, run_own_server, stop_server
 from vancetope_desktop.core.errors import IndexUnavailable, InvalidInput
 from vancetope_desktop.index.chroma_server import ChromaServer, ServerVectorStore
 
@@ -90,24 +90,12 @@ class _OwnServer:
             time.sleep(0.1)
 
     def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(harness.STOP_SECONDS)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop_server(self.process, signal.SIGTERM)
 
 
 @pytest.fixture
 def own_server(tmp_path):
-    server = _OwnServer(tmp_path)
-    server.start()
-    try:
-        server.wait_ready()
-        yield server
-    finally:
-        server.stop()
+    yield from run_own_server(_OwnServer(tmp_path))
 
 
 @pytest.mark.slow

@@ -90,7 +90,7 @@ def _index_now(lib: Library, document_ids: list[str], wait: bool, quiet: bool, *
         report = indexing.try_drain(
             lib, documents=document_ids,
             progress=lambda p: bar.update(task, completed=p.chunks_done, total=p.chunks_total,
-                                          description="embedding chunks"),
+                                          description=p.current if p.reconnecting else "embedding chunks"),
         )
         if report is None:
             bar.update(task, description=f"indexing by process {lib.writer_lock.holder_pid()}")
@@ -193,12 +193,15 @@ def memory_upload(
             embedding = bar.add_task("embedding chunks", total=None)
             # Each file's chunks are embedded while the next file is extracted (both cores busy), when no other
             # process is the writer; otherwise that process indexes them and _index_now waits below.
+            # A team library's database away: the line says "reconnecting to the database at …" in full.
             alongside = indexing.drain_alongside(lib, progress=lambda p: bar.update(
-                embedding, completed=p.chunks_done, total=p.chunks_total)) if wait else None
+                embedding, completed=p.chunks_done, total=p.chunks_total,
+                description=p.current if p.reconnecting else "embedding chunks")) if wait else None
             with _stored_anyway(), alongside or nullcontext():
                 report = imports.upload(
                     lib, paths, scope=scope, folder_id=folder, tags=split_tag_list(tags), password=password,
-                    progress=lambda p: bar.update(task, completed=p.done, total=p.total, description=p.current[:40]),
+                    progress=lambda p: bar.update(task, completed=p.done, total=p.total,
+                                                  description=p.current if p.reconnecting else p.current[:40]),
                     namesakes="keep_both" if keep_both_folders else "merge", bibliography_folder=bib_folder,
                     stored=alongside.add if alongside is not None else None,
                 )

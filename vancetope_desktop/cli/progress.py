@@ -15,7 +15,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 class ProgressLines:
     """Prints ``label done/total: detail`` on its console each time a task's ``completed`` count moves
-    (once per file imported, per batch embedded), never the same count twice. Use as a context manager,
+    (once per file imported, per batch embedded), and when its detail changes while the count stands still (a
+    wait: "reconnecting to the database at …"), never the same line twice in a row. Use as a context manager,
     like rich's ``Progress``."""
 
     def __init__(self, console: Console) -> None:
@@ -37,15 +38,20 @@ class ProgressLines:
 
     def update(self, task_id: int, *, completed: float | None = None, total: float | None = None,
                description: str | None = None) -> None:
-        """Record progress; prints a line when ``completed`` moved (``description`` is the detail shown)."""
+        """Record progress; prints a line when ``completed`` moved or the detail (``description``) changed."""
         task = self._tasks[task_id]
         if total is not None:
             task["total"] = total
-        if description is not None and description != task["label"]:
-            task["detail"] = description
-        if completed is None or completed == task["completed"]:
+        said = False
+        if description is not None:  # the label itself: no detail (a wait said before is over)
+            detail = "" if description == task["label"] else description
+            said, task["detail"] = detail != task["detail"], detail
+        moved = completed is not None and completed != task["completed"]
+        if not moved and not said:
             return
-        task["completed"] = completed
+        if moved:
+            task["completed"] = completed
+        completed = task["completed"]
         count = f"{completed:g}/{task['total']:g}" if task["total"] else f"{completed:g}"
         self._console.print(f"{task['label']} {count}" + (f": {task['detail']}" if task["detail"] else ""),
                             markup=False, highlight=False)

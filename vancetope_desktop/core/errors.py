@@ -27,6 +27,24 @@ class LibraryNeedsUpgrade(LibraryError):
     """A team library's server database has an older schema, and upgrading it was not asked for explicitly."""
 
 
+class DatabaseAway(LibraryError):
+    """A team library's database server is out of reach (restarted, stopped, the network down, an operator ended
+    the session): the transaction it cut off rolled back, nothing of it is written. ``store.reconnect`` raises the
+    two kinds below."""
+
+    exit_code = 69  # sysexits' EX_UNAVAILABLE, as EmbeddingModelMissing: something the command needs is not there
+
+
+class ConnectionLost(DatabaseAway):
+    """The connection dropped in the middle of a transaction: the caller may run that unit of work again from its
+    start (``store.reconnect.resuming``: an import's file, the index writer's batch)."""
+
+
+class DatabaseUnreachable(DatabaseAway):
+    """The server did not answer again within the reconnect budget (``store.reconnect.RETRY_SECONDS``); the message
+    names it (``host:port/database``, never a password)."""
+
+
 class NotFound(VancetopeError):
     """A document, scope, folder or version that was asked for does not exist."""
 

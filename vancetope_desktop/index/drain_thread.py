@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 
 from .writer import DrainProgress, DrainReport, IndexWriter, pending_work
 
@@ -55,6 +56,7 @@ class DrainThread:
         self._error: BaseException | None = None
         self.report = DrainReport()
         """What was drained so far (complete once the thread ended)."""
+        self._last = DrainProgress(0, 0, 0, 0)  # what _report said last
         self._thread = threading.Thread(target=self._run, name="index-drain", daemon=True)
 
     def __enter__(self) -> DrainThread:
@@ -121,10 +123,14 @@ class DrainThread:
         """The writer's progress within one drain, turned into progress over everything handed over."""
         if self._progress is None:
             return
+        if part.reconnecting:  # the database is away (store.reconnect): no count to ask it for; the last figures
+            self._progress(replace(self._last, current=part.current, reconnecting=True))
+            return
         with self._ready:
             handed = list(self._handed)
         documents, chunks = pending_work(self._writer.engine, handed)
         done_documents = len(self.report.indexed) + len(self.report.failed) + part.documents_done
         done = self.report.chunks + part.chunks_done
-        self._progress(DrainProgress(done_documents, done_documents + documents, done, done + chunks))
+        self._last = DrainProgress(done_documents, done_documents + documents, done, done + chunks)
+        self._progress(self._last)
 

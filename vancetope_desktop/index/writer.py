@@ -26,7 +26,7 @@ from sqlmodel import Session, select
 from ..core.documents import EMBEDDED_ROLES, IndexState
 from ..core.errors import IndexUnavailable
 from ..core.scopes import ScopeKind
-from ..store import tables
+from ..store import reconnect, tables
 from ..store.db import get_meta, read_session, set_meta, write_session
 from .embedder import Embedder
 from .job_claims import JobClaims
@@ -42,6 +42,9 @@ class DrainProgress:
     chunks_done: int
     chunks_total: int
     current: str = ""
+    reconnecting: bool = False
+    """True while a team library's database is reconnected: ``current`` then says so ("reconnecting to the database
+    at host:port/db…"), and the figures are the last ones (nothing is counted on a database that is away)."""
 
 
 @dataclass
@@ -137,6 +140,8 @@ class IndexWriter:
         Raises:
             IndexUnavailable: the vector store cannot be opened or read; the jobs not done stay queued
             (failing every document on a damaged store would hide what is wrong).
+            DatabaseUnreachable: a team library's database did not answer within the reconnect budget
+            (``store.reconnect``; a batch it cut off is redone while within it); the jobs not done stay queued.
         """
         report = DrainReport()
         ids = None if documents is None else list(dict.fromkeys(documents))
@@ -159,31 +164,47 @@ class IndexWriter:
         queued = select(tables.JobRow.id).limit(1)
         if wanted is not None:
             queued = queued.where(tables.JobRow.document_id.in_(wanted))  # type: ignore[attr-defined]
+
+        def waiting(message: str | None) -> None:  # a team library's database away: the progress says so
+            if progress is not None:
+                progress(DrainProgress(done_docs, max(total_docs, done_docs), report.chunks,
+                                       max(total_chunks, report.chunks), message or "", message is not None))
+
         while True:
             if cancel is not None and cancel():
                 report.cancelled = True
                 break
-            jobs = self.claims.claim(wanted, self._take_batch)
-            if not jobs:
-                with read_session(self.engine) as session:
-                    if session.exec(queued).first() is None:
-                        break
-                time.sleep(WAIT_SECONDS)  # the rest is other writers' (a team library)
-                continue
-            for job in jobs:
-                if job.kind != "embed":
-                    self._run_maintenance(job)
-            batch: dict[str, list[int]] = {}
-            for job in jobs:
-                if job.kind == "embed":
-                    batch.setdefault(job.document_id, []).append(job.id)  # type: ignore[arg-type]
-            if batch:
-                done = self._embed_batch(batch, report)
-                done_docs += done
-                if progress is not None:
-                    progress(DrainProgress(done_docs, max(total_docs, done_docs), report.chunks,
-                                           max(total_chunks, report.chunks)))
+            # A batch the database's connection cut off is claimed again (its jobs are still this writer's) and
+            # redone, once the server answers (store.reconnect): its jobs are deleted only with its results.
+            with reconnect.reporting(waiting):
+                done = reconnect.resuming(self.engine, lambda: self._drain_step(wanted, queued, report))
+            if done is None:
+                break
+            done_docs += done
+            if done and progress is not None:
+                progress(DrainProgress(done_docs, max(total_docs, done_docs), report.chunks,
+                                       max(total_chunks, report.chunks)))
         return done_docs
+
+    def _drain_step(self, wanted: list[str] | None, queued: Any, report: DrainReport) -> int | None:
+        """Claim one batch of ``wanted``'s jobs (None: any) and do it: maintenance jobs, then embedding. Returns the
+        documents embedded (0 when the jobs left are other writers': after waiting :data:`WAIT_SECONDS`), or None
+        when ``queued`` (the first job of ``wanted``) finds none left."""
+        jobs = self.claims.claim(wanted, self._take_batch)
+        if not jobs:
+            with read_session(self.engine) as session:
+                if session.exec(queued).first() is None:
+                    return None
+            time.sleep(WAIT_SECONDS)  # the rest is other writers' (a team library)
+            return 0
+        for job in jobs:
+            if job.kind != "embed":
+                self._run_maintenance(job)
+        batch: dict[str, list[int]] = {}
+        for job in jobs:
+            if job.kind == "embed":
+                batch.setdefault(job.document_id, []).append(job.id)  # type: ignore[arg-type]
+        return self._embed_batch(batch, report) if batch else 0
 
     # -- embedding -----------------------------------------------------------------------------
     def _take_batch(self, session: Session, jobs: list[tables.JobRow]) -> list[tables.JobRow]:
@@ -236,6 +257,7 @@ class IndexWriter:
         if not self.claims.renew(job_ids):
             return 0  # another writer took these jobs over (this one was stopped past its lease): its vectors win
         self._write_vectors(documents, vectors, embedder.vector_identity, failures)
+        done = DrainReport()  # into ``report`` once committed: a batch the connection cut off is done again
         with write_session(self.engine) as session:
             session.exec(delete(tables.JobRow).where(  # type: ignore[call-overload]
                 tables.JobRow.id.in_(job_ids), self.claims.owned()))  # type: ignore[union-attr]
@@ -249,16 +271,19 @@ class IndexWriter:
                 ).one()
                 if row.id in failures:
                     current.index_state, current.index_error = IndexState.FAILED.value, failures[row.id]
-                    report.failed.append((row.id, failures[row.id]))
+                    done.failed.append((row.id, failures[row.id]))
                 elif not still_queued:
                     current.index_state, current.index_error = IndexState.INDEXED.value, None
-                    report.indexed.append(row.id)
-                    report.chunks += len(chunks)
+                    done.indexed.append(row.id)
+                    done.chunks += len(chunks)
                 session.add(current)
             if get_meta(session, "index_model") is None:
                 set_meta(session, "index_model", self.model_spec)
                 set_meta(session, "index_precision", self._embedder().precision)
             generation = _bump_generation(session)
+        report.indexed += done.indexed
+        report.failed += done.failed
+        report.chunks += done.chunks
         self.vectors.mark_written(generation)
         return len(documents)
 

@@ -22,6 +22,7 @@ reference documents, with the files they name attached, in the same transaction:
 
 from __future__ import annotations
 
+import functools
 import logging
 import mimetypes
 import os
@@ -36,7 +37,7 @@ from sqlalchemy import text
 from sqlmodel import Session
 
 from ..core.documents import EMBEDDED_ROLES, DocumentStatus, DocumentType, IndexState, Source, SourceType
-from ..core.errors import DamagedFile, EncryptedPdf, ImportFailed, InvalidInput
+from ..core.errors import DamagedFile, DatabaseAway, EncryptedPdf, ImportFailed, InvalidInput
 from ..core.ids import new_document_id
 from ..core.profiles import SourceProfile
 from ..core.tags import normalize_tags
@@ -45,7 +46,7 @@ from ..generation.base import Generator
 from ..ingest.base import Extraction
 from ..ingest.process_pool import ProcessExtractor
 from ..ingest.registry import BIBTEX_EXTENSIONS, JSON_EXTENSIONS, RIS_EXTENSIONS, SUPPORTED_EXTENSIONS
-from ..store import tables
+from ..store import reconnect, tables
 from ..store.blobs import hash_file
 from ..store.db import read_session, write_session
 from ..store.dialect_sql import SqlForms
@@ -131,6 +132,8 @@ class ImportProgress(BaseModel):
     done: int
     total: int
     current: str
+    reconnecting: bool = Field(False, description="True while the database's connection is being made again: "
+                               "``current`` then says so (\"reconnecting to the database at host:port/db…\").")
 
 
 def _walk(paths: Iterable[Path]) -> list[tuple[Path, tuple[str, ...]]]:
@@ -174,7 +177,7 @@ def upload(lib: Library, paths: Sequence[Path], *, scope: str | None = None, fol
         folder_id: the folder to import into (None: top level of the scope).
         tags: tags given to every imported document, besides those found in the files.
         password: tried on encrypted PDFs.
-        progress: called after each file.
+        progress: called after each file, and while a team library's database is reconnected (``reconnecting``).
         cancel: checked before each file; the files not reached are not mentioned in the report.
         extractor: what reads each file, with :func:`~..ingest.registry.extract_file`'s signature
             (default: a ``ProcessExtractor`` with the library's ``extraction_timeout_s``, for this call;
@@ -200,6 +203,9 @@ def upload(lib: Library, paths: Sequence[Path], *, scope: str | None = None, fol
 
     Raises:
         InvalidInput: bad tags or a missing path. ScopeNotFound. (Per-file problems go in the report.)
+        DatabaseUnreachable: a team library's database did not answer within the reconnect budget
+            (``store.reconnect``; a file it cut off is imported again from its start while within it): the files
+            done are stored whole, the one it stopped at not at all; a later upload of the same files imports the rest.
     """
     scope_path = resolve_scope(lib, scope)
     extra_tags = normalize_tags(tags)
@@ -221,21 +227,54 @@ def upload(lib: Library, paths: Sequence[Path], *, scope: str | None = None, fol
             if not explicit and not _looks_supported(path):
                 report.outcomes.append(ImportOutcome(path=str(path), status="skipped", reason="unsupported file type"))
             else:
-                try:
-                    parent = _folder_for(lib, scope_path, relative, folder_ids, report, namesakes)
-                except Exception as error:  # the folder could not be made: its files say why, the rest go on
-                    report.outcomes.append(_unexpected(path, _display_name(path), "creating its folder", error))
-                else:
-                    outcome = _import_one(lib, path, scope_path, parent, extra_tags, password, extract,
-                                          before_commit=before_commit, own_folder=own_folder and explicit,
-                                          generator=generator)
-                    report.outcomes.append(outcome)
-                    written = ImportReport(outcomes=[outcome]).document_ids
-                    if stored is not None and written:
-                        stored(written)
+                # A file whose transaction the database's connection cut off is imported again from its start
+                # once the server answers (its extraction kept), saying so in the progress; a server away for
+                # longer than the budget ends the upload with DatabaseUnreachable (the next run imports the rest).
+                with reconnect.reporting(_waiting(progress, done - 1, len(files), _display_name(path))):
+                    outcome = reconnect.resuming(lib.engine, functools.partial(
+                        _folder_and_file, lib, path, relative, scope_path, folder_ids, report, namesakes, extra_tags,
+                        password, functools.cache(extract), before_commit=before_commit,
+                        own_folder=own_folder and explicit, generator=generator))
+                report.outcomes.append(outcome)
+                written = ImportReport(outcomes=[outcome]).document_ids
+                if stored is not None and written:
+                    stored(written)
             if progress is not None:
                 progress(ImportProgress(done=done, total=len(files), current=_display_name(path)))
     return report
+
+
+def _waiting(progress: Callable[[ImportProgress], None] | None, done: int, total: int,
+             name: str) -> Callable[[str | None], None]:
+    """What :func:`upload` tells ``progress`` while the database is away (``store.reconnect.reporting``): the
+    reconnecting message as the current item, then the file's name again."""
+
+    def tell(message: str | None) -> None:
+        if progress is not None:
+            progress(ImportProgress(done=done, total=total, current=message or name, reconnecting=message is not None))
+
+    return tell
+
+
+def _folder_and_file(lib: Library, path: Path, relative: tuple[str, ...], scope_path: str,
+                     folder_ids: dict[tuple[str, ...], str | None], report: ImportReport, namesakes: Namesakes,
+                     tags: list[str], password: str | None, extract: Callable[..., Extraction], *,
+                     before_commit: Callable[[], None] | None, own_folder: bool,
+                     generator: Generator | None) -> ImportOutcome:
+    """One file of :func:`upload`: its folder (made if needed), then :func:`_import_one`. Re-runnable from its start
+    (``store.reconnect.resuming``): each step commits whole or not at all.
+
+    Raises:
+        DatabaseAway: the database's connection was lost (every other failure is the outcome).
+    """
+    try:
+        parent = _folder_for(lib, scope_path, relative, folder_ids, report, namesakes)
+    except DatabaseAway:
+        raise
+    except Exception as error:  # the folder could not be made: its files say why, the rest go on
+        return _unexpected(path, _display_name(path), "creating its folder", error)
+    return _import_one(lib, path, scope_path, parent, tags, password, extract, before_commit=before_commit,
+                       own_folder=own_folder, generator=generator)
 
 
 def retry_import(lib: Library, document_id: str, *, password: str | None = None,
@@ -304,13 +343,16 @@ def _folder_for(lib: Library, scope_path: str, relative: tuple[str, ...],
         return folder_ids[relative]
     parent = _folder_for(lib, scope_path, relative[:-1], folder_ids, report, namesakes)
     name = unicodedata.normalize("NFC", readable(relative[-1]))
+    notice = None  # told once committed: a transaction the connection cut off runs again (upload)
     with write_session(lib.engine) as session:
         folder = namesake_folder(session, scope_path, name, parent) if namesakes == "merge" else None
         if folder is not None and folder.title != name.strip():
-            report.notices.append(f"{'/'.join(relative)}: {FOLDER_MERGED} {folder.title} ({folder.id})")
+            notice = f"{'/'.join(relative)}: {FOLDER_MERGED} {folder.title} ({folder.id})"
         elif folder is None:
             folder = ensure_folder(session, scope_path, name, parent)
         records.bump_change_counter(session)
+    if notice is not None:
+        report.notices.append(notice)
     folder_ids[relative] = folder.id
     report.folders.append(folder.id)
     return folder.id
@@ -346,8 +388,8 @@ def _import_one(lib: Library, path: Path, scope_path: str, folder_id: str | None
     """Import one file; ``origin`` = (name, source path) when ``path`` is the stored copy (a retry);
     ``own_folder``: a new bibliography goes into a folder named after it (:func:`upload`).
 
-    Never raises (but KeyboardInterrupt and what ``before_commit`` raises): every failure is the returned
-    outcome. The database work is
+    Never raises (but KeyboardInterrupt, what ``before_commit`` raises, and DatabaseAway: the database out of
+    reach, for :func:`upload` to run the file again): every other failure is the returned outcome. The database work is
     one transaction, so a failure leaves no document, chunk or job behind; a blob already stored
     stays, complete, for the next import of the same bytes.
     """
@@ -426,6 +468,8 @@ def _import_one(lib: Library, path: Path, scope_path: str, folder_id: str | None
             records.bump_change_counter(session)
     except _Interrupted as stop:
         raise stop.__cause__ from None  # type: ignore[misc]  # the caller's own exception, as it raised it
+    except DatabaseAway:
+        raise  # the whole file again once the server answers (upload), or the server named
     except ImportFailed as error:
         return ImportOutcome(path=str(path), status="failed", reason=str(error))
     except OSError as error:
@@ -460,6 +504,8 @@ def _profile(lib: Library, extraction: Extraction | None, name: str, scope_path:
         return source_profile.profile_for(lib, text, title=extraction.title or Path(name).stem,
                                           doc_type=extraction.doc_type, metadata=extraction.metadata,
                                           scope=scope_path, generator=generator)
+    except DatabaseAway:
+        raise  # the database, not the profile: the file waits for it
     except Exception:  # reading the visible tags failed (a busy or damaged library): the file comes in without
         _log.exception("no profile for %s", name)
         return None

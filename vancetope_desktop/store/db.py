@@ -19,7 +19,7 @@ from sqlalchemy.exc import OperationalError
 from sqlmodel import Session
 
 from ..core.errors import LibraryError
-from . import change_feed, tables
+from . import change_feed, reconnect, tables
 from .json_columns import dump_json, load_json
 from .migrations import HEAD_REVISION
 from .postgres import QUEUE_OPTION, WRITE_OPTION, create_postgres_engine
@@ -155,9 +155,13 @@ def is_busy(error: OperationalError) -> bool:
 @contextmanager
 def write_session(engine: Engine) -> Iterator[Session]:
     """A session whose transaction takes the write lock at once (SQLite's ``BEGIN IMMEDIATE``, PostgreSQL's advisory
-    write lock: ``store.postgres``) and commits on success, rolls back on error."""
-    with Session(engine.execution_options(**{WRITE_OPTION: True}), expire_on_commit=False) as session, \
-            session.begin():
+    write lock: ``store.postgres``) and commits on success, rolls back on error.
+
+    Raises:
+        ConnectionLost, DatabaseUnreachable: a team library's server dropped the connection in the block, or did not
+            answer at its start within the reconnect budget (``store.reconnect``); nothing of the block is written.
+    """
+    with reconnect.session_on(engine, engine.execution_options(**{WRITE_OPTION: True})) as session:
         yield session
 
 
@@ -165,17 +169,18 @@ def write_session(engine: Engine) -> Iterator[Session]:
 def queue_session(engine: Engine) -> Iterator[Session]:
     """A write session for the index writers' claims on the queue (``index.job_claims``): on SQLite a write
     transaction like :func:`write_session`'s, on PostgreSQL one that holds the queue's own lock
-    (``store.postgres.QUEUE_LOCK_KEY``) rather than the database's write lock; commits on success."""
-    with Session(engine.execution_options(**{QUEUE_OPTION: True}), expire_on_commit=False) as session, \
-            session.begin():
+    (``store.postgres.QUEUE_LOCK_KEY``) rather than the database's write lock; commits on success. The server
+    away: as :func:`write_session` (``store.reconnect``)."""
+    with reconnect.session_on(engine, engine.execution_options(**{QUEUE_OPTION: True})) as session:
         yield session
 
 
 @contextmanager
 def read_session(engine: Engine) -> Iterator[Session]:
     """A session for reads: one snapshot that never blocks writers (SQLite: a deferred transaction in WAL mode;
-    PostgreSQL: REPEATABLE READ)."""
-    with Session(engine, expire_on_commit=False) as session, session.begin():
+    PostgreSQL: REPEATABLE READ). A team library's server that drops its connections between sessions costs nothing
+    (a new connection at the start: ``store.reconnect``); one lost in the block raises ConnectionLost."""
+    with reconnect.session_on(engine, engine) as session:
         yield session
 
 

@@ -33,7 +33,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from ..core.errors import IndexUnavailable, VancetopeError
+from ..core.errors import DatabaseAway, IndexUnavailable, VancetopeError
 from ..index.writer import DrainProgress
 from ..services import indexing
 from ..services.library import Library
@@ -96,6 +96,11 @@ def _reporter(lib: Library) -> Callable[[DrainProgress], None]:
     """Progress lines whose totals are what is done plus what is queued now (a count query per batch)."""
 
     def report(progress: DrainProgress) -> None:
+        if progress.reconnecting:  # the database is away (store.reconnect): the drain's own totals, not a count
+            _say("progress", done=progress.chunks_done, total=progress.chunks_total,
+                 documents_done=progress.documents_done, documents_total=progress.documents_total,
+                 current=progress.current)
+            return
         documents, chunks = indexing.pending_work(lib)
         _say("progress", done=progress.chunks_done, total=progress.chunks_done + chunks,
              documents_done=progress.documents_done, documents_total=progress.documents_done + documents,
@@ -117,13 +122,16 @@ def serve(lib: Library, commands: _Commands) -> None:
         commands.drain.clear()
         if commands.closed.is_set():
             break
-        if not asked and (unavailable or not indexing.has_jobs(lib)):
-            continue
         commands.cancel.clear()
         try:
+            if not asked and (unavailable or not indexing.has_jobs(lib)):
+                continue
             report = indexing.try_drain(lib, progress=_reporter(lib), cancel=commands.cancel.is_set)
         except IndexUnavailable as error:
             unavailable = True
+            _say("error", message=str(error))
+            continue
+        except DatabaseAway as error:  # its jobs stay queued: the next poll finds them once the server answers
             _say("error", message=str(error))
             continue
         unavailable = False
