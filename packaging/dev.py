@@ -102,10 +102,11 @@ def run_app(extra: list[str]) -> int:
     return subprocess.call([app, *extra])
 
 
-# pytest-xdist workers: one per core, at most 4 (each loads the embedding model, ~0.5 GB). Much of the
-# suite waits on worker processes, servers and the indexing process, so two workers on two cores
-# finish in about 60 % of the time of one.
-TEST_WORKERS = min(4, os.cpu_count() or 1)
+# pytest-xdist workers: one per core and one more, at most 4 (each takes up to ~1.9 GB with the embedding model and
+# the libraries it builds). Much of the suite waits on child processes (the CLI, the MCP server, the indexing and
+# extraction processes, PyInstaller) and on the test servers: measured on 2 cores (3 Dec 2026), the two workers sat
+# idle for about a third of the run, which a third worker fills.
+TEST_WORKERS = min(4, (os.cpu_count() or 1) + 1)
 
 
 def run_tests(extra: list[str]) -> int:
