@@ -20,7 +20,7 @@ from vancetope_desktop.ingest.normalize import compose_spacing_accents, normaliz
         ("para one\n\n\n\n\npara two", "para one\n\npara two"),
         ("\n\n  indented code\n    deeper  \n\n", "  indented code\n    deeper"),  # indentation kept
         ("e\u0301te\u0301", "été"),  # NFC
-        ("bad\x03control\x00chars", "badcontrolchars"),
+        ("bad\x03control\x00chars", "badcontrol\ufffdchars"),  # NUL: the store's U+FFFD (core.text.without_nul)
         ("line\r\nbreaks\rmixed", "line\nbreaks\nmixed"),
         # A compound at a line end keeps its hyphen: both halves are words, the join is not.
         ("the planet-\nwarming gases", "the planet-warming gases"),

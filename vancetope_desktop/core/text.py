@@ -6,6 +6,12 @@ lone surrogate U+DC80–U+DCFF. JSON may carry lone surrogates too (``"\\udce9"`
 be encoded as UTF-8, so SQLite, Chroma, the tokenizer and the terminal all fail on it with a traceback.
 Arguments are refused with :func:`undecodable_values` (the caller names the argument); file names, which
 the user cannot retype, are shown and stored as :func:`readable`.
+
+Text may also hold NUL (U+0000): a pasted binary, a JSON ``"\\u0000"``, a YAML ``"\\0"``, a model's output.
+SQLite stores it; PostgreSQL refuses it in ``text`` and in JSONB strings, so a team library lost such a write with
+a driver error. The library's one rule, on both databases (``store.nul_guard`` applies it to every value written):
+a NUL is stored as U+FFFD, the replacement character decoding already puts for undecodable bytes
+(:func:`without_nul`). Other control characters are stored as given.
 """
 
 from __future__ import annotations
@@ -15,6 +21,9 @@ from collections.abc import Mapping
 from typing import Any
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+NUL = "\x00"
+REPLACEMENT_CHARACTER = "\ufffd"
+"""What a NUL is stored as (:func:`without_nul`): U+FFFD, visible where a NUL was, and a word separator to search."""
 _ESCAPED_BYTE = re.compile("[\udc80-\udcff]+")
 LEGACY_FILE_NAME_ENCODING = "cp1252"
 """How undecodable bytes of a file name are read: Windows-1252, the encoding of most non-UTF-8 names met
@@ -72,3 +81,26 @@ def readable(text: str) -> str:
     text = _ESCAPED_BYTE.sub(
         lambda run: bytes(ord(c) - 0xDC00 for c in run.group()).decode(LEGACY_FILE_NAME_ENCODING, "replace"), text)
     return _SURROGATE.sub("\ufffd", text)
+
+
+def without_nul(value: Any) -> tuple[Any, int]:
+    """``value`` with each NUL of its strings replaced by :data:`REPLACEMENT_CHARACTER` (see the module docstring).
+
+    Strings are looked for in ``value`` itself and, nested, in the keys and values of mappings and the items of lists
+    and tuples (a row of parameters, a JSON value); other values are left as they are.
+
+    Returns:
+        ``(cleaned, changed)``: ``changed`` is how many strings held a NUL; when none did, ``cleaned`` is ``value``
+        itself (nothing copied), otherwise a copy of the same shape (a mapping becomes a dict).
+    """
+    if isinstance(value, str):
+        return (value.replace(NUL, REPLACEMENT_CHARACTER), 1) if NUL in value else (value, 0)
+    if isinstance(value, Mapping):
+        pairs = [(without_nul(key), without_nul(item)) for key, item in value.items()]
+        changed = sum(k[1] + v[1] for k, v in pairs)
+        return ({k[0]: v[0] for k, v in pairs}, changed) if changed else (value, 0)
+    if isinstance(value, list | tuple):
+        items = [without_nul(item) for item in value]
+        changed = sum(n for _, n in items)
+        return (type(value)(item for item, _ in items), changed) if changed else (value, 0)
+    return value, 0

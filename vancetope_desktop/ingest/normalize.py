@@ -11,6 +11,7 @@ import re
 import unicodedata
 
 from ..core.rtl import fold_presentation_forms
+from ..core.text import without_nul
 from .lexicon import is_english_name, is_english_word
 
 # The Alphabetic Presentation Forms block (U+FB00–FB06): the ligatures fonts map to single code points.
@@ -73,8 +74,9 @@ def normalize_text(text: str, *, join_hyphens: bool = True) -> str:
     """Clean extracted or typed text for indexing.
 
     Steps: line endings to ``\\n``; NFC; ligatures expanded (ﬀ ﬁ ﬂ ﬃ ﬄ ﬅ ﬆ); Arabic presentation forms
-    folded to letters (:func:`~vancetope_desktop.core.rtl.fold_presentation_forms`); soft hyphens,
-    zero-width spaces and control characters removed; end-of-line hyphenation joined
+    folded to letters (:func:`~vancetope_desktop.core.rtl.fold_presentation_forms`); NUL replaced by U+FFFD, as the
+    store writes it (:func:`~vancetope_desktop.core.text.without_nul`: search then finds the words on either side);
+    soft hyphens, zero-width spaces and the other control characters removed; end-of-line hyphenation joined
     (``"effi-\\ncient"`` → ``"efficient"``, but ``"state-of-the-\\nart"`` → ``"state-of-the-art"`` and
     ``"planet-\\nwarming"`` → ``"planet-warming"``: :func:`keeps_hyphen`);
     runs of spaces inside a line collapsed (leading indentation kept, trailing spaces dropped);
@@ -91,7 +93,7 @@ def normalize_text(text: str, *, join_hyphens: bool = True) -> str:
     text = fold_presentation_forms(unicodedata.normalize("NFC", text).translate(_LIGATURES))
     text = _SOFT_HYPHEN_BREAK.sub("", text)
     text = _INVISIBLE.sub("", text)
-    text = _CONTROL.sub("", text)
+    text = _CONTROL.sub("", without_nul(text)[0])
     if join_hyphens:
         text = _HYPHEN_BREAK.sub(_join_hyphenated, text)
     lines = []

@@ -22,6 +22,7 @@ from ..core.errors import LibraryError
 from . import change_feed, reconnect, tables
 from .json_columns import dump_json, load_json
 from .migrations import HEAD_REVISION
+from .nul_guard import guard_engine
 from .postgres import QUEUE_OPTION, WRITE_OPTION, create_postgres_engine
 
 BUSY_TIMEOUT_MS = 60_000
@@ -59,6 +60,8 @@ def create_database_engine(location: Path | str, *, password: str | None = None)
         # NORMAL is crash-safe in WAL mode (a process crash loses nothing committed).
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.close()
+
+    guard_engine(engine)  # a NUL stored as U+FFFD, as on PostgreSQL (store.nul_guard)
 
     @event.listens_for(engine, "begin")
     def _begin(connection) -> None:

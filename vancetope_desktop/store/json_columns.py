@@ -25,6 +25,7 @@ from sqlalchemy.sql.expression import FunctionElement
 from sqlalchemy.types import TypeEngine
 
 from ..core.json_values import to_jsonable
+from ..core.text import without_nul
 
 UNREADABLE_KEY = "unreadable_json"
 """Key under which an object column keeps text that is not JSON at all (so nothing is lost)."""
@@ -88,8 +89,9 @@ def _json_field_postgresql(element: json_field, _compiler, **_kw) -> str:
 
 
 def dump_json(value: Any) -> str:
-    """The engine's JSON serializer: ``value`` made JSON-able (``to_jsonable``), then strict JSON."""
-    return json.dumps(to_jsonable(value), allow_nan=False)
+    """The engine's JSON serializer: ``value`` made JSON-able (``to_jsonable``), its NULs stored as U+FFFD
+    (``core.text.without_nul``: JSONB refuses ``\\u0000``, ``store.nul_guard``), then strict JSON."""
+    return json.dumps(without_nul(to_jsonable(value))[0], allow_nan=False)
 
 
 def load_json(raw: str) -> Any:

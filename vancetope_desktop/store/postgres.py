@@ -29,6 +29,7 @@ from sqlalchemy.exc import ArgumentError
 
 from ..core.errors import LibraryError
 from .json_columns import dump_json, load_json
+from .nul_guard import guard_engine
 
 WRITE_OPTION = "library_write"
 """The execution option that makes a transaction a write transaction (``store.db.write_session``): SQLite begins it
@@ -84,6 +85,8 @@ def create_postgres_engine(location: str, *, password: str | None = None) -> Eng
         json_deserializer=load_json,
         pool_pre_ping=True,  # a server restarted between two commands: a new connection, not an error
     )
+
+    guard_engine(engine)  # PostgreSQL refuses NUL in text: stored as U+FFFD (store.nul_guard)
 
     @event.listens_for(engine, "begin")
     def _begin(connection) -> None:
