@@ -5,12 +5,13 @@ failure half-way leaves."""
 from __future__ import annotations
 
 import os
+import sqlite3
 import time
 from pathlib import Path
 
 import pytest
 from sqlalchemy import text
-from sqlalchemy.exc import DataError
+from sqlalchemy.exc import IntegrityError
 
 from tests.library_copies import build_template, copied_library
 from tests.servers import open_on_servers
@@ -169,24 +170,35 @@ def test_refuses_a_target_that_is_not_empty_and_writes_nothing(template, tmp_pat
             library_copy.copy_library(source, source)
 
 
+def _write_behind_the_engine(lib: Library, statement: str, parameters: tuple) -> None:
+    """Write to an embedded library's SQLite file with Python's driver, as a program before this one's rules (foreign
+    keys off, a NUL kept: ``store.nul_guard``) did, so that the row the tests copy is really in the file."""
+    connection = sqlite3.connect(lib.paths.database)
+    try:
+        with connection:
+            connection.execute(statement, parameters)
+    finally:
+        connection.close()
+
+
 @pytest.mark.servers
 @pytest.mark.slow
 def test_a_failure_half_way_leaves_an_empty_target_and_a_second_try_completes(template, tmp_path, postgres_database,
                                                                              chroma_server_url, chroma_server,
                                                                              monkeypatch):
-    """A real bad row: SQLite keeps a NUL character in a title, PostgreSQL refuses it, after the files and vectors
-    and most rows are in. The target stays as new (no documents, no ``copied_from``, no vectors); once the row is
-    fixed the copy into the same target completes."""
-    folder, ids = template
+    """A real bad row: a tag of a document that is not there, which SQLite kept (foreign keys were not enforced by
+    the driver writing it) and PostgreSQL refuses, after the files and vectors and the documents are in. The target
+    stays as new (no documents, no ``copied_from``, no vectors); once the row is gone the copy into the same target
+    completes."""
+    folder, _ids = template
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))  # the team library's locks: this test's
     chroma = (chroma_server_url, chroma_server.tenant, chroma_server.database)
     with copied_library(folder, tmp_path / "source") as source:
-        with source.engine.begin() as connection:
-            connection.execute(text("UPDATE document SET title = :t WHERE id = :id"),
-                               {"t": "Palm\x00chemistry", "id": ids["note"]})
+        _write_behind_the_engine(source, "INSERT INTO document_tag (document_id, tag) VALUES (?, ?)",
+                                 ("doc_000000000000", "orphan"))
         target = open_on_servers(tmp_path / "team", postgres_database, chroma)
         try:
-            with pytest.raises(DataError, match="NUL"):
+            with pytest.raises(IntegrityError, match="document_tag"):
                 library_copy.copy_library(source, target)
             with read_session(target.engine) as session:
                 assert session.execute(text("SELECT COUNT(*) FROM document")).scalar() == 0
@@ -194,10 +206,41 @@ def test_a_failure_half_way_leaves_an_empty_target_and_a_second_try_completes(te
                 assert get_meta(session, library_copy.COPIED_FROM_KEY) is None
             assert target.vectors.collections() == []  # the first try's vectors dropped
 
-            with source.engine.begin() as connection:
-                connection.execute(text("UPDATE document SET title = 'Palm chemistry' WHERE id = :id"),
-                                   {"id": ids["note"]})
+            _write_behind_the_engine(source, "DELETE FROM document_tag WHERE tag = ?", ("orphan",))
             _assert_complete(library_copy.copy_library(source, target))
+        finally:
+            target.close()
+
+
+@pytest.mark.servers
+@pytest.mark.slow
+def test_nul_characters_an_embedded_library_holds_are_copied_as_replacement_characters(template, tmp_path,
+                                                                                    postgres_database):
+    """SQLite kept NULs written before the rule (``core.text.without_nul``) in a title, a JSON metadata value and a
+    chunk's text; PostgreSQL refuses them. The copy writes U+FFFD in their place, says how many values it changed,
+    and the title's words are found on the team library as on the source."""
+    folder, ids = template
+    with copied_library(folder, tmp_path / "source") as source:
+        note = ids["note"]
+        _write_behind_the_engine(source, "UPDATE document SET title = ?, metadata = json_set(metadata, '$.origin', ?) "
+                                 "WHERE id = ?", ("Palm\x00chemistry", "pasted\x00text", note))
+        _write_behind_the_engine(source, "UPDATE chunk SET text = ? WHERE document_id = ?",
+                                 ("Palm leaves\x00hold flavonoids.", note))
+        held = documents.get_document(source, note)  # really in the source, read through the library's engine
+        assert (held.title, held.metadata["origin"]) == ("Palm\x00chemistry", "pasted\x00text")
+        target = open_on_servers(tmp_path / "team", postgres_database)
+        try:
+            report = library_copy.copy_library(source, target)
+            _assert_complete(report)
+            assert report.nul_replaced == 3
+            copied = documents.get_document(target, note)
+            assert copied.title == "Palm\ufffdchemistry"
+            assert copied.metadata["origin"] == "pasted\ufffdtext"
+            with read_session(target.engine) as session:
+                assert session.execute(text("SELECT text FROM chunk WHERE document_id = :id"), {"id": note}
+                                       ).scalar() == "Palm leaves\ufffdhold flavonoids."
+                found = pg_lexical.search_chunks(session, "palm chemistry", SqlFilter().and_in("status", ["active"]), 5)
+            assert note in {hit.document_id for hit in found}
         finally:
             target.close()
 

@@ -57,10 +57,11 @@ def library_migrate(
     relation, request and audit entry with its id, the original files, the vectors as they are (nothing is embedded
     again), the settings. With --team (and --db, --vectors, --files, as `library create --team` takes them) TARGET
     is a new team library; else an embedded one. All or nothing: when the copy fails half-way, TARGET's database is
-    left empty (run the command again). Close the app (or any process indexing SOURCE) first.
+    left empty (run the command again). Close the app (or any process indexing SOURCE) first. A NUL character in a
+    text (which PostgreSQL refuses) is copied as U+FFFD, as every write stores it, and counted.
 
     Prints the rows of every table and the vectors of every collection in both libraries; exits 1 when a count
-    differs. --json prints {source, target, files, ok, counts: [{what, source, target, equal}]}.
+    differs. --json prints {source, target, files, nul_replaced, ok, counts: [{what, source, target, equal}]}.
     """
     with guarded():
         _refuse_unless_a_library(source)
@@ -70,7 +71,8 @@ def library_migrate(
                           chroma_ca=chroma_ca, chroma_insecure=chroma_insecure)
         with Library.open(target) as copy, progress(err) as bar:
             report = library_copy.copy_library(lib, copy, progress=_shown(bar, {}))
-    value = {"source": report.source, "target": report.target, "files": report.files, "ok": report.ok,
+    value = {"source": report.source, "target": report.target, "files": report.files,
+             "nul_replaced": report.nul_replaced, "ok": report.ok,
              "counts": [{"what": check.what, "source": check.source, "target": check.target, "equal": check.equal}
                         for check in report.checks]}
     emit(as_json, value, lambda: _print_report(report))
@@ -106,4 +108,7 @@ def _print_report(report: library_copy.CopyReport) -> None:
                       "" if check.equal else "[red]differs[/red]")
     out.print(f"copied {report.source} → {report.target} ({report.files} original files)", markup=False)
     out.print(table)
+    if report.nul_replaced:
+        out.print(f"{report.nul_replaced} text value(s) held a NUL character: copied with U+FFFD in its place",
+                  markup=False)
     out.print("counts equal" if report.ok else "[red]counts differ: the source changed during the copy?[/red]")

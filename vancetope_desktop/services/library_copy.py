@@ -6,7 +6,9 @@ What is copied, source to target:
 * the vectors, collection by collection, with their ids, embeddings and metadata as stored: nothing is embedded
   again (the collections keep the model and dimension they record);
 * every row of every table of ``store/tables.py`` in foreign-key order with its ids (``store.table_copy``), the
-  lexical index rebuilt on the target from the chunks, PostgreSQL's sequences moved past the copied ids;
+  lexical index rebuilt on the target from the chunks, PostgreSQL's sequences moved past the copied ids; a NUL in a
+  text (an embedded library may hold one, PostgreSQL refuses it) is copied as U+FFFD, the rule of every write
+  (``core.text.without_nul``), and the report counts those values;
 * the meta facts, the index model and precision among them (the vectors were made by that model), and the settings.
 
 All or nothing. Files and vectors go first; then every row in ONE write transaction of the target, which ends by
@@ -81,12 +83,14 @@ class CountCheck:
 @dataclass(frozen=True)
 class CopyReport:
     """What a copy did: the two databases (as :func:`database_location` names them), the counts compared
-    (:func:`verify_copy`) and the number of original files copied."""
+    (:func:`verify_copy`), the number of original files copied and of text values whose NUL characters were copied
+    as U+FFFD (``nul_replaced``)."""
 
     source: str
     target: str
     checks: tuple[CountCheck, ...]
     files: int
+    nul_replaced: int = 0
 
     @property
     def ok(self) -> bool:
@@ -127,7 +131,7 @@ def copy_library(source: Library, target: Library, *,
         files = _copy_files(source, target, report)
         try:
             _copy_vectors(source, target, report)
-            _copy_rows(source, target, report)
+            nul_replaced = _copy_rows(source, target, report)
         except BaseException:
             _drop_vectors(target)
             raise
@@ -135,7 +139,8 @@ def copy_library(source: Library, target: Library, *,
         if took_lock:
             source.writer_lock.release()
     target.save_settings(source.settings)
-    return CopyReport(database_location(source), database_location(target), verify_copy(source, target), files)
+    return CopyReport(database_location(source), database_location(target), verify_copy(source, target), files,
+                      nul_replaced)
 
 
 def verify_copy(source: Library, target: Library) -> tuple[CountCheck, ...]:
@@ -240,20 +245,21 @@ def _drop_vectors(target: Library) -> None:
                        database_location(target), error)
 
 
-def _copy_rows(source: Library, target: Library, report: Callable[[CopyProgress], None]) -> None:
+def _copy_rows(source: Library, target: Library, report: Callable[[CopyProgress], None]) -> int:
     """Copy every row in one snapshot of the source and one write transaction of the target (see the module's
-    docstring), the target's own meta facts kept, then rebuild the lexical index and record ``copied_from``."""
+    docstring), the target's own meta facts kept, then rebuild the lexical index and record ``copied_from``.
+    Returns how many text values held a NUL (copied as U+FFFD)."""
     ordered = library_tables()
     with read_session(source.engine) as reading, write_session(target.engine) as writing:
         kept = _meta_values(writing, TARGET_OWN_META)
         for table in reversed(ordered):  # what a new library holds: its meta facts, its two scopes
             clear_table(writing, table)
         totals = row_counts(reading, ordered)
-        total, before = sum(totals.values()), 0
+        total, before, nul_replaced = sum(totals.values()), 0, 0
         report(CopyProgress("rows", 0, total))
         for table in ordered:
-            copy_table(reading, writing, table, progress=lambda n, t=table, b=before: report(
-                CopyProgress("rows", b + n, total, t.name)))
+            nul_replaced += copy_table(reading, writing, table, progress=lambda n, t=table, b=before: report(
+                CopyProgress("rows", b + n, total, t.name))).nul_replaced
             before += totals[table.name]
         for key in TARGET_OWN_META:
             _put_meta(writing, key, kept.get(key))
@@ -263,6 +269,7 @@ def _copy_rows(source: Library, target: Library, report: Callable[[CopyProgress]
         generation = _meta_values(writing, ("index_generation",)).get("index_generation")
         _put_meta(writing, "index_generation", str(int(generation or 0) + 1))
         _put_meta(writing, COPIED_FROM_KEY, f"{database_location(source)} at {timestamp()}")
+    return nul_replaced
 
 
 def _meta_values(session: Session, keys: Sequence[str]) -> dict[str, str]:

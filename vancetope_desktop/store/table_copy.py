@@ -3,16 +3,20 @@
 
 Generic over the schema: the tables are those of the SQLModel metadata (``store/tables.py``) in foreign-key order,
 so a table added there is copied without editing this module. Rows go through SQLAlchemy Core with the tables'
-own column types, so JSON, times and booleans are converted by each dialect as when the services write them.
+own column types, so JSON, times and booleans are converted by each dialect as when the services write them. A NUL
+in a text or JSON value, which an embedded library may hold (SQLite stores it) and PostgreSQL refuses, is copied as
+U+FFFD, the rule of every write (``core.text.without_nul``, ``store.nul_guard``), and counted.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from typing import NamedTuple
 
 from sqlalchemy import Column, Table, bindparam, delete, func, select, text, update
 from sqlmodel import Session, SQLModel
 
+from ..core.text import without_nul
 from . import tables as _tables  # noqa: F401  (registers the library's tables in SQLModel.metadata)
 
 BATCH_ROWS = 1_000
@@ -45,17 +49,26 @@ def _batches(source: Session, table: Table, size: int) -> Iterator[list[dict]]:
         yield [dict(row) for row in partition]
 
 
+class TableCopy(NamedTuple):
+    """What :func:`copy_table` copied: ``rows``, and ``nul_replaced``, how many of their text values (a column's, or a
+    string inside a JSON column's value) held a NUL, written as U+FFFD."""
+
+    rows: int
+    nul_replaced: int
+
+
 def copy_table(source: Session, target: Session, table: Table, *, size: int = BATCH_ROWS,
-               progress: Callable[[int], None] | None = None) -> int:
+               progress: Callable[[int], None] | None = None) -> TableCopy:
     """Insert every row of ``table`` in ``source`` into ``table`` in ``target`` (inside the caller's transactions).
 
-    Columns that refer to the table itself are inserted empty and set afterwards, in batches by primary key.
+    Columns that refer to the table itself are inserted empty and set afterwards, in batches by primary key. A NUL
+    is written as U+FFFD (see the module docstring).
 
     Args:
         progress: called with the number of rows copied so far after each batch.
 
     Returns:
-        The number of rows copied.
+        The :class:`TableCopy`: rows copied, text values whose NULs were replaced.
 
     Raises:
         sqlalchemy.exc.IntegrityError: ``target`` already holds one of the rows, or a row refers to one missing
@@ -67,8 +80,10 @@ def copy_table(source: Session, target: Session, table: Table, *, size: int = BA
         raise ValueError(f"{table.name}: a NOT NULL column refers to its own table; it cannot be copied row by row")
     keys = list(table.primary_key.columns)
     pending: list[dict] = []
-    copied = 0
+    copied = replaced = 0
     for rows in _batches(source, table, size):
+        rows, changed = without_nul(rows)
+        replaced += changed
         if later:
             pending += [{**{f"k_{key.name}": row[key.name] for key in keys},
                          **{f"v_{column.name}": row[column.name] for column in later}}
@@ -83,7 +98,7 @@ def copy_table(source: Session, target: Session, table: Table, *, size: int = BA
             {column.name: bindparam(f"v_{column.name}") for column in later})
         for start in range(0, len(pending), size):
             target.connection().execute(statement, pending[start:start + size])
-    return copied
+    return TableCopy(copied, replaced)
 
 
 def clear_table(session: Session, table: Table) -> None:
