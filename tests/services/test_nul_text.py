@@ -3,13 +3,14 @@ library stores it as U+FFFD on both (``core.text.without_nul``, ``store.nul_guar
 two databases hold the same text, and the words on either side of it are found."""
 
 import pytest
+from sqlalchemy import text
 
 from tests.conftest import SHARED
 from vancetope_desktop.core.documents import DocumentType
 from vancetope_desktop.core.text import without_nul
 from vancetope_desktop.index import lexical_backend
 from vancetope_desktop.services import conversations, documents, imports, scopes
-from vancetope_desktop.store.db import read_session
+from vancetope_desktop.store.db import read_session, write_session
 from vancetope_desktop.store.fulltext import parse_query
 
 NOTE = SHARED / "corpus" / "notes" / "math-affine-schemes.md"
@@ -72,3 +73,19 @@ def test_an_imported_file_with_a_nul_is_stored_with_a_replacement_character(libr
     stored = documents.get_document(library, document_id).content
     assert "Quokka\ufffdwombat sightings." in stored and "\x00" not in stored
     assert _keyword(library, "wombat") == [document_id]
+
+
+def test_a_query_holding_a_nul_finds_what_was_stored(library):
+    """Queries pass the rule too: PostgreSQL would refuse the NUL in a filter's parameter, and the text stored holds
+    U+FFFD where the NUL was."""
+    note = documents.add_text(library, "Quokka\x00wombat burrows.", doc_type=DocumentType.NOTE, title="Burrow\x00notes")
+    assert _keyword(library, '"quokka\x00wombat"') == [note.id]
+
+
+def test_a_statement_written_by_hand_passes_the_rule_too(library):
+    """Core inserts and SQL text (chunks, the lexical index, ``library migrate``'s rows) bypass the ORM's rows: the
+    engine's parameters are cleaned as well (``store.nul_guard.guard_engine``)."""
+    note = documents.add_text(library, "Burrows of the quokka.", doc_type=DocumentType.NOTE)
+    with write_session(library.engine) as session:
+        session.execute(text("UPDATE document SET title = :title WHERE id = :id"), {"title": "Q\x00W", "id": note.id})
+    assert documents.get_document(library, note.id).title == "Q\ufffdW"
