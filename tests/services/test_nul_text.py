@@ -9,7 +9,7 @@ from tests.conftest import SHARED
 from vancetope_desktop.core.documents import DocumentType
 from vancetope_desktop.core.text import without_nul
 from vancetope_desktop.index import lexical_backend
-from vancetope_desktop.services import conversations, documents, imports, scopes
+from vancetope_desktop.services import conversations, documents, imports, notelinks, scopes
 from vancetope_desktop.store.db import read_session, write_session
 from vancetope_desktop.store.fulltext import parse_query
 
@@ -89,3 +89,14 @@ def test_a_statement_written_by_hand_passes_the_rule_too(library):
     with write_session(library.engine) as session:
         session.execute(text("UPDATE document SET title = :title WHERE id = :id"), {"title": "Q\x00W", "id": note.id})
     assert documents.get_document(library, note.id).title == "Q\ufffdW"
+
+
+def test_an_edit_whose_text_links_with_a_nul_is_stored_and_its_link_resolved(library):
+    """The links of an edited text are resolved before its row is flushed: their titles hold the NUL then
+    (``services.notelinks`` passes them through the rule)."""
+    target = documents.add_text(library, "Wombats dig.", doc_type=DocumentType.NOTE, title="Wombat\x00burrows")
+    note = documents.add_text(library, "Draft.", doc_type=DocumentType.NOTE)
+    documents.update_document(library, note.id, content="See [[Wombat\x00burrows]].", metadata={"m": "1\x002"})
+    edited = documents.get_document(library, note.id)
+    assert edited.content == "See [[Wombat\ufffdburrows]]." and edited.metadata["m"] == "1\ufffd2"
+    assert [link.document.id for link in notelinks.note_links(library, note.id) if link.document] == [target.id]

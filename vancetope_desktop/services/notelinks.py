@@ -44,12 +44,14 @@ from sqlmodel import Session
 
 from ..core.documents import STRUCTURAL_VALUES, DocumentStatus, DocumentType
 from ..core.errors import InvalidInput
+from ..core.text import without_nul
 from ..core.wikilinks import WikiLink, find_links, linkable, retarget_links, title_key
 from ..index import lexical_backend
 from ..store import tables
 from ..store.db import read_session
 from ..store.dialect_sql import SqlForms
 from ..store.fulltext import analyze
+from ..store.json_columns import dump_json
 from . import records
 from .library import Library
 from .relations import LINKS_TO, LinkedDocument, linking_documents, session_set_targets, session_sources
@@ -132,8 +134,9 @@ def _resolve(session: Session, scope_path: str, links: Iterable[WikiLink]) -> li
         where.append(forms.non_ascii("d.title"))
         by_name.append(forms.non_ascii(file_name))
     where.append(f"(({a_note_file}) AND ({' OR '.join(by_name)}))")
-    params |= {"keys": json.dumps(ascii_keys), "ids": json.dumps(sorted(ids)),
-               "names": json.dumps([k + suffix for k in ascii_keys for suffix in NOTE_SUFFIXES])}
+    # dump_json: a key may hold a NUL (text not yet flushed), stored as U+FFFD (store.nul_guard).
+    params |= {"keys": dump_json(ascii_keys), "ids": json.dumps(sorted(ids)),
+               "names": dump_json([k + suffix for k in ascii_keys for suffix in NOTE_SUFFIXES])}
     rows = session.exec(text(f"SELECT d.id, d.title, d.type, CASE WHEN {a_note_file} THEN {file_name} END "
                              f"FROM document d WHERE {live} AND "
                              f"({' OR '.join(where)}) ORDER BY d.created_at, d.id"), params=params).all()
@@ -234,6 +237,7 @@ def _naming(session: Session, keys: set[str]) -> set[str]:
     """The notes whose links name one of ``keys`` (title keys), resolved or not."""
     if not keys:
         return set()
+    keys = set(without_nul(sorted(keys))[0])  # a title not flushed yet may hold a NUL: U+FFFD as stored
     forms = SqlForms.of(session)
     meta = forms.valid("d.metadata")
     # holds() first: only notes naming a key (as their JSON stores it) are parsed, not every document's

@@ -10,7 +10,12 @@ the lexical index, ``library migrate``'s rows) and one forgotten path is one los
 - ``json_columns.dump_json`` applies the rule to a JSON value before writing it (a NUL is ``\\u0000`` in JSON text,
   which the parameters' check cannot see);
 - :func:`_clean_flushed`: the ORM rows a flush writes get the stored text too, so that what a service returns from
-  them is what a later read returns.
+  them is what a later read returns. (Not an attribute ``set`` event: SQLModel writes the value as given into the
+  row's ``__dict__`` after the event, so the event's cleaned value would be lost.)
+
+What a service computes from a row's text before its flush sees the NUL: JSON text a service builds itself
+(``json.dumps`` of a list for ``SqlForms.rows``) must go through ``json_columns.dump_json`` when it carries text that
+may hold one (``services.notelinks``), as the parameters' check cannot see inside it.
 """
 
 from __future__ import annotations
@@ -38,7 +43,6 @@ def _clean_flushed(session: Session, _flush_context, _instances) -> None:
     for row in (*session.new, *session.dirty):
         state = inspect(row)
         for attribute in state.mapper.column_attrs:
-            value = state.dict.get(attribute.key)
-            cleaned, changed = without_nul(value)
+            cleaned, changed = without_nul(state.dict.get(attribute.key))
             if changed:
                 setattr(row, attribute.key, cleaned)
