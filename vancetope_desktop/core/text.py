@@ -99,12 +99,14 @@ def without_nul(value: Any) -> tuple[Any, int]:
         if not any(_may_hold_nul(key) or _may_hold_nul(item) for key, item in value.items()):
             return value, 0  # the common case, checked without copying: 1,000 chunk rows in ~4 ms of CPU
         pairs = [(without_nul(key), without_nul(item)) for key, item in value.items()]
-        return {k[0]: v[0] for k, v in pairs}, sum(k[1] + v[1] for k, v in pairs)
+        changed = sum(k[1] + v[1] for k, v in pairs)
+        return ({k[0]: v[0] for k, v in pairs}, changed) if changed else (value, 0)
     if isinstance(value, list | tuple):
         if not any(_may_hold_nul(item) for item in value):
             return value, 0
         items = [without_nul(item) for item in value]
-        return type(value)(item for item, _ in items), sum(n for _, n in items)
+        changed = sum(n for _, n in items)
+        return (type(value)(item for item, _ in items), changed) if changed else (value, 0)
     return value, 0
 
 
