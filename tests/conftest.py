@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import pickle
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -86,12 +87,25 @@ WRITTEN_TABLES = ("document", "document_version", "relation", "promotion_request
 
 
 def stored_counts(root: Path) -> dict[str, int]:
-    """Rows per table of :data:`WRITTEN_TABLES` in the library at ``root`` (read with plain sqlite3, so a test of
-    the CLI, whose library is a path, counts the same way), to show a refused call wrote nothing."""
+    """Rows per table of :data:`WRITTEN_TABLES` in the library at ``root``, to show a refused call wrote nothing: read
+    apart from any open ``Library`` (a test of the CLI has its library as a path), with plain sqlite3 from an embedded
+    library's ``library.sqlite``, on a team library's database from its descriptor."""
     import sqlite3
 
-    with sqlite3.connect(root / "library.sqlite") as connection:
-        return {t: connection.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in WRITTEN_TABLES}
+    from vancetope_desktop.services.team_library import open_engine, read_descriptor
+
+    descriptor = read_descriptor(root)
+    if descriptor is None:
+        with sqlite3.connect(root / "library.sqlite") as connection:
+            return {t: connection.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in WRITTEN_TABLES}
+    from sqlalchemy import text
+
+    engine = open_engine(descriptor)
+    try:
+        with engine.connect() as connection:
+            return {t: connection.execute(text(f"SELECT COUNT(*) FROM {t}")).scalar_one() for t in WRITTEN_TABLES}
+    finally:
+        engine.dispose()
 
 
 @pytest.fixture(scope="session")
@@ -139,6 +153,28 @@ def any_library(request, tmp_path):
     lib = _embedded_library(tmp_path, request.getfixturevalue("new_library_folder"))
     yield lib
     lib.close()
+
+
+def embedded_only(reason: str) -> pytest.MarkDecorator:
+    """Mark a test or module that ``library_at`` (and the fixtures built on it) runs on the embedded library alone:
+    it reopens the library by its files, reads ``library.sqlite`` with sqlite3, or checks the embedded layout. The
+    team run is skipped with ``reason``."""
+    return pytest.mark.embedded_only(reason=reason)
+
+
+@pytest.fixture(params=["embedded", pytest.param("team", marks=pytest.mark.servers)])
+def library_at(request) -> Callable[[Path], Path]:
+    """``make(root)`` → ``root``: where the test's library lives, of each kind in turn (ids ``embedded``, ``team``).
+    Embedded: nothing is made (``Library.open``, ``--library root`` and ``vancetope mcp --library root`` create it);
+    team: a REAL team library's descriptor is written at ``root`` (``tests/servers.py``'s ``team_folder``: PostgreSQL,
+    the Chroma server, a files folder), which each face opens as it opens any library (issue 17: the CLI and agent
+    suites on both backends). A test marked :func:`embedded_only` skips the team run with the mark's reason."""
+    if request.param == "embedded":
+        return lambda root: root
+    marker = request.node.get_closest_marker("embedded_only")
+    if marker is not None:
+        pytest.skip(f"embedded library only: {marker.kwargs['reason']}")
+    return request.getfixturevalue("team_folder")
 
 
 @pytest.fixture(scope="session")

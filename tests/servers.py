@@ -244,3 +244,61 @@ def team_library(tmp_path: Path, postgres_database: str, chroma_server_url: str,
         yield library
     finally:
         library.close()
+
+
+@pytest.fixture(scope="session")
+def new_team_database(postgres_server_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The name of a database holding a new library's tables and first rows (schema made, default scopes), made once
+    per test process: ``team_folder`` copies it (``CREATE DATABASE … TEMPLATE``, a file copy on the server) instead of
+    migrating a database for each test. Nothing connects to it after it is made: PostgreSQL copies only a template no
+    session is connected to. Dropped at the end of the session."""
+    import psycopg
+    from psycopg import sql
+
+    name = _unique_name()
+    with psycopg.connect(postgres_server_url, autocommit=True) as admin:
+        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    try:
+        url = urlsplit(postgres_server_url)._replace(path=f"/{name}").geturl()
+        open_on_servers(tmp_path_factory.mktemp("new-team-database") / "library", url).close()
+        yield name
+    finally:
+        with psycopg.connect(postgres_server_url, autocommit=True) as admin:
+            admin.execute(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+@pytest.fixture
+def team_folder(tmp_path: Path, postgres_server_url: str, new_team_database: str, chroma_server_url: str,
+                chroma_server, monkeypatch) -> Iterator:
+    """``make(root)`` writes a team library's descriptor at ``root`` and returns ``root``: a new team library (its
+    database a copy of ``new_team_database``, dropped after the test; its vectors in ``chroma_server``'s tenant and
+    database; its files in ``root``'s sibling ``<name>-files``), which ``Library.open(root)``, ``--library root`` and
+    ``vancetope mcp --library root`` open. This machine's locks go under ``tmp_path`` (XDG_STATE_HOME, inherited by
+    the CLI's and the MCP server's subprocesses). One library per test: a second ``make`` is refused."""
+    import psycopg
+    from psycopg import sql
+
+    from vancetope_desktop.services.team_library import DatabasePart, TeamDescriptor, VectorsPart, write_descriptor
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    name = _unique_name()
+    made: list[Path] = []
+
+    def make(root: Path) -> Path:
+        assert not made, f"team_folder already made a library at {made[0]}"
+        with psycopg.connect(postgres_server_url, autocommit=True) as admin:
+            admin.execute(sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(sql.Identifier(name),
+                                                                          sql.Identifier(new_team_database)))
+        made.append(root)
+        root.mkdir(parents=True, exist_ok=True)
+        write_descriptor(root, TeamDescriptor(
+            library_id=uuid.uuid4().hex, name=root.name,
+            database=DatabasePart(url=urlsplit(postgres_server_url)._replace(path=f"/{name}").geturl()),
+            vectors=VectorsPart(url=chroma_server_url, tenant=chroma_server.tenant, database=chroma_server.database),
+            files=str(root.parent / f"{root.name}-files")))
+        return root
+
+    yield make
+    if made:
+        with psycopg.connect(postgres_server_url, autocommit=True) as admin:
+            admin.execute(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(name)))

@@ -7,11 +7,11 @@ from vancetope_desktop.cli.main import app
 
 
 @pytest.fixture
-def cli(tmp_path):
+def cli(tmp_path, library_at):
     """``cli(*args, ok=True, stdin=None)`` runs ``vancetope *args --library <tmp>/lib`` (``stdin``: its standard
-    input); with ``ok`` it asserts exit 0."""
+    input); with ``ok`` it asserts exit 0. The library is embedded, then a team library (``library_at``)."""
     runner = CliRunner()
-    library = str(tmp_path / "lib")
+    library = str(library_at(tmp_path / "lib"))
 
     def invoke(*args, ok=True, stdin=None):
         result = runner.invoke(app, [*args, "--library", library], input=stdin)

@@ -12,14 +12,21 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import embedded_only
 from vancetope_desktop.cli.context import out
 from vancetope_desktop.core.settings import Settings
-from vancetope_desktop.services.library import load_settings, save_settings
+from vancetope_desktop.services.library import save_settings
 
 PAPER = "black-hole-singularities-collision-arxiv1805.05865.pdf"
 
 
-def test_show_lists_every_setting_with_its_value_and_default(cli, tmp_path):
+def _saved(cli) -> dict:
+    """The library's saved settings as a new `vancetope` run reads them (an embedded library's settings.json, a team
+    library's database): key → value."""
+    return {s["key"]: s["value"] for s in json.loads(cli("settings", "show", "--json").stdout)}
+
+
+def test_show_lists_every_setting_with_its_value_and_default(cli):
     cli("settings", "set", "min_relevance", "0.2")
     shown = {s["key"]: s for s in json.loads(cli("settings", "show", "--json").stdout)}
     assert list(shown) == list(Settings.model_fields)
@@ -27,12 +34,12 @@ def test_show_lists_every_setting_with_its_value_and_default(cli, tmp_path):
     assert not shown["embedding_model"]["changed"] and shown["embedding_model"]["description"]
     text = cli("settings", "show").stdout
     assert all(key in text for key in Settings.model_fields)
-    assert load_settings(tmp_path / "lib" / "settings.json").min_relevance == 0.2
+    assert _saved(cli)["min_relevance"] == 0.2
 
 
 def test_a_bad_key_or_value_is_refused_and_nothing_saved(cli, tmp_path):
     cli("settings", "show")
-    before = (tmp_path / "lib" / "settings.json").read_text()
+    before = _saved(cli)
     unknown = cli("settings", "set", "embeding_model", "x", ok=False)
     assert unknown.exit_code == 2 and "no setting 'embeding_model'" in unknown.output
     assert "embedding_model" in unknown.output  # the known settings are listed
@@ -43,17 +50,18 @@ def test_a_bad_key_or_value_is_refused_and_nothing_saved(cli, tmp_path):
                                ("generator", "endpoint", "needs the endpoint's URL")]:
         refused = cli("settings", "set", key, value, ok=False)
         assert refused.exit_code == 2 and reason in refused.output, (key, refused.output)
-    assert (tmp_path / "lib" / "settings.json").read_text() == before
+    assert _saved(cli) == before
 
 
-def test_values_are_read_as_their_type_or_as_json(cli, tmp_path):
+def test_values_are_read_as_their_type_or_as_json(cli):
     cli("settings", "set", "lexical_stemming", "false")
     cli("settings", "set", "scope_weights", "[1.0, 0.5]")
     cli("settings", "set", "lexical_max_postings", "null")
     same = cli("settings", "set", "lexical_stemming", "false")
     assert "nothing changed" in same.stdout
-    saved = load_settings(tmp_path / "lib" / "settings.json")
-    assert (saved.lexical_stemming, saved.scope_weights, saved.lexical_max_postings) == (False, (1.0, 0.5), None)
+    saved = _saved(cli)
+    assert (saved["lexical_stemming"], saved["scope_weights"], saved["lexical_max_postings"]) == (
+        False, [1.0, 0.5], None)
 
 
 @pytest.mark.slow
@@ -68,6 +76,7 @@ def test_a_new_precision_rebuilds_the_index(cli):
 
 
 @pytest.mark.slow
+@embedded_only("the missing model is set in settings.json before the library is first opened")
 def test_a_library_without_its_model_from_the_terminal(cli, tmp_path):
     root = tmp_path / "lib"
     missing = tmp_path / "no-model"
@@ -96,7 +105,7 @@ def test_a_library_without_its_model_from_the_terminal(cli, tmp_path):
     assert status["states"] == {"indexed": 15} and status["queued_jobs"] == 0
 
 
-def test_the_fusion_weights_stay_in_0_1_and_sum_to_1(cli, tmp_path):
+def test_the_fusion_weights_stay_in_0_1_and_sum_to_1(cli):
     """A weight above 1, or both at 0, broke relevance's 0-1 scale (scores of 1.85; every hit a weak match)."""
     refused = cli("settings", "set", "dense_weight", "2", ok=False)
     assert refused.exit_code == 2 and "less than or equal to 1" in refused.output
@@ -104,17 +113,17 @@ def test_the_fusion_weights_stay_in_0_1_and_sum_to_1(cli, tmp_path):
         Settings(dense_weight=0, lexical_weight=0)
     said = cli("settings", "set", "dense_weight", "0.4").stdout
     assert "lexical_weight set to 0.6 with it" in said
-    saved = load_settings(tmp_path / "lib" / "settings.json")
-    assert (saved.dense_weight, saved.lexical_weight) == (0.4, 0.6)
+    saved = _saved(cli)
+    assert (saved["dense_weight"], saved["lexical_weight"]) == (0.4, 0.6)
 
 
-def test_negative_values_and_comma_lists_on_the_command_line(cli, tmp_path):
+def test_negative_values_and_comma_lists_on_the_command_line(cli):
     assert "settings set [OPTIONS] {KEY} {VALUE}" in cli("settings", "set", "--help").output
     negative = cli("settings", "set", "embedding_batch_size", "-5", ok=False)
     assert negative.exit_code == 2 and "greater than or equal to 1" in negative.output
     assert "No such option" not in negative.output
     cli("settings", "set", "scope_weights", "1,0.6")
-    assert load_settings(tmp_path / "lib" / "settings.json").scope_weights == (1.0, 0.6)
+    assert _saved(cli)["scope_weights"] == [1.0, 0.6]
     bad = cli("settings", "set", "scope_weights", "1,x", ok=False)
     assert bad.exit_code == 2 and "[1.0, 0.8, 0.5, 0.3]" in bad.output
 
@@ -163,6 +172,7 @@ def test_a_missing_bundled_package_names_the_command_once(tmp_path, corpus):
         assert "pip install" not in result.stderr
 
 
+@embedded_only("the old weights are written into settings.json by hand")
 def test_weights_saved_before_the_rule_are_scaled_when_the_library_opens(cli, tmp_path):
     """A library whose settings.json kept dense_weight 2 (accepted before) still opens: the weights are read
     scaled to sum to 1 (the same ranking), and the command says so; both at 0 take the defaults."""
