@@ -177,6 +177,21 @@ def library_at(request) -> Callable[[Path], Path]:
     return request.getfixturevalue("team_folder")
 
 
+@pytest.fixture
+def each_library(library_at, tmp_path, new_library_folder):
+    """A fresh open library of each kind in turn (``library_at``): embedded (a copy of ``new_library_folder``, as
+    ``library``), then a team library opened by ``Library.open`` on its descriptor. A module runs its tests on both
+    by naming it ``library``: ``@pytest.fixture def library(each_library): return each_library``."""
+    from vancetope_desktop.services.library import Library
+
+    root = library_at(tmp_path / "library")
+    if not root.exists():  # embedded: library_at made nothing
+        shutil.copytree(new_library_folder, root)
+    lib = Library.open(root)
+    yield lib
+    lib.close()
+
+
 @pytest.fixture(scope="session")
 def new_library_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A library as ``Library.open`` creates it, made once per test process and closed; ``library`` copies it.

@@ -39,9 +39,10 @@ def _command(library: Path, scope: str) -> list[str]:
 
 
 @pytest.fixture
-def prepared(tmp_path):
-    """project/inbox > session/s1 > tp_12 and its sibling tp_13, with a project fact and a sibling's note."""
-    root = tmp_path / "library"
+def prepared(tmp_path, library_at):
+    """project/inbox > session/s1 > tp_12 and its sibling tp_13, with a project fact and a sibling's note; in an
+    embedded library, then in a team library (``library_at``), which `vancetope mcp --library` opens alike."""
+    root = library_at(tmp_path / "library")
     with Library.open(root) as lib:
         scopes.create_scope(lib, "session", "s1", parent="project/inbox")
         scopes.create_scope(lib, "think-process", "tp_12", parent="session/s1")

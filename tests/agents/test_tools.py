@@ -62,22 +62,27 @@ def tree_template(tmp_path_factory):
 
 
 @pytest.fixture
-def library(request, tmp_path):
-    """This module's ``library``: for a test that takes ``tree``, a copy of the tree built once for the module;
-    otherwise a fresh library, as ``tests/conftest.py`` gives."""
-    if "tree" in request.fixturenames:
+def library(request, tmp_path, library_at):
+    """This module's ``library``, embedded then a team library (``library_at``): for a test that takes ``tree``, an
+    embedded library is a copy of the tree built once for the module; otherwise a fresh library, as
+    ``tests/conftest.py`` gives."""
+    root = library_at(tmp_path / "library")
+    if "tree" in request.fixturenames and not root.exists():  # embedded (library_at made nothing)
         template, _ = request.getfixturevalue("tree_template")
-        with copied_library(template, tmp_path / "library") as copy:
+        with copied_library(template, root) as copy:
             yield copy
     else:
-        with Library.open(tmp_path / "library") as fresh:
+        with Library.open(root) as fresh:
             yield fresh
 
 
 @pytest.fixture
-def tree(library, tree_template):
-    """The tree of ``_tree`` in ``library``: scope → the id of its fact."""
-    return tree_template[1]
+def tree(request, library):
+    """The tree of ``_tree`` in ``library``: scope → the id of its fact. A team library's database and vectors are
+    on the servers, not in a folder to copy: the tree is built in it."""
+    if library.team is not None:
+        return _tree(library)
+    return request.getfixturevalue("tree_template")[1]
 
 
 # acting scope → (its ancestors, a sibling of the same kind, a descendant's scope or None)

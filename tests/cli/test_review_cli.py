@@ -17,6 +17,12 @@ TP12, TP13, TP31 = "think-process/tp_12", "think-process/tp_13", "think-process/
 
 
 @pytest.fixture
+def library(each_library):
+    """Embedded, then a team library (``tests/conftest.py``'s ``each_library``): promotion's SQL runs on both."""
+    return each_library
+
+
+@pytest.fixture
 def cli(library):
     runner = CliRunner()
 

@@ -15,10 +15,11 @@ from vancetope_desktop.services.library import Library
 
 
 @pytest.fixture
-def cli(tmp_path):
-    """``cli(*args, answer=typed input, code=expected exit code or None)`` on the library at ``tmp_path/lib``."""
+def cli(tmp_path, library_at):
+    """``cli(*args, answer=typed input, code=expected exit code or None)`` on the library at ``tmp_path/lib``:
+    embedded, then a team library (``library_at``)."""
     runner = CliRunner()
-    library = str(tmp_path / "lib")
+    library = str(library_at(tmp_path / "lib"))
 
     def invoke(*args, answer: str | None = None, code: int | None = 0):
         result = runner.invoke(app, [*args, "--library", library], input=answer)
@@ -29,9 +30,9 @@ def cli(tmp_path):
 
 
 @pytest.fixture
-def trashed(tmp_path):
+def trashed(cli, tmp_path):
     """Papers/ with a note, trashed together, and two loose trashed notes beside one kept (made through the
-    services: `memory add` would embed each note)."""
+    services: `memory add` would embed each note), in ``cli``'s library (a team library's descriptor written first)."""
     with Library.open(tmp_path / "lib") as lib:
         folder = folders.create_folder(lib, "Papers")
         note = documents.add_text(lib, "Attention notes", doc_type=DocumentType.NOTE, folder_id=folder.id)

@@ -15,8 +15,8 @@ def _run(library, *args, code=0):
     return result
 
 
-def test_a_trash_and_a_tag_from_the_terminal_are_listed_undone_and_redone(tmp_path):
-    path = tmp_path / "lib"
+def test_a_trash_and_a_tag_from_the_terminal_are_listed_undone_and_redone(tmp_path, library_at):
+    path = library_at(tmp_path / "lib")
     with Library.open(path) as lib:  # a folder: nothing for the commands' index drains to embed
         note = folders.create_folder(lib, "Reading")
     _run(path, "memory", "tag", note.id, "--add", "todo")
@@ -35,8 +35,8 @@ def test_a_trash_and_a_tag_from_the_terminal_are_listed_undone_and_redone(tmp_pa
     assert _run(path, "redo").stdout.startswith("Redo Tag “Reading”")
 
 
-def test_an_undo_over_a_later_change_is_refused_with_exit_code_5(tmp_path):
-    path = tmp_path / "lib"
+def test_an_undo_over_a_later_change_is_refused_with_exit_code_5(tmp_path, library_at):
+    path = library_at(tmp_path / "lib")
     with Library.open(path) as lib:
         note = folders.create_folder(lib, "Reading")
     _run(path, "memory", "tag", note.id, "--add", "todo")
@@ -47,6 +47,7 @@ def test_an_undo_over_a_later_change_is_refused_with_exit_code_5(tmp_path):
     assert _run(path, "redo").stdout == "Nothing to redo.\n"
 
 
-def test_nothing_to_undo_is_said_calmly_with_exit_code_0(tmp_path):
-    assert _run(tmp_path / "lib", "undo").stdout == "Nothing to undo.\n"
-    assert _run(tmp_path / "lib", "redo", "--json").stdout.strip() == "null"
+def test_nothing_to_undo_is_said_calmly_with_exit_code_0(tmp_path, library_at):
+    path = library_at(tmp_path / "lib")
+    assert _run(path, "undo").stdout == "Nothing to undo.\n"
+    assert _run(path, "redo", "--json").stdout.strip() == "null"
