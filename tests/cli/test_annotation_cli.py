@@ -16,9 +16,10 @@ from vancetope_desktop.services.library import Library
 
 
 @pytest.fixture
-def pdf_library(tmp_path):
-    """A library holding one two-page PDF (imported in-process: no extraction worker to start)."""
-    lib = Library.open(tmp_path / "lib")
+def pdf_library(tmp_path, library_at):
+    """A library holding one two-page PDF (imported in-process: no extraction worker to start): embedded, then a
+    team library (``library_at``)."""
+    lib = Library.open(library_at(tmp_path / "lib"))
     try:
         report = imports.upload(lib, [make_pdf(tmp_path / "paper.pdf", [PAGE_ONE, PAGE_TWO])], extractor=extract_file)
     finally:

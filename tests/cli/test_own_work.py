@@ -20,9 +20,10 @@ BACKLOG = 30
 
 
 @pytest.fixture
-def backlog(tmp_path):
-    """A library with one indexed note, then BACKLOG documents queued by "another process" (not embedded)."""
-    root = tmp_path / "lib"
+def backlog(tmp_path, library_at):
+    """A library with one indexed note, then BACKLOG documents queued by "another process" (not embedded); embedded,
+    then a team library (``library_at``)."""
+    root = library_at(tmp_path / "lib")
     with Library.open(root) as lib:
         mine = documents.add_text(lib, "Heron counts at the lake in spring", title="Herons")
         assert indexing.try_drain(lib, documents=[mine.id]).indexed == [mine.id]
