@@ -290,26 +290,17 @@ class ReusedDatabase:
 def reused_team_database(postgres_server_url: str,
                          tmp_path_factory: pytest.TempPathFactory) -> Iterator[ReusedDatabase]:
     """This test process's :class:`ReusedDatabase`: made and migrated at its first use, dropped at the end."""
-    import psycopg
-    from psycopg import sql
+    from vancetope_desktop.store.db import create_database_engine, ensure_schema
 
-    name = _unique_name()
-    with psycopg.connect(postgres_server_url, autocommit=True) as admin:
-        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    try:
-        from vancetope_desktop.store.db import create_database_engine, ensure_schema
-
+    with fresh_database(postgres_server_url) as url:
         # The schema only, as `library create --team` leaves a database: each test's first Library.open adds the
         # default scopes, as it does on a new team library.
-        engine = create_database_engine(urlsplit(postgres_server_url)._replace(path=f"/{name}").geturl())
+        engine = create_database_engine(url)
         try:
             ensure_schema(engine, tmp_path_factory.mktemp("team-database-backups"))
         finally:
             engine.dispose()
-        yield ReusedDatabase(postgres_server_url, name)
-    finally:
-        with psycopg.connect(postgres_server_url, autocommit=True) as admin:
-            admin.execute(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(name)))
+        yield ReusedDatabase(postgres_server_url, urlsplit(url).path.lstrip("/"))
 
 
 @pytest.fixture
