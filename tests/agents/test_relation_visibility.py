@@ -102,8 +102,8 @@ def test_no_edge_to_an_invisible_document(web, viewer, source, target):
     assert stored_counts(root) == before  # nothing half-written
 
 
-def test_an_agent_s_edges_survive_promotion_and_demotion(tmp_path):
-    root, ids = _web(tmp_path / "lib")
+def test_an_agent_s_edges_survive_promotion_and_demotion(tmp_path, library_at):
+    root, ids = _web(library_at(tmp_path / "lib"))
     with Library.open(root) as lib:
         moves.move_to_scope(lib, ids["A"], P, "up", reason="the whole project needs it")
         incoming = graph.relations_of(lib, ids["A"], S2).incoming  # s2 reads it now, not s1's or tp_1's notes
