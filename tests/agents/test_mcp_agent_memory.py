@@ -17,8 +17,8 @@ EPISODE = {"context": "Deploying Convex schema changes", "goal": "Add vector ind
 
 
 @pytest.mark.slow  # one server process, which loads the bundled model to embed and to encode queries
-def test_recall_and_episodes_round_trip(tmp_path, library_at):
-    root = library_at(tmp_path / "library")
+def test_recall_and_episodes_round_trip(tmp_path):
+    root = tmp_path / "library"
     with Library.open(root) as lib:
         scopes.create_scope(lib, "agent", "tau", parent="project/inbox")
         lesson = documents.add_text(lib, "Convex deploys need the schema first", doc_type=DocumentType.NOTE,
@@ -57,8 +57,8 @@ def test_recall_and_episodes_round_trip(tmp_path, library_at):
 
 
 @pytest.mark.slow  # one server process (it loads the model's query encoder): the prompt, the tool and their errors
-def test_session_start_prompt_and_tool_round_trip(tmp_path, library_at):
-    root = library_at(tmp_path / "library")
+def test_session_start_prompt_and_tool_round_trip(tmp_path):
+    root = tmp_path / "library"
     with Library.open(root) as lib:
         scopes.create_scope(lib, "agent", "tau", parent="group/default")
         scopes.create_scope(lib, "session", "s1", parent="project/inbox", agent="agent/tau")
