@@ -216,3 +216,31 @@ def test_the_writer_keeps_its_jobs_while_the_server_is_down_and_writes_each_vect
         check = indexing.check_vectors(lib)
         assert check.problems == [] and [(s.expected, s.stored) for s in check.scopes] == [(3, 3)]
         lib.vectors.close()
+
+
+def test_the_servers_own_database_is_locked_is_retried_and_other_internal_errors_are_not(chroma_server_url,
+                                                                                          chroma_server):
+    """A single-node Chroma server answers "database is locked" (HTTP 500) when its SQLite is busy with other
+    writers: retried like a server not answering; any other internal error passes through at once."""
+    from chromadb.errors import InternalError
+
+    said: list[str | None] = []
+    store = ServerVectorStore(ChromaServer(chroma_server_url, chroma_server.database, tenant=chroma_server.tenant),
+                              lambda: 0, retry_seconds=5, on_retry=said.append)
+    answers = iter([InternalError("error returned from database: (code: 5) database is locked"), "stored"])
+
+    def busy_once():
+        answer = next(answers)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    assert store._attempt(busy_once) == "stored"
+    assert len(said) == 2 and "database is locked" in said[0] and said[1] is None
+
+    def broken():
+        raise InternalError("no such collection")
+
+    with pytest.raises(InternalError, match="no such collection"):
+        store._attempt(broken)
+    store.close()

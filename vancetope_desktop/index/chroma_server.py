@@ -185,6 +185,10 @@ def close_client(client: Any) -> None:
             session.close()
 
 
+SERVER_BUSY = "database is locked"
+"""What a Chroma server's InternalError says when its own SQLite is busy: retried (see ``_transient_cause``)."""
+
+
 def _transient_errors() -> tuple[type[Exception], ...]:
     """The failures worth another try: the server did not answer (refused, reset, timed out: httpx's transport
     errors, which chromadb lets through)."""
@@ -247,11 +251,17 @@ class ServerVectorStore(VectorStore):
 
     def _transient_cause(self, error: BaseException) -> BaseException | None:
         """The transient failure (see :func:`_transient_errors`) that ``error`` is or was raised from, else None
-        (chromadb turns a refused connection while the client starts into a ValueError raised from it)."""
+        (chromadb turns a refused connection while the client starts into a ValueError raised from it).
+
+        Also transient: the server's own "database is locked" (an InternalError, HTTP 500), which a single-node
+        Chroma server answers when its SQLite is busy with other writers' requests (seen with several processes
+        writing at once on a loaded machine, 3 Dec 2026); every operation here is idempotent, so it is retried.
+        """
         chain: list[BaseException] = []
         link: BaseException | None = error
         while link is not None and link not in chain:
-            if isinstance(link, self._transient):
+            if isinstance(link, self._transient) or (type(link).__name__ == "InternalError"
+                                                      and SERVER_BUSY in str(link)):
                 return link
             chain.append(link)
             link = link.__cause__ or link.__context__
