@@ -1,6 +1,10 @@
 """Warm hybrid search latency (``services.search.search``) at 10,000 and 100,000 chunks.
 
-Run: ``.venv/bin/python tests/benchmarks/bench_search.py [--sizes 10000 100000] [--queries 200] [--rebuild]``
+Run: ``.venv/bin/python tests/benchmarks/bench_search.py [--sizes 10000 100000] [--queries 200] [--rebuild]
+[--backend embedded|team]``
+
+``--backend team`` (issue 17): the same library as a team library, its database on PostgreSQL and its vectors on
+a Chroma server, both started for the run on this machine (the tests' servers, ``_team.py``) and built each run.
 
 The synthetic library: chunk texts are real SciFact sentences and windows of 2 and 3 consecutive
 sentences of one abstract; a document holds up to 10 chunks of one abstract (title = paper title).
@@ -37,10 +41,12 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
+from contextlib import ExitStack
 from pathlib import Path
 
 import numpy as np
 from _common import SCIFACT, PhaseTimer, need, percentile, scifact_corpus, scifact_queries, table
+from _team import new_team_library, team_servers
 
 from vancetope_desktop.core.documents import DocumentType, IndexState
 from vancetope_desktop.core.ids import new_document_id
@@ -164,52 +170,64 @@ def build(folder: Path, size: int) -> None:
     """Write the synthetic library of ``size`` chunks into ``folder`` (atomically: built aside, renamed)."""
     partial = folder.with_name(folder.name + ".partial")
     shutil.rmtree(partial, ignore_errors=True)
-    lib = Library.open(partial)
-    try:
-        scopes.create_scope(lib, "session", SESSION.split("/", 1)[1], parent=DEFAULT_PROJECT)
-        scopes.create_scope(lib, "think-process", ACTING.split("/", 1)[1], parent=SESSION)
-        docs = synthetic_documents(size)
-        sentences = all_sentences()
-        needed = 1 + max(i for _, chunks in docs for chunk in chunks for i in chunk)
-        base = sentence_vectors(lib, needed)
-        start = time.perf_counter()
-        vectors: dict[str, np.ndarray] = {}
-        plan = _scope_plan(len(docs))
-        embedder = lib.embedder()
-        with write_session(lib.engine) as session:
-            for number, (title, chunks) in enumerate(docs):
-                drafts, counts = [], []
-                for chunk in chunks:
-                    text = " ".join(sentences[i] for i in chunk)
-                    mean = base[list(chunk)].mean(axis=0)
-                    vectors[text] = (mean / np.linalg.norm(mean)).astype(np.float32)
-                    drafts.append(ChunkDraft(text=text))
-                    counts.append(embedder.count_tokens(text))
-                content = "\n\n".join(d.text for d in drafts)
-                now = utcnow()
-                row = tables.DocumentRow(
-                    id=new_document_id(), scope_path=plan[number], type=DocumentType.NOTE.value, title=title,
-                    content=content, content_hash=hash_text(content), created_at=now, updated_at=now,
-                    index_state=IndexState.PENDING.value,
-                )
-                session.add(row)
-                session.flush()
-                tagging.set_tags(session, row.id, ["bench", f"bench/{number % 7}"])
-                records.replace_chunks(session, row, drafts, counts)
-                records.enqueue(session, row.id, "embed")
-            records.bump_change_counter(session)
-        stored = time.perf_counter() - start
-        writer = IndexWriter(lib.engine, lib.vectors, lambda: PrecomputedEmbedder(lib.embedder(), vectors),
-                             lib.index_model(), batch_chunks=2000)
-        lib.writer_lock.try_acquire()
-        report = writer.drain()
-        assert not report.failed and report.chunks == size, (report.failed[:3], report.chunks)
-        print(f"  built {size} chunks / {len(docs)} documents: rows {stored:.0f} s, "
-              f"drain {time.perf_counter() - start - stored:.0f} s", file=sys.stderr)
-    finally:
-        lib.close()
+    with Library.open(partial) as lib:
+        fill(lib, size)
     shutil.rmtree(folder, ignore_errors=True)
     os.replace(partial, folder)
+
+
+def fill(lib: Library, size: int) -> tuple[float, float]:
+    """Write the synthetic library of ``size`` chunks into the new library ``lib`` and index it; returns the wall
+    seconds of storing the rows and of draining the queue (vectors written)."""
+    start = time.perf_counter()
+    vectors = store_synthetic(lib, size)
+    stored = time.perf_counter() - start
+    writer = IndexWriter(lib.engine, lib.vectors, lambda: PrecomputedEmbedder(lib.embedder(), vectors),
+                         lib.index_model(), batch_chunks=2000)
+    lib.writer_lock.try_acquire()
+    report = writer.drain()
+    assert not report.failed and report.chunks == size, (report.failed[:3], report.chunks)
+    drained = time.perf_counter() - start - stored
+    print(f"  built {size} chunks: rows {stored:.0f} s, drain {drained:.0f} s", file=sys.stderr)
+    return stored, drained
+
+
+def store_synthetic(lib: Library, size: int) -> dict[str, np.ndarray]:
+    """Store the synthetic documents of ``size`` chunks in the new library ``lib`` (two scopes below the project; the
+    rows, tags, chunks, keyword index and one embed job per document, in one transaction); returns each chunk
+    text's precomputed vector. The queue is left for a writer to drain."""
+    scopes.create_scope(lib, "session", SESSION.split("/", 1)[1], parent=DEFAULT_PROJECT)
+    scopes.create_scope(lib, "think-process", ACTING.split("/", 1)[1], parent=SESSION)
+    docs = synthetic_documents(size)
+    sentences = all_sentences()
+    needed = 1 + max(i for _, chunks in docs for chunk in chunks for i in chunk)
+    base = sentence_vectors(lib, needed)
+    vectors: dict[str, np.ndarray] = {}
+    plan = _scope_plan(len(docs))
+    embedder = lib.embedder()
+    with write_session(lib.engine) as session:
+        for number, (title, chunks) in enumerate(docs):
+            drafts, counts = [], []
+            for chunk in chunks:
+                text = " ".join(sentences[i] for i in chunk)
+                mean = base[list(chunk)].mean(axis=0)
+                vectors[text] = (mean / np.linalg.norm(mean)).astype(np.float32)
+                drafts.append(ChunkDraft(text=text))
+                counts.append(embedder.count_tokens(text))
+            content = "\n\n".join(d.text for d in drafts)
+            now = utcnow()
+            row = tables.DocumentRow(
+                id=new_document_id(), scope_path=plan[number], type=DocumentType.NOTE.value, title=title,
+                content=content, content_hash=hash_text(content), created_at=now, updated_at=now,
+                index_state=IndexState.PENDING.value,
+            )
+            session.add(row)
+            session.flush()
+            tagging.set_tags(session, row.id, ["bench", f"bench/{number % 7}"])
+            records.replace_chunks(session, row, drafts, counts)
+            records.enqueue(session, row.id, "embed")
+        records.bump_change_counter(session)
+    return vectors
 
 
 def _scope_plan(count: int) -> list[str]:
@@ -294,6 +312,8 @@ def main() -> None:
     parser.add_argument("--rebuild", action="store_true")
     parser.add_argument("--profile", type=Path, help="cProfile the measured queries of the largest size here")
     parser.add_argument("--max-postings", type=int, help="override Settings.lexical_max_postings")
+    parser.add_argument("--backend", choices=["embedded", "team"], default="embedded",
+                        help="team: a team library on servers started for the run (built each run, not cached)")
     parser.add_argument("--freeze-gc", action="store_true", help="gc.freeze() after the warm-up queries")
     args = parser.parse_args()
     need(SCIFACT, "the SciFact benchmark")
@@ -302,16 +322,28 @@ def main() -> None:
     settings = Settings()
     if args.max_postings:
         settings.lexical_max_postings = args.max_postings
-    rows = []
-    for size in args.sizes:
-        folder = library_for(size, args.rebuild)
-        profile = args.profile if size == max(args.sizes) else None
-        samples = measure(folder, queries, warmup, profile, settings, args.freeze_gc)
-        for part in PARTS:
-            values = samples[part]
-            rows.append([f"{size:,}", part, f"{percentile(values, 50):.1f}", f"{percentile(values, 95):.1f}",
-                         f"{max(values):.1f}"])
-    print(table(f"bench_search: warm services.search.search from {ACTING} (4 scopes), load average "
+    rows, built = [], []
+    with ExitStack() as stack:
+        servers = stack.enter_context(team_servers()) if args.backend == "team" else None
+        for size in args.sizes:
+            if servers is None:
+                folder = library_for(size, args.rebuild)
+            else:  # the servers live for this run only: the library is built each time
+                folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="vancetope-bench-team-")))
+                folder = new_team_library(servers, folder / "library")
+                print(f"building the {size}-chunk team library …", file=sys.stderr)
+                with Library.open(folder) as lib:
+                    stored, drained = fill(lib, size)
+                built.append(f"{size:,}: rows {stored:.0f} s + vectors {drained:.0f} s")
+            profile = args.profile if size == max(args.sizes) else None
+            samples = measure(folder, queries, warmup, profile, settings, args.freeze_gc)
+            for part in PARTS:
+                values = samples[part]
+                rows.append([f"{size:,}", part, f"{percentile(values, 50):.1f}", f"{percentile(values, 95):.1f}",
+                             f"{max(values):.1f}"])
+    backend = ("team library (PostgreSQL + Chroma server on this machine; built " + "; ".join(built) + ")"
+               if built else "embedded library")
+    print(table(f"bench_search: warm services.search.search from {ACTING} (4 scopes), {backend}, load average "
                 f"{os.getloadavg()[0]:.1f}, "
                 f"max_postings {settings.lexical_max_postings}{', GC frozen' if args.freeze_gc else ''}, "
                 f"{len(queries) - warmup} SciFact test claims, milliseconds (target p95 < {TARGET_P95_MS:.0f} ms "
