@@ -161,6 +161,10 @@ class PrecomputedEmbedder:
         self._vectors = vectors
         self.name = real.name
 
+    def __getattr__(self, name: str):
+        """Everything but ``encode_documents`` is the real embedder's (``vector_identity``, ``dimension``…)."""
+        return getattr(self._real, name)
+
     def encode_documents(self, texts: Sequence[str]) -> np.ndarray:
         """The precomputed vectors of ``texts`` (every text must be known)."""
         return np.stack([self._vectors[t] for t in texts]) if texts else np.zeros((0, self._real.dimension))
