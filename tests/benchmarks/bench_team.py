@@ -64,7 +64,7 @@ def _server_cpu(servers: harness.TestServers | None) -> float:
 
 def ingest(servers: harness.TestServers | None, folder: Path, papers: list[Path], pages: int) -> list[str]:
     """Upload ``papers`` into a new library and drain its queue; the table row."""
-    root = _new_library(servers, folder, "ingest")
+    root = _new_library(servers, folder, f"ingest-{'team' if servers else 'embedded'}")
     with Library.open(root) as lib:
         lib.embedder().encode_documents(["warm up"])  # the model loaded before the clock starts
         cpu, server, start = _cpu(), _server_cpu(servers), time.perf_counter()
@@ -80,7 +80,7 @@ def ingest(servers: harness.TestServers | None, folder: Path, papers: list[Path]
 
 def writers(servers: harness.TestServers | None, folder: Path, count: int, chunks: int) -> list[str]:
     """``count`` writer processes drain a queue of ``chunks`` synthetic chunks in a new library; the table row."""
-    root = _new_library(servers, folder, f"writers-{count}")
+    root = _new_library(servers, folder, f"writers-{'team' if servers else 'embedded'}-{count}")
     with Library.open(root) as lib:
         store_synthetic(lib, chunks)
     command = [sys.executable, "-m", "vancetope_desktop.cli.main", "--library", str(root), "index", "run", "--json"]
