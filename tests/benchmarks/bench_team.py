@@ -94,7 +94,7 @@ def writers(servers: harness.TestServers | None, folder: Path, count: int, chunk
     load = os.getloadavg()[0]
     failed = [err.decode()[-1500:] for process, (_, err) in zip(processes, ended, strict=True) if process.returncode]
     assert not failed, failed
-    shares = [json.loads(out.decode().strip().splitlines()[-1])["chunks"] for out, _ in ended]
+    shares = [json.loads(out.decode())["chunks"] for out, _ in ended]  # --json: one (indented) object
     assert sum(shares) == chunks, shares
     return ["team" if servers else "embedded", str(count), f"{wall:.1f}", f"{chunks / wall:.1f}",
             f"{cpu:.1f} + {server:.1f}", " / ".join(map(str, shares)), f"{load:.1f}"]
