@@ -34,12 +34,12 @@ import time
 from contextlib import ExitStack
 from pathlib import Path
 
-import pymupdf
 from _common import CORPUS, REPO, need, table
 from _team import new_team_library, servers_cpu, team_servers
 from bench_search import store_synthetic
 
 from tests.servers import harness
+from vancetope_desktop.ingest.mupdf import pymupdf  # the product's one door to PyMuPDF (no telemetry)
 from vancetope_desktop.services import imports, indexing
 from vancetope_desktop.services.library import Library
 
