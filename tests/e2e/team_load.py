@@ -124,6 +124,11 @@ class Driver:
         self._out.write(json.dumps({"proc": self.name, "op": "done", "cpu_s": round(cpu, 2)}) + "\n")
         self._out.close()
 
+    def new_tag(self) -> str:
+        """A tag no document has yet (a tag already there changes nothing, and records nothing)."""
+        self.counter += 1
+        return f"load/{self.name}/t{self.counter}"
+
     def pick_mine(self, exclude: set[str] = frozenset()) -> str | None:
         """One of this process's active documents (not in ``exclude``), or None."""
         choices = [doc for doc in self.mine if doc not in exclude]
@@ -184,7 +189,7 @@ def run_cli(driver: Driver, library: Path, count: int) -> None:
         doc_id = driver.pick_mine()
         if doc_id is None:
             return add()
-        cli("memory", "tag", doc_id, "--add", f"load/t{driver.counter % 5}x{driver.counter}", "--scope", scope,
+        cli("memory", "tag", doc_id, "--add", driver.new_tag(), "--scope", scope,
             "--no-wait")
         return "ok", [], {"tag": 1}
 
@@ -297,7 +302,7 @@ async def _mcp_op(driver: Driver, session, op: str) -> tuple[str, list[str], dic
     if doc_id is None:
         return await store()
     if op == "tag":
-        await call("memory_tag", {"doc_id": doc_id, "tags": [f"load/t{driver.counter}"]})
+        await call("memory_tag", {"doc_id": doc_id, "tags": [driver.new_tag()]})
         return "ok", [], {}  # an agent's tag is no user action: in the document's versions, not the audit trail
     if op == "request":
         await call("memory_request_promotion", {"doc_id": doc_id, "to": "project", "reason": "the load test asks"})
@@ -355,7 +360,7 @@ def run_window(driver: Driver, library: Path, count: int) -> None:
         doc_id = driver.pick_mine()
         if doc_id is None:
             return add()
-        documents.tag_document(lib, doc_id, add=[f"load/t{driver.counter}"],
+        documents.tag_document(lib, doc_id, add=[driver.new_tag()],
                                user_action=undo.user_action(lib, "Tag", [doc_id]))
         return "ok", [], {"tag": 1}
 
