@@ -443,14 +443,20 @@ def run_load(lib, folder: Path, count: int, seed: int = 17, timeout: float = 360
                 [sys.executable, "-m", "tests.e2e.team_load", role, name, str(lib.paths.root), str(folder),
                  str(count), str(seed + n)], cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=stderr)
     deadline = started + timeout
-    for name, process in processes.items():
-        if name not in ("window", "writer"):
+    try:
+        for name, process in processes.items():
+            if name not in ("window", "writer"):
+                process.wait(timeout=max(1.0, deadline - time.monotonic()))
+        while not (folder / "window.finished").exists() and processes["window"].poll() is None:
+            time.sleep(0.2)
+        (folder / STOP_FILE).touch()
+        for process in processes.values():
             process.wait(timeout=max(1.0, deadline - time.monotonic()))
-    while not (folder / "window.finished").exists() and processes["window"].poll() is None:
-        time.sleep(0.2)
-    (folder / STOP_FILE).touch()
-    for process in processes.values():
-        process.wait(timeout=max(1.0, deadline - time.monotonic()))
+    finally:  # a run cut short (timeout, interrupt) leaves none of its processes behind
+        for process in processes.values():
+            if process.poll() is None:
+                process.kill()
+                process.wait()
     failed = {name: (folder / f"{name}.stderr").read_text()[-2000:] for name, process in processes.items()
               if process.returncode != 0}
     assert not failed, failed
