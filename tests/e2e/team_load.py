@@ -163,7 +163,7 @@ def run_cli(driver: Driver, library: Path, count: int) -> None:
     def cli(*args: str, code: int = 0) -> dict | list:
         result = runner.invoke(app, [*args, "--library", str(library), "--json"])
         if result.exit_code != code:
-            raise RuntimeError(f"exit {result.exit_code}: {result.output.strip()[-400:]} {result.exception!r}")
+            raise RuntimeError(f"exit {result.exit_code}: {_said(result)} {result.exception!r}")
         return json.loads(result.stdout) if code == 0 else {}
 
     def add():
@@ -181,7 +181,7 @@ def run_cli(driver: Driver, library: Path, count: int) -> None:
             del driver.versions[doc_id]
             return "conflict", [], {}
         if result.exit_code != 0:
-            raise RuntimeError(f"exit {result.exit_code}: {result.output.strip()[-400:]}")
+            raise RuntimeError(f"exit {result.exit_code}: {_said(result)}")
         driver.versions[doc_id] = json.loads(result.stdout)["version"]
         return "ok", [], {"edit": 1}
 
@@ -239,6 +239,11 @@ def run_cli(driver: Driver, library: Path, count: int) -> None:
             "chat": chat, "upload": upload, "trash": trash}
     for op in driver.random.choices(list(CLI_MIX), weights=list(CLI_MIX.values()), k=count):
         driver.record(op, acts[op])
+
+
+def _said(result) -> str:
+    """The end of what a CLI invocation printed, its standard error included (where the error is said)."""
+    return f"{result.stdout.strip()[-300:]} {result.stderr.strip()[-300:]}".strip()
 
 
 # --- mcp ----------------------------------------------------------------------------------------------------------
