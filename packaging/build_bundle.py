@@ -81,6 +81,11 @@ libraries the bundle needs (:func:`deb_depends`), and the build fails on one tha
 DATA_DEPENDS = ("libfontconfig1", "libfreetype6", "libxkbcommon0", "libxkbcommon-x11-0", "libdbus-1-3")
 """Packages of libraries the bundle holds but whose system data they read: the font configuration (and through it a
 font), the keyboard layouts (xkb-data), the session bus."""
+CTYPES_DEPENDS = ("libpq5",)
+"""Packages of system libraries the bundle loads with ctypes, which ``ldd`` does not see: PostgreSQL's client library,
+libpq, for a team library's database (issue 17: psycopg's pure-Python package finds it with
+``ctypes.util.find_library("pq")``). psycopg_binary, which carries its own libpq, libssl and libcrypto, stays out of
+the bundle: 11 MB more, and the .deb must stay under 400 MB."""
 REQUIRED_QT_PLUGINS = ("platforms/libqxcb.so", "platforms/libqwayland", "xcbglintegrations/",
                        "wayland-shell-integration/", "wayland-decoration-client/",
                        "wayland-graphics-integration-client/libqt-plugin-wayland-egl", "imageformats/", "iconengines/",
@@ -554,7 +559,7 @@ def system_libraries(bundle: Path) -> dict[str, set[str]]:
 
 def deb_depends(bundle: Path) -> str:
     """The .deb's ``Depends``: libc6 (>= 2.31), the packages of the system libraries ``bundle`` needs
-    (:func:`system_libraries`, :data:`SYSTEM_LIBRARIES`), then :data:`DATA_DEPENDS`.
+    (:func:`system_libraries`, :data:`SYSTEM_LIBRARIES`), then :data:`DATA_DEPENDS` and :data:`CTYPES_DEPENDS`.
 
     Raises:
         CheckFailed: naming each needed library :data:`SYSTEM_LIBRARIES` does not know and the files needing it.
@@ -565,7 +570,8 @@ def deb_depends(bundle: Path) -> str:
         raise CheckFailed("the bundle needs system libraries whose Debian package SYSTEM_LIBRARIES does not name: "
                           f"{json.dumps(unknown, indent=1)}")
     packages = sorted({SYSTEM_LIBRARIES[name] for name in needed} - {"libc6"})
-    return ", ".join(["libc6 (>= 2.31)", *packages, *(p for p in DATA_DEPENDS if p not in packages)])
+    extra = dict.fromkeys(p for p in (*DATA_DEPENDS, *CTYPES_DEPENDS) if p not in packages)
+    return ", ".join(["libc6 (>= 2.31)", *packages, *extra])
 
 
 _MCP_SESSION = (
