@@ -447,11 +447,9 @@ def check_team(bundle: Path, home: Path, database: str, vectors: str) -> None:
                                   timeout=300))
     added = json.loads(_program(bundle, "vancetope", "--library", library, "memory", "add", TEAM_NOTE, "--no-wait",
                                 "--json", env=env, timeout=300))
-    found = json.loads(_program(bundle, "vancetope", "--library", library, "memory", "search", TEAM_QUERY, "--json",
-                                env=env, timeout=300))
-    hits = found if isinstance(found, list) else found.get("results") or found.get("hits") or []
+    hits = _search(bundle, library, TEAM_QUERY, env, scope=None)
     if added["id"] not in json.dumps(hits):
-        raise CheckFailed(f"the note added to the team library is not found by {TEAM_QUERY!r}: {found}")
+        raise CheckFailed(f"the note added to the team library is not found by {TEAM_QUERY!r}: {hits}")
     info = json.loads(_program(bundle, "vancetope", "library", "info", library, "--json", env=env, timeout=300))
     if created.get("backend") != "team" or info.get("backend") != "team":
         raise CheckFailed(f"`vancetope library create --team` made {created}; `library info` says {info}")
@@ -669,9 +667,11 @@ def check_deb(deb: Path) -> None:
           f"on {depends}; the unpacked command line runs", flush=True)
 
 
-def _search(bundle: Path, library: Path, query: str, env: dict[str, str]) -> list[dict]:
-    out = _program(bundle, "vancetope", "--library", library, "memory", "search", query, "--scope", DEMO_PROJECT,
-                   "--json", env=env, timeout=300)
+def _search(bundle: Path, library: Path, query: str, env: dict[str, str], scope: str | None = DEMO_PROJECT
+            ) -> list[dict]:
+    """The hits of the bundle's ``vancetope memory search QUERY`` in ``scope`` (None: the current one)."""
+    out = _program(bundle, "vancetope", "--library", library, "memory", "search", query,
+                   *(["--scope", scope] if scope else []), "--json", env=env, timeout=300)
     found = json.loads(out)
     return found if isinstance(found, list) else found.get("results") or found.get("hits") or []
 
