@@ -33,7 +33,12 @@ configuration folder, and fails (exit 1) at the first step that does not hold:
    "not installed"; PyMuPDF's AGPL; no torch;
 6. ``vancetope mcp`` answers an MCP client's handshake and lists its tools over stdio, for a project's scope and
    for a think process's (which also gets the task tools): both counts are printed;
-7. no torch inside;
+7. no torch inside, nor psycopg_binary's libpq;
+8. when ``VANCETOPE_TEST_POSTGRES_URL`` and ``VANCETOPE_TEST_CHROMA_URL`` name a PostgreSQL database of its own (an
+   empty one: the bundle test makes a fresh one) and a Chroma server (packaging/servers.py's variables), a team
+   library (issue 17) on them: ``vancetope library create --team``, a note added and found by its words, ``library
+   info`` (psycopg's pure-Python package on this machine's libpq, :data:`CTYPES_DEPENDS`); skipped, and said,
+   without them;
 
 and, when it built the .deb, that the package holds the links, the desktop entry and the icon and no system
 folder, its folders are 755 and root's, its ``Depends`` cover the system libraries of the unpacked folder, and its
@@ -57,6 +62,8 @@ import time
 import tomllib
 from pathlib import Path
 
+import servers  # packaging/servers.py, beside this script: the test servers' variables
+
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "installer" / "vancetope.spec"
 APP = "vancetope-desktop"
@@ -66,6 +73,8 @@ DEMO_THINK_PROCESS = "think-process/tp_12"  # a think process of the demo (resou
 DEMO_QUERY = "hardware requirements of FlashAttention"
 CHECK_PDF = "higgs-boson-mass-atlas-cms-arxiv1503.07589.pdf"
 CHECK_PDF_QUERY = "combined measurement of the Higgs boson mass ATLAS CMS"
+TEAM_NOTE = "Sea ice retreat measured by the Cryosat mission"  # the team library's check: added, then found by
+TEAM_QUERY = "Cryosat"  # a word of it (keyword search: the note is not embedded yet, --no-wait)
 STARTS = 3  # time to window: the first start (files cold in the page cache) and the median of the rest
 SYSTEM_LIBRARIES = {
     **dict.fromkeys(("libc.so.6", "libm.so.6", "libdl.so.2", "libpthread.so.0", "librt.so.1", "libresolv.so.2",
@@ -81,6 +90,11 @@ libraries the bundle needs (:func:`deb_depends`), and the build fails on one tha
 DATA_DEPENDS = ("libfontconfig1", "libfreetype6", "libxkbcommon0", "libxkbcommon-x11-0", "libdbus-1-3")
 """Packages of libraries the bundle holds but whose system data they read: the font configuration (and through it a
 font), the keyboard layouts (xkb-data), the session bus."""
+CTYPES_DEPENDS = ("libpq5",)
+"""Packages of system libraries the bundle loads with ctypes, which ``ldd`` does not see: PostgreSQL's client library,
+libpq, for a team library's database (issue 17: psycopg's pure-Python package finds it with
+``ctypes.util.find_library("pq")``). psycopg_binary, which carries its own libpq, libssl and libcrypto, stays out of
+the bundle: 11 MB more, and the .deb must stay under 400 MB."""
 REQUIRED_QT_PLUGINS = ("platforms/libqxcb.so", "platforms/libqwayland", "xcbglintegrations/",
                        "wayland-shell-integration/", "wayland-decoration-client/",
                        "wayland-graphics-integration-client/libqt-plugin-wayland-egl", "imageformats/", "iconengines/",
@@ -409,11 +423,50 @@ def time_to_window(bundle: Path, home: Path, starts: int = STARTS) -> list[float
     return times
 
 
-def check(bundle: Path, pdf: Path, starts: int = STARTS) -> None:
+def team_servers() -> tuple[str, str] | None:
+    """The team library check's servers: (PostgreSQL database URL, Chroma server URL) from packaging/servers.py's
+    variables, or None when either is unset. The database must be the check's own and empty: the library's tables
+    are created in it."""
+    database, vectors = (os.environ.get(name) for name in (servers.POSTGRES_URL_VARIABLE, servers.CHROMA_URL_VARIABLE))
+    return (database, vectors) if database and vectors else None
+
+
+def check_team(bundle: Path, home: Path, database: str, vectors: str) -> None:
+    """The bundle's command line creates a team library in ``home`` on the PostgreSQL ``database`` and the Chroma
+    server ``vectors`` (URLs), adds a note to it, finds the note by a word and describes the library: psycopg's
+    pure-Python package and SQLAlchemy's dialect are inside, and libpq is this machine's (the bundle holds none).
+
+    Raises:
+        CheckFailed: the step that did not hold, with the program's output.
+    """
+    env = dict(_check_env(home), XDG_STATE_HOME=str(home / "state"))
+    library = home / "team-library"
+    started = time.monotonic()
+    created = json.loads(_program(bundle, "vancetope", "library", "create", library, "--team", "--db", database,
+                                  "--vectors", vectors, "--files", home / "team-files", "--json", env=env,
+                                  timeout=300))
+    added = json.loads(_program(bundle, "vancetope", "--library", library, "memory", "add", TEAM_NOTE, "--no-wait",
+                                "--json", env=env, timeout=300))
+    hits = _search(bundle, library, TEAM_QUERY, env, scope=None)
+    if added["id"] not in json.dumps(hits):
+        raise CheckFailed(f"the note added to the team library is not found by {TEAM_QUERY!r}: {hits}")
+    info = json.loads(_program(bundle, "vancetope", "library", "info", library, "--json", env=env, timeout=300))
+    if created.get("backend") != "team" or info.get("backend") != "team":
+        raise CheckFailed(f"`vancetope library create --team` made {created}; `library info` says {info}")
+    print(f"team library: created, a note added and found by a word, described ({info['description']}) in "
+          f"{time.monotonic() - started:.0f} s", flush=True)
+
+
+def check(bundle: Path, pdf: Path, starts: int = STARTS, team: tuple[str, str] | None = None) -> None:
     """Start the bundle offscreen and check it works (the module's docstring lists the steps); ``pdf`` is the
-    paper to upload (:func:`check_pdf`); ``starts``: how many times the window is timed (:func:`time_to_window`)."""
+    paper to upload (:func:`check_pdf`); ``starts``: how many times the window is timed (:func:`time_to_window`);
+    ``team``: the servers of the team library's step (:func:`team_servers`), None to skip it."""
     if any((bundle / "_internal").glob("torch/")):
         raise CheckFailed("torch is inside the bundle")
+    carried = sorted(path.name for path in (bundle / "_internal").rglob("libpq*"))
+    if carried or any((bundle / "_internal").glob("psycopg_binary*")):
+        raise CheckFailed(f"psycopg_binary or a libpq is inside the bundle ({carried}): psycopg must load the "
+                          "system's (the .deb depends on libpq5)")
     with tempfile.TemporaryDirectory(prefix="vancetope-bundle-check-") as folder:
         home = Path(folder)
         env = _check_env(home)
@@ -454,6 +507,12 @@ def check(bundle: Path, pdf: Path, starts: int = STARTS) -> None:
                               f"project's {sorted(project_tools)}")
         print(f"vancetope mcp answered: {len(project_tools)} tools for a project's scope, {len(think_tools)} for a "
               f"think process's (with {', '.join(sorted(set(think_tools) - set(project_tools)))})", flush=True)
+
+        if team is None:
+            print(f"team library: not checked ({servers.POSTGRES_URL_VARIABLE} and {servers.CHROMA_URL_VARIABLE} "
+                  "not set)", flush=True)
+        else:
+            check_team(bundle, home, *team)
 
 
 def check_about(about: dict) -> None:
@@ -554,7 +613,7 @@ def system_libraries(bundle: Path) -> dict[str, set[str]]:
 
 def deb_depends(bundle: Path) -> str:
     """The .deb's ``Depends``: libc6 (>= 2.31), the packages of the system libraries ``bundle`` needs
-    (:func:`system_libraries`, :data:`SYSTEM_LIBRARIES`), then :data:`DATA_DEPENDS`.
+    (:func:`system_libraries`, :data:`SYSTEM_LIBRARIES`), then :data:`DATA_DEPENDS` and :data:`CTYPES_DEPENDS`.
 
     Raises:
         CheckFailed: naming each needed library :data:`SYSTEM_LIBRARIES` does not know and the files needing it.
@@ -565,7 +624,8 @@ def deb_depends(bundle: Path) -> str:
         raise CheckFailed("the bundle needs system libraries whose Debian package SYSTEM_LIBRARIES does not name: "
                           f"{json.dumps(unknown, indent=1)}")
     packages = sorted({SYSTEM_LIBRARIES[name] for name in needed} - {"libc6"})
-    return ", ".join(["libc6 (>= 2.31)", *packages, *(p for p in DATA_DEPENDS if p not in packages)])
+    extra = dict.fromkeys(p for p in (*DATA_DEPENDS, *CTYPES_DEPENDS) if p not in packages)
+    return ", ".join(["libc6 (>= 2.31)", *packages, *extra])
 
 
 _MCP_SESSION = (
@@ -607,9 +667,11 @@ def check_deb(deb: Path) -> None:
           f"on {depends}; the unpacked command line runs", flush=True)
 
 
-def _search(bundle: Path, library: Path, query: str, env: dict[str, str]) -> list[dict]:
-    out = _program(bundle, "vancetope", "--library", library, "memory", "search", query, "--scope", DEMO_PROJECT,
-                   "--json", env=env, timeout=300)
+def _search(bundle: Path, library: Path, query: str, env: dict[str, str], scope: str | None = DEMO_PROJECT
+            ) -> list[dict]:
+    """The hits of the bundle's ``vancetope memory search QUERY`` in ``scope`` (None: the current one)."""
+    out = _program(bundle, "vancetope", "--library", library, "memory", "search", query,
+                   *(["--scope", scope] if scope else []), "--json", env=env, timeout=300)
     found = json.loads(out)
     return found if isinstance(found, list) else found.get("results") or found.get("hits") or []
 
@@ -639,7 +701,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             if deb is not None:
                 check_deb(deb)
-            check(bundle, pdf, args.starts)
+            check(bundle, pdf, args.starts, team_servers())
         except CheckFailed as error:
             print(f"check failed: {error}", file=sys.stderr, flush=True)
             return 1

@@ -2,8 +2,9 @@
 and its .deb, then starts the bundle offscreen: the window appears, the demo loads and the index worker (the frozen
 bundle itself) embeds it, a search in the window and one on the command line answer, a real PDF uploaded through the
 command line is extracted by a frozen worker process and found, ``vancetope about`` gives every component a version
-and a licence, and ``vancetope mcp`` answers. The build's and the check's figures (sizes, build time, time to window,
-tool counts) are printed (``-s`` shows them).
+and a licence, ``vancetope mcp`` answers, and a team library (issue 17) is created on the real PostgreSQL (a fresh
+database) and Chroma servers, a note added to it found by a word. The build's and the check's figures (sizes,
+build time, time to window, tool counts) are printed (``-s`` shows them).
 
 Everything is built in the test's temporary folder: PyInstaller analyses the modules again on every build, so a
 work folder kept between runs saves nothing (README's figures). The quick tests below check, without a build, that a
@@ -32,15 +33,18 @@ import build_bundle  # noqa: E402 - packaging/ is a folder of scripts, not a pac
 @pytest.mark.slow
 @pytest.mark.longest
 @pytest.mark.corpus
+@pytest.mark.servers
 @pytest.mark.timeout(1800)
-def test_the_bundle_builds_and_works_offline(tmp_path, corpus):
+def test_the_bundle_builds_and_works_offline(tmp_path, corpus, postgres_database, chroma_server_url):
+    servers = {build_bundle.servers.POSTGRES_URL_VARIABLE: postgres_database,  # the team library's, fresh
+               build_bundle.servers.CHROMA_URL_VARIABLE: chroma_server_url}
     done = subprocess.run([sys.executable, str(SCRIPT), "--check", "--dist", str(tmp_path / "dist"),
                            "--work", str(tmp_path / "work"), "--deb-level", "1", "--starts", "1"],
                           cwd=REPO, capture_output=True, text=True, timeout=1800,
-                          env=dict(os.environ, VANCETOPE_SHARED=str(corpus.parent)))
+                          env=dict(os.environ, VANCETOPE_SHARED=str(corpus.parent), **servers))
     print(done.stdout)
     assert done.returncode == 0, f"{done.stdout}\n{done.stderr[-6000:]}"
-    assert "check passed" in done.stdout
+    assert "check passed" in done.stdout and "team library: created" in done.stdout
     assert list((tmp_path / "dist").glob("vancetope-desktop_*.deb"))
 
 
@@ -75,3 +79,4 @@ def test_the_deb_owns_only_its_own_files_with_folders_755_and_root_s(tmp_path):
     depends = subprocess.run(["dpkg-deb", "--field", deb, "Depends"], capture_output=True, text=True,
                              check=True).stdout
     assert depends.startswith("libc6 (>= 2.31), libfontconfig1")  # what true needs, then what fonts need
+    assert depends.strip().endswith(", libpq5")  # loaded with ctypes (a team library's): ldd cannot see it

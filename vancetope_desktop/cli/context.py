@@ -15,6 +15,7 @@ import typer
 import typer.main
 from pydantic import BaseModel
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from typer.core import TyperCommand, TyperGroup
 
@@ -209,7 +210,8 @@ def guarded() -> Iterator[None]:
     try:
         yield
     except VancetopeError as error:
-        err.print(f"[red]error:[/red] {error}", markup=True)
+        # The message is text, not markup: `pip install 'vancetope-desktop[team]'` would lose its "[team]".
+        err.print(f"[red]error:[/red] {escape(str(error))}", markup=True)
         raise typer.Exit(error.exit_code) from None
     except KeyboardInterrupt:
         err.print("interrupted")

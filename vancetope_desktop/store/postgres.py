@@ -18,14 +18,16 @@ write lock from its first statement, and a read transaction sees one snapshot (W
   ``jsonb_array_elements`` for SQLite's ``json_extract``, ``instr`` and ``json_each``.
 - times are ``timestamp with time zone``; the session's time zone is UTC, so values come back as UTC.
 
-psycopg 3 (the ``team`` extra) is imported by SQLAlchemy only when such an engine is created.
+psycopg 3 (the ``team`` extra) is imported by SQLAlchemy only when such an engine is created; an installation
+without it (or, for psycopg's pure-Python package, as in the Linux package, without the system's libpq) gets a
+:class:`LibraryError` saying what is missing and how to get it (:data:`DRIVER_ADVICE`).
 """
 
 from __future__ import annotations
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import URL, make_url
-from sqlalchemy.exc import ArgumentError
+from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 
 from ..core.errors import LibraryError
 from .json_columns import dump_json, load_json
@@ -48,6 +50,11 @@ CONNECT_TIMEOUT_S = 10
 """How long opening a connection waits for the server before failing (libpq's ``connect_timeout``)."""
 SCHEMES = ("postgresql", "postgresql+psycopg")
 """The URL schemes of a PostgreSQL library: psycopg 3 is the driver either way."""
+DRIVER_ADVICE = ("install the team extra (`pip install 'vancetope-desktop[team]'`: psycopg with its own libpq); "
+                 "the Linux package uses the system's PostgreSQL client library (Debian/Ubuntu: `sudo apt install "
+                 "libpq5`)")
+"""How to get the PostgreSQL driver when it cannot be loaded: pyproject's ``team`` extra, or for the .deb (which
+ships psycopg's pure-Python package, packaging/build_bundle.py ``CTYPES_DEPENDS``) the system's libpq."""
 
 
 def server_url(location: str) -> URL:
@@ -77,14 +84,21 @@ def create_postgres_engine(location: str, *, password: str | None = None) -> Eng
             (the message names the server without its password).
     """
     url = server_url(location)
-    engine = create_engine(
-        url,
-        connect_args={"options": f"-c lock_timeout={LOCK_TIMEOUT_MS} -c timezone=UTC",
-                      "connect_timeout": CONNECT_TIMEOUT_S, **({"password": password} if password else {})},
-        json_serializer=dump_json,  # NaN, dates… converted, as on SQLite: JSONB would refuse them
-        json_deserializer=load_json,
-        pool_pre_ping=True,  # a server restarted between two commands: a new connection, not an error
-    )
+    try:
+        engine = create_engine(
+            url,
+            connect_args={"options": f"-c lock_timeout={LOCK_TIMEOUT_MS} -c timezone=UTC",
+                          "connect_timeout": CONNECT_TIMEOUT_S, **({"password": password} if password else {})},
+            json_serializer=dump_json,  # NaN, dates… converted, as on SQLite: JSONB would refuse them
+            json_deserializer=load_json,
+            pool_pre_ping=True,  # a server restarted between two commands: a new connection, not an error
+        )
+    except (ImportError, NoSuchModuleError) as error:  # SQLAlchemy imports the dialect, then psycopg, here
+        # psycopg's own message lists each implementation it tried (C, binary, pure Python: "libpq library not
+        # found"), one a line.
+        found = " ".join(str(error).split())
+        raise LibraryError(f"a team library's database needs psycopg 3, PostgreSQL's driver, which cannot be loaded "
+                           f"here ({found}): {DRIVER_ADVICE}") from error
 
     guard_engine(engine)  # PostgreSQL refuses NUL in text: stored as U+FFFD (store.nul_guard)
 
