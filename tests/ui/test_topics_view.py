@@ -344,7 +344,8 @@ def test_rebuild_now_builds_the_tree_of_an_empty_scope(qtbot, library, make_wind
     tree = topics.get_tree(library, P)
     assert tree.root_id is not None and tree.atoms == 7 and tree.unplaced == 0
     assert dialog.pages.currentIndex() == 0 and dialog.tree_model.index_for(tree.root_id).isValid()
-    assert window.undo_actions.undo_action.isEnabled()
+    # The undo menu follows the history read in the background after the rebuild: waited for, not raced.
+    qtbot.waitUntil(window.undo_actions.undo_action.isEnabled, timeout=WAIT_MS)
 
 
 def test_a_label_of_markup_reads_literally_in_the_tree_its_tooltip_and_the_split_dialog(qtbot, tree):
