@@ -13,6 +13,7 @@ from PySide6.QtTest import QTest
 from tests.ui.drops import drag_and_drop
 from tests.ui.probe import UiThreadProbe
 from vancetope_desktop.core.documents import IndexState
+from vancetope_desktop.index.locks import WriterLock
 from vancetope_desktop.services import scopes
 from vancetope_desktop.services.library import Library
 from vancetope_desktop.services.preferences import Preferences
@@ -82,13 +83,22 @@ def test_the_papers_import_while_the_indexing_process_embeds_and_cancels(window,
     copies = [p for p in sorted((corpus / "papers").glob("*.pdf")) if "technology-acceptance" not in p.name][:8]
     assert len(copies) == 8
     qtbot.waitUntil(lambda: window.workbench.indexer.ready, timeout=60_000)
+    # The indexing process is kept waiting (the writer lock held here) until five papers are in (~300 passages,
+    # three batches), then embeds them while the others are read. Without the wait, on a loaded machine reading
+    # lagged behind embedding, and a drain could end with its last batch before the cancel reached it (CI, 3 Dec
+    # 2026: Done, not Cancelled).
+    hold = WriterLock(window.workbench.lib.writer_lock.path)
+    assert hold.try_acquire()
     probe = UiThreadProbe()
     probe.start()
     _drop_on_tree(window, FolderTarget("smart", "all", window.current_scope), _file_mime(copies))
     qtbot.waitUntil(lambda: any(t.title.startswith("Importing") for t in window.tasks.tasks), timeout=5000)
     task = _import_task(window)
-    # The indexing process embeds the first papers while the others are read; it is cancelled from the
-    # Tasks panel then (a task found running is clicked before the event loop runs again).
+    qtbot.waitUntil(lambda: len(window.workbench.snapshot.documents) >= 5, timeout=600_000)
+    hold.release()
+    window.workbench.indexer.kick()
+    # Cancelled from the Tasks panel once it has embedded a batch (a task found running is clicked before the
+    # event loop runs again).
     qtbot.waitUntil(lambda: _running_indexing(window) is not None, timeout=300_000)
     indexing = _running_indexing(window)
     panel = window.tasks_panel

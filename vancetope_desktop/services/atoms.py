@@ -42,7 +42,7 @@ from ..core.errors import DocumentNotFound, InvalidAtom
 from ..core.relations import RelationType
 from ..core.undo import UserAction
 from ..store import tables
-from ..store.db import write_session
+from ..store.db import read_session, write_session
 from . import audit, documents, lifecycle, records, relations
 from .library import Library
 from .records import atom_card as card
@@ -172,11 +172,13 @@ def store_atoms(lib: Library, drafts: Sequence[AtomDraft], source_id: str, scope
         except ValueError as error:  # EmptyFile: a statement made of invisible characters
             raise InvalidAtom(f"atom {number} has no readable text ({error})") from None
         ready.append((prepared, {**_fields(draft.model_copy(update={"span": span}), origin.id)}))
-    with write_session(lib.engine) as session:
-        ids = [documents.session_add_text(session, prepared, scope_path=scope_path, source=source,
-                                          metadata={ATOM_KEY: fields}, derived_from=[origin.id]).id
-               for prepared, fields in ready]
-    return cards(lib, [documents.get_document(lib, i) for i in ids])
+    with write_session(lib.engine) as session:  # one batch, whatever their number: the write lock held briefly
+        ids = [row.id for row in documents.session_add_texts(
+            session, [(prepared, {ATOM_KEY: fields}) for prepared, fields in ready], scope_path=scope_path,
+            source=source, derived_from=[origin.id])]
+    with read_session(lib.engine) as session:
+        rows, tags = records.document_rows(session, ids), records.tags_by_document(session, ids)
+        return cards(lib, [records.to_info(lib, row, tags[row.id]) for row in rows])
 
 
 def list_atoms(lib: Library, scope: str | None = None, *, types: Sequence[str | AtomType] = (),

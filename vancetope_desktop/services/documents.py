@@ -30,6 +30,7 @@ from ..core.memories import MemoryType, parse_memory_type, parse_memory_types
 from ..core.reading import READING_STATUS_KEY, ReadingStatus
 from ..core.tags import TagFilter, normalize_tags
 from ..core.undo import UserAction
+from ..core.wikilinks import find_links
 from ..generation.base import Generator
 from ..index import lexical_backend
 from ..ingest.base import Extraction
@@ -154,46 +155,83 @@ def session_add_text(session: Session, prepared: PreparedText, *, scope_path: st
                      metadata: dict[str, Any] | None = None, mime_type: str | None = None,
                      derived_from: Sequence[str] = (), memory_type: MemoryType | None = None) -> tables.DocumentRow:
     """Write ``prepared`` as a new document inside the caller's write transaction (what :func:`add_text` does
-    once its arguments are checked), so that several documents and their edges commit together.
-
-    Args:
-        tags: normalised tags (the text's own are added). The rest: as :func:`add_text`.
+    once its arguments are checked), so that several documents and their edges commit together: one document of
+    :func:`session_add_texts`, whose arguments these are.
 
     Returns:
         The new row (flushed).
+    """
+    return session_add_texts(session, [(prepared, metadata)], scope_path=scope_path, tags=tags, folder_id=folder_id,
+                             source=source, mime_type=mime_type, derived_from=derived_from,
+                             memory_type=memory_type)[0]
+
+
+def session_add_texts(session: Session, texts: Sequence[tuple[PreparedText, dict[str, Any] | None]], *,
+                      scope_path: str, tags: Sequence[str] = (), folder_id: str | None = None,
+                      source: Source | None = None, mime_type: str | None = None, derived_from: Sequence[str] = (),
+                      memory_type: MemoryType | None = None) -> list[tables.DocumentRow]:
+    """Write ``texts`` as new documents of one scope inside the caller's write transaction, in a few statements
+    whatever their number: the rows, their ``derived_from`` edges, chunks, lexical rows and index jobs each in
+    one batch; the ``[[links]]`` of those that have some, the notes waiting for their titles and their tags as
+    :func:`add_text` does. A note's 200 atoms written one document at a time (16 statements each) held a team
+    library's write lock for up to a minute on a loaded machine, and writers queued behind it timed out (issue
+    17's load benchmark, 3 Dec 2026).
+
+    Args:
+        texts: (prepared text, its metadata or None) per document.
+        tags: normalised tags for every document (each text's own are added). The rest: as :func:`add_text`, for
+            every document.
+
+    Returns:
+        The new rows (flushed), in ``texts``' order.
 
     Raises:
         DocumentNotFound: the folder or an id of ``derived_from``. InvalidInput: a folder of another scope.
     """
     if folder_id is not None:
         check_folder(session, folder_id, scope_path)
-    extraction, title, content = prepared.extraction, prepared.title, prepared.content
-    now = utcnow()
-    row = tables.DocumentRow(
-        id=new_document_id(), scope_path=scope_path, type=prepared.doc_type.value,
-        title=_title(title or extraction.title, content), content=extraction.text or content,
-        mime_type=mime_type or extraction.mime_type,
-        meta={**extraction.metadata, **(metadata or {}), "title_from_content": not (title and title.strip())},
-        folder_id=folder_id, content_hash=hash_text(content), created_at=now, updated_at=now,
-        index_state=IndexState.PENDING.value if prepared.chunks else IndexState.NOT_INDEXED.value,
-        memory_type=memory_type.value if memory_type else None,
-    )
-    _apply_source(row, source or Source())
-    row.updated_by = records.creator(row.source_think_process)
-    session.add(row)
-    session.flush()
-    notelinks.refresh_links(session, row)
-    if derived_from:
-        _set_inputs(session, row, derived_from)
-    session.add(row)
-    notelinks.relink_titles(session, row.title)
-    tagging.set_tags(session, row.id, normalize_tags([*tags, *extraction.tags]))
-    records.replace_chunks(session, row, prepared.chunks, prepared.counts)
-    if prepared.chunks:
-        records.enqueue(session, row.id, "embed")
+    inputs = list(dict.fromkeys(derived_from))
+    if inputs:
+        records.document_rows(session, inputs)  # DocumentNotFound names a missing input before the foreign key would
+    start = utcnow()
+    rows = []
+    for number, (prepared, metadata) in enumerate(texts):
+        # A microsecond apart, in ``texts``' order: lists "oldest first" (a source's atoms) keep the order given.
+        now = start + timedelta(microseconds=number)
+        extraction, title, content = prepared.extraction, prepared.title, prepared.content
+        row = tables.DocumentRow(
+            id=new_document_id(), scope_path=scope_path, type=prepared.doc_type.value,
+            title=_title(title or extraction.title, content), content=extraction.text or content,
+            mime_type=mime_type or extraction.mime_type,
+            meta={**extraction.metadata, **(metadata or {}), "title_from_content": not (title and title.strip())},
+            folder_id=folder_id, content_hash=hash_text(content), created_at=now, updated_at=now,
+            index_state=IndexState.PENDING.value if prepared.chunks else IndexState.NOT_INDEXED.value,
+            memory_type=memory_type.value if memory_type else None,
+        )
+        _apply_source(row, source or Source())
+        row.updated_by = records.creator(row.source_think_process)
+        rows.append(row)
+    session.add_all(rows)
+    session.flush()  # the rows exist before edges point from them (their foreign key)
+    for row in rows:
+        if find_links(row.content):  # a new text without links has no edges to drop
+            notelinks.refresh_links(session, row)
+            session.add(row)
+    if inputs:
+        relations.session_add_edges(session, [(row.id, i) for row in rows for i in inputs if i != row.id],
+                                    relations.DERIVED_FROM, records.creator(rows[0].source_think_process))
+    notelinks.relink_titles(session, *{row.title for row in rows})
+    for row, (prepared, _metadata) in zip(rows, texts, strict=True):
+        wanted = normalize_tags([*tags, *prepared.extraction.tags])
+        if wanted:  # a new document has no tags to drop
+            tagging.set_tags(session, row.id, wanted)
+    fitted = [(row, prepared.chunks, prepared.counts) for row, (prepared, _m) in zip(rows, texts, strict=True)
+              if prepared.chunks]
+    records.add_chunks(session, fitted)
+    records.enqueue_many(session, [row.id for row, _chunks, _counts in fitted], "embed")
     records.bump_change_counter(session)
     session.flush()
-    return row
+    return rows
 
 
 def _title(title: str | None, content: str) -> str:

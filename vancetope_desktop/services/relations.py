@@ -23,7 +23,7 @@ import json
 from collections.abc import Iterable, Sequence
 
 from pydantic import BaseModel, Field
-from sqlalchemy import text
+from sqlalchemy import TextClause, text
 from sqlmodel import Session, select
 
 from ..core.documents import DocumentInfo, DocumentStatus, DocumentType, SourceType
@@ -87,11 +87,25 @@ def session_set_targets(session: Session, source_id: str, relation: str, target_
 
 def session_add_edge(session: Session, source_id: str, target_id: str, relation: str, created_by: str) -> bool:
     """Add one edge (inside the caller's write transaction) unless it exists; whether it was added."""
-    done = session.exec(text(SqlForms.of(session).insert_new(
-        "relation (source_id, target_id, type, created_at, created_by)", "VALUES (:s, :t, :k, :at, :by)")),
-        params={"s": source_id, "t": target_id, "k": str(relation), "at": utcnow().strftime(_STORED_TIME),
-                "by": created_by})
+    done = session.exec(_edge_insert(session), params=_edge_values(source_id, target_id, relation, created_by))
     return bool(done.rowcount)
+
+
+def session_add_edges(session: Session, edges: Sequence[tuple[str, str]], relation: str, created_by: str) -> None:
+    """Add many edges of one type, (source id, target id) each, in one batch inside the caller's write
+    transaction; those that exist stay as they are."""
+    if edges:
+        session.execute(_edge_insert(session), [_edge_values(s, t, relation, created_by) for s, t in edges])
+
+
+def _edge_insert(session: Session) -> TextClause:
+    return text(SqlForms.of(session).insert_new("relation (source_id, target_id, type, created_at, created_by)",
+                                                "VALUES (:s, :t, :k, :at, :by)"))
+
+
+def _edge_values(source_id: str, target_id: str, relation: str, created_by: str) -> dict[str, str]:
+    return {"s": source_id, "t": target_id, "k": str(relation), "at": utcnow().strftime(_STORED_TIME),
+            "by": created_by}
 
 
 def session_sources(session: Session, relation: str, target_ids: Iterable[str], *,
