@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 # The real PostgreSQL and Chroma servers' fixtures (postgres_url, chroma_server; issue 17).
-pytest_plugins = ("tests.servers",)
+pytest_plugins = ("tests.servers", "tests.cpu_report")
 
 # Qt must never try to reach a display in tests, whether pytest runs from dev.py or by hand.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
