@@ -1,5 +1,5 @@
 """Issue 17's load at full size: eight processes × 1,000 mixed operations on one team library (the driver of
-tests/e2e/test_team_load.py, tests/e2e/team_load.py, which runs 8 × 100), its figures and its checks.
+tests/e2e/test_team_load.py, tests/e2e/team_load.py, which runs 8 × 20), its figures and its checks.
 
 Run, with the servers of ``python3 packaging/dev.py servers`` (or packaging/servers.py) exported:
 ``.venv/bin/python tests/benchmarks/bench_team_load.py [--ops 1000]``
