@@ -268,3 +268,25 @@ def test_a_folder_holding_a_paper_and_its_reference_exports_the_work_once(librar
                                         "bibtex")
     assert export.text.count("@article{") == 1 and "@article{ruiz2019glacier," in export.text
     assert list(export.keys) == [ref] and export.same_work == {paper: ref} and export.skipped == []
+
+
+def test_a_file_another_process_stores_first_is_a_duplicate_not_an_update(library, tmp_path):
+    # Two uploads of one file at once (a tester, 3 Dec 2026): each looked for the file before storing it, found
+    # nothing, and the second took the first's document for an older version of its file ("updated"), so both read
+    # its atoms. The other upload is run where this one waits for the write lock: after its look, before its write.
+    note = tmp_path / "survey.md"
+    note.write_text("# Survey\n\nHerons nest in alder carr.\n", encoding="utf-8")
+    others = []
+
+    def the_other_process_first() -> None:
+        if not others:
+            others.append(imports.upload(library, [note], extractor=extract_file))
+
+    report = imports.upload(library, [note], extractor=extract_file, before_commit=the_other_process_first)
+
+    (first,) = others[0].outcomes
+    (outcome,) = report.outcomes
+    assert first.status == "imported"
+    assert (outcome.status, outcome.document_id) == ("duplicate", first.document_id)
+    assert "already in your library" in outcome.reason and report.document_ids == []
+    assert [d.id for d in documents.list_documents(library)] == [first.document_id]

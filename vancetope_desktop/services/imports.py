@@ -434,6 +434,12 @@ def _import_one(lib: Library, path: Path, scope_path: str, folder_id: str | None
         lib.blobs.put(path, digest)
         stage = "saving it in the library"
         with write_session(lib.engine) as session:
+            if retry is None:
+                # Another process may have stored the same bytes since the look above (the same file uploaded by
+                # two processes at once was taken for a changed file, and both read its atoms: a tester, 3 Dec 2026).
+                late = _find(session, scope_path, "content_hash", digest)
+                if late is not None:
+                    raise _StoredMeanwhile(late.id)
             previous = (session.get(tables.DocumentRow, retry.id) if retry is not None
                         else _find(session, scope_path, "source_path", _source_path(path)))
             row = previous or tables.DocumentRow(id=new_document_id(), scope_path=scope_path, type="file", title=name)
@@ -468,6 +474,10 @@ def _import_one(lib: Library, path: Path, scope_path: str, folder_id: str | None
             records.bump_change_counter(session)
     except _Interrupted as stop:
         raise stop.__cause__ from None  # type: ignore[misc]  # the caller's own exception, as it raised it
+    except _StoredMeanwhile as stored:  # nothing written: the write transaction rolled back
+        with read_session(lib.engine) as session:
+            first = records.document_row(session, stored.document_id)
+        return _duplicate(lib, first, path)
     except DatabaseAway:
         raise  # the whole file again once the server answers (upload), or the server named
     except ImportFailed as error:
@@ -548,6 +558,14 @@ def _unexpected(path: Path, name: str, stage: str, error: Exception) -> ImportOu
     message = getattr(error, "strerror", None) or str(detail) or type(error).__name__
     return ImportOutcome(path=str(path), status="failed",
                          reason=f"{name} failed while {stage}: {type(detail).__name__}: {message}")
+
+
+class _StoredMeanwhile(Exception):
+    """Raised inside an import's write transaction when another process stored the same file first."""
+
+    def __init__(self, document_id: str) -> None:
+        super().__init__(document_id)
+        self.document_id = document_id
 
 
 def _find(session: Session, scope_path: str, key: str, value: str) -> tables.DocumentRow | None:
