@@ -67,6 +67,15 @@ def test_migrate_to_a_new_team_library_and_back(tmp_path, postgres_database, chr
     assert value["ok"] and value["target"].startswith("postgresql+psycopg://")
     assert {row["what"]: row["target"] for row in value["counts"]}["document"] == 1
 
+    # Into the same database again through a new folder: refused, and no descriptor is left there to open that
+    # database without its files (a tester found one, 3 Dec 2026).
+    again = runner.invoke(app, ["library", "migrate", str(tmp_path / "source"), str(tmp_path / "team2"), "--team",
+                                "--db", postgres_database, "--vectors", chroma_server_url, "--files",
+                                str(tmp_path / "shared2"), "--chroma-tenant", chroma_server.tenant,
+                                "--chroma-database", chroma_server.database])
+    assert again.exit_code == 1 and "is not empty (" in again.stderr
+    assert not (tmp_path / "team2").exists() and not (tmp_path / "shared2").exists()
+
     back = runner.invoke(app, ["library", "migrate", str(tmp_path / "team"), str(tmp_path / "back"), "--json"])
     assert back.exit_code == 0, back.output
     assert json.loads(back.stdout)["ok"]

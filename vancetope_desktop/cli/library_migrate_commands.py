@@ -3,6 +3,7 @@ the verification (``services.library_copy``)."""
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
@@ -65,12 +66,20 @@ def library_migrate(
     """
     with guarded():
         _refuse_unless_a_library(source)
+    new_folders = [p for p in (target, files) if p is not None and not p.expanduser().exists()]
     with open_library(source) as lib:
-        create_descriptor(target, team, db, vectors, files, chroma_tenant=chroma_tenant,
-                          chroma_database=chroma_database, chroma_token_header=chroma_token_header,
-                          chroma_ca=chroma_ca, chroma_insecure=chroma_insecure)
-        with Library.open(target) as copy, progress(err) as bar:
-            report = library_copy.copy_library(lib, copy, progress=_shown(bar, {}))
+        try:
+            create_descriptor(target, team, db, vectors, files, chroma_tenant=chroma_tenant,
+                              chroma_database=chroma_database, chroma_token_header=chroma_token_header,
+                              chroma_ca=chroma_ca, chroma_insecure=chroma_insecure)
+            with Library.open(target) as copy, progress(err) as bar:
+                report = library_copy.copy_library(lib, copy, progress=_shown(bar, {}))
+        except BaseException:
+            # A refused or failed copy leaves no library behind: a descriptor written here would open the target
+            # database (another library's, when it was not empty) without its files (a tester, 3 Dec 2026).
+            for folder in new_folders:
+                shutil.rmtree(folder.expanduser(), ignore_errors=True)
+            raise
     value = {"source": report.source, "target": report.target, "files": report.files,
              "nul_replaced": report.nul_replaced, "ok": report.ok,
              "counts": [{"what": check.what, "source": check.source, "target": check.target, "equal": check.equal}
