@@ -258,3 +258,26 @@ def test_the_cli_upload_says_it_is_reconnecting(team_library, postgres_database)
     assert any(line.startswith("importing 2/5: reconnecting to the database at 127.0.0.1:") for line in lines), lines
     assert lines[-1] == f"importing 5/5: {NOTES[-1].name}"
     assert _whole(team_library) == {path.name: 1 for path in NOTES}
+
+
+def test_a_server_that_accepts_but_never_answers_is_a_server_out_of_reach(tmp_path):
+    # A frozen PostgreSQL (SIGSTOP, a hung host) lets the connection open and then says nothing: psycopg raises its
+    # ConnectionTimeout, a subclass of OperationalError, which was taken for a bad statement and shown as a
+    # traceback (a tester, 3 Dec 2026) instead of being waited for as a server out of reach.
+    import socket
+
+    from sqlalchemy import create_engine
+    from sqlalchemy.exc import DBAPIError
+
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen()  # the kernel completes the handshake; nothing ever answers
+    try:
+        engine = create_engine(f"postgresql+psycopg://nobody@127.0.0.1:{silent.getsockname()[1]}/none",
+                               connect_args={"connect_timeout": 1})
+        with pytest.raises(DBAPIError) as caught:
+            engine.connect()
+        assert type(caught.value.orig).__name__ == "ConnectionTimeout"
+        assert reconnect.is_disconnect(caught.value)
+    finally:
+        silent.close()

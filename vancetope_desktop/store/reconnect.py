@@ -53,15 +53,15 @@ _Result = TypeVar("_Result")
 def is_disconnect(error: BaseException) -> bool:
     """Whether ``error`` (a SQLAlchemy ``DBAPIError``) means the server is out of reach, not that the statement was
     wrong: SQLAlchemy invalidated the connection, or the driver could not connect (psycopg's OperationalError
-    without a SQLSTATE: refused, reset, timed out) or the server said it is shutting down or starting. A lock
-    timeout, a refused password or a missing database are not (each has its own SQLSTATE)."""
+    without a SQLSTATE, or a subclass of it: refused, reset, timed out) or the server said it is shutting down or
+    starting. A lock timeout, a refused password or a missing database are not (each has its own SQLSTATE)."""
     if not isinstance(error, DBAPIError):
         return False
     if error.connection_invalidated:
         return True
     state = getattr(error.orig, "sqlstate", None)
-    if state is None:
-        return type(error.orig).__name__ == "OperationalError"
+    if state is None:  # psycopg's OperationalError or a subclass (ConnectionTimeout: a frozen server, a tester)
+        return any(kind.__name__ == "OperationalError" for kind in type(error.orig).__mro__)
     return state.startswith("08") or state in DISCONNECT_STATES
 
 
