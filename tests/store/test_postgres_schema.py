@@ -256,9 +256,11 @@ def test_rows_and_the_scope_services_round_trip(engine, tmp_path):
 
 
 def test_a_database_url_that_is_not_postgresql_or_not_answering_is_a_clear_error(postgres_url):
-    with pytest.raises(LibraryError, match="postgresql\\+psycopg://, not mysql://") as raised:
+    with pytest.raises(LibraryError, match="postgresql:// \\(or postgres://\\), not mysql://") as raised:
         create_database_engine("mysql://someone:secret@localhost/db")
     assert "secret" not in str(raised.value)
+    # libpq's short scheme is PostgreSQL too (a tester's `--db postgres://…` was refused, 3 Dec 2026)
+    create_database_engine(postgres_url.replace("postgresql://", "postgres://", 1)).dispose()
     closed = postgres_url.replace("@", ":s3cret@", 1).rsplit(":", 1)[0] + ":1/nowhere"
     with pytest.raises(LibraryError, match="cannot open the library database postgresql://") as raised:
         create_database_engine(closed)

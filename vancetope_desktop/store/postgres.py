@@ -48,8 +48,9 @@ LOCK_TIMEOUT_MS = 60_000
 """How long a statement waits for a lock before failing: SQLite's busy timeout (``store.db.BUSY_TIMEOUT_MS``)."""
 CONNECT_TIMEOUT_S = 10
 """How long opening a connection waits for the server before failing (libpq's ``connect_timeout``)."""
-SCHEMES = ("postgresql", "postgresql+psycopg")
-"""The URL schemes of a PostgreSQL library: psycopg 3 is the driver either way."""
+SCHEMES = ("postgresql", "postgres", "postgresql+psycopg")
+"""The URL schemes of a PostgreSQL library: libpq's two (``postgresql://``, ``postgres://``) and SQLAlchemy's with
+the driver named; psycopg 3 is the driver whichever is given."""
 DRIVER_ADVICE = ("install the team extra (`pip install 'vancetope-desktop[team]'`: psycopg with its own libpq); "
                  "the Linux package uses the system's PostgreSQL client library (Debian/Ubuntu: `sudo apt install "
                  "libpq5`)")
@@ -68,7 +69,7 @@ def server_url(location: str) -> URL:
     except ArgumentError as error:
         raise LibraryError(f"not a database URL ({error})") from error  # the text may hold a password: not shown
     if url.drivername not in SCHEMES:
-        raise LibraryError(f"a team library's database URL starts with postgresql:// or postgresql+psycopg://, not "
+        raise LibraryError(f"a team library's database URL starts with postgresql:// (or postgres://), not "
                            f"{url.drivername}:// ({url.render_as_string(hide_password=True)})")
     return url.set(drivername="postgresql+psycopg")
 
