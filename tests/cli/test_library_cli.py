@@ -18,7 +18,7 @@ def test_create_makes_an_embedded_library_and_info_says_where_its_parts_are(tmp_
     root = tmp_path / "made"
     created = cli("library", "create", str(root), "--json")
     assert json.loads(created.stdout) == {"path": str(root), "backend": "embedded",
-                                          "description": f"embedded library at {root}"}
+                                          "description": f"embedded library at {root}", "documents": 0}
     assert (root / "library.sqlite").exists() and (root / "settings.json").exists()
     info = json.loads(cli("library", "info", str(root), "--json").stdout)
     assert info["backend"] == "embedded" and info["documents"] == 0 and info["schema_revision"].startswith("schema")

@@ -297,6 +297,13 @@ def test_a_note_added_to_a_team_library_is_found_by_its_words(tmp_path, postgres
     assert found.returncode == 0, found.stderr
     assert json.loads(added.stdout)["id"] in found.stdout
 
+    # A second member writes a descriptor of their own: it says it opens the library already there.
+    joined = _cli("library", "create", str(tmp_path / "member2"), "--team", "--db", postgres_database, "--vectors",
+                  chroma_server_url, "--files", str(tmp_path / "files"), "--chroma-tenant", chroma_server.tenant,
+                  "--chroma-database", chroma_server.database, env=env)
+    assert joined.returncode == 0, joined.stderr
+    assert "(it opens the library already there: 1 documents)" in joined.stdout
+
 
 def test_the_team_library_fixture_is_a_descriptor_opened_by_library_open(team_library, tmp_path):
     from vancetope_desktop.index.chroma_server import ServerVectorStore

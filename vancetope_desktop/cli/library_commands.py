@@ -51,17 +51,21 @@ def library_create(
     descriptor (no data, no secrets) after checking that both servers answer and let you in; nothing is written
     when one does not. Open it afterwards with --library PATH or VANCETOPE_LIBRARY=PATH.
 
-    --json prints {path, backend, description}.
+    --json prints {path, backend, description, documents} (documents: those already in the database a team
+    library's descriptor opens; 0 for a new library).
     """
     with guarded():
         create_descriptor(path, team, db, vectors, files, chroma_tenant=chroma_tenant, chroma_database=chroma_database,
                           chroma_token_header=chroma_token_header, chroma_ca=chroma_ca,
                           chroma_insecure=chroma_insecure)
         with Library.open(path) as lib:  # a team library's schema made now, not by the first member
-            description = lib.describe()
+            description, documents = lib.describe(), library_info.library_info(lib).documents
+    # A second member's descriptor opens the library its first member made: said, so that nobody takes it for a
+    # new, empty one (a tester, 3 Dec 2026).
+    joined = f" (it opens the library already there: {documents} documents)" if documents else ""
     value = {"path": str(path.expanduser().resolve()), "backend": "team" if team else "embedded",
-             "description": description}
-    emit(as_json, value, lambda: out.print(f"created: {description}", markup=False))
+             "description": description, "documents": documents}
+    emit(as_json, value, lambda: out.print(f"created: {description}{joined}", markup=False))
 
 
 @library_app.command("upgrade")
