@@ -185,8 +185,11 @@ def test_a_server_that_accepts_but_never_answers_times_out_into_a_clear_error():
         silent.listen(8)
         url = f"http://127.0.0.1:{silent.getsockname()[1]}"
         store = ServerVectorStore(ChromaServer(url, "lab", timeout_seconds=0.5), lambda: 0, retry_seconds=0)
-        with pytest.raises(IndexUnavailable, match=f"cannot reach the Chroma server at {url} .*timed out"):
+        with pytest.raises(IndexUnavailable, match=f"cannot reach the Chroma server at {url} .*timed out.*Search "
+                           "answers by keywords"):
             store.counts(["project/p"])
+        with pytest.raises(IndexUnavailable, match=r"timed out.* Nothing was written"):  # `library create --team`
+            store.create_database()
     with pytest.raises(InvalidInput, match="timeout_seconds"):
         ChromaServer(url, "lab", timeout_seconds=0)
 

@@ -63,8 +63,8 @@ class ChromaServer:
         token_header: ``Authorization`` (sent as ``Bearer <token>``) or ``X-Chroma-Token``.
         headers: further HTTP headers for every request (e.g. a proxy's).
         ssl_verify: for https: True (the system's CAs), False, or the path of a CA bundle.
-        timeout_seconds: how long one request may wait for the server (to connect, then for each read) before it
-            counts as not answering (and is retried): chromadb's own client waits forever.
+        timeout_seconds: how long one request may wait for the server (for each read; to connect, 5 s at most)
+            before it counts as not answering (and is retried): chromadb's own client waits forever.
 
     Raises:
         InvalidInput: a URL that is not http(s)://host[:port], an empty database or tenant, an unknown token header.
@@ -77,7 +77,7 @@ class ChromaServer:
     token_header: str = "Authorization"
     headers: Mapping[str, str] = field(default_factory=dict)
     ssl_verify: bool | str = True
-    timeout_seconds: float = 120.0
+    timeout_seconds: float = 30.0
 
     def __post_init__(self) -> None:
         parts = urlsplit(self.url)
@@ -168,7 +168,10 @@ class ChromaServer:
         ``timeout=None`` and has no setting for it)."""
         import httpx
 
-        client._server._session.timeout = httpx.Timeout(self.timeout_seconds)
+        # Connecting is quick or not at all; a server that accepts and then says nothing (stopped, hung) shows as a
+        # read that times out: 120 s each kept a tester's commands silent for two minutes (3 Dec 2026). The slowest
+        # request under issue 17's load benchmark took a few seconds.
+        client._server._session.timeout = httpx.Timeout(self.timeout_seconds, connect=min(self.timeout_seconds, 5.0))
 
 
 def close_client(client: Any) -> None:
@@ -271,10 +274,12 @@ class ServerVectorStore(VectorStore):
         return IndexUnavailable(f"the Chroma server at {self.server.address} answered with an error for database "
                                 f"{self.server.database!r} (tenant {self.server.tenant!r}): {_first_line(error)}")
 
-    def _attempt(self, operation: Callable[[], _Result]) -> _Result:
+    def _attempt(self, operation: Callable[[], _Result], *,
+                 meanwhile: str = "Search answers by keywords, and indexing waits, until it is") -> _Result:
         """Run ``operation``, again after a backoff while the server does not answer, until ``retry_seconds`` have
-        passed; then raise IndexUnavailable. A login or authorisation refusal is IndexUnavailable at once; other
-        errors (a model mismatch, a bad argument) pass through."""
+        passed; then raise IndexUnavailable, its message ending with ``meanwhile`` (what goes on without the
+        server). A login or authorisation refusal is IndexUnavailable at once; other errors (a model mismatch, a bad
+        argument) pass through."""
         from chromadb.errors import AuthorizationError, ChromaAuthError
 
         deadline = time.monotonic() + self._retry_seconds
@@ -293,8 +298,8 @@ class ServerVectorStore(VectorStore):
                     self._close()  # a restarted server: new connections, collections looked up again
                 message = f"cannot reach the Chroma server at {self.server.address} ({_first_line(cause)})"
                 if time.monotonic() + delay > deadline:
-                    raise IndexUnavailable(f"{message}: is it running and reachable from this machine? Search "
-                                           "answers by keywords, and indexing waits, until it is") from error
+                    raise IndexUnavailable(f"{message}: is it running and reachable from this machine? "
+                                           f"{meanwhile}") from error
                 logger.warning("%s; retrying in %.2g s", message, delay)
                 if self.on_retry is not None:
                     self.on_retry(f"{message}; retrying in {delay:.2g} s")
@@ -333,7 +338,7 @@ class ServerVectorStore(VectorStore):
                     return True
 
         with self._mutex:
-            return self._attempt(create)
+            return self._attempt(create, meanwhile="Nothing was written")
 
     # -- backup and repair -----------------------------------------------------------------------
     def back_up(self, destination: Path) -> bool:
