@@ -17,6 +17,8 @@ def test_add_search_list_tag_read_versions(cli):
     assert [d["id"] for d in listed] == [added["id"]]
     tagged = as_json(cli("memory", "tag", added["id"], "--add", "important", "--remove", "admin", "--json"))
     assert tagged["tags"] == ["deadlines", "important"]
+    repeated = as_json(cli("memory", "tag", added["id"], "--add", "jit,topic/a", "--add", "b", "--json"))
+    assert repeated["tags"] == ["b", "deadlines", "important", "jit", "topic/a"]  # every --add, not the last one
     versions = as_json(cli("memory", "versions", added["id"], "--json"))
     assert versions[0]["tags"] == ["admin", "deadlines"]
     assert "Deadline is June 15th" in cli("memory", "read", added["id"]).stdout

@@ -292,14 +292,18 @@ def memory_read(
 @memory.command("tag")
 def memory_tag(
     doc_id: Annotated[str, typer.Argument(help="Document id.")],
-    add: Annotated[str | None, typer.Option("--add", help="Comma-separated tags to add.")] = None,
-    remove: Annotated[str | None, typer.Option("--remove", help="Comma-separated tags to remove.")] = None,
+    # Repeatable: `--add a --add b` kept only b when these were single options (a tester, 3 Dec 2026).
+    add: Annotated[list[str] | None, typer.Option(
+        "--add", help="Tags to add: comma-separated, or the option repeated.")] = None,
+    remove: Annotated[list[str] | None, typer.Option(
+        "--remove", help="Tags to remove: comma-separated, or the option repeated.")] = None,
     scope: ScopeOption = None, library: LibraryOption = None, as_json: JsonOption = False, wait: WaitOption = True,
 ) -> None:
     """Add and remove tags: `memory tag DOC --add important --remove unread`."""
     with open_library(library) as lib:
         _visible(lib, doc_id, scope)
-        doc = doc_service.tag_document(lib, doc_id, add=split_tag_list(add), remove=split_tag_list(remove),
+        doc = doc_service.tag_document(lib, doc_id, add=split_tag_list(",".join(add or [])),
+                                       remove=split_tag_list(",".join(remove or [])),
                                        user_action=undo.user_action(lib, "Tag", [doc_id]))
         if wait:  # the new tags in its vectors' metadata; the rest is the writer's
             indexing.try_drain(lib, documents=[doc.id])
