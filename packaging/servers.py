@@ -259,4 +259,8 @@ def serve(chroma: Path) -> int:
 
 
 if __name__ == "__main__":
+    if {"-h", "--help"} & set(sys.argv[1:]):  # it takes no options: say what it does rather than start servers
+        print((__doc__ or "").split("\n\n")[0] + "\n\nUsage: python packaging/servers.py (no options): starts both "
+              "servers, prints the export lines, and runs until Ctrl-C.")
+        sys.exit(0)
     sys.exit(serve(Path(sys.executable).parent / "chroma"))
