@@ -5,6 +5,7 @@ dead process's claims at once."""
 
 import json
 import os
+import socket
 import subprocess
 import sys
 import textwrap
@@ -116,8 +117,9 @@ def test_a_writer_killed_mid_batch_has_its_jobs_taken_over_and_each_vector_is_wr
     with read_session(team_library.engine) as session:
         held = session.exec(select(tables.JobRow.document_id).where(tables.JobRow.claimed_by.is_not(None))).all()  # type: ignore[union-attr]
     assert held  # its batch: vectors written, jobs still queued and claimed
-    # Who is indexing: the dead writer, for as long as its claims are judged live (here, an hour's lease).
-    assert SharedWriters(team_library.engine, lease_seconds=3600).holder_pid() == victim.pid
+    # Who is indexing: not the dead writer, a process of this machine that has ended, though its claims are judged
+    # live for an hour's lease (`index status` named such a process: a tester, 3 Dec 2026).
+    assert SharedWriters(team_library.engine, lease_seconds=3600).holder_pid() is None
     reports = _reports([_start_writer(team_library)
                         for _ in range(3)])
     indexed = [doc_id for report in reports for doc_id in report["indexed"]]
@@ -135,3 +137,16 @@ def test_the_embedded_librarys_writer_takes_a_dead_processs_claims_at_once(tmp_p
         report = indexing.try_drain(lib)
         assert report is not None and report.indexed == [note.id]
         assert indexing.index_status(lib).queued_jobs == 0 and indexing.check_vectors(lib).problems == []
+
+
+def test_who_is_indexing_names_another_machines_claim_but_not_an_ended_process_of_this_one(team_library):
+    documents.add_text(team_library, "Herons nest in colonies near lakes and rivers.", title="Herons")
+    writers = SharedWriters(team_library.engine, lease_seconds=3600)
+    with write_session(team_library.engine) as session:  # a writer of another machine holds the job, within its lease
+        session.exec(update(tables.JobRow).values(claimed_by="elsewhere:4242:w", claimed_at=func.now()))
+    assert writers.holder_pid() == 4242  # nothing here can tell whether it still runs
+    ended = subprocess.Popen(["true"])  # a process of this machine that has ended: its pid runs nothing now
+    ended.wait()
+    with write_session(team_library.engine) as session:
+        session.exec(update(tables.JobRow).values(claimed_by=f"{socket.gethostname()}:{ended.pid}:w"))
+    assert writers.holder_pid() is None

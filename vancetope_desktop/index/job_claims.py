@@ -205,14 +205,28 @@ class SharedWriters:
 
     def holder_pid(self) -> int | None:
         """The pid of another process indexing the library now (the oldest live claim's; it may run on another
-        machine), or None when no other process holds claims (for messages only)."""
+        machine), or None when no other process holds claims, or only this machine's processes that have ended
+        (for messages only)."""
         here = (socket.gethostname(), os.getpid())
         for claimant in live_claimants(self.engine, self.lease_seconds):
             try:
                 process = claimant_process(claimant)
             except ValueError:
                 continue
-            if process != here:
-                return process[1]
+            if process == here or (process[0] == here[0] and not _alive(process[1])):
+                continue  # a dead process of this machine (killed mid-upload: a tester) indexes nothing; its claims
+                # are taken over when their lease ends
+            return process[1]
         return None
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process of this machine with ``pid`` exists (signal 0 probes without sending anything)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process: it exists
+        return True
+    return True
 
