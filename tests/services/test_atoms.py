@@ -143,3 +143,9 @@ def test_a_persons_text_edit_marks_the_atom(library):
     documents.update_document(library, fact.id, content="Herons nest in alder carr.",
                               user_action=undo.user_action(library, "Edit", [fact.id]))
     assert atoms.atom(library, fact.id).edited_by_person
+
+
+def test_no_drafts_store_nothing(library):
+    source = documents.add_text(library, NOTE, doc_type=DocumentType.NOTE, title="Heron meeting", scope=P)
+    assert atoms.store_atoms(library, [], source.id) == []
+    assert atoms.atoms_of_source(library, source.id) == []

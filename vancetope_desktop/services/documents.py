@@ -188,6 +188,8 @@ def session_add_texts(session: Session, texts: Sequence[tuple[PreparedText, dict
     Raises:
         DocumentNotFound: the folder or an id of ``derived_from``. InvalidInput: a folder of another scope.
     """
+    if not texts:
+        return []
     if folder_id is not None:
         check_folder(session, folder_id, scope_path)
     inputs = list(dict.fromkeys(derived_from))
