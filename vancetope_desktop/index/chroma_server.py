@@ -208,7 +208,8 @@ class ServerVectorStore(VectorStore):
         server: where the vectors are, and how to log in.
         generation: returns the library's current index generation; when it moves, the cached collection handles
             are dropped (see the module's docstring).
-        retry_seconds: how long an operation keeps retrying a server that does not answer (0: one try).
+        retry_seconds: how long an operation keeps retrying, from its first failure, a server that does not answer
+            (0: one try).
         on_retry: called with a message ("cannot reach the Chroma server at …; retrying in 0.5 s") before each
             retry, and with None when an operation succeeds after retries: the app's "reconnecting…" state. Also
             settable later as :attr:`on_retry` (the window sets it on the library it opens).
@@ -277,12 +278,12 @@ class ServerVectorStore(VectorStore):
     def _attempt(self, operation: Callable[[], _Result], *,
                  meanwhile: str = "Search answers by keywords, and indexing waits, until it is") -> _Result:
         """Run ``operation``, again after a backoff while the server does not answer, until ``retry_seconds`` have
-        passed; then raise IndexUnavailable, its message ending with ``meanwhile`` (what goes on without the
-        server). A login or authorisation refusal is IndexUnavailable at once; other errors (a model mismatch, a bad
-        argument) pass through."""
+        passed since its first failure; then raise IndexUnavailable, its message ending with ``meanwhile`` (what goes
+        on without the server). A login or authorisation refusal is IndexUnavailable at once; other errors (a model
+        mismatch, a bad argument) pass through."""
         from chromadb.errors import AuthorizationError, ChromaAuthError
 
-        deadline = time.monotonic() + self._retry_seconds
+        deadline: float | None = None  # counted from the first failure: a request that timed out still gets retries
         delay = FIRST_DELAY
         retried = False
         while True:
@@ -297,6 +298,7 @@ class ServerVectorStore(VectorStore):
                 with self._mutex:
                     self._close()  # a restarted server: new connections, collections looked up again
                 message = f"cannot reach the Chroma server at {self.server.address} ({_first_line(cause)})"
+                deadline = deadline if deadline is not None else time.monotonic() + self._retry_seconds
                 if time.monotonic() + delay > deadline:
                     raise IndexUnavailable(f"{message}: is it running and reachable from this machine? "
                                            f"{meanwhile}") from error
