@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli_commands import build_cli_commands_once
+
 # The real PostgreSQL and Chroma servers' fixtures (postgres_url, chroma_server; issue 17).
 pytest_plugins = ("tests.servers", "tests.cpu_report")
 
@@ -29,30 +31,7 @@ if int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) > 1:
         "OMP_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // int(os.environ["PYTEST_XDIST_WORKER_COUNT"]))))
 
 
-def _build_cli_commands_once() -> None:
-    """Let ``typer.testing.CliRunner.invoke`` build the click command of an app once per test process.
-
-    typer builds the whole command tree (every command's parameters from its signature and type hints) at each
-    ``invoke``: 0.25-0.5 s each, and the suite invokes the CLI in-process some 500 times (22 invocations of
-    tests/cli/test_topic_commands.py's first test spent 10.9 of its 19.3 s there). The tree is the same for the
-    same ``Typer`` app, and click makes a new context for each call; a real ``vancetope`` process builds it once
-    too. Keyed by the app object, which the tests import from the product (``cli.main.app``).
-    """
-    import typer.main
-    import typer.testing
-
-    built: dict[int, tuple[object, object]] = {}
-
-    def command_of(app):
-        app_and_command = built.get(id(app))
-        if app_and_command is None or app_and_command[0] is not app:
-            app_and_command = built[id(app)] = (app, typer.main.get_command(app))
-        return app_and_command[1]
-
-    typer.testing._get_command = command_of
-
-
-_build_cli_commands_once()
+build_cli_commands_once()  # in every test process (tests/cli_commands.py says why)
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("VANCETOPE_SHARED", REPO.parent / "shared"))
