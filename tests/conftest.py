@@ -49,15 +49,21 @@ def _need(path: Path, what: str) -> Path:
 
 @pytest.hookimpl(trylast=True)  # after tests/e2e/conftest.py marks its tests slow
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Run the slow tests first, each group in its usual order (modules stay whole).
+    """Run the modules holding slow tests first, each group in its usual order; a module stays whole.
 
     pytest-xdist's ``worksteal`` hands each worker a contiguous share of this order and lets an idle worker
     take the second half of another's queue. In file order the end-to-end tests (30-110 s each) came near
     the end of the first worker's share: one started late kept that worker busy while the other idled.
     Slow first, the queues end with short tests, which even out. The ``longest`` (the bundle's build and check,
-    3-7 minutes) go before every other: started last they would end the run alone on one core.
+    3-7 minutes) go before every other: started last they would end the run alone on one core. A module goes
+    by its slowest test: sorted test by test, a module's quick tests ran after the other modules' slow ones, and
+    its module-scoped fixtures were built twice (test_library_copy's template: 8 CPU s again).
     """
-    items.sort(key=lambda item: (item.get_closest_marker("longest") is None, item.get_closest_marker("slow") is None))
+    module_rank: dict[Path, tuple[bool, bool]] = {}
+    for item in items:
+        rank = (item.get_closest_marker("longest") is None, item.get_closest_marker("slow") is None)
+        module_rank[item.path] = min(module_rank.get(item.path, rank), rank)
+    items.sort(key=lambda item: module_rank[item.path])
 
 
 WRITTEN_TABLES = ("document", "document_version", "relation", "promotion_request", "audit_entry", "index_job",
