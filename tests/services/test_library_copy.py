@@ -35,7 +35,9 @@ from vancetope_desktop.store.db import get_meta, read_session, write_session
 from vancetope_desktop.store.filters import SqlFilter
 
 PAPERS = ("black-hole-singularities-collision-arxiv1805.05865.pdf", "phytochemical-investigations-phoenix-paludosa.pdf")
-NOTES = ("category-theory-overview.md", "haskell-generic-programming.md")
+NOTES = ("foam-nested-tags.md", "stats-svm-mixed-chinese-english.md")
+"""Two short notes (20 chunks: the two longest held 112, embedded for every template), one mixing Chinese and English
+(the team library's words in CJK)."""
 KEYWORDS = "phytochemical constituents of Phoenix paludosa"
 MEANING = "what happens when two black holes collide"
 REQUIRED = ("document", "document_tag", "document_version", "chunk", "relation", "promotion_request", "audit_entry")
