@@ -115,12 +115,27 @@ def _files_holding(folder: Path, secret: str) -> list[Path]:
 
 
 def _cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
+    """A `vancetope` process with ``args``, this environment updated with ``env``."""
     return subprocess.run([*CLI, *args], capture_output=True, text=True, env={**os.environ, **env}, timeout=600)
+
+
+def _in_process(*args: str, env: dict[str, str]):
+    """The CLI's app run in this process with ``args`` (``typer.testing.CliRunner``; ``env`` set for the call), for
+    commands after a first `vancetope` process: each command opens the library anew, and a process more costs some
+    3 CPU s of start-up and proves nothing more."""
+    from typer.testing import CliRunner
+
+    from vancetope_desktop.cli.main import app
+
+    return CliRunner().invoke(app, list(args), env=env)
 
 
 @pytest.mark.slow
 def test_create_then_open_by_library_option_and_variable_with_the_password_in_the_keyring_only(
-        tmp_path, password_role, chroma_server_url):
+        tmp_path, password_role, chroma_server_url, file_keyring):
+    """Three `vancetope` processes, each choosing its keyring as a member's would (PYTHON_KEYRING_BACKEND): create,
+    open by --library, refused without the keyring; the variable and `library info` in this process, on the same
+    keyring file (``file_keyring``)."""
     url, password = password_role
     with_password = url.replace("@", f":{password}@", 1)
     root, files = tmp_path / "team", tmp_path / "share" / "files"
@@ -140,11 +155,11 @@ def test_create_then_open_by_library_option_and_variable_with_the_password_in_th
 
     made = _cli("--library", str(root), "scope", "create", "project", "lab", "--name", "Lab", env=env)
     assert made.returncode == 0, made.stderr
-    listed = _cli("scope", "list", "--json", env={**env, "VANCETOPE_LIBRARY": str(root)})
-    assert listed.returncode == 0, listed.stderr
+    listed = _in_process("scope", "list", "--json", env={**env, "VANCETOPE_LIBRARY": str(root)})
+    assert listed.exit_code == 0, listed.output
     assert "project/lab" in listed.stdout
-    info = _cli("library", "info", str(root), "--json", env=env)
-    assert info.returncode == 0, info.stderr
+    info = _in_process("library", "info", str(root), "--json", env=env)
+    assert info.exit_code == 0, info.output
     assert {k: v for k, v in json.loads(info.stdout).items() if k in ("backend", "documents", "schema_revision")} \
         == {"backend": "team", "documents": 0, "schema_revision": f"schema{SCHEMA_VERSION}"}
     assert password not in info.stdout
@@ -259,10 +274,10 @@ def test_upgrade_an_older_team_database_only_when_asked(tmp_path, postgres_datab
     assert f"from schema {SCHEMA_VERSION - 1} to {SCHEMA_VERSION}" in upgraded.stdout
     with Library.open(root) as lib:
         assert lib.describe().startswith("team library:")
-    again = _cli("library", "upgrade", str(root), env={"XDG_STATE_HOME": str(local_state)})
-    assert again.returncode == 0 and "already" in again.stdout
-    embedded = _cli("library", "upgrade", str(tmp_path / "embedded"), env={})
-    assert embedded.returncode == 0 and "upgrades itself when opened" in embedded.stdout
+    again = _in_process("library", "upgrade", str(root), env={"XDG_STATE_HOME": str(local_state)})
+    assert again.exit_code == 0 and "already" in again.stdout
+    embedded = _in_process("library", "upgrade", str(tmp_path / "embedded"), env={})
+    assert embedded.exit_code == 0 and "upgrades itself when opened" in embedded.stdout
 
 
 def test_the_keyring_password_reaches_psycopg_and_no_string_shown_holds_it(tmp_path, password_role, chroma_server_url,
@@ -290,18 +305,18 @@ def test_a_note_added_to_a_team_library_is_found_by_its_words(tmp_path, postgres
                    "--files", str(tmp_path / "files"), "--chroma-tenant", chroma_server.tenant, "--chroma-database",
                    chroma_server.database, env=env)
     assert created.returncode == 0, created.stderr
-    added = _cli("--library", str(root), "memory", "add", "Sea ice retreat measured by the Cryosat mission",
-                 "--no-wait", "--json", env=env)
-    assert added.returncode == 0, added.stderr
-    found = _cli("memory", "search", "Cryosat", "--json", env={**env, "VANCETOPE_LIBRARY": str(root)})
-    assert found.returncode == 0, found.stderr
+    added = _in_process("--library", str(root), "memory", "add", "Sea ice retreat measured by the Cryosat mission",
+                        "--no-wait", "--json", env=env)
+    assert added.exit_code == 0, added.output
+    found = _in_process("memory", "search", "Cryosat", "--json", env={**env, "VANCETOPE_LIBRARY": str(root)})
+    assert found.exit_code == 0, found.output
     assert json.loads(added.stdout)["id"] in found.stdout
 
     # A second member writes a descriptor of their own: it says it opens the library already there.
-    joined = _cli("library", "create", str(tmp_path / "member2"), "--team", "--db", postgres_database, "--vectors",
-                  chroma_server_url, "--files", str(tmp_path / "files"), "--chroma-tenant", chroma_server.tenant,
-                  "--chroma-database", chroma_server.database, env=env)
-    assert joined.returncode == 0, joined.stderr
+    joined = _in_process("library", "create", str(tmp_path / "member2"), "--team", "--db", postgres_database,
+                         "--vectors", chroma_server_url, "--files", str(tmp_path / "files"), "--chroma-tenant",
+                         chroma_server.tenant, "--chroma-database", chroma_server.database, env=env)
+    assert joined.exit_code == 0, joined.output
     assert "(it opens the library already there: 1 documents)" in joined.stdout
 
 
