@@ -13,9 +13,12 @@ pytestmark = [pytest.mark.servers, pytest.mark.slow]
 
 OPS = 20
 """Operations per process. The issue's 8 × 1,000 runs in tests/benchmarks/bench_team_load.py (the same driver): about
-0.16 CPU s an operation after some 40 CPU s of the eight processes' start (an 8 × 20 run: 62 CPU s), so even 8 × 100
-(~150 CPU s) does not fit the suite's 10 minutes on 2 cores beside the rest; 8 × 20 mixes every operation kind of
-every face several times over."""
+0.16 CPU s an operation after some 40 CPU s of the eight processes' start (an 8 × 20 run: 56-70 CPU s), so even 8 × 100
+(~150 CPU s) does not fit the suite's 10 minutes on 2 cores beside the rest. 8 × 20 drawn by the mixes' weights (seeds
+17-24) runs every kind of the MCP servers' and the window's, and the CLI's but its two rarest, uploads and searches by
+meaning (CLI uploads to a team library: tests/services/test_reconnect.py). Running every kind in every process costs
+more than it saves: 8 × 12 with each kind once came to 84 CPU s (an upload and a search by meaning each load
+scikit-learn, the model and the Chroma client into a CLI driver)."""
 
 
 @pytest.mark.timeout(1800)  # a hang guard with room for a loaded machine (the test's 10 minutes ran out at load 20)
