@@ -93,9 +93,20 @@ class _OwnServer:
         stop_server(self.process, signal.SIGTERM)
 
 
+@pytest.fixture(scope="module")
+def module_server(tmp_path_factory):
+    """One bare ``chroma run`` for the module's tests that stop and restart it (a start costs some 1.5 CPU s)."""
+    yield from run_own_server(_OwnServer(tmp_path_factory.mktemp("own-chroma")))
+
+
 @pytest.fixture
-def own_server(tmp_path):
-    yield from run_own_server(_OwnServer(tmp_path))
+def own_server(module_server):
+    """The module's own server, running: started again if a test before stopped it and failed before its restart.
+    Each test uses a Chroma database of its own on it."""
+    if module_server.process.poll() is not None:
+        module_server.start()
+        module_server.wait_ready()
+    return module_server
 
 
 @pytest.mark.slow
@@ -203,7 +214,8 @@ def test_the_writer_keeps_its_jobs_while_the_server_is_down_and_writes_each_vect
 
     with Library.open(tmp_path / "lib") as lib:
         lib.vectors.close()
-        lib.vectors = ServerVectorStore(ChromaServer(own_server.url, "lab"), lib.index_generation, retry_seconds=0)
+        lib.vectors = ServerVectorStore(ChromaServer(own_server.url, "lab_writer"), lib.index_generation,
+                                        retry_seconds=0)
         lib.vectors.create_database()
         documents.add_text(lib, "Herons nest in colonies near lakes and rivers.", title="Herons")
         indexing.try_drain(lib)
