@@ -50,9 +50,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import py_compile
 import shutil
 import statistics
-import struct
 import subprocess
 import sys
 import tarfile
@@ -62,9 +62,11 @@ import time
 import tomllib
 from pathlib import Path
 
+import bundle_layer  # packaging/bundle_layer.py, beside this script: the dependency layer
 import servers  # packaging/servers.py, beside this script: the test servers' variables
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # this checkout's app (the ONNX graph's builder), wherever an editable install points
 SPEC = ROOT / "installer" / "vancetope.spec"
 APP = "vancetope-desktop"
 INSTALL_DIR = f"/opt/{APP}"
@@ -183,74 +185,89 @@ def preflight(args: argparse.Namespace) -> Path | None:
     return pdf
 
 
-def build(dist: Path, work: Path) -> Path:
-    """Run PyInstaller on the spec; returns the onedir folder (``dist/vancetope-desktop``). Prints the time."""
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
-    started, cpu = time.monotonic(), _children_cpu()
-    if "VANCETOPE_BUNDLE_ONNX" not in env:
-        # The default precision's graph (int8, ~23 MB) ships built: the first import then needs neither the
-        # graph's build (a few seconds) nor the onnx package's quantiser; fp32 is built on first use if chosen.
-        from vancetope_desktop.core.settings import Settings
-
-        graphs = work / "onnx-graphs"
-        _run(sys.executable, "-m", "vancetope_desktop.index.onnx_export", graphs,
-             "--precision", Settings().embedding_precision, env=env, cwd=ROOT, stdout=subprocess.DEVNULL)
-        env["VANCETOPE_BUNDLE_ONNX"] = str(graphs)
-    _run(sys.executable, "-m", "PyInstaller", "--noconfirm", "--log-level", "WARN", "--distpath", dist,
-         "--workpath", work, SPEC, env=env, cwd=ROOT)
+def build(dist: Path, work: Path, cache: Path | None = None, fresh: bool = False) -> Path:
+    """Make the onedir folder ``dist/vancetope-desktop``: a copy of the dependency layer (cached, or built by
+    PyInstaller: :func:`bundle_layer.ensure_layer`, ``fresh`` to build it anew), then the app (:func:`add_app`);
+    returns the folder. Prints the time and CPU of each part."""
+    started, cpu = time.monotonic(), bundle_layer.cpu_seconds()
+    layer = bundle_layer.ensure_layer(work, cache, fresh)
     bundle = dist / APP
-    stripped = strip_debug_info(bundle)
-    print(f"bundle built in {time.monotonic() - started:.0f} s ({_children_cpu() - cpu:.0f} s of CPU); debug "
-          f"information stripped from {stripped} libraries", flush=True)
+    shutil.rmtree(bundle, ignore_errors=True)
+    shutil.copytree(layer, bundle, symlinks=True)
+    layer_done, layer_cpu = time.monotonic(), bundle_layer.cpu_seconds()
+    modules = add_app(bundle / "_internal", work, (cache or bundle_layer.default_cache()) / "onnx-graphs")
     cli = bundle / "vancetope"
     if not cli.exists():  # Linux: one executable, the command line by its name (installer/entry.py)
         cli.symlink_to(APP)
+    print(f"bundle built in {time.monotonic() - started:.0f} s ({bundle_layer.cpu_seconds() - cpu:.0f} s of CPU): "
+          f"the layer in {layer_done - started:.0f} s ({layer_cpu - cpu:.0f} s of CPU), the app's {modules} "
+          f"modules in {time.monotonic() - layer_done:.1f} s ({bundle_layer.cpu_seconds() - layer_cpu:.1f} s of "
+          "CPU)", flush=True)
     return bundle
 
 
-def strip_debug_info(bundle: Path) -> int:
-    """Remove the debugging sections (``strip --strip-debug``) from the bundle's ELF files that have a
-    ``.debug_info`` section; returns how many. Those are the libraries compiled on the build machine (pyenv's
-    libpython, 23 MB of which 17 are debug information; the extensions pip built from source): 76 files, 57 MB
-    before and 16 after, the .deb 14 MB lighter (3 Dec 2026). Symbols and all the loader reads stay. Libraries
-    that auditwheel vendored into a wheel's ``<name>.libs`` folder are left alone even with debug sections:
-    patchelf has moved their segments, and strip then breaks them ("ELF load command address/offset not
-    page-aligned", numpy's libgfortran)."""
-    stripped = 0
-    for path in sorted(bundle.rglob("*")):
-        if path.is_symlink() or not path.is_file() or any(p.endswith(".libs") for p in path.relative_to(bundle).parts):
+def add_app(internal: Path, work: Path, graphs: Path) -> int:
+    """Add the app to the bundle's folder ``internal`` (``sys._MEIPASS``, on the frozen program's ``sys.path``)
+    where PyInstaller used to put it; returns how many modules.
+
+    The ``vancetope_desktop`` package's modules compiled for the bundle's Python (this one: the layer's key holds
+    its version) as sourceless ``.pyc`` beside its data files, as its archive held them (no source, nothing
+    compiled at run time: the .deb installs under /opt, which the program cannot write); the modules pyproject's
+    package-data ships as files (Alembic's revisions) as they are; the packages pyproject maps onto other folders
+    (``vancetope_desktop.assets`` is ``resources/``): the files its package-data names and its ``__init__.py``;
+    the app's metadata made from pyproject.toml (About's version and licence: the installed one is as old as the
+    last ``pip install -e .``); the default precision's ONNX graph (:func:`onnx_graphs`)."""
+    setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+    package_data = setuptools.get("package-data", {})
+    package = ROOT / bundle_layer.APP_PACKAGE
+    as_files = {path for pattern in package_data.get(package.name, []) if pattern.endswith(".py")
+                for path in package.glob(pattern)}
+    modules = 0
+    for path in sorted(package.rglob("*")):
+        if not path.is_file() or "__pycache__" in path.parts or path.suffix in (".pyc", ".pyo"):
             continue
-        if ".debug_info" in _elf_sections(path):
-            _run("strip", "--strip-debug", path)
-            stripped += 1
-    return stripped
+        relative = path.relative_to(ROOT)
+        if path.suffix == ".py" and path not in as_files:
+            py_compile.compile(str(path), cfile=str(internal / relative.with_suffix(".pyc")), dfile=str(relative),
+                               doraise=True)
+            modules += 1
+        else:
+            (internal / relative).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(path, internal / relative)
+    for name, folder in setuptools.get("package-dir", {}).items():
+        if name:
+            patterns = [*package_data.get(name, []), "__init__.py"]
+            for path in sorted({path for pattern in patterns for path in (ROOT / folder).glob(pattern)}):
+                target = internal.joinpath(*name.split("."), path.relative_to(ROOT / folder))
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(path, target)
+    metadata_folder = work / "app-metadata"
+    shutil.rmtree(metadata_folder, ignore_errors=True)
+    metadata_folder.mkdir(parents=True)
+    _run(sys.executable, "-c", "from setuptools import setup; setup()", "-q", "dist_info", "--output-dir",
+         metadata_folder, cwd=ROOT, stdout=subprocess.DEVNULL)
+    (dist_info,) = metadata_folder.glob("*.dist-info")
+    shutil.copytree(dist_info, internal / dist_info.name)
+    (internal / "onnx-graphs").mkdir()
+    for graph in onnx_graphs(graphs):
+        shutil.copy2(graph, internal / "onnx-graphs" / graph.name)
+    return modules
 
 
-def _elf_sections(path: Path) -> set[str]:
-    """The section names of a 64-bit little-endian ELF file (x86-64, aarch64); empty for any other file."""
-    with path.open("rb") as handle:
-        header = handle.read(64)
-        if len(header) < 64 or header[:4] != b"\x7fELF" or header[4] != 2 or header[5] != 1:
-            return set()
-        section_offset, = struct.unpack_from("<Q", header, 0x28)
-        entry_size, count, names_index = struct.unpack_from("<HHH", header, 0x3A)
-        if not count or names_index >= count:
-            return set()
-        handle.seek(section_offset + names_index * entry_size)
-        names_offset, names_size = struct.unpack_from("<QQ", handle.read(entry_size), 0x18)
-        handle.seek(names_offset)
-        names = handle.read(names_size)
-        found = set()
-        for index in range(count):
-            handle.seek(section_offset + index * entry_size)
-            name_at, = struct.unpack_from("<I", handle.read(4))
-            found.add(names[name_at:names.find(b"\0", name_at)].decode("ascii", "replace"))
-        return found
+def onnx_graphs(folder: Path) -> list[Path]:
+    """The ONNX graphs the bundle ships: the default precision's (int8, ~23 MB; fp32 is built on first use if
+    chosen), so the first import needs neither the graph's build (a few seconds) nor the onnx package's quantiser.
+    Built into ``folder`` (the builder's cache) when it lacks the graph of the model's files and the builder's
+    version (its name holds their key: ``index/onnx_export.py``), else found there. ``$VANCETOPE_BUNDLE_ONNX``:
+    a folder of graphs built ahead to ship instead."""
+    given = os.environ.get("VANCETOPE_BUNDLE_ONNX")
+    if given:
+        return sorted(Path(given).glob("*.onnx"))
+    from vancetope_desktop.core.settings import BUNDLED_MODEL, Settings
+    from vancetope_desktop.index.models import resolve_model
+    from vancetope_desktop.index.onnx_export import build_ahead
 
-
-def _children_cpu() -> float:
-    usage = os.times()
-    return usage.children_user + usage.children_system
+    return build_ahead(resolve_model(BUNDLED_MODEL), folder, [Settings().embedding_precision])
 
 
 def build_deb(bundle: Path, dist: Path, level: int = 9) -> Path:
@@ -291,7 +308,7 @@ def build_deb(bundle: Path, dist: Path, level: int = 9) -> Path:
             " The desktop app and the vancetope command line, with the embedding model and the local\n"
             " generator's model inside: it works offline.\n", encoding="utf-8")
         deb = dist / f"{APP}_{version}_{arch}.deb"
-        started = time.monotonic()
+        started = _now()
         # dpkg-deb builds and checks the package, uncompressed; _repack leaves out SYSTEM_DIRS and compresses.
         plain = stage.with_suffix(".deb")
         _run("dpkg-deb", "--root-owner-group", "-Znone", "--build", stage, plain, stdout=subprocess.DEVNULL)
@@ -299,7 +316,7 @@ def build_deb(bundle: Path, dist: Path, level: int = 9) -> Path:
             _repack(plain, deb, level)
         finally:
             plain.unlink(missing_ok=True)
-        print(f"package built in {time.monotonic() - started:.0f} s", flush=True)
+        print(f"package built ({_since(started)})", flush=True)
         return deb
     finally:
         shutil.rmtree(stage, ignore_errors=True)
@@ -441,7 +458,7 @@ def check_team(bundle: Path, home: Path, database: str, vectors: str) -> None:
     """
     env = dict(_check_env(home), XDG_STATE_HOME=str(home / "state"))
     library = home / "team-library"
-    started = time.monotonic()
+    started = _now()
     created = json.loads(_program(bundle, "vancetope", "library", "create", library, "--team", "--db", database,
                                   "--vectors", vectors, "--files", home / "team-files", "--json", env=env,
                                   timeout=300))
@@ -453,8 +470,18 @@ def check_team(bundle: Path, home: Path, database: str, vectors: str) -> None:
     info = json.loads(_program(bundle, "vancetope", "library", "info", library, "--json", env=env, timeout=300))
     if created.get("backend") != "team" or info.get("backend") != "team":
         raise CheckFailed(f"`vancetope library create --team` made {created}; `library info` says {info}")
-    print(f"team library: created, a note added and found by a word, described ({info['description']}) in "
-          f"{time.monotonic() - started:.0f} s", flush=True)
+    print(f"team library: created, a note added and found by a word, described ({info['description']}) "
+          f"({_since(started)})", flush=True)
+
+
+def _since(started: tuple[float, float]) -> str:
+    """Wall and CPU seconds (this process's and its waited-for children's) since ``started``
+    (``(time.monotonic(), bundle_layer.cpu_seconds())``), for the check's figures."""
+    return f"{time.monotonic() - started[0]:.0f} s, {bundle_layer.cpu_seconds() - started[1]:.0f} s of CPU"
+
+
+def _now() -> tuple[float, float]:
+    return time.monotonic(), bundle_layer.cpu_seconds()
 
 
 def check(bundle: Path, pdf: Path, starts: int = STARTS, team: tuple[str, str] | None = None) -> None:
@@ -470,43 +497,50 @@ def check(bundle: Path, pdf: Path, starts: int = STARTS, team: tuple[str, str] |
     with tempfile.TemporaryDirectory(prefix="vancetope-bundle-check-") as folder:
         home = Path(folder)
         env = _check_env(home)
+        started = _now()
         times = time_to_window(bundle, home, starts)
         later = f", then {statistics.median(times[1:]):.2f} s (median of {len(times) - 1})" if times[1:] else ""
-        print(f"window shown: first start {times[0]:.2f} s{later}", flush=True)
+        print(f"window shown: first start {times[0]:.2f} s{later} ({_since(started)})", flush=True)
 
         library = home / "library"
-        started = time.monotonic()
+        started = _now()
         out = _program(bundle, APP, "--demo-probe", "--library", library, env=env, timeout=900)
         if "search answered" not in out:
             raise CheckFailed(f"the demo probe did not answer:\n{out}")
-        print(out.strip(), f"\ndemo installed, indexed and searched in {time.monotonic() - started:.0f} s", flush=True)
+        print(out.strip(), f"\ndemo installed, indexed and searched ({_since(started)})", flush=True)
 
+        started = _now()
         hits = _search(bundle, library, DEMO_QUERY, env)
         if not hits:
             raise CheckFailed(f"`vancetope memory search {DEMO_QUERY!r}` found nothing in the demo")
-        print(f"vancetope memory search: {len(hits)} hits, first {hits[0]['document']['title']!r}", flush=True)
+        print(f"vancetope memory search: {len(hits)} hits, first {hits[0]['document']['title']!r} "
+              f"({_since(started)})", flush=True)
 
-        started = time.monotonic()
+        started = _now()
         _program(bundle, "vancetope", "--library", library, "memory", "upload", pdf, "--scope", DEMO_PROJECT,
                  env=env, timeout=900)
         hits = _search(bundle, library, CHECK_PDF_QUERY, env)
         if not any(hit["document"]["metadata"].get("original_name") == CHECK_PDF for hit in hits[:3]):
             raise CheckFailed(f"the uploaded {CHECK_PDF} is not among the first hits: {hits[:3]}")
-        print(f"uploaded {CHECK_PDF} (extracted by the bundle's worker) and found it "
-              f"({time.monotonic() - started:.0f} s)", flush=True)
+        print(f"uploaded {CHECK_PDF} (extracted by the bundle's worker) and found it ({_since(started)})",
+              flush=True)
 
+        started = _now()
         about = json.loads(_program(bundle, "vancetope", "about", "--json", env=env, timeout=120))
         check_about(about)
         print(f"vancetope about: {about['name']} {about['version']} ({about['license']}), "
-              f"{len(about['components']) - 1} components, each with its version and licence", flush=True)
+              f"{len(about['components']) - 1} components, each with its version and licence ({_since(started)})",
+              flush=True)
 
+        started = _now()
         project_tools = _mcp_tools(bundle, library, DEMO_PROJECT, env)
         think_tools = _mcp_tools(bundle, library, DEMO_THINK_PROCESS, env)
         if not set(project_tools) < set(think_tools):
             raise CheckFailed(f"`vancetope mcp` offers a think process {sorted(think_tools)}, not more than its "
                               f"project's {sorted(project_tools)}")
         print(f"vancetope mcp answered: {len(project_tools)} tools for a project's scope, {len(think_tools)} for a "
-              f"think process's (with {', '.join(sorted(set(think_tools) - set(project_tools)))})", flush=True)
+              f"think process's (with {', '.join(sorted(set(think_tools) - set(project_tools)))}) "
+              f"({_since(started)})", flush=True)
 
         if team is None:
             print(f"team library: not checked ({servers.POSTGRES_URL_VARIABLE} and {servers.CHROMA_URL_VARIABLE} "
@@ -642,6 +676,7 @@ def check_deb(deb: Path) -> None:
     :data:`SYSTEM_DIRS`; its folders are 755 and all is root's; its ``Depends`` provide every library the unpacked
     folder takes from the system (:func:`deb_depends`); the command line runs from the unpacked folder
     (``dpkg-deb -x``: nothing is installed on this machine)."""
+    started = _now()
     depends = _run("dpkg-deb", "--field", deb, "Depends", capture_output=True, text=True).stdout.strip()
     listing = _run("dpkg-deb", "--contents", deb, capture_output=True, text=True).stdout.splitlines()
     entries = [(line.split()[0], line.split()[1], line.split(maxsplit=5)[5].split(" -> ")[0]) for line in listing]
@@ -664,7 +699,7 @@ def check_deb(deb: Path) -> None:
             raise CheckFailed(f"{deb.name} depends on {depends!r}; its libraries need {needed!r}")
         _program(root / INSTALL_DIR.lstrip("/"), "vancetope", "--help", env=_check_env(root), timeout=120)
     print(f"{deb.name}: links, desktop entry and icon in place, folders 755 and root's, no system folder; it depends "
-          f"on {depends}; the unpacked command line runs", flush=True)
+          f"on {depends}; the unpacked command line runs ({_since(started)})", flush=True)
 
 
 def _search(bundle: Path, library: Path, query: str, env: dict[str, str], scope: str | None = DEMO_PROJECT
@@ -680,6 +715,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--dist", type=Path, default=ROOT / "dist", help="where the bundle and the .deb go")
     parser.add_argument("--work", type=Path, default=ROOT / "build" / "pyinstaller", help="PyInstaller's work folder")
+    parser.add_argument("--cache", type=Path, default=None,
+                        help="where the dependency layers are cached (default: the user cache folder's "
+                             "vancetope-desktop-build)")
+    parser.add_argument("--fresh-layer", action="store_true",
+                        help="build the dependency layer with PyInstaller even when it is cached (and replace it)")
     parser.add_argument("--no-build", action="store_true", help="use the bundle built before")
     parser.add_argument("--no-deb", action="store_true", help="build the bundle only")
     parser.add_argument("--deb-level", type=int, default=9, choices=range(1, 20), metavar="1-19",
@@ -691,7 +731,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     pdf = preflight(args)
     args.dist.mkdir(parents=True, exist_ok=True)
-    bundle = args.dist / APP if args.no_build else build(args.dist, args.work)
+    bundle = args.dist / APP if args.no_build else build(args.dist, args.work, args.cache, args.fresh_layer)
     print(f"bundle: {bundle} {_size_mb(bundle):.0f} MB", flush=True)
     deb = None
     if not args.no_deb:
