@@ -10,8 +10,15 @@ Before the build (minutes), the script checks what the asked steps need and stop
 (:func:`preflight`): for ``--check`` the corpus paper it uploads, ``$VANCETOPE_SHARED/corpus/papers`` (default
 ``../shared`` beside the repository); ``strip``, ``ldd``, ``dpkg-deb`` and ``zstd``; the bundled models'
 distributions; PyInstaller (pyproject's ``bundle`` extra, which ``packaging/dev.py setup`` installs; installed into
-the running environment when missing). ``--work`` is PyInstaller's work folder; keeping it saves little: a rebuild
-took as much CPU as the first build (about 2 minutes of one core here), as PyInstaller analyses every module again.
+the running environment when missing).
+
+The bundle is two parts (``packaging/bundle_layer.py``): PyInstaller's folder without the app, the dependency
+layer, and the app added to a copy of it as files (:func:`add_app`: its modules compiled, its data, metadata and
+ONNX graph). PyInstaller analyses every module again on every build (about 100 s of CPU here, whatever its work
+folder, ``--work``, holds), so the layer is cached under a hash of its inputs in the user cache folder (``--cache``)
+and only built when they change: the Python, the installed distributions, the spec, entry script and runtime hook,
+and the modules the app's code imports. A build with the layer cached takes a few seconds of CPU for the app;
+``--fresh-layer`` builds the layer anyway. It prints "layer: cached KEY" or "layer: built KEY" and both figures.
 
 Why a .deb and not an AppImage: the AppImage's ``appimagetool`` and its runtime are downloaded from GitHub
 releases, which this project's machines and CI cannot reach; ``dpkg-deb`` is Debian's own tool. The package
@@ -20,7 +27,8 @@ owns nothing else (not /opt, /usr, /usr/bin: :data:`SYSTEM_DIRS`); it depends on
 the bundle takes from the system (``ldd``: libc, OpenGL/EGL, libxcb, Wayland's client, cursor and EGL libraries).
 
 ``--check`` starts the built bundle as a user would, offscreen, each program in a fresh library and
-configuration folder, and fails (exit 1) at the first step that does not hold:
+configuration folder, and fails (exit 1) at the first step that does not hold; with the .deb, it runs the folder
+the package installs, unpacked (``dpkg-deb -x``), and each step prints its seconds and CPU seconds:
 
 1. the window appears (``--startup-probe`` prints "window shown"); time to window is printed;
 2. the demo loads and is embedded by the index worker the window starts (frozen: the bundle runs itself
@@ -40,9 +48,10 @@ configuration folder, and fails (exit 1) at the first step that does not hold:
    info`` (psycopg's pure-Python package on this machine's libpq, :data:`CTYPES_DEPENDS`); skipped, and said,
    without them;
 
-and, when it built the .deb, that the package holds the links, the desktop entry and the icon and no system
-folder, its folders are 755 and root's, its ``Depends`` cover the system libraries of the unpacked folder, and its
-command line runs unpacked.
+and, when it built the .deb, first that the package holds the links, the desktop entry and the icon and no system
+folder, its folders are 755 and root's, it installs the built folder file for file and its ``Depends`` cover the
+system libraries of that folder (:func:`check_deb`); then, after the steps, that the programs wrote nothing into
+their installed folder (under /opt they could not: nothing is compiled or cached there at run time).
 """
 
 from __future__ import annotations
@@ -97,13 +106,6 @@ CTYPES_DEPENDS = ("libpq5",)
 libpq, for a team library's database (issue 17: psycopg's pure-Python package finds it with
 ``ctypes.util.find_library("pq")``). psycopg_binary, which carries its own libpq, libssl and libcrypto, stays out of
 the bundle: 11 MB more, and the .deb must stay under 400 MB."""
-REQUIRED_QT_PLUGINS = ("platforms/libqxcb.so", "platforms/libqwayland", "xcbglintegrations/",
-                       "wayland-shell-integration/", "wayland-decoration-client/",
-                       "wayland-graphics-integration-client/libqt-plugin-wayland-egl", "imageformats/", "iconengines/",
-                       "platforminputcontexts/")
-"""The Qt plugins a desktop session loads (X11 or Wayland, their OpenGL, images, icons, input methods): their system
-libraries must be installed. Qt loads the others (GTK's theme, VNC, the framebuffer, touch devices…) only when asked
-and skips one whose libraries are missing."""
 SYSTEM_DIRS = (".", "./opt", "./usr", "./usr/bin", "./usr/share")
 """Folders of the .deb's data that every Debian system has (base-files ships or creates them): left out of the
 package, so that it owns only its own files and dpkg never tries to remove /opt (nor warns that it is not empty)."""
@@ -185,10 +187,12 @@ def preflight(args: argparse.Namespace) -> Path | None:
     return pdf
 
 
-def build(dist: Path, work: Path, cache: Path | None = None, fresh: bool = False) -> Path:
+def build(dist: Path, work: Path, cache: Path | None = None, fresh: bool = False
+          ) -> tuple[Path, dict[str, list[str]]]:
     """Make the onedir folder ``dist/vancetope-desktop``: a copy of the dependency layer (cached, or built by
-    PyInstaller: :func:`bundle_layer.ensure_layer`, ``fresh`` to build it anew), then the app (:func:`add_app`);
-    returns the folder. Prints the time and CPU of each part."""
+    PyInstaller: :func:`bundle_layer.ensure_layer`, ``fresh`` to build it anew), then the app (:func:`add_app`).
+    Returns the folder and the system libraries it needs (the layer's: :func:`bundle_layer.system_libraries`).
+    Prints the time and CPU of each part."""
     started, cpu = time.monotonic(), bundle_layer.cpu_seconds()
     layer = bundle_layer.ensure_layer(work, cache, fresh)
     bundle = dist / APP
@@ -203,7 +207,7 @@ def build(dist: Path, work: Path, cache: Path | None = None, fresh: bool = False
           f"the layer in {layer_done - started:.0f} s ({layer_cpu - cpu:.0f} s of CPU), the app's {modules} "
           f"modules in {time.monotonic() - layer_done:.1f} s ({bundle_layer.cpu_seconds() - layer_cpu:.1f} s of "
           "CPU)", flush=True)
-    return bundle
+    return bundle, bundle_layer.layer_system_libraries(layer)
 
 
 def add_app(internal: Path, work: Path, graphs: Path) -> int:
@@ -232,6 +236,9 @@ def add_app(internal: Path, work: Path, graphs: Path) -> int:
                                doraise=True)
             modules += 1
         else:
+            with path.open("rb") as handle:
+                if handle.read(4) == b"\x7fELF":  # the layer's system libraries would not cover it
+                    raise SystemExit(f"{relative} is a native file: the app part is Python and data only")
             (internal / relative).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(path, internal / relative)
     for name, folder in setuptools.get("package-dir", {}).items():
@@ -270,19 +277,20 @@ def onnx_graphs(folder: Path) -> list[Path]:
     return build_ahead(resolve_model(BUNDLED_MODEL), folder, [Settings().embedding_precision])
 
 
-def build_deb(bundle: Path, dist: Path, level: int = 9) -> Path:
+def build_deb(bundle: Path, dist: Path, level: int = 9, needed: dict[str, list[str]] | None = None) -> Path:
     """Pack the onedir ``bundle`` into ``dist/vancetope-desktop_<version>_<arch>.deb``; returns its path.
 
     The package holds ``/opt/vancetope-desktop``, the two ``/usr/bin`` links, the desktop entry and the icon; its
     folders are 755 and everything is root's. ``level`` is zstd's (1-19): 9 for a release; the bundle test packs
-    at 1, which takes a few seconds instead of half a minute for a file about a fifth larger."""
+    at 1, which takes a few seconds instead of half a minute for a file about a fifth larger. ``needed``: the system
+    libraries the bundle needs, when known (:func:`build`'s), else read with ``ldd`` (:func:`deb_depends`)."""
     project = _project()
     version = project["version"]
     arch = _run("dpkg", "--print-architecture", capture_output=True, text=True).stdout.strip()
     stage = Path(tempfile.mkdtemp(prefix="vancetope-deb-", dir=dist))
     stage.chmod(0o755)  # mkdtemp makes it 700: the data's "./" entry would say so
     try:
-        depends = deb_depends(bundle)
+        depends = deb_depends(bundle, needed)
     except CheckFailed as error:
         raise SystemExit(f"cannot pack the .deb: {error}") from None
     try:
@@ -620,39 +628,15 @@ def _mcp_tools(bundle: Path, library: Path, scope: str, env: dict[str, str], tim
     return [tool["name"] for tool in tools]
 
 
-def system_libraries(bundle: Path) -> dict[str, set[str]]:
-    """The shared libraries that the bundle's executable, its Python extensions and libraries, and the Qt plugins
-    of :data:`REQUIRED_QT_PLUGINS` take from the system: {soname: the bundle's files needing it}. Read with
-    ``ldd`` with the bundle's folders first on the library path, as the frozen program loads them; a library
-    this machine lacks is listed too (``ldd`` says "not found")."""
-    internal = bundle / "_internal"
-    plugins = internal / "PySide6" / "Qt" / "plugins"
-    files = [bundle / APP]
-    for path in sorted(internal.rglob("*.so*")):
-        if path.is_file() and not path.is_symlink():
-            relative = path.relative_to(plugins).as_posix() if path.is_relative_to(plugins) else None
-            if relative is None or relative.startswith(REQUIRED_QT_PLUGINS):
-                files.append(path)
-    folders = sorted({str(path.parent) for path in internal.rglob("*.so*")})
-    env = dict(os.environ, LD_LIBRARY_PATH=os.pathsep.join(folders))
-    needed: dict[str, set[str]] = {}
-    for path in files:
-        done = subprocess.run(["ldd", str(path)], capture_output=True, text=True, env=env)
-        for line in done.stdout.splitlines():
-            name, arrow, target = line.strip().partition(" => ")
-            if arrow and not target.startswith(str(internal)):
-                needed.setdefault(name, set()).add(str(path.relative_to(bundle)))
-    return needed
-
-
-def deb_depends(bundle: Path) -> str:
+def deb_depends(bundle: Path, needed: dict[str, list[str]] | None = None) -> str:
     """The .deb's ``Depends``: libc6 (>= 2.31), the packages of the system libraries ``bundle`` needs
-    (:func:`system_libraries`, :data:`SYSTEM_LIBRARIES`), then :data:`DATA_DEPENDS` and :data:`CTYPES_DEPENDS`.
+    (``needed``, else read with :func:`bundle_layer.system_libraries`; :data:`SYSTEM_LIBRARIES`), then
+    :data:`DATA_DEPENDS` and :data:`CTYPES_DEPENDS`.
 
     Raises:
         CheckFailed: naming each needed library :data:`SYSTEM_LIBRARIES` does not know and the files needing it.
     """
-    needed = system_libraries(bundle)
+    needed = bundle_layer.system_libraries(bundle) if needed is None else needed
     unknown = {name: sorted(files) for name, files in needed.items() if name not in SYSTEM_LIBRARIES}
     if unknown:
         raise CheckFailed("the bundle needs system libraries whose Debian package SYSTEM_LIBRARIES does not name: "
@@ -671,11 +655,15 @@ _MCP_SESSION = (
 """An MCP client's first words over stdio (JSON-RPC, one message a line): the handshake, then the tool list."""
 
 
-def check_deb(deb: Path) -> None:
+def check_deb(deb: Path, root: Path, bundle: Path, needed: dict[str, list[str]] | None = None) -> Path:
     """The package holds the folder, the two ``/usr/bin`` links, the desktop entry and the icon, and no folder of
-    :data:`SYSTEM_DIRS`; its folders are 755 and all is root's; its ``Depends`` provide every library the unpacked
-    folder takes from the system (:func:`deb_depends`); the command line runs from the unpacked folder
-    (``dpkg-deb -x``: nothing is installed on this machine)."""
+    :data:`SYSTEM_DIRS`; its folders are 755 and all is root's; its ``Depends`` provide every library the folder
+    takes from the system (:func:`deb_depends` of ``bundle`` and ``needed``, as :func:`build_deb`), and the folder
+    it installs is ``bundle`` file for file (:func:`_tree`), so those are the unpacked folder's libraries too.
+
+    ``root``: where ``deb`` was unpacked (``dpkg-deb -x``: nothing is installed on this machine). Returns the
+    installed folder (``root/opt/vancetope-desktop``), which :func:`check` then runs: the programs are checked as
+    the package installs them."""
     started = _now()
     depends = _run("dpkg-deb", "--field", deb, "Depends", capture_output=True, text=True).stdout.strip()
     listing = _run("dpkg-deb", "--contents", deb, capture_output=True, text=True).stdout.splitlines()
@@ -684,22 +672,38 @@ def check_deb(deb: Path) -> None:
              or (entry[0].startswith("d") and entry[0] != "drwxr-xr-x")]
     if wrong:
         raise CheckFailed(f"{deb.name}: entries not root's, folders not 755, or system folders: {wrong[:10]}")
-    with tempfile.TemporaryDirectory(prefix="vancetope-deb-check-") as folder:
-        root = Path(folder)
-        _run("dpkg-deb", "-x", deb, root)
-        for program in (APP, "vancetope"):
-            link = root / "usr" / "bin" / program
-            if not link.is_symlink() or os.readlink(link) != f"{INSTALL_DIR}/{program}":
-                raise CheckFailed(f"{deb.name}: /usr/bin/{program} is not a link to {INSTALL_DIR}/{program}")
-        for path in (f"usr/share/applications/{APP}.desktop", f"usr/share/icons/hicolor/scalable/apps/{APP}.svg"):
-            if not (root / path).is_file():
-                raise CheckFailed(f"{deb.name} lacks /{path}")
-        needed = deb_depends(root / INSTALL_DIR.lstrip("/"))
-        if depends != needed:
-            raise CheckFailed(f"{deb.name} depends on {depends!r}; its libraries need {needed!r}")
-        _program(root / INSTALL_DIR.lstrip("/"), "vancetope", "--help", env=_check_env(root), timeout=120)
-    print(f"{deb.name}: links, desktop entry and icon in place, folders 755 and root's, no system folder; it depends "
-          f"on {depends}; the unpacked command line runs ({_since(started)})", flush=True)
+    for program in (APP, "vancetope"):
+        link = root / "usr" / "bin" / program
+        if not link.is_symlink() or os.readlink(link) != f"{INSTALL_DIR}/{program}":
+            raise CheckFailed(f"{deb.name}: /usr/bin/{program} is not a link to {INSTALL_DIR}/{program}")
+    for path in (f"usr/share/applications/{APP}.desktop", f"usr/share/icons/hicolor/scalable/apps/{APP}.svg"):
+        if not (root / path).is_file():
+            raise CheckFailed(f"{deb.name} lacks /{path}")
+    installed = root / INSTALL_DIR.lstrip("/")
+    packed, unpacked = _tree(bundle), _tree(installed)
+    if packed != unpacked:
+        differ = sorted(set(packed.items()) ^ set(unpacked.items()))
+        raise CheckFailed(f"{deb.name} installs a folder that is not {bundle}: {differ[:10]}")
+    needed_packages = deb_depends(bundle, needed)
+    if depends != needed_packages:
+        raise CheckFailed(f"{deb.name} depends on {depends!r}; its libraries need {needed_packages!r}")
+    print(f"{deb.name}: links, desktop entry and icon in place, folders 755 and root's, no system folder, the bundle "
+          f"file for file; it depends on {depends} ({_since(started)})", flush=True)
+    return installed
+
+
+def _tree(folder: Path) -> dict[str, tuple[str, int | str]]:
+    """``folder``'s entries by relative path: ("file", size), ("link", target) or ("folder", 0)."""
+    entries = {}
+    for path in folder.rglob("*"):
+        relative = path.relative_to(folder).as_posix()
+        if path.is_symlink():
+            entries[relative] = ("link", os.readlink(path))
+        elif path.is_dir():
+            entries[relative] = ("folder", 0)
+        else:
+            entries[relative] = ("file", path.stat().st_size)
+    return entries
 
 
 def _search(bundle: Path, library: Path, query: str, env: dict[str, str], scope: str | None = DEMO_PROJECT
@@ -731,17 +735,27 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     pdf = preflight(args)
     args.dist.mkdir(parents=True, exist_ok=True)
-    bundle = args.dist / APP if args.no_build else build(args.dist, args.work, args.cache, args.fresh_layer)
+    bundle, needed = ((args.dist / APP, None) if args.no_build
+                      else build(args.dist, args.work, args.cache, args.fresh_layer))
     print(f"bundle: {bundle} {_size_mb(bundle):.0f} MB", flush=True)
     deb = None
     if not args.no_deb:
-        deb = build_deb(bundle, args.dist, args.deb_level)
+        deb = build_deb(bundle, args.dist, args.deb_level, needed)
         print(f"package: {deb} {_size_mb(deb):.0f} MB", flush=True)
     if pdf is not None:
         try:
-            if deb is not None:
-                check_deb(deb)
-            check(bundle, pdf, args.starts, team_servers())
+            if deb is None:
+                check(bundle, pdf, args.starts, team_servers())
+            else:
+                with tempfile.TemporaryDirectory(prefix="vancetope-deb-check-") as root:
+                    _run("dpkg-deb", "-x", deb, root)
+                    installed = check_deb(deb, Path(root), bundle, needed)
+                    before = _tree(installed)
+                    check(installed, pdf, args.starts, team_servers())
+                    if _tree(installed) != before:  # under /opt it could not: the programs must not need to
+                        written = sorted(set(_tree(installed).items()) - set(before.items()))
+                        raise CheckFailed(f"the programs wrote into their installed folder: {written[:10]}")
+                    print("nothing written into the installed folder", flush=True)
         except CheckFailed as error:
             print(f"check failed: {error}", file=sys.stderr, flush=True)
             return 1

@@ -42,10 +42,21 @@ IMPORTS_FOLDER_ENV = "VANCETOPE_BUNDLE_IMPORTS"
 """The folder holding :data:`IMPORTS_MODULE`, handed to ``installer/vancetope.spec`` by :func:`build_layer`."""
 KEPT_LAYERS = 2
 """Layers kept in the cache, the most recently used: the current one and the one before (a branch and main)."""
+SYSTEM_LIBRARIES_FILE = "system-libraries.json"
+"""Beside a cached layer's onedir folder: the system libraries its native files need (:func:`system_libraries`)."""
 LAYER_INPUTS = (ROOT / "installer" / "vancetope.spec", ROOT / "installer" / "entry.py",
                 ROOT / "installer" / "rthook_offline.py", ROOT / "packaging" / "constraints.txt", Path(__file__))
 """The files a layer is made from, beside the installed distributions and the app's imports: the spec, the entry
 script and runtime hook frozen into the executable, the environment's pins and this module (how a layer is made)."""
+
+
+REQUIRED_QT_PLUGINS = ("platforms/libqxcb.so", "platforms/libqwayland", "xcbglintegrations/",
+                       "wayland-shell-integration/", "wayland-decoration-client/",
+                       "wayland-graphics-integration-client/libqt-plugin-wayland-egl", "imageformats/", "iconengines/",
+                       "platforminputcontexts/")
+"""The Qt plugins a desktop session loads (X11 or Wayland, their OpenGL, images, icons, input methods): their system
+libraries must be installed. Qt loads the others (GTK's theme, VNC, the framebuffer, touch devices…) only when asked
+and skips one whose libraries are missing."""
 
 
 def default_cache() -> Path:
@@ -155,6 +166,8 @@ def build_layer(imports: str, work: Path, cache: Path, layer: Path) -> None:
                        env=env, cwd=ROOT, check=True)
         stripped = strip_debug_info(building / APP)
         print(f"layer: debug information stripped from {stripped} libraries", flush=True)
+        (building / SYSTEM_LIBRARIES_FILE).write_text(json.dumps(system_libraries(building / APP), indent=1),
+                                                      encoding="utf-8")
         stale = cache / f".stale-{layer.name}-{os.getpid()}"
         if layer.exists():  # a fresh build (--fresh-layer), or a build run at the same time finished first
             layer.rename(stale)
@@ -162,6 +175,38 @@ def build_layer(imports: str, work: Path, cache: Path, layer: Path) -> None:
         shutil.rmtree(stale, ignore_errors=True)
     finally:
         shutil.rmtree(building, ignore_errors=True)
+
+
+def system_libraries(bundle: Path) -> dict[str, list[str]]:
+    """The shared libraries that the bundle's executable, its Python extensions and libraries, and the Qt plugins
+    of :data:`REQUIRED_QT_PLUGINS` take from the system: {soname: the bundle's files needing it}. Read with
+    ``ldd`` with the bundle's folders first on the library path, as the frozen program loads them; a library
+    this machine lacks is listed too (``ldd`` says "not found"). The app part adds no native file (``add_app`` in
+    build_bundle.py refuses one): a layer's are its bundle's, recorded once (:func:`layer_system_libraries`)."""
+    internal = bundle / "_internal"
+    plugins = internal / "PySide6" / "Qt" / "plugins"
+    files = [bundle / APP]
+    for path in sorted(internal.rglob("*.so*")):
+        if path.is_file() and not path.is_symlink():
+            relative = path.relative_to(plugins).as_posix() if path.is_relative_to(plugins) else None
+            if relative is None or relative.startswith(REQUIRED_QT_PLUGINS):
+                files.append(path)
+    folders = sorted({str(path.parent) for path in internal.rglob("*.so*")})
+    env = dict(os.environ, LD_LIBRARY_PATH=os.pathsep.join(folders))
+    needed: dict[str, set[str]] = {}
+    for path in files:
+        done = subprocess.run(["ldd", str(path)], capture_output=True, text=True, env=env)
+        for line in done.stdout.splitlines():
+            name, arrow, target = line.strip().partition(" => ")
+            if arrow and not target.startswith(str(internal)):
+                needed.setdefault(name, set()).add(str(path.relative_to(bundle)))
+    return {name: sorted(files) for name, files in sorted(needed.items())}
+
+
+def layer_system_libraries(layer: Path) -> dict[str, list[str]]:
+    """What :func:`system_libraries` found in the layer whose onedir folder is ``layer`` (:func:`ensure_layer`'s),
+    read with ``ldd`` when it was built (about 8 s of CPU: 250 files) and kept beside it."""
+    return json.loads((layer.parent / SYSTEM_LIBRARIES_FILE).read_text(encoding="utf-8"))
 
 
 def _prune(cache: Path) -> None:
