@@ -364,6 +364,8 @@ def _repack(plain: Path, deb: Path, level: int) -> None:
     """Write ``deb`` from the uncompressed package ``plain`` (``dpkg-deb -Znone``): its data without
     :data:`SYSTEM_DIRS`, folders 755, everything root's, compressed with zstd at ``level`` on every core.
 
+    Only the members' headers pass through Python: each file's bytes go from ``plain`` to zstd, and the compressed
+    data into ``deb``, with ``sendfile`` (copied through tarfile, the ~780 MB took 5 s of CPU more at level 1).
     zstd: Debian 12 and Ubuntu 21.10 on read it; xz took minutes on a few hundred MB for a few % less."""
     members = {name: (offset, size) for name, offset, size in _ar_members(plain)}
     if list(members) != ["debian-binary", "control.tar", "data.tar"]:
@@ -371,11 +373,10 @@ def _repack(plain: Path, deb: Path, level: int) -> None:
     data = deb.with_suffix(".data.tar.zst")
     try:
         with plain.open("rb") as source, data.open("wb") as packed:
-            offset, _size = members["data.tar"]
-            source.seek(offset)
+            source.seek(members["data.tar"][0])
             zstd = subprocess.Popen(["zstd", f"-{level}", "-T0", "-q", "-c"], stdin=subprocess.PIPE, stdout=packed)
-            with tarfile.open(fileobj=source, mode="r|") as tar_in, \
-                    tarfile.open(fileobj=zstd.stdin, mode="w|", format=tarfile.GNU_FORMAT) as tar_out:
+            written = 0
+            with tarfile.open(fileobj=source, mode="r:") as tar_in:  # seekable: the members' data offsets
                 for member in tar_in:
                     if member.name.rstrip("/") in SYSTEM_DIRS:
                         continue
@@ -383,7 +384,17 @@ def _repack(plain: Path, deb: Path, level: int) -> None:
                     member.uname = member.gname = "root"
                     if member.isdir() or member.isfile():  # readable by all, written by root only
                         member.mode = 0o755 if member.isdir() or member.mode & 0o111 else 0o644
-                    tar_out.addfile(member, tar_in.extractfile(member) if member.isfile() else None)
+                    header = member.tobuf(tarfile.GNU_FORMAT, tarfile.ENCODING, "surrogateescape")
+                    zstd.stdin.write(header)
+                    written += len(header)
+                    if member.isfile() and member.size:
+                        zstd.stdin.flush()
+                        _send(source, zstd.stdin, member.offset_data, member.size)
+                        padding = -member.size % tarfile.BLOCKSIZE
+                        zstd.stdin.write(tarfile.NUL * padding)
+                        written += member.size + padding
+            end = 2 * tarfile.BLOCKSIZE  # the end-of-archive blocks, then padding to a whole record, as tar writes
+            zstd.stdin.write(tarfile.NUL * (end + -(written + end) % tarfile.RECORDSIZE))
             zstd.stdin.close()
             if zstd.wait() != 0:
                 raise SystemExit(f"zstd failed ({zstd.returncode}) packing {deb.name}")
@@ -395,11 +406,22 @@ def _repack(plain: Path, deb: Path, level: int) -> None:
                 out.write(_ar_header(name, size) + source.read(size) + b"\n" * (size % 2))
             size = data.stat().st_size
             out.write(_ar_header("data.tar.zst", size))
+            out.flush()
             with data.open("rb") as packed:
-                shutil.copyfileobj(packed, out, 1 << 20)
+                _send(packed, out, 0, size)
             out.write(b"\n" * (size % 2))
     finally:
         data.unlink(missing_ok=True)
+
+
+def _send(source, target, offset: int, size: int) -> None:
+    """Copy ``size`` bytes of the file ``source`` from ``offset`` to ``target``'s descriptor (a pipe or a file,
+    flushed by the caller) in the kernel (``os.sendfile``), from ``source`` without moving its position."""
+    while size:
+        sent = os.sendfile(target.fileno(), source.fileno(), offset, size)
+        if not sent:
+            raise SystemExit(f"{source.name} ended {size} bytes early")
+        offset, size = offset + sent, size - sent
 
 
 def _app_icon(bundle: Path) -> Path:
