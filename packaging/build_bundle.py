@@ -61,6 +61,7 @@ import json
 import os
 import py_compile
 import shutil
+import stat
 import statistics
 import subprocess
 import sys
@@ -69,6 +70,7 @@ import tempfile
 import threading
 import time
 import tomllib
+from collections.abc import Iterator
 from pathlib import Path
 
 import bundle_layer  # packaging/bundle_layer.py, beside this script: the dependency layer
@@ -188,12 +190,10 @@ def preflight(args: argparse.Namespace) -> Path | None:
     return pdf
 
 
-def build(dist: Path, work: Path, cache: Path | None = None, fresh: bool = False
-          ) -> tuple[Path, dict[str, list[str]]]:
+def build(dist: Path, work: Path, cache: Path | None = None, fresh: bool = False) -> tuple[Path, Path]:
     """Make the onedir folder ``dist/vancetope-desktop``: a copy of the dependency layer (cached, or built by
     PyInstaller: :func:`bundle_layer.ensure_layer`, ``fresh`` to build it anew), then the app (:func:`add_app`).
-    Returns the folder and the system libraries it needs (the layer's: :func:`bundle_layer.system_libraries`).
-    Prints the time and CPU of each part."""
+    Returns the folder and the layer's (in the cache: never change it). Prints the time and CPU of each part."""
     started, cpu = time.monotonic(), bundle_layer.cpu_seconds()
     layer = bundle_layer.ensure_layer(work, cache, fresh)
     bundle = dist / APP
@@ -214,7 +214,7 @@ def build(dist: Path, work: Path, cache: Path | None = None, fresh: bool = False
           f"the layer in {layer_done - started:.0f} s ({layer_cpu - cpu:.0f} s of CPU), the app's {modules} "
           f"modules in {time.monotonic() - layer_done:.1f} s ({bundle_layer.cpu_seconds() - layer_cpu:.1f} s of "
           "CPU)", flush=True)
-    return bundle, bundle_layer.layer_system_libraries(layer)
+    return bundle, layer
 
 
 def add_app(internal: Path, work: Path, graphs: Path) -> int:
@@ -284,26 +284,26 @@ def onnx_graphs(folder: Path) -> list[Path]:
     return build_ahead(resolve_model(BUNDLED_MODEL), folder, [Settings().embedding_precision])
 
 
-def build_deb(bundle: Path, dist: Path, level: int = 9, needed: dict[str, list[str]] | None = None) -> Path:
+def build_deb(bundle: Path, dist: Path, level: int = 9, layer: Path | None = None) -> Path:
     """Pack the onedir ``bundle`` into ``dist/vancetope-desktop_<version>_<arch>.deb``; returns its path.
 
     The package holds ``/opt/vancetope-desktop``, the two ``/usr/bin`` links, the desktop entry and the icon; its
     folders are 755 and everything is root's. ``level`` is zstd's (1-19): 9 for a release; the bundle test packs
-    at 1, which takes a few seconds instead of half a minute for a file about a fifth larger. ``needed``: the system
-    libraries the bundle needs, when known (:func:`build`'s), else read with ``ldd`` (:func:`deb_depends`)."""
+    at 1, which takes a few seconds instead of half a minute for a file about a fifth larger. ``layer``: the dependency
+    layer the bundle was made from (:func:`build`'s), if any: the system libraries it needs were read when it was
+    built (:func:`deb_depends`)."""
     project = _project()
     version = project["version"]
     arch = _run("dpkg", "--print-architecture", capture_output=True, text=True).stdout.strip()
     stage = Path(tempfile.mkdtemp(prefix="vancetope-deb-", dir=dist))
     stage.chmod(0o755)  # mkdtemp makes it 700: the data's "./" entry would say so
     try:
-        depends = deb_depends(bundle, needed)
+        depends = deb_depends(bundle, layer)
     except CheckFailed as error:
         raise SystemExit(f"cannot pack the .deb: {error}") from None
     try:
-        # Hard links, not copies (the stage is beside the bundle, in dist/): dpkg-deb only reads them, and the
-        # stage goes once the package is written. A copy of the ~780 MB took seconds of CPU.
-        shutil.copytree(bundle, stage / INSTALL_DIR.lstrip("/"), symlinks=True, copy_function=os.link)
+        # The stage holds all but the bundle, which _repack adds from its folder: dpkg-deb's copy of the ~780 MB
+        # into its uncompressed package, read again to compress it, took seconds of CPU.
         bin_dir = stage / "usr" / "bin"
         bin_dir.mkdir(parents=True)
         for program in (APP, "vancetope"):
@@ -317,7 +317,7 @@ def build_deb(bundle: Path, dist: Path, level: int = 9, needed: dict[str, list[s
         shutil.copyfile(_app_icon(bundle), icons / f"{APP}.svg")
         control = stage / "DEBIAN"
         control.mkdir()
-        installed_kb = int(_size_mb(stage) * 1000 / 1.024)
+        installed_kb = int((_size_mb(stage) + _size_mb(bundle)) * 1000 / 1.024)
         (control / "control").write_text(
             f"Package: {APP}\nVersion: {version}\nArchitecture: {arch}\nSection: science\nPriority: optional\n"
             f"Maintainer: Vancetope <desktop@vancetope.org>\nInstalled-Size: {installed_kb}\n"
@@ -326,11 +326,12 @@ def build_deb(bundle: Path, dist: Path, level: int = 9, needed: dict[str, list[s
             " generator's model inside: it works offline.\n", encoding="utf-8")
         deb = dist / f"{APP}_{version}_{arch}.deb"
         started = _now()
-        # dpkg-deb builds and checks the package, uncompressed; _repack leaves out SYSTEM_DIRS and compresses.
+        # dpkg-deb builds and checks the package, uncompressed; _repack adds the bundle, leaves out SYSTEM_DIRS
+        # and compresses.
         plain = stage.with_suffix(".deb")
         _run("dpkg-deb", "--root-owner-group", "-Znone", "--build", stage, plain, stdout=subprocess.DEVNULL)
         try:
-            _repack(plain, deb, level)
+            _repack(plain, deb, level, bundle)
         finally:
             plain.unlink(missing_ok=True)
         print(f"package built ({_since(started)})", flush=True)
@@ -360,23 +361,27 @@ def _ar_header(name: str, size: int) -> bytes:
     return f"{name:<16}{int(time.time()):<12}{0:<6}{0:<6}{'100644':<8}{size:<10}`\n".encode()
 
 
-def _repack(plain: Path, deb: Path, level: int) -> None:
-    """Write ``deb`` from the uncompressed package ``plain`` (``dpkg-deb -Znone``): its data without
-    :data:`SYSTEM_DIRS`, folders 755, everything root's, compressed with zstd at ``level`` on every core.
+def _repack(plain: Path, deb: Path, level: int, bundle: Path) -> None:
+    """Write ``deb`` from the uncompressed package ``plain`` (``dpkg-deb -Znone`` of all but the bundle): its data
+    is ``bundle`` installed in :data:`INSTALL_DIR`, then ``plain``'s without :data:`SYSTEM_DIRS`, folders 755,
+    everything root's, compressed with zstd at ``level`` on every core.
 
-    Only the members' headers pass through Python: each file's bytes go from ``plain`` to zstd, and the compressed
-    data into ``deb``, with ``sendfile`` (copied through tarfile, the ~780 MB took 5 s of CPU more at level 1).
-    zstd: Debian 12 and Ubuntu 21.10 on read it; xz took minutes on a few hundred MB for a few % less."""
+    Only headers pass through Python: the files' bytes go to zstd, and the compressed data into ``deb``, with
+    ``sendfile`` (the bundle staged for dpkg-deb, then each byte copied through tarfile, took 9 s of CPU at level 1,
+    this 5). One zstd frame: dpkg 1.21 (Debian 12) stops reading data at the end of the first (the layer's part
+    compressed once and kept, followed by the rest, would have saved 3.5 s more). zstd: Debian 12 and Ubuntu 21.10
+    on read it; xz took minutes on a few hundred MB for a few % less."""
     members = {name: (offset, size) for name, offset, size in _ar_members(plain)}
     if list(members) != ["debian-binary", "control.tar", "data.tar"]:
         raise SystemExit(f"unexpected members in {plain.name}: {list(members)}")
     data = deb.with_suffix(".data.tar.zst")
     try:
         with plain.open("rb") as source, data.open("wb") as packed:
-            source.seek(members["data.tar"][0])
             zstd = subprocess.Popen(["zstd", f"-{level}", "-T0", "-q", "-c"], stdin=subprocess.PIPE, stdout=packed)
-            written = 0
+            _write_tar_entries(zstd.stdin, _tar_entries(bundle, INSTALL_DIR))
+            source.seek(members["data.tar"][0])
             with tarfile.open(fileobj=source, mode="r:") as tar_in:  # seekable: the members' data offsets
+                staged = []
                 for member in tar_in:
                     if member.name.rstrip("/") in SYSTEM_DIRS:
                         continue
@@ -384,17 +389,9 @@ def _repack(plain: Path, deb: Path, level: int) -> None:
                     member.uname = member.gname = "root"
                     if member.isdir() or member.isfile():  # readable by all, written by root only
                         member.mode = 0o755 if member.isdir() or member.mode & 0o111 else 0o644
-                    header = member.tobuf(tarfile.GNU_FORMAT, tarfile.ENCODING, "surrogateescape")
-                    zstd.stdin.write(header)
-                    written += len(header)
-                    if member.isfile() and member.size:
-                        zstd.stdin.flush()
-                        _send(source, zstd.stdin, member.offset_data, member.size)
-                        padding = -member.size % tarfile.BLOCKSIZE
-                        zstd.stdin.write(tarfile.NUL * padding)
-                        written += member.size + padding
-            end = 2 * tarfile.BLOCKSIZE  # the end-of-archive blocks, then padding to a whole record, as tar writes
-            zstd.stdin.write(tarfile.NUL * (end + -(written + end) % tarfile.RECORDSIZE))
+                    staged.append((member, (source, member.offset_data)))
+                _write_tar_entries(zstd.stdin, staged)
+            zstd.stdin.write(_TAR_END)
             zstd.stdin.close()
             if zstd.wait() != 0:
                 raise SystemExit(f"zstd failed ({zstd.returncode}) packing {deb.name}")
@@ -412,6 +409,56 @@ def _repack(plain: Path, deb: Path, level: int) -> None:
             out.write(b"\n" * (size % 2))
     finally:
         data.unlink(missing_ok=True)
+
+
+def _tar_entries(folder: Path, name: str) -> Iterator[tuple[tarfile.TarInfo, Path]]:
+    """``folder`` as the tar entry ``name`` (``/opt/x`` becomes ``./opt/x``), then everything in it, folders
+    before their contents, sorted; each entry root's, folders 755, files 755 or 644 (executable or not), links as
+    they are. Yields (entry, its file)."""
+    top = "./" + name.strip("/")
+    for path in (folder, *_walk(folder)):
+        relative = path.relative_to(folder).as_posix()
+        entry = top if relative == "." else f"{top}/{relative}"
+        status = path.lstat()
+        info = tarfile.TarInfo(entry)
+        info.mtime = int(status.st_mtime)
+        info.uid = info.gid = 0
+        info.uname = info.gname = "root"
+        if stat.S_ISLNK(status.st_mode):
+            info.type, info.linkname, info.mode = tarfile.SYMTYPE, os.readlink(path), 0o777
+        elif stat.S_ISDIR(status.st_mode):
+            info.type, info.mode = tarfile.DIRTYPE, 0o755
+        else:
+            info.size, info.mode = status.st_size, 0o755 if status.st_mode & 0o111 else 0o644
+        yield info, path
+
+
+def _walk(folder: Path) -> Iterator[Path]:
+    for name in sorted(os.listdir(folder)):
+        path = folder / name
+        yield path
+        if path.is_dir() and not path.is_symlink():
+            yield from _walk(path)
+
+
+def _write_tar_entries(stream, entries) -> None:
+    """Write tar ``entries`` ((TarInfo, file or None) pairs; a file's bytes from the path, or from a
+    ``(file object, offset)`` pair) to the binary ``stream`` (a pipe to zstd), GNU format, without the end of the
+    archive (:data:`_TAR_END`). Only headers pass through Python: the bytes go with ``sendfile``, in the kernel."""
+    for info, source in entries:
+        stream.write(info.tobuf(tarfile.GNU_FORMAT, tarfile.ENCODING, "surrogateescape"))
+        if info.isfile() and info.size:
+            stream.flush()
+            if isinstance(source, Path):
+                with source.open("rb") as handle:
+                    _send(handle, stream, 0, info.size)
+            else:
+                _send(source[0], stream, source[1], info.size)
+            stream.write(tarfile.NUL * (-info.size % tarfile.BLOCKSIZE))
+
+
+_TAR_END = tarfile.NUL * (2 * tarfile.BLOCKSIZE)
+"""The end of a tar archive: two empty blocks."""
 
 
 def _send(source, target, offset: int, size: int) -> None:
@@ -659,15 +706,17 @@ def _mcp_tools(bundle: Path, library: Path, scope: str, env: dict[str, str], tim
     return [tool["name"] for tool in tools]
 
 
-def deb_depends(bundle: Path, needed: dict[str, list[str]] | None = None) -> str:
-    """The .deb's ``Depends``: libc6 (>= 2.31), the packages of the system libraries ``bundle`` needs
-    (``needed``, else read with :func:`bundle_layer.system_libraries`; :data:`SYSTEM_LIBRARIES`), then
-    :data:`DATA_DEPENDS` and :data:`CTYPES_DEPENDS`.
+def deb_depends(bundle: Path, layer: Path | None = None) -> str:
+    """The .deb's ``Depends``: libc6 (>= 2.31), the packages of the system libraries ``bundle`` needs (those of the
+    ``layer`` it was made from, read when it was built: :func:`bundle_layer.layer_system_libraries`; else read now,
+    :func:`bundle_layer.system_libraries`; :data:`SYSTEM_LIBRARIES`), then :data:`DATA_DEPENDS` and
+    :data:`CTYPES_DEPENDS`.
 
     Raises:
         CheckFailed: naming each needed library :data:`SYSTEM_LIBRARIES` does not know and the files needing it.
     """
-    needed = bundle_layer.system_libraries(bundle) if needed is None else needed
+    needed = (bundle_layer.system_libraries(bundle) if layer is None
+              else bundle_layer.layer_system_libraries(layer))
     unknown = {name: sorted(files) for name, files in needed.items() if name not in SYSTEM_LIBRARIES}
     if unknown:
         raise CheckFailed("the bundle needs system libraries whose Debian package SYSTEM_LIBRARIES does not name: "
@@ -686,10 +735,10 @@ _MCP_SESSION = (
 """An MCP client's first words over stdio (JSON-RPC, one message a line): the handshake, then the tool list."""
 
 
-def check_deb(deb: Path, root: Path, bundle: Path, needed: dict[str, list[str]] | None = None) -> Path:
+def check_deb(deb: Path, root: Path, bundle: Path, layer: Path | None = None) -> Path:
     """The package holds the folder, the two ``/usr/bin`` links, the desktop entry and the icon, and no folder of
     :data:`SYSTEM_DIRS`; its folders are 755 and all is root's; its ``Depends`` provide every library the folder
-    takes from the system (:func:`deb_depends` of ``bundle`` and ``needed``, as :func:`build_deb`), and the folder
+    takes from the system (:func:`deb_depends` of ``bundle`` and ``layer``, as :func:`build_deb`), and the folder
     it installs is ``bundle`` file for file (:func:`_tree`), so those are the unpacked folder's libraries too.
 
     ``root``: where ``deb`` was unpacked (``dpkg-deb -x``: nothing is installed on this machine). Returns the
@@ -715,7 +764,7 @@ def check_deb(deb: Path, root: Path, bundle: Path, needed: dict[str, list[str]] 
     if packed != unpacked:
         differ = sorted(set(packed.items()) ^ set(unpacked.items()))
         raise CheckFailed(f"{deb.name} installs a folder that is not {bundle}: {differ[:10]}")
-    needed_packages = deb_depends(bundle, needed)
+    needed_packages = deb_depends(bundle, layer)
     if depends != needed_packages:
         raise CheckFailed(f"{deb.name} depends on {depends!r}; its libraries need {needed_packages!r}")
     print(f"{deb.name}: links, desktop entry and icon in place, folders 755 and root's, no system folder, the bundle "
@@ -766,12 +815,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     pdf = preflight(args)
     args.dist.mkdir(parents=True, exist_ok=True)
-    bundle, needed = ((args.dist / APP, None) if args.no_build
-                      else build(args.dist, args.work, args.cache, args.fresh_layer))
+    bundle, layer = ((args.dist / APP, None) if args.no_build
+                     else build(args.dist, args.work, args.cache, args.fresh_layer))
     print(f"bundle: {bundle} {_size_mb(bundle):.0f} MB", flush=True)
     deb = None
     if not args.no_deb:
-        deb = build_deb(bundle, args.dist, args.deb_level, needed)
+        deb = build_deb(bundle, args.dist, args.deb_level, layer)
         print(f"package: {deb} {_size_mb(deb):.0f} MB", flush=True)
     if pdf is not None:
         try:
@@ -780,7 +829,7 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 with tempfile.TemporaryDirectory(prefix="vancetope-deb-check-") as root:
                     _run("dpkg-deb", "-x", deb, root)
-                    installed = check_deb(deb, Path(root), bundle, needed)
+                    installed = check_deb(deb, Path(root), bundle, layer)
                     before = _tree(installed)
                     check(installed, pdf, args.starts, team_servers())
                     if _tree(installed) != before:  # under /opt it could not: the programs must not need to
