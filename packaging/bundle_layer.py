@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import importlib.util
 import json
 import os
 import platform
@@ -98,8 +99,9 @@ def app_imports(sources: list[Path]) -> str:
 def layer_key(imports: str) -> str:
     """A hash of what the layer is made from: Python's version and platform, every installed distribution (name,
     version and its RECORD, which lists each file's hash: PyInstaller, its hooks and the models' distributions
-    too), pyproject's dependencies, :data:`LAYER_INPUTS` and the app's imports (``imports``,
-    :func:`app_imports`). 16 hex digits of its sha256."""
+    too), pyproject's dependencies, :data:`LAYER_INPUTS` and the modules the app's imports (``imports``,
+    :func:`app_imports`) can bring in (:func:`imported_modules`: a name newly imported from a module already
+    imported, a class or a function, leaves the key as it is). 16 hex digits of its sha256."""
     digest = hashlib.sha256()
 
     def add(label: str, data: str | bytes) -> None:
@@ -118,8 +120,50 @@ def layer_key(imports: str) -> str:
                                    sort_keys=True))
     for path in LAYER_INPUTS:
         add(path.name, path.read_bytes())
-    add("imports", imports)
+    add("imports", "\n".join(imported_modules(imports)))
     return digest.hexdigest()[:16]
+
+
+def imported_modules(imports: str) -> list[str]:
+    """The modules the analysis of ``imports`` (:func:`app_imports`) can take, sorted: each ``import`` statement's
+    module, and for ``from X import a, b``, X and X.a, X.b, leaving out the names that cannot be submodules: X is
+    a module file, or a package in whose folders nothing bears the name (:func:`_package_entries`); when X's files
+    cannot be found (a finder of its own), every name is kept. The analysis follows X.a only when it is a module, so
+    two sets of statements with the same modules make the same layer."""
+    modules: set[str] = set()
+    for node in ast.walk(ast.parse(imports)):
+        if isinstance(node, ast.Import):
+            modules.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            modules.add(node.module)
+            entries = _package_entries(node.module)
+            modules.update(f"{node.module}.{alias.name}" for alias in node.names
+                           if entries is None or alias.name in entries)
+    return sorted(modules)
+
+
+def _package_entries(module: str) -> set[str] | None:
+    """What lies in the folders of the package ``module`` (file and folder names up to their first dot), found
+    without importing it; an empty set for a module that is a file; None when its files cannot be found."""
+    top, *rest = module.split(".")
+    try:
+        spec = importlib.util.find_spec(top)  # a top-level name: found, not imported
+    except (ImportError, ValueError):
+        return None
+    if spec is None:
+        return None
+    if spec.submodule_search_locations is None:
+        # A module (a file, built into Python or frozen into it) has no submodules.
+        known = spec.origin in ("built-in", "frozen") or (spec.origin and Path(spec.origin).is_file())
+        return set() if not rest and known else None
+    entries: set[str] | None = None
+    for location in spec.submodule_search_locations:
+        folder = Path(location).joinpath(*rest)
+        if folder.is_dir():
+            entries = (entries or set()) | {name.split(".")[0] for name in os.listdir(folder)}
+        elif rest and any(folder.parent.glob(f"{folder.name}.*")) and entries is None:
+            entries = set()  # a module file inside the package: only attributes to import from it
+    return entries
 
 
 def ensure_layer(work: Path, cache: Path | None = None, fresh: bool = False) -> Path:

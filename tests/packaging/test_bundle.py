@@ -64,7 +64,11 @@ def test_the_layer_takes_every_import_of_the_app_but_its_own_and_its_key_follows
     body = {line.strip() for line in imports.splitlines()[4:]}
     assert body == {"import chromadb.api", "import json", "import psycopg", "from sqlalchemy import select, text"}
     compile(imports, "imports", "exec")  # a module the analysis can read
-    assert layer.layer_key(imports) != layer.layer_key(imports + "    import pandas\n")  # a new import: a new layer
+    key = layer.layer_key(imports)
+    assert layer.layer_key(imports + "    import pandas\n") != key  # a new module: a new layer
+    assert layer.layer_key(imports + "    from json import decoder\n") != key  # a submodule: a new module
+    # A class or a function imported from a module imported already: the same modules, the layer as it was.
+    assert layer.layer_key(imports.replace("select, text", "func, select, text")) == key
 
 
 def test_a_missing_corpus_stops_the_check_before_the_build(tmp_path):
