@@ -32,8 +32,9 @@ import build_bundle  # noqa: E402 - packaging/ is a folder of scripts, not a pac
 
 
 # Build + .deb + check took 428 s on 2 cores at load 6-7: more than the suite's default 600 s limit allows for.
-# The window is timed once (--starts 1): the point is that it shows; the median of later starts is a figure
-# (README's, from the script's default of 3 starts), and each start costs ~4 s of a core.
+# The window is not timed (--starts 0): the point is that it shows, and the demo probe's window does, driven through
+# its search pane; time to window is a figure (README's, bench_startup.py --bundle and the script's default of 3
+# starts), and a start of its own cost 5-7 s of CPU.
 @pytest.mark.slow
 @pytest.mark.longest
 @pytest.mark.corpus
@@ -43,7 +44,7 @@ def test_the_bundle_builds_and_works_offline(tmp_path, corpus, postgres_database
     servers = {build_bundle.servers.POSTGRES_URL_VARIABLE: postgres_database,  # the team library's, fresh
                build_bundle.servers.CHROMA_URL_VARIABLE: chroma_server_url}
     done = subprocess.run([sys.executable, str(SCRIPT), "--check", "--dist", str(tmp_path / "dist"),
-                           "--work", str(tmp_path / "work"), "--deb-level", "1", "--starts", "1"],
+                           "--work", str(tmp_path / "work"), "--deb-level", "1", "--starts", "0"],
                           cwd=REPO, capture_output=True, text=True, timeout=1800,
                           env=dict(os.environ, VANCETOPE_SHARED=str(corpus.parent), **servers))
     print(done.stdout)
