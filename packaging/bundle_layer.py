@@ -45,6 +45,11 @@ KEPT_LAYERS = 2
 """Layers kept in the cache, the most recently used: the current one and the one before (a branch and main)."""
 SYSTEM_LIBRARIES_FILE = "system-libraries.json"
 """Beside a cached layer's onedir folder: the system libraries its native files need (:func:`system_libraries`)."""
+def _site_packages_entries(record: str | None) -> str:
+    """The lines of a distribution's RECORD (``path,hash,size``) for files inside site-packages, the rest dropped."""
+    return "\n".join(line for line in (record or "").splitlines() if not line.startswith("../"))
+
+
 LAYER_INPUTS = (ROOT / "installer" / "vancetope.spec", ROOT / "installer" / "entry.py",
                 ROOT / "installer" / "rthook_offline.py", ROOT / "packaging" / "constraints.txt", Path(__file__))
 """The files a layer is made from, beside the installed distributions and the app's imports: the spec, the entry
@@ -111,7 +116,9 @@ def layer_key(imports: str) -> str:
     add("python", f"{sys.version}\0{platform.machine()}\0{platform.libc_ver()}\0{sys.base_prefix}")
     # The app's own distribution is left out: its metadata is the app part's (made from pyproject.toml), and the
     # dependencies the layer copies the metadata of are pyproject's, added below.
-    installed = sorted((dist.metadata["Name"] or "", dist.version, dist.read_text("RECORD") or "")
+    # A RECORD's entries outside site-packages ("../../../bin/chroma") are console scripts, whose hash covers a
+    # shebang naming the environment's own path: left out, so that a clone elsewhere (CI's) finds the same layer.
+    installed = sorted((dist.metadata["Name"] or "", dist.version, _site_packages_entries(dist.read_text("RECORD")))
                        for dist in metadata.distributions() if dist.metadata["Name"] != APP)
     for name, version, record in installed:
         add("distribution", f"{name}\0{version}\0{record}")
