@@ -65,18 +65,29 @@ def _gutter(blocks: Sequence[Block]) -> float | None:
         return None
     best: tuple[int, float] | None = None
     steps = int((GUTTER_RANGE[1] - GUTTER_RANGE[0]) / _STEP) + 1
+    # Each block's edges and characters once: the ~100 positions tried each read every block (the 352-page
+    # book's layout spent 60 % of its time stripping the same texts again).
+    sized = [(b.x0, b.x1, len(b.text.strip())) for b in blocks]
     for i in range(steps):
         x = left_edge + width * (GUTTER_RANGE[0] + i * _STEP)
-        crossing = _chars([b for b in blocks if b.x0 < x - _SLACK and b.x1 > x + _SLACK])
-        left = [b for b in blocks if b.x1 <= x + _SLACK]
-        right = [b for b in blocks if b.x0 >= x - _SLACK]
-        sides = _chars(left) + _chars(right)
+        crossing = left = right = 0
+        left_prose = right_prose = False
+        for x0, x1, chars in sized:
+            if x0 < x - _SLACK and x1 > x + _SLACK:
+                crossing += chars
+            if x1 <= x + _SLACK:
+                left += chars
+                left_prose = left_prose or chars >= MIN_PROSE_BLOCK_CHARS
+            if x0 >= x - _SLACK:
+                right += chars
+                right_prose = right_prose or chars >= MIN_PROSE_BLOCK_CHARS
+        sides = left + right
         if (
             not sides
             or crossing > MAX_SPANNING_SHARE * total
-            or min(_chars(left), _chars(right)) < MIN_COLUMN_SHARE * sides
-            or not any(len(b.text.strip()) >= MIN_PROSE_BLOCK_CHARS for b in left)
-            or not any(len(b.text.strip()) >= MIN_PROSE_BLOCK_CHARS for b in right)
+            or min(left, right) < MIN_COLUMN_SHARE * sides
+            or not left_prose
+            or not right_prose
         ):
             continue
         # Fewest characters crossing; among equals the position nearest the middle of the empty strip.
@@ -132,8 +143,8 @@ def _is_caption_or_code(text: str) -> bool:
     """A caption ("Figure 2. …"), or code or a formula: fewer than 60 % of the characters are letters."""
     if _CAPTION.match(text):
         return True
-    non_space = [ch for ch in text if not ch.isspace()]
-    return sum(ch.isalpha() for ch in non_space) < 0.6 * len(non_space)
+    non_space = len(text) - sum(map(str.isspace, text))
+    return sum(map(str.isalpha, text)) < 0.6 * non_space
 
 
 def _is_float(text: str) -> bool:

@@ -25,7 +25,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .lexicon import language_fit
 
@@ -121,8 +123,31 @@ class TextQuality:
         return not (self.words >= MIN_WORDS_FOR_MIXING and self.mixed_word_ratio > MAX_MIXED_WORD_RATIO)
 
 
+_SPACE, _MARK, _NEUTRAL = " ", "m", "n"  # classes of :func:`_char_class` (a script's letters get their own)
+
+
+@lru_cache(maxsize=4096)
+def _char_class(ch: str) -> tuple[str | None, bool, bool]:
+    """What :func:`measure_text` needs of one character: its class (:data:`_SPACE` for a space or any other
+    character that ends a word, :data:`_MARK` for a combining mark, :data:`_NEUTRAL` for a letter of no script,
+    None for a letter of a script: :func:`_script` names it), whether it is bad, whether it is text."""
+    if ch.isspace():
+        return _SPACE, False, False
+    category = unicodedata.category(ch)
+    bad = category in ("Cc", "Co", "Cn", "Cs") or ch == "\ufffd"
+    good = not bad and category[0] in "LNPM"
+    if category[0] == "L":
+        return (None if _script(ch) else _NEUTRAL), bad, good
+    return (_MARK if category[0] == "M" else _SPACE), bad, good
+
+
 def measure_text(text: str) -> TextQuality:
     """Measure a raw (not yet normalised) text layer.
+
+    Each distinct character is classified once (a page has a few hundred among thousands): the counts come
+    from a ``Counter`` of the text, and its words from one ``str.translate`` into classes, split at the
+    characters that end a word. A word is a run of letters (with their marks) between spaces and any other
+    non-letter; it counts from two letters, and is mixed when its letters come from two scripts or more.
 
     Args:
         text: e.g. ``page.get_text()``; control characters must still be present.
@@ -131,36 +156,24 @@ def measure_text(text: str) -> TextQuality:
         A :class:`TextQuality`; ``.usable`` is the verdict.
     """
     chars = bad = good = 0
+    classes: dict[int, str] = {}
+    scripts: dict[str, str] = {}  # script → the class standing for its letters (one character each)
+    for ch, count in Counter(text).items():
+        kind, is_bad, is_good = _char_class(ch)
+        if kind is None:
+            kind = scripts.setdefault(_script(ch), chr(0x100 + len(scripts)))
+        classes[ord(ch)] = kind
+        if not ch.isspace():
+            chars += count
+            bad += count * is_bad
+            good += count * is_good
     words = mixed = 0
-    word_scripts: set[str] = set()
-    word_letters = 0
-
-    def end_word() -> None:
-        nonlocal words, mixed, word_letters
-        if word_letters >= 2:
+    for word in text.translate(classes).split(_SPACE):
+        letters = len(word) - word.count(_MARK)
+        if letters >= 2:
             words += 1
-            mixed += len(word_scripts) >= 2
-        word_scripts.clear()
-        word_letters = 0
-
-    for ch in text:
-        if ch.isspace():
-            end_word()
-            continue
-        chars += 1
-        category = unicodedata.category(ch)
-        if category in ("Cc", "Co", "Cn", "Cs") or ch == "\ufffd":
-            bad += 1
-        elif category[0] in "LNPM":
-            good += 1
-        if category[0] == "L":
-            word_letters += 1
-            script = _script(ch)
-            if script:
-                word_scripts.add(script)
-        elif category[0] != "M":  # any non-letter ends a word (marks belong to their letter)
-            end_word()
-    end_word()
+            if len(scripts) >= 2:
+                mixed += len(set(word) - {_MARK, _NEUTRAL}) >= 2
     fit = language_fit(text)
     return TextQuality(
         chars=chars,

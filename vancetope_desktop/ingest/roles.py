@@ -32,6 +32,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import groupby
 
 from ..core.documents import ChunkRole
@@ -196,10 +197,12 @@ def _heading(text: str) -> ChunkRole | None:
     return None
 
 
+@lru_cache(maxsize=4096)
 def _words(text: str) -> int:
     return len(_WORD.findall(text))
 
 
+@lru_cache(maxsize=4096)  # a paragraph is weighed as an entry, a strong entry and a listed one: counted once
 def _citation_density(text: str) -> float:
     """Citation marks per 10 words; an entry number at the start counts as one mark. One mark is
     enough in a line of a dozen words ("Alzheimer's Disease International. (2009). World"), not more."""
