@@ -108,15 +108,6 @@ def phrase_keys(text: str, max_words: int = MAX_PHRASE_WORDS) -> list[str]:
     return [key for key, _ in written_phrases(text, max_words)]
 
 
-def surface_forms(texts: Iterable[str], max_words: int = MAX_PHRASE_WORDS) -> dict[str, str]:
-    """Each stem key of :func:`written_phrases` over ``texts`` → its first written form, in order of appearance."""
-    forms: dict[str, str] = {}
-    for text in texts:
-        for key, form in written_phrases(text, max_words):
-            forms.setdefault(key, form)
-    return forms
-
-
 def overlaps(key: str, taken: Iterable[set[str]]) -> bool:
     """Whether the stem key ``key`` says what one of the ``taken`` keys' word sets already says: "flow" beside
     "flow matching", "ipsum dolor sit" beside "lorem ipsum dolor" (one of them is enough in a keyword list)."""
@@ -133,17 +124,23 @@ def keywords(sentences: Sequence[Sentence], k: int) -> list[str]:
         return []
     from sklearn.feature_extraction.text import CountVectorizer  # here: scikit-learn costs ~1 s to import
 
-    vectorizer = CountVectorizer(analyzer=phrase_keys, lowercase=False)
+    # Each sentence's phrases are found once (the counts, the headings and the written forms all need them).
+    phrases = [written_phrases(s.text) for s in sentences]
+    vectorizer = CountVectorizer(analyzer=lambda i: [key for key, _ in phrases[i]], lowercase=False)
     try:
-        counts = vectorizer.fit_transform([s.text for s in sentences])
+        counts = vectorizer.fit_transform(range(len(sentences)))
     except ValueError:  # no candidate phrase at all (symbols, numbers, stop words only)
         return []
     vocabulary = vectorizer.get_feature_names_out()
     tf = counts.sum(axis=0).A1
     df = (counts > 0).sum(axis=0).A1
-    headings = {key for s in sentences if s.kind is BlockKind.HEADING for key in phrase_keys(s.text)}
+    headings = {key for s, found in zip(sentences, phrases, strict=True) if s.kind is BlockKind.HEADING
+                for key, _ in found}
     n = len(sentences)
-    forms = surface_forms(s.text for s in sentences)
+    forms: dict[str, str] = {}  # each stem key → its first written form, in order of appearance
+    for found in phrases:
+        for key, form in found:
+            forms.setdefault(key, form)
     order = {key: i for i, key in enumerate(forms)}
     scored = []
     for index, key in enumerate(vocabulary):
