@@ -39,7 +39,7 @@ MIN_LETTERS = 2000
 """Glyphs of the font (letters, digits, punctuation) needed before deciphering is tried: a page of prose."""
 MIN_KNOWN_WORDS = 0.85
 """Share of the deciphered words (two or more letters) that must be English words or names. The
-technology-acceptance review deciphers to 0.97 (6,900 words, 21 pages, ≈6 s on one busy core); the
+technology-acceptance review deciphers to 0.97 (6,900 words, 21 pages, ≈2 CPU s of its 3 s import); the
 same table shuffled gives 0.08."""
 MAX_UNMAPPED_SHARE = 0.5
 """A font is unmapped on a page when more than this share of its characters there are U+FFFD."""
