@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import os
+import shutil
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -142,6 +143,16 @@ def _chroma_settings(chroma_server_url: str):
                     chroma_server_http_port=address.port, chroma_server_ssl_verify=False, anonymized_telemetry=False)
 
 
+def _chroma_client(chroma_server_url: str, tenant: str, database: str):
+    """A ``chromadb.HttpClient`` on the test server's ``tenant`` and ``database`` (the caller closes it with
+    ``index.chroma_server.close_client``)."""
+    import chromadb
+
+    address = urlsplit(chroma_server_url)
+    return chromadb.HttpClient(host=address.hostname, port=address.port, settings=_chroma_settings(chroma_server_url),
+                               tenant=tenant, database=database)
+
+
 @pytest.fixture(scope="session")
 def chroma_tenant(chroma_server_url: str) -> Iterator[tuple[object, str]]:
     """(an ``AdminClient`` on the test server, a tenant of this test process's own): made once per process, as a
@@ -185,14 +196,9 @@ def chroma_database(chroma_tenant: tuple[object, str]) -> Iterator[ChromaDatabas
 def chroma_server(chroma_server_url: str, chroma_database: ChromaDatabase):
     """A ``chromadb`` HTTP client on the test server, in a database of this test's own (``chroma_database``: its
     ``tenant`` and ``database`` are the client's)."""
-    import chromadb
-
     from vancetope_desktop.index.chroma_server import close_client
 
-    address = urlsplit(chroma_server_url)
-    client = chromadb.HttpClient(host=address.hostname, port=address.port,
-                                 settings=_chroma_settings(chroma_server_url), tenant=chroma_database.tenant,
-                                 database=chroma_database.database)
+    client = _chroma_client(chroma_server_url, chroma_database.tenant, chroma_database.database)
     try:
         yield client
     finally:
@@ -304,50 +310,77 @@ def team_library(tmp_path: Path, postgres_database: str, chroma_server_url: str,
         library.close()
 
 
+@dataclass(frozen=True)
+class DatabaseContents:
+    """What a team library's database holds, apart from its schema: every row of every table but Alembic's, as JSON
+    (``row_to_json``: every column type, JSONB's included, round trips through ``json_populate_record``), and where
+    each sequence stands (its next value, and whether that value was handed out)."""
+
+    rows: tuple[tuple[str, str], ...]
+    """(table, one row as JSON) for every row."""
+    sequences: tuple[tuple[str, int, bool], ...]
+    """(sequence, value, called) as ``setval`` takes them: called False for a sequence not used yet."""
+
+
 class ReusedDatabase:
     """One PostgreSQL database that each test of this process in turn gets as a new team library's
     (``team_folder``): made and migrated once, then emptied after each test instead of dropped and made again.
 
-    Emptying deletes every row of every table but Alembic's (the schema stays), starts the tables' sequences again,
-    and puts back the rows the migrations wrote (``meta``'s ``schema_version``: read once from the new database), in
-    one request on one connection. Any session still connected (a test's CLI or MCP server subprocess) is ended
-    first: the next test starts from the same state as on a new database. Measured on the shared 2-core machine
-    (20 cycles, the server's CPU read from /proc): 22 ms of the server's CPU, against 111-130 ms for the
-    ``TRUNCATE … RESTART IDENTITY CASCADE`` it replaces (which gives every table and index a new file), 0.2-2 s
-    of wall time for a ``CREATE DATABASE`` and ~1.2 s (0.4 s of CPU) for migrating an empty one. The test role is
-    the cluster's superuser: ``session_replication_role = replica`` lets the deletes skip the foreign keys' checks
-    in any order. Tests never change the schema of a library of this fixture (``library upgrade`` is tested on
-    databases of their own)."""
+    Emptying (:meth:`restore` of the contents the migrations left, ``meta``'s ``schema_version``: read once from the
+    new database) deletes every row of every table but Alembic's (the schema stays), sets the sequences back and puts
+    the rows back, in one request on one connection. Any session still connected (a test's CLI or MCP server
+    subprocess) is ended first: the next test starts from the same state as on a new database. Measured on the
+    shared 2-core machine (20 cycles, the server's CPU read from /proc): 15-22 ms of the server's CPU, against
+    111-130 ms for the ``TRUNCATE … RESTART IDENTITY CASCADE`` it replaces (which gives every table and index a new
+    file), 0.2-2 s of wall time for a ``CREATE DATABASE`` and ~1.2 s (0.4 s of CPU) for migrating an empty one. The
+    test role is the cluster's superuser: ``session_replication_role = replica`` lets the deletes and inserts skip
+    the foreign keys' checks, in any order. Tests never change the schema of a library of this fixture (``library
+    upgrade`` is tested on databases of their own)."""
 
     def __init__(self, server_url: str, name: str) -> None:
         import psycopg
-        from psycopg import sql
 
         self.server_url, self.name = server_url, name
         self.url = urlsplit(server_url)._replace(path=f"/{name}").geturl()
         with psycopg.connect(self.url) as connection:
-            tables = [row[0] for row in connection.execute(
+            self.tables = [row[0] for row in connection.execute(
                 "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() "
                 "AND tablename <> 'alembic_version'")]
-            # As JSON, put back by json_populate_record: every column type (JSONB's included) round trips.
-            seed = [(table, row[0]) for table in tables for row in connection.execute(
-                sql.SQL("SELECT row_to_json(t)::text FROM {} t").format(sql.Identifier(table)))]
-        self.emptying = sql.SQL("; ").join([
+        self.new = self.contents()
+
+    def contents(self) -> DatabaseContents:
+        """The database's rows and sequences now."""
+        import psycopg
+        from psycopg import sql
+
+        with psycopg.connect(self.url) as connection:
+            rows = tuple((table, row[0]) for table in self.tables for row in connection.execute(
+                sql.SQL("SELECT row_to_json(t)::text FROM {} t").format(sql.Identifier(table))))
+            sequences = tuple(connection.execute(
+                "SELECT format('%I.%I', schemaname, sequencename), coalesce(last_value, start_value), "
+                "last_value IS NOT NULL FROM pg_sequences WHERE schemaname = current_schema()"))
+        return DatabaseContents(rows, sequences)
+
+    def restore(self, contents: DatabaseContents) -> None:
+        """End the other sessions on the database, then make its rows and sequences ``contents``."""
+        import psycopg
+        from psycopg import sql
+
+        statements = [
             sql.SQL("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
                     "WHERE datname = current_database() AND pid <> pg_backend_pid()"),
             sql.SQL("SET LOCAL session_replication_role = replica"),
-            *(sql.SQL("DELETE FROM {}").format(sql.Identifier(table)) for table in tables),
-            sql.SQL("SELECT setval(format('%I.%I', schemaname, sequencename), start_value, false) FROM pg_sequences "
-                    "WHERE schemaname = current_schema()"),
+            *(sql.SQL("DELETE FROM {}").format(sql.Identifier(table)) for table in self.tables),
+            *(sql.SQL("SELECT setval({}, {}, {})").format(sql.Literal(name), sql.Literal(value), sql.Literal(called))
+              for name, value, called in contents.sequences),
             *(sql.SQL("INSERT INTO {0} SELECT * FROM json_populate_record(NULL::{0}, {1})").format(
-                sql.Identifier(table), sql.Literal(row)) for table, row in seed)])
+                sql.Identifier(table), sql.Literal(row)) for table, row in contents.rows)]
+        with psycopg.connect(self.url) as connection:  # one transaction, committed on leaving
+            connection.execute(sql.SQL("; ").join(statements))
 
     def empty(self) -> None:
         """End the other sessions on the database, then bring it back to a new library's rows."""
-        import psycopg
-
-        with psycopg.connect(self.url) as connection:  # one transaction, committed on leaving
-            connection.execute(self.emptying)
+        self.restore(self.new)
 
 
 @pytest.fixture(scope="session")
@@ -367,29 +400,104 @@ def reused_team_database(postgres_server_url: str,
         yield ReusedDatabase(postgres_server_url, urlsplit(url).path.lstrip("/"))
 
 
+@dataclass(frozen=True)
+class TeamTemplate:
+    """A team library built once (``team_template``), for tests to start from copies of: its database's contents,
+    its Chroma collections (name, metadata, and every record with its vector: nothing is embedded again) and its
+    files folder. ``team_folder``'s ``make(root, template)`` copies it into the test's new team library."""
+
+    contents: DatabaseContents
+    collections: tuple[tuple[str, dict, dict], ...]
+    """(name, metadata, records: ``Collection.get``'s ids, embeddings, metadatas and documents) per collection."""
+    files: Path
+    """The files folder (it may not exist: nothing was stored as a file)."""
+
+
+@pytest.fixture(scope="session")
+def team_template(reused_team_database: ReusedDatabase, chroma_tenant: tuple[object, str], chroma_server_url: str,
+                  tmp_path_factory: pytest.TempPathFactory) -> Callable[[Callable[[object], object]], tuple]:
+    """``build(fill)`` → (:class:`TeamTemplate`, what ``fill`` returned): a new team library (this process's
+    :class:`ReusedDatabase`, a Chroma database made for the build), opened, ``fill(library)``-ed (adding and indexing
+    what the tests share), closed and read back; then its Chroma database is deleted and the reused database emptied.
+    For a module-scoped fixture (tests/library_copies.py's ``build_template`` is the embedded library's): it is set
+    up between two tests, when no team library of this process is open. Built once instead of in every test, a
+    module's shared library costs its team runs a copy each: tests/agents/test_tools.py's tree (nine facts, embedded
+    and indexed) took 0.7 s of CPU and 0.4 s of the servers' per test, its copy ~0.1 s."""
+    from vancetope_desktop.index.chroma_server import close_client
+
+    admin, tenant = chroma_tenant
+
+    def build(fill):
+        folder = tmp_path_factory.mktemp("team-template")
+        database = _unique_name()
+        _while_busy(lambda: admin.create_database(database, tenant=tenant))
+        try:
+            with pytest.MonkeyPatch.context() as patch:  # this machine's locks of the library
+                patch.setenv("XDG_STATE_HOME", str(folder / "state"))
+                with open_on_servers(folder / "library", reused_team_database.url,
+                                     (chroma_server_url, tenant, database)) as library:
+                    made = fill(library)
+            contents = reused_team_database.contents()
+            client = _chroma_client(chroma_server_url, tenant, database)
+            try:
+                collections = tuple(
+                    (collection.name, dict(collection.metadata or {}),
+                     collection.get(include=["embeddings", "metadatas", "documents"]))
+                    for collection in client.list_collections())
+            finally:
+                close_client(client)
+        finally:
+            _while_busy(lambda: admin.delete_database(database, tenant=tenant))
+            reused_team_database.empty()
+        return TeamTemplate(contents, collections, folder / "library-files"), made
+
+    return build
+
+
+def _copy_collections(template: TeamTemplate, chroma_server_url: str, chroma_database: ChromaDatabase) -> None:
+    """Make ``template``'s collections, with their records, in the test's ``chroma_database``."""
+    from vancetope_desktop.index.chroma_server import close_client
+
+    client = _chroma_client(chroma_server_url, chroma_database.tenant, chroma_database.database)
+    try:
+        for name, metadata, records in template.collections:
+            collection = client.get_or_create_collection(name, metadata=metadata, embedding_function=None)
+            if records["ids"]:  # an upsert, like the product's writes: tried again while the server is busy
+                _while_busy(lambda c=collection, r=records: c.upsert(
+                    ids=r["ids"], embeddings=r["embeddings"], metadatas=r["metadatas"], documents=r["documents"]))
+    finally:
+        close_client(client)
+
+
 @pytest.fixture
 def team_folder(tmp_path: Path, reused_team_database: ReusedDatabase, chroma_server_url: str,
                 chroma_database: ChromaDatabase, monkeypatch) -> Iterator:
-    """``make(root)`` writes a team library's descriptor at ``root`` and returns ``root``: a new team library (its
-    database this process's :class:`ReusedDatabase`, emptied after the test; its vectors in ``chroma_database``; its
-    files in ``root``'s sibling ``<name>-files``), which ``Library.open(root)``, ``--library root`` and
-    ``vancetope mcp --library root`` open. This machine's locks go under ``tmp_path``
-    (XDG_STATE_HOME, inherited by the CLI's and the MCP server's subprocesses). One library per test: a second
-    ``make`` is refused."""
+    """``make(root, template=None)`` writes a team library's descriptor at ``root`` and returns ``root``: a new team
+    library (its database this process's :class:`ReusedDatabase`, emptied after the test; its vectors in
+    ``chroma_database``; its files in ``root``'s sibling ``<name>-files``), or with ``template`` (a
+    :class:`TeamTemplate`) a copy of that one, which ``Library.open(root)``, ``--library root`` and ``vancetope mcp
+    --library root`` open. This machine's locks go under ``tmp_path`` (XDG_STATE_HOME, inherited by the CLI's and the
+    MCP server's subprocesses). One library per test: a second ``make`` is refused."""
     from vancetope_desktop.services.team_library import DatabasePart, TeamDescriptor, VectorsPart, write_descriptor
 
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     made: list[Path] = []
 
-    def make(root: Path) -> Path:
+    def make(root: Path, template: TeamTemplate | None = None) -> Path:
         assert not made, f"team_folder already made a library at {made[0]}"
         made.append(root)
         root.mkdir(parents=True, exist_ok=True)
+        files = root.parent / f"{root.name}-files"
         write_descriptor(root, TeamDescriptor(
             library_id=uuid.uuid4().hex, name=root.name, database=DatabasePart(url=reused_team_database.url),
             vectors=VectorsPart(url=chroma_server_url, tenant=chroma_database.tenant,
                                 database=chroma_database.database),
-            files=str(root.parent / f"{root.name}-files")))
+            files=str(files)))
+        if template is not None:
+            reused_team_database.restore(template.contents)
+            _copy_collections(template, chroma_server_url, chroma_database)
+            if template.files.exists():
+                shutil.copytree(template.files, files)
         return root
 
     yield make

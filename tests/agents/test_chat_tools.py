@@ -20,10 +20,8 @@ from vancetope_desktop.services import documents, scopes
 from vancetope_desktop.services.library import Library
 from vancetope_desktop.services.search import search
 
-from ..conftest import embedded_only, stored_counts
+from ..conftest import stored_counts
 from ..conversation_samples import TASK, turn
-
-pytestmark = embedded_only("cost: the conversation services' team run is tests/cli/test_chat_cli.py's")
 
 TP1, TP2 = "think-process/tp1", "think-process/tp2"
 

@@ -16,13 +16,9 @@ import anyio
 import mcp_types as types
 from mcp import Client
 
-from tests.conftest import embedded_only
 from vancetope_desktop.agents.mcp_server import ScopedMemory, build_server
 from vancetope_desktop.core.atoms import AtomDraft, AtomType
 from vancetope_desktop.services import atoms, generators, scopes
-
-pytestmark = embedded_only("cost: the client's model drafting over MCP, no SQL of its own (the tools' writes run on a "
-                           "team library in their own suites)")
 
 MARK = "Written by the client's model."
 

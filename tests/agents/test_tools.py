@@ -57,20 +57,31 @@ def _tree(library):
 
 @pytest.fixture(scope="module")
 def tree_template(tmp_path_factory):
-    """The tree built and embedded once for the module: (its closed library folder, scope → doc id)."""
+    """The tree built and embedded once for the module's embedded runs: (its closed library folder, scope → doc id)."""
     return build_template(tmp_path_factory, _tree)
+
+
+@pytest.fixture(scope="module")
+def team_tree_template(team_template):
+    """The tree built and embedded once for the module's team runs (tests/servers.py's ``team_template``): (its
+    ``TeamTemplate``, scope → doc id)."""
+    return team_template(_tree)
+
+
+def _is_team(request) -> bool:
+    return request.node.callspec.params["library_at"] == "team"
 
 
 @pytest.fixture
 def library(request, tmp_path, library_at):
-    """This module's ``library``: for a test that takes ``tree``, an embedded copy of the tree built once for the
-    module; otherwise a fresh library, embedded then a team library (``library_at``)."""
-    if "tree" in request.fixturenames:
-        if request.node.callspec.params["library_at"] == "team":
-            # A team library's parts are on the servers, not in a folder to copy: building the tree in each test
-            # (embedding its 9 facts) doubled the module's time, and the visibility rule's team run is
-            # test_task_tree.py's.
-            pytest.skip("embedded library only: cost (the tree is copied from one built per module)")
+    """This module's ``library``, embedded then a team library (``library_at``): for a test that takes ``tree``, a
+    copy of the tree built once for the module (a library folder copied; on the team side, the database's rows, the
+    Chroma collections and the files copied in); otherwise a fresh library."""
+    if "tree" in request.fixturenames and _is_team(request):
+        template, _ = request.getfixturevalue("team_tree_template")
+        with Library.open(library_at(tmp_path / "library", template)) as copy:
+            yield copy
+    elif "tree" in request.fixturenames:
         template, _ = request.getfixturevalue("tree_template")
         with copied_library(template, library_at(tmp_path / "library")) as copy:
             yield copy
@@ -80,9 +91,9 @@ def library(request, tmp_path, library_at):
 
 
 @pytest.fixture
-def tree(library, tree_template):
-    """The tree of ``_tree`` in ``library``: scope → the id of its fact."""
-    return tree_template[1]
+def tree(request, library):
+    """The tree of ``_tree`` in ``library``: scope → the id of its fact (the ids of the template copied)."""
+    return request.getfixturevalue("team_tree_template" if _is_team(request) else "tree_template")[1]
 
 
 # acting scope → (its ancestors, a sibling of the same kind, a descendant's scope or None)

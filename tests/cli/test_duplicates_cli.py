@@ -2,11 +2,6 @@
 
 import json
 
-from tests.conftest import embedded_only
-
-pytestmark = embedded_only("cost: duplicates on PostgreSQL are tests/services/test_duplicates.py's and "
-                           "test_duplicates_tool.py's team runs")
-
 
 def _add(cli, text, title):
     return json.loads(cli("memory", "add", text, "--type", "note", "--title", title, "--no-wait", "--json").stdout)

@@ -3,11 +3,6 @@ searches (`search save / list / run / rename / forget`) from the terminal."""
 
 import json
 
-from tests.conftest import embedded_only
-
-pytestmark = embedded_only("cost: note links on PostgreSQL are tests/services/test_notelinks.py's and "
-                           "test_note_tools.py's team runs")
-
 
 def _json(result):
     return json.loads(result.stdout)
