@@ -153,7 +153,8 @@ def library_at(request) -> Callable[[Path], Path]:
     Embedded: nothing is made (``Library.open``, ``--library root`` and ``vancetope mcp --library root`` create it);
     team: a REAL team library's descriptor is written at ``root`` (``tests/servers.py``'s ``team_folder``: PostgreSQL,
     the Chroma server, a files folder), which each face opens as it opens any library (issue 17: the CLI and agent
-    suites on both backends). A test marked :func:`embedded_only` skips the team run with the mark's reason."""
+    suites on both backends); the team side's ``make(root, template)`` makes a copy of a team library built once
+    (``team_template``). A test marked :func:`embedded_only` skips the team run with the mark's reason."""
     if request.param == "embedded":
         return lambda root: root
     marker = request.node.get_closest_marker("embedded_only")
