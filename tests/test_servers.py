@@ -98,11 +98,16 @@ def test_chroma_tests_do_not_see_each_other(chroma_server, chroma_server_url):
     import chromadb
     from chromadb.config import Settings
 
+    from vancetope_desktop.index.chroma_server import close_client
+
     chroma_server.create_collection("mine")
     address = urlsplit(chroma_server_url)
     default = chromadb.HttpClient(host=address.hostname, port=address.port,
                                   settings=Settings(anonymized_telemetry=False))
-    assert "mine" not in [collection.name for collection in default.list_collections()]
+    try:
+        assert "mine" not in [collection.name for collection in default.list_collections()]
+    finally:
+        close_client(default)  # its sockets, which would outlive the test
     assert [collection.name for collection in chroma_server.list_collections()] == ["mine"]
 
 
