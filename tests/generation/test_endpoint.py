@@ -69,13 +69,14 @@ def test_without_a_keyring_the_key_is_refused_clearly_and_never_written(tmp_path
 
 @pytest.fixture(scope="module")
 def llama_server(tmp_path_factory):
-    """llama-cpp-python's OpenAI-compatible server on a loopback port, serving the bundled SmolLM2."""
+    """llama-cpp-python's OpenAI-compatible server on a loopback port, serving the bundled SmolLM2, on one thread
+    for prompts too (its default reads them on every core, spinning: ``local_model.THREADS``)."""
     port = _free_port()
     log = tmp_path_factory.mktemp("llama_server") / "server.log"
     with log.open("wb") as sink:
         server = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(bundled_gguf()),
                                    "--model_alias", "smollm2", "--host", "127.0.0.1", "--port", str(port),
-                                   "--n_ctx", "4096", "--n_threads", "1"],
+                                   "--n_ctx", "4096", "--n_threads", "1", "--n_threads_batch", "1"],
                                   stdout=subprocess.DEVNULL, stderr=sink)
     url = f"http://127.0.0.1:{port}/v1"
     try:

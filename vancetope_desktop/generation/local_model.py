@@ -40,7 +40,10 @@ CONTEXT_TOKENS = 4096
 8,192; 4,096 keeps the KV cache near 90 MB for the 135M model."""
 
 THREADS = max(1, min(4, (os.cpu_count() or 2) // 2))
-"""Half the cores, at most 4: the app's indexing process and the UI need the rest (as for the embedder)."""
+"""Half the cores, at most 4: the app's indexing process and the UI need the rest (as for the embedder). Both for
+writing and for reading the prompt: llama-cpp-python reads prompts on every core unless told (``n_threads_batch``),
+and its OpenMP threads wait for each other spinning, so on 2 busy cores a 415-token note took 8.6-9.9 s of CPU to
+read on two threads against 4.0 s on one (3 Dec 2026), and longer on the clock too."""
 
 
 def bundled_gguf() -> Path:
@@ -144,8 +147,8 @@ def _load(path: Path) -> Any:
         except ImportError as error:
             raise GeneratorUnavailable(f"the local model runtime is missing (llama-cpp-python): {error}") from None
         try:
-            _LOADED[path] = Llama(model_path=str(path), n_ctx=CONTEXT_TOKENS, n_threads=THREADS, seed=0,
-                                  verbose=False)
+            _LOADED[path] = Llama(model_path=str(path), n_ctx=CONTEXT_TOKENS, n_threads=THREADS,
+                                  n_threads_batch=THREADS, seed=0, verbose=False)
         except (ValueError, RuntimeError, OSError) as error:
             raise GeneratorUnavailable(f"cannot load the model {path.name}: {error}") from None
     return _LOADED[path]
