@@ -292,12 +292,19 @@ def test_session_scope_offers_no_task_tools(prepared, tmp_path):
 
 
 def test_unknown_scope_fails_before_serving(prepared):
+    """…and before it loads the MCP SDK and the tools (``-X importtime`` lists every module the process imported
+    on its standard error)."""
     root, _, _ = prepared
-    done = subprocess.run([*CHECKOUT_CLI, *_command(root, "think-process/tp_99")], input="", capture_output=True,
-                          text=True, timeout=60, cwd=REPO)
+    python, *cli = CHECKOUT_CLI
+    done = subprocess.run([python, "-X", "importtime", *cli, *_command(root, "think-process/tp_99")], input="",
+                          capture_output=True, text=True, timeout=60, cwd=REPO)
     assert done.returncode == 3
     assert done.stdout == ""  # stdout belongs to the protocol: errors go to stderr
     assert "think-process/tp_99" in done.stderr
+    imported = {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+    assert "vancetope_desktop.services.library" in imported  # the probe sees the process's imports
+    loaded = imported & {"mcp", "vancetope_desktop.agents.mcp_server", "vancetope_desktop.agents.tools"}
+    assert not loaded, loaded
 
 
 @pytest.mark.slow

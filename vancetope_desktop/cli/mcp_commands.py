@@ -17,7 +17,11 @@ def mcp_serve(
     library: LibraryOption = None,
 ) -> None:
     """Serve a scope's memory tools and documents to an AI agent over MCP (stdio): `mcp --scope think-process/tp_12`."""
-    from ..agents.mcp_server import serve  # the MCP SDK loads only for this command
+    from ..services.scopes import resolve_scope
 
     with open_library(library) as lib:
+        # A bad scope fails before the MCP SDK and the tools load (1.5-2 s of CPU, most of a failed start).
+        resolve_scope(lib, scope)
+        from ..agents.mcp_server import serve  # the MCP SDK loads only for this command
+
         serve(lib, scope)
