@@ -8,8 +8,9 @@ words: "sampling", "model", "generative"… where ``words`` finds "Flow Matching
 Words are grouped by their Snowball stem, so "model" and "models" are one keyword, shown as first written.
 
 Why not YAKE: the ``yake`` package is LGPLv3 with a GPLv3 classifier, a licence this proprietary product
-avoids, and it brings click, tabulate, jellyfish and networkx along; scikit-learn (BSD, installed) builds
-the sentence-phrase matrix here. Measured on the 24 corpus notes (top 10 each): YAKE 12.0 s, this 1.2 s;
+avoids, and it brings click, tabulate, jellyfish and networkx along; the counts here are two ``Counter``s
+(scikit-learn's ``CountVectorizer`` built them before: its import cost 1.2 s of CPU in every process).
+Measured on the 24 corpus notes (top 10 each): YAKE 12.0 s, this 1.2 s;
 YAKE ranks LaTeX commands first on the math notes ("varphi", "mathfrak", "bmatrix"), which masking code
 and math spares this one; YAKE finds more multi-word names ("Diffusion Posterior Sampling").
 A CJK run without spaces is one token, so Chinese or Japanese text gets keywords only from its words in
@@ -21,6 +22,7 @@ from __future__ import annotations
 import math
 import re
 import threading
+from collections import Counter
 from collections.abc import Iterable, Sequence
 
 import Stemmer
@@ -120,20 +122,16 @@ def keywords(sentences: Sequence[Sentence], k: int) -> list[str]:
 
     Ties break by first appearance, so the answer is the same on every run.
     """
-    if not sentences:
-        return []
-    from sklearn.feature_extraction.text import CountVectorizer  # here: scikit-learn costs ~1 s to import
-
     # Each sentence's phrases are found once (the counts, the headings and the written forms all need them).
     phrases = [written_phrases(s.text) for s in sentences]
-    vectorizer = CountVectorizer(analyzer=lambda i: [key for key, _ in phrases[i]], lowercase=False)
-    try:
-        counts = vectorizer.fit_transform(range(len(sentences)))
-    except ValueError:  # no candidate phrase at all (symbols, numbers, stop words only)
+    tf: Counter[str] = Counter()  # times said in the text
+    df: Counter[str] = Counter()  # sentences saying it
+    for found in phrases:
+        keys = [key for key, _ in found]
+        tf.update(keys)
+        df.update(set(keys))
+    if not tf:  # no candidate phrase at all (symbols, numbers, stop words only)
         return []
-    vocabulary = vectorizer.get_feature_names_out()
-    tf = counts.sum(axis=0).A1
-    df = (counts > 0).sum(axis=0).A1
     headings = {key for s, found in zip(sentences, phrases, strict=True) if s.kind is BlockKind.HEADING
                 for key, _ in found}
     n = len(sentences)
@@ -143,10 +141,10 @@ def keywords(sentences: Sequence[Sentence], k: int) -> list[str]:
             forms.setdefault(key, form)
     order = {key: i for i, key in enumerate(forms)}
     scored = []
-    for index, key in enumerate(vocabulary):
+    for key in sorted(tf):
         words = key.count(" ") + 1
-        score = tf[index] * math.log(1 + n / df[index]) * words
-        if words > 1 and tf[index] < 2:
+        score = tf[key] * math.log(1 + n / df[key]) * words
+        if words > 1 and tf[key] < 2:
             continue  # a phrase said once is a coincidence of words, not a key phrase
         scored.append((-(score * (HEADING_BOOST if key in headings else 1.0)), order.get(key, 0), key))
     scored.sort()

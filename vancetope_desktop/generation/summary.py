@@ -8,6 +8,7 @@ sampling, ties broken by position.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
@@ -41,20 +42,37 @@ def _stems(text: str) -> list[str]:
     return [stem(word.casefold()) for run in content_runs(text) for word in run if word.casefold() not in STOP_WORDS]
 
 
+def tfidf_rows(texts: Sequence[str]) -> np.ndarray:
+    """``texts``' TF-IDF vectors over their stemmed content words, one unit-length row each (all zeros for a text
+    without any), an ``(len(texts), terms)`` float64 array, columns in order of first appearance.
+
+    scikit-learn's ``TfidfVectorizer`` with its defaults (raw counts, smoothed idf ``ln((1 + n) / (1 + df)) + 1``,
+    rows scaled to unit length: ``tests/generation/test_stop_words.py`` compares the two), written out in numpy:
+    importing scikit-learn and SciPy cost 1.2 s of CPU, more than the summaries of a whole upload, in every
+    process that summarised (the CLI's upload, the demo, the MCP server).
+    """
+    counts = [Counter(_stems(text)) for text in texts]
+    columns: dict[str, int] = {}
+    for row in counts:
+        for term in row:
+            columns.setdefault(term, len(columns))
+    vectors = np.zeros((len(texts), len(columns)))
+    for index, row in enumerate(counts):
+        vectors[index, [columns[term] for term in row]] = list(row.values())
+    vectors *= np.log((1 + len(texts)) / (1 + np.count_nonzero(vectors, axis=0))) + 1
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
+
+
 def centrality(texts: Sequence[str]) -> np.ndarray:
-    """Each of ``texts``' centrality: PageRank over their TF-IDF cosine graph (stemmed content words), an array
+    """Each of ``texts``' centrality: PageRank over their TF-IDF cosine graph (:func:`tfidf_rows`), an array
     of ``len(texts)`` scores summing to 1 (uniform when no two texts share a word). Also ranks a chat
     range's sentences (``chat_summary``)."""
     n = len(texts)
-    if n <= 2:  # one sentence, or two that can only link to each other: uniform, without fitting a vectorizer
+    if n <= 2:  # one sentence, or two that can only link to each other: uniform, without building a matrix
         return np.full(n, 1.0 / n)
-    from sklearn.feature_extraction.text import TfidfVectorizer  # here: scikit-learn costs ~1 s to import
-
-    try:
-        vectors = TfidfVectorizer(analyzer=_stems).fit_transform(texts)
-    except ValueError:  # no content word anywhere
-        return np.full(n, 1.0 / n)
-    similarity = (vectors @ vectors.T).toarray()
+    vectors = tfidf_rows(texts)
+    similarity = vectors @ vectors.T
     np.fill_diagonal(similarity, 0.0)
     totals = similarity.sum(axis=1, keepdims=True)
     # A sentence that shares no word with any other links to all alike (no dangling node).
