@@ -20,12 +20,15 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from typing import TYPE_CHECKING
 
-import httpx
 from pydantic import BaseModel
 
 from ..core.errors import InvalidInput, VancetopeError
 from .base import GeneratorError, GeneratorTimeout, GeneratorUnavailable
+
+if TYPE_CHECKING:
+    import httpx
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +42,8 @@ def check_endpoint_url(text: str) -> str:
     Raises:
         InvalidInput: empty, not http(s), or without a host.
     """
+    import httpx  # here: 0.13 s of CPU to import, and every command that loads the services loads this module
+
     raw = str(text or "").strip().rstrip("/")
     try:
         url = httpx.URL(raw)
@@ -101,6 +106,8 @@ class EndpointChat:
         return content or ""
 
     def _post(self, body: dict, schema: type[BaseModel], timeout_s: float) -> httpx.Response:
+        import httpx
+
         json_schema = schema.model_json_schema()
         if self._schema_style == "json_schema":
             response_format = {"type": "json_schema",
