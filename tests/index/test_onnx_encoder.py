@@ -1,7 +1,7 @@
 """The ONNX Runtime encoder and its graph cache, against the real bundled model and sentence-transformers.
 
-The graph is built from the real ``model.safetensors`` (no torch); the comparisons with
-sentence-transformers load torch once for the module (``st_model``): they are marked slow.
+The graph is built from the real ``model.safetensors`` (no torch); the comparison with sentence-transformers
+takes its vectors from ``st_reference`` (once per test run): it is marked slow.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from vancetope_desktop.index.numpy_encoder import NumpyEncoder
 from vancetope_desktop.index.onnx_encoder import OnnxEncoder
 from vancetope_desktop.index.onnx_export import build_ahead, ensure_graph, graph_name
 
-from .conftest import cosine
+from .conftest import StReference, cosine
 from .test_numpy_encoder import QUERIES, _variant
 
 pytestmark = pytest.mark.usefixtures("offline")
@@ -45,33 +45,20 @@ def graphs(prebuilt: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> P
     return prebuilt
 
 
-@pytest.fixture(scope="module")
-def st_model(spec: ModelSpec) -> Any:
-    from sentence_transformers import SentenceTransformer
-
-    model = SentenceTransformer(str(spec.path), device="cpu", local_files_only=True)
-    model.max_seq_length = spec.max_tokens
-    return model
-
-
 @pytest.mark.slow
 @pytest.mark.corpus
-def test_fp32_vectors_match_sentence_transformers(spec: ModelSpec, graphs: Path, st_model: Any,
-                                                  corpus: Path) -> None:
+def test_fp32_vectors_match_sentence_transformers(spec: ModelSpec, graphs: Path, st_reference: StReference) -> None:
     """Queries one by one and documents in one call (length-sorted batches, some truncated), to 1e-5."""
     encoder = OnnxEncoder(spec, "fp32")
-    for text, expected in zip(QUERIES, st_model.encode(QUERIES, convert_to_numpy=True), strict=True):
+    for text, expected in zip(QUERIES, st_reference.queries, strict=True):
         got = encoder.encode(text)
         assert got.shape == (384,) and got.dtype == np.float32
         assert np.abs(got - expected).max() < 1e-5, text[:60]
-    notes = [p.read_text(encoding="utf-8", errors="replace") for p in sorted((corpus / "notes").glob("*.md"))[:8]]
-    paragraphs = [p for note in notes for p in note.split("\n\n") if p.strip()][:40]
-    texts = [*notes, *paragraphs, *QUERIES, " "]
-    reference = st_model.encode(texts, batch_size=32, convert_to_numpy=True, normalize_embeddings=True)
+    texts = st_reference.documents
     got = encoder.encode(texts)
     assert got.shape == (len(texts), 384)
-    assert sum(len(encoder.tokenize([note])[0][0]) == 256 for note in notes) >= 3  # truncation is exercised
-    worst = np.abs(got - reference).max(axis=1)
+    assert sum(len(encoder.tokenize([note])[0][0]) == 256 for note in st_reference.notes) >= 3  # truncated
+    worst = np.abs(got - st_reference.vectors).max(axis=1)
     assert worst.max() < 1e-5, texts[int(worst.argmax())][:80]
 
 
