@@ -7,6 +7,7 @@ import pickle
 import shutil
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
@@ -34,6 +35,7 @@ if int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) > 1:
 build_cli_commands_once()  # in every test process (tests/cli_commands.py says why)
 
 REPO = Path(__file__).resolve().parent.parent
+T = TypeVar("T")
 SHARED = Path(os.environ.get("VANCETOPE_SHARED", REPO.parent / "shared"))
 
 
@@ -200,19 +202,25 @@ def paper_extractions(corpus: Path, tmp_path_factory: pytest.TempPathFactory) ->
     the workers of one run share a pickle in the run's temporary root, written under a file lock; a
     run without workers reads them itself (its temporary root is shared with earlier runs).
     """
-    from filelock import FileLock
-
     from vancetope_desktop.ingest.pdf import extract_pdf
 
     def read() -> dict:
         return {p.name: extract_pdf(p) for p in sorted((corpus / "papers").glob("*.pdf"))}
 
+    return once_per_run(tmp_path_factory, "paper-extractions", read)
+
+
+def once_per_run(tmp_path_factory: pytest.TempPathFactory, name: str, compute: Callable[[], T]) -> T:
+    """``compute()``'s value, computed once per test run: under pytest-xdist the workers share a pickle ``name``
+    in the run's temporary root, written under a file lock; a run without workers computes it itself."""
+    from filelock import FileLock
+
     if "PYTEST_XDIST_WORKER" not in os.environ:
-        return read()
-    cache = tmp_path_factory.getbasetemp().parent / "paper-extractions.pickle"
+        return compute()
+    cache = tmp_path_factory.getbasetemp().parent / f"{name}.pickle"
     with FileLock(f"{cache}.lock"):
         if cache.exists():
             return pickle.loads(cache.read_bytes())
-        papers = read()
-        cache.write_bytes(pickle.dumps(papers))
-        return papers
+        value = compute()
+        cache.write_bytes(pickle.dumps(value))
+        return value

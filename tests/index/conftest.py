@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import pickle
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,6 +10,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import pytest
 
+from tests.conftest import once_per_run
 from vancetope_desktop.core.settings import BUNDLED_MODEL
 from vancetope_desktop.index.models import ModelSpec, resolve_model
 
@@ -69,11 +68,9 @@ def st_reference(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> StRe
     """:class:`StReference`, computed once per test run by the real sentence-transformers pipeline.
 
     Importing torch and sentence-transformers costs about 7 s of CPU and these encodes 6 s more, which
-    ``test_numpy_encoder`` and ``test_onnx_encoder`` each paid for the same texts. Under pytest-xdist the
-    workers of one run share a pickle in the run's temporary root, written under a file lock (as
-    ``paper_extractions``); a run without workers computes it itself.
+    ``test_numpy_encoder`` and ``test_onnx_encoder`` each paid for the same texts; the workers of a run share
+    it (``once_per_run``).
     """
-    from filelock import FileLock
 
     def compute() -> StReference:
         from sentence_transformers import SentenceTransformer
@@ -95,12 +92,4 @@ def st_reference(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> StRe
                            vectors=model.encode(documents, batch_size=32, convert_to_numpy=True,
                                                 normalize_embeddings=True))
 
-    if "PYTEST_XDIST_WORKER" not in os.environ:
-        return compute()
-    cache = tmp_path_factory.getbasetemp().parent / "st-reference.pickle"
-    with FileLock(f"{cache}.lock"):
-        if cache.exists():
-            return pickle.loads(cache.read_bytes())
-        reference = compute()
-        cache.write_bytes(pickle.dumps(reference))
-        return reference
+    return once_per_run(tmp_path_factory, "st-reference", compute)
