@@ -72,6 +72,17 @@ def test_the_top_help_imports_no_command_module_that_holds_a_group():
                        "identity_commands", "mcp_commands", "undo_commands"}
 
 
+def test_the_main_module_imports_nothing_of_the_command_line_until_it_runs():
+    """A worker process started with ``spawn`` (an upload's extraction process) imports the main module again, which
+    is this one under `python -m` and the console script's: it must not bring the commands and their services."""
+    probe = ("import sys, vancetope_desktop.cli.main\n"
+             "print(sorted(m for m in sys.modules if m.startswith(('vancetope_desktop', 'typer', 'sqlalchemy'))))")
+    loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO, timeout=600,
+                            env=dict(os.environ, PYTHONPATH=str(REPO)), check=True)
+    assert ast.literal_eval(loaded.stdout.strip()) == ["vancetope_desktop", "vancetope_desktop.cli",
+                                                       "vancetope_desktop.cli.main"]
+
+
 def test_a_search_imports_no_other_command_and_not_chromadb(tmp_path):
     """A cold ``memory search`` loads its own command module only: not the services of the other commands (atom
     extraction, the generators' HTTP clients), and the vector store is read without the ``chromadb`` package."""

@@ -7,7 +7,12 @@ from here) and add ``("name", "module")`` to its group's list below, where ``--h
 
 from __future__ import annotations
 
-from .context import CommandGroup
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from .context import CommandGroup, set_global_library
 
 app = CommandGroup(help="Vancetope: scoped research memory from the terminal.", no_args_is_help=True,
                    pretty_exceptions_enable=False, add_completion=False, commands=(
@@ -111,3 +116,16 @@ app.add_typer(generator_app, name="generator")
 app.add_typer(topics_app, name="topics")
 app.add_typer(settings_app, name="settings")
 app.add_typer(library_app, name="library")
+
+
+@app.callback()
+def global_options(
+    ctx: typer.Context,
+    library: Annotated[Path | None, typer.Option(
+        "--library", help="Library folder for the command that follows: `vancetope --library PATH review list` "
+        "(a command's own --library wins; default $VANCETOPE_LIBRARY, else your data directory).",
+        show_default=False,
+    )] = None,
+) -> None:
+    """Vancetope: scoped research memory from the terminal (options before the command apply to it)."""
+    set_global_library(ctx, library)

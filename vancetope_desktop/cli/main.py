@@ -1,39 +1,29 @@
 """``vancetope``: the library from the terminal (seed §6.1), over the same services as the app.
 
-The entry point: the global options and the error handling. The commands live in the modules ``apps`` names,
-each imported only when its command runs (a cold ``memory search`` imports no other command's services).
+The entry point and the error handling. The command groups and the global options live in ``apps``, and the
+commands in the modules ``apps`` names, each imported only when its command runs (a cold ``memory search`` imports
+no other command's services). This module imports none of them until :func:`run` runs: a worker process started
+with ``spawn`` (an upload's extraction process) imports the main module again, and the command tree with its
+services took 0.7 s of CPU there for nothing (``tests/cli/test_cli_tree.py`` checks it).
 """
 
 from __future__ import annotations
 
 import sys
-from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Any
 
-import typer
-
-from ..core.errors import InvalidInput
-from .apps import app
-from .context import err, guarded, set_global_library
+if TYPE_CHECKING:
+    from .apps import app
 
 __all__ = ["app", "run"]
 
 
-@app.callback()
-def global_options(
-    ctx: typer.Context,
-    library: Annotated[Path | None, typer.Option(
-        "--library", help="Library folder for the command that follows: `vancetope --library PATH review list` "
-        "(a command's own --library wins; default $VANCETOPE_LIBRARY, else your data directory).",
-        show_default=False,
-    )] = None,
-) -> None:
-    """Vancetope: scoped research memory from the terminal (options before the command apply to it)."""
-    set_global_library(ctx, library)
-
-
 def run() -> None:
     """Console-script entry point."""
+    from ..core.errors import InvalidInput
+    from .apps import app
+    from .context import err, guarded
+
     with guarded():
         try:
             app()
@@ -43,6 +33,15 @@ def run() -> None:
         except BrokenPipeError:  # `vancetope memory read DOC | head`: the reader has what it wanted
             sys.stderr.close()
             raise SystemExit(0) from None
+
+
+def __getattr__(name: str) -> Any:
+    """``app``, the ``vancetope`` command group (``apps.app``), imported when first asked for."""
+    if name == "app":
+        from .apps import app
+
+        return app
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 if __name__ == "__main__":
