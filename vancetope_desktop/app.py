@@ -13,9 +13,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .core.errors import VancetopeError
-from .services.library import Library
-from .services.preferences import CONFIG_DIR_ENV, load_preferences
 from .workers import launch
 
 
@@ -43,9 +40,14 @@ def main(argv: list[str] | None = None) -> int:
         return launch.run_worker(argv[1:])
     args, qt_args = _parser().parse_known_args(argv)
 
+    # Imported here, not with the module: a worker process started with ``spawn`` (the app's uploads) imports the
+    # main module again, and the services with their libraries cost it ~0.6 s of CPU for nothing.
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication, QMessageBox
 
+    from .core.errors import VancetopeError
+    from .services.library import Library
+    from .services.preferences import CONFIG_DIR_ENV, load_preferences
     from .ui import themes
     from .ui.main_window import MainWindow
 
