@@ -45,9 +45,16 @@ KEPT_LAYERS = 2
 """Layers kept in the cache, the most recently used: the current one and the one before (a branch and main)."""
 SYSTEM_LIBRARIES_FILE = "system-libraries.json"
 """Beside a cached layer's onedir folder: the system libraries its native files need (:func:`system_libraries`)."""
+_INSTALL_RECORDS = ("/REQUESTED,", "/INSTALLER,", "/direct_url.json,")
+"""dist-info files that say how pip installed a distribution (asked for by name or pulled in, from where), not what
+it holds: an environment set up in another order (CI's, from a fresh clone) writes them otherwise."""
+
+
 def _site_packages_entries(record: str | None) -> str:
-    """The lines of a distribution's RECORD (``path,hash,size``) for files inside site-packages, the rest dropped."""
-    return "\n".join(line for line in (record or "").splitlines() if not line.startswith("../"))
+    """The lines of a distribution's RECORD (``path,hash,size``) for the files it installs in site-packages; console
+    scripts (outside) and :data:`_INSTALL_RECORDS` dropped."""
+    return "\n".join(line for line in (record or "").splitlines()
+                     if not line.startswith("../") and not any(mark in line for mark in _INSTALL_RECORDS))
 
 
 LAYER_INPUTS = (ROOT / "installer" / "vancetope.spec", ROOT / "installer" / "entry.py",
