@@ -104,3 +104,9 @@ def test_the_deb_owns_only_its_own_files_with_folders_755_and_root_s(tmp_path):
                              check=True).stdout
     assert depends.startswith("libc6 (>= 2.31), libfontconfig1")  # what true needs, then what fonts need
     assert depends.strip().endswith(", libpq5")  # loaded with ctypes (a team library's): ldd cannot see it
+
+    # The check reads the same from the package's listing, and the bundle's folder must be what it installs.
+    build_bundle.check_deb(deb, bundle)
+    (bundle / "_internal" / "icons" / "app.svg").chmod(0o755)
+    with pytest.raises(build_bundle.CheckFailed, match="installs a folder that is not"):
+        build_bundle.check_deb(deb, bundle)
