@@ -44,7 +44,7 @@ def test_the_bundle_builds_and_works_offline(tmp_path, corpus, postgres_database
     servers = {build_bundle.servers.POSTGRES_URL_VARIABLE: postgres_database,  # the team library's, fresh
                build_bundle.servers.CHROMA_URL_VARIABLE: chroma_server_url}
     done = subprocess.run([sys.executable, str(SCRIPT), "--check", "--dist", str(tmp_path / "dist"),
-                           "--work", str(tmp_path / "work"), "--deb-level", "1", "--starts", "0"],
+                           "--work", str(tmp_path / "work"), "--deb-level", "-3", "--starts", "0"],
                           cwd=REPO, capture_output=True, text=True, timeout=1800,
                           env=dict(os.environ, VANCETOPE_SHARED=str(corpus.parent), **servers))
     print(done.stdout)
