@@ -317,8 +317,9 @@ def build_deb(bundle: Path, dist: Path, level: int = 9, layer: Path | None = Non
     folders are 755 and everything is root's. ``level`` is zstd's (1-19, or -1 to -10 for its ``--fast`` levels): 9
     for a release; 1 takes a few seconds instead of half a minute for a file about a fifth larger; the bundle test
     packs at -3, 30 % less CPU than 1 for a file 16 % larger (514 MB instead of 442; zstd 2.1 s of CPU instead of
-    3.7 on the folder's 753 MB tar, 3 Dec 2026), read by the same decoder. ``layer``: the dependency layer the bundle was made from (:func:`build`'s), if
-    any: the system libraries it needs were read when it was built (:func:`deb_depends`)."""
+    3.7 on the folder's 753 MB tar, 3 Dec 2026), read by the same decoder. ``layer``: the dependency layer the
+    bundle was made from (:func:`build`'s), if any: the system libraries it needs were read when it was built
+    (:func:`deb_depends`)."""
     project = _project()
     version = project["version"]
     arch = _run("dpkg", "--print-architecture", capture_output=True, text=True).stdout.strip()
