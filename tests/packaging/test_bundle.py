@@ -1,11 +1,12 @@
 """The frozen app builds and works (issue 16): ``packaging/build_bundle.py --check`` builds the PyInstaller bundle
-and its .deb, then starts the bundle as the .deb installs it, offscreen: the window appears, the demo loads and the
-index worker (the frozen bundle itself) embeds it, a search in the window and one on the command line answer, a real
-PDF uploaded through the command line is extracted by a frozen worker process and found, ``vancetope about`` gives
-every component a version and a licence, ``vancetope mcp`` answers, and a team library (issue 17) is created on the
-real PostgreSQL (a fresh database) and Chroma servers, a note added to it found by a word, and nothing is written
-into the installed folder. The build's and the check's figures (sizes, build time, time to window, tool counts, each
-step's CPU) are printed (``-s`` shows them).
+and its .deb, checks from the package's listing that it installs the built folder entry for entry, then starts that
+folder offscreen: the window appears, the demo loads and the index worker (the frozen bundle itself) embeds it, a
+search in the window answers, a real PDF uploaded through the command line is extracted by a frozen worker process
+and found by a search on the command line, ``vancetope about`` gives every component a version and a licence,
+``vancetope mcp`` answers for a think process and finds a demo paper by meaning, and a team library (issue 17) is
+created on the real PostgreSQL (a fresh database) and Chroma servers, a note added to it found by a word, and
+nothing is written into the folder. The build's and the check's figures (sizes, build time, time to window, tool
+count, each step's CPU) are printed (``-s`` shows them).
 
 The bundle and the .deb are built in the test's temporary folder; the dependency layer, PyInstaller's part
 (``packaging/bundle_layer.py``), is built once per set of inputs and kept in the builder's cache folder: the first
