@@ -83,8 +83,47 @@ def _text(result) -> str:
     return "\n".join(part.text for part in result.content)
 
 
+async def _conversation(session: ClientSession, tools: dict) -> dict:
+    """The chat tools over the real protocol, in the round trip's session: three messages, the block, a compaction
+    with a tiny window, and the history that still holds the folded original. Returns the compaction's archive."""
+    assert "start of every turn" in tools["chat_compact"].description
+    assert tools["chat_history"].annotations.read_only_hint
+    assert not tools["chat_append"].annotations.read_only_hint
+    sent = []
+    for args in ({"content": "Count the herons at the north lake and report the total."},
+                 {"content": "I counted 14 herons at the north lake on Monday.", "role": "assistant"},
+                 {"content": "Now the south lake, please."}):
+        result = await session.call_tool("chat_append", args)
+        assert not result.is_error, _text(result)
+        sent.append(result.structured_content)
+    assert [m["seq"] for m in sent] == [1, 2, 3] and sent[0]["strength"] == "pinned"
+
+    block = (await session.call_tool("chat_compose", {"budget": 300})).structured_content
+    assert block["markdown"].startswith("## Earlier Conversation (compacted)")
+    assert "Count the herons" in block["markdown"] and block["recent"] == [sent[1]["id"], sent[2]["id"]]
+
+    folded = await session.call_tool("chat_compact", {"context_window": 20})
+    assert not folded.is_error, _text(folded)
+    done = folded.structured_content
+    assert done["stage"] == "emergency" and done["archive"]["message_ids"] == [sent[1]["id"]]
+
+    history = (await session.call_tool("chat_history", {"archived": True})).structured_content
+    assert [m["id"] for m in history["messages"]] == [sent[1]["id"]]
+    assert history["messages"][0]["archived_in"] == done["archive"]["id"] == history["archives"][0]["id"]
+    assert (history["live"], history["archived"]) == (2, 1)
+
+    small = await session.call_tool("chat_compose", {"budget": 5})
+    assert small.is_error and "BudgetTooSmall" in _text(small) and "give at least" in _text(small)
+    hidden = await session.call_tool("chat_history", {"process": TP13})
+    assert hidden.is_error and "ScopeNotVisible" in _text(hidden)
+    return done["archive"]
+
+
 @pytest.mark.slow
 def test_round_trip_over_stdio(prepared, tmp_path):
+    """One `vancetope mcp` process serves the memory tools, the resources and then a conversation
+    (:func:`_conversation`): one start (~5 s of CPU: the SDK, the tools, the model, the vector store's client)
+    for both, as an agent's session uses them."""
     root, fact_id, secret_id = prepared
     log = tmp_path / "server.log"
     seen: dict = {}
@@ -215,6 +254,7 @@ def test_round_trip_over_stdio(prepared, tmp_path):
             with pytest.raises(MCPError) as refused:
                 await session.read_resource(f"vancetope://document/{secret_id}")
             assert "not a sibling's" in refused.value.message
+            seen["archive"] = await _conversation(session, tools)
 
     anyio.run(scenario)
     with Library.open(root) as lib:  # what the app would show: stored through MCP, embedded by the server
@@ -227,6 +267,10 @@ def test_round_trip_over_stdio(prepared, tmp_path):
         assert queued[seen["request"]].document_id == seen["doc"] and queued[seen["request"]].requested_by == TP12
         assert queued[upward_request].document_id == upward_doc
         assert queued[upward_request].reason == "the whole project studies birds"
+        # The conversation's summary is a memory of the think process, embedded by the server.
+        archive = documents.get_document(lib, seen["archive"]["id"])
+        assert (archive.scope, archive.memory_type.value, archive.index_state.value) == (
+            TP12, "archived_chat", "indexed")
         # Later writes embedded only their own documents: the one left queued is the writer's (the app, `index run`).
         assert documents.get_document(lib, seen["pending"]).index_state.value == held_back
         assert indexing.try_drain(lib).indexed == ([] if team else [seen["pending"]])
@@ -316,55 +360,6 @@ def test_unknown_scope_fails_before_serving(prepared):
     assert "vancetope_desktop.services.library" in imported  # the probe sees the process's imports
     loaded = imported & {"mcp", "vancetope_desktop.agents.mcp_server", "vancetope_desktop.agents.tools"}
     assert not loaded, loaded
-
-
-@pytest.mark.slow
-def test_a_conversation_over_stdio(prepared, tmp_path):
-    """The chat tools over the real protocol: three messages, the block, a compaction with a tiny window, and the
-    history that still holds the folded original."""
-    root, _, _ = prepared
-    log = tmp_path / "server.log"
-
-    async def scenario() -> dict:
-        async with _connect(root, TP12, log) as session:
-            tools = {t.name: t for t in (await session.list_tools()).tools}
-            assert "start of every turn" in tools["chat_compact"].description
-            assert tools["chat_history"].annotations.read_only_hint
-            assert not tools["chat_append"].annotations.read_only_hint
-            sent = []
-            for args in ({"content": "Count the herons at the north lake and report the total."},
-                         {"content": "I counted 14 herons at the north lake on Monday.", "role": "assistant"},
-                         {"content": "Now the south lake, please."}):
-                result = await session.call_tool("chat_append", args)
-                assert not result.is_error, _text(result)
-                sent.append(result.structured_content)
-            assert [m["seq"] for m in sent] == [1, 2, 3] and sent[0]["strength"] == "pinned"
-
-            block = (await session.call_tool("chat_compose", {"budget": 300})).structured_content
-            assert block["markdown"].startswith("## Earlier Conversation (compacted)")
-            assert "Count the herons" in block["markdown"] and block["recent"] == [sent[1]["id"], sent[2]["id"]]
-
-            folded = await session.call_tool("chat_compact", {"context_window": 20})
-            assert not folded.is_error, _text(folded)
-            done = folded.structured_content
-            assert done["stage"] == "emergency" and done["archive"]["message_ids"] == [sent[1]["id"]]
-
-            history = (await session.call_tool("chat_history", {"archived": True})).structured_content
-            assert [m["id"] for m in history["messages"]] == [sent[1]["id"]]
-            assert history["messages"][0]["archived_in"] == done["archive"]["id"] == history["archives"][0]["id"]
-            assert (history["live"], history["archived"]) == (2, 1)
-
-            small = await session.call_tool("chat_compose", {"budget": 5})
-            assert small.is_error and "BudgetTooSmall" in _text(small) and "give at least" in _text(small)
-            hidden = await session.call_tool("chat_history", {"process": TP13})
-            assert hidden.is_error and "ScopeNotVisible" in _text(hidden)
-            return done["archive"]
-
-    archive = anyio.run(scenario)
-    with Library.open(root) as lib:  # the summary is a memory of the think process, embedded by the server
-        doc = documents.get_document(lib, archive["id"])
-        assert (doc.scope, doc.memory_type.value, doc.index_state.value) == (TP12, "archived_chat", "indexed")
-    assert "Traceback" not in log.read_text()
 
 
 def test_every_tool_is_either_writing_or_read_only():
