@@ -9,6 +9,7 @@ services took 0.7 s of CPU there for nothing (``tests/cli/test_cli_tree.py`` che
 
 from __future__ import annotations
 
+import gc
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -19,20 +20,31 @@ __all__ = ["app", "run"]
 
 
 def run() -> None:
-    """Console-script entry point."""
+    """Console-script entry point.
+
+    When the command is done (its library closed, its output written), the objects it leaves are frozen out of the
+    garbage collector (``gc.freeze``): the interpreter's exit then frees them without the collections it runs while
+    it tears the modules down, which cost a `vancetope mcp` session 0.8-1.1 s of CPU (the MCP SDK's, pydantic's,
+    SQLAlchemy's and Chroma's objects) and a plain command 0.3 s, a fifth of either. The exit handlers still run and
+    every file is still closed; only objects left in reference cycles are not finalized, which Python does not
+    promise at exit anyway.
+    """
     from ..core.errors import InvalidInput
     from .apps import app
     from .context import err, guarded
 
-    with guarded():
-        try:
-            app()
-        except InvalidInput as error:  # typer may surface ours from parameter callbacks
-            err.print(f"error: {error}")
-            raise SystemExit(error.exit_code) from None
-        except BrokenPipeError:  # `vancetope memory read DOC | head`: the reader has what it wanted
-            sys.stderr.close()
-            raise SystemExit(0) from None
+    try:
+        with guarded():
+            try:
+                app()
+            except InvalidInput as error:  # typer may surface ours from parameter callbacks
+                err.print(f"error: {error}")
+                raise SystemExit(error.exit_code) from None
+            except BrokenPipeError:  # `vancetope memory read DOC | head`: the reader has what it wanted
+                sys.stderr.close()
+                raise SystemExit(0) from None
+    finally:
+        gc.freeze()
 
 
 def __getattr__(name: str) -> Any:
