@@ -3,15 +3,17 @@ operations and logging each one's outcome as a JSON line; then what the logs say
 and the Chroma server. Shared by tests/e2e/test_team_load.py (8 × N) and tests/benchmarks/bench_team_load.py
 (8 × 1,000).
 
-The processes (``python -m tests.e2e.team_load ROLE LIBRARY LOG N SEED``):
+The processes (``python -m tests.e2e.team_load ROLE NAME[,NAME…] LIBRARY RUN_FOLDER N SEED``, :func:`main`):
 
 - ``cli`` (3): one Python process invoking the real typer app in-process (``CliRunner``) for each operation, as many
   `vancetope` commands: each opens the library, acts and closes it (a `vancetope` process per operation would spend
   its time importing). Adds, ``edit --if-version`` on the shared facts (conflicts expected: counted, not errors),
   tags, searches by words and by meaning, ``updates`` relations, promotion requests, chat messages, uploads of
   the corpus notes, trash.
-- ``mcp`` (3): a `vancetope mcp` server each, driven by the official ``mcp`` client over stdio (this process is the
-  client): memory_store, memory_tag, memory_query, memory_relate, memory_request_promotion, chat_append.
+- ``mcp`` (3): a `vancetope mcp` server each, driven by the official ``mcp`` client over stdio: memory_store,
+  memory_tag, memory_query, memory_relate, memory_request_promotion, chat_append. One client process drives the
+  three servers at once (a session each, in one event loop): the servers are the processes under load, and a
+  client process of its own for each cost 1.5 CPU s more apiece (Python, the SDK) for nothing the run checks.
 - ``window`` (1): the MainWindow, offscreen, its indexer started (its indexing process drains the queue, its
   change listener hears the others); its operations go through the services on the window's library, on the GUI
   thread, as its actions do.
@@ -24,6 +26,7 @@ line holding its CPU seconds.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import random
@@ -117,11 +120,16 @@ class Driver:
         self._out.write(json.dumps(line) + "\n")
         self._out.flush()
 
-    def done(self) -> None:
-        """The closing line: this process's CPU seconds (and its children's: the window's indexing process)."""
+    def done(self, proc: str | None = None) -> None:
+        """The closing line: this process's CPU seconds (and its children's: the window's indexing process, the MCP
+        client's three servers), logged as ``proc`` (default: this driver's name)."""
         own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu = own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
-        self._out.write(json.dumps({"proc": self.name, "op": "done", "cpu_s": round(cpu, 2)}) + "\n")
+        self._out.write(json.dumps({"proc": proc or self.name, "op": "done", "cpu_s": round(cpu, 2)}) + "\n")
+        self._out.close()
+
+    def close(self) -> None:
+        """Close the log without a closing line (another driver of this process logs the process's CPU)."""
         self._out.close()
 
     def new_tag(self) -> str:
@@ -254,19 +262,19 @@ def _said(result) -> str:
 MCP_MIX = {"store": 30, "tag": 14, "query_words": 12, "query_meaning": 10, "relate": 10, "request": 8, "chat": 16}
 
 
-def run_mcp(driver: Driver, library: Path, count: int) -> None:
-    """``count`` tool calls on a `vancetope mcp` server acting in the driver's think process, through the official
-    MCP client over stdio (the server's standard error goes to the run's NAME.stderr)."""
+def run_mcp(drivers: list[Driver], library: Path, count: int) -> None:
+    """``count`` tool calls by each driver on a `vancetope mcp` server of its own acting in its think process, the
+    servers at once, through the official MCP client over stdio (a server's standard error goes to the run's
+    NAME.server.log)."""
     import anyio
     from mcp import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
-    params = StdioServerParameters(
-        command=sys.executable, cwd=str(REPO), env=dict(os.environ),
-        args=["-m", "vancetope_desktop.cli.main", "mcp", "--scope", process_scope(driver.name), "--library",
-              str(library)])
-
-    async def scenario() -> None:
+    async def scenario(driver: Driver) -> None:
+        params = StdioServerParameters(
+            command=sys.executable, cwd=str(REPO), env=dict(os.environ),
+            args=["-m", "vancetope_desktop.cli.main", "mcp", "--scope", process_scope(driver.name), "--library",
+                  str(library)])
         with driver.log.with_suffix(".server.log").open("w") as errlog:
             async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
                 await session.initialize()
@@ -279,7 +287,12 @@ def run_mcp(driver: Driver, library: Path, count: int) -> None:
                         outcome, created, audit, error = "error", [], {}, f"{type(exc).__name__}: {exc}"
                     driver.write(op, outcome, started, created, audit, error)
 
-    anyio.run(scenario)
+    async def all_at_once() -> None:
+        async with anyio.create_task_group() as group:
+            for driver in drivers:
+                group.start_soon(scenario, driver)
+
+    anyio.run(all_at_once)
 
 
 async def _mcp_op(driver: Driver, session, op: str) -> tuple[str, list[str], dict[str, int]]:
@@ -433,7 +446,8 @@ def run_writer(driver: Driver, library: Path, _count: int) -> None:
 # --- the run ------------------------------------------------------------------------------------------------------
 def run_load(lib, folder: Path, count: int, seed: int = 17, timeout: float = 3600) -> float:
     """Prepare ``lib`` (an open team library), start the eight processes of :data:`ROLES` with ``count`` operations
-    each (the writer none), wait for them, and drain what is left in this process.
+    each (the writer none; the three MCP servers from one client process, ``mcp``), wait for them, and drain what is
+    left in this process.
 
     Returns: the wall seconds from the processes' start to the end of the final drain.
     Raises: AssertionError if a process exits with an error (its stderr in the message)."""
@@ -444,13 +458,18 @@ def run_load(lib, folder: Path, count: int, seed: int = 17, timeout: float = 360
     env = dict(os.environ, PYTHONPATH=str(REPO), QT_QPA_PLATFORM="offscreen",
                VANCETOPE_CONFIG_DIR=str(folder / "config"))
     names = [f"{role}{ROLES[:n].count(role)}" if role in ("cli", "mcp") else role for n, role in enumerate(ROLES)]
+    runs: dict[str, tuple[str, list[str], int]] = {}  # process → role, driver names, first seed (one a driver)
+    for n, (role, name) in enumerate(zip(ROLES, names, strict=True)):
+        process = "mcp" if role == "mcp" else name
+        runs.setdefault(process, (role, [], seed + n))[1].append(name)
     started = time.monotonic()
     processes = {}
-    for n, (role, name) in enumerate(zip(ROLES, names, strict=True)):
-        with (folder / f"{name}.stderr").open("w") as stderr:  # the child holds its own descriptor
-            processes[name] = subprocess.Popen(
-                [sys.executable, "-m", "tests.e2e.team_load", role, name, str(lib.paths.root), str(folder),
-                 str(count), str(seed + n)], cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=stderr)
+    for process, (role, drivers, first_seed) in runs.items():
+        with (folder / f"{process}.stderr").open("w") as stderr:  # the child holds its own descriptor
+            processes[process] = subprocess.Popen(
+                [sys.executable, "-m", "tests.e2e.team_load", role, ",".join(drivers), str(lib.paths.root),
+                 str(folder), str(count), str(first_seed)], cwd=REPO, env=env, stdout=subprocess.DEVNULL,
+                stderr=stderr)
     deadline = started + timeout
     try:
         for name, process in processes.items():
@@ -551,16 +570,28 @@ def check(lib, folder: Path) -> LoadReport:
 
 
 def main(argv: list[str]) -> None:
-    """``python -m tests.e2e.team_load ROLE NAME LIBRARY RUN_FOLDER N SEED``: one process of the load; its log is
-    RUN_FOLDER/NAME.jsonl."""
-    role, name, library, folder, count, seed = argv
+    """``python -m tests.e2e.team_load ROLE NAME[,NAME…] LIBRARY RUN_FOLDER N SEED``: one process of the load; a
+    driver's log is RUN_FOLDER/NAME.jsonl. Several names (``mcp``: ``mcp0,mcp1,mcp2``) are drivers of one process,
+    seeded SEED, SEED + 1…; its CPU is logged once, as ROLE."""
+    role, names, library, folder, count, seed = argv
     folder_path = Path(folder)
     shared = json.loads((folder_path / "prepared.json").read_text())["shared"]
-    driver = Driver(name=name, log=folder_path / f"{name}.jsonl", seed=int(seed), shared=shared)
-    runners = {"cli": run_cli, "mcp": run_mcp, "window": run_window, "writer": run_writer}
+    drivers = [Driver(name=name, log=folder_path / f"{name}.jsonl", seed=int(seed) + n, shared=shared)
+               for n, name in enumerate(names.split(","))]
+    if role == "mcp":
+        run_mcp(drivers, Path(library), int(count))
+        for driver in drivers[1:]:
+            driver.close()
+        drivers[0].done(proc=role)
+        return
+    [driver] = drivers
+    runners = {"cli": run_cli, "window": run_window, "writer": run_writer}
     runners[role](driver, Path(library), int(count))
     driver.done()
 
 
 if __name__ == "__main__":
     main(sys.argv[1:])
+    # As `vancetope` does when a command is done (cli/main.py's run): the exit frees the objects left without the
+    # collections of the interpreter's teardown (~1 s of CPU in a process that loaded the services and the window).
+    gc.freeze()
