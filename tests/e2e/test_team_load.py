@@ -1,5 +1,5 @@
 """Issue 17's load test on one team library: eight real processes at once (three CLI drivers, three MCP servers
-driven by the MCP client, the offscreen window with its indexer, one more writer), ``OPS`` mixed operations each
+driven by one MCP client process, the offscreen window with its indexer, one more writer), ``OPS`` mixed operations each
 (tests/e2e/team_load.py, whose docstring lists them). Then: no operation failed (stale edits are refused as
 conflicts, counted apart), every document an operation created is there once and none other, nothing is left to
 index, SQL's embedded chunks equal the Chroma server's vectors in every scope, and the audit trail has one entry per
