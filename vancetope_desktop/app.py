@@ -7,6 +7,7 @@ load here; Chroma, sentence-transformers and the model load on worker threads on
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import shutil
 import sys
@@ -105,6 +106,9 @@ def main(argv: list[str] | None = None) -> int:
         library.close()
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
+        # The window's objects frozen out of the garbage collector, as `vancetope` does (cli/main.py's run): the
+        # interpreter's exit then frees them without the collections of its module teardown.
+        gc.freeze()
 
 
 if __name__ == "__main__":
