@@ -27,6 +27,8 @@ publisher, abstract and keywords (what Zotero shows in its item pane for article
 _YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
 _DOI = re.compile(r"10\.\d{4,9}/\S+", re.IGNORECASE)
 _SHORT_DOI = re.compile(r"\A10/[a-z0-9]+\Z", re.IGNORECASE)
+_NOT_ALNUM = re.compile(r"[\W_]+")
+"""Runs of characters that are not ``str.isalnum``: ``\\w`` is exactly the alphanumerics and the underscore."""
 
 
 @dataclass(frozen=True)
@@ -143,8 +145,9 @@ def title_key(title: str | None) -> str | None:
     if not title:
         return None
     decomposed = unicodedata.normalize("NFKD", title)
-    plain = "".join(ch if ch.isalnum() else " " for ch in decomposed if not unicodedata.combining(ch))
-    return " ".join(plain.casefold().split()) or None
+    if not decomposed.isascii():  # an accent decomposes into its letter and a combining mark, dropped here
+        decomposed = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    return " ".join(_NOT_ALNUM.sub(" ", decomposed).casefold().split()) or None
 
 
 _KIND_FAMILIES = {

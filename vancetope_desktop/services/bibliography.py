@@ -180,9 +180,10 @@ def prepare(lib: Library, entries: Sequence[BibEntry], *, base_dir: Path | None,
     """
     seen: dict[str, AttachmentOutcome] = {}
     prepared = []
+    fit = records.chunk_fitter(lib)
     for entry in entries:
         extraction = reference_extraction(entry)
-        chunks, counts = records.fit_chunks(lib, extraction.chunks)
+        chunks, counts = fit(extraction.chunks)
         attached = []
         if attach is not None and base_dir is not None:
             for written in entry.files:
@@ -345,11 +346,12 @@ def write(lib: Library, session: Session, prepared: Sequence[PreparedEntry], rep
                   tables.DocumentRow.id.in_(candidates[start : start + 500]))).all()]  # type: ignore[attr-defined]
     stored_tags = records.tags_by_document(session, candidates)
     new: dict[str, _New] = {}
+    author = records.creator(source.think_process_id)  # once: it reads the person's preferences file
     touched: set[str] = set()  # references this import already wrote: a match among them is a duplicate
     for item in prepared:
         match = known.match(item.entry, item.title, bibliography_id, touched)
         if match is None:
-            created = _new(item, scope_path, folder_id, tags, source, bibliography_id)
+            created = _new(item, scope_path, folder_id, tags, source, bibliography_id, author)
             new[created.row.id] = created
             row = created.row
             outcome = EntryOutcome(key=item.entry.key, status="imported", document_id=row.id, title=row.title)
@@ -392,7 +394,7 @@ def _describe_attachment(session: Session, document_id: str, entry: BibEntry) ->
 
 
 def _new(item: PreparedEntry, scope_path: str, folder_id: str | None, tags: Sequence[str], source: Source,
-         bibliography_id: str | None) -> _New:
+         bibliography_id: str | None, author: str) -> _New:
     now = utcnow()
     meta = item.entry.metadata()
     if bibliography_id:
@@ -405,7 +407,7 @@ def _new(item: PreparedEntry, scope_path: str, folder_id: str | None, tags: Sequ
         content_hash=hash_text(item.text), created_at=now, updated_at=now, source_type=source.type.value,
         source_think_process=source.think_process_id, source_node=source.node_id,
         index_state=IndexState.PENDING.value if item.chunks else IndexState.NOT_INDEXED.value,
-        updated_by=records.creator(source.think_process_id),
+        updated_by=author,
     )
     return _New(row, item.chunks, item.counts, normalize_tags([*tags, *item.tags]))
 

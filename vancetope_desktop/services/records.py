@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -200,12 +200,21 @@ def fit_chunks(lib: Library, chunks: list[ChunkDraft]) -> tuple[list[ChunkDraft]
     kept as extracted, blank ones dropped, with the count :data:`UNFITTED`; keyword search finds them at once, and
     the document's indexing fits them once the model is there (until then it reports the model's problem).
     """
+    return chunk_fitter(lib)(chunks)
+
+
+def chunk_fitter(lib: Library) -> Callable[[list[ChunkDraft]], tuple[list[ChunkDraft], list[int]]]:
+    """:func:`fit_chunks` for many extractions: the library's model is looked up once (a query of its index
+    identity each), not per call; a bibliography's thousand entries made a thousand of those queries."""
     try:
         model = lib.embedder()
     except EmbeddingModelMissing:
-        kept = [chunk for chunk in chunks if chunk.text.strip()]
-        return kept, [UNFITTED] * len(kept)
-    return fit_to_model(chunks, model)
+        def unfitted(chunks: list[ChunkDraft]) -> tuple[list[ChunkDraft], list[int]]:
+            kept = [chunk for chunk in chunks if chunk.text.strip()]
+            return kept, [UNFITTED] * len(kept)
+
+        return unfitted
+    return lambda chunks: fit_to_model(chunks, model)
 
 
 def replace_chunks(session: Session, row: tables.DocumentRow, chunks: list[ChunkDraft], counts: list[int]) -> None:
