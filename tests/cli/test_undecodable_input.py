@@ -1,5 +1,6 @@
 """Arguments, standard input and file names that are not valid UTF-8: a clear error or a readable name, never a
-traceback. The CLI runs as a real subprocess given raw bytes, as a shell passes ``$'caf\\xe9'``."""
+traceback. The CLI runs as a real subprocess given raw bytes, as a shell passes ``$'caf\\xe9'``; the usage error of each
+kind of parameter is checked in-process too, on the arguments as that process receives them."""
 
 import json
 import os
@@ -9,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import typer.main
+from typer.testing import CliRunner
 
 from vancetope_desktop.cli.context import CheckedCommand, CheckedGroup
 from vancetope_desktop.cli.main import app
@@ -22,20 +24,36 @@ def _vancetope(library: Path, *args: str | bytes, stdin: bytes | None = None) ->
                           input=stdin, capture_output=True, env=env, timeout=300, cwd=REPO)
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("args", [
+UNDECODABLE_ARGUMENTS = [
     (b"memory", b"search", b"caf\xe9"),
     (b"memory", b"add", b"\xff\xfeabc", b"--no-wait"),
     (b"memory", b"list", b"--tags", b"\xe9"),
     (b"memory", b"tag", b"doc_000000000000", b"--add", b"r\xe9sum\xe9"),
     (b"scope", b"create", b"project", b"caf\xe9"),
-])
-def test_an_argument_that_is_not_utf8_is_a_usage_error(tmp_path, args):
-    result = _vancetope(tmp_path / "lib", *args)
-    stderr = result.stderr.decode("utf-8", "replace")
-    assert result.returncode == 2, stderr
+]
+
+
+def _refused_as_usage(code: int, stderr: str) -> None:
+    assert code == 2, stderr
     assert "Traceback" not in stderr and "not valid UTF-8" in stderr
     assert "\\xe9" in stderr or "\\xff" in stderr  # the offending bytes, shown
+
+
+@pytest.mark.slow
+def test_an_argument_that_is_not_utf8_from_a_shell_is_a_usage_error(tmp_path):
+    """A real process given the raw bytes: the interpreter hands them to the command as lone surrogates."""
+    result = _vancetope(tmp_path / "lib", *UNDECODABLE_ARGUMENTS[0])
+    _refused_as_usage(result.returncode, result.stderr.decode("utf-8", "replace"))
+
+
+@pytest.mark.parametrize("args", UNDECODABLE_ARGUMENTS)
+def test_an_argument_that_is_not_utf8_is_a_usage_error(tmp_path, args):
+    """Each kind of parameter (argument, option, a group's argument) as the process above receives it:
+    ``os.fsdecode`` is the interpreter's decoding of ``argv`` (UTF-8 with ``surrogateescape``). In-process: the
+    process start is the test above's, and the check is the command classes' (see the last test)."""
+    result = CliRunner().invoke(app, ["--library", str(tmp_path / "lib"), *map(os.fsdecode, args)])
+    _refused_as_usage(result.exit_code, result.stderr)
+    assert not (tmp_path / "lib").exists()  # refused before the library was opened
 
 
 @pytest.mark.slow
