@@ -69,7 +69,8 @@ def test_files_named_in_latin1_import_with_readable_names(tmp_path, corpus):
     outcomes = json.loads(result.stdout)["outcomes"]
     assert {o["status"] for o in outcomes} == {"imported"}
     assert sorted(Path(o["path"]).name for o in outcomes) == ["café notes.txt", "ligéture.pdf", "résumé.md"]
-    listed = json.loads(CliRunner().invoke(app, ["memory", "list", "--json", "--library", str(tmp_path / "lib")]).stdout)
+    listed = json.loads(CliRunner().invoke(app, ["memory", "list", "--json", "--library", str(tmp_path / "lib")])
+                        .stdout)
     titles = {d["title"] for d in listed}
     assert {"café notes", "subé"} <= titles  # the file's stem and the mirrored folder
     assert all("\ufffd" not in t for t in titles)

@@ -191,14 +191,18 @@ def _revision_table_absent(database: Path) -> bool:
     return _query(database, "SELECT name FROM sqlite_master WHERE name = 'alembic_version'") == []
 
 
-def test_opening_a_library_at_head_does_not_import_alembic(tmp_path):
-    """Start-up cost: a library at head is checked with one read; Alembic is imported only to create or upgrade."""
+def test_opening_a_library_at_head_imports_neither_alembic_nor_postgresql(tmp_path):
+    """Start-up cost: a library at head is checked with one read; Alembic is imported only to create or upgrade.
+    Nor does a SQLite library load psycopg or SQLAlchemy's PostgreSQL dialect (``json_columns.JsonValue`` names
+    JSONB only for a PostgreSQL engine; creating a library imports Alembic, and with it every dialect). One
+    process checks both (test_postgres_schema.py checked the second in a process of its own)."""
     root = tmp_path / "lib"
     Library.open(root).close()
     probe = ("import sys; from pathlib import Path; from vancetope_desktop.services.library import Library; "
-             f"Library.open(Path({str(root)!r})).close(); print('alembic' in sys.modules)")
+             f"Library.open(Path({str(root)!r})).close(); "
+             "print(sorted(m for m in ('alembic', 'psycopg', 'sqlalchemy.dialects.postgresql') if m in sys.modules))")
     run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
-    assert run.stdout.strip() == "False"
+    assert run.stdout.strip() == "[]"
 
 
 def test_a_failing_revision_leaves_the_library_as_it_was(tmp_path):

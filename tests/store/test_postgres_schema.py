@@ -271,19 +271,6 @@ def test_a_database_url_that_is_not_postgresql_or_not_answering_is_a_clear_error
     assert "administrator creates it (e.g. `createdb --owner vancetope no_such_library`)" in str(raised.value)
 
 
-def test_the_embedded_library_does_not_load_postgresql(tmp_path):
-    """Start-up cost: opening a SQLite library at head imports neither psycopg nor SQLAlchemy's PostgreSQL dialect
-    (``json_columns.JsonValue`` names JSONB only for a PostgreSQL engine; creating a library imports Alembic, and
-    with it every dialect)."""
-    Library.open(tmp_path / "lib").close()
-    probe = ("import sys; from pathlib import Path; from vancetope_desktop.services.library import Library; "
-             "Library.open(Path(sys.argv[1])).close(); "
-             "print(sorted(m for m in ('psycopg', 'sqlalchemy.dialects.postgresql') if m in sys.modules))")
-    run = subprocess.run([sys.executable, "-c", probe, str(tmp_path / "lib")], capture_output=True, text=True,
-                         check=True)
-    assert run.stdout.strip() == "[]"
-
-
 def test_paths_are_still_sqlite(tmp_path):
     engine = create_database_engine(Path(tmp_path / "library.sqlite"))
     try:
