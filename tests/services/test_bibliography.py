@@ -3,13 +3,16 @@ against the library, keywords as tags, the entry's PDF attached, re-imports upda
 
 from __future__ import annotations
 
+import functools
 import json
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pymupdf
 import pytest
 
 from vancetope_desktop.core.documents import DocumentStatus, DocumentType, IndexState
+from vancetope_desktop.ingest.process_pool import ProcessExtractor
 from vancetope_desktop.services import documents, imports, indexing, relations, search, tags
 from vancetope_desktop.services.bibliography import add_references
 
@@ -57,12 +60,21 @@ def refs(tmp_path: Path) -> Path:
     return folder
 
 
+@pytest.fixture(scope="module")
+def upload() -> Iterator[Callable[..., imports.ImportReport]]:
+    """``imports.upload`` with one extraction worker process for the module, as the app keeps one for its session
+    (its ``extractor``): a worker per upload started a process for each of the module's 19 uploads."""
+    worker = ProcessExtractor(nice=0)
+    yield functools.partial(imports.upload, extractor=worker)
+    worker.close()
+
+
 def _references(lib) -> list:
     return documents.list_documents(lib, types=[DocumentType.REFERENCE])
 
 
-def test_one_reference_per_entry_linked_to_its_file(library, refs):
-    report = imports.upload(library, [refs / "library.bib"], tags=["thesis"])
+def test_one_reference_per_entry_linked_to_its_file(library, refs, upload):
+    report = upload(library, [refs / "library.bib"], tags=["thesis"])
     outcome = report.outcomes[0]
     assert outcome.status == "imported"
     assert outcome.reason == outcome.references.summary
@@ -99,8 +111,8 @@ def test_one_reference_per_entry_linked_to_its_file(library, refs):
     assert set(report.document_ids) >= {bib.id, smith.id, refs_["doe1999"].id}
 
 
-def test_the_entrys_pdf_is_imported_and_linked(library, refs):
-    report = imports.upload(library, [refs / "library.bib"])
+def test_the_entrys_pdf_is_imported_and_linked(library, refs, upload):
+    report = upload(library, [refs / "library.bib"])
     attachments = {Path(a.path).name: a for a in report.outcomes[0].references.attachments}
     assert attachments["smith2020.pdf"].status == "imported"  # relative to the .bib's folder
     assert attachments["permafrost.pdf"].status == "imported"  # an absolute path elsewhere: found by name beside
@@ -119,16 +131,16 @@ def test_the_entrys_pdf_is_imported_and_linked(library, refs):
     assert [d.title for d in ref_links.listed_in] == ["library"] and [d.id for d in ref_links.attachments] == [pdf.id]
 
 
-def test_a_pdf_already_in_the_library_is_linked_not_imported_twice(library, refs):
-    first = imports.upload(library, [refs / "papers" / "smith2020.pdf"])
-    report = imports.upload(library, [refs / "library.bib"])
+def test_a_pdf_already_in_the_library_is_linked_not_imported_twice(library, refs, upload):
+    first = upload(library, [refs / "papers" / "smith2020.pdf"])
+    report = upload(library, [refs / "library.bib"])
     attached = {Path(a.path).name: a for a in report.outcomes[0].references.attachments}["smith2020.pdf"]
     assert attached.status == "duplicate" and attached.document_id == first.outcomes[0].document_id
     assert len(documents.list_documents(library, types=[DocumentType.FILE])) == 3  # two PDFs and the .bib
 
 
-def test_a_folder_upload_imports_the_pdfs_first_and_links_them(library, refs):
-    report = imports.upload(library, [refs])
+def test_a_folder_upload_imports_the_pdfs_first_and_links_them(library, refs, upload):
+    report = upload(library, [refs])
     names = [Path(o.path).name for o in report.outcomes]
     assert names[-1] == "library.bib"  # bibliographies last
     smith = next(d for d in _references(library) if d.metadata["citation_key"] == "smith2020")
@@ -136,14 +148,14 @@ def test_a_folder_upload_imports_the_pdfs_first_and_links_them(library, refs):
     assert pdf.metadata["original_name"] == "smith2020.pdf" and pdf.folder_id is not None  # in refs/papers
 
 
-def test_duplicates_across_files_are_merged_without_losing_data(library, refs, tmp_path):
-    imports.upload(library, [refs / "library.bib"])
+def test_duplicates_across_files_are_merged_without_losing_data(library, refs, tmp_path, upload):
+    upload(library, [refs / "library.bib"])
     ris = tmp_path / "export.ris"
     ris.write_text("TY  - JOUR\nTI  - Glacier melt and sea-level rise (preprint title)\nAU  - Smith, Jane\n"
                    "PY  - 2020\nDO  - https://doi.org/10.1000/ice.1\nVL  - 12\nKW  - Arctic\nER  - \n"
                    "TY  - BOOK\nTI  - PERMAFROST\nAU  - Doe, J.\nPY  - 1999\nER  - \n"
                    "TY  - JOUR\nTI  - A new paper\nAU  - Roe, R.\nPY  - 2021\nER  - \n", encoding="utf-8")
-    report = imports.upload(library, [ris])
+    report = upload(library, [ris])
     listing = report.outcomes[0].references
     assert [e.status for e in listing.entries] == ["merged", "merged", "imported"]
     assert listing.summary.startswith("1 reference from export.ris into folder “export” (2 duplicates merged")
@@ -161,23 +173,23 @@ def report_bib_id(library) -> str:
                 if d.metadata.get("original_name") == "library.bib")
 
 
-def test_two_dois_are_two_works_even_with_one_title(library, tmp_path):
+def test_two_dois_are_two_works_even_with_one_title(library, tmp_path, upload):
     bib = tmp_path / "two.bib"
     bib.write_text("@article{a, title={Results}, year=2020, doi={10.1000/a}}\n"
                    "@article{b, title={Results}, year=2020, doi={10.1000/b}}\n"
                    "@article{c, title={Results}, year=2021}\n", encoding="utf-8")
-    report = imports.upload(library, [bib])
+    report = upload(library, [bib])
     assert [e.status for e in report.outcomes[0].references.entries] == ["imported"] * 3
 
 
-def test_reimporting_an_updated_file_updates_its_entries(library, refs):
-    first = imports.upload(library, [refs / "library.bib"])
+def test_reimporting_an_updated_file_updates_its_entries(library, refs, upload):
+    first = upload(library, [refs / "library.bib"])
     bib_id = first.outcomes[0].document_id
-    again = imports.upload(library, [refs / "library.bib"])
+    again = upload(library, [refs / "library.bib"])
     assert again.outcomes[0].status == "duplicate"  # the same file: nothing to do
     (refs / "library.bib").write_text(BIB.replace("{Permafrost}", "{Permafrost: a history}")
                                       .replace("Polar Press", "Arctic Books"), encoding="utf-8")
-    updated = imports.upload(library, [refs / "library.bib"])
+    updated = upload(library, [refs / "library.bib"])
     outcome = updated.outcomes[0]
     assert outcome.status == "updated" and outcome.document_id == bib_id
     statuses = {e.key: e.status for e in outcome.references.entries}
@@ -190,8 +202,8 @@ def test_reimporting_an_updated_file_updates_its_entries(library, refs):
     assert documents.list_versions(library, doe.id)[-1].title == "Permafrost"  # the previous state is kept
 
 
-def test_a_trashed_duplicate_comes_back(library, refs):
-    imports.upload(library, [refs / "library.bib"])
+def test_a_trashed_duplicate_comes_back(library, refs, upload):
+    upload(library, [refs / "library.bib"])
     doe = next(d for d in _references(library) if d.metadata["citation_key"] == "doe1999")
     documents.set_status(library, doe.id, DocumentStatus.DELETED)
     report = add_references(library, "@book{x, title={Permafrost}, author={Doe, John}, year=1999}")
@@ -214,9 +226,9 @@ def test_pasted_bibtex_of_several_entries_makes_one_reference_each(library):
     assert free.title.startswith("Roe A.") and len(_references(library)) == 3
 
 
-def test_a_legacy_opaque_bibliography_is_fanned_out_on_reimport(library, refs):
+def test_a_legacy_opaque_bibliography_is_fanned_out_on_reimport(library, refs, upload):
     """Libraries from before this change hold a .bib as one reference with a chunk per entry."""
-    first = imports.upload(library, [refs / "library.bib"])
+    first = upload(library, [refs / "library.bib"])
     bib_id = first.outcomes[0].document_id
     from vancetope_desktop.store import tables
     from vancetope_desktop.store.db import write_session
@@ -227,13 +239,13 @@ def test_a_legacy_opaque_bibliography_is_fanned_out_on_reimport(library, refs):
     with write_session(library.engine) as session:  # make it look like the old import's document
         row = session.get(tables.DocumentRow, bib_id)
         row.type = DocumentType.REFERENCE.value
-    report = imports.upload(library, [refs / "library.bib"])
+    report = upload(library, [refs / "library.bib"])
     assert report.outcomes[0].status == "updated" and report.outcomes[0].document_id == bib_id
     assert documents.get_document(library, bib_id).type is DocumentType.FILE
     assert len(_references(library)) == 2
 
 
-def test_csl_json_and_ris_attachments(library, tmp_path):
+def test_csl_json_and_ris_attachments(library, tmp_path, upload):
     _pdf(tmp_path / "a.pdf", "Paper A about tundra.")
     _pdf(tmp_path / "b.pdf", "Paper B about taiga.")
     csl = tmp_path / "items.csl.json"
@@ -241,7 +253,7 @@ def test_csl_json_and_ris_attachments(library, tmp_path):
                                 "keyword": "tundra, ecology", "issued": {"date-parts": [[2010]]}}]), "utf-8")
     ris = tmp_path / "items.ris"
     ris.write_text("TY  - JOUR\nTI  - Taiga\nPY  - 2011\nL1  - b.pdf\nER  - \n", encoding="utf-8")
-    report = imports.upload(library, [csl, ris])
+    report = upload(library, [csl, ris])
     for outcome in report.outcomes:
         [attachment] = outcome.references.attachments
         assert attachment.status == "imported", outcome
@@ -252,8 +264,8 @@ def test_csl_json_and_ris_attachments(library, tmp_path):
 
 
 @pytest.mark.slow
-def test_search_finds_a_reference_by_topic_and_by_author(library, refs):
-    imports.upload(library, [refs / "library.bib"])
+def test_search_finds_a_reference_by_topic_and_by_author(library, refs, upload):
+    upload(library, [refs / "library.bib"])
     indexing.try_drain(library)
     smith = next(d for d in _references(library) if d.metadata["citation_key"] == "smith2020")
     for query in ("ice sheets losing mass", "National Research Council"):
@@ -263,9 +275,9 @@ def test_search_finds_a_reference_by_topic_and_by_author(library, refs):
 
 @pytest.mark.corpus
 @pytest.mark.slow
-def test_real_bibliographies_entries_in_documents_out(library, corpus):
+def test_real_bibliographies_entries_in_documents_out(library, corpus, upload):
     """Every entry of the corpus' files is a reference or a reported duplicate of one."""
-    report = imports.upload(library, [corpus / "refs"])
+    report = upload(library, [corpus / "refs"])
     entries = 0
     for outcome in report.outcomes:
         assert outcome.status == "imported", outcome
@@ -295,19 +307,19 @@ def test_one_title_and_year_by_other_authors_is_another_work(library):
     assert report.entries[2].document_id == report.entries[0].document_id  # a surname in common: the book
 
 
-def test_only_pdfs_are_attached(library, tmp_path):
+def test_only_pdfs_are_attached(library, tmp_path, upload):
     (tmp_path / "notes.txt").write_text("not a paper", encoding="utf-8")
     (tmp_path / "x.bib").write_text("@misc{k, title={T}, file={:notes.txt:text;:/etc/hostname:text}}", "utf-8")
-    listing = imports.upload(library, [tmp_path / "x.bib"]).outcomes[0].references
+    listing = upload(library, [tmp_path / "x.bib"]).outcomes[0].references
     assert {a.status for a in listing.attachments} <= {"skipped", "missing"}
     assert len(documents.list_documents(library, types=[DocumentType.FILE])) == 1  # the .bib alone
 
 
 @pytest.mark.slow
-def test_a_large_mendeley_bib_lands_in_its_own_folder_with_its_keywords_under_one_tag(library, corpus):
+def test_a_large_mendeley_bib_lands_in_its_own_folder_with_its_keywords_under_one_tag(library, corpus, upload):
     # Found by a new user: 512 entries flooded the Tags pane with flat keyword tags and landed in Unfiled.
     # One real import of 512 entries (about 6 s here): the point is the size of a real export.
-    report = imports.upload(library, [corpus / "refs/mendeley-export-social-science.bib"])
+    report = upload(library, [corpus / "refs/mendeley-export-social-science.bib"])
     listing = report.outcomes[0].references
     assert listing.folder == "mendeley-export-social-science"
     [folder] = documents.list_documents(library, types=[DocumentType.FOLDER])
