@@ -6,6 +6,7 @@ of real notes; afterwards every file is in the library once, whole: its chunks, 
 
 from __future__ import annotations
 
+import functools
 import os
 import pwd
 import shutil
@@ -14,6 +15,7 @@ import subprocess
 import tempfile
 import time
 import uuid
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import psycopg
@@ -23,6 +25,7 @@ from sqlalchemy import Engine, event, text
 from tests.conftest import SHARED
 from tests.servers import harness, open_on_servers, require, run_own_server, stop_server
 from vancetope_desktop.core.errors import DatabaseUnreachable
+from vancetope_desktop.ingest.process_pool import ProcessExtractor
 from vancetope_desktop.services import documents, imports, indexing
 from vancetope_desktop.store import reconnect
 from vancetope_desktop.store.db import read_session
@@ -33,6 +36,15 @@ NOTES = [SHARED / "corpus" / "notes" / name for name in (
     "foam-nested-tags.md", "graph-partitioning-survey-reading-note.md", "math-ode-existence-uniqueness.md",
     "paper-summary-homomorphic-encryption-engine.md", "paper-summary-morphy-charge-storage.md")]
 """Five real notes of the corpus, in the order upload takes them (sorted by name)."""
+
+
+@pytest.fixture(scope="module")
+def upload() -> Iterator[Callable[..., imports.ImportReport]]:
+    """``imports.upload`` with one extraction worker process for the module, as the app keeps one for its session
+    (its ``extractor``); the CLI's upload below starts its own, as every ``memory upload`` does."""
+    worker = ProcessExtractor(nice=0)
+    yield functools.partial(imports.upload, extractor=worker)
+    worker.close()
 
 
 def _terminate_all(database_url: str) -> int:
@@ -63,13 +75,13 @@ def _whole(lib) -> dict[str, int]:
     return copies
 
 
-def test_connections_dropped_between_two_calls_cost_nothing(pg_library, postgres_database):
-    first = imports.upload(pg_library, NOTES[:1])
+def test_connections_dropped_between_two_calls_cost_nothing(pg_library, postgres_database, upload):
+    first = upload(pg_library, NOTES[:1])
     assert [o.status for o in first.outcomes] == ["imported"]
     assert _terminate_all(postgres_database) >= 1  # the pool's connection, idle
 
     # The next calls, a write and a read, go on as if nothing happened: no error surfaced, nothing waited for.
-    second = imports.upload(pg_library, NOTES[1:2])
+    second = upload(pg_library, NOTES[1:2])
     assert [o.status for o in second.outcomes] == ["imported"]
     _terminate_all(postgres_database)
     assert documents.get_document(pg_library, first.outcomes[0].document_id).title == first.outcomes[0].title
@@ -78,7 +90,7 @@ def test_connections_dropped_between_two_calls_cost_nothing(pg_library, postgres
     assert _whole(pg_library) == {path.name: 1 for path in NOTES[:2]}
 
 
-def test_an_import_whose_transaction_loses_its_connection_runs_that_file_again(pg_library, postgres_database):
+def test_an_import_whose_transaction_loses_its_connection_runs_that_file_again(pg_library, postgres_database, upload):
     """The third file's transaction is cut off in the middle (its backend ended while it writes chunks); all the
     connections are dropped between files too. Every file is imported once, whole, and the progress said so."""
     cut: list[int] = []
@@ -96,7 +108,7 @@ def test_an_import_whose_transaction_loses_its_connection_runs_that_file_again(p
         if step.done == 1 and not step.reconnecting:
             _terminate_all(postgres_database)
 
-    report = imports.upload(pg_library, NOTES, progress=progress)
+    report = upload(pg_library, NOTES, progress=progress)
     assert cut, "the third file's transaction was not cut off: the test tested nothing"
     assert [o.status for o in report.outcomes] == ["imported"] * 5, [o.reason for o in report.outcomes]
     assert _whole(pg_library) == {path.name: 1 for path in NOTES}
@@ -156,7 +168,7 @@ def own_postgres():
 
 @pytest.mark.slow
 def test_a_server_away_past_the_budget_is_named_and_a_restart_mid_import_is_waited_for(own_postgres, tmp_path,
-                                                                                       monkeypatch):
+                                                                                       monkeypatch, upload):
     name = f"vt_{uuid.uuid4().hex[:16]}"
     with psycopg.connect(own_postgres.url, autocommit=True) as admin:
         admin.execute(f"CREATE DATABASE {name}")
@@ -171,7 +183,7 @@ def test_a_server_away_past_the_budget_is_named_and_a_restart_mid_import_is_wait
 
         with pytest.raises(DatabaseUnreachable, match=f"cannot reach the library database at 127.0.0.1:"
                                                       f"{own_postgres.port}/{name}"):
-            imports.upload(lib, NOTES, progress=stop_after_two)
+            upload(lib, NOTES, progress=stop_after_two)
 
         own_postgres.start()
         own_postgres.wait_ready()
@@ -188,7 +200,7 @@ def test_a_server_away_past_the_budget_is_named_and_a_restart_mid_import_is_wait
             elif step.reconnecting and own_postgres.process.poll() is not None:
                 own_postgres.start()
 
-        report = imports.upload(lib, NOTES, progress=restart_during_the_fourth)
+        report = upload(lib, NOTES, progress=restart_during_the_fourth)
         assert [o.status for o in report.outcomes] == ["duplicate"] * 2 + ["imported"] * 3
         assert any(step.reconnecting for step in seen) and not seen[-1].reconnecting
         assert _whole(lib) == {path.name: 1 for path in NOTES}
@@ -197,10 +209,11 @@ def test_a_server_away_past_the_budget_is_named_and_a_restart_mid_import_is_wait
 
 
 @pytest.mark.slow
-def test_the_writer_keeps_its_jobs_when_the_connection_drops_and_redoes_the_batch(pg_library, postgres_database):
+def test_the_writer_keeps_its_jobs_when_the_connection_drops_and_redoes_the_batch(pg_library, postgres_database,
+                                                                                  upload):
     """The drain's write transaction (its jobs deleted with the documents marked indexed) is cut off: the batch is
     read from the queue again and redone once the server answers; every chunk gets one vector."""
-    report = imports.upload(pg_library, NOTES[:3])
+    report = upload(pg_library, NOTES[:3])
     ids = report.document_ids
     cut: list[int] = []
 
