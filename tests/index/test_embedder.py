@@ -200,10 +200,15 @@ def test_encode_queries_keeps_order(embedder: Embedder) -> None:
 
 def test_text_at_the_chunk_limit_is_not_truncated(embedder: Embedder) -> None:
     """A chunk with count_tokens(chunk) <= max_tokens reaches the model whole."""
-    words = (WORDS * 40)[:]
-    while embedder.count_tokens(" ".join(words)) > embedder.max_tokens:
-        words.pop()
-    text = " ".join(words)
+    words = WORDS * 40
+    fits, beyond = 0, len(words)  # the longest prefix within the limit, by bisection: its count grows with it
+    while beyond - fits > 1:
+        middle = (fits + beyond) // 2
+        if embedder.count_tokens(" ".join(words[:middle])) <= embedder.max_tokens:
+            fits = middle
+        else:
+            beyond = middle
+    text = " ".join(words[:fits])
     assert embedder.max_tokens - 10 < embedder.count_tokens(text) <= embedder.max_tokens
     encoder = NumpyEncoder(embedder.spec)  # tokenizes exactly like sentence-transformers (tested there)
     ids, _ = encoder.tokenize([text])
