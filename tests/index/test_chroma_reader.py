@@ -34,11 +34,14 @@ def test_the_reader_finds_what_the_client_finds_with_the_same_similarities(store
     fresh = VectorStore(root / "chroma", root / "chroma.lock", lambda: 0)
     read = fresh.query_scopes(_requests(docs), query, 25)
     counted = fresh.counts([SCOPE, OTHER, MISSING])
+    listed = fresh.collections()
     assert fresh._reader is not None and fresh._client is None  # answered without the chromadb client
     client = VectorStore(root / "chroma", root / "chroma.lock", lambda: 0)
     client._client_for_read()
     assert client.query_scopes(_requests(docs), query, 25) == read
     assert client.counts([SCOPE, OTHER, MISSING]) == counted == {SCOPE: 400, OTHER: 30, MISSING: 0}
+    assert client.collections() == listed and {(c.scope, c.model, c.count) for c in listed} == {
+        (SCOPE, "m", 400), (OTHER, "m", 30)}
     assert len(read) == 25 + 25 + 0 + 25
     assert {hit.document_id for scope, hit in read[50:]} <= set(docs[5:12])
 

@@ -131,7 +131,7 @@ def test_reset_empties_the_store_for_a_rebuild(make_store, tmp_path):
 
 def test_an_upsert_above_the_stores_batch_limit_is_split(make_store):
     store = make_store()
-    store.collections()  # the client open: the limit is its (the server's, for a server)
+    store._client_for_read()  # the client open: the limit is its (the server's, for a server)
     limit = store._max_batch()
     assert limit == store._client.get_max_batch_size()
     count = limit + 3

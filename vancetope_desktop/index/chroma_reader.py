@@ -8,7 +8,8 @@ as the client does (Chroma 1.x ``chromadb/api/rust.py``, ``RustBindingsAPI.start
 migration hashes, an HNSW cache of a fifth of the file-handle limit) and asks the query the client asks
 (``Collection.query`` → ``RustBindingsAPI._query``), so the hits and distances are the client's.
 
-Queries and counts only: every write, and every other read, goes through the client (``vector_store.VectorStore``),
+Queries, counts and the list of collections (``vancetope index status`` checks the store by it) only: every write,
+and every other read, goes through the client (``vector_store.VectorStore``),
 which also answers whenever this reader cannot be opened (another Chroma release's bindings included).
 ``tests/index/test_chroma_reader.py`` checks that both answer the same.
 """
@@ -59,7 +60,9 @@ class ChromaReader:
                                        url=str(root / "chroma.sqlite3"))
         self._bindings: Any = engine.Bindings(allow_reset=False, sqlite_db_config=config, persist_path=str(root),
                                               hnsw_cache_size=_file_handle_limit() // 5)
-        self._ids = {c.name: str(c.id) for c in self._bindings.list_collections(None, None, TENANT, DATABASE)}
+        listed = self._bindings.list_collections(None, None, TENANT, DATABASE)
+        self._ids = {c.name: str(c.id) for c in listed}
+        self._metadata = {c.name: dict(c.metadata or {}) for c in listed}
 
     def query(self, name: str, embedding: np.ndarray, limit: int,
               document_ids: Sequence[str] | None = None) -> tuple[list[str], list[float]]:
@@ -81,7 +84,11 @@ class ChromaReader:
         """The number of vectors in collection ``name`` (0 when it does not exist)."""
         return int(self._bindings.count(self._ids[name], TENANT, DATABASE)) if name in self._ids else 0
 
+    def collections(self) -> list[tuple[str, dict[str, Any], int]]:
+        """``(name, metadata, vector count)`` of every collection, in the order the client lists them."""
+        return [(name, dict(self._metadata[name]), self.count(name)) for name in self._ids]
+
     def close(self) -> None:
         """Let the engine go (its SQLite connections and cached indexes)."""
         self._bindings = None
-        self._ids = {}
+        self._ids, self._metadata = {}, {}

@@ -432,6 +432,11 @@ class VectorStore:
             IndexUnavailable: the store cannot be opened or read.
         """
         with self._mutex, self._lock(shared=True), self._readable():
+            reader = self._reader_for_query()  # an index check need not import chromadb either: see query_scopes
+            if reader is not None:
+                return [CollectionInfo(scope=meta.get("scope", ""), name=name, model=meta.get("model") or None,
+                                       dimension=meta.get("dimension") or None, count=count)
+                        for name, meta, count in reader.collections()]
             client = self._client_for_read()
             infos = []
             for collection in client.list_collections():
