@@ -258,6 +258,10 @@ def _dot_icon(colour: str) -> QIcon:
     return QIcon(pixmap)
 
 
+_COLUMNS = tuple(Column)  # by number: ``Column(n)`` costs an enum lookup on every cell painted or sorted
+_COLUMN_COUNT = len(_COLUMNS)
+
+
 class DocumentTableModel(QAbstractTableModel):
     """Rows of documents, columns :class:`Column`; drags ids, accepts dropped files.
 
@@ -279,6 +283,7 @@ class DocumentTableModel(QAbstractTableModel):
         self._superseded: dict[str, str | None] = {}
         self._agents: frozenset[str] = frozenset()
         self._search: dict[str, str] = {}
+        self._sort_values: dict[tuple[int, int], Any] = {}  # (row, column) → SORT_ROLE value, until the rows change
         self._dots: dict[IndexState, QIcon] = {}
 
     # -- feeding -------------------------------------------------------------------------------------
@@ -302,15 +307,18 @@ class DocumentTableModel(QAbstractTableModel):
             superseded: archived id → the title of the document that superseded it, None when not for
                 these eyes (``services.lifecycle.superseded_titles``): its title says "superseded by …".
         """
+        shown = (list(docs), current_scope, dict(scope_names), frozenset(sibling_scopes), dict(superseded or {}),
+                 frozenset(agent_scopes))
+        if shown == (self._docs, self._current_scope, self._scope_names, self._siblings, self._superseded,
+                     self._agents):
+            # Most snapshots change nothing the list shows (an indexing step, a review, another pane's
+            # action): a reset re-sorted and repainted every row and re-selected the selection for nothing.
+            return
         self.beginResetModel()
-        self._docs = list(docs)
+        self._docs, self._current_scope, self._scope_names, self._siblings, self._superseded, self._agents = shown
         self._rows = {d.id: row for row, d in enumerate(self._docs)}
-        self._current_scope = current_scope
-        self._scope_names = dict(scope_names)
-        self._siblings = frozenset(sibling_scopes)
-        self._superseded = dict(superseded or {})
-        self._agents = frozenset(agent_scopes)
         self._search.clear()
+        self._sort_values.clear()
         self.endResetModel()
 
     def update_document(self, doc: DocumentInfo) -> bool:
@@ -320,6 +328,7 @@ class DocumentTableModel(QAbstractTableModel):
             return False
         self._docs[row] = doc
         self._search.pop(doc.id, None)
+        self._sort_values = {key: value for key, value in self._sort_values.items() if key[0] != row}
         self.dataChanged.emit(self.index(row, 0), self.index(row, len(Column) - 1))
         return True
 
@@ -356,7 +365,7 @@ class DocumentTableModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(self._docs)
 
     def columnCount(self, parent: _AnyIndex = _NO_PARENT) -> int:
-        return 0 if parent.isValid() else len(Column)
+        return 0 if parent.isValid() else _COLUMN_COUNT
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         return column_title(_HEADERS, section, orientation, role)
@@ -370,16 +379,18 @@ class DocumentTableModel(QAbstractTableModel):
         )
 
     def data(self, index: _AnyIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not self.checkIndex(index, QAbstractTableModel.CheckIndexOption.IndexIsValid):
+        # Checked by hand: QAbstractItemModel.checkIndex calls back into rowCount and columnCount and was a
+        # third of the time a refresh spent painting and sorting the table.
+        row, col = index.row(), index.column()
+        if not (0 <= row < len(self._docs) and 0 <= col < _COLUMN_COUNT and index.model() is self):
             return None
-        doc = self._docs[index.row()]
-        column = Column(index.column())
+        if role == SORT_ROLE:
+            return self.sort_value(row, col)
+        doc, column = self._docs[row], _COLUMNS[col]
         if role == Qt.ItemDataRole.DisplayRole:
             return self._display(doc, column)
         if role == DOC_ID_ROLE:
             return doc.id
-        if role == SORT_ROLE:
-            return self._sort_value(doc, column)
         if role == TAGS_ROLE:
             return list(doc.tags)
         if role == SEARCH_ROLE:
@@ -429,6 +440,14 @@ class DocumentTableModel(QAbstractTableModel):
                 return status.value if status is not None else ""
             case Column.MEMORY_TYPE:  # what an agent's memory is for (core.memories), never the document type
                 return doc.memory_type.value if doc.memory_type else ""
+
+    def sort_value(self, row: int, column: int) -> Any:
+        """The :data:`SORT_ROLE` value of a cell (``row`` and ``column`` in range), kept until the rows change: the
+        proxy asks for each row's value at every comparison of a sort."""
+        key = (row, column)
+        if key not in self._sort_values:
+            self._sort_values[key] = self._sort_value(self._docs[row], _COLUMNS[column])
+        return self._sort_values[key]
 
     def _sort_value(self, doc: DocumentInfo, column: Column) -> Any:
         match column:
@@ -587,13 +606,17 @@ class DocumentFilterProxy(QSortFilterProxyModel):
     def lessThan(self, source_left: _AnyIndex, source_right: _AnyIndex) -> bool:
         # Qt sorts descending by calling lessThan(right, left); the checks of the sort order below keep
         # unknown values last and ties in title order both ways, as spreadsheets do.
+        # The values come straight from the model's cache (not through QModelIndex.data): a sort compares
+        # each row about log2(rows) times.
         descending = self.sortOrder() == Qt.SortOrder.DescendingOrder
-        left = source_left.data(SORT_ROLE)
-        right = source_right.data(SORT_ROLE)
+        model: DocumentTableModel = self.sourceModel()
+        left_row, right_row = source_left.row(), source_right.row()
+        left = model.sort_value(left_row, source_left.column())
+        right = model.sort_value(right_row, source_right.column())
         if (left is None) != (right is None):
             return (left is None) == descending
         if left is not None and left != right:
             return left < right
-        left_title = source_left.siblingAtColumn(Column.TITLE).data(SORT_ROLE) or ""
-        right_title = source_right.siblingAtColumn(Column.TITLE).data(SORT_ROLE) or ""
+        left_title = model.sort_value(left_row, Column.TITLE) or ""
+        right_title = model.sort_value(right_row, Column.TITLE) or ""
         return right_title < left_title if descending else left_title < right_title

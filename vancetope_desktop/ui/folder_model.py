@@ -170,9 +170,15 @@ class FolderTreeModel(QAbstractItemModel):
                 root, a folder of an unlisted scope is left out. Siblings are sorted by title.
             scope_names: scope path → human name; a missing path shows its key.
             current_scope: the acting scope's path; default: the scope at distance 0.
+
+        The same scopes, folders and names as shown change nothing: most refreshes of the window bring them
+        unchanged, and a reset re-laid out the tree and restored its expansion and selection for nothing.
         """
+        built = (list(scopes), list(folders), dict(scope_names or {}), current_scope)
+        if built == self._built:
+            return
         self.beginResetModel()
-        self._build(scopes, folders, scope_names or {}, current_scope)
+        self._build(*built)
         self.endResetModel()
 
     def smart_count(self, key: str) -> int:
@@ -181,6 +187,8 @@ class FolderTreeModel(QAbstractItemModel):
 
     def set_smart_counts(self, counts: Mapping[str, int]) -> None:
         """Set the numbers after the smart entries (keys of ``services.documents.SMART_VIEWS``)."""
+        if dict(counts) == self._smart_counts:
+            return
         self._smart_counts = dict(counts)
         smart = [n for n in self._root.children if n.target.kind == "smart"]
         for node in smart:

@@ -63,6 +63,7 @@ class RequestDetailView(QWidget):
         super().__init__(parent)
         self.details: ReviewDetails | None = None
         self._names: dict[str, str] = {}
+        self._rendered_names: dict[str, str] = {}  # the names the content and diff shown were made with
         self._me = ""
         self.title_label = QLabel()
         font = QFont(self.title_label.font())
@@ -140,13 +141,16 @@ class RequestDetailView(QWidget):
 
     def show_details(self, details: ReviewDetails) -> None:
         """Show the loaded document: tags, inputs, content, and the diff for an update."""
-        self.details = details
+        # The same details again (after most refreshes of the window): the rendered content and diff stand.
+        same = details == self.details and self._names == self._rendered_names
+        self.details, self._rendered_names = details, dict(self._names)
         request, doc = details.request, details.document
         self.show_request(request)
         self.source_label.setText(self._source_text(request, details))
         self.tags_editor.set_tags(list(doc.tags) if doc else [])
         self._set_derived(details.derived_from)
-        self._render_content()
+        if not same:
+            self._render_content()
         target = details.updates
         updating = target is not None and doc is not None
         self.tabs.setTabVisible(0, updating)
@@ -156,9 +160,11 @@ class RequestDetailView(QWidget):
             self.update_label.setText(f"Updates the copy already in {where}{retitled}: approving makes it "
                                       f"version {target.version + 1} and trashes this copy.")
             self.update_label.setVisible(True)
-            self.diff_view.set_texts(target.content or "", doc.content or "", rows=details.diff_rows,
-                                     old_label=f"Now in {scope_name(target.scope, self._names)} (v{target.version})",
-                                     new_label=f"Proposed from {scope_name(doc.scope, self._names)}")
+            if not same:
+                self.diff_view.set_texts(target.content or "", doc.content or "", rows=details.diff_rows,
+                                         old_label=f"Now in {scope_name(target.scope, self._names)} "
+                                                   f"(v{target.version})",
+                                         new_label=f"Proposed from {scope_name(doc.scope, self._names)}")
             self.tabs.setCurrentIndex(0)
         else:
             self.tabs.setCurrentIndex(1)

@@ -25,7 +25,7 @@ from PySide6.QtCore import (
     Qt,
     Signal,
 )
-from PySide6.QtGui import QAction, QKeySequence, QPalette, QResizeEvent
+from PySide6.QtGui import QAction, QKeySequence, QPalette, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QButtonGroup,
@@ -314,6 +314,11 @@ class ReviewPane(QWidget):
         self._details_for = None  # the document may have changed too: load the details again
         self._selection_changed()
 
+    def showEvent(self, event: QShowEvent) -> None:
+        """Load the details of the selected request if they were left for later while the pane was hidden."""
+        super().showEvent(event)
+        self._selection_changed()
+
     def request_failed(self, request_ids: Sequence[str]) -> None:
         """Approving or rejecting ``request_ids`` failed: their actions may be used again."""
         self._in_flight.difference_update(request_ids)
@@ -393,7 +398,9 @@ class ReviewPane(QWidget):
         if len(requests) == 1:
             self.detail_stack.setCurrentWidget(self.detail_scroll)
             self.detail.show_request(requests[0])
-            if requests[0].id != self._details_for:
+            # A hidden pane (the Review dock behind Search, or closed) loads them once shown (showEvent): every
+            # refresh of the window asks for them again, as the document may have changed.
+            if requests[0].id != self._details_for and self.isVisible():
                 self._details_for = requests[0].id
                 self.details_requested.emit(requests[0])
             self.selection_label.setText("")

@@ -348,7 +348,9 @@ class ScopeSwitcher(QWidget):
         layout.addWidget(self.tree_button)
 
     def set_scopes(self, scopes: list[ScopeInfo], current: str) -> None:
-        """Show the tree of ``scopes`` and the breadcrumb of ``current``."""
+        """Show the tree of ``scopes`` and the breadcrumb of ``current`` (unchanged ones: nothing to redo)."""
+        if list(scopes) == self._scopes and current == self._current:
+            return  # most refreshes of the window: rebuilding the crumbs' buttons and menus cost more than the rest
         self._scopes, self._current = list(scopes), current
         self.model.set_scopes(scopes, current)
         self.tree.expandAll()

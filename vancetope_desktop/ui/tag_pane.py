@@ -100,6 +100,7 @@ class TagTreeModel(QAbstractItemModel):
         self._colors: dict[str, str] = {}
         self._swatches: dict[str, QIcon] = {}
         self._bold: QFont | None = None  # made on first use: a QFont needs a QGuiApplication
+        self._shown: list[tuple[str, int, int, str | None]] | None = None  # the last set_tags, as compared
 
     # data in
 
@@ -107,8 +108,15 @@ class TagTreeModel(QAbstractItemModel):
         """Replace the tree with these tags (objects with ``tag``, ``own``, ``total``, ``color``).
 
         Missing parent levels are created (count shown empty). Checked tags that still exist stay
-        checked; ``checked_changed`` is emitted when some disappeared.
+        checked; ``checked_changed`` is emitted when some disappeared. The same tags and counts as shown
+        change nothing (most refreshes of the window bring them unchanged; a reset collapsed nothing but
+        repainted and re-laid out the tree).
         """
+        counts = list(counts)
+        shown = [(c.tag, int(c.own), int(c.total), c.color) for c in counts]
+        if shown == self._shown:
+            return
+        self._shown = shown
         root = _Node(0, "", "", None)
         nodes: dict[int, _Node] = {}
         by_path: dict[str, _Node] = {}
@@ -209,9 +217,11 @@ class TagTreeModel(QAbstractItemModel):
     # QAbstractItemModel
 
     def index(self, row: int, column: int, parent: _Index = QModelIndex()) -> QModelIndex:  # noqa: B008
-        if not self.hasIndex(row, column, parent):
-            return QModelIndex()
+        # hasIndex's checks, without its calls back into rowCount and columnCount (views ask for every cell).
         node = self._node(parent)
+        if (row < 0 or column < 0 or column >= len(self.COLUMNS) or row >= len(node.children)
+                or (parent.isValid() and parent.column() != 0)):
+            return QModelIndex()
         return self.createIndex(row, column, node.children[row].key)
 
     def parent(self, index: _Index = QModelIndex()) -> QModelIndex:  # type: ignore[override]  # noqa: B008
