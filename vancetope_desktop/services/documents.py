@@ -339,6 +339,17 @@ def _document_filter(lib: Library, session, *, scope: str | None, tag_filter: Ta
                      memory_types: Sequence[MemoryType] = ()) -> SqlFilter:
     """The WHERE clause shared by :func:`list_documents` and :func:`count_documents`."""
     where = visibility_filter(lib, resolve_scope(lib, scope), include_ancestors=include_ancestors)
+    return _narrowed(where, session, tag_filter=tag_filter, types=types, statuses=statuses, folder_id=folder_id,
+                     recursive=recursive, unfiled=unfiled, index_states=index_states, added_since=added_since,
+                     reading_statuses=reading_statuses, memory_types=memory_types)
+
+
+def _narrowed(where: SqlFilter, session, *, tag_filter: TagFilter | None = None, types: Sequence[DocumentType] = (),
+              statuses: Sequence[DocumentStatus] = (DocumentStatus.ACTIVE,), folder_id: str | None = None,
+              recursive: bool = False, unfiled: bool = False, index_states: Sequence[IndexState] = (),
+              added_since: datetime | None = None, reading_statuses: Sequence[ReadingStatus] = (),
+              memory_types: Sequence[MemoryType] = ()) -> SqlFilter:
+    """``where`` with the filters of :func:`list_documents` but the scope's added (defaults as there)."""
     where.and_in("status", [s.value for s in statuses])
     if types:
         where.and_in("type", [t.value for t in types])
@@ -423,9 +434,19 @@ def smart_counts(lib: Library, scope: str | None = None, *, include_ancestors: b
     Raises:
         ScopeNotFound: unknown scope.
     """
+    # One query for all of them (the window reloads them with every refresh): eight COUNTs each resolved the
+    # scope's visibility and opened a session, 40 ms a refresh.
     now = utcnow()
-    return {view: count_documents(lib, scope=scope, include_ancestors=include_ancestors,
-                                  **smart_view_filters(view, now=now)) for view in SMART_VIEWS}
+    with read_session(lib.engine) as session:
+        where = visibility_filter(lib, resolve_scope(lib, scope), include_ancestors=include_ancestors)
+        params, part, sums = dict(where.params), where, []
+        for view in SMART_VIEWS:
+            part = _narrowed(part.sibling(), session, **smart_view_filters(view, now=now))
+            params.update(part.params)
+            sums.append(f"COALESCE(SUM(CASE WHEN {part.sql} THEN 1 ELSE 0 END), 0)")
+        counts = session.exec(text(f"SELECT {', '.join(sums)} FROM document d WHERE {where.sql}"),
+                              params=params).one()
+    return {view: int(count) for view, count in zip(SMART_VIEWS, counts, strict=True)}
 
 
 def update_document(lib: Library, document_id: str, *, title: str | None = None, content: str | None = None,

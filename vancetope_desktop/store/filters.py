@@ -27,6 +27,11 @@ class SqlFilter:
         self._counter += 1
         return name
 
+    def sibling(self) -> SqlFilter:
+        """An empty filter on the same database whose parameter names never clash with this one's: both fit in one
+        statement with their ``params`` merged (e.g. several ``CASE WHEN`` conditions beside a ``WHERE``)."""
+        return SqlFilter(self.forms, _counter=self._counter)
+
     def and_in(self, column: str, values: Sequence[str]) -> SqlFilter:
         """Restrict ``d.column`` to ``values`` (an empty list matches nothing)."""
         if not values:

@@ -128,6 +128,9 @@ class MainWindow(QMainWindow):
         # The document the user opened in Details from search, a viewer tab or a link (None: Details
         # follows the list's selection). A refresh that empties the list's selection must not clear it.
         self._opened_elsewhere: str | None = None
+        # The document, change counter and scope Details was last refreshed with after a snapshot: an indexing step
+        # or a view change brings the same again, and reloading its versions, links and sections cost 3-5 reads.
+        self._details_basis: tuple | None = None
         self._changes: int | None = None  # the library's change counter of the last snapshot shown
         self._tabs_scope: str | None = None  # the scope the viewer tabs were last checked against
         self._scope_key = "last_scope/" + hashlib.sha1(str(library.paths.root).encode()).hexdigest()[:16]
@@ -568,7 +571,11 @@ class MainWindow(QMainWindow):
             return
         doc = self._document(shown)
         if doc is not None:
-            self._show_details(doc)
+            snapshot = self.workbench.snapshot
+            basis = (doc, snapshot.change_counter, snapshot.state.scope)
+            if basis != self._details_basis:  # else nothing it shows changed: its sections need no reload
+                self._details_basis = basis
+                self._show_details(doc)
             return
         lib = self.library
 

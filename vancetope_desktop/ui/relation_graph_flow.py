@@ -6,7 +6,7 @@ leaves as ``document_open_requested``: the main window opens the document, as fo
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QDialog, QMenu, QVBoxLayout, QWidget
@@ -38,14 +38,18 @@ class RelationGraphFlow(QObject):
         self.dialog: QDialog | None = None
         self.pane: RelationGraphPane | None = None
         self.doc_id: str | None = None
+        self._seen: tuple[str, int] | None = None  # the scope and change counter of the last snapshot
         table.menu_extension_requested.connect(lambda menu: self._extend_menu(menu, table.selected_ids()))
         details.relations.graph_requested.connect(self.show)
         workbench.snapshot_ready.connect(self._follow_changes)
 
-    def _follow_changes(self, _snapshot: object) -> None:
-        # An edge made or a document archived elsewhere, or another scope chosen: draw what is true now.
-        if self.dialog is not None and self.dialog.isVisible():
+    def _follow_changes(self, snapshot: Any) -> None:
+        # An edge made or a document archived elsewhere, or another scope chosen: draw what is true now (a snapshot
+        # of an indexing step changes neither: the picture stays).
+        seen = (snapshot.state.scope, snapshot.change_counter)
+        if self.dialog is not None and self.dialog.isVisible() and seen != self._seen:
             self.load()
+        self._seen = seen
 
     def _extend_menu(self, menu: QMenu, ids: list[str]) -> None:
         if len(ids) == 1:
