@@ -55,6 +55,7 @@ class ReviewDock(QObject):
 
         pane, wb = self.pane, workbench
         wb.snapshot_ready.connect(self._apply)
+        self.dock.visibilityChanged.connect(pane.set_on_screen)  # its tab raised or lowered, the dock shown or closed
         pane.details_requested.connect(lambda request: wb.load_review_details(request, pane.show_details))
         pane.approve_requested.connect(self._approve)
         pane.reject_requested.connect(lambda ids, reason: wb.reject_requests(

@@ -102,6 +102,8 @@ class ReviewPane(QWidget):
         self._collapsed: set[str] = set()
         self._in_flight: set[str] = set()
         self._details_for: str | None = None  # the request whose details were asked for last
+        self._on_screen = True  # see set_on_screen
+        self._details_stale = False  # refreshed data came while out of sight: load the details again once seen
         self.dialog: QDialog | None = None
         self._build_actions()
         self._build_pending()
@@ -311,13 +313,30 @@ class ReviewPane(QWidget):
         count = self.queue_model.request_count()
         self.pending_button.setText(f"Pending ({count})" if count else "Pending")
         self.pending_stack.setCurrentIndex(1 if count else 0)
-        self._details_for = None  # the document may have changed too: load the details again
+        # The document may have changed too: load the details again, at once if the pane is in sight, else once it
+        # is back (every refresh of the window comes here; most leave the details as they were).
+        if self.isVisible() and self._on_screen:
+            self._details_for = None
+        else:
+            self._details_stale = True
         self._selection_changed()
+
+    def set_on_screen(self, on_screen: bool) -> None:
+        """Whether the pane can be seen (a dock behind another's tab stays "visible" to Qt): out of sight, the details
+        of the selected request wait until it is back (``QDockWidget.visibilityChanged``)."""
+        self._on_screen = on_screen
+        if on_screen:
+            self._reload_stale_details()
 
     def showEvent(self, event: QShowEvent) -> None:
         """Load the details of the selected request if they were left for later while the pane was hidden."""
         super().showEvent(event)
-        self._selection_changed()
+        self._reload_stale_details()
+
+    def _reload_stale_details(self) -> None:
+        if self._details_stale:
+            self._details_stale, self._details_for = False, None
+            self._selection_changed()
 
     def request_failed(self, request_ids: Sequence[str]) -> None:
         """Approving or rejecting ``request_ids`` failed: their actions may be used again."""
@@ -398,9 +417,7 @@ class ReviewPane(QWidget):
         if len(requests) == 1:
             self.detail_stack.setCurrentWidget(self.detail_scroll)
             self.detail.show_request(requests[0])
-            # A hidden pane (the Review dock behind Search, or closed) loads them once shown (showEvent): every
-            # refresh of the window asks for them again, as the document may have changed.
-            if requests[0].id != self._details_for and self.isVisible():
+            if requests[0].id != self._details_for:
                 self._details_for = requests[0].id
                 self.details_requested.emit(requests[0])
             self.selection_label.setText("")
