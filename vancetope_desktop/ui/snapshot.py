@@ -133,8 +133,13 @@ def browsable_state(state: ViewState, visible: list[VisibleScope]) -> ViewState:
 
 def load_review_queue(lib: Library) -> ReviewQueue:
     """The pending and decided promotion requests, the badge count and the scopes above each source."""
-    pending = review.list_requests(lib, limit=MAX_PENDING)
-    everything = review.list_requests(lib, status=None, limit=len(pending) + MAX_HISTORY)
+    # One listing for both (pending first, then the newest decided): the pending requests' update targets, the
+    # dearest part of a listing, were worked out twice per refresh of the window.
+    counted = review.pending_count(lib)
+    everything = review.list_requests(lib, status=None, limit=min(counted, MAX_PENDING) + MAX_HISTORY)
+    pending = [r for r in everything if r.status is RequestStatus.PENDING][:MAX_PENDING]
+    # The list holds every pending request unless it is full: then the badge says how many there are in all.
+    pending_count = counted if len(pending) == MAX_PENDING else len(pending)
     ancestry: dict[str, list[str]] = {}
     for source in dict.fromkeys(r.source_scope for r in pending):
         try:
@@ -142,7 +147,7 @@ def load_review_queue(lib: Library) -> ReviewQueue:
         except ScopeNotFound:  # archived since the request was made: no "Approve to" for it
             continue
     return ReviewQueue(pending=pending, decided=[r for r in everything if r.status is not RequestStatus.PENDING],
-                       pending_count=review.pending_count(lib), ancestry=ancestry, me=audit.current_user())
+                       pending_count=pending_count, ancestry=ancestry, me=audit.current_user())
 
 
 def _documents(lib: Library, state: ViewState) -> list[DocumentInfo]:
