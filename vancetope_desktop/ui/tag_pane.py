@@ -434,8 +434,10 @@ class TagPane(QWidget):
         return True
 
     def clear_filter(self) -> None:
-        """Uncheck every tag (emits ``filter_changed([], mode)`` when some were checked)."""
+        """Uncheck every tag (emits ``filter_changed([], mode)`` when some were checked) and unselect the rows."""
         self.model.clear_checked()
+        # A highlighted row read as a filter still on (the tree keeps its selection across refreshes).
+        self.view.clearSelection()
 
     def selected_tags(self) -> list[str]:
         """Tags selected (highlighted) in the tree, in view order — what the context menu acts on."""
