@@ -260,6 +260,9 @@ def _dot_icon(colour: str) -> QIcon:
 
 _COLUMNS = tuple(Column)  # by number: ``Column(n)`` costs an enum lookup on every cell painted or sorted
 _COLUMN_COUNT = len(_COLUMNS)
+# Combined once: views ask every cell for its flags, and or-ing Qt's enums costs more than the rest of the call.
+_ROW_FLAGS = (Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsDragEnabled
+              | Qt.ItemFlag.ItemIsDropEnabled | Qt.ItemFlag.ItemNeverHasChildren)
 
 
 class DocumentTableModel(QAbstractTableModel):
@@ -373,10 +376,7 @@ class DocumentTableModel(QAbstractTableModel):
     def flags(self, index: _AnyIndex) -> Qt.ItemFlag:
         if not index.isValid():
             return Qt.ItemFlag.ItemIsDropEnabled  # files dropped on the empty area below the rows
-        return (
-            Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
-            | Qt.ItemFlag.ItemIsDragEnabled | Qt.ItemFlag.ItemIsDropEnabled | Qt.ItemFlag.ItemNeverHasChildren
-        )
+        return _ROW_FLAGS
 
     def data(self, index: _AnyIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         # Checked by hand: QAbstractItemModel.checkIndex calls back into rowCount and columnCount and was a
