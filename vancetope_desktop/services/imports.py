@@ -398,14 +398,6 @@ def _import_one(lib: Library, path: Path, scope_path: str, folder_id: str | None
     try:
         size = path.stat().st_size
         limit = lib.settings.max_import_mb * 1024 * 1024
-        extraction: Extraction | None = None
-        failure: ImportFailed | None = None
-        stage = "extracting its text"
-        try:
-            extraction = extractor(path, password=password, max_bytes=limit)
-        except (EncryptedPdf, DamagedFile) as error:
-            failure = error  # kept as a failed document: the original is preserved for a retry
-        stage = "reading it"
         digest = hash_file(path)
         stage = "looking for a copy in the library"
         with read_session(lib.engine) as session:  # the commit below looks again, under the write lock
@@ -413,7 +405,16 @@ def _import_one(lib: Library, path: Path, scope_path: str, folder_id: str | None
         retry = duplicate if duplicate is not None and (duplicate.index_state == IndexState.FAILED.value
                                                         or bibliography.is_opaque_bibliography(duplicate)) else None
         if duplicate is not None and retry is None:
+            # Before the extraction: a re-upload of unchanged files reads none of them again (nor starts the
+            # extraction process, which starts on its first file).
             return _duplicate(lib, duplicate, path)
+        extraction: Extraction | None = None
+        failure: ImportFailed | None = None
+        stage = "extracting its text"
+        try:
+            extraction = extractor(path, password=password, max_bytes=limit)
+        except (EncryptedPdf, DamagedFile) as error:
+            failure = error  # kept as a failed document: the original is preserved for a retry
         stage = "cutting its text into chunks"
         chunks, counts = records.fit_chunks(lib, extraction.chunks) if extraction is not None else ([], [])
         references, prepared = None, []
