@@ -68,8 +68,9 @@ def lower_priority(increment: int = WORKER_NICE) -> None:
 class ProcessExtractor:
     """A callable with :func:`extract_file`'s signature that extracts in a worker process, with a time limit.
 
-    Thread-safe: calls are served one at a time. The worker starts on first use (about a second: it
-    imports the extractors) and stays until :meth:`close`, or until a file kills it or runs out of time.
+    Thread-safe: calls are served one at a time. The worker starts on first use (:func:`worker_context`: about a
+    second the first time in a process, when it imports the extractors; milliseconds after) and stays until
+    :meth:`close`, or until a file kills it or runs out of time.
 
     Args:
         timeout_s: the base time limit (see :func:`time_limit`), or a function returning it, read at
@@ -94,7 +95,7 @@ class ProcessExtractor:
             ExtractionTimeout: the file took longer than its time limit; the worker was killed.
             DamagedFile: also when the worker process died on this file.
         """
-        path = Path(path)
+        path = Path(path).absolute()  # a forkserver worker has the working directory its server started in
         try:
             size = path.stat().st_size
         except OSError:
@@ -154,7 +155,7 @@ class ProcessExtractor:
         self._stop(kill=True)
         if self._launcher is None:
             self._launcher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="extractor-launcher")
-        context = multiprocessing.get_context("spawn")  # never fork a process that runs Qt or threads
+        context = worker_context()
         ours, theirs = context.Pipe()
         process = context.Process(target=_serve, args=(theirs, self._nice), name="vancetope-extractor", daemon=True)
         self._launcher.submit(process.start).result()
@@ -183,6 +184,29 @@ class ProcessExtractor:
                 process.kill()
                 process.join()
             process.close()
+
+
+def worker_context() -> multiprocessing.context.BaseContext:
+    """How extraction workers start: ``forkserver`` on Linux and macOS when run from Python, ``spawn`` elsewhere.
+
+    Never ``fork``: the app's process runs Qt and threads. ``spawn`` starts a fresh interpreter that imports the
+    extractors for each worker (0.8-1.3 s of CPU: PyMuPDF, the format readers, and the parent's main module
+    again); ``forkserver`` pays that once per parent process, in a server process started the same way and
+    preloaded with this module and the PDF reader, then forks each worker from it (single-threaded, so forking
+    it is safe) in milliseconds: every ``memory upload`` after a killed worker, every upload through the
+    services in one process. The chain to the parent holds: the server exits when its parent does, and a
+    worker's ``PR_SET_PDEATHSIG`` (:func:`_exit_with_parent`) then kills it.
+
+    A frozen bundle keeps ``spawn``, the method its entry script serves through ``multiprocessing.freeze_support()``
+    (``installer/entry.py``); Windows has no ``forkserver``.
+    """
+    if getattr(sys, "frozen", False) or "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    # Ignored once this process's server runs (it was preloaded with the same list); a module that fails to import
+    # is skipped by the server and imported by the worker itself (``_serve``).
+    context.set_forkserver_preload([__name__, f"{__package__}.pdf"])
+    return context
 
 
 def _serve(conn: Connection, nice: int = WORKER_NICE) -> None:
@@ -215,7 +239,23 @@ def _serve(conn: Connection, nice: int = WORKER_NICE) -> None:
 
 
 def _exit_with_parent() -> None:
-    """Linux: ask the kernel to kill this worker when the thread that started it ends (see the module doc)."""
+    """Linux: ask the kernel to kill this worker when the thread that started it ends (see the module doc).
+
+    A worker forked by the fork server (:func:`worker_context`) dies with the server, and the server exits when no
+    process holds the write end of its "alive" pipe any more. The server hands that end to each worker it forks
+    (so that a worker could start processes of its own); a worker stuck in C code would keep the server, and so
+    itself, alive after the parent's death. The worker closes its copy first: it starts no processes.
+    ``_forkserver_alive_fd`` is multiprocessing's private name (CPython 3.11-3.14); where it is missing the worker
+    still ends at its own deadline, and tests/ingest/test_process_pool.py fails.
+    """
+    from multiprocessing import forkserver
+
+    server = getattr(forkserver, "_forkserver", None)
+    alive = getattr(server, "_forkserver_alive_fd", None)
+    if isinstance(alive, int):  # None in a spawned worker, or in one whose server gave it none
+        with contextlib.suppress(OSError):
+            os.close(alive)
+        server._forkserver_alive_fd = None
     if sys.platform.startswith("linux"):
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
