@@ -44,6 +44,10 @@ IMMEDIATE, PostgreSQL takes :data:`QUEUE_LOCK_KEY`."""
 QUEUE_LOCK_KEY = WRITE_LOCK_KEY + 1
 """The advisory lock (``pg_advisory_xact_lock``) a claim on the index queue holds: claims one after the other, each a
 few milliseconds, never behind the database's write lock (a large import's transaction)."""
+READ_ISOLATION = 3  # psycopg.IsolationLevel.REPEATABLE_READ (psycopg is imported only with a team library's engine)
+"""The isolation level of a read transaction: psycopg begins it ``BEGIN ISOLATION LEVEL REPEATABLE READ``. A write or
+queue transaction has none of its own (the server's default, READ COMMITTED): it must see what the writer it queued
+behind committed, which a snapshot taken at its lock statement would not."""
 LOCK_TIMEOUT_MS = 60_000
 """How long a statement waits for a lock before failing: SQLite's busy timeout (``store.db.BUSY_TIMEOUT_MS``)."""
 CONNECT_TIMEOUT_S = 10
@@ -106,12 +110,16 @@ def create_postgres_engine(location: str, *, password: str | None = None) -> Eng
     @event.listens_for(engine, "begin")
     def _begin(connection) -> None:
         options = connection.get_execution_options()
-        if options.get(QUEUE_OPTION):
-            connection.exec_driver_sql(f"SELECT pg_advisory_xact_lock({QUEUE_LOCK_KEY})")
-        elif options.get(WRITE_OPTION):
-            connection.exec_driver_sql(f"SELECT pg_advisory_xact_lock({WRITE_LOCK_KEY})")
-        else:
-            connection.exec_driver_sql("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        lock = QUEUE_LOCK_KEY if options.get(QUEUE_OPTION) else WRITE_LOCK_KEY if options.get(WRITE_OPTION) else None
+        # psycopg opens the transaction itself, with the connection's level, at the first statement: set here, before
+        # it (client-side only), the level rides on that ``BEGIN`` instead of costing a ``SET TRANSACTION`` round trip
+        # per read session. Set on every transaction: a pooled connection's last one may have been of the other kind.
+        driver = connection.connection.driver_connection
+        level = None if lock is not None else READ_ISOLATION
+        if driver.isolation_level != level:
+            driver.isolation_level = level
+        if lock is not None:
+            connection.exec_driver_sql(f"SELECT pg_advisory_xact_lock({lock})")
 
     try:
         with engine.connect() as connection:
