@@ -460,7 +460,8 @@ class VectorStore:
             reader = self._reader_for_query()  # a search checks the counts: see query_scopes
             if reader is not None:
                 return {scope: reader.count(collection_name(scope)) for scope in scopes}
-            found = {scope: self._collection(scope) for scope in scopes}
+            self._client_for_read()  # one look at the index generation for every scope, as in query_scopes
+            found = {scope: self._collection(scope, checked=True) for scope in scopes}
             return {scope: 0 if collection is None else int(collection.count()) for scope, collection in found.items()}
 
     # -- backup and repair -------------------------------------------------------------------
