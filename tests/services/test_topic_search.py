@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from sqlalchemy import event
 
 from tests.library_copies import build_template, copied_library
 from vancetope_desktop.core.atoms import AtomType
@@ -228,10 +229,21 @@ def test_the_tree_search_finds_the_atom_the_flat_search_ranks_first(forest, quer
 
 
 def test_no_tree_to_walk_searches_flat_and_says_so(forest):
+    """Also: finding there is no tree costs a few statements beside the flat search's (one read session: the scopes'
+    atom counts and whether any topic exists), not a read of each scope's empty tree (17 statements in five sessions
+    for a think process's four scopes, each a round trip to a team library's server)."""
     lib, _ = forest
     scopes.create_scope(lib, "group", "empty", name="Empty")
+    statements = []
+    event.listen(lib.engine, "before_cursor_execute", lambda *args: statements.append(args[2]))
+    for _ in range(2):  # the second flat search: its caches warm, as the tree search's will find them
+        statements.clear()
+        search(lib, "anything at all", scope="group/empty")
+    flat = len(statements)
+    statements.clear()
     response = topic_search(lib, "anything at all", scope="group/empty", mode="tree")
     assert response.mode == "flat" and response.warnings and "no topic tree" in response.warnings[-1]
+    assert len(statements) <= flat + 6, statements[:len(statements) - flat]
 
 
 def test_the_agent_tools_search_by_the_tree_with_paths_sources_and_counts(forest):
