@@ -146,7 +146,9 @@ def session_on(engine: Engine, bind: Engine) -> Iterator[Session]:
         try:
             with Session(bind, expire_on_commit=False) as session, session.begin():
                 try:
-                    session.connection()  # checkout, pre-ping, BEGIN (and the write lock): before the block
+                    # checkout and pre-ping (a write's BEGIN and lock too; a read's BEGIN rides on its first
+                    # statement, store.postgres): before the block
+                    session.connection()
                 except DBAPIError as error:
                     if is_disconnect(error):
                         raise _NotReached from error
