@@ -285,10 +285,10 @@ def _read_forest(lib: Library, acting: str, scopes: tuple[str, ...]) -> _Forest:
             f"SELECT 1 FROM document d WHERE d.scope_path IN ({forms.rows('scopes')}) AND d.type = :topic "
             "AND d.status = :active LIMIT 1"),
             params={**params, "topic": DocumentType.TOPIC.value, "active": DocumentStatus.ACTIVE.value}).first()
-    atoms = {str(k): int(v) for k, v in counts.items()}
+    by_status = {str(k): int(v) for k, v in counts.items()}
     if any_topic is None:  # no tree without an active topic (its root): nothing else to read
         return _Forest(trees=(), consolidated=(), index=TopicIndex([]), labels={}, parents={}, scope_of={},
-                       member_of={}, unplaced=frozenset(), atoms=atoms)
+                       member_of={}, unplaced=frozenset(), atoms=by_status)
     trees = [v.tree for v in topics.visible_trees(lib, acting) if v.scope in scopes]
     shown = [t for tree in trees for t in tree.topics if not t.is_root]
     roots = {tree.root_id for tree in trees}
@@ -315,7 +315,7 @@ def _read_forest(lib: Library, acting: str, scopes: tuple[str, ...]) -> _Forest:
                    index=TopicIndex(nodes), labels={t.id: t.label for t in shown},
                    parents={n.id: n.parent_id for n in nodes}, scope_of={t.id: t.scope for t in shown},
                    member_of={atom: tuple(found) for atom, found in member_of.items()},
-                   unplaced=unplaced, atoms=atoms)
+                   unplaced=unplaced, atoms=by_status)
 
 
 # -- mode, vector, sources, hits ------------------------------------------------------------------
