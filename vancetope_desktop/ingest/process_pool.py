@@ -11,10 +11,12 @@ worker takes the next file. A worker that dies on a file (a crash in MuPDF, the 
 costs only that file too.
 
 The worker never outlives its parent: idle, it reads the end of its pipe when the parent goes; on
-Linux the kernel kills it the moment its parent dies (``PR_SET_PDEATHSIG``, armed by the worker and
-tied to a launcher thread that lives as long as the extractor, since the kernel ties it to the
-thread that started the worker, not to the process); elsewhere, a worker stuck in C code ends itself
-a little after its file's time limit (``faulthandler``'s watchdog is a C thread, free of the GIL).
+Linux the kernel kills it the moment the process that started it dies (``PR_SET_PDEATHSIG``, armed by
+the worker). Workers forked by the fork server (:func:`worker_context`) are its children: it exits when
+the parent does, and they with it. A spawned worker is tied to a launcher thread that lives as long as
+the extractor, since the kernel ties the signal to the thread that started the worker, not to the
+process. Elsewhere, a worker stuck in C code ends itself a little after its file's time limit
+(``faulthandler``'s watchdog is a C thread, free of the GIL).
 """
 
 from __future__ import annotations
