@@ -110,6 +110,11 @@ SYSTEM_LIBRARIES = {
     "libEGL.so.1": "libegl1", "libdrm.so.2": "libdrm2", "libxcb.so.1": "libxcb1",
     "libwayland-client.so.0": "libwayland-client0", "libwayland-cursor.so.0": "libwayland-cursor0",
     "libwayland-egl.so.1": "libwayland-egl1",
+    # Qt's xcb platform plugin's helpers: PyInstaller bundles them from the build machine when it has them; a
+    # machine without them (no X11 utilities installed) builds a bundle that takes them from the system.
+    "libxcb-icccm.so.4": "libxcb-icccm4", "libxcb-keysyms.so.1": "libxcb-keysyms1",
+    "libxcb-image.so.0": "libxcb-image0", "libxcb-render-util.so.0": "libxcb-render-util0",
+    "libxcb-cursor.so.0": "libxcb-cursor0",
 }
 """The shared libraries a bundle may take from the system (PyInstaller leaves out libc and the graphics stack, which
 must match the machine's drivers) by soname, and the Debian package of each: the .deb depends on those of the
