@@ -67,6 +67,49 @@ def test_without_a_keyring_the_key_is_refused_clearly_and_never_written(tmp_path
     assert not any("sk-secret" in p.read_text(errors="ignore") for p in tmp_path.rglob("*") if p.is_file())
 
 
+@pytest.fixture
+def plaintext_keyring(tmp_path, monkeypatch):
+    """keyrings.alt's plain-text file backend as this process's keyring, as keyring picks it by itself where no
+    keyring service runs (no ``PYTHON_KEYRING_BACKEND``, no ``keyringrc.cfg``); returns it."""
+    from keyrings.alt.file import PlaintextKeyring
+
+    before = keyring.get_keyring()  # first, while the variable still names the suite's "fail" backend
+    monkeypatch.delenv("PYTHON_KEYRING_BACKEND")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))  # no keyringrc.cfg of the user's
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    ring = PlaintextKeyring()
+    keyring.set_keyring(ring)
+    yield ring
+    keyring.set_keyring(before)
+
+
+def test_a_plain_text_keyring_chosen_by_keyring_itself_is_refused_and_nothing_written(
+        tmp_path, monkeypatch, plaintext_keyring):
+    """Found by a new user's trial: in a development environment (keyrings.alt installed, no Secret Service) the key
+    went as base64 into ~/.local/share/python_keyring. Refused unless the user names that backend, alone or as the
+    first member of a chain."""
+    from keyring.backends.chainer import ChainerBackend
+    from keyring.backends.fail import Keyring as FailKeyring
+
+    with pytest.raises(KeyringUnavailable, match="plain text.*PYTHON_KEYRING_BACKEND"):
+        store_key("http://localhost:11434/v1", "sk-secret")
+    assert read_key("http://localhost:11434/v1") is None
+    assert not any("c2stc2VjcmV0" in p.read_text(errors="ignore")  # base64 of the key
+                   for p in tmp_path.rglob("*") if p.is_file())
+
+    class Chain(ChainerBackend):  # keyring's chain as it would be with a second backend: judged by its writer
+        backends = [plaintext_keyring, FailKeyring()]
+
+    keyring.set_keyring(Chain())
+    with pytest.raises(KeyringUnavailable, match="plain text"):
+        store_key("http://localhost:11434/v1", "sk-secret")
+
+    keyring.set_keyring(plaintext_keyring)
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyrings.alt.file.PlaintextKeyring")  # the user accepts it
+    store_key("http://localhost:11434/v1", "sk-secret")
+    assert read_key("http://localhost:11434/v1") == "sk-secret"
+
+
 @pytest.fixture(scope="module")
 def llama_server(tmp_path_factory):
     """llama-cpp-python's OpenAI-compatible server on a loopback port, serving the bundled SmolLM2, on one thread

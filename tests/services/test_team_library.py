@@ -94,7 +94,9 @@ def file_keyring(tmp_path, monkeypatch):
     """keyrings.alt's file backend, its file under ``tmp_path``, as this process's keyring (the suite's "fail"
     backend comes back afterwards); returns the file."""
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    before = keyring.get_keyring()
+    before = keyring.get_keyring()  # first, while the variable still names the suite's "fail" backend
+    # Named as a member accepting that file would name it: a plain-text backend is refused otherwise.
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", FILE_KEYRING)
     ring = PlaintextKeyring()
     keyring.set_keyring(ring)
     try:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
@@ -132,24 +133,57 @@ class KeyringUnavailable(VancetopeError):
 
 
 def system_keyring(what: str = "the endpoint key", instead: str = "use an endpoint without a key"):
-    """The ``keyring`` module, when a system keyring backend exists here (the endpoint's key, a team library's
-    database password and Chroma token: ``services.team_library``).
+    """The keyring backend that keeps secrets here (the endpoint's key, a team library's database password and
+    Chroma token: ``services.team_library``): ``get_password``, ``set_password`` and ``delete_password`` as the
+    ``keyring`` module's.
+
+    A backend that writes secrets as plain text (:data:`PLAINTEXT_BACKENDS`) is used only when the user named it
+    in keyring's own configuration (``PYTHON_KEYRING_BACKEND`` or ``keyringrc.cfg``): keyring picks keyrings.alt's
+    file backend by itself wherever no keyring service runs, and it is installed beside the app in a development
+    environment. A chain of backends (keyring's ``ChainerBackend``) is judged by its first member, the one it writes
+    to.
 
     Args:
         what: the secret, as the refusal names it ("the endpoint key").
         instead: what the user can do without a keyring, as the refusal advises it.
 
     Raises:
-        KeyringUnavailable: keyring's "fail" backend (or one of priority 0 or less) is all there is.
+        KeyringUnavailable: keyring's "fail" backend (or one of priority 0 or less) is all there is, or the backend
+            it chose by itself writes plain text.
     """
     import keyring
+    from keyring.backends.chainer import ChainerBackend
     from keyring.backends.fail import Keyring as FailKeyring
 
     backend = keyring.get_keyring()
-    if isinstance(backend, FailKeyring) or getattr(backend, "priority", 1) <= 0:
+    writer = backend.backends[0] if isinstance(backend, ChainerBackend) and backend.backends else backend
+    if isinstance(writer, FailKeyring) or getattr(backend, "priority", 1) <= 0:
         raise KeyringUnavailable(f"no system keyring is available here, so {what} cannot be stored safely; "
                                  f"{instead}, or install a keyring service (Secret Service / KWallet on Linux)")
-    return keyring
+    name = f"{type(writer).__module__}.{type(writer).__name__}"
+    if name in PLAINTEXT_BACKENDS and not _named_by_user(writer, name):
+        raise KeyringUnavailable(f"the only keyring here ({name}) keeps secrets as plain text in a file, so {what} "
+                                 f"is not stored in it; {instead}, install a keyring service (Secret Service / "
+                                 f"KWallet on Linux), or accept that file by naming it in PYTHON_KEYRING_BACKEND")
+    return backend
+
+
+PLAINTEXT_BACKENDS = frozenset({"keyrings.alt.file.PlaintextKeyring", "keyrings.alt.pyfs.PlaintextKeyring"})
+"""keyring backends that keep secrets as plain (base64) text: keyrings.alt's, by its own description "less secure"."""
+
+
+def _named_by_user(backend: object, name: str) -> bool:
+    """Whether keyring's configuration names ``backend`` (whose dotted class name is ``name``): the
+    ``PYTHON_KEYRING_BACKEND`` variable, or ``keyringrc.cfg``'s ``default-keyring`` (``keyring.core.load_config``)."""
+    from keyring.core import load_config
+
+    if os.environ.get("PYTHON_KEYRING_BACKEND"):
+        return os.environ["PYTHON_KEYRING_BACKEND"] == name
+    try:
+        configured = load_config()
+    except Exception:  # an unreadable or wrong keyringrc.cfg names nothing usable
+        return False
+    return configured is not None and type(configured) is type(backend)
 
 
 def read_key(url: str) -> str | None:
