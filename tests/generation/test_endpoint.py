@@ -91,14 +91,14 @@ def test_a_plain_text_keyring_chosen_by_keyring_itself_is_refused_and_nothing_wr
     from keyring.backends.chainer import ChainerBackend
     from keyring.backends.fail import Keyring as FailKeyring
 
-    with pytest.raises(KeyringUnavailable, match="plain text.*PYTHON_KEYRING_BACKEND"):
+    with pytest.raises(KeyringUnavailable, match=r"plain text.*PYTHON_KEYRING_BACKEND"):
         store_key("http://localhost:11434/v1", "sk-secret")
     assert read_key("http://localhost:11434/v1") is None
     assert not any("c2stc2VjcmV0" in p.read_text(errors="ignore")  # base64 of the key
                    for p in tmp_path.rglob("*") if p.is_file())
 
     class Chain(ChainerBackend):  # keyring's chain as it would be with a second backend: judged by its writer
-        backends = [plaintext_keyring, FailKeyring()]
+        backends = (plaintext_keyring, FailKeyring())
 
     keyring.set_keyring(Chain())
     with pytest.raises(KeyringUnavailable, match="plain text"):

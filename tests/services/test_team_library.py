@@ -346,3 +346,52 @@ def test_the_chroma_token_goes_from_the_variable_to_the_keyring_and_never_into_t
     server = team_library.chroma_server(descriptor)  # from the keyring now
     assert server.token == token and server.settings().chroma_auth_token_transport_header == "X-Chroma-Token"
     assert token not in repr(server)
+
+
+def test_a_second_library_never_writes_or_drops_the_vectors_of_the_first_in_its_chroma_database(
+        tmp_path, postgres_database, postgres_server_url, chroma_server, chroma_server_url, monkeypatch):
+    """Found by a new user's trial: a library created or migrated onto the Chroma database of another (named by
+    ``--chroma-database``, or two PostgreSQL databases of one name on one Chroma server) replaced that library's
+    vectors. Now ``create`` refuses such a database and nothing is written; a descriptor pointing there anyway (made
+    by hand) can neither write into the first library's collections nor drop them; the first is found as before."""
+    import numpy as np
+
+    from tests.servers import fresh_database
+    from vancetope_desktop.services import documents, indexing
+    from vancetope_desktop.services import search as search_service
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    chroma = {"tenant": chroma_server.tenant, "chroma_database": chroma_server.database}
+    team_library.create_team_library(tmp_path / "first", postgres_database, chroma_server_url, tmp_path / "f1",
+                                     **chroma)
+    with Library.open(tmp_path / "first") as first:
+        note = documents.add_text(first, "Herons nest in colonies near lakes and rivers.", title="Herons")
+        indexing.try_drain(first)
+        infos = first.vectors.collections()
+        scopes, model = [info.scope for info in infos], infos[0].model  # as recorded: an upsert of that model
+        vectors = first.vectors.counts(scopes)
+    assert sum(vectors.values()) > 0
+
+    with fresh_database(postgres_server_url) as second_database:
+        with pytest.raises(LibraryError, match=r"already holds another library's vectors.*--chroma-database"):
+            team_library.create_team_library(tmp_path / "second", second_database, chroma_server_url,
+                                             tmp_path / "f2", **chroma)
+        assert not (tmp_path / "second").exists() and not (tmp_path / "f2").exists()
+
+        by_hand = team_library.read_descriptor(tmp_path / "first").model_copy(
+            update={"database": team_library.DatabasePart(url=second_database), "files": str(tmp_path / "f2")})
+        (tmp_path / "second").mkdir()
+        team_library.write_descriptor(tmp_path / "second", by_hand)
+        with Library.open(tmp_path / "second") as second:
+            with pytest.raises(IndexUnavailable, match="another library's collections"):
+                second.vectors.upsert(scopes[0], model, ["intruder"], np.ones((1, 384), dtype=np.float32),
+                                      [{"doc_id": "intruder"}])
+            with pytest.raises(IndexUnavailable, match="another library's collections"):
+                second.vectors.reset(tmp_path / "aside")
+            with pytest.raises(IndexUnavailable, match="another library's collections"):
+                second.vectors.drop_collection(scopes[0])
+
+    with Library.open(tmp_path / "first") as first:
+        assert first.vectors.counts(scopes) == vectors
+        hits = search_service.search(first, "where do wading birds breed", limit=3).hits
+        assert hits and hits[0].document.id == note.id and hits[0].meaning > 0

@@ -32,7 +32,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..core.errors import IndexUnavailable, InvalidInput
-from .vector_store import VectorStore, _attempted, _first_line, _Result
+from .vector_store import VectorStore, _attempted, _first_line, _Result, foreign
 
 logger = logging.getLogger(__name__)
 
@@ -218,11 +218,14 @@ class ServerVectorStore(VectorStore):
         on_retry: called with a message ("cannot reach the Chroma server at …; retrying in 0.5 s") before each
             retry, and with None when an operation succeeds after retries: the app's "reconnecting…" state. Also
             settable later as :attr:`on_retry` (the window sets it on the library it opens).
+        owner: the team library's id (``team_library.library_uuid``), recorded in each collection this store makes;
+            a collection recording another is never written or dropped (two libraries given one Chroma database).
     """
 
     def __init__(self, server: ChromaServer, generation: Callable[[], int], *, retry_seconds: float = RETRY_SECONDS,
-                 on_retry: Callable[[str | None], None] | None = None) -> None:
+                 on_retry: Callable[[str | None], None] | None = None, owner: str | None = None) -> None:
         super().__init__(Path(), Path(), generation)  # no folder, no lock file: the methods using them are replaced
+        self.owner = owner
         self.server = server
         self._retry_seconds = retry_seconds
         self.on_retry = on_retry
@@ -347,6 +350,17 @@ class ServerVectorStore(VectorStore):
         with self._mutex:
             return self._attempt(create, meanwhile="Nothing was written")
 
+    @_attempted
+    def foreign_collections(self) -> list[str]:
+        """The names of the database's collections that belong to another library than :attr:`owner`
+        (``vector_store.foreign``: with no owner yet, every collection).
+
+        Raises:
+            IndexUnavailable: the server cannot be reached or refuses.
+        """
+        with self._mutex:
+            return [c.name for c in self._client_for_read().list_collections() if foreign(c.metadata, self.owner)]
+
     # -- backup and repair -----------------------------------------------------------------------
     def back_up(self, destination: Path) -> bool:
         """Refused: the vectors are on a server, backed up by its operator (see the module's docstring).
@@ -365,11 +379,14 @@ class ServerVectorStore(VectorStore):
 
         Raises:
             IndexUnavailable: the server cannot be reached or refuses (nothing, or only part, was dropped: a
-                rebuild started again drops the rest).
+                rebuild started again drops the rest); the database holds another library's collections (nothing
+                is dropped).
         """
         with self._mutex:
             client = self._client_for_read()
-            for collection in client.list_collections():
+            collections = client.list_collections()
+            self._refuse_foreign(collections)
+            for collection in collections:
                 client.delete_collection(collection.name)
             self._handles.clear()
         return None

@@ -55,6 +55,18 @@ def collection_name(scope_path: str) -> str:
     return f"s-{slug}-{digest}"
 
 
+OWNER_KEY = "library"
+"""Collection metadata: the id of the team library whose collection it is (``ServerVectorStore``'s owner)."""
+
+
+def foreign(meta: dict[str, Any] | None, owner: str | None) -> bool:
+    """Whether a collection with metadata ``meta`` belongs to another library than ``owner``: it records another id, or
+    it records none while ``owner`` is None (a library not made yet, whose store must be empty). A collection without
+    a record under an owner is taken as the owner's: one made before owners were recorded (3 Dec 2026)."""
+    recorded = (meta or {}).get(OWNER_KEY)
+    return recorded != owner if recorded is not None else owner is None
+
+
 def installed_chroma_version() -> str:
     """The version of the Chroma package installed (read from its metadata: importing chromadb costs ~0.5 s)."""
     return metadata.version("chromadb")
@@ -126,6 +138,9 @@ class VectorStore:
         self._seen_generation: int | None = None
         self._mutex = threading.RLock()
         self._handles: dict[str, Any] = {}  # collection name → handle, valid until the client reopens
+        # The library whose collections these are, recorded in each one it creates (a team library's id:
+        # ``ServerVectorStore``; None for an embedded library, whose folder is its own).
+        self.owner: str | None = None
 
     # -- client lifecycle ------------------------------------------------------------------
     def _lock(self, *, shared: bool) -> contextlib.AbstractContextManager[Any]:
@@ -231,7 +246,8 @@ class VectorStore:
         if create:
             return client.get_or_create_collection(
                 name, embedding_function=None,
-                metadata={"hnsw:space": "cosine", "scope": scope, "model": model or "", "dimension": dimension or 0},
+                metadata={"hnsw:space": "cosine", "scope": scope, "model": model or "", "dimension": dimension or 0,
+                          **({OWNER_KEY: self.owner} if self.owner else {})},
             )
         handle = self._handles.get(name)
         if handle is None:
@@ -252,12 +268,14 @@ class VectorStore:
 
         Raises:
             ValueError: the collection was made by another model or dimension (never mix vectors).
+            IndexUnavailable: the collection is another library's (:func:`foreign`): nothing is written.
         """
         if not ids:
             return
         with self._mutex, self._lock(shared=False):
             collection = self._collection(scope, create=True, model=model, dimension=int(embeddings.shape[1]))
             recorded = collection.metadata or {}
+            self._refuse_foreign([collection])
             if recorded.get("model") not in ("", model) or recorded.get("dimension") not in (0, embeddings.shape[1]):
                 raise ValueError(
                     f"collection of {scope} holds vectors of {recorded.get('model')} "
@@ -316,7 +334,20 @@ class VectorStore:
             from chromadb.errors import NotFoundError
 
             with contextlib.suppress(NotFoundError, ValueError):  # a missing collection (ValueError in older releases)
+                self._refuse_foreign([client.get_collection(collection_name(scope), embedding_function=None)])
                 client.delete_collection(collection_name(scope))
+
+    def _refuse_foreign(self, collections: Sequence[Any]) -> None:
+        """Raise IndexUnavailable naming those of ``collections`` that are another library's (:func:`foreign`); a
+        store without an owner (an embedded library's) checks nothing."""
+        if self.owner is None:
+            return
+        names = [c.name for c in collections if foreign(c.metadata, self.owner)]
+        if names:
+            raise IndexUnavailable(
+                f"the vector store holds another library's collections ({', '.join(names[:3])}"
+                f"{', …' if len(names) > 3 else ''}): this library's vectors need a store of their own "
+                "(a team library: a Chroma database of its own, `--chroma-database`); nothing was changed there")
 
     # -- reads -------------------------------------------------------------------------------
     @_attempted

@@ -137,14 +137,14 @@ class Library:
     """
 
     def __init__(self, paths: LibraryPaths, settings: Settings, engine: Engine, *,
-                 team: TeamDescriptor | None = None) -> None:
+                 team: TeamDescriptor | None = None, owner: str | None = None) -> None:
         self.paths = paths
         self.settings = settings
         self.engine = engine
         self.team = team
         self.blobs = BlobStore(paths.files)
         self.vectors = VectorStore(paths.chroma, paths.locks / "chroma.lock", self.index_generation) if team is None \
-            else ServerVectorStore(team_library.chroma_server(team), self.index_generation)
+            else ServerVectorStore(team_library.chroma_server(team), self.index_generation, owner=owner)
         self.writer_lock: WriterLock | SharedWriters = (
             WriterLock(paths.locks / "writer.lock") if engine.dialect.name == "sqlite" else SharedWriters(engine))
         self.notices: list[str] = []
@@ -216,7 +216,7 @@ class Library:
                     stored = get_meta(session, SETTINGS_KEY)
                 settings = Settings() if stored is None else \
                     parse_settings(stored, f"the settings stored in the team library's database ({root})", notices)
-            library = cls(paths, settings, engine, team=team)
+            library = cls(paths, settings, engine, team=team, owner=team_library.library_uuid(engine))
             for text in notices:
                 library._notify(text)
             if notices:

@@ -39,14 +39,16 @@ from ..store.backups import timestamp
 from ..store.db import read_session, write_session
 from ..store.table_copy import BATCH_ROWS, clear_table, copy_table, library_tables, move_sequences_past_ids, row_counts
 from .library import DEFAULT_GROUP, DEFAULT_PROJECT, SETTINGS_KEY, Library
+from .team_library import LIBRARY_UUID_KEY
 
 logger = logging.getLogger(__name__)
 
 COPIED_FROM_KEY = "copied_from"
 """``meta`` key written last, in the rows' transaction: where the library was copied from, and when."""
-TARGET_OWN_META = ("chroma_version", SETTINGS_KEY)
-"""``meta`` keys kept as the target had them: its own stores' (the Chroma release), and a team library's settings
-(``Library.save_settings`` writes the source's there after the rows, or in an embedded target's ``settings.json``)."""
+TARGET_OWN_META = ("chroma_version", SETTINGS_KEY, LIBRARY_UUID_KEY)
+"""``meta`` keys kept as the target had them: its own stores' (the Chroma release), a team library's settings
+(``Library.save_settings`` writes the source's there after the rows, or in an embedded target's ``settings.json``)
+and its id (its Chroma collections record it)."""
 VECTOR_PAGE = 1_000
 """Vectors read and written per call (a 384-dimension page is 1.5 MB; the server's batch limit is larger)."""
 NEW_LIBRARY_SCOPES = frozenset({DEFAULT_GROUP, DEFAULT_PROJECT})

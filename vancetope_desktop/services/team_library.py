@@ -252,7 +252,9 @@ def create_team_library(root: Path, database_url: str, vectors_url: str, files: 
     Raises:
         InvalidInput: bad URLs or options, or ``root`` already holds a library.
         KeyringUnavailable: the URL holds a password and no keyring exists here.
-        LibraryError: the database cannot be reached or refuses; the files folder cannot be made or written.
+        LibraryError: the database cannot be reached or refuses; the files folder cannot be made or written; the
+            Chroma database holds another library's collections (``ServerVectorStore.foreign_collections``: any
+            collection when the PostgreSQL database holds no library yet).
         IndexUnavailable: the Chroma server cannot be reached or refuses.
         Nothing is written (descriptor, keyring) when any of these is raised.
     """
@@ -271,12 +273,22 @@ def create_team_library(root: Path, database_url: str, vectors_url: str, files: 
     files = files.expanduser().resolve()
     descriptor = TeamDescriptor(library_id=uuid.uuid4().hex, name=root.name or "team library",
                                 database=DatabasePart(url=url), vectors=vectors, files=str(files))
-    create_database_engine(url, password=password).dispose()  # reachable, and the role is let in
-    store = ServerVectorStore(server, lambda: 0, retry_seconds=0)
+    engine = create_database_engine(url, password=password)  # reachable, and the role is let in
+    try:
+        owner = recorded_library_uuid(engine)
+    finally:
+        engine.dispose()
+    store = ServerVectorStore(server, lambda: 0, retry_seconds=0, owner=owner)
     try:
         store.create_database()
+        foreign = store.foreign_collections()
     finally:
         store.close()
+    if foreign:
+        raise LibraryError(
+            f"the Chroma database {server.database!r} (tenant {server.tenant!r}) at {server.address} already holds "
+            f"another library's vectors ({', '.join(foreign[:3])}{', …' if len(foreign) > 3 else ''}): give this "
+            "library a database of its own with --chroma-database")
     check_files_folder(files)
     try:
         if ring is not None:
@@ -288,6 +300,46 @@ def create_team_library(root: Path, database_url: str, vectors_url: str, files: 
     root.mkdir(parents=True, exist_ok=True)
     write_descriptor(root, descriptor)
     return descriptor
+
+
+LIBRARY_UUID_KEY = "team_library_uuid"
+"""``meta`` key: the team library's own id, made at its first opening and recorded in each of its Chroma collections
+(``ServerVectorStore``'s owner). Unlike a descriptor's ``library_id`` (one per member's descriptor), every member
+reads the same."""
+
+
+def recorded_library_uuid(engine: Engine) -> str | None:
+    """The team library's id in the database behind ``engine`` (:data:`LIBRARY_UUID_KEY`); None for a database that
+    holds no library yet, or one whose first opening has not made it."""
+    from sqlalchemy import inspect, text
+
+    with engine.connect() as connection:
+        if not inspect(connection).has_table("meta"):
+            return None
+        return connection.execute(text("SELECT value FROM meta WHERE key = :key"),
+                                  {"key": LIBRARY_UUID_KEY}).scalar_one_or_none()
+
+
+def library_uuid(engine: Engine) -> str:
+    """The team library's id (:data:`LIBRARY_UUID_KEY`), made now when its database has none: at its first opening,
+    or a library made before ids were recorded (3 Dec 2026). Two processes opening it at once keep one id: the key
+    is the table's primary key, so the second insert fails and the first's value is read."""
+    from sqlalchemy.exc import IntegrityError
+
+    from ..store.db import get_meta, read_session, set_meta, write_session
+
+    with read_session(engine) as session:
+        recorded = get_meta(session, LIBRARY_UUID_KEY)
+    if recorded is not None:
+        return recorded
+    try:
+        with write_session(engine) as session:
+            if get_meta(session, LIBRARY_UUID_KEY) is None:
+                set_meta(session, LIBRARY_UUID_KEY, uuid.uuid4().hex)
+    except IntegrityError:
+        pass  # another process's first opening wrote it meanwhile
+    with read_session(engine) as session:
+        return get_meta(session, LIBRARY_UUID_KEY) or ""
 
 
 def _keep_token(vectors: VectorsPart, token: str) -> None:
