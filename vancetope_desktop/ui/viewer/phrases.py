@@ -3,7 +3,8 @@
 Search hits carry a whole passage (often 200 words of normalised text) or the user's query words.
 Viewers search their own text layer, which breaks lines differently and keeps hyphenation, so the
 whole passage rarely matches. We look for a short run of the passage's words that occurs *within
-one line* of the target text (PDF engines and QTextDocument.find do not match across line breaks),
+one line* of the target text (PDF engines and QTextDocument.find do not match across line breaks, nor
+Qt's PDF search across a word hyphenated at a line's end),
 longest runs first, and fall back to the longest single word present.
 """
 
@@ -17,6 +18,9 @@ MIN_WORDS = 3
 _MAX_STARTS = 80  # passage words tried as a run's start; the first sentences are distinctive enough
 _SPACE = re.compile(r"[ \t\u00a0]+")
 _SOFT_BREAKS = re.compile("[\ufffe\u00ad\u200b]")  # pdfium marks soft hyphens as U+FFFE
+_PDF_HYPHEN_BREAK = "\ufffe"
+"""pdfium's mark of a word hyphenated at a line's end ("cas\ufffecades"): Qt's PDF search matches no phrase across it
+(none for "cascades and then", one for "cades and then"), so a page's text is split there as at a line break."""
 _PUNCTUATION = string.punctuation + "“”‘’«»…–—"
 
 
@@ -49,7 +53,7 @@ def pick_search_phrase(passage: str, haystack: str | None = None, *, max_words: 
         return ""
     if haystack is None:
         return " ".join(words[:max_words])
-    lines = "\n".join(_normalize_line(line) for line in haystack.splitlines())
+    lines = "\n".join(_normalize_line(line) for line in haystack.replace(_PDF_HYPHEN_BREAK, "\n").splitlines())
     upper = min(max_words, len(words))
     for size in range(upper, min(min_words, upper) - 1, -1):
         for start in range(min(len(words) - size + 1, _MAX_STARTS)):
