@@ -216,8 +216,11 @@ class Workbench(QObject):
                                subfolders=self.state.subfolders))
 
     def set_target(self, target: FolderTarget) -> None:
-        """Show the documents of a smart entry, a scope or a folder."""
-        self.refresh(replace(self.state, target=target))
+        """Show the documents of a smart entry, a scope or a folder (nothing is loaded when that is already shown or
+        asked for)."""
+        wanted = replace(self.state, target=target)
+        if not _lists_alike(wanted, self.state):
+            self.refresh(wanted)
 
     def set_tag_filter(self, selected: Sequence[str], mode: str) -> None:
         """Filter the document list by tags (``mode`` ``all`` or ``any``)."""
@@ -1103,6 +1106,15 @@ class Workbench(QObject):
         lib = self.lib
         return self.run("Setting the parent process", lambda _c: conversations.set_parent(lib, process, parent),
                         on_result=on_done, on_error=on_error, index=False)
+
+
+def _lists_alike(a: ViewState, b: ViewState) -> bool:
+    """Whether ``a`` and ``b`` load the same snapshot: a smart entry lists the state's scope, whatever scope its tree
+    node carries. (After each scope change the folder tree makes "All documents" of the new scope current; taken as a
+    new choice, it loaded the library a second time.)"""
+    if a.target.kind == b.target.kind == "smart" and a.target.key == b.target.key:
+        return replace(a, target=b.target) == b
+    return a == b
 
 
 def _describe(paths: Sequence[Path]) -> str:
