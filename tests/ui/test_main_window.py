@@ -47,6 +47,18 @@ def test_each_scope_shows_its_own_and_inherited_documents_never_a_siblings(qtbot
     assert tree_scopes == ["think-process/tp_12", "session/sess_7", "project/inbox", "group/default"]
 
 
+def test_a_scope_change_loads_the_library_once(qtbot, library, make_window, monkeypatch):
+    # The folder tree makes "All documents" of the new scope current; taken as a new choice, it loaded it again.
+    scopes.create_scope(library, "session", "s1", parent="project/inbox", name="Session one")
+    window = make_window(library)
+    loads, submit = [], window.tasks.submit
+    monkeypatch.setattr(window.tasks, "submit", lambda title, *a, **k: (loads.append(title), submit(title, *a, **k))[1])
+    window.workbench.set_scope("session/s1")
+    qtbot.waitUntil(lambda: window.workbench.snapshot.state.scope == "session/s1", timeout=10_000)
+    assert window.folder_tree.current_target() == FolderTarget("smart", "all", "session/s1")
+    assert [title for title in loads if title == "load"] == ["load"]
+
+
 def test_menus_carry_the_usual_shortcuts(library, make_window):
     window = make_window(library)
     expected = {
