@@ -67,8 +67,10 @@ def foreign(meta: dict[str, Any] | None, owner: str | None) -> bool:
     return recorded != owner if recorded is not None else owner is None
 
 
+@functools.cache
 def installed_chroma_version() -> str:
-    """The version of the Chroma package installed (read from its metadata: importing chromadb costs ~0.5 s)."""
+    """The version of the Chroma package installed (read from its metadata: importing chromadb costs ~0.5 s), read
+    once per process: every library open asks, and parsing the metadata cost ~2 ms of CPU each time."""
     return metadata.version("chromadb")
 
 

@@ -56,6 +56,9 @@ BUNDLED_MODEL_HINT = ("Searching by meaning and indexing wait for it; documents 
 model is not suggested instead of itself."""
 DEFAULT_GROUP = "group/default"
 DEFAULT_PROJECT = "project/inbox"
+_BOOTSTRAPPED = text("SELECT (SELECT COUNT(*) FROM scope WHERE path IN (:group, :project)), "
+                     "(SELECT COUNT(*) FROM meta WHERE key = 'current_scope')")
+"""How many of the default group and project exist, and whether a current scope is set (``Library._bootstrap``)."""
 
 
 def default_library_path() -> Path:
@@ -279,6 +282,16 @@ class Library:
         logger.info("%s: %s", self.paths.root, text)
 
     def _bootstrap(self) -> None:
+        """Give a new library its default group and project, and make the project the current scope.
+
+        Every open asks first, in one read (:data:`_BOOTSTRAPPED`): the write transaction, which would wait behind
+        another process's write (a large import) and costs each command three ORM lookups compiled anew for its new
+        engine, is taken only when something is missing, and checks again inside it."""
+        with read_session(self.engine) as session:
+            scopes, current = session.exec(_BOOTSTRAPPED,
+                                           params={"group": DEFAULT_GROUP, "project": DEFAULT_PROJECT}).one()
+        if scopes == 2 and current:
+            return
         with write_session(self.engine) as session:
             if session.get(tables.ScopeRow, DEFAULT_GROUP) is None:
                 session.add(tables.ScopeRow(path=DEFAULT_GROUP, kind=ScopeKind.GROUP.value, key="default",
