@@ -59,6 +59,8 @@ DEFAULT_PROJECT = "project/inbox"
 _BOOTSTRAPPED = text("SELECT (SELECT COUNT(*) FROM scope WHERE path IN (:group, :project)), "
                      "(SELECT COUNT(*) FROM meta WHERE key = 'current_scope')")
 """How many of the default group and project exist, and whether a current scope is set (``Library._bootstrap``)."""
+_META_VALUE = text("SELECT value FROM meta WHERE key = :key")
+"""One ``meta`` value read on opening (``Library._protect_vector_store``)."""
 
 
 def default_library_path() -> Path:
@@ -258,8 +260,8 @@ class Library:
             LibraryError: the copy cannot be made; the store is left as it was and the library is not opened.
         """
         installed = installed_chroma_version()
-        with read_session(self.engine) as session:
-            recorded = get_meta(session, CHROMA_VERSION_KEY)
+        with read_session(self.engine) as session:  # a text query: get_meta's ORM lookup is compiled anew per engine
+            recorded = session.exec(_META_VALUE, params={"key": CHROMA_VERSION_KEY}).scalar()
         if recorded == installed:
             return
         if not may_migrate(recorded, installed):
