@@ -60,7 +60,7 @@ _BOOTSTRAPPED = text("SELECT (SELECT COUNT(*) FROM scope WHERE path IN (:group, 
                      "(SELECT COUNT(*) FROM meta WHERE key = 'current_scope')")
 """How many of the default group and project exist, and whether a current scope is set (``Library._bootstrap``)."""
 _META_VALUE = text("SELECT value FROM meta WHERE key = :key")
-"""One ``meta`` value read on opening (``Library._protect_vector_store``)."""
+"""One ``meta`` value read on opening (``Library._protect_vector_store``, a team library's settings)."""
 
 
 def default_library_path() -> Path:
@@ -217,8 +217,8 @@ class Library:
                 raise LibraryNeedsUpgrade(f"{error}: `vancetope library upgrade {root}`") from None
             notices: list[str] = []
             if settings is None:
-                with read_session(engine) as session:
-                    stored = get_meta(session, SETTINGS_KEY)
+                with read_session(engine) as session:  # a text query, as in _protect_vector_store
+                    stored = session.exec(_META_VALUE, params={"key": SETTINGS_KEY}).scalar()
                 settings = Settings() if stored is None else \
                     parse_settings(stored, f"the settings stored in the team library's database ({root})", notices)
             library = cls(paths, settings, engine, team=team, owner=team_library.library_uuid(engine))
