@@ -324,12 +324,14 @@ def library_uuid(engine: Engine) -> str:
     """The team library's id (:data:`LIBRARY_UUID_KEY`), made now when its database has none: at its first opening,
     or a library made before ids were recorded (3 Dec 2026). Two processes opening it at once keep one id: the key
     is the table's primary key, so the second insert fails and the first's value is read."""
+    from sqlalchemy import text
     from sqlalchemy.exc import IntegrityError
 
     from ..store.db import get_meta, read_session, set_meta, write_session
 
-    with read_session(engine) as session:
-        recorded = get_meta(session, LIBRARY_UUID_KEY)
+    with read_session(engine) as session:  # a text query: get_meta's ORM lookup is compiled anew for each engine
+        recorded = session.exec(text("SELECT value FROM meta WHERE key = :key"),
+                                params={"key": LIBRARY_UUID_KEY}).scalar()
     if recorded is not None:
         return recorded
     try:
