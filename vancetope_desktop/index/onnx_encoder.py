@@ -28,7 +28,7 @@ from .models import ModelSpec
 from .numpy_encoder import model_config, unsupported_reason
 from .onnx_export import Precision, ensure_graph
 
-__all__ = ["BATCH_TOKENS", "DISABLED_FUSIONS", "ENCODE_STREAMS", "INTRA_OP_THREADS", "OnnxEncoder", "session_options"]
+__all__ = ["BATCH_TOKENS", "ENCODE_STREAMS", "INTRA_OP_THREADS", "OnnxEncoder"]
 
 BATCH_TOKENS = 512
 """Most padded tokens per ``session.run`` (2 chunks of 256 tokens), as for the numpy encoder
@@ -41,14 +41,6 @@ INTRA_OP_THREADS = 1
 300 paper chunks at 6.2 chunks/s for 18.5 CPU s against 8.8 chunks/s for 17.0 CPU s on one (int8: 10.0 against
 8.0 chunks/s, but 14.1 against 11.9 CPU s); the indexing process runs beside the app, and the upload pipeline
 extracts the next files on the other core (``tests/benchmarks/bench_embedding_runtimes.py``)."""
-
-DISABLED_FUSIONS = ("SkipLayerNormFusion",)
-"""ONNX Runtime graph optimisers a session leaves out. SkipLayerNormFusion folds each residual Add (and the dense
-layer's bias) into the LayerNormalization after it as one SkipLayerNormalization kernel, which on ONNX Runtime 1.32's
-CPU provider takes 4× the time of the Add and LayerNormalization it replaces (0.44 against 0.11 ms on 154 × 384 floats,
-AMD EPYC, AVX2): without it the int8 graph embeds a paper chunk in ~7 % less CPU (12 such norms per text). The vectors
-are the same to float rounding (fp32 still equals sentence-transformers to 1e-5). ONNX Runtime ignores names it does
-not know, so ``test_onnx_encoder`` checks the optimised graph has no SkipLayerNormalization."""
 
 ENCODE_STREAMS = min(2, os.cpu_count() or 1)
 """Batches of one :meth:`OnnxEncoder.encode` call run at once, each on its own thread with one intra-op thread
@@ -89,17 +81,26 @@ class OnnxEncoder:
         self.spec = spec
         self.precision = precision
         self._tokenizer = SentenceTokenizer(spec, model_config(spec.transformer_path))
-        self._session = self._open(onnxruntime, session_options(onnxruntime, threads))
+        self._session = self._open(onnxruntime, threads)
         self._streams = max(1, streams)
         self._pool: ThreadPoolExecutor | None = None
         self._pool_lock = threading.Lock()
 
-    def _open(self, onnxruntime: Any, options: Any) -> Any:
+    def _open(self, onnxruntime: Any, threads: int) -> Any:
+        # Windows ETW events; the 1DS telemetry files are stopped only by onnx_export.TELEMETRY_ENV, before the import.
+        onnxruntime.disable_telemetry_events()
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = max(1, threads)
+        options.inter_op_num_threads = 1
+        options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
+        # Worker threads that spin while waiting steal the core other processes need (the numpy encoder's
+        # BLAS did the same: numpy_encoder.blas_threads); with one thread there is nothing to wait for.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        options.log_severity_level = 3  # errors only: its warnings about unused initialisers are noise
         graph = ensure_graph(self.spec, self.precision)
         for attempt in (1, 2):
             try:
-                return onnxruntime.InferenceSession(str(graph), options, providers=["CPUExecutionProvider"],
-                                                    disabled_optimizers=list(DISABLED_FUSIONS))
+                return onnxruntime.InferenceSession(str(graph), options, providers=["CPUExecutionProvider"])
             except Exception as exc:  # InvalidProtobuf, Fail…: a truncated or foreign file
                 if attempt == 2:
                     raise IndexUnavailable(f"ONNX Runtime cannot load {graph}: {exc}") from exc
@@ -152,20 +153,3 @@ class OnnxEncoder:
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(self._streams, thread_name_prefix="onnx-encode")
             return self._pool
-
-
-def session_options(onnxruntime: Any, threads: int = INTRA_OP_THREADS) -> Any:
-    """The ``onnxruntime.SessionOptions`` of an encoder's session (give ``InferenceSession`` also
-    ``disabled_optimizers=DISABLED_FUSIONS``): all graph optimisations, ``threads`` intra-op threads that never
-    spin, one inter-op thread, errors only in the log. Switches off ONNX Runtime's Windows ETW events too."""
-    # Windows ETW events; the 1DS telemetry files are stopped only by onnx_export.TELEMETRY_ENV, before the import.
-    onnxruntime.disable_telemetry_events()
-    options = onnxruntime.SessionOptions()
-    options.intra_op_num_threads = max(1, threads)
-    options.inter_op_num_threads = 1
-    options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
-    # Worker threads that spin while waiting steal the core other processes need (the numpy encoder's
-    # BLAS did the same: numpy_encoder.blas_threads); with one thread there is nothing to wait for.
-    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    options.log_severity_level = 3  # errors only: its warnings about unused initialisers are noise
-    return options
